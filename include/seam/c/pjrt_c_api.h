@@ -1,0 +1,639 @@
+/* seam's plugin ABI: a C function table in the style of the PJRT C API.
+ *
+ * A plugin is a shared library exporting exactly one symbol:
+ *
+ *     const PJRT_Api* GetPjrtApi(void);
+ *
+ * The returned table is owned by the plugin and lives until the process exits (the
+ * framework never unloads a plugin).
+ *
+ * Conventions, for every function in the table:
+ *   - The signature is `PJRT_Error* PJRT_Object_Verb(PJRT_Object_Verb_Args* args)`.
+ *   - A null return is success. A non-null PJRT_Error is owned by the caller, who frees it
+ *     with PJRT_Error_Destroy.
+ *   - Every Args struct opens with `struct_size` (the caller sets it to the matching
+ *     PJRT_Xxx_STRUCT_SIZE) and `extension_start` (reserved: set it to NULL).
+ *     A struct's size is the end of its last field, so a struct can grow at its end: a
+ *     callee accepts any size >= the size it needs, answers a smaller one with
+ *     INVALID_ARGUMENT, and reads fields added later only when the caller's size covers
+ *     them.
+ *   - Fields marked `// out` are written by the callee; all others are read only.
+ *   - Pointers the callee receives are borrowed for the duration of the call unless a
+ *     field says otherwise. Pointers the callee returns live as long as the field says.
+ *   - New functions are appended at the end of PJRT_Api; nothing is ever reordered.
+ *   - No slot is NULL: a plugin answers a function it does not support with
+ *     PJRT_Error_Code_UNIMPLEMENTED and a message naming the function.
+ *
+ * The memory layout is seam's own and differs from other PJRT implementations, so its
+ * major version (PJRT_API_MAJOR) differs too: a framework refuses a plugin of another
+ * major version before calling any of its functions. docs/abi.md has the contract in prose.
+ */
+#ifndef SEAM_C_PJRT_C_API_H_
+#define SEAM_C_PJRT_C_API_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this header. MAJOR changes when the layout changes incompatibly;
+ * MINOR grows with every appended function or field. */
+#define PJRT_API_MAJOR 1
+#define PJRT_API_MINOR 0
+
+/* Size of a struct up to and including `last_field`. */
+#define PJRT_STRUCT_SIZE(struct_type, last_field) \
+  (offsetof(struct_type, last_field) + sizeof(((struct_type*)0)->last_field))
+
+/* Defines <sname>_STRUCT_SIZE, the size a caller puts in `struct_size`: the end of the
+ * struct's last field. tests/unit/abi_layout_test.cc checks the values against a golden
+ * list, so a field moved or added without care fails a test. */
+#define PJRT_DEFINE_STRUCT_TRAITS(sname, last_field) \
+  enum { sname##_STRUCT_SIZE = PJRT_STRUCT_SIZE(sname, last_field) }
+
+/* ------------------------------------------------------------------------------------
+ * Extensions and version
+ * ---------------------------------------------------------------------------------- */
+
+/* Head of an optional chain of extension structs. Reserved: seam defines none yet. */
+typedef struct PJRT_Extension_Base {
+  size_t struct_size;
+  int type;
+  struct PJRT_Extension_Base* next; /* borrowed; NULL ends the chain */
+} PJRT_Extension_Base;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Extension_Base, next);
+
+typedef struct PJRT_Api_Version {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  int major_version; /* the plugin's PJRT_API_MAJOR */
+  int minor_version; /* the plugin's PJRT_API_MINOR */
+} PJRT_Api_Version;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api_Version, minor_version);
+
+/* Opaque objects. Each is created by the plugin; who destroys it is said where it is
+ * returned. */
+typedef struct PJRT_Error PJRT_Error;
+typedef struct PJRT_Client PJRT_Client;
+typedef struct PJRT_Device PJRT_Device;
+typedef struct PJRT_DeviceDescription PJRT_DeviceDescription;
+typedef struct PJRT_Buffer PJRT_Buffer;
+typedef struct PJRT_Event PJRT_Event;
+typedef struct PJRT_LoadedExecutable PJRT_LoadedExecutable;
+
+/* ------------------------------------------------------------------------------------
+ * Errors
+ * ---------------------------------------------------------------------------------- */
+
+/* The absl / gRPC canonical codes, same numbers. */
+typedef enum {
+  PJRT_Error_Code_CANCELLED = 1,
+  PJRT_Error_Code_UNKNOWN = 2,
+  PJRT_Error_Code_INVALID_ARGUMENT = 3,
+  PJRT_Error_Code_DEADLINE_EXCEEDED = 4,
+  PJRT_Error_Code_NOT_FOUND = 5,
+  PJRT_Error_Code_ALREADY_EXISTS = 6,
+  PJRT_Error_Code_PERMISSION_DENIED = 7,
+  PJRT_Error_Code_RESOURCE_EXHAUSTED = 8,
+  PJRT_Error_Code_FAILED_PRECONDITION = 9,
+  PJRT_Error_Code_ABORTED = 10,
+  PJRT_Error_Code_OUT_OF_RANGE = 11,
+  PJRT_Error_Code_UNIMPLEMENTED = 12,
+  PJRT_Error_Code_INTERNAL = 13,
+  PJRT_Error_Code_UNAVAILABLE = 14,
+  PJRT_Error_Code_DATA_LOSS = 15,
+  PJRT_Error_Code_UNAUTHENTICATED = 16
+} PJRT_Error_Code;
+
+typedef struct PJRT_Error_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Error* error; /* owned by the caller; freed by this call; NULL is allowed */
+} PJRT_Error_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_Destroy_Args, error);
+/* Frees an error. This function has no way to report a failure and returns nothing. */
+typedef void PJRT_Error_Destroy(PJRT_Error_Destroy_Args* args);
+
+typedef struct PJRT_Error_Message_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const PJRT_Error* error;
+  const char* message; /* out; owned by `error`, valid until it is destroyed; not
+                          NUL-terminated in general: use message_size */
+  size_t message_size; /* out */
+} PJRT_Error_Message_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_Message_Args, message_size);
+/* Reads an error's message. Returns nothing. */
+typedef void PJRT_Error_Message(PJRT_Error_Message_Args* args);
+
+typedef struct PJRT_Error_GetCode_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const PJRT_Error* error;
+  PJRT_Error_Code code; /* out */
+} PJRT_Error_GetCode_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_GetCode_Args, code);
+typedef PJRT_Error* PJRT_Error_GetCode(PJRT_Error_GetCode_Args* args);
+
+/* ------------------------------------------------------------------------------------
+ * Named values: client-create options, compile options, plugin attributes
+ * ---------------------------------------------------------------------------------- */
+
+typedef enum {
+  PJRT_NamedValue_kString = 0,
+  PJRT_NamedValue_kInt64 = 1,
+  PJRT_NamedValue_kInt64List = 2,
+  PJRT_NamedValue_kFloat = 3,
+  PJRT_NamedValue_kBool = 4
+} PJRT_NamedValue_Type;
+
+typedef struct PJRT_NamedValue {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* name; /* not NUL-terminated: use name_size */
+  size_t name_size;
+  PJRT_NamedValue_Type type;
+  union {
+    const char* string_value;         /* kString: value_size bytes */
+    int64_t int64_value;              /* kInt64 */
+    const int64_t* int64_array_value; /* kInt64List: value_size entries, borrowed */
+    float float_value;                /* kFloat */
+    bool bool_value;                  /* kBool */
+  } value; /* named, not anonymous: anonymous unions are not C99 */
+  size_t value_size; /* kString: byte count; kInt64List: entry count; others: 1 */
+} PJRT_NamedValue;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_NamedValue, value_size);
+
+/* ------------------------------------------------------------------------------------
+ * Plugin
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct PJRT_Plugin_Initialize_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+} PJRT_Plugin_Initialize_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Plugin_Initialize_Args, extension_start);
+/* One-time set-up, called by the framework after the version handshake and before any
+ * client is created. */
+typedef PJRT_Error* PJRT_Plugin_Initialize(PJRT_Plugin_Initialize_Args* args);
+
+typedef struct PJRT_Plugin_Attributes_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const PJRT_NamedValue* attributes; /* out; owned by the plugin, valid for the process's
+                                        life; names are unique */
+  size_t num_attributes;             /* out */
+} PJRT_Plugin_Attributes_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Plugin_Attributes_Args, num_attributes);
+typedef PJRT_Error* PJRT_Plugin_Attributes(PJRT_Plugin_Attributes_Args* args);
+
+/* ------------------------------------------------------------------------------------
+ * Events: completion of asynchronous work
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct PJRT_Event_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Event* event; /* owned by the caller; freed by this call (the work it tracks goes
+                        on; callbacks already registered still run) */
+} PJRT_Event_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_Destroy_Args, event);
+typedef PJRT_Error* PJRT_Event_Destroy(PJRT_Event_Destroy_Args* args);
+
+typedef struct PJRT_Event_IsReady_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Event* event;
+  bool is_ready; /* out: true once the work has finished, successfully or not */
+} PJRT_Event_IsReady_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_IsReady_Args, is_ready);
+typedef PJRT_Error* PJRT_Event_IsReady(PJRT_Event_IsReady_Args* args);
+
+typedef struct PJRT_Event_Error_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Event* event;
+} PJRT_Event_Error_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_Error_Args, event);
+/* For a ready event: returns the error the work ended with (NULL when it succeeded).
+ * For an event that is not ready: FAILED_PRECONDITION. */
+typedef PJRT_Error* PJRT_Event_Error(PJRT_Event_Error_Args* args);
+
+typedef struct PJRT_Event_Await_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Event* event;
+} PJRT_Event_Await_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_Await_Args, event);
+/* Blocks until the event is ready; returns the error the work ended with, or NULL. */
+typedef PJRT_Error* PJRT_Event_Await(PJRT_Event_Await_Args* args);
+
+/* `error` is owned by the callback (NULL on success); the callback must destroy it. The
+ * callback may run on any thread, or inside PJRT_Event_OnReady when the event is
+ * already ready. It must not block on other work of the same device. */
+typedef void (*PJRT_Event_OnReadyCallback)(PJRT_Error* error, void* user_arg);
+
+typedef struct PJRT_Event_OnReady_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Event* event;
+  PJRT_Event_OnReadyCallback callback; /* called exactly once */
+  void* user_arg;                      /* passed to callback as is */
+} PJRT_Event_OnReady_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_OnReady_Args, user_arg);
+typedef PJRT_Error* PJRT_Event_OnReady(PJRT_Event_OnReady_Args* args);
+
+/* ------------------------------------------------------------------------------------
+ * Client
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct PJRT_Client_Create_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const PJRT_NamedValue* create_options; /* borrowed for the call; unknown names are an
+                                            INVALID_ARGUMENT error naming the option */
+  size_t num_options;
+  PJRT_Client* client; /* out; owned by the caller, freed with PJRT_Client_Destroy */
+} PJRT_Client_Create_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Create_Args, client);
+typedef PJRT_Error* PJRT_Client_Create(PJRT_Client_Create_Args* args);
+
+typedef struct PJRT_Client_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client; /* freed by this call; its devices go with it. Buffers and
+                          executables of the client must be destroyed first. */
+} PJRT_Client_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Destroy_Args, client);
+typedef PJRT_Error* PJRT_Client_Destroy(PJRT_Client_Destroy_Args* args);
+
+typedef struct PJRT_Client_PlatformName_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  const char* platform_name; /* out; owned by the client, valid while it lives */
+  size_t platform_name_size; /* out */
+} PJRT_Client_PlatformName_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_PlatformName_Args, platform_name_size);
+typedef PJRT_Error* PJRT_Client_PlatformName(PJRT_Client_PlatformName_Args* args);
+
+typedef struct PJRT_Client_ProcessIndex_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  int process_index; /* out: this process's index among the processes of a job */
+} PJRT_Client_ProcessIndex_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_ProcessIndex_Args, process_index);
+typedef PJRT_Error* PJRT_Client_ProcessIndex(PJRT_Client_ProcessIndex_Args* args);
+
+typedef struct PJRT_Client_Devices_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  PJRT_Device* const* devices; /* out; array and devices owned by the client, valid
+                                  while it lives */
+  size_t num_devices;          /* out */
+} PJRT_Client_Devices_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Devices_Args, num_devices);
+/* Every device of the job, addressable or not. */
+typedef PJRT_Error* PJRT_Client_Devices(PJRT_Client_Devices_Args* args);
+
+typedef struct PJRT_Client_AddressableDevices_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  PJRT_Device* const* addressable_devices; /* out; owned by the client, valid while it
+                                              lives */
+  size_t num_addressable_devices;          /* out */
+} PJRT_Client_AddressableDevices_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_AddressableDevices_Args, num_addressable_devices);
+/* The devices this process can put buffers on and run programs on. */
+typedef PJRT_Error* PJRT_Client_AddressableDevices(PJRT_Client_AddressableDevices_Args* args);
+
+typedef struct PJRT_Client_LookupDevice_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  int id;              /* a device id, as PJRT_DeviceDescription_Id reports it */
+  PJRT_Device* device; /* out; owned by the client */
+} PJRT_Client_LookupDevice_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_LookupDevice_Args, device);
+/* An id no device has (negative or out of range) is INVALID_ARGUMENT naming the id. */
+typedef PJRT_Error* PJRT_Client_LookupDevice(PJRT_Client_LookupDevice_Args* args);
+
+/* A program to compile: seam plugins accept format "seam-ir" (the text of docs/ir.md). */
+typedef struct PJRT_Program {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* code; /* code_size bytes, borrowed for the call */
+  size_t code_size;
+  const char* format; /* format_size bytes; an unknown format is INVALID_ARGUMENT
+                         "Unknown program format '<format>'." */
+  size_t format_size;
+} PJRT_Program;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Program, format_size);
+
+typedef struct PJRT_Client_Compile_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  const PJRT_Program* program;
+  const PJRT_NamedValue* compile_options; /* borrowed for the call; an unknown name is
+                                             INVALID_ARGUMENT naming it */
+  size_t num_compile_options;
+  PJRT_LoadedExecutable* executable; /* out; owned by the caller, freed with
+                                        PJRT_LoadedExecutable_Destroy; loaded on every
+                                        addressable device */
+} PJRT_Client_Compile_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Compile_Args, executable);
+/* Compiles and loads in one step. A malformed program is INVALID_ARGUMENT with the
+ * parser's or verifier's message. */
+typedef PJRT_Error* PJRT_Client_Compile(PJRT_Client_Compile_Args* args);
+
+/* ------------------------------------------------------------------------------------
+ * Buffers: device memory
+ * ---------------------------------------------------------------------------------- */
+
+typedef enum {
+  PJRT_Buffer_Type_INVALID = 0,
+  PJRT_Buffer_Type_PRED = 1,
+  PJRT_Buffer_Type_S8 = 2,
+  PJRT_Buffer_Type_S16 = 3,
+  PJRT_Buffer_Type_S32 = 4,
+  PJRT_Buffer_Type_S64 = 5,
+  PJRT_Buffer_Type_U8 = 6,
+  PJRT_Buffer_Type_U16 = 7,
+  PJRT_Buffer_Type_U32 = 8,
+  PJRT_Buffer_Type_U64 = 9,
+  PJRT_Buffer_Type_F16 = 10,
+  PJRT_Buffer_Type_F32 = 11,
+  PJRT_Buffer_Type_F64 = 12,
+  PJRT_Buffer_Type_BF16 = 13
+} PJRT_Buffer_Type;
+
+/* How long the plugin may read the host memory passed to BufferFromHostBuffer. */
+typedef enum {
+  /* The data is read (copied) before the call returns; the caller may reuse it at once. */
+  PJRT_HostBufferSemantics_kImmutableOnlyDuringCall = 0,
+  /* The caller keeps the data unchanged until done_with_host_buffer is ready. */
+  PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes = 1,
+  /* The caller keeps the data unchanged for the buffer's whole life; the plugin may use
+   * it in place. */
+  PJRT_HostBufferSemantics_kImmutableZeroCopy = 2
+} PJRT_HostBufferSemantics;
+
+typedef struct PJRT_Client_BufferFromHostBuffer_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  const void* data; /* dense row-major elements; see host_buffer_semantics for how long
+                       it is read. May be NULL when the shape has no elements. */
+  PJRT_Buffer_Type type;
+  const int64_t* dims; /* num_dims entries, borrowed for the call */
+  size_t num_dims;
+  const int64_t* byte_strides; /* reserved: must be NULL (dense row-major) */
+  size_t num_byte_strides;     /* reserved: must be 0 */
+  PJRT_HostBufferSemantics host_buffer_semantics;
+  PJRT_Device* device;                /* the destination, an addressable device */
+  PJRT_Event* done_with_host_buffer; /* out; owned by the caller (PJRT_Event_Destroy);
+                                        ready once `data` is no longer read */
+  PJRT_Buffer* buffer;               /* out; owned by the caller (PJRT_Buffer_Destroy) */
+} PJRT_Client_BufferFromHostBuffer_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_BufferFromHostBuffer_Args, buffer);
+typedef PJRT_Error* PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
+
+typedef struct PJRT_Buffer_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer; /* freed by this call; memory still used by pending work is
+                          released when that work finishes */
+} PJRT_Buffer_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Destroy_Args, buffer);
+typedef PJRT_Error* PJRT_Buffer_Destroy(PJRT_Buffer_Destroy_Args* args);
+
+typedef struct PJRT_Buffer_ElementType_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Buffer_Type type; /* out */
+} PJRT_Buffer_ElementType_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_ElementType_Args, type);
+typedef PJRT_Error* PJRT_Buffer_ElementType(PJRT_Buffer_ElementType_Args* args);
+
+typedef struct PJRT_Buffer_Dimensions_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  const int64_t* dims; /* out; owned by the buffer, valid while it lives */
+  size_t num_dims;     /* out */
+} PJRT_Buffer_Dimensions_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Dimensions_Args, num_dims);
+typedef PJRT_Error* PJRT_Buffer_Dimensions(PJRT_Buffer_Dimensions_Args* args);
+
+typedef struct PJRT_Buffer_ToHostBuffer_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* src;
+  void* dst;       /* caller's memory, written until `event` is ready; NULL = only ask
+                      for the size */
+  size_t dst_size; /* in: bytes at dst; out when dst is NULL: the bytes needed */
+  PJRT_Event* event; /* out (NULL when dst is NULL); owned by the caller; ready when dst
+                        holds the data, or with the error that prevented it */
+} PJRT_Buffer_ToHostBuffer_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_ToHostBuffer_Args, event);
+/* Asynchronous: returns at once; the copy happens when the buffer is ready. */
+typedef PJRT_Error* PJRT_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
+
+typedef struct PJRT_Buffer_ReadyEvent_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Event* event; /* out; owned by the caller; ready when the buffer's contents are
+                        computed (or with the error that prevented it) */
+} PJRT_Buffer_ReadyEvent_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_ReadyEvent_Args, event);
+typedef PJRT_Error* PJRT_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
+
+/* ------------------------------------------------------------------------------------
+ * Devices
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct PJRT_Device_GetDescription_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Device* device;
+  PJRT_DeviceDescription* device_description; /* out; owned by the device's client */
+} PJRT_Device_GetDescription_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_GetDescription_Args, device_description);
+typedef PJRT_Error* PJRT_Device_GetDescription(PJRT_Device_GetDescription_Args* args);
+
+typedef struct PJRT_Device_IsAddressable_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Device* device;
+  bool is_addressable; /* out */
+} PJRT_Device_IsAddressable_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_IsAddressable_Args, is_addressable);
+typedef PJRT_Error* PJRT_Device_IsAddressable(PJRT_Device_IsAddressable_Args* args);
+
+typedef struct PJRT_Device_LocalHardwareId_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Device* device;
+  int local_hardware_id; /* out; -1 when the device is not addressable */
+} PJRT_Device_LocalHardwareId_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_LocalHardwareId_Args, local_hardware_id);
+typedef PJRT_Error* PJRT_Device_LocalHardwareId(PJRT_Device_LocalHardwareId_Args* args);
+
+typedef struct PJRT_DeviceDescription_Id_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  int id; /* out; unique among the devices of a client */
+} PJRT_DeviceDescription_Id_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_Id_Args, id);
+typedef PJRT_Error* PJRT_DeviceDescription_Id(PJRT_DeviceDescription_Id_Args* args);
+
+typedef struct PJRT_DeviceDescription_ProcessIndex_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  int process_index; /* out */
+} PJRT_DeviceDescription_ProcessIndex_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_ProcessIndex_Args, process_index);
+typedef PJRT_Error* PJRT_DeviceDescription_ProcessIndex(
+    PJRT_DeviceDescription_ProcessIndex_Args* args);
+
+typedef struct PJRT_DeviceDescription_Kind_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  const char* device_kind; /* out; owned by the description, e.g. "cpu" */
+  size_t device_kind_size; /* out */
+} PJRT_DeviceDescription_Kind_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_Kind_Args, device_kind_size);
+typedef PJRT_Error* PJRT_DeviceDescription_Kind(PJRT_DeviceDescription_Kind_Args* args);
+
+/* ------------------------------------------------------------------------------------
+ * Executables
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct PJRT_LoadedExecutable_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable; /* freed by this call; runs already started finish */
+} PJRT_LoadedExecutable_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Destroy_Args, executable);
+typedef PJRT_Error* PJRT_LoadedExecutable_Destroy(PJRT_LoadedExecutable_Destroy_Args* args);
+
+typedef struct PJRT_LoadedExecutable_NumOutputs_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+  size_t num_outputs; /* out: buffers one device's run produces */
+} PJRT_LoadedExecutable_NumOutputs_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_NumOutputs_Args, num_outputs);
+typedef PJRT_Error* PJRT_LoadedExecutable_NumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args);
+
+typedef struct PJRT_ExecuteOptions {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  int launch_id; /* identifies one launch across the devices of a job; 0 is fine */
+} PJRT_ExecuteOptions;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_ExecuteOptions, launch_id);
+
+typedef struct PJRT_LoadedExecutable_Execute_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+  const PJRT_ExecuteOptions* options; /* may be NULL */
+  /* argument_lists[d][i]: argument i of the run on device d; borrowed: the caller may
+   * destroy its handles after the call (the plugin keeps the memory alive while the run
+   * needs it). */
+  PJRT_Buffer* const* const* argument_lists;
+  size_t num_devices; /* runs, one per device: the first num_devices addressable devices,
+                         or execute_device when it is set (then num_devices must be 1) */
+  size_t num_args;
+  /* output_lists[d]: caller-allocated arrays of num_outputs pointers; the plugin writes
+   * one new buffer per output, owned by the caller. The buffers are returned before they
+   * are ready: their ready events tell when. */
+  PJRT_Buffer** const* output_lists;
+  /* Optional (may be NULL): caller-allocated array of num_devices; the plugin writes one
+   * event per run, owned by the caller, ready when the run has finished. A run's event
+   * becomes ready (and its callbacks have run) before its output buffers are ready. */
+  PJRT_Event** device_complete_events;
+  PJRT_Device* execute_device; /* may be NULL */
+} PJRT_LoadedExecutable_Execute_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Execute_Args, execute_device);
+/* Asynchronous: validates the arguments, enqueues the runs and returns. Errors found
+ * while running are reported through the completion events and the output buffers. */
+typedef PJRT_Error* PJRT_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args);
+
+/* ------------------------------------------------------------------------------------
+ * The table. Append only.
+ * ---------------------------------------------------------------------------------- */
+
+#define PJRT_API_STRUCT_FIELD(fn_type) fn_type* fn_type
+
+typedef struct PJRT_Api {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Api_Version pjrt_api_version;
+
+  PJRT_API_STRUCT_FIELD(PJRT_Error_Destroy);
+  PJRT_API_STRUCT_FIELD(PJRT_Error_Message);
+  PJRT_API_STRUCT_FIELD(PJRT_Error_GetCode);
+
+  PJRT_API_STRUCT_FIELD(PJRT_Plugin_Initialize);
+  PJRT_API_STRUCT_FIELD(PJRT_Plugin_Attributes);
+
+  PJRT_API_STRUCT_FIELD(PJRT_Event_Destroy);
+  PJRT_API_STRUCT_FIELD(PJRT_Event_IsReady);
+  PJRT_API_STRUCT_FIELD(PJRT_Event_Error);
+  PJRT_API_STRUCT_FIELD(PJRT_Event_Await);
+  PJRT_API_STRUCT_FIELD(PJRT_Event_OnReady);
+
+  PJRT_API_STRUCT_FIELD(PJRT_Client_Create);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_Destroy);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_PlatformName);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_ProcessIndex);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_Devices);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_AddressableDevices);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_LookupDevice);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_Compile);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_BufferFromHostBuffer);
+
+  PJRT_API_STRUCT_FIELD(PJRT_DeviceDescription_Id);
+  PJRT_API_STRUCT_FIELD(PJRT_DeviceDescription_ProcessIndex);
+  PJRT_API_STRUCT_FIELD(PJRT_DeviceDescription_Kind);
+
+  PJRT_API_STRUCT_FIELD(PJRT_Device_GetDescription);
+  PJRT_API_STRUCT_FIELD(PJRT_Device_IsAddressable);
+  PJRT_API_STRUCT_FIELD(PJRT_Device_LocalHardwareId);
+
+  PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Destroy);
+  PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_NumOutputs);
+  PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Execute);
+
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_Destroy);
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_ElementType);
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_Dimensions);
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_ToHostBuffer);
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_ReadyEvent);
+} PJRT_Api;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Buffer_ReadyEvent);
+
+#undef PJRT_API_STRUCT_FIELD
+
+/* The one symbol a plugin exports. */
+typedef const PJRT_Api* (*PJRT_GetPjrtApi_Fn)(void);
+#define PJRT_GET_PJRT_API_SYMBOL "GetPjrtApi"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SEAM_C_PJRT_C_API_H_ */

@@ -1,0 +1,61 @@
+// The program IR: an SSA list of instructions, a result tuple and a replica count.
+// Instructions refer to their operands by index; an operand always precedes its user.
+#ifndef SEAM_IR_PROGRAM_H_
+#define SEAM_IR_PROGRAM_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/ir/shape.h"
+
+namespace seam::ir {
+
+enum class Op : uint8_t {
+#define SEAM_IR_OP(name, text, arity, rule) name,
+#include "src/ir/ops.def"
+#undef SEAM_IR_OP
+};
+
+inline constexpr int kNumOps = 0
+#define SEAM_IR_OP(name, text, arity, rule) +1
+#include "src/ir/ops.def"
+#undef SEAM_IR_OP
+    ;
+
+std::string_view OpName(Op op);               // the text name from ops.def
+bool ParseOpName(std::string_view name, Op* op);
+int OpArity(Op op);                           // operand count from ops.def
+
+// Named integer-list attributes, e.g. "dims" of broadcast_in_dim, "axes" of reduce_sum.
+// Ordered by name so that printing and hashing are canonical.
+using Attributes = std::map<std::string, std::vector<int64_t>>;
+
+struct Instruction {
+  Op op = Op::kParameter;
+  std::vector<int> operands;  // indices of earlier instructions
+  Shape shape;                // the result shape
+  Attributes attrs;
+  int64_t parameter_index = -1;  // kParameter only: its position in the argument list
+  Literal literal;               // kConstant only: the value (literal.shape == shape)
+
+  bool operator==(const Instruction& other) const = default;
+};
+
+struct Program {
+  std::string name = "main";
+  int64_t replica_count = 1;
+  std::vector<Instruction> instructions;
+  std::vector<int> results;  // the result tuple, as instruction indices (may repeat)
+
+  int num_parameters() const;                // number of kParameter instructions
+  std::vector<Shape> ParameterShapes() const;  // indexed by parameter_index
+  std::vector<Shape> ResultShapes() const;
+  bool operator==(const Program& other) const = default;
+};
+
+}  // namespace seam::ir
+
+#endif  // SEAM_IR_PROGRAM_H_

@@ -1,0 +1,106 @@
+#include "src/ir/verifier.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "src/ir/shape_rules.h"
+
+namespace seam::ir {
+namespace {
+
+absl::Status InstructionError(int index, Op op, absl::string_view message) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("%", index, " (", std::string(OpName(op)), "): ", message));
+}
+
+absl::Status VerifyInstruction(const Program& program, int index,
+                               std::vector<int>* parameter_owner) {
+  const Instruction& inst = program.instructions[index];
+  if (static_cast<int>(inst.op) >= kNumOps) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", index, ": invalid op ", static_cast<int>(inst.op)));
+  }
+  int arity = OpArity(inst.op);
+  if (static_cast<int>(inst.operands.size()) != arity) {
+    return InstructionError(
+        index, inst.op, absl::StrCat("has ", inst.operands.size(), " operands, expected ", arity));
+  }
+  std::vector<Shape> operand_shapes;
+  for (size_t i = 0; i < inst.operands.size(); ++i) {
+    int operand = inst.operands[i];
+    if (operand < 0 || operand >= index) {
+      return InstructionError(
+          index, inst.op,
+          absl::StrCat("operand ", i, " refers to %", operand, ", which does not precede it"));
+    }
+    operand_shapes.push_back(program.instructions[operand].shape);
+  }
+  absl::StatusOr<Shape> inferred = InferShape(inst, operand_shapes);
+  if (!inferred.ok()) {
+    // Shape-rule messages start with the op name, which the prefix already gives.
+    absl::string_view message = inferred.status().message();
+    std::string op_prefix = absl::StrCat(std::string(OpName(inst.op)), ": ");
+    if (absl::StartsWith(message, op_prefix)) message.remove_prefix(op_prefix.size());
+    return InstructionError(index, inst.op, message);
+  }
+  if (*inferred != inst.shape) {
+    return InstructionError(index, inst.op,
+                            absl::StrCat("declared shape ", inst.shape.ToString(),
+                                         " differs from inferred ", inferred->ToString()));
+  }
+  if (inst.op == Op::kParameter) {
+    int64_t p = inst.parameter_index;
+    if (p < 0 || p >= static_cast<int64_t>(parameter_owner->size())) {
+      return InstructionError(index, inst.op,
+                              absl::StrCat("parameter index ", p, " is out of range, program has ",
+                                           parameter_owner->size(), " parameters"));
+    }
+    if ((*parameter_owner)[p] >= 0) {
+      return InstructionError(
+          index, inst.op,
+          absl::StrCat("parameter index ", p, " is already used by %", (*parameter_owner)[p]));
+    }
+    (*parameter_owner)[p] = index;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status VerifyProgram(const Program& program) {
+  int bad_instruction;
+  return VerifyProgram(program, &bad_instruction);
+}
+
+absl::Status VerifyProgram(const Program& program, int* bad_instruction) {
+  *bad_instruction = -1;
+  if (program.replica_count < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("replica count is ", program.replica_count, ", must be >= 1"));
+  }
+  // n parameters with distinct indices in [0, n) are exactly 0..n-1.
+  std::vector<int> parameter_owner(program.num_parameters(), -1);
+  for (int i = 0; i < static_cast<int>(program.instructions.size()); ++i) {
+    absl::Status status = VerifyInstruction(program, i, &parameter_owner);
+    if (!status.ok()) {
+      *bad_instruction = i;
+      return status;
+    }
+  }
+  if (program.results.empty()) return absl::InvalidArgumentError("result tuple is empty");
+  for (size_t i = 0; i < program.results.size(); ++i) {
+    int r = program.results[i];
+    if (r < 0 || r >= static_cast<int>(program.instructions.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("result ", i, " refers to %", r, ", which does not exist (program has ",
+                       program.instructions.size(), " instructions)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace seam::ir

@@ -1,0 +1,179 @@
+#include "src/lazy/graph_executor.h"
+
+#include <mutex>
+#include <unordered_map>
+
+#include "absl/container/flat_hash_map.h"
+#include "src/base/status_macros.h"
+#include "src/ir/hash.h"
+#include "src/runtime/metrics.h"
+#include "src/runtime/runtime.h"
+
+namespace seam::lazy {
+namespace {
+
+using runtime::ComputationClient;
+
+// Compiled programs by (program hash, device). A hit is confirmed by comparing the
+// programs, so a hash collision costs a compile, never a wrong result.
+class CompileCache {
+ public:
+  ComputationClient::ComputationPtr Find(uint64_t key, const ir::Program& program) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(key);
+    if (it == entries_.end() || !(it->second->program() == program)) return nullptr;
+    return it->second;
+  }
+  void Insert(uint64_t key, ComputationClient::ComputationPtr computation) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[key] = std::move(computation);
+  }
+
+ private:
+  std::mutex mu_;
+  absl::flat_hash_map<uint64_t, ComputationClient::ComputationPtr> entries_;
+};
+
+CompileCache& GetCompileCache() {
+  static auto* cache = new CompileCache();
+  return *cache;
+}
+
+uint64_t CacheKey(uint64_t program_hash, const std::string& device) {
+  uint64_t h = program_hash;
+  for (char c : device) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  return h;
+}
+
+// Sends every leaf that exists only on the host, in one crossing.
+absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
+                          const std::vector<std::shared_ptr<DeviceValue>>& leaves) {
+  std::vector<ComputationClient::TensorSource> sources;
+  std::vector<DeviceValue*> targets;
+  for (const auto& leaf : leaves) {
+    if (leaf->device != nullptr) continue;
+    sources.push_back({leaf->shape, leaf->host->bytes.data(), device});
+    targets.push_back(leaf.get());
+  }
+  if (sources.empty()) return absl::OkStatus();
+  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data,
+                        client.TransferToDevice(sources));
+  for (size_t i = 0; i < targets.size(); ++i) targets[i]->device = std::move(data[i]);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
+  LoweredGraph lowered;
+  std::unordered_map<const Node*, int> index;
+  std::unordered_map<const DeviceValue*, int> instruction_of_value;
+  // Iterative post-order: graphs of long training loops can be deep.
+  std::vector<std::pair<const Node*, size_t>> stack;
+  for (const NodePtr& root : roots) {
+    stack.emplace_back(root.get(), 0);
+    while (!stack.empty()) {
+      auto& [node, next_operand] = stack.back();
+      if (index.count(node)) {
+        stack.pop_back();
+        continue;
+      }
+      if (next_operand < node->operands.size()) {
+        const Node* operand = node->operands[next_operand++].get();
+        if (!index.count(operand)) stack.emplace_back(operand, 0);
+        continue;
+      }
+      if (node->is_leaf()) {
+        // One parameter per distinct value, even if several leaf nodes hold it.
+        auto [it, inserted] = instruction_of_value.emplace(
+            node->value.get(), static_cast<int>(lowered.program.instructions.size()));
+        if (inserted) {
+          ir::Instruction parameter;
+          parameter.op = ir::Op::kParameter;
+          parameter.shape = node->shape;
+          parameter.parameter_index = static_cast<int64_t>(lowered.leaves.size());
+          lowered.leaves.push_back(node->value);
+          lowered.program.instructions.push_back(std::move(parameter));
+        }
+        index[node] = it->second;
+        stack.pop_back();
+        continue;
+      }
+      ir::Instruction inst;
+      inst.op = node->op;
+      inst.shape = node->shape;
+      inst.attrs = node->attrs;
+      if (node->op == ir::Op::kConstant) inst.literal = node->literal;
+      for (const NodePtr& operand : node->operands) inst.operands.push_back(index.at(operand.get()));
+      index[node] = static_cast<int>(lowered.program.instructions.size());
+      lowered.program.instructions.push_back(std::move(inst));
+      stack.pop_back();
+    }
+    lowered.program.results.push_back(index.at(root.get()));
+  }
+  return lowered;
+}
+
+absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors) {
+  std::vector<std::shared_ptr<TensorImpl>> pending;
+  std::vector<NodePtr> roots;
+  std::unordered_map<const Node*, size_t> root_of_node;
+  std::vector<size_t> root_index;  // per pending tensor
+  for (const auto& tensor : tensors) {
+    NodePtr node = tensor->node();
+    if (node->is_leaf()) continue;
+    auto [it, inserted] = root_of_node.emplace(node.get(), roots.size());
+    if (inserted) roots.push_back(node);
+    pending.push_back(tensor);
+    root_index.push_back(it->second);
+  }
+  if (pending.empty()) return absl::OkStatus();
+
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+  const std::string device = client->GetDefaultDevice();
+  LoweredGraph lowered = LowerGraph(roots);
+  SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, lowered.leaves));
+
+  uint64_t key = CacheKey(ir::HashProgram(lowered.program), device);
+  ComputationClient::ComputationPtr computation = GetCompileCache().Find(key, lowered.program);
+  if (computation != nullptr) {
+    metrics::GetOrCreateCounter("CachedCompile")->Add(1);
+  } else {
+    metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
+    std::vector<ComputationClient::CompileInstance> instances;
+    instances.push_back({lowered.program, device});
+    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
+                          client->Compile(std::move(instances)));
+    computation = compiled.front();
+    GetCompileCache().Insert(key, computation);
+  }
+
+  std::vector<ComputationClient::DataPtr> arguments;
+  arguments.reserve(lowered.leaves.size());
+  for (const auto& leaf : lowered.leaves) arguments.push_back(leaf->device);
+  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
+                        client->ExecuteComputation(*computation, arguments, device, {}));
+
+  std::vector<NodePtr> new_leaves;
+  new_leaves.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto value = std::make_shared<DeviceValue>();
+    value->shape = roots[i]->shape;
+    value->device = std::move(outputs[i]);
+    new_leaves.push_back(MakeLeaf(std::move(value)));
+  }
+  for (size_t i = 0; i < pending.size(); ++i) pending[i]->set_node(new_leaves[root_index[i]]);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor) {
+  SEAM_RETURN_IF_ERROR(SyncTensors({tensor}));
+  NodePtr node = tensor->node();
+  if (node->value->device == nullptr) return *node->value->host;
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+  SEAM_ASSIGN_OR_RETURN(std::vector<ir::Literal> literals,
+                        client->TransferFromDevice({node->value->device}));
+  return std::move(literals.front());
+}
+
+}  // namespace seam::lazy

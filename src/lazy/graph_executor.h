@@ -1,0 +1,33 @@
+// The step barrier: lowers pending graphs to one program and runs it through the seam.
+#ifndef SEAM_LAZY_GRAPH_EXECUTOR_H_
+#define SEAM_LAZY_GRAPH_EXECUTOR_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/ir/program.h"
+#include "src/lazy/lazy_tensor.h"
+
+namespace seam::lazy {
+
+// A program built from the graphs of some nodes: results[i] is the value of roots[i];
+// parameter p is the leaf value leaves[p] (distinct values, in first-use order).
+struct LoweredGraph {
+  ir::Program program;
+  std::vector<std::shared_ptr<DeviceValue>> leaves;
+};
+LoweredGraph LowerGraph(const std::vector<NodePtr>& roots);
+
+// For every tensor with pending operations: builds one program over all of them, sends
+// the host values it needs (one TransferToDevice), compiles it unless the compile cache
+// has it (CachedCompile / UncachedCompile), runs it, and points each tensor at its new
+// device value. Tensors without pending operations are left alone.
+absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors);
+
+// The tensor's value on the host (syncing the tensor first if it has pending operations).
+absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor);
+
+}  // namespace seam::lazy
+
+#endif  // SEAM_LAZY_GRAPH_EXECUTOR_H_

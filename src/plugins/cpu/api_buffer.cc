@@ -1,0 +1,103 @@
+// Buffers: host to device, device to host, and their properties.
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/objects.h"
+
+namespace seam::cpu {
+
+PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Client_BufferFromHostBuffer_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->client);
+  SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->device);
+  if (args->device->client != args->client) {
+    return MakeError(absl::InvalidArgumentError(
+        "PJRT_Client_BufferFromHostBuffer: device belongs to another client"));
+  }
+  if (args->byte_strides != nullptr || args->num_byte_strides != 0) {
+    return MakeError(absl::UnimplementedError(
+        "PJRT_Client_BufferFromHostBuffer: byte_strides are not supported (data must be dense "
+        "row-major)"));
+  }
+  absl::StatusOr<ir::DType> dtype = FromPjrtType(args->type);
+  if (!dtype.ok()) {
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat("PJRT_Client_BufferFromHostBuffer: ", dtype.status().message())));
+  }
+  if (args->num_dims > 0) SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->dims);
+  ir::Shape shape{*dtype, std::vector<int64_t>(args->dims, args->dims + args->num_dims)};
+  if (absl::Status s = ir::ValidateShape(shape); !s.ok()) {
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat("PJRT_Client_BufferFromHostBuffer: ", s.message())));
+  }
+  size_t size = shape.byte_size();
+  if (size > 0) SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->data);
+
+  auto state = std::make_shared<BufferState>();
+  state->shape = std::move(shape);
+  state->device_id = args->device->description.id;
+  // Every semantics is served by copying now, which meets the strictest one.
+  state->memory = std::make_shared<DeviceMemory>(size);
+  if (size > 0) std::memcpy(state->memory->data(), args->data, size);
+  state->ready->Set(absl::OkStatus());
+
+  args->done_with_host_buffer = new PJRT_Event{EventState::Ready()};
+  args->buffer = new PJRT_Buffer{std::move(state), args->device};
+  return nullptr;
+}
+
+PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_Destroy_Args, args);
+  delete args->buffer;
+  return nullptr;
+}
+
+PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_ElementType_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Buffer_ElementType, args->buffer);
+  args->type = ToPjrtType(args->buffer->state->shape.dtype);
+  return nullptr;
+}
+
+PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_Dimensions_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Buffer_Dimensions, args->buffer);
+  args->dims = args->buffer->state->shape.dims.data();
+  args->num_dims = args->buffer->state->shape.dims.size();
+  return nullptr;
+}
+
+PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_ToHostBuffer_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Buffer_ToHostBuffer, args->src);
+  std::shared_ptr<BufferState> state = args->src->state;
+  size_t needed = state->shape.byte_size();
+  if (args->dst == nullptr) {
+    args->dst_size = needed;
+    args->event = nullptr;
+    return nullptr;
+  }
+  if (args->dst_size < needed) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Buffer_ToHostBuffer: dst_size is ", args->dst_size, " bytes, the buffer ",
+        state->shape.ToString(), " needs ", needed)));
+  }
+  auto done = EventState::Create();
+  void* dst = args->dst;
+  state->ready->OnReady([state, done, dst, needed](const absl::Status& status) {
+    if (status.ok() && needed > 0) std::memcpy(dst, state->memory->data(), needed);
+    done->Set(status);
+  });
+  args->event = new PJRT_Event{std::move(done)};
+  return nullptr;
+}
+
+PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_ReadyEvent_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Buffer_ReadyEvent, args->buffer);
+  args->event = new PJRT_Event{args->buffer->state->ready};
+  return nullptr;
+}
+
+}  // namespace seam::cpu

@@ -1,0 +1,162 @@
+// Running a loaded executable: validation at the call, the work on the device's worker.
+#include <new>
+
+#include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/objects.h"
+#include "src/plugins/cpu/testing_hooks.h"
+
+namespace seam::cpu {
+namespace {
+
+struct Run {
+  std::shared_ptr<const Executable> executable;
+  std::vector<std::shared_ptr<BufferState>> inputs;
+  std::vector<std::shared_ptr<BufferState>> outputs;
+  std::shared_ptr<EventState> complete;
+};
+
+absl::Status Compute(const Run& run) {
+  std::vector<std::shared_ptr<DeviceMemory>> inputs;
+  inputs.reserve(run.inputs.size());
+  for (size_t i = 0; i < run.inputs.size(); ++i) {
+    absl::Status input_status = run.inputs[i]->ready->Await();
+    if (!input_status.ok()) {
+      return absl::Status(input_status.code(),
+                          absl::StrCat("argument ", i, " failed: ", input_status.message()));
+    }
+    inputs.push_back(run.inputs[i]->memory);
+  }
+  std::vector<std::shared_ptr<DeviceMemory>> results;
+  try {
+    results = run.executable->Run(inputs);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        "PJRT_LoadedExecutable_Execute: out of host memory while running the program");
+  }
+  for (size_t i = 0; i < results.size(); ++i) run.outputs[i]->memory = std::move(results[i]);
+  return absl::OkStatus();
+}
+
+void Perform(const Run& run) {
+  testing::WaitWhileExecutionHeld();
+  absl::Status status = Compute(run);
+  // The completion event first (its callbacks, e.g. the framework's timers, run now), so
+  // that whoever waits on an output sees the run's bookkeeping already done.
+  run.complete->Set(status);
+  for (const auto& output : run.outputs) output->ready->Set(status);
+}
+
+absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_t arg_index,
+                           const ir::Shape& expected, const PJRT_Device* device) {
+  if (buffer == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: argument ", arg_index, " of device ", device_index,
+        " is null"));
+  }
+  if (!(buffer->state->shape == expected)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: argument ", arg_index, " has shape ",
+        buffer->state->shape.ToString(), ", the program's parameter ", arg_index, " is ",
+        expected.ToString()));
+  }
+  if (buffer->device != device) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: argument ", arg_index, " is on device ",
+        buffer->device->description.id, ", the run is on device ", device->description.id));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_Destroy_Args, args);
+  delete args->executable;
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutableNumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_NumOutputs_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_NumOutputs, args->executable);
+  args->num_outputs = args->executable->executable->result_shapes().size();
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_Execute_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->executable);
+  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->output_lists);
+  if (args->options != nullptr) {
+    if (absl::Status s = CheckStructSize("PJRT_ExecuteOptions", PJRT_ExecuteOptions_STRUCT_SIZE,
+                                         args->options->struct_size);
+        !s.ok()) {
+      return MakeError(s);
+    }
+  }
+  const PJRT_LoadedExecutable& loaded = *args->executable;
+  const std::vector<PJRT_Device*>& devices = loaded.client->devices;
+  if (args->num_devices == 0 || args->num_devices > devices.size()) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: num_devices is ", args->num_devices,
+        ", the client has ", devices.size(), " addressable device(s)")));
+  }
+  if (args->execute_device != nullptr && args->num_devices != 1) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: execute_device is set, so num_devices must be 1, got ",
+        args->num_devices)));
+  }
+  const std::vector<ir::Shape>& params = loaded.executable->parameter_shapes();
+  if (args->num_args != params.size()) {
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat("PJRT_LoadedExecutable_Execute: num_args is ", args->num_args,
+                     ", the program has ", params.size(), " parameter(s)")));
+  }
+  if (args->num_args > 0) SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->argument_lists);
+
+  std::vector<PJRT_Device*> run_devices;
+  for (size_t d = 0; d < args->num_devices; ++d) {
+    PJRT_Device* device = args->execute_device != nullptr ? args->execute_device : devices[d];
+    if (device->client != loaded.client) {
+      return MakeError(absl::InvalidArgumentError(
+          "PJRT_LoadedExecutable_Execute: execute_device belongs to another client"));
+    }
+    if (args->output_lists[d] == nullptr) {
+      return MakeError(absl::InvalidArgumentError(absl::StrCat(
+          "PJRT_LoadedExecutable_Execute: output_lists[", d, "] is null")));
+    }
+    for (size_t i = 0; i < args->num_args; ++i) {
+      if (args->argument_lists[d] == nullptr) {
+        return MakeError(absl::InvalidArgumentError(absl::StrCat(
+            "PJRT_LoadedExecutable_Execute: argument_lists[", d, "] is null")));
+      }
+      absl::Status s = CheckArgument(args->argument_lists[d][i], d, i, params[i], device);
+      if (!s.ok()) return MakeError(s);
+    }
+    run_devices.push_back(device);
+  }
+
+  const std::vector<ir::Shape>& results = loaded.executable->result_shapes();
+  for (size_t d = 0; d < run_devices.size(); ++d) {
+    auto run = std::make_shared<Run>();
+    run->executable = loaded.executable;
+    for (size_t i = 0; i < args->num_args; ++i) {
+      run->inputs.push_back(args->argument_lists[d][i]->state);
+    }
+    run->complete = EventState::Create();
+    for (size_t o = 0; o < results.size(); ++o) {
+      auto output = std::make_shared<BufferState>();
+      output->shape = results[o];
+      output->device_id = run_devices[d]->description.id;
+      run->outputs.push_back(output);
+      args->output_lists[d][o] = new PJRT_Buffer{std::move(output), run_devices[d]};
+    }
+    if (args->device_complete_events != nullptr) {
+      args->device_complete_events[d] = new PJRT_Event{run->complete};
+    }
+    run_devices[d]->worker->Enqueue([run] { Perform(*run); });
+  }
+  return nullptr;
+}
+
+}  // namespace seam::cpu

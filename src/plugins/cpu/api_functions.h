@@ -1,0 +1,50 @@
+// The CPU plugin's implementation of every slot of PJRT_Api (see api_table.cc).
+#ifndef SEAM_PLUGINS_CPU_API_FUNCTIONS_H_
+#define SEAM_PLUGINS_CPU_API_FUNCTIONS_H_
+
+#include "seam/c/pjrt_c_api.h"
+
+namespace seam::cpu {
+
+void ErrorDestroy(PJRT_Error_Destroy_Args* args);
+void ErrorMessage(PJRT_Error_Message_Args* args);
+PJRT_Error* ErrorGetCode(PJRT_Error_GetCode_Args* args);
+PJRT_Error* PluginInitialize(PJRT_Plugin_Initialize_Args* args);
+PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args);
+
+PJRT_Error* EventDestroy(PJRT_Event_Destroy_Args* args);
+PJRT_Error* EventIsReady(PJRT_Event_IsReady_Args* args);
+PJRT_Error* EventError(PJRT_Event_Error_Args* args);
+PJRT_Error* EventAwait(PJRT_Event_Await_Args* args);
+PJRT_Error* EventOnReady(PJRT_Event_OnReady_Args* args);
+
+PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args);
+PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args);
+PJRT_Error* ClientPlatformName(PJRT_Client_PlatformName_Args* args);
+PJRT_Error* ClientProcessIndex(PJRT_Client_ProcessIndex_Args* args);
+PJRT_Error* ClientDevices(PJRT_Client_Devices_Args* args);
+PJRT_Error* ClientAddressableDevices(PJRT_Client_AddressableDevices_Args* args);
+PJRT_Error* ClientLookupDevice(PJRT_Client_LookupDevice_Args* args);
+PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args);
+PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
+
+PJRT_Error* DeviceDescriptionId(PJRT_DeviceDescription_Id_Args* args);
+PJRT_Error* DeviceDescriptionProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args* args);
+PJRT_Error* DeviceDescriptionKind(PJRT_DeviceDescription_Kind_Args* args);
+PJRT_Error* DeviceGetDescription(PJRT_Device_GetDescription_Args* args);
+PJRT_Error* DeviceIsAddressable(PJRT_Device_IsAddressable_Args* args);
+PJRT_Error* DeviceLocalHardwareId(PJRT_Device_LocalHardwareId_Args* args);
+
+PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args);
+PJRT_Error* LoadedExecutableNumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args);
+PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args);
+
+PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args);
+PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args);
+PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args);
+PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
+PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_API_FUNCTIONS_H_

@@ -1,0 +1,42 @@
+// Device memory and the state behind a PJRT_Buffer on the CPU plugin.
+#ifndef SEAM_PLUGINS_CPU_BUFFER_H_
+#define SEAM_PLUGINS_CPU_BUFFER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "src/ir/shape.h"
+#include "src/plugins/cpu/event.h"
+
+namespace seam::cpu {
+
+// A 64-byte aligned block of bytes ("device memory" of the CPU plugin).
+class DeviceMemory {
+ public:
+  explicit DeviceMemory(size_t size);
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  uint8_t* data_;
+  size_t size_;
+};
+
+// Shared by every handle to a buffer and by the runs that produce or read it. `memory` is
+// written before `ready` is set and never changes afterwards.
+struct BufferState {
+  ir::Shape shape;
+  int device_id = 0;
+  std::shared_ptr<DeviceMemory> memory;
+  std::shared_ptr<EventState> ready = EventState::Create();
+};
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_BUFFER_H_

@@ -1,0 +1,42 @@
+// A compiled program of the CPU plugin: the verified IR plus a plan for running it.
+#ifndef SEAM_PLUGINS_CPU_EXECUTABLE_H_
+#define SEAM_PLUGINS_CPU_EXECUTABLE_H_
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/ir/program.h"
+#include "src/plugins/cpu/buffer.h"
+
+namespace seam::cpu {
+
+class Executable {
+ public:
+  // Parses and verifies IR text ("seam-ir" format).
+  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text);
+
+  const ir::Program& program() const { return program_; }
+  const std::vector<ir::Shape>& parameter_shapes() const { return parameter_shapes_; }
+  const std::vector<ir::Shape>& result_shapes() const { return result_shapes_; }
+
+  // Runs the program on the calling thread. `inputs[i]` holds parameter i (shapes were
+  // checked by the caller). Returns one new memory block per result.
+  std::vector<std::shared_ptr<DeviceMemory>> Run(
+      const std::vector<std::shared_ptr<DeviceMemory>>& inputs) const;
+
+ private:
+  explicit Executable(ir::Program program);
+
+  ir::Program program_;
+  std::vector<ir::Shape> parameter_shapes_;
+  std::vector<ir::Shape> result_shapes_;
+  // last_use_[i]: the last instruction that reads value i, or -1; values that are results
+  // are kept to the end. Intermediates are released after their last use.
+  std::vector<int> last_use_;
+};
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_EXECUTABLE_H_

@@ -1,0 +1,88 @@
+// The CPU plugin's definitions of the ABI's opaque objects, and helpers shared by the
+// files that implement the function table.
+#ifndef SEAM_PLUGINS_CPU_OBJECTS_H_
+#define SEAM_PLUGINS_CPU_OBJECTS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "seam/c/pjrt_c_api.h"
+#include "src/plugins/cpu/buffer.h"
+#include "src/plugins/cpu/event.h"
+#include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/worker.h"
+
+struct PJRT_Error {
+  absl::Status status;
+};
+
+struct PJRT_Event {
+  std::shared_ptr<seam::cpu::EventState> state;
+};
+
+struct PJRT_DeviceDescription {
+  int id = 0;
+  int process_index = 0;
+  std::string kind = "cpu";
+};
+
+struct PJRT_Device {
+  PJRT_DeviceDescription description;
+  PJRT_Client* client = nullptr;
+  std::unique_ptr<seam::cpu::Worker> worker;
+};
+
+struct PJRT_Client {
+  std::string platform_name = "cpu";
+  std::vector<std::unique_ptr<PJRT_Device>> owned_devices;
+  std::vector<PJRT_Device*> devices;
+};
+
+struct PJRT_Buffer {
+  std::shared_ptr<seam::cpu::BufferState> state;
+  PJRT_Device* device = nullptr;
+};
+
+struct PJRT_LoadedExecutable {
+  std::shared_ptr<const seam::cpu::Executable> executable;
+  PJRT_Client* client = nullptr;
+};
+
+namespace seam::cpu {
+
+// Wraps a non-OK status for the caller (null for OK).
+PJRT_Error* MakeError(absl::Status status);
+
+// The per-call struct-size check. `needed` is the size this plugin reads; a larger size
+// from a newer caller is fine.
+absl::Status CheckStructSize(const char* struct_name, size_t needed, size_t actual);
+
+PJRT_Buffer_Type ToPjrtType(ir::DType dtype);
+absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
+
+}  // namespace seam::cpu
+
+// Checks the Args pointer and its struct_size; returns the error from the current
+// function on failure. `type` is the Args struct's type name.
+#define SEAM_CHECK_ARGS(type, args)                                                          \
+  do {                                                                                       \
+    if ((args) == nullptr) {                                                                 \
+      return ::seam::cpu::MakeError(absl::InvalidArgumentError(#type " pointer is null"));   \
+    }                                                                                        \
+    absl::Status seam_size_status_ =                                                         \
+        ::seam::cpu::CheckStructSize(#type, type##_STRUCT_SIZE, (args)->struct_size);        \
+    if (!seam_size_status_.ok()) return ::seam::cpu::MakeError(std::move(seam_size_status_)); \
+  } while (0)
+
+// Rejects a null object argument, naming the function and the field.
+#define SEAM_CHECK_NOT_NULL(function, field)                                            \
+  do {                                                                                  \
+    if ((field) == nullptr) {                                                           \
+      return ::seam::cpu::MakeError(                                                    \
+          absl::InvalidArgumentError(#function ": " #field " is null"));                \
+    }                                                                                   \
+  } while (0)
+
+#endif  // SEAM_PLUGINS_CPU_OBJECTS_H_

@@ -1,0 +1,117 @@
+// The seam: the abstract client every device operation of the framework goes through.
+//
+// A lazy step crosses it four times: TransferToDevice (inputs down), Compile (program down,
+// on a cache miss), ExecuteComputation (run; returns before the device finishes) and
+// TransferFromDevice (one value up; blocks). Collectives and buffer donation never cross
+// it at run time: they are part of the program.
+#ifndef SEAM_RUNTIME_COMPUTATION_CLIENT_H_
+#define SEAM_RUNTIME_COMPUTATION_CLIENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/ir/program.h"
+#include "src/ir/shape.h"
+#include "src/runtime/metrics.h"
+
+namespace seam::runtime {
+
+class ComputationClient {
+ public:
+  // A value that lives on one device. Handles are shared; the device memory is released
+  // when the last handle goes.
+  class Data {
+   public:
+    Data(std::string device, ir::Shape shape) : device_(std::move(device)), shape_(std::move(shape)) {}
+    virtual ~Data() = default;
+    const std::string& device() const { return device_; }
+    const ir::Shape& shape() const { return shape_; }
+    // True once the value is computed (or its computation failed).
+    virtual bool IsReady() const = 0;
+
+   private:
+    std::string device_;
+    ir::Shape shape_;
+  };
+  using DataPtr = std::shared_ptr<Data>;
+
+  // A compiled, loaded program.
+  class Computation {
+   public:
+    Computation(ir::Program program, uint64_t hash)
+        : program_(std::move(program)), hash_(hash), result_shapes_(program_.ResultShapes()) {}
+    virtual ~Computation() = default;
+    const ir::Program& program() const { return program_; }
+    uint64_t hash() const { return hash_; }
+    const std::vector<ir::Shape>& result_shapes() const { return result_shapes_; }
+
+   private:
+    ir::Program program_;
+    uint64_t hash_;
+    std::vector<ir::Shape> result_shapes_;
+  };
+  using ComputationPtr = std::shared_ptr<Computation>;
+
+  // Host data to send: `data` holds shape.byte_size() bytes, row-major, and is only read
+  // during the call.
+  struct TensorSource {
+    ir::Shape shape;
+    const void* data = nullptr;
+    std::string device;
+  };
+
+  struct CompileInstance {
+    ir::Program program;
+    std::string compilation_device;
+  };
+
+  // Results always come back as one Data per element of the program's result tuple (there
+  // is no tuple-shaped buffer to untuple), so the reference's first boolean has no
+  // counterpart here; the second picks the metric a run is recorded under.
+  struct ExecuteComputationOptions {
+    bool eager_mode = false;  // record under EagerOpExecuteTime instead of ExecuteTime
+  };
+
+  virtual ~ComputationClient() = default;
+
+  // One sample on TransferToDeviceTime per call, whatever the number of tensors.
+  virtual absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
+      const std::vector<TensorSource>& tensors) = 0;
+
+  // Blocks until every value is computed and copied; one sample on TransferFromDeviceTime.
+  virtual absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
+      const std::vector<DataPtr>& handles) = 0;
+
+  // Compiles and loads each instance; one sample on CompileTime per call.
+  virtual absl::StatusOr<std::vector<ComputationPtr>> Compile(
+      std::vector<CompileInstance> instances) = 0;
+
+  // Starts the run and returns at once with outputs that may not be ready yet. The run's
+  // ExecuteTime sample is recorded when the device finishes it.
+  virtual absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
+      const Computation& computation, const std::vector<DataPtr>& arguments,
+      const std::string& device, const ExecuteComputationOptions& options) = 0;
+
+  virtual std::string GetPlatformName() const = 0;          // e.g. "cpu"
+  virtual std::string GetDefaultDevice() const = 0;         // e.g. "CPU:0"
+  virtual std::vector<std::string> GetLocalDevices() const = 0;
+  virtual std::vector<std::string> GetAllDevices() const = 0;
+
+  // The metrics every implementation records under, whatever its kind.
+  static metrics::Metric* TransferToDeviceMetric();
+  static metrics::Metric* TransferFromDeviceMetric();
+  static metrics::Metric* CompileMetric();
+  static metrics::Metric* ExecuteMetric();
+  static metrics::Metric* EagerOpExecuteMetric();
+  static metrics::Metric* InboundDataMetric();
+  static metrics::Metric* OutboundDataMetric();
+  static metrics::Counter* CreateDataHandlesCounter();
+  static metrics::Counter* CreateCompileHandlesCounter();
+};
+
+}  // namespace seam::runtime
+
+#endif  // SEAM_RUNTIME_COMPUTATION_CLIENT_H_

@@ -1,0 +1,99 @@
+// Metrics and counters: named, process-wide, thread-safe; and the text report.
+//
+// A Metric keeps the total sample count and value accumulator for its whole life, plus the
+// most recent 1024 samples (value and timestamp) for rates and percentiles. A Counter is an
+// int64 that only grows. Both register themselves by name in a process-wide registry when
+// constructed; they are meant to be function-local statics that live until exit.
+#ifndef SEAM_RUNTIME_METRICS_H_
+#define SEAM_RUNTIME_METRICS_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <atomic>
+#include <string_view>
+
+#include "seam/metrics.h"
+
+namespace seam::metrics {
+
+// How a metric's values print in the report.
+using Formatter = std::string (*)(double value);
+std::string FormatTime(double nanoseconds);  // "06m09s401ms746.001us", "012ms345.678us"
+std::string FormatBytes(double bytes);       // "468.00MB" (base 1024: B, KB, MB, GB, TB, PB)
+std::string FormatValue(double value);       // "%.2f"
+
+int64_t NowNs();  // monotonic clock, nanoseconds
+
+class Metric {
+ public:
+  static constexpr size_t kMaxSamples = 1024;
+
+  explicit Metric(std::string name, Formatter formatter = FormatValue);
+  Metric(const Metric&) = delete;
+  Metric& operator=(const Metric&) = delete;
+
+  const std::string& name() const { return name_; }
+  void AddSample(double value);  // timestamped now
+  void AddSample(int64_t timestamp_ns, double value);
+
+  int64_t TotalSamples() const;
+  double Accumulator() const;
+  // The entry for the report; empty when the metric has no samples.
+  std::string Report() const;
+
+ private:
+  struct Sample {
+    int64_t timestamp_ns;
+    double value;
+  };
+  std::string name_;
+  Formatter formatter_;
+  mutable std::mutex mu_;
+  std::vector<Sample> samples_;  // ring buffer of the last kMaxSamples
+  size_t next_ = 0;
+  int64_t total_samples_ = 0;
+  double accumulator_ = 0;
+};
+
+class Counter {
+ public:
+  explicit Counter(std::string name);
+  Counter(const Counter&) = delete;
+  Counter& operator=(const Counter&) = delete;
+
+  const std::string& name() const { return name_; }
+  void Add(int64_t delta = 1);
+  int64_t Value() const;
+
+ private:
+  std::string name_;
+  std::atomic<int64_t> value_{0};
+};
+
+// Records the time from construction to destruction (nanoseconds) on `metric`.
+class ScopedTimer {
+ public:
+  explicit ScopedTimer(Metric* metric) : metric_(metric), start_ns_(NowNs()) {}
+  ~ScopedTimer() { metric_->AddSample(start_ns_, static_cast<double>(NowNs() - start_ns_)); }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+ private:
+  Metric* metric_;
+  int64_t start_ns_;
+};
+
+// Looks up a registered metric or counter; null when none has that name.
+Metric* FindMetric(std::string_view name);
+Counter* FindCounter(std::string_view name);
+
+// Returns the counter registered under `name`, creating it on first use (for counters used
+// in many places, e.g. from the lazy front end).
+Counter* GetOrCreateCounter(std::string_view name);
+
+}  // namespace seam::metrics
+
+#endif  // SEAM_RUNTIME_METRICS_H_

@@ -1,0 +1,360 @@
+#include "src/runtime/pjrt_computation_client.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "seam/c/pjrt_c_api.h"
+#include "src/base/status_macros.h"
+#include "src/ir/hash.h"
+#include "src/ir/text.h"
+
+namespace seam::runtime {
+namespace {
+
+// Initializes the header every Args struct opens with.
+template <typename Args>
+Args MakeArgs(size_t struct_size) {
+  Args args{};
+  args.struct_size = struct_size;
+  args.extension_start = nullptr;
+  return args;
+}
+#define SEAM_ARGS(type) MakeArgs<type>(type##_STRUCT_SIZE)
+
+// Takes ownership of `error` and turns it into a Status with the same code and message.
+absl::Status ToStatus(const PJRT_Api* api, PJRT_Error* error) {
+  if (error == nullptr) return absl::OkStatus();
+  auto message_args = SEAM_ARGS(PJRT_Error_Message_Args);
+  message_args.error = error;
+  api->PJRT_Error_Message(&message_args);
+  auto code_args = SEAM_ARGS(PJRT_Error_GetCode_Args);
+  code_args.error = error;
+  absl::StatusCode code = absl::StatusCode::kUnknown;
+  PJRT_Error* code_error = api->PJRT_Error_GetCode(&code_args);
+  if (code_error == nullptr) code = static_cast<absl::StatusCode>(code_args.code);
+  absl::Status status(code, std::string(message_args.message, message_args.message_size));
+  auto destroy_args = SEAM_ARGS(PJRT_Error_Destroy_Args);
+  destroy_args.error = code_error;
+  api->PJRT_Error_Destroy(&destroy_args);
+  destroy_args.error = error;
+  api->PJRT_Error_Destroy(&destroy_args);
+  return status;
+}
+
+void DestroyEvent(const PJRT_Api* api, PJRT_Event* event) {
+  if (event == nullptr) return;
+  auto args = SEAM_ARGS(PJRT_Event_Destroy_Args);
+  args.event = event;
+  ToStatus(api, api->PJRT_Event_Destroy(&args)).IgnoreError();
+}
+
+absl::Status AwaitAndDestroy(const PJRT_Api* api, PJRT_Event* event) {
+  auto args = SEAM_ARGS(PJRT_Event_Await_Args);
+  args.event = event;
+  absl::Status status = ToStatus(api, api->PJRT_Event_Await(&args));
+  DestroyEvent(api, event);
+  return status;
+}
+
+PJRT_Buffer_Type ToPjrtType(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::kF32:
+      return PJRT_Buffer_Type_F32;
+    case ir::DType::kS32:
+      return PJRT_Buffer_Type_S32;
+  }
+  return PJRT_Buffer_Type_INVALID;
+}
+
+class PjrtData : public ComputationClient::Data {
+ public:
+  PjrtData(std::string device, ir::Shape shape, const PJRT_Api* api, PJRT_Buffer* buffer)
+      : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer) {}
+  ~PjrtData() override {
+    auto args = SEAM_ARGS(PJRT_Buffer_Destroy_Args);
+    args.buffer = buffer_;
+    ToStatus(api_, api_->PJRT_Buffer_Destroy(&args)).IgnoreError();
+  }
+  bool IsReady() const override {
+    auto event_args = SEAM_ARGS(PJRT_Buffer_ReadyEvent_Args);
+    event_args.buffer = buffer_;
+    if (!ToStatus(api_, api_->PJRT_Buffer_ReadyEvent(&event_args)).ok()) return false;
+    auto ready_args = SEAM_ARGS(PJRT_Event_IsReady_Args);
+    ready_args.event = event_args.event;
+    bool ready = ToStatus(api_, api_->PJRT_Event_IsReady(&ready_args)).ok() && ready_args.is_ready;
+    DestroyEvent(api_, event_args.event);
+    return ready;
+  }
+  PJRT_Buffer* buffer() const { return buffer_; }
+
+ private:
+  const PJRT_Api* api_;
+  PJRT_Buffer* buffer_;
+};
+
+class PjrtComputation : public ComputationClient::Computation {
+ public:
+  PjrtComputation(ir::Program program, uint64_t hash, const PJRT_Api* api,
+                  PJRT_LoadedExecutable* executable)
+      : Computation(std::move(program), hash), api_(api), executable_(executable) {}
+  ~PjrtComputation() override {
+    auto args = SEAM_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+    args.executable = executable_;
+    ToStatus(api_, api_->PJRT_LoadedExecutable_Destroy(&args)).IgnoreError();
+  }
+  PJRT_LoadedExecutable* executable() const { return executable_; }
+
+ private:
+  const PJRT_Api* api_;
+  PJRT_LoadedExecutable* executable_;
+};
+
+// Carried through PJRT_Event_OnReady to stop a run's timer when the device finishes.
+struct RunTimer {
+  const PJRT_Api* api;
+  metrics::Metric* metric;
+  int64_t start_ns;
+};
+
+void OnRunComplete(PJRT_Error* error, void* user_arg) {
+  auto* timer = static_cast<RunTimer*>(user_arg);
+  timer->metric->AddSample(timer->start_ns, static_cast<double>(metrics::NowNs() - timer->start_ns));
+  ToStatus(timer->api, error).IgnoreError();  // the outputs carry the error to readers
+  delete timer;
+}
+
+std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
+  std::vector<PJRT_NamedValue> values;
+  for (const auto& [name, value] : options) {
+    PJRT_NamedValue v{};
+    v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+    v.name = name.data();
+    v.name_size = name.size();
+    v.value_size = 1;
+    if (const auto* i = std::get_if<int64_t>(&value)) {
+      v.type = PJRT_NamedValue_kInt64;
+      v.value.int64_value = *i;
+    } else if (const auto* s = std::get_if<std::string>(&value)) {
+      v.type = PJRT_NamedValue_kString;
+      v.value.string_value = s->data();
+      v.value_size = s->size();
+    } else if (const auto* b = std::get_if<bool>(&value)) {
+      v.type = PJRT_NamedValue_kBool;
+      v.value.bool_value = *b;
+    } else if (const auto* f = std::get_if<float>(&value)) {
+      v.type = PJRT_NamedValue_kFloat;
+      v.value.float_value = *f;
+    } else {
+      const auto& list = std::get<std::vector<int64_t>>(value);
+      v.type = PJRT_NamedValue_kInt64List;
+      v.value.int64_array_value = list.data();
+      v.value_size = list.size();
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PjrtComputationClient>> PjrtComputationClient::Create(
+    const PJRT_Api* api, const PluginOptions& options) {
+  if (api == nullptr) return absl::InvalidArgumentError("plugin function table is null");
+  std::vector<PJRT_NamedValue> values = ToNamedValues(options);
+  auto args = SEAM_ARGS(PJRT_Client_Create_Args);
+  args.create_options = values.data();
+  args.num_options = values.size();
+  SEAM_RETURN_IF_ERROR(ToStatus(api, api->PJRT_Client_Create(&args)));
+  std::unique_ptr<PjrtComputationClient> client(new PjrtComputationClient(api, args.client));
+  SEAM_RETURN_IF_ERROR(client->DiscoverDevices());
+  return client;
+}
+
+PjrtComputationClient::PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client)
+    : api_(api), client_(client) {}
+
+PjrtComputationClient::~PjrtComputationClient() {
+  auto args = SEAM_ARGS(PJRT_Client_Destroy_Args);
+  args.client = client_;
+  ToStatus(api_, api_->PJRT_Client_Destroy(&args)).IgnoreError();
+}
+
+absl::Status PjrtComputationClient::DiscoverDevices() {
+  auto name_args = SEAM_ARGS(PJRT_Client_PlatformName_Args);
+  name_args.client = client_;
+  SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_PlatformName(&name_args)));
+  platform_name_.assign(name_args.platform_name, name_args.platform_name_size);
+  std::string prefix = platform_name_;
+  std::transform(prefix.begin(), prefix.end(), prefix.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+
+  auto devices_args = SEAM_ARGS(PJRT_Client_AddressableDevices_Args);
+  devices_args.client = client_;
+  SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_AddressableDevices(&devices_args)));
+  for (size_t i = 0; i < devices_args.num_addressable_devices; ++i) {
+    PJRT_Device* device = devices_args.addressable_devices[i];
+    auto desc_args = SEAM_ARGS(PJRT_Device_GetDescription_Args);
+    desc_args.device = device;
+    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Device_GetDescription(&desc_args)));
+    auto id_args = SEAM_ARGS(PJRT_DeviceDescription_Id_Args);
+    id_args.device_description = desc_args.device_description;
+    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_DeviceDescription_Id(&id_args)));
+    devices_.push_back(device);
+    device_names_.push_back(absl::StrCat(prefix, ":", id_args.id));
+  }
+  if (devices_.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin '", platform_name_, "' reports no addressable devices"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PJRT_Device*> PjrtComputationClient::DeviceByName(const std::string& name) const {
+  for (size_t i = 0; i < device_names_.size(); ++i) {
+    if (device_names_[i] == name) return devices_[i];
+  }
+  return absl::InvalidArgumentError(absl::StrCat("Unknown device '", name, "' (devices: ",
+                                                 absl::StrJoin(device_names_, ", "), ")"));
+}
+
+absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::TransferToDevice(
+    const std::vector<TensorSource>& tensors) {
+  metrics::ScopedTimer timer(TransferToDeviceMetric());
+  std::vector<DataPtr> handles;
+  handles.reserve(tensors.size());
+  for (const TensorSource& tensor : tensors) {
+    SEAM_ASSIGN_OR_RETURN(PJRT_Device * device, DeviceByName(tensor.device));
+    auto args = SEAM_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+    args.client = client_;
+    args.data = tensor.data;
+    args.type = ToPjrtType(tensor.shape.dtype);
+    args.dims = tensor.shape.dims.data();
+    args.num_dims = tensor.shape.dims.size();
+    args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+    args.device = device;
+    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_BufferFromHostBuffer(&args)));
+    DestroyEvent(api_, args.done_with_host_buffer);  // the data was read during the call
+    InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
+    CreateDataHandlesCounter()->Add(1);
+    handles.push_back(std::make_shared<PjrtData>(tensor.device, tensor.shape, api_, args.buffer));
+  }
+  return handles;
+}
+
+absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevice(
+    const std::vector<DataPtr>& handles) {
+  metrics::ScopedTimer timer(TransferFromDeviceMetric());
+  std::vector<ir::Literal> literals(handles.size());
+  std::vector<PJRT_Event*> events;
+  absl::Status status;
+  for (size_t i = 0; i < handles.size() && status.ok(); ++i) {
+    const auto* data = dynamic_cast<const PjrtData*>(handles[i].get());
+    if (data == nullptr) {
+      status = absl::InvalidArgumentError("TransferFromDevice: handle is not from this client");
+      break;
+    }
+    literals[i].shape = data->shape();
+    literals[i].bytes.resize(data->shape().byte_size());
+    auto args = SEAM_ARGS(PJRT_Buffer_ToHostBuffer_Args);
+    args.src = data->buffer();
+    args.dst = literals[i].bytes.data();
+    args.dst_size = literals[i].bytes.size();
+    status = ToStatus(api_, api_->PJRT_Buffer_ToHostBuffer(&args));
+    if (status.ok()) events.push_back(args.event);
+  }
+  // Every started copy is awaited, even after a failure, before `literals` can go away.
+  for (PJRT_Event* event : events) {
+    absl::Status copy_status = AwaitAndDestroy(api_, event);
+    if (status.ok()) status = copy_status;
+  }
+  SEAM_RETURN_IF_ERROR(status);
+  for (const ir::Literal& literal : literals) {
+    OutboundDataMetric()->AddSample(static_cast<double>(literal.bytes.size()));
+  }
+  return literals;
+}
+
+absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationClient::Compile(
+    std::vector<CompileInstance> instances) {
+  metrics::ScopedTimer timer(CompileMetric());
+  std::vector<ComputationPtr> computations;
+  for (CompileInstance& instance : instances) {
+    SEAM_RETURN_IF_ERROR(DeviceByName(instance.compilation_device).status());
+    std::string text = ir::PrintProgram(instance.program);
+    static constexpr char kFormat[] = "seam-ir";
+    auto program = SEAM_ARGS(PJRT_Program);
+    program.code = text.data();
+    program.code_size = text.size();
+    program.format = kFormat;
+    program.format_size = sizeof(kFormat) - 1;
+    auto args = SEAM_ARGS(PJRT_Client_Compile_Args);
+    args.client = client_;
+    args.program = &program;
+    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_Compile(&args)));
+    uint64_t hash = ir::HashProgram(instance.program);
+    computations.push_back(std::make_shared<PjrtComputation>(std::move(instance.program), hash,
+                                                             api_, args.executable));
+    CreateCompileHandlesCounter()->Add(1);
+  }
+  return computations;
+}
+
+absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::ExecuteComputation(
+    const Computation& computation, const std::vector<DataPtr>& arguments,
+    const std::string& device, const ExecuteComputationOptions& options) {
+  const auto* pjrt_computation = dynamic_cast<const PjrtComputation*>(&computation);
+  if (pjrt_computation == nullptr) {
+    return absl::InvalidArgumentError("ExecuteComputation: computation is not from this client");
+  }
+  SEAM_ASSIGN_OR_RETURN(PJRT_Device * pjrt_device, DeviceByName(device));
+  std::vector<PJRT_Buffer*> buffers;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const auto* data = dynamic_cast<const PjrtData*>(arguments[i].get());
+    if (data == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ExecuteComputation: argument ", i, " is not from this client"));
+    }
+    buffers.push_back(data->buffer());
+  }
+  const std::vector<ir::Shape>& result_shapes = computation.result_shapes();
+  std::vector<PJRT_Buffer*> outputs(result_shapes.size(), nullptr);
+  PJRT_Buffer* const* argument_list = buffers.data();
+  PJRT_Buffer** output_list = outputs.data();
+  PJRT_Event* complete = nullptr;
+
+  auto exec_options = SEAM_ARGS(PJRT_ExecuteOptions);
+  auto args = SEAM_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  args.executable = pjrt_computation->executable();
+  args.options = &exec_options;
+  args.argument_lists = &argument_list;
+  args.num_devices = 1;
+  args.num_args = buffers.size();
+  args.output_lists = &output_list;
+  args.device_complete_events = &complete;
+  args.execute_device = pjrt_device;
+
+  metrics::Metric* metric = options.eager_mode ? EagerOpExecuteMetric() : ExecuteMetric();
+  int64_t start_ns = metrics::NowNs();
+  SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
+
+  auto on_ready = SEAM_ARGS(PJRT_Event_OnReady_Args);
+  on_ready.event = complete;
+  on_ready.callback = OnRunComplete;
+  on_ready.user_arg = new RunTimer{api_, metric, start_ns};
+  absl::Status timer_status = ToStatus(api_, api_->PJRT_Event_OnReady(&on_ready));
+  if (!timer_status.ok()) delete static_cast<RunTimer*>(on_ready.user_arg);
+  DestroyEvent(api_, complete);
+
+  std::vector<DataPtr> results;
+  results.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    results.push_back(std::make_shared<PjrtData>(device, result_shapes[i], api_, outputs[i]));
+  }
+  CreateDataHandlesCounter()->Add(static_cast<int64_t>(results.size()));
+  SEAM_RETURN_IF_ERROR(timer_status);
+  return results;
+}
+
+}  // namespace seam::runtime

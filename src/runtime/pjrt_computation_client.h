@@ -1,0 +1,62 @@
+// The ComputationClient that talks to a plugin through its PJRT_Api function table. The
+// only framework code (with pjrt_api.*) that calls the plugin ABI.
+#ifndef SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_H_
+#define SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/runtime/computation_client.h"
+
+struct PJRT_Api;
+struct PJRT_Client;
+struct PJRT_Device;
+
+namespace seam::runtime {
+
+// A client-create option as a plugin receives it (a PJRT_NamedValue).
+using PluginOptionValue = std::variant<int64_t, std::string, bool, float, std::vector<int64_t>>;
+using PluginOptions = std::map<std::string, PluginOptionValue>;
+
+class PjrtComputationClient : public ComputationClient {
+ public:
+  // Creates a client of the plugin behind `api` (which must outlive it).
+  static absl::StatusOr<std::unique_ptr<PjrtComputationClient>> Create(
+      const PJRT_Api* api, const PluginOptions& options = {});
+  ~PjrtComputationClient() override;
+
+  absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
+      const std::vector<TensorSource>& tensors) override;
+  absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
+      const std::vector<DataPtr>& handles) override;
+  absl::StatusOr<std::vector<ComputationPtr>> Compile(
+      std::vector<CompileInstance> instances) override;
+  absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
+      const Computation& computation, const std::vector<DataPtr>& arguments,
+      const std::string& device, const ExecuteComputationOptions& options) override;
+
+  std::string GetPlatformName() const override { return platform_name_; }
+  std::string GetDefaultDevice() const override { return device_names_.front(); }
+  std::vector<std::string> GetLocalDevices() const override { return device_names_; }
+  std::vector<std::string> GetAllDevices() const override { return device_names_; }
+
+ private:
+  PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client);
+  absl::Status DiscoverDevices();
+  absl::StatusOr<PJRT_Device*> DeviceByName(const std::string& name) const;
+
+  const PJRT_Api* api_;
+  PJRT_Client* client_;
+  std::string platform_name_;
+  std::vector<std::string> device_names_;  // "<PLATFORM>:<id>", addressable devices
+  std::vector<PJRT_Device*> devices_;      // same order
+};
+
+}  // namespace seam::runtime
+
+#endif  // SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_H_

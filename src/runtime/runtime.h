@@ -1,0 +1,28 @@
+// The per-process ComputationClient, chosen by PJRT_DEVICE.
+#ifndef SEAM_RUNTIME_RUNTIME_H_
+#define SEAM_RUNTIME_RUNTIME_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "src/runtime/computation_client.h"
+
+namespace seam::runtime {
+
+// Builds a new client from the environment. Checks PJRT_DEVICE before anything else
+// (FailedPrecondition "$PJRT_DEVICE is not set."); then refuses a second initialization in
+// the process (FailedPrecondition "ComputationClient can only be initialized once.");
+// "CPU" builds the in-process CPU client with CPU_NUM_DEVICES devices (default 1); any
+// other value is InvalidArgument "Unknown PJRT_DEVICE: '<value>'".
+absl::StatusOr<std::unique_ptr<ComputationClient>> InitializeComputationClient();
+
+// The process's client, initialized on first use. The outcome of that first
+// initialization, success or error, is returned by every later call.
+absl::StatusOr<ComputationClient*> GetComputationClient();
+
+// The client if GetComputationClient() has built one, else null.
+ComputationClient* GetComputationClientIfInitialized();
+
+}  // namespace seam::runtime
+
+#endif  // SEAM_RUNTIME_RUNTIME_H_

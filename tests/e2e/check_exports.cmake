@@ -1,0 +1,16 @@
+# Runs `nm -D --defined-only` on LIB and fails unless the only symbol is GetPjrtApi.
+execute_process(COMMAND nm -D --defined-only ${LIB}
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed on ${LIB}: ${err}")
+endif()
+string(REGEX MATCHALL "[^\n]+" lines "${out}")
+set(names "")
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^.* " "" name "${line}")
+  list(APPEND names "${name}")
+endforeach()
+message(STATUS "dynamic symbols of ${LIB}: ${names}")
+if(NOT names STREQUAL "GetPjrtApi")
+  message(FATAL_ERROR "expected exactly one exported symbol, GetPjrtApi; got: ${names}")
+endif()

@@ -1,0 +1,337 @@
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "src/ir/text.h"
+
+namespace seam::ir {
+namespace {
+
+Instruction Param(int64_t index, Shape shape) {
+  Instruction inst;
+  inst.op = Op::kParameter;
+  inst.parameter_index = index;
+  inst.shape = std::move(shape);
+  return inst;
+}
+
+Instruction Const(Literal literal) {
+  Instruction inst;
+  inst.op = Op::kConstant;
+  inst.shape = literal.shape;
+  inst.literal = std::move(literal);
+  return inst;
+}
+
+Instruction Node(Op op, std::vector<int> operands, Shape shape, Attributes attrs = {}) {
+  Instruction inst;
+  inst.op = op;
+  inst.operands = std::move(operands);
+  inst.shape = std::move(shape);
+  inst.attrs = std::move(attrs);
+  return inst;
+}
+
+Shape F32(std::vector<int64_t> dims) { return Shape{DType::kF32, std::move(dims)}; }
+Shape S32(std::vector<int64_t> dims) { return Shape{DType::kS32, std::move(dims)}; }
+
+Program Make(std::vector<Instruction> instructions, std::vector<int> results) {
+  Program p;
+  p.instructions = std::move(instructions);
+  p.results = std::move(results);
+  return p;
+}
+
+// Printing, parsing and printing again must reproduce both the text and the program.
+void ExpectRoundTrip(const Program& program) {
+  std::string text = PrintProgram(program);
+  absl::StatusOr<Program> parsed = ParseProgram(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status() << "\n" << text;
+  EXPECT_EQ(*parsed, program) << text;
+  EXPECT_EQ(PrintProgram(*parsed), text);
+}
+
+Program ExampleProgram() {
+  return Make(
+      {Param(0, F32({4, 3})), Const(Literal::ScalarF32(2.5f)),
+       Const(Literal::FromS32({1, 2, 3, 4}, {2, 2})),
+       Node(Op::kBroadcastInDim, {1}, F32({4, 3}), {{"dims", {}}}),
+       Node(Op::kAdd, {0, 3}, F32({4, 3})), Node(Op::kReduceSum, {4}, F32({4}), {{"axes", {1}}})},
+      {5, 4});
+}
+
+TEST(IrTextTest, PrintsCanonicalText) {
+  EXPECT_EQ(PrintProgram(ExampleProgram()),
+            "program @main replicas=1 {\n"
+            "  %0 = parameter(0) : f32[4,3]\n"
+            "  %1 = constant(2.5) : f32[]\n"
+            "  %2 = constant({1, 2, 3, 4}) : s32[2,2]\n"
+            "  %3 = broadcast_in_dim(%1), dims={} : f32[4,3]\n"
+            "  %4 = add(%0, %3) : f32[4,3]\n"
+            "  %5 = reduce_sum(%4), axes={1} : f32[4]\n"
+            "  return (%5, %4)\n"
+            "}\n");
+}
+
+TEST(IrTextTest, RoundTripsExample) { ExpectRoundTrip(ExampleProgram()); }
+
+TEST(IrTextTest, RoundTripsScalarProgram) {
+  Program p =
+      Make({Param(0, F32({})), Param(1, F32({})), Node(Op::kMultiply, {0, 1}, F32({}))}, {2});
+  p.name = "scalar";
+  p.replica_count = 8;
+  ExpectRoundTrip(p);
+  EXPECT_TRUE(absl::StrContains(PrintProgram(p), "program @scalar replicas=8 {"));
+}
+
+TEST(IrTextTest, RoundTripsS32AndEveryOp) {
+  Program p = Make({Param(1, S32({2, 3})), Param(0, S32({3, 2})),
+                    Const(Literal::FromS32({-2147483647 - 1, 0, 2147483647}, {3})),
+                    Node(Op::kDot, {0, 1}, S32({2, 2})), Node(Op::kSubtract, {3, 3}, S32({2, 2})),
+                    Node(Op::kAdd, {4, 3}, S32({2, 2})), Node(Op::kMultiply, {5, 4}, S32({2, 2})),
+                    Node(Op::kBroadcastInDim, {2}, S32({2, 3}), {{"dims", {1}}}),
+                    Node(Op::kReduceSum, {7}, S32({}), {{"axes", {0, 1}}}),
+                    Node(Op::kReduceSum, {6}, S32({2, 2}), {{"axes", {}}})},
+                   {8, 9, 8, 2});
+  ExpectRoundTrip(p);
+  std::string text = PrintProgram(p);
+  EXPECT_TRUE(absl::StrContains(text, "constant({-2147483648, 0, 2147483647}) : s32[3]"));
+  EXPECT_TRUE(absl::StrContains(text, "reduce_sum(%7), axes={0,1} : s32[]"));
+  EXPECT_TRUE(absl::StrContains(text, "return (%8, %9, %8, %2)"));
+}
+
+TEST(IrTextTest, RoundTripsEmptyAndSpecialConstants) {
+  float tiny = std::numeric_limits<float>::denorm_min();
+  Program p = Make({Const(Literal::FromF32({}, {0, 3})), Const(Literal::FromS32({}, {0})),
+                    Const(Literal::FromF32({0.1f, -0.0f, 1e30f, tiny, 3.4028235e38f}, {5})),
+                    Const(Literal::FromF32({std::numeric_limits<float>::infinity(),
+                                            -std::numeric_limits<float>::infinity()},
+                                           {2, 1}))},
+                   {0, 1, 2, 3});
+  ExpectRoundTrip(p);
+  std::string text = PrintProgram(p);
+  EXPECT_TRUE(absl::StrContains(text, "%0 = constant({}) : f32[0,3]"));
+  EXPECT_TRUE(absl::StrContains(text, "%1 = constant({}) : s32[0]"));
+  EXPECT_TRUE(absl::StrContains(text, "constant({0.1, -0, 1e+30, 1e-45, 3.4028235e+38})"));
+  EXPECT_TRUE(absl::StrContains(text, "constant({inf, -inf}) : f32[2,1]"));
+}
+
+TEST(IrTextTest, NanPrintsAndParsesAsNan) {
+  Program p = Make({Const(Literal::ScalarF32(std::numeric_limits<float>::quiet_NaN()))}, {0});
+  std::string text = PrintProgram(p);
+  EXPECT_TRUE(absl::StrContains(text, "%0 = constant(nan) : f32[]"));
+  absl::StatusOr<Program> parsed = ParseProgram(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(std::isnan(parsed->instructions[0].literal.f32()[0]));
+  EXPECT_EQ(PrintProgram(*parsed), text);
+}
+
+TEST(IrTextTest, QuotesNamesThatAreNotPlain) {
+  Program p = Make({Param(0, F32({}))}, {0});
+  for (std::string name : {"", "a b", "quote\"back\\slash", "tab\tnew\nline\x01", "ü"}) {
+    p.name = name;
+    ExpectRoundTrip(p);
+  }
+  p.name = "a b";
+  EXPECT_TRUE(absl::StartsWith(PrintProgram(p), "program @\"a b\" replicas=1 {\n"));
+  p.name = "step-1.fwd_2";
+  EXPECT_TRUE(absl::StartsWith(PrintProgram(p), "program @step-1.fwd_2 replicas=1 {\n"));
+}
+
+TEST(IrTextTest, HandWrittenTextPrintsCanonically) {
+  const char* text = R"(
+# A comment before the program.
+program   @net {   # no replicas: defaults to 1
+  %x = parameter(0):f32[2,3]
+  %w=parameter( 1 ) : f32[3,2]   # trailing comment
+
+  %mm = dot(%x,%w) : f32[2,2]
+  %b.1 = constant( { 1 , 2 } ) : f32[2]
+  %bb = broadcast_in_dim( %b.1 ) , dims = { 1 } : f32[2,2]
+  %sum = add(%mm, %bb) : f32[2,2]
+  %r = reduce_sum(%sum), axes={0,1} : f32[]
+  return ( %r , %sum )
+}  # done
+)";
+  absl::StatusOr<Program> parsed = ParseProgram(text);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(PrintProgram(*parsed),
+            "program @net replicas=1 {\n"
+            "  %0 = parameter(0) : f32[2,3]\n"
+            "  %1 = parameter(1) : f32[3,2]\n"
+            "  %2 = dot(%0, %1) : f32[2,2]\n"
+            "  %3 = constant({1, 2}) : f32[2]\n"
+            "  %4 = broadcast_in_dim(%3), dims={1} : f32[2,2]\n"
+            "  %5 = add(%2, %4) : f32[2,2]\n"
+            "  %6 = reduce_sum(%5), axes={0,1} : f32[]\n"
+            "  return (%6, %5)\n"
+            "}\n");
+  EXPECT_EQ(parsed->results, (std::vector<int>{6, 5}));
+  EXPECT_EQ(parsed->instructions[3].literal, Literal::FromF32({1, 2}, {2}));
+}
+
+TEST(IrTextTest, AcceptsNumericNamesOutOfOrder) {
+  absl::StatusOr<Program> parsed = ParseProgram(
+      "program @p {\n %7 = parameter(0) : s32[]\n %0 = add(%7, %7) : s32[]\n return (%0)\n}");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->instructions[1].operands, (std::vector<int>{0, 0}));
+  EXPECT_EQ(parsed->results, (std::vector<int>{1}));
+}
+
+struct BadCase {
+  const char* text;
+  int line;
+  const char* contains;
+};
+
+TEST(IrTextTest, RejectsMalformedInput) {
+  const std::string header = "program @m {\n";
+  const BadCase cases[] = {
+      {"", 1, "expected 'program', found end of input"},
+      {"   \n# only a comment\n", 3, "expected 'program'"},
+      {"prog @m {", 1, "expected 'program', found 'prog'"},
+      {"program main {", 1, "found 'main'"},
+      {"program @m replicas=0 {\n", 1, "replicas must be >= 1, found '0'"},
+      {"program @m replicas=-3 {\n", 1, "found '-3'"},
+      {"program @m replicas=x {\n", 1, "expected a replica count, found 'x'"},
+      {"program @m replicas=99999999999999999999 {\n", 1, "'99999999999999999999' is out of range"},
+      {"program @m replicas=1\n", 2, "expected '{' to open the program body, found end of input"},
+      {"program @\"abc {\n", 1, "unterminated quoted program name"},
+      {"program @\"a\\qb\" {\n", 1, "invalid escape in program name"},
+      {"program @m {\n  %0 = parameter(0) @ f32[]\n", 2,
+       "expected ':' after the operands, found '@'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  %1 = parameter(1) : f32[]\n"
+       "  %2 = mul(%0, %1) : f32[]\n",
+       4, "unknown op 'mul'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  %1 = add(%0, %x) : f32[]\n", 3,
+       "%x is not defined"},
+      {"program @m {\n  %0 = add(%0, %0) : f32[]\n", 2, "%0 is not defined"},
+      {"program @m {\n  %a = parameter(0) : f32[]\n  %a = parameter(1) : f32[]\n", 3,
+       "%a is already defined (line 2)"},
+      {"program @m {\n  %0 = constant({1, 2, 3}) : f32[2,2]\n  return (%0)\n}\n", 2,
+       "constant has 3 values, shape f32[2,2] needs 4"},
+      {"program @m {\n  %0 = constant(1) : f32[-1]\n", 2,
+       "expected a non-negative dimension, found '-1'"},
+      {"program @m {\n  %0 = parameter(0) : f32[4294967296,4294967296]\n", 2,
+       "size overflows int64"},
+      {"program @m {\n  %0 = parameter(0) : f32[99999999999999999999]\n", 2,
+       "'99999999999999999999' is out of range"},
+      {"program @m {\n  %0 = parameter(0) : f64[]\n", 2,
+       "expected a dtype (f32 or s32), found 'f64'"},
+      {"program @m {\n  %0 = parameter(0) : f32[2 3]\n", 2,
+       "expected ',' or ']' in the dimensions, found '3'"},
+      {"program @m {\n  %0 = constant(3000000000) : s32[]\n  return (%0)\n}", 2,
+       "s32 value '3000000000' is out of range"},
+      {"program @m {\n  %0 = constant(2.5) : s32[]\n  return (%0)\n}", 2,
+       "expected an s32 value, found '2.5'"},
+      {"program @m {\n  %0 = constant(1e50) : f32[]\n  return (%0)\n}", 2,
+       "f32 value '1e50' is out of range"},
+      {"program @m {\n  %0 = constant(abc) : f32[]\n  return (%0)\n}", 2,
+       "expected an f32 value, found 'abc'"},
+      {"program @m {\n  %0 = constant() : f32[]\n", 2, "expected a constant value, found ')'"},
+      {"program @m {\n  %0 = constant({1 2}) : f32[2]\n", 2, "found '2'"},
+      {"program @m {\n  %0 = parameter(%1) : f32[]\n", 2, "expected a parameter index, found '%1'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  %1 = reduce_sum(%0), axes={0}, axes={0} : "
+       "f32[]\n",
+       3, "duplicate attribute 'axes'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  %1 = reduce_sum(%0), axes=0 : f32[]\n", 3,
+       "expected '{' to open the values of 'axes', found '0'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  %1 = reduce_sum(%0), axes={x} : f32[]\n", 3,
+       "expected an integer in 'axes', found 'x'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  return (%0)\n", 4,
+       "expected '}' after the return, found end of input"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  return (%0) )", 3,
+       "expected '}' after the return, found ')'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  return (%0)\n}\ngarbage", 5,
+       "expected end of input after '}', found 'garbage'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  return (%0)\n}}", 4,
+       "expected end of input after '}', found '}'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  return (%0 %0)\n}", 3,
+       "expected ',' or ')' in the return list, found '%0'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  return (%9)\n}", 3, "%9 is not defined"},
+      {"program @m {\n  = parameter(0) : f32[]\n", 2,
+       "expected an instruction like '%x = ...' or 'return', found '='"},
+      {"program @m {\n  % = parameter(0) : f32[]\n", 2, "found '%'"},
+      {"program @m {\n  %0 parameter(0) : f32[]\n", 2, "expected '=' after %0, found 'parameter'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  \x01\n", 3, "found '\\x01'"},
+      // Errors of the final verification point at the offending instruction's line.
+      {"program @m {\n  %0 = parameter(0) : f32[3]\n  %1 = parameter(1) : f32[4]\n"
+       "  %2 = add(%0, %1) : f32[3]\n  return (%2)\n}",
+       4, "%2 (add): operand 1 has shape f32[4], expected f32[3] (operand 0)"},
+      {"program @m {\n  %0 = parameter(0) : f32[3]\n  %1 = add(%0) : f32[3]\n  return (%1)\n}", 3,
+       "%1 (add): has 1 operands, expected 2"},
+      {"program @m {\n  %0 = parameter(0) : f32[2,3]\n\n  %1 = reduce_sum(%0), axes={1} : f32[3]\n"
+       "  return (%1)\n}",
+       4, "%1 (reduce_sum): declared shape f32[3] differs from inferred f32[2]"},
+      {"program @m {\n  %0 = parameter(1) : f32[]\n  return (%0)\n}", 2,
+       "%0 (parameter): parameter index 1 is out of range, program has 1 parameters"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  %1 = add(%0, %0), dims={0} : f32[]\n"
+       "  return (%1)\n}",
+       3, "%1 (add): unexpected attribute 'dims'"},
+      {"program @m {\n  %0 = parameter(0) : f32[]\n  return ()\n}", 3, "result tuple is empty"},
+  };
+  for (const BadCase& c : cases) {
+    absl::StatusOr<Program> parsed = ParseProgram(c.text);
+    ASSERT_FALSE(parsed.ok()) << c.text;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument) << c.text;
+    std::string message(parsed.status().message());
+    std::string prefix = "line " + std::to_string(c.line) + ": ";
+    EXPECT_TRUE(absl::StartsWith(message, prefix)) << message << "\nfor:\n" << c.text;
+    EXPECT_TRUE(absl::StrContains(message, c.contains)) << message << "\nfor:\n" << c.text;
+  }
+}
+
+TEST(IrTextTest, ShortensLongTokensInMessages) {
+  std::string text = "program @m {\n  %0 = " + std::string(5000, 'z') + "(1) : f32[]\n";
+  absl::StatusOr<Program> parsed = ParseProgram(text);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_TRUE(absl::StartsWith(parsed.status().message(), "line 2: unknown op 'zzzz"));
+  EXPECT_LT(parsed.status().message().size(), 100u);
+}
+
+// Every prefix and many single-byte mutations of a valid program must produce either a
+// program or an InvalidArgument error starting with "line N: ", and never crash.
+TEST(IrTextTest, SurvivesTruncationAndMutation) {
+  std::string text = PrintProgram(ExampleProgram());
+  text.insert(text.find("  %4"), "  %9 = constant({-1.5e+10, inf, nan}) : f32[3]\n");
+  auto check = [](const std::string& input) {
+    absl::StatusOr<Program> parsed = ParseProgram(input);
+    if (parsed.ok()) {
+      // Whatever parses must print to text that parses back to the same program.
+      absl::StatusOr<Program> again = ParseProgram(PrintProgram(*parsed));
+      ASSERT_TRUE(again.ok()) << again.status() << "\n" << input;
+      EXPECT_EQ(PrintProgram(*again), PrintProgram(*parsed));
+      return;
+    }
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StartsWith(parsed.status().message(), "line ")) << parsed.status();
+  };
+  for (size_t n = 0; n <= text.size(); ++n) check(text.substr(0, n));
+  const char replacements[] = {'\0', ' ', '\n', '#', '%', '@', '"', '{', '}', '(',    ')',
+                               ',',  '=', ':',  '[', ']', '-', '0', '9', 'x', '\xff', '.'};
+  uint32_t seed = 12345;
+  for (size_t i = 0; i < text.size(); ++i) {
+    for (char r : replacements) {
+      std::string mutated = text;
+      mutated[i] = r;
+      check(mutated);
+    }
+    // Also drop a byte and duplicate a pseudo-random span.
+    seed = seed * 1664525u + 1013904223u;
+    std::string dropped = text;
+    dropped.erase(i, 1);
+    check(dropped);
+    std::string doubled = text;
+    size_t len = (seed >> 8) % 24;
+    doubled.insert(i, text.substr(seed % text.size(), len));
+    check(doubled);
+  }
+  EXPECT_TRUE(ParseProgram(text).ok());
+}
+
+}  // namespace
+}  // namespace seam::ir
