@@ -1,0 +1,9 @@
+/* Compiled as strict C99: the ABI header must need nothing beyond it. */
+#include "seam/c/pjrt_c_api.h"
+
+int seam_abi_c99_check(void) {
+  PJRT_NamedValue value;
+  value.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  value.value.int64_value = 1;
+  return (int)PJRT_Api_STRUCT_SIZE + (int)(value.value.int64_value - 1);
+}
