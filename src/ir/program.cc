@@ -7,10 +7,11 @@ struct OpInfo {
   Op op;
   std::string_view name;
   int arity;
+  DTypeSet dtypes;
 };
 
 constexpr OpInfo kOps[] = {
-#define SEAM_IR_OP(name, text, arity, rule) {Op::name, text, arity},
+#define SEAM_IR_OP(name, text, arity, rule, dtypes) {Op::name, text, arity, dtypes},
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 };
@@ -35,6 +36,15 @@ bool ParseOpName(std::string_view name, Op* op) {
 int OpArity(Op op) {
   auto i = static_cast<size_t>(op);
   return i < static_cast<size_t>(kNumOps) ? kOps[i].arity : 0;
+}
+
+DTypeSet OpDTypes(Op op) {
+  auto i = static_cast<size_t>(op);
+  return i < static_cast<size_t>(kNumOps) ? kOps[i].dtypes : 0;
+}
+
+bool IsAllReduce(Op op) {
+  return op == Op::kAllReduceSum || op == Op::kAllReduceMax || op == Op::kAllReduceMin;
 }
 
 int Program::num_parameters() const {

@@ -14,22 +14,25 @@
 namespace seam::ir {
 
 enum class Op : uint8_t {
-#define SEAM_IR_OP(name, text, arity, rule) name,
+#define SEAM_IR_OP(name, text, arity, rule, dtypes) name,
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 };
 
 inline constexpr int kNumOps = 0
-#define SEAM_IR_OP(name, text, arity, rule) +1
+#define SEAM_IR_OP(name, text, arity, rule, dtypes) +1
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
     ;
 
 std::string_view OpName(Op op);               // the text name from ops.def
 bool ParseOpName(std::string_view name, Op* op);
-int OpArity(Op op);                           // operand count from ops.def
+int OpArity(Op op);                           // operand count from ops.def; -1: one or more
+DTypeSet OpDTypes(Op op);                     // the dtypes the op computes on (ops.def)
+bool IsAllReduce(Op op);                      // all_reduce_sum, _max or _min
 
-// Named integer-list attributes, e.g. "dims" of broadcast_in_dim, "axes" of reduce_sum.
+// Named integer-list attributes, e.g. "dims" of broadcast_in_dim, "axes" of reduce_sum
+// (docs/ir.md lists every op's attributes).
 // Ordered by name so that printing and hashing are canonical.
 using Attributes = std::map<std::string, std::vector<int64_t>>;
 

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "src/ir/bf16.h"
 
 namespace seam::ir {
 
@@ -48,20 +49,45 @@ absl::Status ValidateShape(const Shape& shape) {
   return absl::OkStatus();
 }
 
-Literal Literal::FromF32(const std::vector<float>& values, std::vector<int64_t> dims) {
+namespace {
+
+template <typename T>
+Literal FromValues(DType dtype, const std::vector<T>& values, std::vector<int64_t> dims) {
   Literal lit;
-  lit.shape = Shape{DType::kF32, std::move(dims)};
-  lit.bytes.resize(values.size() * sizeof(float));
+  lit.shape = Shape{dtype, std::move(dims)};
+  lit.bytes.resize(values.size() * sizeof(T));
   if (!values.empty()) std::memcpy(lit.bytes.data(), values.data(), lit.bytes.size());
   return lit;
 }
 
+}  // namespace
+
+Literal Literal::FromF32(const std::vector<float>& values, std::vector<int64_t> dims) {
+  return FromValues(DType::kF32, values, std::move(dims));
+}
+
 Literal Literal::FromS32(const std::vector<int32_t>& values, std::vector<int64_t> dims) {
-  Literal lit;
-  lit.shape = Shape{DType::kS32, std::move(dims)};
-  lit.bytes.resize(values.size() * sizeof(int32_t));
-  if (!values.empty()) std::memcpy(lit.bytes.data(), values.data(), lit.bytes.size());
-  return lit;
+  return FromValues(DType::kS32, values, std::move(dims));
+}
+
+Literal Literal::FromF64(const std::vector<double>& values, std::vector<int64_t> dims) {
+  return FromValues(DType::kF64, values, std::move(dims));
+}
+
+Literal Literal::FromS64(const std::vector<int64_t>& values, std::vector<int64_t> dims) {
+  return FromValues(DType::kS64, values, std::move(dims));
+}
+
+Literal Literal::FromBF16(const std::vector<float>& values, std::vector<int64_t> dims) {
+  std::vector<uint16_t> rounded;
+  rounded.reserve(values.size());
+  for (float v : values) rounded.push_back(FloatToBF16(v));
+  return FromValues(DType::kBF16, rounded, std::move(dims));
+}
+
+Literal Literal::FromPred(const std::vector<bool>& values, std::vector<int64_t> dims) {
+  std::vector<uint8_t> bytes(values.begin(), values.end());
+  return FromValues(DType::kPred, bytes, std::move(dims));
 }
 
 }  // namespace seam::ir

@@ -33,6 +33,11 @@ struct Literal {
 
   static Literal FromF32(const std::vector<float>& values, std::vector<int64_t> dims);
   static Literal FromS32(const std::vector<int32_t>& values, std::vector<int64_t> dims);
+  static Literal FromF64(const std::vector<double>& values, std::vector<int64_t> dims);
+  static Literal FromS64(const std::vector<int64_t>& values, std::vector<int64_t> dims);
+  // Each value rounded to the nearest bf16 (ties to even).
+  static Literal FromBF16(const std::vector<float>& values, std::vector<int64_t> dims);
+  static Literal FromPred(const std::vector<bool>& values, std::vector<int64_t> dims);
   static Literal ScalarF32(float value) { return FromF32({value}, {}); }
 
   const float* f32() const { return reinterpret_cast<const float*>(bytes.data()); }

@@ -7,21 +7,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/base/status_macros.h"
+#include "src/ir/shape_rules_internal.h"
 
 namespace seam::ir {
-namespace {
-
-std::string Name(const Instruction& inst) { return std::string(OpName(inst.op)); }
+namespace internal {
 
 absl::Status Error(const Instruction& inst, const std::string& message) {
-  return absl::InvalidArgumentError(Name(inst) + ": " + message);
+  return absl::InvalidArgumentError(absl::StrCat(std::string(OpName(inst.op)), ": ", message));
 }
 
 std::string Braced(const std::vector<int64_t>& values) {
   return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
-// Every op lists the attributes it reads; any other attribute is a mistake of the producer.
 absl::Status CheckAttributes(const Instruction& inst, const std::set<std::string>& allowed) {
   for (const auto& [name, values] : inst.attrs) {
     if (allowed.count(name) == 0) return Error(inst, "unexpected attribute '" + name + "'");
@@ -42,10 +40,33 @@ absl::Status CheckStrictlyIncreasing(const Instruction& inst, const std::string&
   return absl::OkStatus();
 }
 
+absl::Status CheckOnePerDimension(const Instruction& inst, const std::string& attr,
+                                  const Shape& operand, const std::string& what) {
+  const std::vector<int64_t>& values = inst.attrs.at(attr);
+  if (static_cast<int64_t>(values.size()) != operand.rank()) {
+    return Error(inst, absl::StrCat(attr, "=", Braced(values), " has ", values.size(), " entries, ",
+                                    what, " ", operand.ToString(), " has rank ", operand.rank()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> SingleValue(const Instruction& inst, const std::string& attr) {
+  const std::vector<int64_t>& values = inst.attrs.at(attr);
+  if (values.size() != 1) {
+    return Error(inst, absl::StrCat(attr, "=", Braced(values), " must have exactly one entry"));
+  }
+  return values[0];
+}
+
+absl::Status CheckValid(const Instruction& inst, const Shape& shape) {
+  absl::Status valid = ValidateShape(shape);
+  if (!valid.ok()) return Error(inst, std::string(valid.message()));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Shape> ShapeRuleLeaf(const Instruction& inst, const std::vector<Shape>&) {
   SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
-  absl::Status valid = ValidateShape(inst.shape);
-  if (!valid.ok()) return Error(inst, std::string(valid.message()));
+  SEAM_RETURN_IF_ERROR(CheckValid(inst, inst.shape));
   if (inst.op == Op::kParameter) {
     if (inst.literal != Literal{}) return Error(inst, "has a literal value");
     return inst.shape;
@@ -61,7 +82,33 @@ absl::StatusOr<Shape> ShapeRuleLeaf(const Instruction& inst, const std::vector<S
     return Error(inst, absl::StrCat("literal has ", inst.literal.bytes.size(), " bytes, shape ",
                                     inst.shape.ToString(), " needs ", inst.shape.byte_size()));
   }
+  // Only 0 and 1 print as false/true and read back to the same byte.
+  if (inst.shape.dtype == DType::kPred) {
+    for (size_t i = 0; i < inst.literal.bytes.size(); ++i) {
+      if (inst.literal.bytes[i] > 1) {
+        return Error(inst, absl::StrCat("pred value ", i, " is ", inst.literal.bytes[i],
+                                        ", must be 0 or 1"));
+      }
+    }
+  }
   return inst.shape;
+}
+
+absl::StatusOr<Shape> ShapeRuleIota(const Instruction& inst, const std::vector<Shape>&) {
+  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {"dimension"}));
+  SEAM_RETURN_IF_ERROR(CheckValid(inst, inst.shape));
+  SEAM_ASSIGN_OR_RETURN(int64_t dimension, SingleValue(inst, "dimension"));
+  if (dimension < 0 || dimension >= inst.shape.rank()) {
+    return Error(inst, absl::StrCat("dimension=", dimension, " is out of range for result ",
+                                    inst.shape.ToString(), " of rank ", inst.shape.rank()));
+  }
+  return inst.shape;
+}
+
+absl::StatusOr<Shape> ShapeRuleElementwiseUnary(const Instruction& inst,
+                                                const std::vector<Shape>& operands) {
+  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
+  return operands[0];
 }
 
 absl::StatusOr<Shape> ShapeRuleElementwiseBinary(const Instruction& inst,
@@ -74,58 +121,32 @@ absl::StatusOr<Shape> ShapeRuleElementwiseBinary(const Instruction& inst,
   return operands[0];
 }
 
-absl::StatusOr<Shape> ShapeRuleDot(const Instruction& inst, const std::vector<Shape>& operands) {
-  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
-  const Shape& lhs = operands[0];
-  const Shape& rhs = operands[1];
-  const char* sides[] = {"lhs", "rhs"};
-  for (int i = 0; i < 2; ++i) {
-    if (operands[i].rank() != 2) {
-      return Error(inst, absl::StrCat(sides[i], " ", operands[i].ToString(), " has rank ",
-                                      operands[i].rank(), ", expected 2"));
-    }
-  }
-  if (lhs.dtype != rhs.dtype) {
-    return Error(inst, absl::StrCat("operand dtypes differ: lhs ", lhs.ToString(), ", rhs ",
-                                    rhs.ToString()));
-  }
-  if (lhs.dims[1] != rhs.dims[0]) {
-    return Error(inst, absl::StrCat("contracting dimensions differ: lhs ", lhs.ToString(), " has ",
-                                    lhs.dims[1], ", rhs ", rhs.ToString(), " has ", rhs.dims[0]));
-  }
-  return Shape{lhs.dtype, {lhs.dims[0], rhs.dims[1]}};
+absl::StatusOr<Shape> ShapeRuleCompare(const Instruction& inst,
+                                       const std::vector<Shape>& operands) {
+  SEAM_ASSIGN_OR_RETURN(Shape same, ShapeRuleElementwiseBinary(inst, operands));
+  return Shape{DType::kPred, same.dims};
 }
 
-absl::StatusOr<Shape> ShapeRuleBroadcastInDim(const Instruction& inst,
-                                              const std::vector<Shape>& operands) {
-  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {"dims"}));
-  const Shape& operand = operands[0];
-  // The result dimensions come from the declaration; only the dtype is inherited.
-  Shape result{operand.dtype, inst.shape.dims};
-  absl::Status valid = ValidateShape(result);
-  if (!valid.ok()) return Error(inst, std::string(valid.message()));
-  const std::vector<int64_t>& dims = inst.attrs.at("dims");
-  if (static_cast<int64_t>(dims.size()) != operand.rank()) {
-    return Error(inst,
-                 absl::StrCat("dims=", Braced(dims), " has ", dims.size(), " entries, operand ",
-                              operand.ToString(), " has rank ", operand.rank()));
+absl::StatusOr<Shape> ShapeRuleSelect(const Instruction& inst, const std::vector<Shape>& operands) {
+  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
+  Shape predicate{DType::kPred, operands[1].dims};
+  if (operands[0] != predicate) {
+    return Error(inst, absl::StrCat("operand 0 (the predicate) has shape ", operands[0].ToString(),
+                                    ", expected ", predicate.ToString()));
   }
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] < 0 || dims[i] >= result.rank()) {
-      return Error(inst, absl::StrCat("dims[", i, "]=", dims[i], " is out of range for result ",
-                                      result.ToString(), " of rank ", result.rank()));
-    }
+  if (operands[2] != operands[1]) {
+    return Error(inst, absl::StrCat("operand 2 has shape ", operands[2].ToString(), ", expected ",
+                                    operands[1].ToString(), " (operand 1)"));
   }
-  SEAM_RETURN_IF_ERROR(CheckStrictlyIncreasing(inst, "dims"));
-  for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t from = operand.dims[i];
-    int64_t to = result.dims[dims[i]];
-    if (from != to && from != 1) {
-      return Error(inst, absl::StrCat("operand ", operand.ToString(), " dimension ", i, " (", from,
-                                      ") cannot broadcast to result ", result.ToString(),
-                                      " dimension ", dims[i], " (", to, ")"));
-    }
-  }
+  return operands[1];
+}
+
+absl::StatusOr<Shape> ShapeRuleConvert(const Instruction& inst,
+                                       const std::vector<Shape>& operands) {
+  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
+  // The target dtype is the declared one; the dimensions are the operand's.
+  Shape result{inst.shape.dtype, operands[0].dims};
+  SEAM_RETURN_IF_ERROR(CheckValid(inst, result));
   return result;
 }
 
@@ -152,6 +173,36 @@ absl::StatusOr<Shape> ShapeRuleReduce(const Instruction& inst, const std::vector
   return result;
 }
 
+// The groups' structure only; that they cover exactly the program's replicas is checked by
+// the verifier, which knows the replica count.
+absl::StatusOr<Shape> ShapeRuleAllReduce(const Instruction& inst,
+                                         const std::vector<Shape>& operands) {
+  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {"group_size", "replica_groups"}));
+  SEAM_ASSIGN_OR_RETURN(int64_t group_size, SingleValue(inst, "group_size"));
+  if (group_size < 1) return Error(inst, absl::StrCat("group_size=", group_size, " must be >= 1"));
+  const std::vector<int64_t>& replicas = inst.attrs.at("replica_groups");
+  if (replicas.size() % static_cast<uint64_t>(group_size) != 0) {
+    return Error(inst, absl::StrCat("replica_groups has ", replicas.size(),
+                                    " entries, not a multiple of group_size=", group_size));
+  }
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    if (replicas[i] < 0) {
+      return Error(inst, absl::StrCat("replica_groups[", i, "]=", replicas[i], " is negative"));
+    }
+    if (!seen.insert(replicas[i]).second) {
+      return Error(inst, absl::StrCat("replica ", replicas[i], " appears twice in replica_groups"));
+    }
+  }
+  return operands[0];
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::Error;
+
 // Fields that belong to leaf ops must stay at their defaults elsewhere, or printing (which
 // omits them) would not round-trip and hashing would tell equal computations apart.
 absl::Status CheckNoLeafFields(const Instruction& inst) {
@@ -162,6 +213,26 @@ absl::Status CheckNoLeafFields(const Instruction& inst) {
   return absl::OkStatus();
 }
 
+absl::Status CheckDTypes(const Instruction& inst, const std::vector<Shape>& operands) {
+  DTypeSet accepted = OpDTypes(inst.op);
+  if (operands.empty()) {
+    if (Contains(accepted, inst.shape.dtype)) return absl::OkStatus();
+    return Error(inst,
+                 absl::StrCat("result element type ", std::string(DTypeName(inst.shape.dtype)),
+                              " is not one of ", DTypeSetToString(accepted)));
+  }
+  // select's predicate is always pred; its shape rule says so.
+  size_t first = inst.op == Op::kSelect ? 1 : 0;
+  for (size_t i = first; i < operands.size(); ++i) {
+    if (!Contains(accepted, operands[i].dtype)) {
+      return Error(inst, absl::StrCat("operand ", i, " has element type ",
+                                      std::string(DTypeName(operands[i].dtype)), ", expected ",
+                                      DTypeSetToString(accepted)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Shape> InferShape(const Instruction& inst,
@@ -169,19 +240,25 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst,
   if (static_cast<int>(inst.op) >= kNumOps) {
     return absl::InvalidArgumentError(absl::StrCat("invalid op ", static_cast<int>(inst.op)));
   }
-  if (static_cast<int>(operand_shapes.size()) != OpArity(inst.op)) {
-    return Error(inst, absl::StrCat("has ", operand_shapes.size(), " operands, expected ",
-                                    OpArity(inst.op)));
+  int arity = OpArity(inst.op);
+  if (arity < 0 && operand_shapes.empty()) {
+    return Error(inst, "has 0 operands, expected at least 1");
+  }
+  if (arity >= 0 && static_cast<int>(operand_shapes.size()) != arity) {
+    return Error(inst, absl::StrCat("has ", operand_shapes.size(), " operands, expected ", arity));
   }
   for (size_t i = 0; i < operand_shapes.size(); ++i) {
     absl::Status valid = ValidateShape(operand_shapes[i]);
     if (!valid.ok()) return Error(inst, absl::StrCat("operand ", i, ": ", valid.message()));
   }
-  if (OpArity(inst.op) > 0) SEAM_RETURN_IF_ERROR(CheckNoLeafFields(inst));
+  if (inst.op != Op::kParameter && inst.op != Op::kConstant) {
+    SEAM_RETURN_IF_ERROR(CheckNoLeafFields(inst));
+  }
+  SEAM_RETURN_IF_ERROR(CheckDTypes(inst, operand_shapes));
   switch (inst.op) {
-#define SEAM_IR_OP(name, text, arity, rule) \
-  case Op::name:                            \
-    return ShapeRule##rule(inst, operand_shapes);
+#define SEAM_IR_OP(name, text, arity, rule, dtypes) \
+  case Op::name:                                    \
+    return internal::ShapeRule##rule(inst, operand_shapes);
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
   }

@@ -1,15 +1,18 @@
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/base/status_macros.h"
+#include "src/ir/bf16.h"
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"
 
@@ -279,7 +282,7 @@ absl::StatusOr<Shape> Parser::ParseShape() {
   Shape shape;
   std::optional<DType> dtype;
   if (tok_.kind == Tok::kWord) dtype = ParseDType(tok_.text);
-  if (!dtype) return Unexpected("a dtype (f32 or s32)");
+  if (!dtype) return Unexpected(absl::StrCat("a dtype (", DTypeSetToString(kAllDTypes), ")"));
   shape.dtype = *dtype;
   int line = tok_.line;
   SEAM_RETURN_IF_ERROR(Advance());
@@ -304,6 +307,70 @@ absl::StatusOr<Shape> Parser::ParseShape() {
   return shape;
 }
 
+template <typename T>
+std::from_chars_result ParseNumber(const Token& v, T* x) {
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  if constexpr (std::is_floating_point_v<T>) {
+    if (v.text == "nan") {
+      *x = std::numeric_limits<T>::quiet_NaN();
+      return {last, std::errc()};
+    }
+    if (v.text == "inf" || v.text == "-inf") {
+      *x = (v.text[0] == '-' ? -1 : 1) * std::numeric_limits<T>::infinity();
+      return {last, std::errc()};
+    }
+  }
+  return std::from_chars(first, last, *x);
+}
+
+// Parses one element of `dtype` into `out`; the error, if any, is for the caller to word.
+std::from_chars_result ParseElement(DType dtype, const Token& v, uint8_t* out) {
+  const char* last = v.text.data() + v.text.size();
+  switch (dtype) {
+    case DType::kF32:
+    case DType::kBF16: {
+      float x = 0;
+      std::from_chars_result r = ParseNumber(v, &x);
+      if (dtype == DType::kF32) {
+        std::memcpy(out, &x, sizeof(x));
+        return r;
+      }
+      // bf16 text is read as f32 and rounded; a finite value that rounds to infinity is
+      // out of range, as it is for the other float types.
+      uint16_t h = FloatToBF16(x);
+      if (r.ec == std::errc() && std::isfinite(x) && std::isinf(BF16ToFloat(h))) {
+        r.ec = std::errc::result_out_of_range;
+      }
+      std::memcpy(out, &h, sizeof(h));
+      return r;
+    }
+    case DType::kF64: {
+      double x = 0;
+      std::from_chars_result r = ParseNumber(v, &x);
+      std::memcpy(out, &x, sizeof(x));
+      return r;
+    }
+    case DType::kS32: {
+      int32_t x = 0;
+      std::from_chars_result r = ParseNumber(v, &x);
+      std::memcpy(out, &x, sizeof(x));
+      return r;
+    }
+    case DType::kS64: {
+      int64_t x = 0;
+      std::from_chars_result r = ParseNumber(v, &x);
+      std::memcpy(out, &x, sizeof(x));
+      return r;
+    }
+    case DType::kPred:
+      *out = v.text == "true";
+      return {last,
+              v.text == "true" || v.text == "false" ? std::errc() : std::errc::invalid_argument};
+  }
+  return {v.text.data(), std::errc::invalid_argument};
+}
+
 absl::Status Parser::ParseConstant(const std::vector<Token>& values, int line, Instruction* inst) {
   const Shape& shape = inst->shape;
   if (static_cast<int64_t>(values.size()) != shape.num_elements()) {
@@ -313,31 +380,18 @@ absl::Status Parser::ParseConstant(const std::vector<Token>& values, int line, I
   inst->literal.shape = shape;
   inst->literal.bytes.resize(shape.byte_size());
   uint8_t* out = inst->literal.bytes.data();
+  std::string dtype(DTypeName(shape.dtype));
   for (const Token& v : values) {
-    const char* first = v.text.data();
-    const char* last = first + v.text.size();
-    std::from_chars_result r{last, std::errc()};
-    if (shape.dtype == DType::kS32) {
-      int32_t x = 0;
-      r = std::from_chars(first, last, x);
-      std::memcpy(out, &x, sizeof(x));
-    } else {
-      float x = 0;
-      if (v.text == "nan") {
-        x = std::numeric_limits<float>::quiet_NaN();
-      } else if (v.text == "inf" || v.text == "-inf") {
-        x = (v.text[0] == '-' ? -1 : 1) * std::numeric_limits<float>::infinity();
-      } else {
-        r = std::from_chars(first, last, x);
-      }
-      std::memcpy(out, &x, sizeof(x));
-    }
-    std::string dtype(DTypeName(shape.dtype));
+    std::from_chars_result r = ParseElement(shape.dtype, v, out);
+    const char* last = v.text.data() + v.text.size();
     if (r.ec == std::errc::result_out_of_range && r.ptr == last) {
       return Error(v.line, absl::StrCat(dtype, " value ", Describe(v), " is out of range"));
     }
     if (r.ec != std::errc() || r.ptr != last) {
-      return Error(v.line, absl::StrCat("expected an ", dtype, " value, found ", Describe(v)));
+      const char* article = dtype[0] == 'f' || dtype[0] == 's' ? "an " : "a ";
+      std::string hint = shape.dtype == DType::kPred ? " (true or false)" : "";
+      return Error(v.line, absl::StrCat("expected ", article, dtype, " value", hint, ", found ",
+                                        Describe(v)));
     }
     out += DTypeSize(shape.dtype);
   }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "src/ir/bf16.h"
 #include "src/ir/text.h"
 
 namespace seam::ir {
@@ -36,7 +37,9 @@ std::string ProgramName(const std::string& name) {
   return out + "\"";
 }
 
-std::string FormatF32(float v) {
+// Shortest text that reads back as the same value; NaN and infinities by name.
+template <typename T>
+std::string FormatFloat(T v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   char buf[64];
@@ -44,15 +47,30 @@ std::string FormatF32(float v) {
   return ec == std::errc() ? std::string(buf, end) : "nan";
 }
 
+template <typename T>
+T Load(const Literal& lit, size_t i) {
+  T v;
+  std::memcpy(&v, lit.bytes.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
 std::string FormatElement(const Literal& lit, size_t i) {
-  if (lit.shape.dtype == DType::kS32) {
-    int32_t v;
-    std::memcpy(&v, lit.bytes.data() + i * sizeof(v), sizeof(v));
-    return std::to_string(v);
+  switch (lit.shape.dtype) {
+    case DType::kF32:
+      return FormatFloat(Load<float>(lit, i));
+    case DType::kF64:
+      return FormatFloat(Load<double>(lit, i));
+    case DType::kBF16:
+      // Every bf16 value is an f32 value, so the f32 form reads back exactly.
+      return FormatFloat(BF16ToFloat(Load<uint16_t>(lit, i)));
+    case DType::kS32:
+      return std::to_string(Load<int32_t>(lit, i));
+    case DType::kS64:
+      return std::to_string(Load<int64_t>(lit, i));
+    case DType::kPred:
+      return Load<uint8_t>(lit, i) != 0 ? "true" : "false";
   }
-  float v;
-  std::memcpy(&v, lit.bytes.data() + i * sizeof(v), sizeof(v));
-  return FormatF32(v);
+  return "?";
 }
 
 std::string FormatConstant(const Literal& lit) {

@@ -17,6 +17,25 @@ absl::Status InstructionError(int index, Op op, absl::string_view message) {
       absl::StrCat("%", index, " (", std::string(OpName(op)), "): ", message));
 }
 
+// The shape rule has checked that the groups are well formed and disjoint; here they must
+// also name only the program's replicas, and all of them.
+absl::Status CheckReplicaGroups(const Instruction& inst, int64_t replica_count) {
+  const std::vector<int64_t>& replicas = inst.attrs.at("replica_groups");
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    if (replicas[i] >= replica_count) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("replica_groups[", i, "]=", replicas[i],
+                       " is out of range for replicas=", replica_count));
+    }
+  }
+  if (static_cast<int64_t>(replicas.size()) != replica_count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("replica_groups lists ", replicas.size(), " replicas, the program has ",
+                     replica_count, " (every replica must be in exactly one group)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status VerifyInstruction(const Program& program, int index,
                                std::vector<int>* parameter_owner) {
   const Instruction& inst = program.instructions[index];
@@ -25,7 +44,10 @@ absl::Status VerifyInstruction(const Program& program, int index,
         absl::StrCat("%", index, ": invalid op ", static_cast<int>(inst.op)));
   }
   int arity = OpArity(inst.op);
-  if (static_cast<int>(inst.operands.size()) != arity) {
+  if (arity < 0 && inst.operands.empty()) {
+    return InstructionError(index, inst.op, "has 0 operands, expected at least 1");
+  }
+  if (arity >= 0 && static_cast<int>(inst.operands.size()) != arity) {
     return InstructionError(
         index, inst.op, absl::StrCat("has ", inst.operands.size(), " operands, expected ", arity));
   }
@@ -51,6 +73,10 @@ absl::Status VerifyInstruction(const Program& program, int index,
     return InstructionError(index, inst.op,
                             absl::StrCat("declared shape ", inst.shape.ToString(),
                                          " differs from inferred ", inferred->ToString()));
+  }
+  if (IsAllReduce(inst.op)) {
+    absl::Status groups = CheckReplicaGroups(inst, program.replica_count);
+    if (!groups.ok()) return InstructionError(index, inst.op, groups.message());
   }
   if (inst.op == Op::kParameter) {
     int64_t p = inst.parameter_index;

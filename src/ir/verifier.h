@@ -8,9 +8,11 @@
 namespace seam::ir {
 
 // InvalidArgument naming the instruction ("%3 (add): ...") when: an operand index is not an
-// earlier instruction, the operand count differs from the op's arity, the declared shape
-// differs from the inferred one, parameter indices are not exactly 0..n-1 once each, the
-// result tuple is empty or names a missing instruction, or replica_count < 1.
+// earlier instruction, the operand count differs from the op's arity, an operand's dtype is
+// not one the op computes on, the declared shape differs from the inferred one, an
+// all_reduce's groups do not cover exactly the program's replicas, parameter indices are
+// not exactly 0..n-1 once each, the result tuple is empty or names a missing instruction,
+// or replica_count < 1.
 absl::Status VerifyProgram(const Program& program);
 
 // As above; on an error about one instruction also stores its index in *bad_instruction

@@ -185,9 +185,19 @@ template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
 template float Tensor::item<float>() const;
 template int32_t Tensor::item<int32_t>() const;
 
+// A 2-D dot_general: contract lhs dimension 1 with rhs dimension 0, no batch dimensions.
 Tensor Tensor::matmul(const Tensor& other) const {
-  return TensorAccess::Wrap(
-      MakeNode(ir::Op::kDot, {NodeOf(*this, "matmul"), NodeOf(other, "matmul")}, {}));
+  NodePtr lhs = NodeOf(*this, "matmul");
+  NodePtr rhs = NodeOf(other, "matmul");
+  for (const NodePtr& side : {lhs, rhs}) {
+    if (side->shape.rank() != 2) {
+      throw Error(3, absl::StrCat("matmul: operands must have rank 2, got ", lhs->shape.ToString(),
+                                  " and ", rhs->shape.ToString()));
+    }
+  }
+  ir::Attributes attrs = {
+      {"lhs_batch", {}}, {"rhs_batch", {}}, {"lhs_contracting", {1}}, {"rhs_contracting", {0}}};
+  return TensorAccess::Wrap(MakeNode(ir::Op::kDotGeneral, {lhs, rhs}, std::move(attrs)));
 }
 
 Tensor Tensor::sum() const {

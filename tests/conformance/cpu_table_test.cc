@@ -199,17 +199,17 @@ TEST_F(CpuTableTest, BufferRoundTripsForEveryShapeKind) {
 }
 
 TEST_F(CpuTableTest, UnsupportedElementTypeNamesIt) {
-  double d = 1;
+  uint16_t half = 0x3c00;
   auto args = ARGS(PJRT_Client_BufferFromHostBuffer_Args);
   args.client = client_;
-  args.data = &d;
-  args.type = PJRT_Buffer_Type_F64;
+  args.data = &half;
+  args.type = PJRT_Buffer_Type_F16;
   args.device = device_;
   ErrorInfo error = Take(Api()->PJRT_Client_BufferFromHostBuffer(&args));
   EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
   EXPECT_EQ(error.message,
-            "PJRT_Client_BufferFromHostBuffer: element type 12 is not supported by the cpu plugin "
-            "(supported: F32 = 11, S32 = 4)");
+            "PJRT_Client_BufferFromHostBuffer: element type 10 is not supported by the cpu plugin "
+            "(supported: PRED = 1, S32 = 4, S64 = 5, F32 = 11, F64 = 12, BF16 = 13)");
 }
 
 TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {

@@ -107,7 +107,7 @@ TEST(LazyStepTest, ChangingTheScalarDoesNotRecompile) {
 TEST(LazyStepTest, StepProgramTextRoundTrips) {
   LazyStep step = RecordStep(testing::MakeStepInputs(6));
   std::string text = pending_ir_text({step.loss, step.y, step.row_sum});
-  EXPECT_THAT(text, ::testing::HasSubstr("dot("));
+  EXPECT_THAT(text, ::testing::HasSubstr("dot_general("));
   EXPECT_THAT(text, ::testing::HasSubstr("broadcast_in_dim("));
   EXPECT_THAT(text, ::testing::HasSubstr("reduce_sum("));
   absl::StatusOr<ir::Program> parsed = ir::ParseProgram(text);

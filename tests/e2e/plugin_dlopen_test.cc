@@ -24,10 +24,10 @@ constexpr char kStep[] = R"(program @step {
   %b2 = parameter(4) : f32[2]
   %t = parameter(5) : f32[5,2]
   %half = parameter(6) : f32[]
-  %xw = dot(%x, %w1) : f32[5,3]
+  %xw = dot_general(%x, %w1), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, rhs_contracting={0} : f32[5,3]
   %b1b = broadcast_in_dim(%b1), dims={1} : f32[5,3]
   %h = add(%xw, %b1b) : f32[5,3]
-  %hw = dot(%h, %w2) : f32[5,2]
+  %hw = dot_general(%h, %w2), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, rhs_contracting={0} : f32[5,2]
   %b2b = broadcast_in_dim(%b2), dims={1} : f32[5,2]
   %y = add(%hw, %b2b) : f32[5,2]
   %d = subtract(%y, %t) : f32[5,2]
@@ -76,7 +76,7 @@ std::vector<ir::Literal> RunStep(ComputationClient& client, const StepInputs& in
 
 TEST(PluginDlopenTest, LoadedPluginRunsTheStepLikeTheInProcessOne) {
   ASSERT_FALSE(PluginPath().empty()) << "SEAM_CPU_PLUGIN_PATH is not set";
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin(PluginPath());
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("cpu_by_path", PluginPath());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   // A separate copy of the plugin code: its own table, not the in-process one.
   EXPECT_NE(*loaded, GetInProcessCpuPjrtApi());
@@ -103,7 +103,7 @@ TEST(PluginDlopenTest, LoadedPluginRunsTheStepLikeTheInProcessOne) {
 }
 
 TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin(PluginPath());
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("cpu_by_path", PluginPath());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   auto client = PjrtComputationClient::Create(*loaded, {{"cpu_device_count", int64_t{3}}});
   ASSERT_TRUE(client.ok()) << client.status();
@@ -117,7 +117,7 @@ TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
 }
 
 TEST(PluginDlopenTest, MissingLibraryIsAClearError) {
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("/nonexistent/libnothing.so");
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("nothing", "/nonexistent/libnothing.so");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             "Failed to open /nonexistent/libnothing.so: /nonexistent/libnothing.so: cannot open "
@@ -125,7 +125,7 @@ TEST(PluginDlopenTest, MissingLibraryIsAClearError) {
 }
 
 TEST(PluginDlopenTest, LibraryWithoutGetPjrtApiIsNotFound) {
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("libm.so.6");
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("libm", "libm.so.6");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(loaded.status().message(), "GetPjrtApi not found in libm.so.6");

@@ -38,8 +38,10 @@ Program BuildProgram() {
   add.operands = {0, 3};
   add.shape = F32({2, 3});
   Instruction dot;
-  dot.op = Op::kDot;
+  dot.op = Op::kDotGeneral;
   dot.operands = {4, 1};
+  dot.attrs = {
+      {"lhs_batch", {}}, {"lhs_contracting", {1}}, {"rhs_batch", {}}, {"rhs_contracting", {0}}};
   dot.shape = F32({2, 2});
   Instruction r;
   r.op = Op::kReduceSum;

@@ -39,6 +39,11 @@ Instruction Node(Op op, std::vector<int> operands, Shape shape, Attributes attrs
 Shape F32(std::vector<int64_t> dims) { return Shape{DType::kF32, std::move(dims)}; }
 Shape S32(std::vector<int64_t> dims) { return Shape{DType::kS32, std::move(dims)}; }
 
+// dot_general as a plain [m,k] x [k,n] matrix product.
+Attributes MatmulDims() {
+  return {{"lhs_batch", {}}, {"lhs_contracting", {1}}, {"rhs_batch", {}}, {"rhs_contracting", {0}}};
+}
+
 Program Make(std::vector<Instruction> instructions, std::vector<int> results) {
   Program p;
   p.instructions = std::move(instructions);
@@ -88,11 +93,12 @@ TEST(IrTextTest, RoundTripsScalarProgram) {
   EXPECT_TRUE(absl::StrContains(PrintProgram(p), "program @scalar replicas=8 {"));
 }
 
-TEST(IrTextTest, RoundTripsS32AndEveryOp) {
+TEST(IrTextTest, RoundTripsS32Program) {
   Program p = Make({Param(1, S32({2, 3})), Param(0, S32({3, 2})),
                     Const(Literal::FromS32({-2147483647 - 1, 0, 2147483647}, {3})),
-                    Node(Op::kDot, {0, 1}, S32({2, 2})), Node(Op::kSubtract, {3, 3}, S32({2, 2})),
-                    Node(Op::kAdd, {4, 3}, S32({2, 2})), Node(Op::kMultiply, {5, 4}, S32({2, 2})),
+                    Node(Op::kDotGeneral, {0, 1}, S32({2, 2}), MatmulDims()),
+                    Node(Op::kSubtract, {3, 3}, S32({2, 2})), Node(Op::kAdd, {4, 3}, S32({2, 2})),
+                    Node(Op::kMultiply, {5, 4}, S32({2, 2})),
                     Node(Op::kBroadcastInDim, {2}, S32({2, 3}), {{"dims", {1}}}),
                     Node(Op::kReduceSum, {7}, S32({}), {{"axes", {0, 1}}}),
                     Node(Op::kReduceSum, {6}, S32({2, 2}), {{"axes", {}}})},
@@ -102,6 +108,103 @@ TEST(IrTextTest, RoundTripsS32AndEveryOp) {
   EXPECT_TRUE(absl::StrContains(text, "constant({-2147483648, 0, 2147483647}) : s32[3]"));
   EXPECT_TRUE(absl::StrContains(text, "reduce_sum(%7), axes={0,1} : s32[]"));
   EXPECT_TRUE(absl::StrContains(text, "return (%8, %9, %8, %2)"));
+}
+
+// One instruction of every op of ops.def, in canonical text.
+constexpr char kEveryOp[] = R"(program @every_op replicas=2 {
+  %0 = parameter(0) : f32[2,3]
+  %1 = parameter(1) : s32[2,3]
+  %2 = constant({true, false}) : pred[2]
+  %3 = constant({1.5, -0.25}) : bf16[2]
+  %4 = constant(0) : f32[]
+  %5 = iota(), dimension={1} : s32[2,3]
+  %6 = neg(%0) : f32[2,3]
+  %7 = abs(%1) : s32[2,3]
+  %8 = sign(%0) : f32[2,3]
+  %9 = exp(%0) : f32[2,3]
+  %10 = log(%0) : f32[2,3]
+  %11 = log1p(%0) : f32[2,3]
+  %12 = tanh(%0) : f32[2,3]
+  %13 = logistic(%0) : f32[2,3]
+  %14 = sqrt(%0) : f32[2,3]
+  %15 = rsqrt(%0) : f32[2,3]
+  %16 = floor(%0) : f32[2,3]
+  %17 = ceil(%0) : f32[2,3]
+  %18 = not(%2) : pred[2]
+  %19 = add(%0, %6) : f32[2,3]
+  %20 = subtract(%0, %6) : f32[2,3]
+  %21 = multiply(%0, %6) : f32[2,3]
+  %22 = divide(%1, %5) : s32[2,3]
+  %23 = remainder(%1, %5) : s32[2,3]
+  %24 = power(%0, %6) : f32[2,3]
+  %25 = maximum(%0, %6) : f32[2,3]
+  %26 = minimum(%0, %6) : f32[2,3]
+  %27 = and(%1, %5) : s32[2,3]
+  %28 = or(%2, %18) : pred[2]
+  %29 = eq(%0, %6) : pred[2,3]
+  %30 = ne(%0, %6) : pred[2,3]
+  %31 = lt(%1, %5) : pred[2,3]
+  %32 = le(%2, %18) : pred[2]
+  %33 = gt(%3, %3) : pred[2]
+  %34 = ge(%0, %6) : pred[2,3]
+  %35 = select(%29, %0, %6) : f32[2,3]
+  %36 = convert(%1) : bf16[2,3]
+  %37 = broadcast_in_dim(%3), dims={0} : bf16[2,4]
+  %38 = reshape(%0) : f32[3,1,2]
+  %39 = transpose(%0), permutation={1,0} : f32[3,2]
+  %40 = slice(%0), limit={2,3}, start={0,1}, stride={1,2} : f32[2,1]
+  %41 = concatenate(%0, %6, %0), dimension={0} : f32[6,3]
+  %42 = pad(%0, %4), high={0,1}, interior={1,0}, low={1,-1} : f32[4,3]
+  %43 = reduce_sum(%0), axes={1} : f32[2]
+  %44 = reduce_product(%1), axes={0,1} : s32[]
+  %45 = reduce_max(%0), axes={} : f32[2,3]
+  %46 = reduce_min(%0), axes={0} : f32[3]
+  %47 = dot_general(%0, %6), lhs_batch={0}, lhs_contracting={1}, rhs_batch={0}, rhs_contracting={1} : f32[2]
+  %48 = all_reduce_sum(%0), group_size={2}, replica_groups={0,1} : f32[2,3]
+  %49 = all_reduce_max(%1), group_size={1}, replica_groups={1,0} : s32[2,3]
+  %50 = all_reduce_min(%0), group_size={2}, replica_groups={1,0} : f32[2,3]
+  return (%50, %49, %48, %47)
+}
+)";
+
+TEST(IrTextTest, RoundTripsEveryOp) {
+  absl::StatusOr<Program> parsed = ParseProgram(kEveryOp);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(PrintProgram(*parsed), kEveryOp);
+  ExpectRoundTrip(*parsed);
+  std::vector<bool> seen(kNumOps, false);
+  for (const Instruction& inst : parsed->instructions) seen[static_cast<int>(inst.op)] = true;
+  for (int i = 0; i < kNumOps; ++i) EXPECT_TRUE(seen[i]) << OpName(static_cast<Op>(i));
+}
+
+TEST(IrTextTest, RoundTripsConstantsOfEveryDType) {
+  float bf16_max = 3.38953139e38f;
+  Program p = Make(
+      {Const(Literal::FromF64({0.1, -0.0, 1e308, 5e-324, -std::numeric_limits<double>::infinity()},
+                              {5})),
+       Const(Literal::FromBF16({0.1f, -0.0f, bf16_max, 1.0f / 3, 1e-40f}, {5})),
+       Const(Literal::FromS64(
+           {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 0}, {3})),
+       Const(Literal::FromPred({true, false, true}, {3, 1})), Const(Literal::FromPred({}, {0})),
+       Const(Literal::FromPred({false}, {}))},
+      {0, 1, 2, 3, 4, 5});
+  ExpectRoundTrip(p);
+  std::string text = PrintProgram(p);
+  EXPECT_TRUE(absl::StrContains(text, "constant({0.1, -0, 1e+308, 5e-324, -inf}) : f64[5]"));
+  // bf16 values print as the f32 they are: 0.1 rounds to 0.10009765625.
+  EXPECT_TRUE(absl::StrContains(
+      text, "constant({0.100097656, -0, 3.3895314e+38, 0.33398438, 9.1835e-41}) : bf16[5]"))
+      << text;
+  EXPECT_TRUE(
+      absl::StrContains(text, "constant({-9223372036854775808, 9223372036854775807, 0}) : s64[3]"));
+  EXPECT_TRUE(absl::StrContains(text, "constant({true, false, true}) : pred[3,1]"));
+  EXPECT_TRUE(absl::StrContains(text, "constant({}) : pred[0]"));
+  EXPECT_TRUE(absl::StrContains(text, "constant(false) : pred[]"));
+  // Text for bf16 is read as f32 and rounded to nearest even.
+  absl::StatusOr<Program> parsed =
+      ParseProgram("program @b {\n  %0 = constant({0.1, 1.00390625}) : bf16[2]\n  return (%0)\n}");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->instructions[0].literal, Literal::FromBF16({0.10009765625f, 1.0f}, {2}));
 }
 
 TEST(IrTextTest, RoundTripsEmptyAndSpecialConstants) {
@@ -149,7 +252,8 @@ program   @net {   # no replicas: defaults to 1
   %x = parameter(0):f32[2,3]
   %w=parameter( 1 ) : f32[3,2]   # trailing comment
 
-  %mm = dot(%x,%w) : f32[2,2]
+  %mm = dot_general(%x,%w), rhs_contracting={0}, lhs_contracting={1},
+        lhs_batch={}, rhs_batch={} : f32[2,2]
   %b.1 = constant( { 1 , 2 } ) : f32[2]
   %bb = broadcast_in_dim( %b.1 ) , dims = { 1 } : f32[2,2]
   %sum = add(%mm, %bb) : f32[2,2]
@@ -163,7 +267,8 @@ program   @net {   # no replicas: defaults to 1
             "program @net replicas=1 {\n"
             "  %0 = parameter(0) : f32[2,3]\n"
             "  %1 = parameter(1) : f32[3,2]\n"
-            "  %2 = dot(%0, %1) : f32[2,2]\n"
+            "  %2 = dot_general(%0, %1), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, "
+            "rhs_contracting={0} : f32[2,2]\n"
             "  %3 = constant({1, 2}) : f32[2]\n"
             "  %4 = broadcast_in_dim(%3), dims={1} : f32[2,2]\n"
             "  %5 = add(%2, %4) : f32[2,2]\n"
@@ -220,8 +325,8 @@ TEST(IrTextTest, RejectsMalformedInput) {
        "size overflows int64"},
       {"program @m {\n  %0 = parameter(0) : f32[99999999999999999999]\n", 2,
        "'99999999999999999999' is out of range"},
-      {"program @m {\n  %0 = parameter(0) : f64[]\n", 2,
-       "expected a dtype (f32 or s32), found 'f64'"},
+      {"program @m {\n  %0 = parameter(0) : f16[]\n", 2,
+       "expected a dtype (f32, f64, bf16, s32, s64 or pred), found 'f16'"},
       {"program @m {\n  %0 = parameter(0) : f32[2 3]\n", 2,
        "expected ',' or ']' in the dimensions, found '3'"},
       {"program @m {\n  %0 = constant(3000000000) : s32[]\n  return (%0)\n}", 2,
@@ -232,6 +337,28 @@ TEST(IrTextTest, RejectsMalformedInput) {
        "f32 value '1e50' is out of range"},
       {"program @m {\n  %0 = constant(abc) : f32[]\n  return (%0)\n}", 2,
        "expected an f32 value, found 'abc'"},
+      {"program @m {\n  %0 = constant(1) : pred[]\n  return (%0)\n}", 2,
+       "expected a pred value (true or false), found '1'"},
+      {"program @m {\n  %0 = constant(true) : bf16[]\n  return (%0)\n}", 2,
+       "expected a bf16 value, found 'true'"},
+      {"program @m {\n  %0 = constant(3.4e38) : bf16[]\n  return (%0)\n}", 2,
+       "bf16 value '3.4e38' is out of range"},
+      {"program @m {\n  %0 = constant(1e400) : f64[]\n  return (%0)\n}", 2,
+       "f64 value '1e400' is out of range"},
+      {"program @m {\n  %0 = constant(x) : f64[]\n  return (%0)\n}", 2,
+       "expected an f64 value, found 'x'"},
+      {"program @m {\n  %0 = constant(9223372036854775808) : s64[]\n  return (%0)\n}", 2,
+       "s64 value '9223372036854775808' is out of range"},
+      {"program @m {\n  %0 = constant(1.5) : s64[]\n  return (%0)\n}", 2,
+       "expected an s64 value, found '1.5'"},
+      {"program @m {\n  %0 = parameter(0) : f32[2]\n  %1 = exp(%0) : s32[2]\n"
+       "  %2 = exp(%1) : s32[2]\n  return (%2)\n}",
+       3, "%1 (exp): declared shape s32[2] differs from inferred f32[2]"},
+      {"program @m {\n  %0 = parameter(0) : s32[2]\n  %1 = exp(%0) : s32[2]\n  return (%1)\n}", 3,
+       "%1 (exp): operand 0 has element type s32, expected f32, f64 or bf16"},
+      {"program @m {\n  %0 = parameter(0) : s32[2]\n  %1 = concatenate() : s32[2]\n"
+       "  return (%1)\n}",
+       3, "%1 (concatenate): has 0 operands, expected at least 1"},
       {"program @m {\n  %0 = constant() : f32[]\n", 2, "expected a constant value, found ')'"},
       {"program @m {\n  %0 = constant({1 2}) : f32[2]\n", 2, "found '2'"},
       {"program @m {\n  %0 = parameter(%1) : f32[]\n", 2, "expected a parameter index, found '%1'"},
@@ -295,9 +422,7 @@ TEST(IrTextTest, ShortensLongTokensInMessages) {
 
 // Every prefix and many single-byte mutations of a valid program must produce either a
 // program or an InvalidArgument error starting with "line N: ", and never crash.
-TEST(IrTextTest, SurvivesTruncationAndMutation) {
-  std::string text = PrintProgram(ExampleProgram());
-  text.insert(text.find("  %4"), "  %9 = constant({-1.5e+10, inf, nan}) : f32[3]\n");
+void FuzzParser(const std::string& text) {
   auto check = [](const std::string& input) {
     absl::StatusOr<Program> parsed = ParseProgram(input);
     if (parsed.ok()) {
@@ -331,6 +456,32 @@ TEST(IrTextTest, SurvivesTruncationAndMutation) {
     check(doubled);
   }
   EXPECT_TRUE(ParseProgram(text).ok());
+}
+
+TEST(IrTextTest, SurvivesTruncationAndMutation) {
+  std::string text = PrintProgram(ExampleProgram());
+  text.insert(text.find("  %4"), "  %9 = constant({-1.5e+10, inf, nan}) : f32[3]\n");
+  FuzzParser(text);
+}
+
+TEST(IrTextTest, SurvivesTruncationAndMutationOfTheWiderOpSet) {
+  FuzzParser(R"(program @wide replicas=2 {
+  %0 = parameter(0) : f32[2,3]
+  %1 = constant({true, false}) : pred[2]
+  %2 = constant({1.5, -0.25, nan}) : bf16[3]
+  %3 = constant(-9223372036854775808) : s64[]
+  %4 = constant(0.1) : f64[]
+  %5 = iota(), dimension={1} : s32[2,3]
+  %6 = lt(%0, %0) : pred[2,3]
+  %7 = select(%6, %0, %0) : f32[2,3]
+  %8 = constant(0) : f32[]
+  %9 = pad(%7, %8), high={0,1}, interior={1,0}, low={1,-1} : f32[4,3]
+  %10 = slice(%9), limit={4,3}, start={1,0}, stride={2,2} : f32[2,2]
+  %11 = dot_general(%0, %0), lhs_batch={0}, lhs_contracting={1}, rhs_batch={0}, rhs_contracting={1} : f32[2]
+  %12 = all_reduce_max(%11), group_size={2}, replica_groups={1,0} : f32[2]
+  return (%12, %10, %1, %2, %3, %4, %5)
+}
+)");
 }
 
 }  // namespace

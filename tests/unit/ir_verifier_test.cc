@@ -51,10 +51,14 @@ std::string Infer(const Instruction& inst, const std::vector<Shape>& operands) {
 }
 
 TEST(IrVerifierTest, AcceptsValidProgram) {
-  Program p =
-      Make({Param(1, F32({2, 3})), Param(0, F32({3, 4})), Node(Op::kDot, {0, 1}, F32({2, 4})),
-            Node(Op::kReduceSum, {2}, F32({4}), {{"axes", {0}}})},
-           {3, 2, 3});
+  Program p = Make({Param(1, F32({2, 3})), Param(0, F32({3, 4})),
+                    Node(Op::kDotGeneral, {0, 1}, F32({2, 4}),
+                         {{"lhs_batch", {}},
+                          {"lhs_contracting", {1}},
+                          {"rhs_batch", {}},
+                          {"rhs_contracting", {0}}}),
+                    Node(Op::kReduceSum, {2}, F32({4}), {{"axes", {0}}})},
+                   {3, 2, 3});
   EXPECT_EQ(VerifyMessage(p), "OK");
   int bad = 7;
   EXPECT_TRUE(VerifyProgram(p, &bad).ok());
@@ -180,21 +184,6 @@ TEST(IrShapeRulesTest, ElementwiseBinary) {
   EXPECT_EQ(Infer(mul, {S32({}), S32({})}), "multiply: unexpected attribute 'axes'");
 }
 
-TEST(IrShapeRulesTest, Dot) {
-  Instruction dot = Node(Op::kDot, {0, 1}, F32({2, 5}));
-  EXPECT_EQ(Infer(dot, {F32({2, 3}), F32({3, 5})}), "OK f32[2,5]");
-  EXPECT_EQ(Infer(dot, {S32({0, 3}), S32({3, 0})}), "OK s32[0,0]");
-  EXPECT_EQ(Infer(dot, {F32({2, 3}), F32({4, 5})}),
-            "dot: contracting dimensions differ: lhs f32[2,3] has 3, rhs f32[4,5] has 4");
-  EXPECT_EQ(Infer(dot, {F32({2, 3, 4}), F32({4, 5})}),
-            "dot: lhs f32[2,3,4] has rank 3, expected 2");
-  EXPECT_EQ(Infer(dot, {F32({2, 3}), F32({3})}), "dot: rhs f32[3] has rank 1, expected 2");
-  EXPECT_EQ(Infer(dot, {F32({2, 3}), S32({3, 5})}),
-            "dot: operand dtypes differ: lhs f32[2,3], rhs s32[3,5]");
-  dot.attrs["dims"] = {};
-  EXPECT_EQ(Infer(dot, {F32({2, 3}), F32({3, 5})}), "dot: unexpected attribute 'dims'");
-}
-
 TEST(IrShapeRulesTest, BroadcastInDim) {
   Instruction b = Node(Op::kBroadcastInDim, {0}, F32({2, 3}), {{"dims", {1}}});
   EXPECT_EQ(Infer(b, {F32({3})}), "OK f32[2,3]");
@@ -270,9 +259,18 @@ TEST(IrProgramTest, Accessors) {
   EXPECT_EQ(op, Op::kBroadcastInDim);
   EXPECT_FALSE(ParseOpName("mul", &op));
   EXPECT_EQ(OpName(Op::kReduceSum), "reduce_sum");
-  EXPECT_EQ(OpArity(Op::kDot), 2);
+  EXPECT_EQ(OpArity(Op::kDotGeneral), 2);
+  EXPECT_EQ(OpArity(Op::kSelect), 3);
+  EXPECT_EQ(OpArity(Op::kConcatenate), -1);
+  EXPECT_EQ(OpArity(Op::kIota), 0);
+  EXPECT_EQ(OpDTypes(Op::kExp), kFloatDTypes);
+  EXPECT_EQ(OpDTypes(Op::kNot), kLogicalDTypes);
   EXPECT_EQ(ParseDType("s32"), DType::kS32);
-  EXPECT_EQ(ParseDType("f64"), std::nullopt);
+  EXPECT_EQ(ParseDType("f64"), DType::kF64);
+  EXPECT_EQ(ParseDType("bf16"), DType::kBF16);
+  EXPECT_EQ(ParseDType("s64"), DType::kS64);
+  EXPECT_EQ(ParseDType("pred"), DType::kPred);
+  EXPECT_EQ(ParseDType("f16"), std::nullopt);
   Literal lit = Literal::FromS32({7, -8}, {2});
   EXPECT_EQ(lit.shape, S32({2}));
   EXPECT_EQ(lit.s32()[1], -8);

@@ -3,14 +3,37 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/kernels.h"
 
 namespace seam::cpu {
+namespace {
+
+// A group of one replica reduces to a copy; real groups need the collectives that a later
+// version of the plugin brings, so such programs are refused when compiled.
+absl::Status CheckSupported(const ir::Program& program) {
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const ir::Instruction& inst = program.instructions[i];
+    if (ir::IsAllReduce(inst.op) && inst.attrs.at("group_size")[0] != 1) {
+      return absl::UnimplementedError(absl::StrCat(
+          "%", i, " (", std::string(ir::OpName(inst.op)),
+          "): all_reduce is not implemented by the cpu plugin yet (only groups of one replica)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Copy(const uint8_t* in, uint8_t* out, size_t size) {
+  if (size > 0) std::memcpy(out, in, size);
+}
+
+}  // namespace
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text) {
   absl::StatusOr<ir::Program> program = ir::ParseProgram(ir_text);
   if (!program.ok()) return program.status();
+  if (absl::Status s = CheckSupported(*program); !s.ok()) return s;
   return std::shared_ptr<const Executable>(new Executable(*std::move(program)));
 }
 
@@ -26,46 +49,102 @@ Executable::Executable(ir::Program program)
   for (int r : program_.results) last_use_[r] = n;
 }
 
+void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
+                                uint8_t* out) const {
+  auto shape = [&](int k) -> const ir::Shape& {
+    return program_.instructions[inst.operands[k]].shape;
+  };
+  auto attr = [&](const char* name) -> const std::vector<int64_t>& { return inst.attrs.at(name); };
+  int64_t count = inst.shape.num_elements();
+  switch (inst.op) {
+    case ir::Op::kParameter:
+      return;
+    case ir::Op::kConstant:
+      return Copy(inst.literal.bytes.data(), out, inst.literal.bytes.size());
+    case ir::Op::kIota:
+      return Iota(inst.shape, attr("dimension")[0], out);
+    case ir::Op::kNeg:
+    case ir::Op::kAbs:
+    case ir::Op::kSign:
+    case ir::Op::kExp:
+    case ir::Op::kLog:
+    case ir::Op::kLog1p:
+    case ir::Op::kTanh:
+    case ir::Op::kLogistic:
+    case ir::Op::kSqrt:
+    case ir::Op::kRsqrt:
+    case ir::Op::kFloor:
+    case ir::Op::kCeil:
+    case ir::Op::kNot:
+      return Unary(inst.op, inst.shape.dtype, in[0], out, count);
+    case ir::Op::kAdd:
+    case ir::Op::kSubtract:
+    case ir::Op::kMultiply:
+    case ir::Op::kDivide:
+    case ir::Op::kRemainder:
+    case ir::Op::kPower:
+    case ir::Op::kMaximum:
+    case ir::Op::kMinimum:
+    case ir::Op::kAnd:
+    case ir::Op::kOr:
+    case ir::Op::kEq:
+    case ir::Op::kNe:
+    case ir::Op::kLt:
+    case ir::Op::kLe:
+    case ir::Op::kGt:
+    case ir::Op::kGe:
+      return Binary(inst.op, shape(0).dtype, in[0], in[1], out, count);
+    case ir::Op::kSelect:
+      return Select(inst.shape.dtype, in[0], in[1], in[2], out, count);
+    case ir::Op::kConvert:
+      return Convert(shape(0).dtype, inst.shape.dtype, in[0], out, count);
+    case ir::Op::kBroadcastInDim:
+      return BroadcastInDim(shape(0), in[0], inst.shape, attr("dims"), out);
+    case ir::Op::kReshape:
+      return Copy(in[0], out, inst.shape.byte_size());
+    case ir::Op::kTranspose:
+      return Transpose(shape(0), in[0], attr("permutation"), out);
+    case ir::Op::kSlice:
+      return Slice(shape(0), in[0], inst.shape, attr("start"), attr("stride"), out);
+    case ir::Op::kConcatenate: {
+      std::vector<ir::Shape> shapes;
+      for (size_t k = 0; k < inst.operands.size(); ++k) shapes.push_back(shape(k));
+      return Concatenate(shapes, in, attr("dimension")[0], out);
+    }
+    case ir::Op::kPad:
+      return Pad(shape(0), in[0], in[1], inst.shape, attr("low"), attr("interior"), out);
+    case ir::Op::kReduceSum:
+    case ir::Op::kReduceProduct:
+    case ir::Op::kReduceMax:
+    case ir::Op::kReduceMin:
+      return Reduce(inst.op, shape(0), in[0], attr("axes"), out);
+    case ir::Op::kDotGeneral:
+      return DotGeneral(shape(0), in[0], shape(1), in[1],
+                        DotDimensions{attr("lhs_batch"), attr("rhs_batch"), attr("lhs_contracting"),
+                                      attr("rhs_contracting")},
+                        out);
+    case ir::Op::kAllReduceSum:
+    case ir::Op::kAllReduceMax:
+    case ir::Op::kAllReduceMin:
+      // Compile admitted only groups of one replica: the value itself.
+      return Copy(in[0], out, inst.shape.byte_size());
+  }
+}
+
 std::vector<std::shared_ptr<DeviceMemory>> Executable::Run(
     const std::vector<std::shared_ptr<DeviceMemory>>& inputs) const {
   const int n = static_cast<int>(program_.instructions.size());
   std::vector<std::shared_ptr<DeviceMemory>> values(n);
+  std::vector<const uint8_t*> operands;
   for (int i = 0; i < n; ++i) {
     const ir::Instruction& inst = program_.instructions[i];
-    auto operand = [&](int k) -> const uint8_t* { return values[inst.operands[k]]->data(); };
     if (inst.op == ir::Op::kParameter) {
       values[i] = inputs[inst.parameter_index];
     } else {
+      operands.clear();
+      for (int o : inst.operands) operands.push_back(values[o]->data());
       auto out = std::make_shared<DeviceMemory>(inst.shape.byte_size());
-      switch (inst.op) {
-        case ir::Op::kConstant:
-          if (!inst.literal.bytes.empty()) {
-            std::memcpy(out->data(), inst.literal.bytes.data(), inst.literal.bytes.size());
-          }
-          break;
-        case ir::Op::kAdd:
-        case ir::Op::kSubtract:
-        case ir::Op::kMultiply:
-          ElementwiseBinary(inst.op, inst.shape.dtype, operand(0), operand(1), out->data(),
-                            inst.shape.num_elements());
-          break;
-        case ir::Op::kDot: {
-          const ir::Shape& lhs = program_.instructions[inst.operands[0]].shape;
-          Dot(inst.shape.dtype, operand(0), operand(1), out->data(), lhs.dims[0], lhs.dims[1],
-              inst.shape.dims[1]);
-          break;
-        }
-        case ir::Op::kBroadcastInDim:
-          BroadcastInDim(program_.instructions[inst.operands[0]].shape, operand(0), inst.shape,
-                         inst.attrs.at("dims"), out->data());
-          break;
-        case ir::Op::kReduceSum:
-          ReduceSum(program_.instructions[inst.operands[0]].shape, operand(0),
-                    inst.attrs.at("axes"), out->data());
-          break;
-        case ir::Op::kParameter:
-          break;
-      }
+      RunInstruction(inst, operands, out->data());
       values[i] = std::move(out);
     }
     for (int operand_index : inst.operands) {
@@ -82,7 +161,7 @@ std::vector<std::shared_ptr<DeviceMemory>> Executable::Run(
     const ir::Instruction& inst = program_.instructions[r];
     if (inst.op == ir::Op::kParameter || handed_out[r]) {
       auto copy = std::make_shared<DeviceMemory>(values[r]->size());
-      if (copy->size() > 0) std::memcpy(copy->data(), values[r]->data(), copy->size());
+      Copy(values[r]->data(), copy->data(), copy->size());
       results.push_back(std::move(copy));
     } else {
       handed_out[r] = true;

@@ -14,7 +14,8 @@ namespace seam::cpu {
 
 class Executable {
  public:
-  // Parses and verifies IR text ("seam-ir" format).
+  // Parses and verifies IR text ("seam-ir" format). UNIMPLEMENTED for what the plugin
+  // cannot run yet (all_reduce over groups of more than one replica).
   static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text);
 
   const ir::Program& program() const { return program_; }
@@ -28,6 +29,9 @@ class Executable {
 
  private:
   explicit Executable(ir::Program program);
+  // Computes one non-parameter instruction from its operands' memory into `out`.
+  void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
+                      uint8_t* out) const;
 
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;

@@ -1,0 +1,197 @@
+// dot_general. Both operands are brought to the layout [batch, rows, contracting] x
+// [batch, contracting, cols] (copying through a scratch buffer only when the given layout
+// is neither that nor its transpose); f32 and f64 then go to BLAS gemm once per batch,
+// the other dtypes to a plain loop.
+#include <cblas.h>
+
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "src/plugins/cpu/element_types.h"
+#include "src/plugins/cpu/kernels.h"
+
+namespace seam::cpu {
+namespace {
+
+using ir::DType;
+
+std::vector<int64_t> Concat(std::initializer_list<const std::vector<int64_t>*> parts) {
+  std::vector<int64_t> out;
+  for (const auto* part : parts) out.insert(out.end(), part->begin(), part->end());
+  return out;
+}
+
+bool IsIdentity(const std::vector<int64_t>& permutation) {
+  for (size_t i = 0; i < permutation.size(); ++i) {
+    if (permutation[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+int64_t Product(const ir::Shape& shape, const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= shape.dims[d];
+  return n;
+}
+
+std::vector<int64_t> FreeDims(const ir::Shape& shape, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::vector<bool> used(shape.rank(), false);
+  for (int64_t d : batch) used[d] = true;
+  for (int64_t d : contracting) used[d] = true;
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (!used[d]) free.push_back(d);
+  }
+  return free;
+}
+
+// One operand as gemm sees it: `data` in the canonical order, or transposed when
+// `transposed` is set (then the two inner dimensions are swapped in memory).
+struct Operand {
+  const uint8_t* data = nullptr;
+  bool transposed = false;
+  std::vector<uint8_t> scratch;
+};
+
+// `canonical` and `swapped` are the operand's dimension orders that give the canonical
+// layout and its transpose. `allow_swapped` is false where the consumer cannot use it.
+void Arrange(const ir::Shape& shape, const uint8_t* data, const std::vector<int64_t>& canonical,
+             const std::vector<int64_t>& swapped, bool allow_swapped, Operand* operand) {
+  if (IsIdentity(canonical)) {
+    operand->data = data;
+  } else if (allow_swapped && IsIdentity(swapped)) {
+    operand->data = data;
+    operand->transposed = true;
+  } else {
+    operand->scratch.resize(shape.byte_size());
+    Transpose(shape, data, canonical, operand->scratch.data());
+    operand->data = operand->scratch.data();
+  }
+}
+
+// Integer products wrap (so they accumulate unsigned); pred is an OR of ANDs.
+template <typename C>
+struct DotAccumulator {
+  using type = C;
+};
+template <>
+struct DotAccumulator<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct DotAccumulator<int64_t> {
+  using type = uint64_t;
+};
+
+template <typename E>
+void LoopDot(const uint8_t* a_bytes, const uint8_t* b_bytes, uint8_t* c_bytes, int64_t batches,
+             int64_t m, int64_t k, int64_t n) {
+  using C = typename E::Compute;
+  using Acc = typename DotAccumulator<C>::type;
+  const auto* a = reinterpret_cast<const typename E::Storage*>(a_bytes);
+  const auto* b = reinterpret_cast<const typename E::Storage*>(b_bytes);
+  auto* c = reinterpret_cast<typename E::Storage*>(c_bytes);
+  std::vector<Acc> row(n);
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    for (int64_t i = 0; i < m; ++i) {
+      std::fill(row.begin(), row.end(), Acc{});
+      for (int64_t p = 0; p < k; ++p) {
+        Acc av = static_cast<Acc>(E::Load(a[i * k + p]));
+        const auto* b_row = b + p * n;
+        for (int64_t j = 0; j < n; ++j) {
+          if constexpr (std::is_same_v<Acc, bool>) {
+            row[j] = row[j] || (av && E::Load(b_row[j]));
+          } else {
+            row[j] += av * static_cast<Acc>(E::Load(b_row[j]));
+          }
+        }
+      }
+      for (int64_t j = 0; j < n; ++j) c[i * n + j] = E::Store(static_cast<C>(row[j]));
+    }
+    a += m * k;
+    b += k * n;
+    c += m * n;
+  }
+}
+
+void Gemm(float, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n) {
+  cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
+              b.transposed ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f,
+              reinterpret_cast<const float*>(a.data), static_cast<blasint>(a.transposed ? m : k),
+              reinterpret_cast<const float*>(b.data), static_cast<blasint>(b.transposed ? k : n),
+              0.0f, reinterpret_cast<float*>(c), static_cast<blasint>(n));
+}
+
+void Gemm(double, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n) {
+  cblas_dgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
+              b.transposed ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0,
+              reinterpret_cast<const double*>(a.data), static_cast<blasint>(a.transposed ? m : k),
+              reinterpret_cast<const double*>(b.data), static_cast<blasint>(b.transposed ? k : n),
+              0.0, reinterpret_cast<double*>(c), static_cast<blasint>(n));
+}
+
+template <typename E>
+void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
+          const uint8_t* rhs, const DotDimensions& dims, uint8_t* out) {
+  std::vector<int64_t> lhs_free = FreeDims(lhs_shape, dims.lhs_batch, dims.lhs_contracting);
+  std::vector<int64_t> rhs_free = FreeDims(rhs_shape, dims.rhs_batch, dims.rhs_contracting);
+  int64_t batches = Product(lhs_shape, dims.lhs_batch);
+  int64_t m = Product(lhs_shape, lhs_free);
+  int64_t k = Product(lhs_shape, dims.lhs_contracting);
+  int64_t n = Product(rhs_shape, rhs_free);
+  size_t size = sizeof(typename E::Storage);
+  if (batches * m * n == 0) return;
+  if (k == 0) {
+    // An empty sum: zeros (false for pred), whatever gemm would make of it.
+    std::memset(out, 0, static_cast<size_t>(batches * m * n) * size);
+    return;
+  }
+  constexpr bool kBlas =
+      std::is_same_v<typename E::Storage, float> || std::is_same_v<typename E::Storage, double>;
+  constexpr int64_t kBlasMax = std::numeric_limits<blasint>::max();
+  bool blas = kBlas && m <= kBlasMax && n <= kBlasMax && k <= kBlasMax;
+  Operand a, b;
+  Arrange(lhs_shape, lhs, Concat({&dims.lhs_batch, &lhs_free, &dims.lhs_contracting}),
+          Concat({&dims.lhs_batch, &dims.lhs_contracting, &lhs_free}), blas, &a);
+  Arrange(rhs_shape, rhs, Concat({&dims.rhs_batch, &dims.rhs_contracting, &rhs_free}),
+          Concat({&dims.rhs_batch, &rhs_free, &dims.rhs_contracting}), blas, &b);
+  if constexpr (kBlas) {
+    if (blas) {
+      Operand a_batch{a.data, a.transposed, {}};
+      Operand b_batch{b.data, b.transposed, {}};
+      for (int64_t i = 0; i < batches; ++i) {
+        Gemm(typename E::Storage{}, a_batch, b_batch, out + i * m * n * size, m, k, n);
+        a_batch.data += m * k * size;
+        b_batch.data += k * n * size;
+      }
+      return;
+    }
+  }
+  LoopDot<E>(a.data, b.data, out, batches, m, k, n);
+}
+
+}  // namespace
+
+void DotGeneral(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
+                const uint8_t* rhs, const DotDimensions& dims, uint8_t* out) {
+  switch (lhs_shape.dtype) {
+    case DType::kF32:
+      return DotT<Elem<DType::kF32>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
+    case DType::kF64:
+      return DotT<Elem<DType::kF64>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
+    case DType::kBF16:
+      return DotT<Elem<DType::kBF16>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
+    case DType::kS32:
+      return DotT<Elem<DType::kS32>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
+    case DType::kS64:
+      return DotT<Elem<DType::kS64>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
+    case DType::kPred:
+      return DotT<Elem<DType::kPred>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
+  }
+}
+
+}  // namespace seam::cpu

@@ -1,0 +1,151 @@
+// Data movement kernels (broadcast, transpose, slice, concatenate, pad) and iota. They
+// move whole elements, so all but iota dispatch on the element size alone.
+#include <cstring>
+
+#include "src/plugins/cpu/element_types.h"
+#include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/strided.h"
+
+namespace seam::cpu {
+namespace {
+
+// out[pos] = in[offset] for every result position, offsets from `strides` (plus `base`).
+template <typename T>
+void GatherT(const uint8_t* in, int64_t base, const std::vector<int64_t>& out_dims,
+             const std::vector<int64_t>& strides, uint8_t* out) {
+  const T* x = reinterpret_cast<const T*>(in) + base;
+  T* y = reinterpret_cast<T*>(out);
+  ForEachIndex(out_dims, strides, [&](int64_t pos, int64_t offset) { y[pos] = x[offset]; });
+}
+
+void Gather(ir::DType dtype, const uint8_t* in, int64_t base, const std::vector<int64_t>& out_dims,
+            const std::vector<int64_t>& strides, uint8_t* out) {
+  switch (ir::DTypeSize(dtype)) {
+    case 1:
+      return GatherT<uint8_t>(in, base, out_dims, strides, out);
+    case 2:
+      return GatherT<uint16_t>(in, base, out_dims, strides, out);
+    case 4:
+      return GatherT<uint32_t>(in, base, out_dims, strides, out);
+    default:
+      return GatherT<uint64_t>(in, base, out_dims, strides, out);
+  }
+}
+
+template <typename E>
+void IotaT(const ir::Shape& shape, int64_t dimension, uint8_t* out) {
+  auto* y = reinterpret_cast<typename E::Storage*>(out);
+  // Position along `dimension` = (linear / inner) % dims[dimension].
+  int64_t inner = RowMajorStrides(shape.dims)[dimension];
+  int64_t extent = shape.dims[dimension];
+  int64_t count = shape.num_elements();
+  for (int64_t i = 0; i < count; ++i) {
+    y[i] = E::Store(static_cast<typename E::Compute>((i / inner) % extent));
+  }
+}
+
+}  // namespace
+
+void BroadcastInDim(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_shape,
+                    const std::vector<int64_t>& dims, uint8_t* out) {
+  std::vector<int64_t> in_strides = RowMajorStrides(in_shape.dims);
+  std::vector<int64_t> strides(out_shape.dims.size(), 0);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (in_shape.dims[i] != 1) strides[dims[i]] = in_strides[i];
+  }
+  Gather(in_shape.dtype, in, 0, out_shape.dims, strides, out);
+}
+
+void Transpose(const ir::Shape& in_shape, const uint8_t* in,
+               const std::vector<int64_t>& permutation, uint8_t* out) {
+  std::vector<int64_t> in_strides = RowMajorStrides(in_shape.dims);
+  std::vector<int64_t> out_dims, strides;
+  for (int64_t p : permutation) {
+    out_dims.push_back(in_shape.dims[p]);
+    strides.push_back(in_strides[p]);
+  }
+  Gather(in_shape.dtype, in, 0, out_dims, strides, out);
+}
+
+void Slice(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_shape,
+           const std::vector<int64_t>& start, const std::vector<int64_t>& stride, uint8_t* out) {
+  if (out_shape.num_elements() == 0) return;
+  std::vector<int64_t> in_strides = RowMajorStrides(in_shape.dims);
+  std::vector<int64_t> strides(in_strides.size());
+  int64_t base = 0;
+  for (size_t d = 0; d < in_strides.size(); ++d) {
+    base += start[d] * in_strides[d];
+    strides[d] = in_strides[d] * stride[d];
+  }
+  Gather(in_shape.dtype, in, base, out_shape.dims, strides, out);
+}
+
+void Concatenate(const std::vector<ir::Shape>& in_shapes, const std::vector<const uint8_t*>& ins,
+                 int64_t dimension, uint8_t* out) {
+  // Seen as [outer, chunk_i] blocks: each outer index takes one chunk of every operand.
+  size_t size = ir::DTypeSize(in_shapes[0].dtype);
+  int64_t outer = 1;
+  for (int64_t d = 0; d < dimension; ++d) outer *= in_shapes[0].dims[d];
+  std::vector<size_t> chunk_bytes;
+  for (const ir::Shape& shape : in_shapes) {
+    int64_t elements = 1;
+    for (int64_t d = dimension; d < shape.rank(); ++d) elements *= shape.dims[d];
+    chunk_bytes.push_back(static_cast<size_t>(elements) * size);
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (chunk_bytes[i] == 0) continue;
+      std::memcpy(out, ins[i] + o * chunk_bytes[i], chunk_bytes[i]);
+      out += chunk_bytes[i];
+    }
+  }
+}
+
+void Pad(const ir::Shape& in_shape, const uint8_t* in, const uint8_t* value,
+         const ir::Shape& out_shape, const std::vector<int64_t>& low,
+         const std::vector<int64_t>& interior, uint8_t* out) {
+  size_t size = ir::DTypeSize(in_shape.dtype);
+  int64_t out_count = out_shape.num_elements();
+  for (int64_t i = 0; i < out_count; ++i) std::memcpy(out + i * size, value, size);
+  int64_t in_count = in_shape.num_elements();
+  if (in_count == 0 || out_count == 0) return;
+  // Walk the operand's indices; element index[d] lands at low[d] + index[d] * (interior[d]+1)
+  // and is dropped when that falls outside the result (negative padding crops).
+  std::vector<int64_t> out_strides = RowMajorStrides(out_shape.dims);
+  std::vector<int64_t> index(in_shape.rank(), 0);
+  for (int64_t i = 0; i < in_count; ++i) {
+    int64_t offset = 0;
+    bool inside = true;
+    for (int64_t d = 0; d < in_shape.rank() && inside; ++d) {
+      // 128-bit: huge interior padding cancelled by negative high padding is valid IR.
+      __int128 position = low[d] + static_cast<__int128>(index[d]) * (interior[d] + __int128{1});
+      inside = position >= 0 && position < out_shape.dims[d];
+      if (inside) offset += static_cast<int64_t>(position) * out_strides[d];
+    }
+    if (inside) std::memcpy(out + offset * size, in + i * size, size);
+    for (int64_t d = in_shape.rank() - 1; d >= 0; --d) {
+      if (++index[d] < in_shape.dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+void Iota(const ir::Shape& out_shape, int64_t dimension, uint8_t* out) {
+  if (out_shape.num_elements() == 0) return;
+  switch (out_shape.dtype) {
+    case ir::DType::kF32:
+      return IotaT<Elem<ir::DType::kF32>>(out_shape, dimension, out);
+    case ir::DType::kF64:
+      return IotaT<Elem<ir::DType::kF64>>(out_shape, dimension, out);
+    case ir::DType::kBF16:
+      return IotaT<Elem<ir::DType::kBF16>>(out_shape, dimension, out);
+    case ir::DType::kS32:
+      return IotaT<Elem<ir::DType::kS32>>(out_shape, dimension, out);
+    case ir::DType::kS64:
+      return IotaT<Elem<ir::DType::kS64>>(out_shape, dimension, out);
+    case ir::DType::kPred:
+      return IotaT<Elem<ir::DType::kPred>>(out_shape, dimension, out);
+  }
+}
+
+}  // namespace seam::cpu
