@@ -95,7 +95,14 @@ class ComputationClient {
       const Computation& computation, const std::vector<DataPtr>& arguments,
       const std::string& device, const ExecuteComputationOptions& options) = 0;
 
+  struct DeviceInfo {
+    std::string name;  // e.g. "CPU:0"
+    int id = 0;        // the plugin's device id
+    std::string kind;  // the plugin's device kind, e.g. "cpu"
+  };
+
   virtual std::string GetPlatformName() const = 0;          // e.g. "cpu"
+  virtual std::vector<DeviceInfo> GetDeviceInfos() const = 0;  // the local devices
   virtual std::string GetDefaultDevice() const = 0;         // e.g. "CPU:0"
   virtual std::vector<std::string> GetLocalDevices() const = 0;
   virtual std::vector<std::string> GetAllDevices() const = 0;

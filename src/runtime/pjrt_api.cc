@@ -2,29 +2,221 @@
 
 #include <dlfcn.h>
 
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
+#include "src/base/env.h"
+#include "src/base/logging.h"
+#include "src/base/status_macros.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 
 namespace seam::runtime {
+namespace {
 
-absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& path) {
-  void* library = dlopen(path.c_str(), RTLD_LAZY);
+struct Entry {
+  const PJRT_Api* api = nullptr;
+  bool initialized = false;
+};
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::string, Entry> entries;
+};
+
+Registry& GetRegistry() {
+  static auto* registry = new Registry();  // leaked: plugins are never unloaded either
+  return *registry;
+}
+
+std::string Canonical(const std::string& device_type) { return absl::AsciiStrToLower(device_type); }
+
+void Unregister(const std::string& type) {
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  registry.entries.erase(type);
+}
+
+}  // namespace
+
+absl::Status TakePjrtError(const PJRT_Api* api, PJRT_Error* error) {
+  if (error == nullptr) return absl::OkStatus();
+  auto message_args = SEAM_PJRT_ARGS(PJRT_Error_Message_Args);
+  message_args.error = error;
+  api->PJRT_Error_Message(&message_args);
+  auto code_args = SEAM_PJRT_ARGS(PJRT_Error_GetCode_Args);
+  code_args.error = error;
+  absl::StatusCode code = absl::StatusCode::kUnknown;
+  PJRT_Error* code_error = api->PJRT_Error_GetCode(&code_args);
+  if (code_error == nullptr) code = static_cast<absl::StatusCode>(code_args.code);
+  absl::Status status(code, absl::string_view(message_args.message, message_args.message_size));
+  auto destroy_args = SEAM_PJRT_ARGS(PJRT_Error_Destroy_Args);
+  destroy_args.error = code_error;
+  if (code_error != nullptr) api->PJRT_Error_Destroy(&destroy_args);
+  destroy_args.error = error;
+  api->PJRT_Error_Destroy(&destroy_args);
+  return status;
+}
+
+absl::Status SetPjrtApi(const std::string& device_type, const PJRT_Api* api) {
+  std::string type = Canonical(device_type);
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  if (registry.entries.count(type)) {
+    return absl::AlreadyExistsError(absl::StrCat("PJRT_Api already exists for device type ", type));
+  }
+  registry.entries[type] = Entry{api, false};
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type) {
+  std::string type = Canonical(device_type);
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  auto it = registry.entries.find(type);
+  if (it == registry.entries.end()) {
+    return absl::NotFoundError(absl::StrCat("PJRT_Api not found for device type ", type));
+  }
+  return it->second.api;
+}
+
+absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
+                                                const std::string& library_path) {
+  void* library = dlopen(library_path.c_str(), RTLD_LAZY);
   if (library == nullptr) {
     const char* error = dlerror();
-    return absl::InternalError(
-        absl::StrCat("Failed to open ", path, ": ", error == nullptr ? "unknown error" : error));
+    return absl::InternalError(absl::StrCat("Failed to open ", library_path, ": ",
+                                            error == nullptr ? "unknown error" : error));
   }
   void* symbol = dlsym(library, PJRT_GET_PJRT_API_SYMBOL);
   if (symbol == nullptr) {
-    return absl::NotFoundError(absl::StrCat(PJRT_GET_PJRT_API_SYMBOL, " not found in ", path));
+    return absl::NotFoundError(
+        absl::StrCat(PJRT_GET_PJRT_API_SYMBOL, " not found in ", library_path));
   }
   const PJRT_Api* api = reinterpret_cast<PJRT_GetPjrtApi_Fn>(symbol)();
   if (api == nullptr) {
     return absl::FailedPreconditionError(
-        absl::StrCat(PJRT_GET_PJRT_API_SYMBOL, " returned null in ", path));
+        absl::StrCat(PJRT_GET_PJRT_API_SYMBOL, " returned null in ", library_path));
   }
+  SEAM_RETURN_IF_ERROR(SetPjrtApi(device_type, api));
   return api;
+}
+
+bool IsPjrtCompatibilityEnabled() {
+  std::optional<std::string> value = base::GetEnv("ENABLE_PJRT_COMPATIBILITY");
+  if (!value.has_value()) return true;
+  bool enabled = false;
+  if (!absl::SimpleAtob(*value, &enabled)) return false;
+  return enabled;
+}
+
+PluginVersion FrameworkVersion() { return {PJRT_API_MAJOR, PJRT_API_MINOR}; }
+int FrameworkMinimumMinor() { return PJRT_API_MIN_MINOR; }
+
+PluginVersion GetPluginVersion(const PJRT_Api* api) {
+  return {api->pjrt_api_version.major_version, api->pjrt_api_version.minor_version};
+}
+
+absl::Status CheckPluginVersion(int plugin_major, int plugin_minor, bool compatibility) {
+  if (compatibility) {
+    if (plugin_major != PJRT_API_MAJOR) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Mismatched PJRT plugin PJRT API major version (", plugin_major,
+          ") and framework PJRT API major version ", PJRT_API_MAJOR, ")."));
+    }
+    if (plugin_minor < PJRT_API_MIN_MINOR) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Plugin PJRT API version ", plugin_major, ".", plugin_minor,
+          " is older than the minimum supported version ", PJRT_API_MAJOR, ".",
+          PJRT_API_MIN_MINOR));
+    }
+    return absl::OkStatus();
+  }
+  if (plugin_major != PJRT_API_MAJOR || plugin_minor != PJRT_API_MINOR) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Mismatched PJRT plugin PJRT API version (", plugin_major, ".", plugin_minor,
+        ") and framework PJRT API version ", PJRT_API_MAJOR, ".", PJRT_API_MINOR, ")."));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status InitializePjrtPlugin(const std::string& device_type) {
+  std::string type = Canonical(device_type);
+  SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, PjrtApi(type));
+  {
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::mutex> lock(registry.mu);
+    if (registry.entries[type].initialized) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("PJRT plugin for device type ", type, " is already initialized"));
+    }
+  }
+  PluginVersion version = GetPluginVersion(api);
+  base::Log(base::LogSeverity::kInfo,
+            absl::StrCat("The PJRT plugin has PJRT API version ", version.major, ".",
+                         version.minor, ". The framework PJRT API version is ", PJRT_API_MAJOR,
+                         ".", PJRT_API_MINOR, "."));
+  absl::Status status =
+      CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled());
+  if (status.ok()) {
+    auto args = SEAM_PJRT_ARGS(PJRT_Plugin_Initialize_Args);
+    status = TakePjrtError(api, api->PJRT_Plugin_Initialize(&args));
+  }
+  if (!status.ok()) {
+    Unregister(type);
+    return status;
+  }
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  registry.entries[type].initialized = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> IsPjrtPluginInitialized(const std::string& device_type) {
+  std::string type = Canonical(device_type);
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  auto it = registry.entries.find(type);
+  if (it == registry.entries.end()) {
+    return absl::NotFoundError(absl::StrCat("PJRT_Api not found for device type ", type));
+  }
+  return it->second.initialized;
+}
+
+absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {
+  auto args = SEAM_PJRT_ARGS(PJRT_Plugin_Attributes_Args);
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api, api->PJRT_Plugin_Attributes(&args)));
+  PluginOptions attributes;
+  for (size_t i = 0; i < args.num_attributes; ++i) {
+    const PJRT_NamedValue& v = args.attributes[i];
+    std::string name(v.name, v.name_size);
+    switch (v.type) {
+      case PJRT_NamedValue_kString:
+        attributes[name] = std::string(v.value.string_value, v.value_size);
+        break;
+      case PJRT_NamedValue_kInt64:
+        attributes[name] = v.value.int64_value;
+        break;
+      case PJRT_NamedValue_kInt64List:
+        attributes[name] = std::vector<int64_t>(v.value.int64_array_value,
+                                                v.value.int64_array_value + v.value_size);
+        break;
+      case PJRT_NamedValue_kFloat:
+        attributes[name] = v.value.float_value;
+        break;
+      case PJRT_NamedValue_kBool:
+        attributes[name] = v.value.bool_value;
+        break;
+      default:
+        return absl::InvalidArgumentError(absl::StrCat(
+            "plugin attribute '", name, "' has unknown type ", static_cast<int>(v.type)));
+    }
+  }
+  return attributes;
 }
 
 const PJRT_Api* GetInProcessCpuPjrtApi() { return cpu::GetCpuPjrtApi(); }

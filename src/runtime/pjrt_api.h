@@ -1,23 +1,84 @@
-// Where the framework gets plugin function tables: loaded by path, or the CPU plugin
-// linked into this process. Together with pjrt_computation_client, the only framework
-// code that touches the plugin ABI.
+// The framework's registry of plugin function tables, the plugin loader and the version
+// handshake. With pjrt_computation_client, the only framework code that touches the ABI.
 #ifndef SEAM_RUNTIME_PJRT_API_H_
 #define SEAM_RUNTIME_PJRT_API_H_
 
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "src/runtime/pjrt_computation_client.h"
 
 struct PJRT_Api;
+struct PJRT_Error;
 
 namespace seam::runtime {
 
-// dlopen(path, RTLD_LAZY) and dlsym("GetPjrtApi"). The library is never closed: the table
-// lives inside it. Errors: "Failed to open <path>: <dlerror>", NotFound
-// "GetPjrtApi not found in <path>", and "GetPjrtApi returned null in <path>".
-absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& path);
+// ---- Helpers for the two files that call the ABI.
 
-// The table of the CPU plugin compiled into this process (no shared library involved).
+// Takes ownership of `error` (null = success) and returns a Status with its code and
+// message.
+absl::Status TakePjrtError(const PJRT_Api* api, PJRT_Error* error);
+
+namespace internal {
+template <typename Args>
+Args MakePjrtArgs(size_t struct_size) {
+  Args args{};
+  args.struct_size = struct_size;
+  args.extension_start = nullptr;
+  return args;
+}
+}  // namespace internal
+// An Args struct with its header filled in: SEAM_PJRT_ARGS(PJRT_Client_Create_Args).
+#define SEAM_PJRT_ARGS(type) ::seam::runtime::internal::MakePjrtArgs<type>(type##_STRUCT_SIZE)
+
+// ---- The registry: device type (lowercased) -> {table, initialized}. Write-once.
+
+// AlreadyExists "PJRT_Api already exists for device type <type>" when the type has one.
+absl::Status SetPjrtApi(const std::string& device_type, const PJRT_Api* api);
+// NotFound "PJRT_Api not found for device type <type>".
+absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type);
+
+// dlopen(path, RTLD_LAZY), dlsym("GetPjrtApi"), call it, and register the table under
+// `device_type`. The library is never closed: the table lives inside it. Errors:
+// "Failed to open <path>: <dlerror>", NotFound "GetPjrtApi not found in <path>",
+// "GetPjrtApi returned null in <path>", and SetPjrtApi's.
+absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
+                                                const std::string& library_path);
+
+// Logs the two versions (always), applies the version rule, then calls the plugin's
+// PJRT_Plugin_Initialize. A second initialization of the same type is FailedPrecondition.
+// When the rule or the plugin's initialize fails, the type is unregistered again, so that
+// a retry (load + initialize) reports the same error instead of "already exists".
+absl::Status InitializePjrtPlugin(const std::string& device_type);
+absl::StatusOr<bool> IsPjrtPluginInitialized(const std::string& device_type);
+
+// ---- The version rule.
+
+// ENABLE_PJRT_COMPATIBILITY: unset -> true; true/t/yes/y/1 -> true and false/f/no/n/0 ->
+// false, case-insensitively; anything else cannot be parsed and counts as false.
+bool IsPjrtCompatibilityEnabled();
+
+// With compatibility: major equal and minor >= the framework's minimum; without: both
+// equal. Returns the reference's exact messages.
+absl::Status CheckPluginVersion(int plugin_major, int plugin_minor, bool compatibility);
+
+// The plugin's {major, minor}, read without calling any of its functions.
+struct PluginVersion {
+  int major = 0;
+  int minor = 0;
+};
+PluginVersion GetPluginVersion(const PJRT_Api* api);
+
+// The framework's own numbers (from the ABI header).
+PluginVersion FrameworkVersion();
+int FrameworkMinimumMinor();
+
+// The plugin's attributes (PJRT_Plugin_Attributes), as named values.
+absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api);
+
+// ---- Tables that need no library.
+
+// The table of the CPU plugin compiled into this process.
 const PJRT_Api* GetInProcessCpuPjrtApi();
 
 }  // namespace seam::runtime

@@ -9,51 +9,22 @@
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
+#include "src/runtime/pjrt_api.h"
 
 namespace seam::runtime {
 namespace {
 
-// Initializes the header every Args struct opens with.
-template <typename Args>
-Args MakeArgs(size_t struct_size) {
-  Args args{};
-  args.struct_size = struct_size;
-  args.extension_start = nullptr;
-  return args;
-}
-#define SEAM_ARGS(type) MakeArgs<type>(type##_STRUCT_SIZE)
-
-// Takes ownership of `error` and turns it into a Status with the same code and message.
-absl::Status ToStatus(const PJRT_Api* api, PJRT_Error* error) {
-  if (error == nullptr) return absl::OkStatus();
-  auto message_args = SEAM_ARGS(PJRT_Error_Message_Args);
-  message_args.error = error;
-  api->PJRT_Error_Message(&message_args);
-  auto code_args = SEAM_ARGS(PJRT_Error_GetCode_Args);
-  code_args.error = error;
-  absl::StatusCode code = absl::StatusCode::kUnknown;
-  PJRT_Error* code_error = api->PJRT_Error_GetCode(&code_args);
-  if (code_error == nullptr) code = static_cast<absl::StatusCode>(code_args.code);
-  absl::Status status(code, std::string(message_args.message, message_args.message_size));
-  auto destroy_args = SEAM_ARGS(PJRT_Error_Destroy_Args);
-  destroy_args.error = code_error;
-  api->PJRT_Error_Destroy(&destroy_args);
-  destroy_args.error = error;
-  api->PJRT_Error_Destroy(&destroy_args);
-  return status;
-}
-
 void DestroyEvent(const PJRT_Api* api, PJRT_Event* event) {
   if (event == nullptr) return;
-  auto args = SEAM_ARGS(PJRT_Event_Destroy_Args);
+  auto args = SEAM_PJRT_ARGS(PJRT_Event_Destroy_Args);
   args.event = event;
-  ToStatus(api, api->PJRT_Event_Destroy(&args)).IgnoreError();
+  TakePjrtError(api, api->PJRT_Event_Destroy(&args)).IgnoreError();
 }
 
 absl::Status AwaitAndDestroy(const PJRT_Api* api, PJRT_Event* event) {
-  auto args = SEAM_ARGS(PJRT_Event_Await_Args);
+  auto args = SEAM_PJRT_ARGS(PJRT_Event_Await_Args);
   args.event = event;
-  absl::Status status = ToStatus(api, api->PJRT_Event_Await(&args));
+  absl::Status status = TakePjrtError(api, api->PJRT_Event_Await(&args));
   DestroyEvent(api, event);
   return status;
 }
@@ -73,17 +44,17 @@ class PjrtData : public ComputationClient::Data {
   PjrtData(std::string device, ir::Shape shape, const PJRT_Api* api, PJRT_Buffer* buffer)
       : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer) {}
   ~PjrtData() override {
-    auto args = SEAM_ARGS(PJRT_Buffer_Destroy_Args);
+    auto args = SEAM_PJRT_ARGS(PJRT_Buffer_Destroy_Args);
     args.buffer = buffer_;
-    ToStatus(api_, api_->PJRT_Buffer_Destroy(&args)).IgnoreError();
+    TakePjrtError(api_, api_->PJRT_Buffer_Destroy(&args)).IgnoreError();
   }
   bool IsReady() const override {
-    auto event_args = SEAM_ARGS(PJRT_Buffer_ReadyEvent_Args);
+    auto event_args = SEAM_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args);
     event_args.buffer = buffer_;
-    if (!ToStatus(api_, api_->PJRT_Buffer_ReadyEvent(&event_args)).ok()) return false;
-    auto ready_args = SEAM_ARGS(PJRT_Event_IsReady_Args);
+    if (!TakePjrtError(api_, api_->PJRT_Buffer_ReadyEvent(&event_args)).ok()) return false;
+    auto ready_args = SEAM_PJRT_ARGS(PJRT_Event_IsReady_Args);
     ready_args.event = event_args.event;
-    bool ready = ToStatus(api_, api_->PJRT_Event_IsReady(&ready_args)).ok() && ready_args.is_ready;
+    bool ready = TakePjrtError(api_, api_->PJRT_Event_IsReady(&ready_args)).ok() && ready_args.is_ready;
     DestroyEvent(api_, event_args.event);
     return ready;
   }
@@ -100,9 +71,9 @@ class PjrtComputation : public ComputationClient::Computation {
                   PJRT_LoadedExecutable* executable)
       : Computation(std::move(program), hash), api_(api), executable_(executable) {}
   ~PjrtComputation() override {
-    auto args = SEAM_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+    auto args = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Destroy_Args);
     args.executable = executable_;
-    ToStatus(api_, api_->PJRT_LoadedExecutable_Destroy(&args)).IgnoreError();
+    TakePjrtError(api_, api_->PJRT_LoadedExecutable_Destroy(&args)).IgnoreError();
   }
   PJRT_LoadedExecutable* executable() const { return executable_; }
 
@@ -121,7 +92,7 @@ struct RunTimer {
 void OnRunComplete(PJRT_Error* error, void* user_arg) {
   auto* timer = static_cast<RunTimer*>(user_arg);
   timer->metric->AddSample(timer->start_ns, static_cast<double>(metrics::NowNs() - timer->start_ns));
-  ToStatus(timer->api, error).IgnoreError();  // the outputs carry the error to readers
+  TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
   delete timer;
 }
 
@@ -163,10 +134,10 @@ absl::StatusOr<std::unique_ptr<PjrtComputationClient>> PjrtComputationClient::Cr
     const PJRT_Api* api, const PluginOptions& options) {
   if (api == nullptr) return absl::InvalidArgumentError("plugin function table is null");
   std::vector<PJRT_NamedValue> values = ToNamedValues(options);
-  auto args = SEAM_ARGS(PJRT_Client_Create_Args);
+  auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
   args.create_options = values.data();
   args.num_options = values.size();
-  SEAM_RETURN_IF_ERROR(ToStatus(api, api->PJRT_Client_Create(&args)));
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api, api->PJRT_Client_Create(&args)));
   std::unique_ptr<PjrtComputationClient> client(new PjrtComputationClient(api, args.client));
   SEAM_RETURN_IF_ERROR(client->DiscoverDevices());
   return client;
@@ -176,33 +147,38 @@ PjrtComputationClient::PjrtComputationClient(const PJRT_Api* api, PJRT_Client* c
     : api_(api), client_(client) {}
 
 PjrtComputationClient::~PjrtComputationClient() {
-  auto args = SEAM_ARGS(PJRT_Client_Destroy_Args);
+  auto args = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
   args.client = client_;
-  ToStatus(api_, api_->PJRT_Client_Destroy(&args)).IgnoreError();
+  TakePjrtError(api_, api_->PJRT_Client_Destroy(&args)).IgnoreError();
 }
 
 absl::Status PjrtComputationClient::DiscoverDevices() {
-  auto name_args = SEAM_ARGS(PJRT_Client_PlatformName_Args);
+  auto name_args = SEAM_PJRT_ARGS(PJRT_Client_PlatformName_Args);
   name_args.client = client_;
-  SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_PlatformName(&name_args)));
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_PlatformName(&name_args)));
   platform_name_.assign(name_args.platform_name, name_args.platform_name_size);
   std::string prefix = platform_name_;
   std::transform(prefix.begin(), prefix.end(), prefix.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
 
-  auto devices_args = SEAM_ARGS(PJRT_Client_AddressableDevices_Args);
+  auto devices_args = SEAM_PJRT_ARGS(PJRT_Client_AddressableDevices_Args);
   devices_args.client = client_;
-  SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_AddressableDevices(&devices_args)));
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_AddressableDevices(&devices_args)));
   for (size_t i = 0; i < devices_args.num_addressable_devices; ++i) {
     PJRT_Device* device = devices_args.addressable_devices[i];
-    auto desc_args = SEAM_ARGS(PJRT_Device_GetDescription_Args);
+    auto desc_args = SEAM_PJRT_ARGS(PJRT_Device_GetDescription_Args);
     desc_args.device = device;
-    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Device_GetDescription(&desc_args)));
-    auto id_args = SEAM_ARGS(PJRT_DeviceDescription_Id_Args);
+    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Device_GetDescription(&desc_args)));
+    auto id_args = SEAM_PJRT_ARGS(PJRT_DeviceDescription_Id_Args);
     id_args.device_description = desc_args.device_description;
-    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_DeviceDescription_Id(&id_args)));
+    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_DeviceDescription_Id(&id_args)));
+    auto kind_args = SEAM_PJRT_ARGS(PJRT_DeviceDescription_Kind_Args);
+    kind_args.device_description = desc_args.device_description;
+    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_DeviceDescription_Kind(&kind_args)));
     devices_.push_back(device);
     device_names_.push_back(absl::StrCat(prefix, ":", id_args.id));
+    device_infos_.push_back({device_names_.back(), id_args.id,
+                             std::string(kind_args.device_kind, kind_args.device_kind_size)});
   }
   if (devices_.empty()) {
     return absl::FailedPreconditionError(
@@ -226,7 +202,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
   handles.reserve(tensors.size());
   for (const TensorSource& tensor : tensors) {
     SEAM_ASSIGN_OR_RETURN(PJRT_Device * device, DeviceByName(tensor.device));
-    auto args = SEAM_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+    auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
     args.client = client_;
     args.data = tensor.data;
     args.type = ToPjrtType(tensor.shape.dtype);
@@ -234,7 +210,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
     args.num_dims = tensor.shape.dims.size();
     args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
     args.device = device;
-    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_BufferFromHostBuffer(&args)));
+    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_BufferFromHostBuffer(&args)));
     DestroyEvent(api_, args.done_with_host_buffer);  // the data was read during the call
     InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
     CreateDataHandlesCounter()->Add(1);
@@ -257,11 +233,11 @@ absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevi
     }
     literals[i].shape = data->shape();
     literals[i].bytes.resize(data->shape().byte_size());
-    auto args = SEAM_ARGS(PJRT_Buffer_ToHostBuffer_Args);
+    auto args = SEAM_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
     args.src = data->buffer();
     args.dst = literals[i].bytes.data();
     args.dst_size = literals[i].bytes.size();
-    status = ToStatus(api_, api_->PJRT_Buffer_ToHostBuffer(&args));
+    status = TakePjrtError(api_, api_->PJRT_Buffer_ToHostBuffer(&args));
     if (status.ok()) events.push_back(args.event);
   }
   // Every started copy is awaited, even after a failure, before `literals` can go away.
@@ -284,15 +260,15 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationCl
     SEAM_RETURN_IF_ERROR(DeviceByName(instance.compilation_device).status());
     std::string text = ir::PrintProgram(instance.program);
     static constexpr char kFormat[] = "seam-ir";
-    auto program = SEAM_ARGS(PJRT_Program);
+    auto program = SEAM_PJRT_ARGS(PJRT_Program);
     program.code = text.data();
     program.code_size = text.size();
     program.format = kFormat;
     program.format_size = sizeof(kFormat) - 1;
-    auto args = SEAM_ARGS(PJRT_Client_Compile_Args);
+    auto args = SEAM_PJRT_ARGS(PJRT_Client_Compile_Args);
     args.client = client_;
     args.program = &program;
-    SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_Client_Compile(&args)));
+    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_Compile(&args)));
     uint64_t hash = ir::HashProgram(instance.program);
     computations.push_back(std::make_shared<PjrtComputation>(std::move(instance.program), hash,
                                                              api_, args.executable));
@@ -324,8 +300,8 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   PJRT_Buffer** output_list = outputs.data();
   PJRT_Event* complete = nullptr;
 
-  auto exec_options = SEAM_ARGS(PJRT_ExecuteOptions);
-  auto args = SEAM_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  auto exec_options = SEAM_PJRT_ARGS(PJRT_ExecuteOptions);
+  auto args = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
   args.executable = pjrt_computation->executable();
   args.options = &exec_options;
   args.argument_lists = &argument_list;
@@ -337,13 +313,13 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
 
   metrics::Metric* metric = options.eager_mode ? EagerOpExecuteMetric() : ExecuteMetric();
   int64_t start_ns = metrics::NowNs();
-  SEAM_RETURN_IF_ERROR(ToStatus(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
 
-  auto on_ready = SEAM_ARGS(PJRT_Event_OnReady_Args);
+  auto on_ready = SEAM_PJRT_ARGS(PJRT_Event_OnReady_Args);
   on_ready.event = complete;
   on_ready.callback = OnRunComplete;
   on_ready.user_arg = new RunTimer{api_, metric, start_ns};
-  absl::Status timer_status = ToStatus(api_, api_->PJRT_Event_OnReady(&on_ready));
+  absl::Status timer_status = TakePjrtError(api_, api_->PJRT_Event_OnReady(&on_ready));
   if (!timer_status.ok()) delete static_cast<RunTimer*>(on_ready.user_arg);
   DestroyEvent(api_, complete);
 

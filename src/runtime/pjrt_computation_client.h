@@ -44,6 +44,7 @@ class PjrtComputationClient : public ComputationClient {
   std::string GetDefaultDevice() const override { return device_names_.front(); }
   std::vector<std::string> GetLocalDevices() const override { return device_names_; }
   std::vector<std::string> GetAllDevices() const override { return device_names_; }
+  std::vector<DeviceInfo> GetDeviceInfos() const override { return device_infos_; }
 
  private:
   PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client);
@@ -55,6 +56,7 @@ class PjrtComputationClient : public ComputationClient {
   std::string platform_name_;
   std::vector<std::string> device_names_;  // "<PLATFORM>:<id>", addressable devices
   std::vector<PJRT_Device*> devices_;      // same order
+  std::vector<DeviceInfo> device_infos_;   // same order
 };
 
 }  // namespace seam::runtime

@@ -76,7 +76,7 @@ std::vector<ir::Literal> RunStep(ComputationClient& client, const StepInputs& in
 
 TEST(PluginDlopenTest, LoadedPluginRunsTheStepLikeTheInProcessOne) {
   ASSERT_FALSE(PluginPath().empty()) << "SEAM_CPU_PLUGIN_PATH is not set";
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin(PluginPath());
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("cpu_by_path", PluginPath());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   // A separate copy of the plugin code: its own table, not the in-process one.
   EXPECT_NE(*loaded, GetInProcessCpuPjrtApi());
@@ -103,7 +103,7 @@ TEST(PluginDlopenTest, LoadedPluginRunsTheStepLikeTheInProcessOne) {
 }
 
 TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin(PluginPath());
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("cpu_by_path", PluginPath());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   auto client = PjrtComputationClient::Create(*loaded, {{"cpu_device_count", int64_t{3}}});
   ASSERT_TRUE(client.ok()) << client.status();
@@ -117,7 +117,7 @@ TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
 }
 
 TEST(PluginDlopenTest, MissingLibraryIsAClearError) {
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("/nonexistent/libnothing.so");
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("nothing", "/nonexistent/libnothing.so");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             "Failed to open /nonexistent/libnothing.so: /nonexistent/libnothing.so: cannot open "
@@ -125,7 +125,7 @@ TEST(PluginDlopenTest, MissingLibraryIsAClearError) {
 }
 
 TEST(PluginDlopenTest, LibraryWithoutGetPjrtApiIsNotFound) {
-  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("libm.so.6");
+  absl::StatusOr<const PJRT_Api*> loaded = LoadPjrtPlugin("libm", "libm.so.6");
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(loaded.status().message(), "GetPjrtApi not found in libm.so.6");

@@ -54,6 +54,9 @@ std::map<std::string, size_t> ActualLayout() {
   FIELD(PJRT_Buffer_Dimensions);
   FIELD(PJRT_Buffer_ToHostBuffer);
   FIELD(PJRT_Buffer_ReadyEvent);
+  FIELD(PJRT_Buffer_Delete);
+  FIELD(PJRT_Buffer_IsDeleted);
+  FIELD(PJRT_Buffer_OnDeviceSizeInBytes);
 #undef FIELD
 #define SIZE(s) layout[#s "_STRUCT_SIZE"] = s##_STRUCT_SIZE
   SIZE(PJRT_Api);
@@ -95,6 +98,9 @@ std::map<std::string, size_t> ActualLayout() {
   SIZE(PJRT_Buffer_Dimensions_Args);
   SIZE(PJRT_Buffer_ToHostBuffer_Args);
   SIZE(PJRT_Buffer_ReadyEvent_Args);
+  SIZE(PJRT_Buffer_Delete_Args);
+  SIZE(PJRT_Buffer_IsDeleted_Args);
+  SIZE(PJRT_Buffer_OnDeviceSizeInBytes_Args);
 #undef SIZE
   return layout;
 }

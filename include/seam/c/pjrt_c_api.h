@@ -40,9 +40,17 @@ extern "C" {
 #endif
 
 /* The version of this header. MAJOR changes when the layout changes incompatibly;
- * MINOR grows with every appended function or field. */
+ * MINOR grows with every appended function or field (docs/abi.md keeps the changelog).
+ *
+ * The handshake (framework side, at plugin load): the plugin's major must equal
+ * PJRT_API_MAJOR; by default its minor must be >= PJRT_API_MIN_MINOR, with no upper bound
+ * (a newer plugin is accepted: struct sizes tell each side what the other knows). With
+ * ENABLE_PJRT_COMPATIBILITY set to a false value, or to anything that is not a boolean,
+ * both numbers must match exactly. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 0
+#define PJRT_API_MINOR 1
+/* The oldest minor the framework loads: every slot up to this version may be called. */
+#define PJRT_API_MIN_MINOR 1
 
 /* Size of a struct up to and including `last_field`. */
 #define PJRT_STRUCT_SIZE(struct_type, last_field) \
@@ -457,6 +465,39 @@ typedef struct PJRT_Buffer_ReadyEvent_Args {
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_ReadyEvent_Args, event);
 typedef PJRT_Error* PJRT_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
 
+typedef struct PJRT_Buffer_Delete_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+} PJRT_Buffer_Delete_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Delete_Args, buffer);
+/* Since 1.1. Releases the buffer's device memory now (runs already started that read it
+ * keep it until they finish). The handle stays valid for metadata (element type,
+ * dimensions, PJRT_Buffer_IsDeleted) and for PJRT_Buffer_Destroy; reading the data
+ * (ToHostBuffer, ReadyEvent, OnDeviceSizeInBytes, as an execute argument) is
+ * FAILED_PRECONDITION. */
+typedef PJRT_Error* PJRT_Buffer_Delete(PJRT_Buffer_Delete_Args* args);
+
+typedef struct PJRT_Buffer_IsDeleted_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  bool is_deleted; /* out */
+} PJRT_Buffer_IsDeleted_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_IsDeleted_Args, is_deleted);
+/* Since 1.1. */
+typedef PJRT_Error* PJRT_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args* args);
+
+typedef struct PJRT_Buffer_OnDeviceSizeInBytes_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  size_t on_device_size_in_bytes; /* out: device memory the buffer occupies */
+} PJRT_Buffer_OnDeviceSizeInBytes_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_OnDeviceSizeInBytes_Args, on_device_size_in_bytes);
+/* Since 1.1. */
+typedef PJRT_Error* PJRT_Buffer_OnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
+
 /* ------------------------------------------------------------------------------------
  * Devices
  * ---------------------------------------------------------------------------------- */
@@ -623,8 +664,13 @@ typedef struct PJRT_Api {
   PJRT_API_STRUCT_FIELD(PJRT_Buffer_Dimensions);
   PJRT_API_STRUCT_FIELD(PJRT_Buffer_ToHostBuffer);
   PJRT_API_STRUCT_FIELD(PJRT_Buffer_ReadyEvent);
+
+  /* 1.1 */
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_Delete);
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_IsDeleted);
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_OnDeviceSizeInBytes);
 } PJRT_Api;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Buffer_ReadyEvent);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes);
 
 #undef PJRT_API_STRUCT_FIELD
 

@@ -1,4 +1,7 @@
 // Errors, plugin-level calls and events.
+#include <cstring>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/objects.h"
@@ -71,29 +74,52 @@ PJRT_Error* PluginInitialize(PJRT_Plugin_Initialize_Args* args) {
   return nullptr;
 }
 
+namespace {
+
+PJRT_NamedValue StringAttribute(const char* name, const char* value) {
+  PJRT_NamedValue v{};
+  v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  v.name = name;
+  v.name_size = std::strlen(name);
+  v.type = PJRT_NamedValue_kString;
+  v.value.string_value = value;
+  v.value_size = std::strlen(value);
+  return v;
+}
+
+// The element types this plugin accepts, found by asking the conversion itself so that
+// the list cannot drift from what BufferFromHostBuffer takes.
+const std::vector<int64_t>& SupportedElementTypes() {
+  static const auto* types = [] {
+    auto* list = new std::vector<int64_t>();
+    for (int t = PJRT_Buffer_Type_PRED; t <= PJRT_Buffer_Type_BF16; ++t) {
+      if (FromPjrtType(static_cast<PJRT_Buffer_Type>(t)).ok()) list->push_back(t);
+    }
+    return list;
+  }();
+  return *types;
+}
+
+}  // namespace
+
 PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args) {
   SEAM_CHECK_ARGS(PJRT_Plugin_Attributes_Args, args);
-  static const PJRT_NamedValue* attributes = [] {
-    static const char kName[] = "seam_plugin_name";
-    static const char kValue[] = "cpu";
-    static const char kIr[] = "program_formats";
-    static const char kIrValue[] = "seam-ir";
-    auto* values = new PJRT_NamedValue[2]();
-    values[0].struct_size = PJRT_NamedValue_STRUCT_SIZE;
-    values[0].name = kName;
-    values[0].name_size = sizeof(kName) - 1;
-    values[0].type = PJRT_NamedValue_kString;
-    values[0].value.string_value = kValue;
-    values[0].value_size = sizeof(kValue) - 1;
-    values[1] = values[0];
-    values[1].name = kIr;
-    values[1].name_size = sizeof(kIr) - 1;
-    values[1].value.string_value = kIrValue;
-    values[1].value_size = sizeof(kIrValue) - 1;
-    return values;
+  static const std::vector<PJRT_NamedValue>* attributes = [] {
+    auto* list = new std::vector<PJRT_NamedValue>();
+    list->push_back(StringAttribute("seam_plugin_name", "cpu"));
+    list->push_back(StringAttribute("program_formats", "seam-ir"));
+    PJRT_NamedValue types{};
+    types.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+    types.name = "supported_element_types";
+    types.name_size = std::strlen(types.name);
+    types.type = PJRT_NamedValue_kInt64List;
+    types.value.int64_array_value = SupportedElementTypes().data();
+    types.value_size = SupportedElementTypes().size();
+    list->push_back(types);
+    return list;
   }();
-  args->attributes = attributes;
-  args->num_attributes = 2;
+  args->attributes = attributes->data();
+  args->num_attributes = attributes->size();
   return nullptr;
 }
 

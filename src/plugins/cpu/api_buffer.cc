@@ -71,6 +71,7 @@ PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args) {
 PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
   SEAM_CHECK_ARGS(PJRT_Buffer_ToHostBuffer_Args, args);
   SEAM_CHECK_NOT_NULL(PJRT_Buffer_ToHostBuffer, args->src);
+  SEAM_CHECK_NOT_DELETED(PJRT_Buffer_ToHostBuffer, args->src);
   std::shared_ptr<BufferState> state = args->src->state;
   size_t needed = state->shape.byte_size();
   if (args->dst == nullptr) {
@@ -96,7 +97,37 @@ PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
 PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
   SEAM_CHECK_ARGS(PJRT_Buffer_ReadyEvent_Args, args);
   SEAM_CHECK_NOT_NULL(PJRT_Buffer_ReadyEvent, args->buffer);
+  SEAM_CHECK_NOT_DELETED(PJRT_Buffer_ReadyEvent, args->buffer);
   args->event = new PJRT_Event{args->buffer->state->ready};
+  return nullptr;
+}
+
+PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_Delete_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Buffer_Delete, args->buffer);
+  PJRT_Buffer& buffer = *args->buffer;
+  if (buffer.deleted) return nullptr;
+  // Runs that already hold the state keep the memory alive until they finish.
+  auto metadata = std::make_shared<BufferState>();
+  metadata->shape = buffer.state->shape;
+  metadata->device_id = buffer.state->device_id;
+  buffer.state = std::move(metadata);
+  buffer.deleted = true;
+  return nullptr;
+}
+
+PJRT_Error* BufferIsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_IsDeleted_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Buffer_IsDeleted, args->buffer);
+  args->is_deleted = args->buffer->deleted;
+  return nullptr;
+}
+
+PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args) {
+  SEAM_CHECK_ARGS(PJRT_Buffer_OnDeviceSizeInBytes_Args, args);
+  SEAM_CHECK_NOT_NULL(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
+  SEAM_CHECK_NOT_DELETED(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
+  args->on_device_size_in_bytes = args->buffer->state->shape.byte_size();
   return nullptr;
 }
 

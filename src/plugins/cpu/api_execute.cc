@@ -54,6 +54,10 @@ absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_
         "PJRT_LoadedExecutable_Execute: argument ", arg_index, " of device ", device_index,
         " is null"));
   }
+  if (buffer->deleted) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: argument ", arg_index, " was deleted"));
+  }
   if (!(buffer->state->shape == expected)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "PJRT_LoadedExecutable_Execute: argument ", arg_index, " has shape ",

@@ -44,6 +44,9 @@ PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args);
 PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args);
 PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
 PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
+PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args);
+PJRT_Error* BufferIsDeleted(PJRT_Buffer_IsDeleted_Args* args);
+PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
 
 }  // namespace seam::cpu
 

@@ -50,6 +50,9 @@ const PJRT_Api* GetCpuPjrtApi() {
     a.PJRT_Buffer_Dimensions = BufferDimensions;
     a.PJRT_Buffer_ToHostBuffer = BufferToHostBuffer;
     a.PJRT_Buffer_ReadyEvent = BufferReadyEvent;
+    a.PJRT_Buffer_Delete = BufferDelete;
+    a.PJRT_Buffer_IsDeleted = BufferIsDeleted;
+    a.PJRT_Buffer_OnDeviceSizeInBytes = BufferOnDeviceSizeInBytes;
     return a;
   }();
   return &api;

@@ -43,6 +43,7 @@ struct PJRT_Client {
 struct PJRT_Buffer {
   std::shared_ptr<seam::cpu::BufferState> state;
   PJRT_Device* device = nullptr;
+  bool deleted = false;  // after PJRT_Buffer_Delete, `state` holds only the metadata
 };
 
 struct PJRT_LoadedExecutable {
@@ -74,6 +75,15 @@ absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
     absl::Status seam_size_status_ =                                                         \
         ::seam::cpu::CheckStructSize(#type, type##_STRUCT_SIZE, (args)->struct_size);        \
     if (!seam_size_status_.ok()) return ::seam::cpu::MakeError(std::move(seam_size_status_)); \
+  } while (0)
+
+// Rejects a deleted buffer where its data would be read, naming the function.
+#define SEAM_CHECK_NOT_DELETED(function, buffer)                                       \
+  do {                                                                                 \
+    if ((buffer)->deleted) {                                                           \
+      return ::seam::cpu::MakeError(                                                   \
+          absl::FailedPreconditionError(#function ": the buffer was deleted"));        \
+    }                                                                                  \
   } while (0)
 
 // Rejects a null object argument, naming the function and the field.

@@ -1,0 +1,234 @@
+// The plugin loader and the version handshake (src/runtime/pjrt_api.*), against real
+// shared libraries built for the tests (tests/plugins/). Every message is compared whole.
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "src/base/logging.h"
+#include "src/ir/text.h"
+#include "src/runtime/pjrt_api.h"
+#include "src/runtime/pjrt_computation_client.h"
+#include "tests/plugins/future_args.h"
+
+namespace seam::runtime {
+namespace {
+
+const PluginVersion kFramework = FrameworkVersion();
+
+std::string Version(int major, int minor) { return absl::StrCat(major, ".", minor); }
+
+// Calls made into a test plugin's table so far (0 proves the framework never called it).
+int CallCount(const char* path) {
+  void* handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return -1;
+  auto count = reinterpret_cast<int (*)()>(dlsym(handle, "SeamTestPluginCallCount"));
+  int value = count == nullptr ? -2 : count();
+  dlclose(handle);  // only drops the reference RTLD_NOLOAD added
+  return value;
+}
+
+class PluginLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    unsetenv("ENABLE_PJRT_COMPATIBILITY");
+    base::SetLogSink([this](base::LogSeverity, const std::string& line) { log_.push_back(line); });
+  }
+  void TearDown() override { base::SetLogSink(nullptr); }
+  std::vector<std::string> log_;
+};
+
+TEST_F(PluginLoaderTest, RegistryIsWriteOnceAndLowercased) {
+  const PJRT_Api* api = GetInProcessCpuPjrtApi();
+  ASSERT_TRUE(SetPjrtApi("MyDevice", api).ok());
+  absl::Status again = SetPjrtApi("MYDEVICE", api);
+  EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(), "PJRT_Api already exists for device type mydevice");
+  EXPECT_EQ(*PjrtApi("mydevice"), api);
+
+  absl::StatusOr<const PJRT_Api*> missing = PjrtApi("Other");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), "PJRT_Api not found for device type other");
+}
+
+TEST_F(PluginLoaderTest, LoadFailuresNameThePathAndTheReason) {
+  absl::StatusOr<const PJRT_Api*> text = LoadPjrtPlugin("text", SEAM_NOT_A_LIBRARY);
+  EXPECT_EQ(text.status().message(), absl::StrCat("Failed to open ", SEAM_NOT_A_LIBRARY, ": ",
+                                                  SEAM_NOT_A_LIBRARY, ": invalid ELF header"));
+  absl::StatusOr<const PJRT_Api*> none = LoadPjrtPlugin("none", SEAM_PLUGIN_NO_SYMBOL);
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(none.status().message(), absl::StrCat("GetPjrtApi not found in ", SEAM_PLUGIN_NO_SYMBOL));
+  absl::StatusOr<const PJRT_Api*> null = LoadPjrtPlugin("null", SEAM_PLUGIN_NULL_API);
+  EXPECT_EQ(null.status().message(), absl::StrCat("GetPjrtApi returned null in ", SEAM_PLUGIN_NULL_API));
+  // None of the failures registered anything.
+  EXPECT_EQ(PjrtApi("none").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(PluginLoaderTest, InitializeLogsBothVersionsAndRunsTheCurrentPlugin) {
+  ASSERT_TRUE(LoadPjrtPlugin("current", SEAM_PLUGIN_CURRENT).ok());
+  EXPECT_FALSE(*IsPjrtPluginInitialized("current"));
+  ASSERT_TRUE(InitializePjrtPlugin("current").ok());
+  EXPECT_TRUE(*IsPjrtPluginInitialized("CURRENT"));
+  ASSERT_EQ(log_.size(), 1u);
+  EXPECT_EQ(log_[0], absl::StrCat("The PJRT plugin has PJRT API version ",
+                                  Version(kFramework.major, kFramework.minor),
+                                  ". The framework PJRT API version is ",
+                                  Version(kFramework.major, kFramework.minor), "."));
+  absl::Status again = InitializePjrtPlugin("current");
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(again.message(), "PJRT plugin for device type current is already initialized");
+}
+
+TEST_F(PluginLoaderTest, NewerMinorIsAcceptedAndRunsAProgram) {
+  ASSERT_TRUE(LoadPjrtPlugin("newer", SEAM_PLUGIN_NEWER_MINOR).ok());
+  ASSERT_TRUE(InitializePjrtPlugin("newer").ok());
+  EXPECT_EQ(log_.at(0), absl::StrCat("The PJRT plugin has PJRT API version ",
+                                     Version(kFramework.major, kFramework.minor + 1),
+                                     ". The framework PJRT API version is ",
+                                     Version(kFramework.major, kFramework.minor), "."));
+  auto client = PjrtComputationClient::Create(*PjrtApi("newer"));
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto program = ir::ParseProgram(
+      "program @p {\n  %0 = parameter(0) : s32[3]\n  %1 = add(%0, %0) : s32[3]\n  return (%1)\n}\n");
+  ASSERT_TRUE(program.ok()) << program.status();
+  ir::Literal input = ir::Literal::FromS32({1, -2, 40}, {3});
+  auto data = (*client)->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(data.ok());
+  auto computation = (*client)->Compile({{*program, "CPU:0"}});
+  ASSERT_TRUE(computation.ok()) << computation.status();
+  auto outputs = (*client)->ExecuteComputation(*computation->front(), *data, "CPU:0", {});
+  ASSERT_TRUE(outputs.ok());
+  auto host = (*client)->TransferFromDevice(*outputs);
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(*host, std::vector<ir::Literal>{ir::Literal::FromS32({2, -4, 80}, {3})});
+  EXPECT_GT(CallCount(SEAM_PLUGIN_NEWER_MINOR), 0);
+}
+
+TEST_F(PluginLoaderTest, OlderThanTheMinimumIsRefused) {
+  ASSERT_TRUE(LoadPjrtPlugin("older", SEAM_PLUGIN_OLDER_MINOR).ok());
+  absl::Status status = InitializePjrtPlugin("older");
+  EXPECT_EQ(status.message(),
+            absl::StrCat("Plugin PJRT API version ",
+                         Version(kFramework.major, FrameworkMinimumMinor() - 1),
+                         " is older than the minimum supported version ",
+                         Version(kFramework.major, FrameworkMinimumMinor())));
+  EXPECT_EQ(CallCount(SEAM_PLUGIN_OLDER_MINOR), 0);
+}
+
+TEST_F(PluginLoaderTest, AnotherMajorIsRefusedBeforeAnyCall) {
+  ASSERT_TRUE(LoadPjrtPlugin("other", SEAM_PLUGIN_OTHER_MAJOR).ok());
+  for (const char* setting : {"true", "false"}) {  // no setting rescues another major
+    setenv("ENABLE_PJRT_COMPATIBILITY", setting, 1);
+    if (!PjrtApi("other").ok()) {
+      ASSERT_TRUE(LoadPjrtPlugin("other", SEAM_PLUGIN_OTHER_MAJOR).ok());
+    }
+    absl::Status status = InitializePjrtPlugin("other");
+    std::string expected =
+        std::string(setting) == "true"
+            ? absl::StrCat("Mismatched PJRT plugin PJRT API major version (0) and framework PJRT "
+                           "API major version ", kFramework.major, ").")
+            : absl::StrCat("Mismatched PJRT plugin PJRT API version (0.90) and framework PJRT "
+                           "API version ", Version(kFramework.major, kFramework.minor), ").");
+    EXPECT_EQ(status.message(), expected) << setting;
+  }
+  EXPECT_EQ(CallCount(SEAM_PLUGIN_OTHER_MAJOR), 0);
+}
+
+TEST_F(PluginLoaderTest, FailedInitializeIsReportedAgainOnRetry) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    absl::StatusOr<const PJRT_Api*> api = LoadPjrtPlugin("flaky", SEAM_PLUGIN_INIT_FAILS);
+    ASSERT_TRUE(api.ok()) << "attempt " << attempt << ": " << api.status();
+    absl::Status status = InitializePjrtPlugin("flaky");
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+    EXPECT_EQ(status.message(),
+              "test plugin: the device is unavailable (initialize fails on purpose)");
+  }
+}
+
+TEST_F(PluginLoaderTest, CompatibilitySettingPicksTheRule) {
+  struct Case {
+    const char* value;  // nullptr = unset
+    bool compatibility;
+  };
+  const Case cases[] = {{nullptr, true}, {"true", true},   {"t", true},      {"YES", true},
+                        {"y", true},     {"1", true},      {"false", false}, {"F", false},
+                        {"no", false},   {"n", false},     {"0", false},     {"on", false},
+                        {"enabled", false}, {"", false}};
+  for (const Case& c : cases) {
+    if (c.value == nullptr) {
+      unsetenv("ENABLE_PJRT_COMPATIBILITY");
+    } else {
+      setenv("ENABLE_PJRT_COMPATIBILITY", c.value, 1);
+    }
+    std::string label = c.value == nullptr ? "unset" : absl::StrCat("'", c.value, "'");
+    EXPECT_EQ(IsPjrtCompatibilityEnabled(), c.compatibility) << label;
+    // The rule itself: a plugin one minor newer passes only under compatibility.
+    absl::Status newer = CheckPluginVersion(kFramework.major, kFramework.minor + 1,
+                                            IsPjrtCompatibilityEnabled());
+    if (c.compatibility) {
+      EXPECT_TRUE(newer.ok()) << label << ": " << newer;
+    } else {
+      EXPECT_EQ(newer.message(),
+                absl::StrCat("Mismatched PJRT plugin PJRT API version (",
+                             Version(kFramework.major, kFramework.minor + 1),
+                             ") and framework PJRT API version ",
+                             Version(kFramework.major, kFramework.minor), ")."))
+          << label;
+    }
+    EXPECT_TRUE(CheckPluginVersion(kFramework.major, kFramework.minor, IsPjrtCompatibilityEnabled()).ok())
+        << label;
+  }
+}
+
+TEST_F(PluginLoaderTest, ExactModeRefusesANewerMinorAtInitialize) {
+  setenv("ENABLE_PJRT_COMPATIBILITY", "on", 1);  // not a boolean: exact match
+  ASSERT_TRUE(LoadPjrtPlugin("newer", SEAM_PLUGIN_NEWER_MINOR).ok());
+  absl::Status status = InitializePjrtPlugin("newer");
+  EXPECT_EQ(status.message(), absl::StrCat("Mismatched PJRT plugin PJRT API version (",
+                                           Version(kFramework.major, kFramework.minor + 1),
+                                           ") and framework PJRT API version ",
+                                           Version(kFramework.major, kFramework.minor), ")."));
+  EXPECT_EQ(CallCount(SEAM_PLUGIN_NEWER_MINOR), 0);
+}
+
+TEST_F(PluginLoaderTest, AFieldOfALargerStructIsReadOnlyWhenTheCallerHasIt) {
+  ASSERT_TRUE(LoadPjrtPlugin("future", SEAM_PLUGIN_FUTURE_FIELD).ok());
+  ASSERT_TRUE(InitializePjrtPlugin("future").ok());
+  const PJRT_Api* api = *PjrtApi("future");
+
+  // Today's framework passes today's struct: the plugin must not read past it.
+  auto today = PjrtComputationClient::Create(api);
+  ASSERT_TRUE(today.ok()) << today.status();
+  EXPECT_EQ((*today)->GetLocalDevices().size(), 1u);
+
+  // A newer caller passes the larger struct, and the plugin reads the new field.
+  FutureClientCreateArgs future{};
+  future.current.struct_size = kFutureClientCreateArgsSize;
+  future.device_count_hint = 3;
+  ASSERT_TRUE(TakePjrtError(api, api->PJRT_Client_Create(&future.current)).ok());
+  auto devices = SEAM_PJRT_ARGS(PJRT_Client_AddressableDevices_Args);
+  devices.client = future.current.client;
+  ASSERT_TRUE(TakePjrtError(api, api->PJRT_Client_AddressableDevices(&devices)).ok());
+  EXPECT_EQ(devices.num_addressable_devices, 3u);
+  auto destroy = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
+  destroy.client = future.current.client;
+  EXPECT_TRUE(TakePjrtError(api, api->PJRT_Client_Destroy(&destroy)).ok());
+
+  // An older caller's smaller struct is refused with the exact message.
+  PJRT_Client_Create_Args old{};
+  old.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE - sizeof(void*);
+  absl::Status status = TakePjrtError(api, api->PJRT_Client_Create(&old));
+  EXPECT_EQ(status.message(),
+            absl::StrCat("Unexpected PJRT_Client_Create_Args size: expected ",
+                         PJRT_Client_Create_Args_STRUCT_SIZE, ", got ",
+                         PJRT_Client_Create_Args_STRUCT_SIZE - sizeof(void*),
+                         ". Check installed software versions. The framework PJRT API version is ",
+                         Version(kFramework.major, kFramework.minor), "."));
+}
+
+}  // namespace
+}  // namespace seam::runtime

@@ -1,0 +1,169 @@
+// A configurable plugin for the loader tests: the CPU plugin's table behind wrappers that
+// count every call, with the version and behaviour set by compile definitions:
+//   SEAM_TEST_MAJOR / SEAM_TEST_MINOR   the version it reports (default: the header's)
+//   SEAM_TEST_INIT_FAILS                PJRT_Plugin_Initialize returns an error
+//   SEAM_TEST_NULL_API                  GetPjrtApi returns null
+//   SEAM_TEST_FUTURE_FIELD              PJRT_Client_Create reads a field of a newer header
+#include <atomic>
+#include <string>
+
+#include "seam/c/pjrt_c_api.h"
+#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/objects.h"
+#include "tests/plugins/future_args.h"
+
+#ifndef SEAM_TEST_MAJOR
+#define SEAM_TEST_MAJOR PJRT_API_MAJOR
+#endif
+#ifndef SEAM_TEST_MINOR
+#define SEAM_TEST_MINOR PJRT_API_MINOR
+#endif
+
+namespace {
+
+std::atomic<int> g_calls{0};
+
+const PJRT_Api* Cpu() { return seam::cpu::GetCpuPjrtApi(); }
+
+#define SEAM_FORWARD(Name)                                \
+  PJRT_Error* Forward_##Name(Name##_Args* args) {         \
+    ++g_calls;                                            \
+    return Cpu()->Name(args);                             \
+  }
+#define SEAM_FORWARD_VOID(Name)                           \
+  void Forward_##Name(Name##_Args* args) {                \
+    ++g_calls;                                            \
+    Cpu()->Name(args);                                    \
+  }
+
+SEAM_FORWARD_VOID(PJRT_Error_Destroy)
+SEAM_FORWARD_VOID(PJRT_Error_Message)
+SEAM_FORWARD(PJRT_Error_GetCode)
+SEAM_FORWARD(PJRT_Plugin_Attributes)
+SEAM_FORWARD(PJRT_Event_Destroy)
+SEAM_FORWARD(PJRT_Event_IsReady)
+SEAM_FORWARD(PJRT_Event_Error)
+SEAM_FORWARD(PJRT_Event_Await)
+SEAM_FORWARD(PJRT_Event_OnReady)
+SEAM_FORWARD(PJRT_Client_Destroy)
+SEAM_FORWARD(PJRT_Client_PlatformName)
+SEAM_FORWARD(PJRT_Client_ProcessIndex)
+SEAM_FORWARD(PJRT_Client_Devices)
+SEAM_FORWARD(PJRT_Client_AddressableDevices)
+SEAM_FORWARD(PJRT_Client_LookupDevice)
+SEAM_FORWARD(PJRT_Client_Compile)
+SEAM_FORWARD(PJRT_Client_BufferFromHostBuffer)
+SEAM_FORWARD(PJRT_DeviceDescription_Id)
+SEAM_FORWARD(PJRT_DeviceDescription_ProcessIndex)
+SEAM_FORWARD(PJRT_DeviceDescription_Kind)
+SEAM_FORWARD(PJRT_Device_GetDescription)
+SEAM_FORWARD(PJRT_Device_IsAddressable)
+SEAM_FORWARD(PJRT_Device_LocalHardwareId)
+SEAM_FORWARD(PJRT_LoadedExecutable_Destroy)
+SEAM_FORWARD(PJRT_LoadedExecutable_NumOutputs)
+SEAM_FORWARD(PJRT_LoadedExecutable_Execute)
+SEAM_FORWARD(PJRT_Buffer_Destroy)
+SEAM_FORWARD(PJRT_Buffer_ElementType)
+SEAM_FORWARD(PJRT_Buffer_Dimensions)
+SEAM_FORWARD(PJRT_Buffer_ToHostBuffer)
+SEAM_FORWARD(PJRT_Buffer_ReadyEvent)
+SEAM_FORWARD(PJRT_Buffer_Delete)
+SEAM_FORWARD(PJRT_Buffer_IsDeleted)
+SEAM_FORWARD(PJRT_Buffer_OnDeviceSizeInBytes)
+
+PJRT_Error* Initialize(PJRT_Plugin_Initialize_Args* args) {
+  ++g_calls;
+#ifdef SEAM_TEST_INIT_FAILS
+  (void)args;
+  return seam::cpu::MakeError(
+      absl::UnavailableError("test plugin: the device is unavailable (initialize fails on purpose)"));
+#else
+  return Cpu()->PJRT_Plugin_Initialize(args);
+#endif
+}
+
+PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
+  ++g_calls;
+#ifdef SEAM_TEST_FUTURE_FIELD
+  if (args != nullptr && args->struct_size >= kFutureClientCreateArgsSize) {
+    const auto* future = reinterpret_cast<const FutureClientCreateArgs*>(args);
+    PJRT_NamedValue option{};
+    option.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+    option.name = seam::cpu::kDeviceCountOption;
+    option.name_size = std::string(seam::cpu::kDeviceCountOption).size();
+    option.type = PJRT_NamedValue_kInt64;
+    option.value.int64_value = future->device_count_hint;
+    option.value_size = 1;
+    PJRT_Client_Create_Args inner = *args;
+    inner.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE;
+    inner.create_options = &option;
+    inner.num_options = 1;
+    PJRT_Error* error = Cpu()->PJRT_Client_Create(&inner);
+    args->client = inner.client;
+    return error;
+  }
+#endif
+  return Cpu()->PJRT_Client_Create(args);
+}
+
+PJRT_Api MakeApi() {
+  PJRT_Api api = *Cpu();
+  api.pjrt_api_version.major_version = SEAM_TEST_MAJOR;
+  api.pjrt_api_version.minor_version = SEAM_TEST_MINOR;
+#define SEAM_SET(Name) api.Name = Forward_##Name
+  SEAM_SET(PJRT_Error_Destroy);
+  SEAM_SET(PJRT_Error_Message);
+  SEAM_SET(PJRT_Error_GetCode);
+  SEAM_SET(PJRT_Plugin_Attributes);
+  SEAM_SET(PJRT_Event_Destroy);
+  SEAM_SET(PJRT_Event_IsReady);
+  SEAM_SET(PJRT_Event_Error);
+  SEAM_SET(PJRT_Event_Await);
+  SEAM_SET(PJRT_Event_OnReady);
+  SEAM_SET(PJRT_Client_Destroy);
+  SEAM_SET(PJRT_Client_PlatformName);
+  SEAM_SET(PJRT_Client_ProcessIndex);
+  SEAM_SET(PJRT_Client_Devices);
+  SEAM_SET(PJRT_Client_AddressableDevices);
+  SEAM_SET(PJRT_Client_LookupDevice);
+  SEAM_SET(PJRT_Client_Compile);
+  SEAM_SET(PJRT_Client_BufferFromHostBuffer);
+  SEAM_SET(PJRT_DeviceDescription_Id);
+  SEAM_SET(PJRT_DeviceDescription_ProcessIndex);
+  SEAM_SET(PJRT_DeviceDescription_Kind);
+  SEAM_SET(PJRT_Device_GetDescription);
+  SEAM_SET(PJRT_Device_IsAddressable);
+  SEAM_SET(PJRT_Device_LocalHardwareId);
+  SEAM_SET(PJRT_LoadedExecutable_Destroy);
+  SEAM_SET(PJRT_LoadedExecutable_NumOutputs);
+  SEAM_SET(PJRT_LoadedExecutable_Execute);
+  SEAM_SET(PJRT_Buffer_Destroy);
+  SEAM_SET(PJRT_Buffer_ElementType);
+  SEAM_SET(PJRT_Buffer_Dimensions);
+  SEAM_SET(PJRT_Buffer_ToHostBuffer);
+  SEAM_SET(PJRT_Buffer_ReadyEvent);
+  SEAM_SET(PJRT_Buffer_Delete);
+  SEAM_SET(PJRT_Buffer_IsDeleted);
+  SEAM_SET(PJRT_Buffer_OnDeviceSizeInBytes);
+#undef SEAM_SET
+  api.PJRT_Plugin_Initialize = Initialize;
+  api.PJRT_Client_Create = ClientCreate;
+  return api;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const PJRT_Api* GetPjrtApi(void) {
+  static const PJRT_Api api = MakeApi();
+#ifdef SEAM_TEST_NULL_API
+  return api.struct_size == 0 ? &api : nullptr;  // always null: the plugin has no table
+#else
+  return &api;
+#endif
+}
+
+// How many table functions have been called: the loader tests prove a refused plugin is
+// never called.
+extern "C" __attribute__((visibility("default"))) int SeamTestPluginCallCount(void) {
+  return g_calls.load();
+}
