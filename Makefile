@@ -1,15 +1,24 @@
 # The two entry points of the README. Both install what is missing, then build.
 BUILD_DIR ?= build
+SAN_BUILD_DIR ?= build-sanitize
 BUILD_TYPE ?= Release
 JOBS ?= 2
 
-.PHONY: demo test build deps clean
+.PHONY: demo test test-sanitize build deps clean
 
 demo: build
 	PJRT_DEVICE=$${PJRT_DEVICE:-CPU} ./$(BUILD_DIR)/examples/lazy_step
 
+# The whole suite, then the plugin-ABI tests (loader, conformance) again under
+# AddressSanitizer and UndefinedBehaviorSanitizer.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+	$(MAKE) test-sanitize
+
+test-sanitize: deps
+	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug "-DSEAM_SANITIZE=address;undefined"
+	cmake --build $(SAN_BUILD_DIR) -j$(JOBS) --target seam_abi_tests
+	cd $(SAN_BUILD_DIR) && ctest --output-on-failure -j$(JOBS) -L abi
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -19,4 +28,4 @@ deps:
 	./scripts/install-deps.sh
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR)

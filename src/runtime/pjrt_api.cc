@@ -35,6 +35,17 @@ Registry& GetRegistry() {
 
 std::string Canonical(const std::string& device_type) { return absl::AsciiStrToLower(device_type); }
 
+absl::StatusOr<Entry> FindEntry(const std::string& device_type) {
+  std::string type = Canonical(device_type);
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  auto it = registry.entries.find(type);
+  if (it == registry.entries.end()) {
+    return absl::NotFoundError(absl::StrCat("PJRT_Api not found for device type ", type));
+  }
+  return it->second;
+}
+
 void Unregister(const std::string& type) {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
@@ -74,14 +85,8 @@ absl::Status SetPjrtApi(const std::string& device_type, const PJRT_Api* api) {
 }
 
 absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type) {
-  std::string type = Canonical(device_type);
-  Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
-  auto it = registry.entries.find(type);
-  if (it == registry.entries.end()) {
-    return absl::NotFoundError(absl::StrCat("PJRT_Api not found for device type ", type));
-  }
-  return it->second.api;
+  SEAM_ASSIGN_OR_RETURN(Entry entry, FindEntry(device_type));
+  return entry.api;
 }
 
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
@@ -177,14 +182,8 @@ absl::Status InitializePjrtPlugin(const std::string& device_type) {
 }
 
 absl::StatusOr<bool> IsPjrtPluginInitialized(const std::string& device_type) {
-  std::string type = Canonical(device_type);
-  Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
-  auto it = registry.entries.find(type);
-  if (it == registry.entries.end()) {
-    return absl::NotFoundError(absl::StrCat("PJRT_Api not found for device type ", type));
-  }
-  return it->second.initialized;
+  SEAM_ASSIGN_OR_RETURN(Entry entry, FindEntry(device_type));
+  return entry.initialized;
 }
 
 absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {

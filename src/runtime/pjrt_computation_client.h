@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "seam/runtime.h"
 #include "src/runtime/computation_client.h"
 
 struct PJRT_Api;
@@ -20,8 +21,8 @@ struct PJRT_Device;
 namespace seam::runtime {
 
 // A client-create option as a plugin receives it (a PJRT_NamedValue).
-using PluginOptionValue = std::variant<int64_t, std::string, bool, float, std::vector<int64_t>>;
-using PluginOptions = std::map<std::string, PluginOptionValue>;
+using PluginOptionValue = ::seam::PluginOptionValue;
+using PluginOptions = ::seam::PluginOptions;
 
 class PjrtComputationClient : public ComputationClient {
  public:

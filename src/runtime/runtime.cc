@@ -5,25 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
-#include "src/base/status_macros.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt_registry.h"
 
 namespace seam::runtime {
 namespace {
 
 std::atomic<ComputationClient*> g_client{nullptr};
-
-absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClient(const std::string& device_type) {
-  if (device_type == "CPU") {
-    SEAM_ASSIGN_OR_RETURN(int64_t num_devices, base::GetEnvInt("CPU_NUM_DEVICES", 1));
-    PluginOptions options{{"cpu_device_count", num_devices}};
-    SEAM_ASSIGN_OR_RETURN(std::unique_ptr<PjrtComputationClient> client,
-                          PjrtComputationClient::Create(GetInProcessCpuPjrtApi(), options));
-    return std::unique_ptr<ComputationClient>(std::move(client));
-  }
-  return absl::InvalidArgumentError(absl::StrCat("Unknown PJRT_DEVICE: '", device_type, "'"));
-}
 
 }  // namespace
 
@@ -36,7 +23,7 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> InitializeComputationClient()
   if (initialized.exchange(true)) {
     return absl::FailedPreconditionError("ComputationClient can only be initialized once.");
   }
-  return CreateClient(device_type);
+  return CreateClientFromEnvironment(nullptr);
 }
 
 absl::StatusOr<ComputationClient*> GetComputationClient() {

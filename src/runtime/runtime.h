@@ -12,8 +12,8 @@ namespace seam::runtime {
 // Builds a new client from the environment. Checks PJRT_DEVICE before anything else
 // (FailedPrecondition "$PJRT_DEVICE is not set."); then refuses a second initialization in
 // the process (FailedPrecondition "ComputationClient can only be initialized once.");
-// "CPU" builds the in-process CPU client with CPU_NUM_DEVICES devices (default 1); any
-// other value is InvalidArgument "Unknown PJRT_DEVICE: '<value>'".
+// then picks the client as pjrt_registry.h describes (include/seam/runtime.h lists the
+// branches).
 absl::StatusOr<std::unique_ptr<ComputationClient>> InitializeComputationClient();
 
 // The process's client, initialized on first use. The outcome of that first

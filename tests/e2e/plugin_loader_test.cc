@@ -123,7 +123,9 @@ TEST_F(PluginLoaderTest, AnotherMajorIsRefusedBeforeAnyCall) {
   ASSERT_TRUE(LoadPjrtPlugin("other", SEAM_PLUGIN_OTHER_MAJOR).ok());
   for (const char* setting : {"true", "false"}) {  // no setting rescues another major
     setenv("ENABLE_PJRT_COMPATIBILITY", setting, 1);
-    if (!PjrtApi("other").ok()) ASSERT_TRUE(LoadPjrtPlugin("other", SEAM_PLUGIN_OTHER_MAJOR).ok());
+    if (!PjrtApi("other").ok()) {
+      ASSERT_TRUE(LoadPjrtPlugin("other", SEAM_PLUGIN_OTHER_MAJOR).ok());
+    }
     absl::Status status = InitializePjrtPlugin("other");
     std::string expected =
         std::string(setting) == "true"

@@ -4,6 +4,9 @@
 //   SEAM_TEST_INIT_FAILS                PJRT_Plugin_Initialize returns an error
 //   SEAM_TEST_NULL_API                  GetPjrtApi returns null
 //   SEAM_TEST_FUTURE_FIELD              PJRT_Client_Create reads a field of a newer header
+//   SEAM_TEST_LAX                       breaks the contract twice: PJRT_Client_PlatformName
+//                                       accepts a too-small struct, and the
+//                                       PJRT_Buffer_OnDeviceSizeInBytes slot is null
 #include <atomic>
 #include <string>
 
@@ -106,6 +109,18 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   return Cpu()->PJRT_Client_Create(args);
 }
 
+#ifdef SEAM_TEST_LAX
+PJRT_Error* LaxPlatformName(PJRT_Client_PlatformName_Args* args) {
+  ++g_calls;
+  PJRT_Client_PlatformName_Args full = *args;  // reads past a short struct: the breach
+  full.struct_size = PJRT_Client_PlatformName_Args_STRUCT_SIZE;
+  PJRT_Error* error = Cpu()->PJRT_Client_PlatformName(&full);
+  args->platform_name = full.platform_name;
+  args->platform_name_size = full.platform_name_size;
+  return error;
+}
+#endif
+
 PJRT_Api MakeApi() {
   PJRT_Api api = *Cpu();
   api.pjrt_api_version.major_version = SEAM_TEST_MAJOR;
@@ -148,6 +163,10 @@ PJRT_Api MakeApi() {
 #undef SEAM_SET
   api.PJRT_Plugin_Initialize = Initialize;
   api.PJRT_Client_Create = ClientCreate;
+#ifdef SEAM_TEST_LAX
+  api.PJRT_Client_PlatformName = LaxPlatformName;
+  api.PJRT_Buffer_OnDeviceSizeInBytes = nullptr;
+#endif
   return api;
 }
 

@@ -138,6 +138,11 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   }
   if (args->num_compile_options > 0) {
     SEAM_CHECK_NOT_NULL(PJRT_Client_Compile, args->compile_options);
+    if (absl::Status s = CheckStructSize("PJRT_NamedValue", PJRT_NamedValue_STRUCT_SIZE,
+                                         args->compile_options[0].struct_size);
+        !s.ok()) {
+      return MakeError(s);
+    }
     return MakeError(absl::InvalidArgumentError(
         absl::StrCat("PJRT_Client_Compile: unknown compile option '",
                      NameOf(args->compile_options[0]), "' (the cpu plugin accepts none)")));

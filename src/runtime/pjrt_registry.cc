@@ -1,0 +1,189 @@
+#include "src/runtime/pjrt_registry.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "src/base/env.h"
+#include "src/base/status_macros.h"
+#include "src/runtime/pjrt_api.h"
+#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/runtime.h"
+
+namespace seam::runtime {
+namespace {
+
+// Reads environment variables and writes down each read.
+class EnvReader {
+ public:
+  explicit EnvReader(ClientSelection* selection) : selection_(selection) {}
+
+  std::optional<std::string> Get(const char* name) {
+    std::optional<std::string> value = base::GetEnv(name);
+    selection_->env_read.emplace_back(name, value);
+    return value;
+  }
+  std::string GetOr(const char* name, const std::string& fallback) {
+    std::optional<std::string> value = Get(name);
+    return value.has_value() && !value->empty() ? *value : fallback;
+  }
+  // The reference's boolean: "true" / "false", else a number (non-zero is true).
+  bool GetBool(const char* name, bool fallback) {
+    std::optional<std::string> value = Get(name);
+    if (!value.has_value() || value->empty()) return fallback;
+    if (*value == "true") return true;
+    if (*value == "false") return false;
+    return std::atoi(value->c_str()) != 0;
+  }
+
+ private:
+  ClientSelection* selection_;
+};
+
+// The built-in "LIBRARY" plugin: whatever PJRT_LIBRARY_PATH names, read when asked.
+class LibraryPlugin : public PjRtPlugin {
+ public:
+  std::string library_path() const override {
+    return base::GetEnv("PJRT_LIBRARY_PATH").value_or("");
+  }
+};
+
+struct PluginRegistry {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<const PjRtPlugin>> plugins{
+      {"LIBRARY", std::make_shared<LibraryPlugin>()}};
+};
+
+PluginRegistry& Plugins() {
+  static auto* registry = new PluginRegistry();
+  return *registry;
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient>> Wrap(
+    absl::StatusOr<std::unique_ptr<PjrtComputationClient>> client) {
+  if (!client.ok()) return client.status();
+  return std::unique_ptr<ComputationClient>(*std::move(client));
+}
+
+// Load + (optionally) initialize + client, for the branches that use a shared library.
+absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(
+    const std::string& device_type, const std::string& path, bool initialize,
+    const PluginOptions& options, ClientSelection* selection) {
+  selection->library_path = path;
+  SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, LoadPjrtPlugin(device_type, path));
+  PluginVersion version = GetPluginVersion(api);
+  selection->plugin_version = absl::StrCat(version.major, ".", version.minor);
+  if (initialize) SEAM_RETURN_IF_ERROR(InitializePjrtPlugin(device_type));
+  return Wrap(PjrtComputationClient::Create(api, options));
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient>> DynamicPluginClient(
+    const std::string& device_type, EnvReader& env, ClientSelection* selection) {
+  selection->branch = "dynamic plugin";
+  std::shared_ptr<const PjRtPlugin> plugin = FindPlugin(device_type);
+  if (plugin == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "No PjRtPlugin registered for: ", device_type,
+        ". Make sure the environment variable PJRT_DEVICE is set to a correct device name. ",
+        kRegisterPluginDocs));
+  }
+  if (device_type == "LIBRARY") env.Get("PJRT_LIBRARY_PATH");  // what LibraryPlugin reads
+  if (plugin->requires_xla_coordinator()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "PjRtPlugin '", device_type,
+        "' requires the multi-process coordinator (a distributed key-value store), which "
+        "seam does not provide yet; no client was created"));
+  }
+  std::string path = plugin->library_path();
+  if (path.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PjRtPlugin '", device_type, "' has an empty library path",
+        device_type == "LIBRARY" ? " (set PJRT_LIBRARY_PATH)" : ""));
+  }
+  return ClientFromLibrary(absl::AsciiStrToLower(device_type), path, /*initialize=*/true,
+                           plugin->client_create_options(), selection);
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
+                                                             ClientSelection* selection) {
+  selection->branch = "CPU";
+  std::string count = env.GetOr("CPU_NUM_DEVICES", "1");
+  int64_t devices = 0;
+  if (!absl::SimpleAtoi(count, &devices)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Environment variable CPU_NUM_DEVICES must be an integer, got '", count, "'"));
+  }
+  PluginVersion version = GetPluginVersion(GetInProcessCpuPjrtApi());
+  selection->plugin_version = absl::StrCat(version.major, ".", version.minor);
+  return Wrap(PjrtComputationClient::Create(GetInProcessCpuPjrtApi(),
+                                            {{"cpu_device_count", devices}}));
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::string& device_type,
+                                                                EnvReader& env,
+                                                                ClientSelection* selection) {
+  if (env.GetBool("PJRT_DYNAMIC_PLUGINS", false) && device_type != "CPU") {
+    return DynamicPluginClient(device_type, env, selection);
+  }
+  if (device_type == "CPU") return CpuClient(env, selection);
+  if (device_type == "TPU") {
+    selection->branch = "TPU";
+    // Read in order and only as far as needed; seam never writes TPU_LIBRARY_PATH.
+    std::string path = env.GetOr("TPU_LIBRARY_PATH", "");
+    if (path.empty()) path = env.GetOr("PTXLA_TPU_LIBRARY_PATH", "libtpu.so");
+    return ClientFromLibrary("tpu", path, /*initialize=*/true, {}, selection);
+  }
+  if (device_type == "XPU" || device_type == "NEURON") {
+    // As in the reference, these half-finished branches skip the plugin's initialize.
+    selection->branch = device_type;
+    std::string path = device_type == "XPU" ? env.GetOr("XPU_LIBRARY_PATH", "libxpu.so")
+                                            : env.GetOr("NEURON_LIBRARY_PATH", "libneuronpjrt.so");
+    return ClientFromLibrary(absl::AsciiStrToLower(device_type), path, /*initialize=*/false, {},
+                             selection);
+  }
+  selection->branch = "none";
+  return absl::InvalidArgumentError(absl::StrCat("Unknown PJRT_DEVICE: '", device_type, "'"));
+}
+
+}  // namespace
+
+absl::Status RegisterPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin) {
+  if (plugin == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("RegisterPjRtPlugin('", name, "'): plugin is null"));
+  }
+  if (GetComputationClientIfInitialized() != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "RegisterPjRtPlugin('", name,
+        "'): the ComputationClient already exists, so the plugin could never be used; register "
+        "plugins before the first use of a device"));
+  }
+  PluginRegistry& registry = Plugins();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  registry.plugins[name] = std::move(plugin);
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name) {
+  PluginRegistry& registry = Plugins();
+  std::lock_guard<std::mutex> lock(registry.mu);
+  auto it = registry.plugins.find(name);
+  return it == registry.plugins.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
+    ClientSelection* selection) {
+  ClientSelection scratch;
+  if (selection == nullptr) selection = &scratch;
+  EnvReader env(selection);
+  selection->device_type = env.Get("PJRT_DEVICE").value_or("");
+  selection->branch = "none";
+  if (selection->device_type.empty()) {
+    return absl::FailedPreconditionError("$PJRT_DEVICE is not set.");
+  }
+  return SelectClient(selection->device_type, env, selection);
+}
+
+}  // namespace seam::runtime

@@ -1,0 +1,46 @@
+// How PJRT_DEVICE becomes a client: the registry of plugins by device name and the branch
+// chain of the reference (pjrt_registry.cpp), with a record of what was decided.
+#ifndef SEAM_RUNTIME_PJRT_REGISTRY_H_
+#define SEAM_RUNTIME_PJRT_REGISTRY_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "seam/runtime.h"
+#include "src/runtime/computation_client.h"
+
+namespace seam::runtime {
+
+// What client selection did: for `seam info` and the tests.
+struct ClientSelection {
+  std::string device_type;  // PJRT_DEVICE as read
+  std::string branch;       // "dynamic plugin", "CPU", "TPU", "XPU", "NEURON", or "none"
+  // Every environment variable read, in order, with its value (nullopt = unset).
+  std::vector<std::pair<std::string, std::optional<std::string>>> env_read;
+  std::string library_path;   // the plugin loaded, "" for the in-process CPU plugin
+  std::string plugin_version; // "<major>.<minor>" of the plugin used, when one was loaded
+};
+
+// Registers `plugin` under `name`; replaces an earlier one. FailedPrecondition once the
+// process's client exists.
+absl::Status RegisterPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin);
+
+// The plugin registered under `name` (exact match), or null.
+std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name);
+
+// Reads PJRT_DEVICE (refusing unset or empty with "$PJRT_DEVICE is not set.") and runs the
+// branch chain. `selection` (optional) receives the record, on failure too.
+absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
+    ClientSelection* selection);
+
+// Where the docs on registering a plugin are, quoted by the lookup-miss message.
+inline constexpr char kRegisterPluginDocs[] =
+    "See docs/plugins.md (\"Registering a plugin\") for how to register one.";
+
+}  // namespace seam::runtime
+
+#endif  // SEAM_RUNTIME_PJRT_REGISTRY_H_

@@ -1,0 +1,16 @@
+// `seam info`: which client PJRT_DEVICE selects here, and why.
+#ifndef SEAM_TOOLS_INFO_COMMAND_H_
+#define SEAM_TOOLS_INFO_COMMAND_H_
+
+#include <ostream>
+
+namespace seam::tools {
+
+// Runs client selection as the runtime would and prints PJRT_DEVICE, the branch taken,
+// every environment variable read (or "unset"), the plugin path and version, the platform
+// and the devices. On failure prints the runtime's error; returns 1 then, else 0.
+int PrintInfo(std::ostream& out, std::ostream& err);
+
+}  // namespace seam::tools
+
+#endif  // SEAM_TOOLS_INFO_COMMAND_H_

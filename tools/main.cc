@@ -1,0 +1,40 @@
+// The `seam` command line.
+#include <iostream>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "tools/info_command.h"
+#include "tools/plugin_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"seam: a lazy-tensor runtime over a PJRT-style plugin ABI"};
+  app.require_subcommand(1);
+
+  CLI::App* info = app.add_subcommand(
+      "info",
+      "Show which client PJRT_DEVICE selects: the branch taken, every environment variable "
+      "read, the plugin and its version, the platform and the devices");
+
+  CLI::App* plugin = app.add_subcommand("plugin", "Work with plugin shared libraries");
+  plugin->require_subcommand(1);
+
+  std::string inspect_path;
+  CLI::App* inspect = plugin->add_subcommand(
+      "inspect",
+      "Load a plugin and print its version, the handshake verdict under the current "
+      "ENABLE_PJRT_COMPATIBILITY, its attributes, platform and devices");
+  inspect->add_option("path", inspect_path, "Path of the plugin (.so)")->required();
+
+  std::string check_path;
+  CLI::App* check = plugin->add_subcommand(
+      "check",
+      "Run the conformance suite against a plugin; exit status 0 only when every required "
+      "check passes");
+  check->add_option("path", check_path, "Path of the plugin (.so)")->required();
+
+  CLI11_PARSE(app, argc, argv);
+  if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr);
+  if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
+  if (check->parsed()) return seam::tools::CheckPlugin(check_path, std::cout, std::cerr);
+  return 2;
+}
