@@ -1,4 +1,6 @@
 // Elementwise operations: numpy broadcasting, scalar operands, unary math, comparisons.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -19,25 +21,46 @@ NodePtr BroadcastTo(const NodePtr& node, const std::vector<int64_t>& dims) {
   return BroadcastMapped(node, dims, mapping);
 }
 
-NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y) {
-  if (x->shape.dtype != y->shape.dtype) {
-    ThrowInvalid(absl::StrCat(name, ": element types differ: ", x->shape.ToString(), " and ",
-                              y->shape.ToString()));
-  }
-  const auto& xd = x->shape.dims;
-  const auto& yd = y->shape.dims;
+namespace {
+
+// numpy broadcasting: align trailing dimensions; a size-1 dimension stretches.
+std::vector<int64_t> BroadcastDims(const char* name, const ir::Shape& x, const ir::Shape& y) {
+  const auto& xd = x.dims;
+  const auto& yd = y.dims;
   size_t rank = std::max(xd.size(), yd.size());
   std::vector<int64_t> dims(rank);
   for (size_t i = 0; i < rank; ++i) {
     int64_t xs = i < rank - xd.size() ? 1 : xd[i - (rank - xd.size())];
     int64_t ys = i < rank - yd.size() ? 1 : yd[i - (rank - yd.size())];
     if (xs != ys && xs != 1 && ys != 1) {
-      ThrowInvalid(absl::StrCat(name, ": shapes ", x->shape.ToString(), " and ",
-                                y->shape.ToString(), " cannot be broadcast together"));
+      ThrowInvalid(absl::StrCat(name, ": shapes ", x.ToString(), " and ", y.ToString(),
+                                " cannot be broadcast together"));
     }
     dims[i] = xs == 1 ? ys : xs;
   }
+  return dims;
+}
+
+}  // namespace
+
+NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y) {
+  if (x->shape.dtype != y->shape.dtype) {
+    ThrowInvalid(absl::StrCat(name, ": element types differ: ", x->shape.ToString(), " and ",
+                              y->shape.ToString()));
+  }
+  std::vector<int64_t> dims = BroadcastDims(name, x->shape, y->shape);
   return MakeNode(op, {BroadcastTo(x, dims), BroadcastTo(y, dims)}, {});
+}
+
+NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b) {
+  if (p->shape.dtype != ir::DType::kPred || a->shape.dtype != b->shape.dtype) {
+    ThrowInvalid(absl::StrCat("where: want a bool condition and two values of one dtype, got ",
+                              p->shape.ToString(), ", ", a->shape.ToString(), " and ",
+                              b->shape.ToString()));
+  }
+  ir::Shape joint{a->shape.dtype, BroadcastDims("where", a->shape, b->shape)};
+  std::vector<int64_t> dims = BroadcastDims("where", p->shape, joint);
+  return Select(BroadcastTo(p, dims), BroadcastTo(a, dims), BroadcastTo(b, dims));
 }
 
 NodePtr Unary(ir::Op op, const NodePtr& x) { return MakeNode(op, {x}, {}); }
@@ -137,19 +160,7 @@ Tensor lt(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kLt, "lt", a
 Tensor gt(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kGt, "gt", a, b); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  NodePtr p = NodeOf(cond, "where");
-  NodePtr x = NodeOf(a, "where");
-  NodePtr y = NodeOf(b, "where");
-  if (p->shape.dtype != ir::DType::kPred) {
-    lazy::ThrowInvalid(absl::StrCat("where: the condition must be bool, got ", p->shape.ToString()));
-  }
-  // Broadcast the three together: x with y first, then the predicate to their dims.
-  NodePtr sum = lazy::Elementwise(ir::Op::kAdd, "where", x, y);  // only for the joint dims
-  std::vector<int64_t> dims = sum->shape.dims;
-  NodePtr ps = lazy::Elementwise(ir::Op::kOr, "where", p,
-                                 lazy::BroadcastTo(lazy::ScalarNode(ir::DType::kPred, 0), dims));
-  dims = ps->shape.dims;
-  return lazy::Wrap(lazy::Select(ps, lazy::BroadcastTo(x, dims), lazy::BroadcastTo(y, dims)));
+  return lazy::Wrap(lazy::Where(NodeOf(cond, "where"), NodeOf(a, "where"), NodeOf(b, "where")));
 }
 
 Tensor Tensor::neg() const {

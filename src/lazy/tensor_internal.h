@@ -52,7 +52,8 @@ NodePtr Reshape(const NodePtr& x, const std::vector<int64_t>& dims);
 NodePtr Transpose(const NodePtr& x, const std::vector<int64_t>& permutation);
 NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_axes);
 NodePtr Convert(const NodePtr& x, ir::DType dtype);
-NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b);
+NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b);  // same shapes
+NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b);   // broadcasting
 NodePtr ZerosLike(const NodePtr& x);
 NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
                    std::vector<int64_t> rhs_contracting);
