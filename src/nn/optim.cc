@@ -1,10 +1,12 @@
 #include "seam/optim.h"
 
 #include <cmath>
+#include <string>
 
 namespace seam::optim {
 
 void Optimizer::step(const Tensor& loss) {
+  if (params_.empty()) throw Error(3, "optimizer step: there are no parameters");
   std::vector<Tensor> params;
   for (Tensor* p : params_) params.push_back(*p);
   update(grad(loss, params));
@@ -13,7 +15,19 @@ void Optimizer::step(const Tensor& loss) {
 Sgd::Sgd(std::vector<Tensor*> params, float lr, float momentum, float weight_decay)
     : Optimizer(std::move(params)), lr(lr), momentum(momentum), weight_decay(weight_decay) {}
 
+namespace {
+
+void CheckGrads(const char* name, size_t params, const std::vector<Tensor>& grads) {
+  if (params == 0 || grads.size() != params) {
+    throw Error(3, std::string(name) + ": " + std::to_string(grads.size()) + " gradients for " +
+                       std::to_string(params) + " parameters");
+  }
+}
+
+}  // namespace
+
 void Sgd::update(const std::vector<Tensor>& grads) {
+  CheckGrads("Sgd", params_.size(), grads);
   DType dtype = params_.front()->dtype();
   Tensor lr_t = Tensor::scalar(lr, dtype);
   Tensor wd_t = Tensor::scalar(weight_decay, dtype);
@@ -38,6 +52,7 @@ Adam::Adam(std::vector<Tensor*> params, float lr, float beta1, float beta2, floa
       weight_decay(weight_decay) {}
 
 void Adam::update(const std::vector<Tensor>& grads) {
+  CheckGrads("Adam", params_.size(), grads);
   DType dtype = params_.front()->dtype();
   if (m_.empty()) {
     for (Tensor* p : params_) {
