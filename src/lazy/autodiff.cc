@@ -72,7 +72,10 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
       return i == 0 ? lazy::Select(first, g, zero) : lazy::Select(first, zero, g);
     }
     case ir::Op::kPower:
-      if (i == 0) return Mul(g, Mul(ops[1], Div(self, ops[0])));  // b * a^b / a
+      if (i == 0) {  // b * a^(b-1): finite at a = 0, unlike b * a^b / a
+        NodePtr b_minus_1 = lazy::MakeNode(ir::Op::kSubtract, {ops[1], Full(ops[1], 1)}, {});
+        return Mul(g, Mul(ops[1], lazy::MakeNode(ir::Op::kPower, {ops[0], b_minus_1}, {})));
+      }
       return Mul(g, Mul(self, lazy::Unary(ir::Op::kLog, ops[0])));
     case ir::Op::kNeg: return Neg(g);
     case ir::Op::kExp: return Mul(g, self);

@@ -113,6 +113,12 @@ TEST(GradCheckTest, ReductionsAndProducts) {
   }, {{3, 2}, {2, 3}});
 }
 
+TEST(GradCheckTest, SquareIsFiniteAtZero) {
+  Tensor x = Tensor::from_vector(std::vector<double>{0, 3}, {2});
+  Tensor loss = pow(x, 2.0f).sum();
+  EXPECT_EQ(grad(loss, {x})[0].to_vector<double>(), (std::vector<double>{0, 6}));
+}
+
 TEST(GradCheckTest, Misuse) {
   Tensor x = Tensor::from_vector(std::vector<double>{1, 2, 3}, {3});
   try {
