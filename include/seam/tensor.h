@@ -13,7 +13,8 @@
 
 namespace seam {
 
-enum class DType { kFloat32, kInt32 };
+// kBool holds comparison results (IR pred); kFloat64 is for gradient checks and precise work.
+enum class DType { kFloat32, kInt32, kFloat64, kBool };
 
 // Every failure of the tensor API: misuse, a bad environment, a device error. `code` is an
 // absl/gRPC canonical status code (3 = invalid argument, 9 = failed precondition, ...).
@@ -45,7 +46,22 @@ class Tensor {
   static Tensor from_vector(std::initializer_list<int32_t> values, std::vector<int64_t> shape) {
     return from_vector(std::vector<int32_t>(values), std::move(shape));
   }
+  static Tensor from_vector(const std::vector<double>& values, std::vector<int64_t> shape);
+  // A scalar that is always program data (never a constant), so changing it between steps
+  // does not recompile: optimizers pass their hyperparameters this way.
   static Tensor scalar(float value);
+  static Tensor scalar(double value, DType dtype);
+
+  // Creation. Random tensors are drawn on the host with std::mt19937_64 seeded by `seed`
+  // (normal: std::normal_distribution; uniform: std::uniform_real_distribution in [low, high))
+  // and reach the device at the first sync, so a seed gives the same values everywhere.
+  static Tensor zeros(std::vector<int64_t> shape, DType dtype = DType::kFloat32);
+  static Tensor ones(std::vector<int64_t> shape, DType dtype = DType::kFloat32);
+  static Tensor full(std::vector<int64_t> shape, double value, DType dtype = DType::kFloat32);
+  static Tensor arange(int64_t count, DType dtype = DType::kInt32);  // 0, 1, ..., count-1 (iota)
+  static Tensor randn(std::vector<int64_t> shape, uint64_t seed, DType dtype = DType::kFloat32);
+  static Tensor uniform(std::vector<int64_t> shape, double low, double high, uint64_t seed,
+                        DType dtype = DType::kFloat32);
 
   bool defined() const { return impl_ != nullptr; }
   const std::vector<int64_t>& shape() const;
@@ -53,7 +69,8 @@ class Tensor {
   int64_t numel() const;
 
   // Block until the value is on the host. A tensor with pending operations is synced
-  // first (that tensor's graph only). T is float for kFloat32, int32_t for kInt32.
+  // first (that tensor's graph only). T is float for kFloat32, int32_t for kInt32, double
+  // for kFloat64; bool tensors are read after .to(DType::kInt32).
   template <typename T>
   std::vector<T> to_vector() const;
   template <typename T>
@@ -61,7 +78,38 @@ class Tensor {
 
   Tensor matmul(const Tensor& other) const;        // [m,k] x [k,n]
   Tensor sum() const;                              // over every axis, to a scalar
-  Tensor sum(const std::vector<int64_t>& axes) const;  // negative axes count from the end
+  Tensor sum(const std::vector<int64_t>& axes, bool keepdim = false) const;  // axes < 0 count from the end
+  Tensor mean() const;
+  Tensor mean(const std::vector<int64_t>& axes, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor max(const std::vector<int64_t>& axes, bool keepdim = false) const;
+  Tensor argmax(int64_t axis) const;  // int32 indices of the first maximum along `axis`
+
+  // Shapes. reshape accepts one -1 dimension; transpose swaps the two axes of a matrix.
+  Tensor reshape(std::vector<int64_t> shape) const;
+  Tensor transpose() const;
+  Tensor permute(const std::vector<int64_t>& order) const;
+  Tensor slice(int64_t axis, int64_t start, int64_t end, int64_t step = 1) const;
+  static Tensor cat(const std::vector<Tensor>& tensors, int64_t axis);
+  Tensor to(DType dtype) const;  // element type conversion (IR convert)
+
+  // Elementwise.
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;  // IR logistic
+  Tensor relu() const;     // maximum(x, 0)
+  Tensor sqrt() const;
+
+  // Numerically stable composites along `axis` (x - max is exponentiated).
+  Tensor softmax(int64_t axis) const;
+  Tensor log_softmax(int64_t axis) const;
+
+  // In place: this handle now refers to `value` (same shape and dtype). Other handles to the
+  // old value and graphs that used it are unaffected. copy_ is the same.
+  Tensor& assign(const Tensor& value);
+  Tensor& copy_(const Tensor& value) { return assign(value); }
 
   // True while the tensor is a recorded operation not yet run by a sync.
   bool has_pending_ops() const;
@@ -80,7 +128,28 @@ Tensor operator+(const Tensor& a, float b);
 Tensor operator-(const Tensor& a, float b);
 Tensor operator*(const Tensor& a, float b);
 Tensor operator*(float a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, float b);
+Tensor operator/(float a, const Tensor& b);
+Tensor operator+(float a, const Tensor& b);
+Tensor operator-(float a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, float exponent);
+// Comparisons give kBool tensors (broadcasting as above); where picks a where cond is true.
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
+
+// Reverse-mode gradients of a scalar `loss` with respect to each of `params`, as lazy
+// tensors (forward and backward then run as one program at the next sync). A non-scalar
+// loss, a parameter the loss does not depend on, or an op without a gradient rule on the
+// path is an Error.
+std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params);
 
 // The IR text of the program a sync of `tensors` would compile now (the graph of those
 // that have pending operations), without running anything. For debugging and tests.

@@ -1,0 +1,126 @@
+// Trains an MLP 784-256-128-10 on Fashion-MNIST (Debian's dataset-fashion-mnist) lazily:
+// each step records forward, backward and the Adam update, and one sync runs them as one
+// program, compiled once and then served by the compile cache.
+//
+//   PJRT_DEVICE=CPU ./fashion_mnist [epochs]
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "seam/metrics.h"
+#include "seam/nn.h"
+#include "seam/optim.h"
+#include "seam/tensor.h"
+#include "src/data/idx.h"
+
+namespace {
+
+constexpr int64_t kBatch = 128;
+constexpr int64_t kEvalBatch = 2000;
+constexpr int64_t kPixels = 28 * 28;
+
+seam::data::ImageSet Load(bool train) {
+  auto set = seam::data::LoadFashionMnist(seam::data::kFashionMnistDir, train);
+  if (!set.ok()) throw seam::Error(static_cast<int>(set.status().code()),
+                                   std::string(set.status().message()));
+  return *std::move(set);
+}
+
+void Gather(const seam::data::ImageSet& set, const std::vector<int64_t>& order, int64_t first,
+            int64_t count, std::vector<float>* images, std::vector<int32_t>* labels) {
+  images->resize(static_cast<size_t>(count * kPixels));
+  labels->resize(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t src = order[first + i];
+    std::copy_n(set.images.begin() + src * kPixels, kPixels, images->begin() + i * kPixels);
+    (*labels)[i] = set.labels[src];
+  }
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+int Run(int epochs) {
+  using seam::Tensor;
+  seam::data::ImageSet train = Load(true);
+  seam::data::ImageSet test = Load(false);
+  std::printf("Fashion-MNIST: %lld training and %lld test images\n",
+              static_cast<long long>(train.count), static_cast<long long>(test.count));
+
+  seam::nn::Mlp model({kPixels, 256, 128, 10}, /*seed=*/42);
+  seam::optim::Adam optimizer(model.parameters(), 1e-3f);
+  const bool tty = isatty(STDOUT_FILENO) != 0;
+  std::mt19937_64 rng(7);
+  std::vector<int64_t> order(static_cast<size_t>(train.count));
+  std::iota(order.begin(), order.end(), 0);
+  const int64_t steps = train.count / kBatch;  // the last partial batch is dropped: one shape
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    // Adam at 1e-3, halved every epoch over the last four: the rate is program data, so
+    // changing it does not recompile.
+    if (epoch > epochs - 4 && epoch > 1) optimizer.lr *= 0.5f;
+    std::shuffle(order.begin(), order.end(), rng);
+    auto start = std::chrono::steady_clock::now();
+    Tensor loss_sum = Tensor::zeros({});
+    for (int64_t step = 0; step < steps; ++step) {
+      Gather(train, order, step * kBatch, kBatch, &images, &labels);
+      {
+        Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
+        Tensor y = Tensor::from_vector(labels, {kBatch});
+        Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
+        optimizer.step(loss);
+        loss_sum.assign(loss_sum + loss);
+      }
+      seam::sync();  // forward + backward + update + running loss: one program
+      if (tty && (step % 20 == 0 || step + 1 == steps)) {
+        int filled = static_cast<int>(30 * (step + 1) / steps);
+        std::printf("\repoch %d [%-30s] %lld/%lld", epoch, std::string(filled, '=').c_str(),
+                    static_cast<long long>(step + 1), static_cast<long long>(steps));
+        std::fflush(stdout);
+      }
+    }
+    double loss = loss_sum.item<float>() / static_cast<double>(steps);
+    double elapsed = Seconds(start);
+    std::printf("%sepoch %d  lr %.2g  loss %.4f  %.0f images/s  (%.1f s)\n",
+                tty ? "\r\033[K" : "", epoch, static_cast<double>(optimizer.lr), loss,
+                static_cast<double>(steps * kBatch) / elapsed, elapsed);
+    std::fflush(stdout);
+  }
+
+  std::vector<int64_t> test_order(static_cast<size_t>(test.count));
+  std::iota(test_order.begin(), test_order.end(), 0);
+  int64_t correct = 0;
+  for (int64_t first = 0; first < test.count; first += kEvalBatch) {
+    int64_t count = std::min(kEvalBatch, test.count - first);
+    Gather(test, test_order, first, count, &images, &labels);
+    Tensor x = Tensor::from_vector(images, {count, kPixels});
+    Tensor y = Tensor::from_vector(labels, {count});
+    correct += seam::nn::correct_count(model.forward(x), y).item<int32_t>();
+  }
+  std::printf("test accuracy: %.4f (%lld/%lld)\n\n",
+              static_cast<double>(correct) / static_cast<double>(test.count),
+              static_cast<long long>(correct), static_cast<long long>(test.count));
+  std::printf("%s", seam::metrics::CreateMetricReport().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int epochs = argc > 1 ? std::atoi(argv[1]) : 10;
+  try {
+    return Run(epochs);
+  } catch (const seam::Error& error) {
+    std::fprintf(stderr, "fashion_mnist: %s\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,54 @@
+// Optimizers. step() records each parameter's update and assigns the new value to the
+// parameter's handle (the old value is left for a later buffer donation); nothing runs
+// until the next sync. Hyperparameters travel as program data, so changing the learning
+// rate between steps does not recompile.
+#ifndef SEAM_OPTIM_H_
+#define SEAM_OPTIM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "seam/tensor.h"
+
+namespace seam::optim {
+
+class Optimizer {
+ public:
+  explicit Optimizer(std::vector<Tensor*> params) : params_(std::move(params)) {}
+  virtual ~Optimizer() = default;
+  // Gradients of the scalar `loss` for every parameter, then one update.
+  void step(const Tensor& loss);
+  virtual void update(const std::vector<Tensor>& grads) = 0;
+  const std::vector<Tensor*>& params() const { return params_; }
+
+ protected:
+  std::vector<Tensor*> params_;
+};
+
+// p -= lr * v, v = momentum * v + (g + weight_decay * p).
+class Sgd : public Optimizer {
+ public:
+  Sgd(std::vector<Tensor*> params, float lr, float momentum = 0, float weight_decay = 0);
+  void update(const std::vector<Tensor>& grads) override;
+  float lr, momentum, weight_decay;
+
+ private:
+  std::vector<Tensor> velocity_;
+};
+
+// Adam (Kingma & Ba) with bias correction folded into the step size.
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<Tensor*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
+       float eps = 1e-8f, float weight_decay = 0);
+  void update(const std::vector<Tensor>& grads) override;
+  float lr, beta1, beta2, eps, weight_decay;
+
+ private:
+  int64_t t_ = 0;
+  std::vector<Tensor> m_, v_;
+};
+
+}  // namespace seam::optim
+
+#endif  // SEAM_OPTIM_H_

@@ -1,0 +1,184 @@
+// Elementwise operations: numpy broadcasting, scalar operands, unary math, comparisons.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "src/lazy/tensor_internal.h"
+
+namespace seam {
+namespace lazy {
+
+NodePtr BroadcastMapped(const NodePtr& node, const std::vector<int64_t>& dims,
+                        const std::vector<int64_t>& mapping) {
+  return MakeNode(ir::Op::kBroadcastInDim, {node}, {{"dims", mapping}},
+                  ir::Shape{node->shape.dtype, dims});
+}
+
+NodePtr BroadcastTo(const NodePtr& node, const std::vector<int64_t>& dims) {
+  if (node->shape.dims == dims) return node;
+  std::vector<int64_t> mapping(node->shape.dims.size());
+  int64_t offset = static_cast<int64_t>(dims.size() - node->shape.dims.size());
+  for (size_t i = 0; i < mapping.size(); ++i) mapping[i] = offset + static_cast<int64_t>(i);
+  return BroadcastMapped(node, dims, mapping);
+}
+
+namespace {
+
+// numpy broadcasting: align trailing dimensions; a size-1 dimension stretches.
+std::vector<int64_t> BroadcastDims(const char* name, const ir::Shape& x, const ir::Shape& y) {
+  const auto& xd = x.dims;
+  const auto& yd = y.dims;
+  size_t rank = std::max(xd.size(), yd.size());
+  std::vector<int64_t> dims(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t xs = i < rank - xd.size() ? 1 : xd[i - (rank - xd.size())];
+    int64_t ys = i < rank - yd.size() ? 1 : yd[i - (rank - yd.size())];
+    if (xs != ys && xs != 1 && ys != 1) {
+      ThrowInvalid(absl::StrCat(name, ": shapes ", x.ToString(), " and ", y.ToString(),
+                                " cannot be broadcast together"));
+    }
+    dims[i] = xs == 1 ? ys : xs;
+  }
+  return dims;
+}
+
+}  // namespace
+
+NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y) {
+  if (x->shape.dtype != y->shape.dtype) {
+    ThrowInvalid(absl::StrCat(name, ": element types differ: ", x->shape.ToString(), " and ",
+                              y->shape.ToString()));
+  }
+  std::vector<int64_t> dims = BroadcastDims(name, x->shape, y->shape);
+  return MakeNode(op, {BroadcastTo(x, dims), BroadcastTo(y, dims)}, {});
+}
+
+NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b) {
+  if (p->shape.dtype != ir::DType::kPred || a->shape.dtype != b->shape.dtype) {
+    ThrowInvalid(absl::StrCat("where: want a bool condition and two values of one dtype, got ",
+                              p->shape.ToString(), ", ", a->shape.ToString(), " and ",
+                              b->shape.ToString()));
+  }
+  ir::Shape joint{a->shape.dtype, BroadcastDims("where", a->shape, b->shape)};
+  std::vector<int64_t> dims = BroadcastDims("where", p->shape, joint);
+  return Select(BroadcastTo(p, dims), BroadcastTo(a, dims), BroadcastTo(b, dims));
+}
+
+NodePtr Unary(ir::Op op, const NodePtr& x) { return MakeNode(op, {x}, {}); }
+
+NodePtr Convert(const NodePtr& x, ir::DType dtype) {
+  if (x->shape.dtype == dtype) return x;
+  return MakeNode(ir::Op::kConvert, {x}, {}, ir::Shape{dtype, x->shape.dims});
+}
+
+NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b) {
+  return MakeNode(ir::Op::kSelect, {p, a, b}, {});
+}
+
+NodePtr ZerosLike(const NodePtr& x) {
+  return BroadcastTo(ConstantNode(ScalarLiteral(x->shape.dtype, 0)), x->shape.dims);
+}
+
+}  // namespace lazy
+
+namespace {
+
+using lazy::NodeOf;
+using lazy::NodePtr;
+
+Tensor Binary(ir::Op op, const char* name, const Tensor& a, const Tensor& b) {
+  return lazy::Wrap(lazy::Elementwise(op, name, NodeOf(a, name), NodeOf(b, name)));
+}
+
+NodePtr ScalarFor(const Tensor& like, float value, const char* name) {
+  return lazy::ScalarNode(NodeOf(like, name)->shape.dtype, value);
+}
+
+Tensor BinaryScalar(ir::Op op, const char* name, const Tensor& a, float b) {
+  NodePtr x = NodeOf(a, name);
+  return lazy::Wrap(lazy::Elementwise(op, name, x, lazy::ScalarNode(x->shape.dtype, b)));
+}
+
+Tensor ScalarBinary(ir::Op op, const char* name, float a, const Tensor& b) {
+  NodePtr y = NodeOf(b, name);
+  return lazy::Wrap(lazy::Elementwise(op, name, lazy::ScalarNode(y->shape.dtype, a), y));
+}
+
+Tensor UnaryFloat(ir::Op op, const char* name, const Tensor& t) {
+  NodePtr x = NodeOf(t, name);
+  if (!ir::IsFloat(x->shape.dtype)) {
+    lazy::ThrowInvalid(absl::StrCat(name, ": needs a float tensor, got ", x->shape.ToString()));
+  }
+  return lazy::Wrap(lazy::Unary(op, x));
+}
+
+}  // namespace
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kAdd, "add", a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return Binary(ir::Op::kSubtract, "subtract", a, b);
+}
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return Binary(ir::Op::kMultiply, "multiply", a, b);
+}
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  return Binary(ir::Op::kDivide, "divide", a, b);
+}
+Tensor operator+(const Tensor& a, float b) { return BinaryScalar(ir::Op::kAdd, "add", a, b); }
+Tensor operator-(const Tensor& a, float b) {
+  return BinaryScalar(ir::Op::kSubtract, "subtract", a, b);
+}
+Tensor operator*(const Tensor& a, float b) {
+  return BinaryScalar(ir::Op::kMultiply, "multiply", a, b);
+}
+Tensor operator/(const Tensor& a, float b) {
+  return BinaryScalar(ir::Op::kDivide, "divide", a, b);
+}
+Tensor operator*(float a, const Tensor& b) {
+  return ScalarBinary(ir::Op::kMultiply, "multiply", a, b);
+}
+Tensor operator+(float a, const Tensor& b) { return ScalarBinary(ir::Op::kAdd, "add", a, b); }
+Tensor operator-(float a, const Tensor& b) {
+  return ScalarBinary(ir::Op::kSubtract, "subtract", a, b);
+}
+Tensor operator/(float a, const Tensor& b) {
+  return ScalarBinary(ir::Op::kDivide, "divide", a, b);
+}
+Tensor operator-(const Tensor& a) { return a.neg(); }
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return Binary(ir::Op::kMaximum, "maximum", a, b);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return Binary(ir::Op::kMinimum, "minimum", a, b);
+}
+Tensor pow(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kPower, "pow", a, b); }
+Tensor pow(const Tensor& a, float exponent) {
+  return BinaryScalar(ir::Op::kPower, "pow", a, exponent);
+}
+Tensor eq(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kEq, "eq", a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kLt, "lt", a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kGt, "gt", a, b); }
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return lazy::Wrap(lazy::Where(NodeOf(cond, "where"), NodeOf(a, "where"), NodeOf(b, "where")));
+}
+
+Tensor Tensor::neg() const {
+  NodePtr x = NodeOf(*this, "neg");
+  return lazy::Wrap(lazy::Unary(ir::Op::kNeg, x));
+}
+Tensor Tensor::exp() const { return UnaryFloat(ir::Op::kExp, "exp", *this); }
+Tensor Tensor::log() const { return UnaryFloat(ir::Op::kLog, "log", *this); }
+Tensor Tensor::tanh() const { return UnaryFloat(ir::Op::kTanh, "tanh", *this); }
+Tensor Tensor::sigmoid() const { return UnaryFloat(ir::Op::kLogistic, "sigmoid", *this); }
+Tensor Tensor::sqrt() const { return UnaryFloat(ir::Op::kSqrt, "sqrt", *this); }
+Tensor Tensor::relu() const {
+  NodePtr x = NodeOf(*this, "relu");
+  return lazy::Wrap(lazy::Elementwise(ir::Op::kMaximum, "relu", x, ScalarFor(*this, 0, "relu")));
+}
+
+Tensor Tensor::to(DType dtype) const {
+  return lazy::Wrap(lazy::Convert(NodeOf(*this, "to"), lazy::ToIr(dtype)));
+}
+
+}  // namespace seam

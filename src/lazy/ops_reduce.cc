@@ -1,0 +1,137 @@
+// Reductions, matrix products and the softmax composites.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "src/lazy/tensor_internal.h"
+
+namespace seam {
+namespace lazy {
+
+std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
+                                   const std::vector<int64_t>& axes) {
+  std::vector<int64_t> normalized;
+  for (int64_t axis : axes) {
+    int64_t a = axis < 0 ? axis + shape.rank() : axis;
+    if (a < 0 || a >= shape.rank()) {
+      ThrowInvalid(absl::StrCat(op, ": axis ", axis, " is out of range for ", shape.ToString()));
+    }
+    normalized.push_back(a);
+  }
+  std::sort(normalized.begin(), normalized.end());
+  if (std::adjacent_find(normalized.begin(), normalized.end()) != normalized.end()) {
+    ThrowInvalid(absl::StrCat(op, ": axes [", absl::StrJoin(axes, ","), "] repeat an axis"));
+  }
+  return normalized;
+}
+
+NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_axes) {
+  return MakeNode(op, {x}, {{"axes", sorted_axes}});
+}
+
+NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
+                   std::vector<int64_t> rhs_contracting) {
+  ir::Attributes attrs = {{"lhs_batch", {}},
+                          {"rhs_batch", {}},
+                          {"lhs_contracting", std::move(lhs_contracting)},
+                          {"rhs_contracting", std::move(rhs_contracting)}};
+  return MakeNode(ir::Op::kDotGeneral, {lhs, rhs}, std::move(attrs));
+}
+
+}  // namespace lazy
+
+namespace {
+
+using lazy::NodeOf;
+using lazy::NodePtr;
+
+std::vector<int64_t> AllAxes(const NodePtr& x) {
+  std::vector<int64_t> axes(x->shape.rank());
+  for (int64_t i = 0; i < x->shape.rank(); ++i) axes[i] = i;
+  return axes;
+}
+
+// The reduced node, reshaped to keep size-1 dimensions when asked.
+NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x,
+                   const std::vector<int64_t>& axes, bool keepdim) {
+  std::vector<int64_t> sorted = lazy::NormalizeAxes(name, x->shape, axes);
+  if (op != ir::Op::kReduceSum && !ir::IsFloat(x->shape.dtype) && !ir::IsInteger(x->shape.dtype)) {
+    lazy::ThrowInvalid(absl::StrCat(name, ": needs a numeric tensor, got ", x->shape.ToString()));
+  }
+  NodePtr reduced = lazy::Reduce(op, x, sorted);
+  if (!keepdim) return reduced;
+  std::vector<int64_t> dims = x->shape.dims;
+  for (int64_t a : sorted) dims[a] = 1;
+  return lazy::Reshape(reduced, dims);
+}
+
+}  // namespace
+
+Tensor Tensor::sum() const { return sum(AllAxes(NodeOf(*this, "sum"))); }
+Tensor Tensor::sum(const std::vector<int64_t>& axes, bool keepdim) const {
+  return lazy::Wrap(ReduceKeep(ir::Op::kReduceSum, "sum", NodeOf(*this, "sum"), axes, keepdim));
+}
+
+Tensor Tensor::mean() const { return mean(AllAxes(NodeOf(*this, "mean"))); }
+Tensor Tensor::mean(const std::vector<int64_t>& axes, bool keepdim) const {
+  NodePtr x = NodeOf(*this, "mean");
+  if (!ir::IsFloat(x->shape.dtype)) {
+    lazy::ThrowInvalid(absl::StrCat("mean: needs a float tensor, got ", x->shape.ToString()));
+  }
+  int64_t count = 1;
+  for (int64_t a : lazy::NormalizeAxes("mean", x->shape, axes)) count *= x->shape.dims[a];
+  NodePtr total = ReduceKeep(ir::Op::kReduceSum, "mean", x, axes, keepdim);
+  // The divisor is a shape property, so it is a program constant.
+  NodePtr divisor = lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(count)));
+  return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "mean", total, divisor));
+}
+
+Tensor Tensor::max() const { return max(AllAxes(NodeOf(*this, "max"))); }
+Tensor Tensor::max(const std::vector<int64_t>& axes, bool keepdim) const {
+  return lazy::Wrap(ReduceKeep(ir::Op::kReduceMax, "max", NodeOf(*this, "max"), axes, keepdim));
+}
+
+Tensor Tensor::argmax(int64_t axis) const {
+  NodePtr x = NodeOf(*this, "argmax");
+  int64_t a = lazy::NormalizeAxes("argmax", x->shape, {axis}).front();
+  NodePtr best = ReduceKeep(ir::Op::kReduceMax, "argmax", x, {a}, true);
+  NodePtr is_best = lazy::Elementwise(ir::Op::kEq, "argmax", x, best);
+  NodePtr index = lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {a}}},
+                                 ir::Shape{ir::DType::kS32, x->shape.dims});
+  NodePtr big = lazy::BroadcastTo(
+      lazy::ConstantNode(lazy::ScalarLiteral(ir::DType::kS32, x->shape.dims[a])), x->shape.dims);
+  NodePtr candidates = lazy::Select(is_best, index, big);
+  return lazy::Wrap(lazy::Reduce(ir::Op::kReduceMin, candidates, {a}));
+}
+
+Tensor Tensor::matmul(const Tensor& other) const {
+  NodePtr lhs = NodeOf(*this, "matmul");
+  NodePtr rhs = NodeOf(other, "matmul");
+  for (const NodePtr& side : {lhs, rhs}) {
+    if (side->shape.rank() != 2) {
+      lazy::ThrowInvalid(absl::StrCat("matmul: operands must have rank 2, got ",
+                                      lhs->shape.ToString(), " and ", rhs->shape.ToString()));
+    }
+  }
+  if (lhs->shape.dims[1] != rhs->shape.dims[0] || lhs->shape.dtype != rhs->shape.dtype) {
+    lazy::ThrowInvalid(absl::StrCat("matmul: shapes ", lhs->shape.ToString(), " and ",
+                                    rhs->shape.ToString(), " do not match ([m,k] x [k,n])"));
+  }
+  return lazy::Wrap(lazy::DotGeneral(lhs, rhs, {1}, {0}));
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
+
+Tensor Tensor::log_softmax(int64_t axis) const {
+  NodeOf(*this, "log_softmax");
+  Tensor shifted = *this - max({axis}, true);
+  return shifted - shifted.exp().sum({axis}, true).log();
+}
+
+Tensor Tensor::softmax(int64_t axis) const {
+  NodeOf(*this, "softmax");
+  Tensor e = (*this - max({axis}, true)).exp();
+  return e / e.sum({axis}, true);
+}
+
+}  // namespace seam

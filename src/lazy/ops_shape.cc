@@ -1,0 +1,100 @@
+// Data movement: reshape, transpose/permute, slice and concatenation.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "src/lazy/tensor_internal.h"
+
+namespace seam {
+namespace lazy {
+
+NodePtr Reshape(const NodePtr& x, const std::vector<int64_t>& dims) {
+  if (x->shape.dims == dims) return x;
+  return MakeNode(ir::Op::kReshape, {x}, {}, ir::Shape{x->shape.dtype, dims});
+}
+
+NodePtr Transpose(const NodePtr& x, const std::vector<int64_t>& permutation) {
+  return MakeNode(ir::Op::kTranspose, {x}, {{"permutation", permutation}});
+}
+
+}  // namespace lazy
+
+using lazy::NodeOf;
+using lazy::NodePtr;
+
+Tensor Tensor::reshape(std::vector<int64_t> shape) const {
+  NodePtr x = NodeOf(*this, "reshape");
+  int64_t known = 1;
+  int infer = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && infer < 0) {
+      infer = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      lazy::ThrowInvalid(absl::StrCat("reshape: bad target [", absl::StrJoin(shape, ","),
+                                      "] for ", x->shape.ToString()));
+    } else {
+      known *= shape[i];
+    }
+  }
+  int64_t total = x->shape.num_elements();
+  if (infer >= 0) shape[infer] = known == 0 ? 0 : total / known;
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  if (count != total) {
+    lazy::ThrowInvalid(absl::StrCat("reshape: ", x->shape.ToString(), " has ", total,
+                                    " elements; the target [", absl::StrJoin(shape, ","),
+                                    "] has ", count));
+  }
+  return lazy::Wrap(lazy::Reshape(x, shape));
+}
+
+Tensor Tensor::transpose() const {
+  NodePtr x = NodeOf(*this, "transpose");
+  if (x->shape.rank() != 2) {
+    lazy::ThrowInvalid(absl::StrCat("transpose: needs a matrix, got ", x->shape.ToString()));
+  }
+  return lazy::Wrap(lazy::Transpose(x, {1, 0}));
+}
+
+Tensor Tensor::permute(const std::vector<int64_t>& order) const {
+  NodePtr x = NodeOf(*this, "permute");
+  std::vector<int64_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  bool ok = static_cast<int64_t>(order.size()) == x->shape.rank();
+  for (size_t i = 0; ok && i < sorted.size(); ++i) ok = sorted[i] == static_cast<int64_t>(i);
+  if (!ok) {
+    lazy::ThrowInvalid(absl::StrCat("permute: [", absl::StrJoin(order, ","),
+                                    "] is not a permutation of the axes of ", x->shape.ToString()));
+  }
+  return lazy::Wrap(lazy::Transpose(x, order));
+}
+
+Tensor Tensor::slice(int64_t axis, int64_t start, int64_t end, int64_t step) const {
+  NodePtr x = NodeOf(*this, "slice");
+  int64_t a = lazy::NormalizeAxes("slice", x->shape, {axis}).front();
+  int64_t dim = x->shape.dims[a];
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  end = std::min(end, dim);
+  if (start < 0 || start > end || step < 1) {
+    lazy::ThrowInvalid(absl::StrCat("slice: [", start, ":", end, ":", step, "] of axis ", axis,
+                                    " is invalid for ", x->shape.ToString()));
+  }
+  int64_t rank = x->shape.rank();
+  std::vector<int64_t> starts(rank, 0), limits = x->shape.dims, strides(rank, 1);
+  starts[a] = start;
+  limits[a] = end;
+  strides[a] = step;
+  return lazy::Wrap(lazy::MakeNode(ir::Op::kSlice, {x},
+                                   {{"start", starts}, {"limit", limits}, {"stride", strides}}));
+}
+
+Tensor Tensor::cat(const std::vector<Tensor>& tensors, int64_t axis) {
+  if (tensors.empty()) lazy::ThrowInvalid("cat: no tensors given");
+  std::vector<NodePtr> nodes;
+  for (const Tensor& t : tensors) nodes.push_back(NodeOf(t, "cat"));
+  int64_t a = lazy::NormalizeAxes("cat", nodes.front()->shape, {axis}).front();
+  return lazy::Wrap(lazy::MakeNode(ir::Op::kConcatenate, std::move(nodes), {{"dimension", {a}}}));
+}
+
+}  // namespace seam

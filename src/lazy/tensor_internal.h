@@ -1,0 +1,68 @@
+// Helpers shared by the files that implement seam::Tensor's operations (src/lazy/ops_*.cc,
+// autodiff.cc): building checked nodes and wrapping them in tensors.
+#ifndef SEAM_LAZY_TENSOR_INTERNAL_H_
+#define SEAM_LAZY_TENSOR_INTERNAL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "seam/tensor.h"
+#include "src/lazy/lazy_tensor.h"
+
+namespace seam {
+
+class TensorAccess {
+ public:
+  static Tensor Wrap(lazy::NodePtr node);
+  static const std::shared_ptr<lazy::TensorImpl>& Impl(const Tensor& tensor, const char* what);
+};
+
+namespace lazy {
+
+[[noreturn]] void Throw(const absl::Status& status);
+[[noreturn]] void ThrowInvalid(const std::string& message);
+
+NodePtr NodeOf(const Tensor& tensor, const char* what);
+inline Tensor Wrap(NodePtr node) { return TensorAccess::Wrap(std::move(node)); }
+
+// A node checked by the IR's shape rules; `declared` gives the result for ops whose shape
+// is part of the call (broadcast_in_dim, reshape, convert, iota).
+NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
+                 ir::Shape declared = {});
+NodePtr ConstantNode(ir::Literal literal);
+NodePtr DataLeaf(ir::Literal literal);
+// A scalar of `dtype`: an IR constant for 0 and +-1, program data otherwise.
+NodePtr ScalarNode(ir::DType dtype, double value);
+ir::Literal ScalarLiteral(ir::DType dtype, double value);
+ir::Literal FullLiteral(ir::DType dtype, const std::vector<int64_t>& dims, double value);
+
+ir::DType ToIr(DType dtype);
+DType FromIr(ir::DType dtype);
+
+// Node-level operations (no broadcasting unless named so); used by the public API and by
+// the gradient rules.
+NodePtr BroadcastTo(const NodePtr& node, const std::vector<int64_t>& dims);
+NodePtr BroadcastMapped(const NodePtr& node, const std::vector<int64_t>& dims,
+                        const std::vector<int64_t>& mapping);
+NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y);  // numpy broadcast
+NodePtr Unary(ir::Op op, const NodePtr& x);
+NodePtr Reshape(const NodePtr& x, const std::vector<int64_t>& dims);
+NodePtr Transpose(const NodePtr& x, const std::vector<int64_t>& permutation);
+NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_axes);
+NodePtr Convert(const NodePtr& x, ir::DType dtype);
+NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b);  // same shapes
+NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b);   // broadcasting
+NodePtr ZerosLike(const NodePtr& x);
+NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
+                   std::vector<int64_t> rhs_contracting);
+
+// Sorted, checked axes (negative ones count from the end); `op` names the caller in errors.
+std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
+                                   const std::vector<int64_t>& axes);
+
+}  // namespace lazy
+}  // namespace seam
+
+#endif  // SEAM_LAZY_TENSOR_INTERNAL_H_

@@ -1,0 +1,78 @@
+#include "seam/nn.h"
+
+#include <cmath>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace seam::nn {
+
+Linear::Linear(int64_t in, int64_t out, uint64_t seed, DType dtype) {
+  double bound = 1.0 / std::sqrt(static_cast<double>(in));
+  weight = Tensor::uniform({in, out}, -bound, bound, seed, dtype);
+  bias = Tensor::uniform({out}, -bound, bound, seed ^ 0x9e3779b97f4a7c15ull, dtype);
+}
+
+Tensor Linear::forward(const Tensor& x) const { return x.matmul(weight) + bias; }
+
+Mlp::Mlp(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
+  if (sizes.size() < 2) throw Error(3, "Mlp: needs at least an input and an output size");
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+    layers.emplace_back(sizes[i], sizes[i + 1], seed + 1000 * i, dtype);
+  }
+}
+
+Tensor Mlp::forward(const Tensor& x) const {
+  Tensor h = x;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    h = layers[i].forward(h);
+    if (i + 1 < layers.size()) h = h.relu();
+  }
+  return h;
+}
+
+std::vector<Tensor*> Mlp::parameters() {
+  std::vector<Tensor*> params;
+  for (Linear& layer : layers) {
+    params.push_back(&layer.weight);
+    params.push_back(&layer.bias);
+  }
+  return params;
+}
+
+Tensor relu(const Tensor& x) { return x.relu(); }
+
+namespace {
+
+void CheckLabels(const char* op, const Tensor& logits, const Tensor& labels) {
+  const auto& ls = logits.shape();
+  const auto& ys = labels.shape();
+  if (ls.size() != 2 || ys.size() != 1 || ys[0] != ls[0] || labels.dtype() != DType::kInt32) {
+    throw Error(3, absl::StrCat(op, ": logits [", absl::StrJoin(ls, ","), "] and int32 labels [",
+                                absl::StrJoin(ys, ","), "] do not match (want [n,classes] and [n])"));
+  }
+}
+
+}  // namespace
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
+  CheckLabels("cross_entropy", logits, labels);
+  int64_t classes = logits.shape()[1];
+  // one_hot[i, c] = (c == label[i]), from iota + eq + convert.
+  Tensor one_hot = eq(Tensor::arange(classes).reshape({1, classes}), labels.reshape({-1, 1}))
+                       .to(logits.dtype());
+  return -(logits.log_softmax(1) * one_hot).sum({1}).mean();
+}
+
+Tensor correct_count(const Tensor& logits, const Tensor& labels) {
+  CheckLabels("correct_count", logits, labels);
+  return eq(logits.argmax(1), labels).to(DType::kInt32).sum();
+}
+
+double accuracy(const Tensor& logits, const Tensor& labels) {
+  int32_t correct = correct_count(logits, labels).item<int32_t>();
+  return static_cast<double>(correct) / static_cast<double>(labels.shape()[0]);
+}
+
+}  // namespace seam::nn

@@ -1,0 +1,81 @@
+#include "seam/optim.h"
+
+#include <cmath>
+#include <string>
+
+namespace seam::optim {
+
+void Optimizer::step(const Tensor& loss) {
+  if (params_.empty()) throw Error(3, "optimizer step: there are no parameters");
+  std::vector<Tensor> params;
+  for (Tensor* p : params_) params.push_back(*p);
+  update(grad(loss, params));
+}
+
+Sgd::Sgd(std::vector<Tensor*> params, float lr, float momentum, float weight_decay)
+    : Optimizer(std::move(params)), lr(lr), momentum(momentum), weight_decay(weight_decay) {}
+
+namespace {
+
+void CheckGrads(const char* name, size_t params, const std::vector<Tensor>& grads) {
+  if (params == 0 || grads.size() != params) {
+    throw Error(3, std::string(name) + ": " + std::to_string(grads.size()) + " gradients for " +
+                       std::to_string(params) + " parameters");
+  }
+}
+
+}  // namespace
+
+void Sgd::update(const std::vector<Tensor>& grads) {
+  CheckGrads("Sgd", params_.size(), grads);
+  DType dtype = params_.front()->dtype();
+  Tensor lr_t = Tensor::scalar(lr, dtype);
+  Tensor wd_t = Tensor::scalar(weight_decay, dtype);
+  Tensor mom_t = Tensor::scalar(momentum, dtype);
+  if (momentum != 0 && velocity_.empty()) {
+    for (Tensor* p : params_) velocity_.push_back(Tensor::zeros(p->shape(), dtype));
+  }
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor& p = *params_[i];
+    Tensor g = weight_decay != 0 ? grads[i] + wd_t * p : grads[i];
+    if (momentum != 0) {
+      velocity_[i].assign(mom_t * velocity_[i] + g);
+      g = velocity_[i];
+    }
+    p.assign(p - lr_t * g);
+  }
+}
+
+Adam::Adam(std::vector<Tensor*> params, float lr, float beta1, float beta2, float eps,
+           float weight_decay)
+    : Optimizer(std::move(params)), lr(lr), beta1(beta1), beta2(beta2), eps(eps),
+      weight_decay(weight_decay) {}
+
+void Adam::update(const std::vector<Tensor>& grads) {
+  CheckGrads("Adam", params_.size(), grads);
+  DType dtype = params_.front()->dtype();
+  if (m_.empty()) {
+    for (Tensor* p : params_) {
+      m_.push_back(Tensor::zeros(p->shape(), dtype));
+      v_.push_back(Tensor::zeros(p->shape(), dtype));
+    }
+  }
+  ++t_;
+  double correction1 = 1.0 - std::pow(static_cast<double>(beta1), static_cast<double>(t_));
+  double correction2 = 1.0 - std::pow(static_cast<double>(beta2), static_cast<double>(t_));
+  // Every hyperparameter is data (Tensor::scalar), so the program is the same every step.
+  Tensor step_size = Tensor::scalar(lr * std::sqrt(correction2) / correction1, dtype);
+  Tensor eps_t = Tensor::scalar(eps * std::sqrt(correction2), dtype);
+  Tensor b1 = Tensor::scalar(beta1, dtype), one_minus_b1 = Tensor::scalar(1.0 - beta1, dtype);
+  Tensor b2 = Tensor::scalar(beta2, dtype), one_minus_b2 = Tensor::scalar(1.0 - beta2, dtype);
+  Tensor wd_t = Tensor::scalar(weight_decay, dtype);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor& p = *params_[i];
+    Tensor g = weight_decay != 0 ? grads[i] + wd_t * p : grads[i];
+    m_[i].assign(b1 * m_[i] + one_minus_b1 * g);
+    v_[i].assign(b2 * v_[i] + one_minus_b2 * g * g);
+    p.assign(p - step_size * m_[i] / (v_[i].sqrt() + eps_t));
+  }
+}
+
+}  // namespace seam::optim

@@ -1,0 +1,136 @@
+// Every gradient rule against central finite differences, in f64 through the CPU plugin.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "seam/nn.h"
+#include "seam/tensor.h"
+
+namespace seam {
+namespace {
+
+using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+std::vector<double> Random(size_t n, uint64_t seed, double low, double high) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(low, high);
+  std::vector<double> v(n);
+  for (double& x : v) x = dist(rng);
+  return v;
+}
+
+size_t Count(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+// loss = sum(f(inputs) * w) for fixed random w, so that every output element matters.
+double Loss(const Fn& f, const std::vector<std::vector<double>>& values,
+            const std::vector<std::vector<int64_t>>& shapes, std::vector<Tensor>* inputs_out,
+            Tensor* loss_out) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < values.size(); ++i) inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
+  Tensor y = f(inputs);
+  Tensor w = Tensor::from_vector(Random(static_cast<size_t>(y.numel()), 99, 0.5, 1.5), y.shape());
+  Tensor loss = (y * w).sum();
+  if (inputs_out) *inputs_out = inputs;
+  if (loss_out) {  // grad() needs the recorded graph, so the loss is not read (synced) here
+    *loss_out = loss;
+    return 0;
+  }
+  return loss.item<double>();
+}
+
+void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes, double low = -2,
+               double high = 2) {
+  std::vector<std::vector<double>> values;
+  for (size_t i = 0; i < shapes.size(); ++i) values.push_back(Random(Count(shapes[i]), 7 + i, low, high));
+  std::vector<Tensor> inputs;
+  Tensor loss;
+  Loss(f, values, shapes, &inputs, &loss);
+  std::vector<Tensor> grads = grad(loss, inputs);
+  ASSERT_EQ(grads.size(), inputs.size());
+  const double h = 1e-6;
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::vector<double> analytic = grads[i].to_vector<double>();
+    ASSERT_EQ(analytic.size(), values[i].size());
+    for (size_t k = 0; k < values[i].size(); ++k) {
+      auto plus = values, minus = values;
+      plus[i][k] += h;
+      minus[i][k] -= h;
+      double numeric = (Loss(f, plus, shapes, nullptr, nullptr) -
+                        Loss(f, minus, shapes, nullptr, nullptr)) / (2 * h);
+      EXPECT_NEAR(analytic[k], numeric, 1e-5 * (1 + std::abs(numeric)))
+          << "input " << i << " element " << k;
+    }
+  }
+}
+
+TEST(GradCheckTest, Binary) {
+  CheckGrad([](const auto& x) { return x[0] + x[1]; }, {{2, 3}, {3}});  // broadcast
+  CheckGrad([](const auto& x) { return x[0] - x[1]; }, {{2, 1}, {2, 3}});
+  CheckGrad([](const auto& x) { return x[0] * x[1]; }, {{2, 3}, {2, 3}});
+  CheckGrad([](const auto& x) { return x[0] / (x[1] * x[1] + 1.0f); }, {{2, 3}, {1, 3}});
+  CheckGrad([](const auto& x) { return maximum(x[0], x[1]); }, {{2, 3}, {2, 3}});
+  CheckGrad([](const auto& x) { return minimum(x[0], x[1]); }, {{2, 3}, {2, 3}});
+  CheckGrad([](const auto& x) { return pow(x[0], x[1]); }, {{2, 3}, {2, 3}}, 0.5, 2);
+  CheckGrad([](const auto& x) { return 2.5f * x[0] - 3.0f + 1.0f / x[0]; }, {{4}}, 0.5, 2);
+}
+
+TEST(GradCheckTest, Unary) {
+  CheckGrad([](const auto& x) { return -x[0]; }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].exp(); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].log(); }, {{2, 3}}, 0.5, 2);
+  CheckGrad([](const auto& x) { return x[0].tanh(); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].sigmoid(); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].relu(); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].sqrt(); }, {{2, 3}}, 0.5, 2);
+  CheckGrad([](const auto& x) { return x[0].to(DType::kFloat64); }, {{3}});
+}
+
+TEST(GradCheckTest, Shapes) {
+  CheckGrad([](const auto& x) { return x[0].reshape({3, -1}); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].transpose(); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].permute({2, 0, 1}); }, {{2, 3, 2}});
+  CheckGrad([](const auto& x) { return x[0].slice(1, 1, 5, 2); }, {{2, 6}});
+  CheckGrad([](const auto& x) { return Tensor::cat({x[0], x[1]}, 0); }, {{1, 3}, {2, 3}});
+  CheckGrad([](const auto& x) { return where(gt(x[0], x[1]), x[0], x[1] * x[1]); },
+            {{2, 3}, {2, 3}});
+}
+
+TEST(GradCheckTest, ReductionsAndProducts) {
+  CheckGrad([](const auto& x) { return x[0].sum({1}, true); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].mean({0}); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].max({1}); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].matmul(x[1]); }, {{2, 3}, {3, 4}});
+  CheckGrad([](const auto& x) { return x[0].softmax(1); }, {{2, 4}});
+  CheckGrad([](const auto& x) { return x[0].log_softmax(1); }, {{2, 4}});
+  CheckGrad([](const auto& x) {
+    return nn::cross_entropy(x[0].matmul(x[1]), Tensor::from_vector({0, 2, 1}, {3}));
+  }, {{3, 2}, {2, 3}});
+}
+
+TEST(GradCheckTest, SquareIsFiniteAtZero) {
+  Tensor x = Tensor::from_vector(std::vector<double>{0, 3}, {2});
+  Tensor loss = pow(x, 2.0f).sum();
+  EXPECT_EQ(grad(loss, {x})[0].to_vector<double>(), (std::vector<double>{0, 6}));
+}
+
+TEST(GradCheckTest, Misuse) {
+  Tensor x = Tensor::from_vector(std::vector<double>{1, 2, 3}, {3});
+  try {
+    grad(x * x, {x});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("grad"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("f64[3]"), std::string::npos) << e.what();
+  }
+  Tensor other = Tensor::from_vector(std::vector<double>{1}, {1});
+  EXPECT_THROW(grad((x * x).sum(), {other}), Error);
+}
+
+}  // namespace
+}  // namespace seam
