@@ -6,8 +6,10 @@ JOBS ?= 2
 
 .PHONY: demo test test-sanitize build deps clean
 
+# The main job: train an MLP on Fashion-MNIST, then print the test accuracy and the
+# metrics report.
 demo: build
-	PJRT_DEVICE=$${PJRT_DEVICE:-CPU} ./$(BUILD_DIR)/examples/lazy_step
+	PJRT_DEVICE=$${PJRT_DEVICE:-CPU} ./$(BUILD_DIR)/examples/fashion_mnist
 
 # The whole suite, then the plugin-ABI tests (loader, conformance) again under
 # AddressSanitizer and UndefinedBehaviorSanitizer.
