@@ -3,6 +3,8 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "src/plugins/cpu/objects.h"
+
 namespace seam::cpu::testing {
 namespace {
 
@@ -35,6 +37,12 @@ ExecutionHold::~ExecutionHold() {
 void WaitWhileExecutionHeld() {
   std::unique_lock<std::mutex> lock(State().mu);
   State().cv.wait(lock, [] { return State().holds == 0; });
+}
+
+const void* BufferDataAddress(const PJRT_Buffer* buffer) {
+  if (buffer == nullptr || buffer->deleted || !buffer->state->ready->IsReady()) return nullptr;
+  const std::shared_ptr<DeviceMemory>& memory = buffer->state->memory;
+  return memory ? memory->data() : nullptr;
 }
 
 }  // namespace seam::cpu::testing

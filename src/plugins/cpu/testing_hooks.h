@@ -3,6 +3,8 @@
 #ifndef SEAM_PLUGINS_CPU_TESTING_HOOKS_H_
 #define SEAM_PLUGINS_CPU_TESTING_HOOKS_H_
 
+struct PJRT_Buffer;
+
 namespace seam::cpu::testing {
 
 // While at least one ExecutionHold is alive, program runs that reach a device worker wait
@@ -17,6 +19,11 @@ class ExecutionHold {
 
 // Called by each run before it computes: blocks while a hold is alive.
 void WaitWhileExecutionHeld();
+
+// The address of the device memory behind `buffer` (of this in-process plugin), or null
+// when it has none (deleted, donated, or not ready yet). Lets tests see that a donated
+// argument's memory became an output's.
+const void* BufferDataAddress(const PJRT_Buffer* buffer);
 
 }  // namespace seam::cpu::testing
 
