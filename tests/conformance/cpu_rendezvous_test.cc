@@ -45,16 +45,16 @@ TEST(RendezvousTest, AbortReleasesTheWaitingReplicas) {
     });
   }
   // Replica 3 fails before it reaches the all_reduce.
-  rendezvous.Abort(absl::InternalError("replica 3 failed: boom"));
+  rendezvous.Abort(3, absl::InternalError("replica 3 failed: boom"));
   for (std::thread& t : threads) t.join();
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(status[r].code(), absl::StatusCode::kInternal);
     EXPECT_EQ(status[r].message(),
               "%4 (all_reduce_max): the launch was aborted: replica 3 failed: boom");
   }
-  // A replica arriving after the abort is refused at once too.
+  // A replica arriving after the abort at a group with the failed replica is refused at once.
   absl::Status late = rendezvous.AllReduce(
-      6, ir::Op::kAllReduceSum, ir::DType::kF32, {0, 1}, 0,
+      6, ir::Op::kAllReduceSum, ir::DType::kF32, {3, 0}, 0,
       reinterpret_cast<const uint8_t*>(in.data()), reinterpret_cast<uint8_t*>(out[0].data()), 2);
   EXPECT_EQ(late.code(), absl::StatusCode::kInternal);
 }

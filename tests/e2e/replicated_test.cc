@@ -2,6 +2,7 @@
 // each group, through ComputationClient::ExecuteReplicated.
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include "seam/metrics.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/testing_hooks.h"
 #include "src/runtime/pjrt_computation_client.h"
 
 namespace seam::runtime {
@@ -120,6 +122,56 @@ TEST_F(ReplicatedTest, ReplicaCountMustEqualTheDevices) {
   EXPECT_EQ(outputs.status().message(),
             "PJRT_LoadedExecutable_Execute: the program has replicas=2, the call runs on 1 "
             "device(s) (num_devices must equal the replica count)");
+}
+
+// A replica that fails before its all_reduce releases the others with its error: every
+// replica's output reports an error, and nothing waits forever.
+TEST_F(ReplicatedTest, AFailingReplicaReleasesTheOthers) {
+  cpu::testing::RunFailure failure(2, absl::InternalError("injected"));
+  auto values = Run(AllReduce("sum", "0,1,2,3", 4));
+  ASSERT_FALSE(values.ok());
+  EXPECT_TRUE(absl::StrContains(values.status().message(),
+                                "%1 (all_reduce_sum): the launch was aborted: replica 2 "
+                                "failed: injected"))
+      << values.status();
+}
+
+// Groups other than the failing replica's finish normally.
+TEST_F(ReplicatedTest, AFailureStaysInsideItsGroups) {
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(AllReduce("sum", "0,1,2,3", 2));
+  ASSERT_TRUE(program.ok());
+  auto compiled = client_->Compile({{*program, devices_[0]}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  std::vector<std::vector<DataPtr>> arguments;
+  for (int d = 0; d < 4; ++d) {
+    ir::Literal value = ir::Literal::FromF32({1, 2}, {2});
+    auto data = client_->TransferToDevice({{value.shape, value.bytes.data(), devices_[d]}});
+    ASSERT_TRUE(data.ok());
+    arguments.push_back(*data);
+  }
+  std::vector<std::vector<DataPtr>> outputs;
+  {
+    cpu::testing::RunFailure failure(3, absl::InternalError("injected"));
+    auto result = client_->ExecuteReplicated(*compiled->front(), arguments, devices_);
+    ASSERT_TRUE(result.ok()) << result.status();
+    outputs = *result;
+    for (const auto& replica : outputs) {
+      while (!replica.front()->IsReady()) std::this_thread::yield();
+    }
+  }
+  for (int d = 0; d < 2; ++d) {
+    auto host = client_->TransferFromDevice({outputs[d].front()});
+    ASSERT_TRUE(host.ok()) << host.status();
+    EXPECT_EQ(std::vector<float>(host->front().f32(), host->front().f32() + 2),
+              (std::vector<float>{2, 4}));
+  }
+  auto failed = client_->TransferFromDevice({outputs[2].front()});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(absl::StrContains(failed.status().message(), "replica 3 failed: injected"))
+      << failed.status();
+  failed = client_->TransferFromDevice({outputs[3].front()});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(absl::StrContains(failed.status().message(), "injected")) << failed.status();
 }
 
 TEST_F(ReplicatedTest, RefusesUnevenArgumentLists) {

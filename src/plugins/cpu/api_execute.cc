@@ -12,6 +12,7 @@ namespace {
 struct Run {
   std::shared_ptr<const Executable> executable;
   int64_t replica = 0;
+  int device_id = 0;
   std::shared_ptr<Rendezvous> rendezvous;  // null for a single replica
   std::vector<std::shared_ptr<BufferState>> inputs;
   std::vector<std::shared_ptr<BufferState>> outputs;
@@ -19,6 +20,9 @@ struct Run {
 };
 
 absl::Status Compute(const Run& run) {
+  if (absl::Status injected = testing::InjectedRunFailure(run.device_id); !injected.ok()) {
+    return injected;
+  }
   std::vector<std::shared_ptr<DeviceMemory>> inputs;
   inputs.reserve(run.inputs.size());
   for (size_t i = 0; i < run.inputs.size(); ++i) {
@@ -46,7 +50,7 @@ void Perform(const Run& run) {
   absl::Status status = Compute(run);
   if (!status.ok() && run.rendezvous != nullptr) {
     // Release the replicas waiting for this one at an all_reduce.
-    run.rendezvous->Abort(absl::Status(
+    run.rendezvous->Abort(run.replica, absl::Status(
         status.code(), absl::StrCat("replica ", run.replica, " failed: ", status.message())));
   }
   // The completion event first (its callbacks, e.g. the framework's timers, run now), so
@@ -198,6 +202,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     auto run = std::make_shared<Run>();
     run->executable = loaded.executable;
     run->replica = static_cast<int64_t>(d);
+    run->device_id = run_devices[d]->description.id;
     run->rendezvous = rendezvous;
     for (size_t i = 0; i < args->num_args; ++i) {
       run->inputs.push_back(args->argument_lists[d][i]->state);

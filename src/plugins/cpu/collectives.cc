@@ -32,12 +32,25 @@ absl::Status Rendezvous::AllReduce(int instruction, ir::Op op, ir::DType dtype,
     meeting.inputs[position] = in;
     ++meeting.arrived;
     cv_.notify_all();
-    cv_.wait(lock, [&] { return meeting.arrived == group.size() || !aborted_.ok(); });
-    if (meeting.arrived != group.size()) {
-      // The group will never be complete. Leave without reading (the others left too).
-      return absl::Status(aborted_.code(),
+    cv_.wait(lock, [&] {
+      return meeting.arrived == group.size() || meeting.abandoned || HasFailedMember(group);
+    });
+    if (meeting.arrived != group.size() || meeting.abandoned) {
+      // The group will never be complete: leave without reading, and make sure nobody
+      // else completes it (this replica's input is about to go away).
+      meeting.abandoned = true;
+      cv_.notify_all();
+      absl::Status cause = absl::InternalError("a member of the group left");
+      for (int64_t member : group) {
+        auto it = failed_.find(member);
+        if (it != failed_.end()) {
+          cause = it->second;
+          break;
+        }
+      }
+      return absl::Status(cause.code(),
                           absl::StrCat("%", instruction, " (", std::string(ir::OpName(op)),
-                                       "): the launch was aborted: ", aborted_.message()));
+                                       "): the launch was aborted: ", cause.message()));
     }
     inputs = meeting.inputs;
   }
@@ -59,10 +72,17 @@ absl::Status Rendezvous::AllReduce(int instruction, ir::Op op, ir::DType dtype,
   return absl::OkStatus();
 }
 
-void Rendezvous::Abort(absl::Status status) {
+bool Rendezvous::HasFailedMember(const std::vector<int64_t>& group) const {
+  for (int64_t member : group) {
+    if (failed_.count(member) > 0) return true;
+  }
+  return false;
+}
+
+void Rendezvous::Abort(int64_t replica, absl::Status status) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (aborted_.ok()) aborted_ = std::move(status);
+    failed_.emplace(replica, std::move(status));
   }
   cv_.notify_all();
 }

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -26,20 +27,25 @@ class Rendezvous {
                          const std::vector<int64_t>& group, int64_t replica, const uint8_t* in,
                          uint8_t* out, int64_t count);
 
-  // A replica failed: every replica waiting for a group, now or later, gets `status`.
-  void Abort(absl::Status status);
+  // Replica `replica` failed: every replica waiting, now or later, for a group that
+  // contains it gets `status` (groups without it are not affected).
+  void Abort(int64_t replica, absl::Status status);
 
  private:
   struct Meeting {
     std::vector<const uint8_t*> inputs;
     size_t arrived = 0;
     size_t finished = 0;
+    bool abandoned = false;  // a member left without the group: it never completes
   };
+
+  // Precondition: mu_ held.
+  bool HasFailedMember(const std::vector<int64_t>& group) const;
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::pair<int, int64_t>, Meeting> meetings_;  // (instruction, first of group)
-  absl::Status aborted_;
+  std::map<int64_t, absl::Status> failed_;  // replica -> its failure
 };
 
 // The group of `replica` in an all_reduce's replica_groups/group_size attributes; empty
