@@ -5,6 +5,7 @@
 #include "CLI/CLI.hpp"
 #include "tools/info_command.h"
 #include "tools/plugin_command.h"
+#include "tools/run_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"seam: a lazy-tensor runtime over a PJRT-style plugin ABI"};
@@ -32,7 +33,21 @@ int main(int argc, char** argv) {
       "check passes");
   check->add_option("path", check_path, "Path of the plugin (.so)")->required();
 
+  seam::tools::RunOptions run_options;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Compile a program (IR text) with the in-process CPU plugin, run it on seeded random "
+      "inputs and print each output's summary, the compile time and the execute times");
+  run->add_option("program", run_options.path, "Path of the program's IR text")->required();
+  run->add_option("--devices", run_options.devices,
+                  "Devices, one replica each (default: the program's replica count)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}));
+  run->add_option("--repeat", run_options.repeat, "Executions (default 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  run->add_option("--seed", run_options.seed, "Seed of the random inputs (default 0)");
+
   CLI11_PARSE(app, argc, argv);
+  if (run->parsed()) return seam::tools::RunProgram(run_options, std::cout, std::cerr);
   if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr);
   if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
   if (check->parsed()) return seam::tools::CheckPlugin(check_path, std::cout, std::cerr);

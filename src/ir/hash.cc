@@ -66,6 +66,11 @@ uint64_t HashProgram(const Program& program) {
   }
   h.Int(static_cast<int64_t>(program.results.size()));
   for (int r : program.results) h.Int(r);
+  h.Int(static_cast<int64_t>(program.aliases.size()));
+  for (const Alias& alias : program.aliases) {
+    h.Int(alias.output_index);
+    h.Int(alias.parameter_index);
+  }
   return h.Finish();
 }
 

@@ -47,11 +47,21 @@ struct Instruction {
   bool operator==(const Instruction& other) const = default;
 };
 
+// Buffer donation: result `output_index` lives in the memory of parameter
+// `parameter_index`, which the caller gives up when the program runs (docs/ir.md).
+struct Alias {
+  int64_t output_index = 0;
+  int64_t parameter_index = 0;
+
+  bool operator==(const Alias& other) const = default;
+};
+
 struct Program {
   std::string name = "main";
   int64_t replica_count = 1;
   std::vector<Instruction> instructions;
   std::vector<int> results;  // the result tuple, as instruction indices (may repeat)
+  std::vector<Alias> aliases;  // input/output aliases, in the order written
 
   int num_parameters() const;                // number of kParameter instructions
   std::vector<Shape> ParameterShapes() const;  // indexed by parameter_index

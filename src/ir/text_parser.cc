@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/base/status_macros.h"
@@ -86,6 +87,7 @@ class Parser {
   absl::StatusOr<Shape> ParseShape();
   absl::Status ParseConstant(const std::vector<Token>& values, int line, Instruction* inst);
   absl::Status ParseReturn(Program* program);
+  absl::Status ParseAlias(Program* program);
 
   std::string_view text_;
   size_t pos_ = 0;
@@ -94,6 +96,7 @@ class Parser {
   std::map<std::string, int> names_;    // instruction name -> position
   std::vector<int> instruction_lines_;  // position -> line of its definition
   int return_line_ = 1;
+  std::vector<int> alias_lines_;  // alias position -> line
 };
 
 absl::Status Parser::Advance() {
@@ -449,11 +452,31 @@ absl::Status Parser::ParseReturn(Program* program) {
   return Expect('}', "after the return");
 }
 
+// alias output <i> = parameter <j>
+absl::Status Parser::ParseAlias(Program* program) {
+  alias_lines_.push_back(tok_.line);
+  SEAM_RETURN_IF_ERROR(Advance());
+  if (!AtWord("output")) return Unexpected("'output' after 'alias'");
+  SEAM_RETURN_IF_ERROR(Advance());
+  Alias alias;
+  SEAM_ASSIGN_OR_RETURN(alias.output_index, ParseInt("an output index"));
+  SEAM_RETURN_IF_ERROR(Expect('=', "after the alias's output index"));
+  if (!AtWord("parameter")) return Unexpected("'parameter' in the alias");
+  SEAM_RETURN_IF_ERROR(Advance());
+  SEAM_ASSIGN_OR_RETURN(alias.parameter_index, ParseInt("a parameter index"));
+  program->aliases.push_back(alias);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Program> Parser::Parse() {
   Program program;
   SEAM_RETURN_IF_ERROR(Advance());
   SEAM_RETURN_IF_ERROR(ParseHeader(&program));
   while (!AtWord("return")) {
+    if (AtWord("alias")) {
+      SEAM_RETURN_IF_ERROR(ParseAlias(&program));
+      continue;
+    }
     if (tok_.kind != Tok::kRef) return Unexpected("an instruction like '%x = ...' or 'return'");
     SEAM_RETURN_IF_ERROR(ParseInstruction(&program));
   }
@@ -463,6 +486,11 @@ absl::StatusOr<Program> Parser::Parse() {
   absl::Status verified = VerifyProgram(program, &bad);
   if (!verified.ok()) {
     int line = bad >= 0 ? instruction_lines_[bad] : return_line_;
+    int bad_alias = -1;
+    if (bad < 0 && absl::StartsWith(verified.message(), "alias ") &&
+        !VerifyAliases(program, &bad_alias).ok() && bad_alias >= 0) {
+      line = alias_lines_[bad_alias];
+    }
     return Error(line, std::string(verified.message()));
   }
   return program;

@@ -108,6 +108,10 @@ std::string PrintProgram(const Program& program) {
     }
     absl::StrAppend(&out, " : ", inst.shape.ToString(), "\n");
   }
+  for (const Alias& alias : program.aliases) {
+    absl::StrAppend(&out, "  alias output ", alias.output_index, " = parameter ",
+                    alias.parameter_index, "\n");
+  }
   out += "  return (";
   for (size_t i = 0; i < program.results.size(); ++i) {
     absl::StrAppend(&out, i > 0 ? ", %" : "%", program.results[i]);

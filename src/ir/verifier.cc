@@ -126,6 +126,51 @@ absl::Status VerifyProgram(const Program& program, int* bad_instruction) {
                        program.instructions.size(), " instructions)"));
     }
   }
+  int bad_alias;
+  return VerifyAliases(program, &bad_alias);
+}
+
+absl::Status VerifyAliases(const Program& program, int* bad_alias) {
+  *bad_alias = -1;
+  const std::vector<Shape> parameters = program.ParameterShapes();
+  const std::vector<Shape> outputs = program.ResultShapes();
+  std::vector<int> output_owner(outputs.size(), -1);
+  std::vector<int> parameter_owner(parameters.size(), -1);
+  for (int a = 0; a < static_cast<int>(program.aliases.size()); ++a) {
+    const Alias& alias = program.aliases[a];
+    std::string name = absl::StrCat("alias output ", alias.output_index, " = parameter ",
+                                    alias.parameter_index, ": ");
+    auto fail = [&](const std::string& message) {
+      *bad_alias = a;
+      return absl::InvalidArgumentError(name + message);
+    };
+    if (alias.output_index < 0 || alias.output_index >= static_cast<int64_t>(outputs.size())) {
+      return fail(absl::StrCat("the program has ", outputs.size(), " outputs"));
+    }
+    if (alias.parameter_index < 0 ||
+        alias.parameter_index >= static_cast<int64_t>(parameters.size())) {
+      return fail(absl::StrCat("the program has ", parameters.size(), " parameters"));
+    }
+    const Shape& out = outputs[alias.output_index];
+    const Shape& param = parameters[alias.parameter_index];
+    if (out != param) {
+      return fail(absl::StrCat("output ", alias.output_index, " is ", out.ToString(),
+                               ", parameter ", alias.parameter_index, " is ", param.ToString()));
+    }
+    int& out_owner = output_owner[alias.output_index];
+    if (out_owner >= 0) {
+      return fail(absl::StrCat("output ", alias.output_index, " is already aliased (to parameter ",
+                               program.aliases[out_owner].parameter_index, ")"));
+    }
+    int& param_owner = parameter_owner[alias.parameter_index];
+    if (param_owner >= 0) {
+      return fail(absl::StrCat("parameter ", alias.parameter_index,
+                               " is already aliased (to output ",
+                               program.aliases[param_owner].output_index, ")"));
+    }
+    out_owner = a;
+    param_owner = a;
+  }
   return absl::OkStatus();
 }
 

@@ -19,6 +19,12 @@ absl::Status VerifyProgram(const Program& program);
 // (else -1), so that callers such as the text parser can point at its source line.
 absl::Status VerifyProgram(const Program& program, int* bad_instruction);
 
+// The input/output aliases alone (VerifyProgram calls it last): each names an existing
+// output and parameter of equal shape and dtype, and no output or parameter is aliased
+// twice. Messages start with the alias ("alias output 0 = parameter 3: ..."); on an error
+// *bad_alias is its index in program.aliases (else -1).
+absl::Status VerifyAliases(const Program& program, int* bad_alias);
+
 }  // namespace seam::ir
 
 #endif  // SEAM_IR_VERIFIER_H_

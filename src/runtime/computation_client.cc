@@ -13,6 +13,7 @@ SEAM_DEFINE_METRIC(TransferToDeviceMetric, "TransferToDeviceTime", metrics::Form
 SEAM_DEFINE_METRIC(TransferFromDeviceMetric, "TransferFromDeviceTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(CompileMetric, "CompileTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(ExecuteMetric, "ExecuteTime", metrics::FormatTime)
+SEAM_DEFINE_METRIC(ExecuteReplicatedMetric, "ExecuteReplicatedTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(EagerOpExecuteMetric, "EagerOpExecuteTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(InboundDataMetric, "InboundData", metrics::FormatBytes)
 SEAM_DEFINE_METRIC(OutboundDataMetric, "OutboundData", metrics::FormatBytes)
@@ -25,6 +26,11 @@ metrics::Counter* ComputationClient::CreateDataHandlesCounter() {
 
 metrics::Counter* ComputationClient::CreateCompileHandlesCounter() {
   static auto* counter = new metrics::Counter("CreateCompileHandles");
+  return counter;
+}
+
+metrics::Counter* ComputationClient::InputOutputAliasCounter() {
+  static auto* counter = new metrics::Counter("InputOutputAliasCount");
   return counter;
 }
 

@@ -95,6 +95,15 @@ class ComputationClient {
       const Computation& computation, const std::vector<DataPtr>& arguments,
       const std::string& device, const ExecuteComputationOptions& options) = 0;
 
+  // Runs one replica per device: arguments[d] are replica d's arguments, on devices[d].
+  // Returns replica d's outputs at [d], at once, before they are ready. `devices` must be
+  // the first devices.size() addressable devices in order, and the program's replica count
+  // must equal devices.size(). One ExecuteReplicatedTime sample per call, recorded when
+  // every device has finished.
+  virtual absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices) = 0;
+
   struct DeviceInfo {
     std::string name;  // e.g. "CPU:0"
     int id = 0;        // the plugin's device id
@@ -112,11 +121,14 @@ class ComputationClient {
   static metrics::Metric* TransferFromDeviceMetric();
   static metrics::Metric* CompileMetric();
   static metrics::Metric* ExecuteMetric();
+  static metrics::Metric* ExecuteReplicatedMetric();
   static metrics::Metric* EagerOpExecuteMetric();
   static metrics::Metric* InboundDataMetric();
   static metrics::Metric* OutboundDataMetric();
   static metrics::Counter* CreateDataHandlesCounter();
   static metrics::Counter* CreateCompileHandlesCounter();
+  // Input/output aliases (donated arguments) of the programs executed, counted per call.
+  static metrics::Counter* InputOutputAliasCounter();
 };
 
 }  // namespace seam::runtime

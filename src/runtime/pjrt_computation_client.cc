@@ -1,5 +1,6 @@
 #include "src/runtime/pjrt_computation_client.h"
 
+#include <atomic>
 #include <algorithm>
 #include <cctype>
 
@@ -102,6 +103,23 @@ void OnRunComplete(PJRT_Error* error, void* user_arg) {
   timer->metric->AddSample(timer->start_ns, static_cast<double>(metrics::NowNs() - timer->start_ns));
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
   delete timer;
+}
+
+// ExecuteReplicatedTime: one sample when the last device of a launch finishes.
+struct ReplicatedTimer {
+  const PJRT_Api* api;
+  int64_t start_ns;
+  std::atomic<int> remaining;
+};
+
+void OnReplicaComplete(PJRT_Error* error, void* user_arg) {
+  auto* timer = static_cast<ReplicatedTimer*>(user_arg);
+  TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
+  if (timer->remaining.fetch_sub(1) == 1) {
+    ComputationClient::ExecuteReplicatedMetric()->AddSample(
+        timer->start_ns, static_cast<double>(metrics::NowNs() - timer->start_ns));
+    delete timer;
+  }
 }
 
 std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
@@ -337,6 +355,100 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
     results.push_back(std::make_shared<PjrtData>(device, result_shapes[i], api_, outputs[i]));
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(results.size()));
+  if (!computation.program().aliases.empty()) {
+    InputOutputAliasCounter()->Add(static_cast<int64_t>(computation.program().aliases.size()));
+  }
+  SEAM_RETURN_IF_ERROR(timer_status);
+  return results;
+}
+
+absl::StatusOr<std::vector<std::vector<ComputationClient::DataPtr>>>
+PjrtComputationClient::ExecuteReplicated(const Computation& computation,
+                                         const std::vector<std::vector<DataPtr>>& arguments,
+                                         const std::vector<std::string>& devices) {
+  const auto* pjrt_computation = dynamic_cast<const PjrtComputation*>(&computation);
+  if (pjrt_computation == nullptr) {
+    return absl::InvalidArgumentError("ExecuteReplicated: computation is not from this client");
+  }
+  const size_t n = devices.size();
+  if (n == 0 || n > device_names_.size() || arguments.size() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ExecuteReplicated: ", n, " device(s) and ", arguments.size(),
+        " argument list(s) given; they must be equal and between 1 and ", device_names_.size()));
+  }
+  std::vector<std::vector<PJRT_Buffer*>> buffers(n);
+  std::vector<PJRT_Buffer* const*> argument_lists(n);
+  for (size_t d = 0; d < n; ++d) {
+    if (devices[d] != device_names_[d]) {
+      return absl::InvalidArgumentError(absl::StrCat("ExecuteReplicated: devices[", d, "] is '",
+                                                     devices[d], "', expected '",
+                                                     device_names_[d], "' (replica d runs on "
+                                                     "the d-th addressable device)"));
+    }
+    for (size_t i = 0; i < arguments[d].size(); ++i) {
+      const auto* data = dynamic_cast<const PjrtData*>(arguments[d][i].get());
+      if (data == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat("ExecuteReplicated: argument ", i,
+                                                       " of device ", d,
+                                                       " is not from this client"));
+      }
+      buffers[d].push_back(data->buffer());
+    }
+    if (buffers[d].size() != buffers[0].size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ExecuteReplicated: device ", d, " has ", buffers[d].size(),
+          " arguments, device 0 has ", buffers[0].size()));
+    }
+    argument_lists[d] = buffers[d].data();
+  }
+  const std::vector<ir::Shape>& result_shapes = computation.result_shapes();
+  std::vector<std::vector<PJRT_Buffer*>> outputs(n,
+                                                 std::vector<PJRT_Buffer*>(result_shapes.size()));
+  std::vector<PJRT_Buffer**> output_lists(n);
+  for (size_t d = 0; d < n; ++d) output_lists[d] = outputs[d].data();
+  std::vector<PJRT_Event*> complete(n, nullptr);
+
+  auto exec_options = SEAM_PJRT_ARGS(PJRT_ExecuteOptions);
+  auto args = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  args.executable = pjrt_computation->executable();
+  args.options = &exec_options;
+  args.argument_lists = argument_lists.data();
+  args.num_devices = n;
+  args.num_args = buffers[0].size();
+  args.output_lists = output_lists.data();
+  args.device_complete_events = complete.data();
+
+  int64_t start_ns = metrics::NowNs();
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
+
+  auto* timer = new ReplicatedTimer{api_, start_ns, static_cast<int>(n)};
+  absl::Status timer_status;
+  for (size_t d = 0; d < n; ++d) {
+    auto on_ready = SEAM_PJRT_ARGS(PJRT_Event_OnReady_Args);
+    on_ready.event = complete[d];
+    on_ready.callback = OnReplicaComplete;
+    on_ready.user_arg = timer;
+    absl::Status s = TakePjrtError(api_, api_->PJRT_Event_OnReady(&on_ready));
+    if (!s.ok()) {
+      // This device will never count down; do it here so the timer is still freed.
+      OnReplicaComplete(nullptr, timer);
+      if (timer_status.ok()) timer_status = s;
+    }
+    DestroyEvent(api_, complete[d]);
+  }
+
+  std::vector<std::vector<DataPtr>> results(n);
+  for (size_t d = 0; d < n; ++d) {
+    for (size_t i = 0; i < result_shapes.size(); ++i) {
+      results[d].push_back(
+          std::make_shared<PjrtData>(devices[d], result_shapes[i], api_, outputs[d][i]));
+    }
+  }
+  CreateDataHandlesCounter()->Add(static_cast<int64_t>(n * result_shapes.size()));
+  if (!computation.program().aliases.empty()) {
+    InputOutputAliasCounter()->Add(
+        static_cast<int64_t>(n * computation.program().aliases.size()));
+  }
   SEAM_RETURN_IF_ERROR(timer_status);
   return results;
 }

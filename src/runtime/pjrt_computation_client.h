@@ -40,6 +40,9 @@ class PjrtComputationClient : public ComputationClient {
   absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
       const Computation& computation, const std::vector<DataPtr>& arguments,
       const std::string& device, const ExecuteComputationOptions& options) override;
+  absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices) override;
 
   std::string GetPlatformName() const override { return platform_name_; }
   std::string GetDefaultDevice() const override { return device_names_.front(); }

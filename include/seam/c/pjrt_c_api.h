@@ -610,7 +610,15 @@ typedef struct PJRT_LoadedExecutable_Execute_Args {
 } PJRT_LoadedExecutable_Execute_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Execute_Args, execute_device);
 /* Asynchronous: validates the arguments, enqueues the runs and returns. Errors found
- * while running are reported through the completion events and the output buffers. */
+ * while running are reported through the completion events and the output buffers.
+ * Donation: where the program declares an input/output alias (IR text
+ * "alias output i = parameter j"), argument j of each device is donated: when the call
+ * returns OK, that argument's PJRT_Buffer is consumed (PJRT_Buffer_IsDeleted reports true;
+ * reading it through ToHostBuffer, ReadyEvent or as an execute argument is
+ * FAILED_PRECONDITION with a message containing "buffer was donated"; the handle must
+ * still be destroyed), and output i lives in the donated device memory. Passing one buffer
+ * as a donated argument and as another argument of the same run is INVALID_ARGUMENT.
+ * When the call returns an error, no argument is donated. */
 typedef PJRT_Error* PJRT_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args);
 
 /* ------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/objects.h"
 
@@ -154,6 +155,7 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
                                                   : absl::string_view(program.code, program.code_size);
   absl::StatusOr<std::shared_ptr<const Executable>> executable = Executable::Compile(std::string_view(code.data(), code.size()));
   if (!executable.ok()) return MakeError(executable.status());
+  MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable);
   args->executable = new PJRT_LoadedExecutable{*std::move(executable), args->client};
   return nullptr;
 }

@@ -11,12 +11,18 @@ namespace {
 
 struct Run {
   std::shared_ptr<const Executable> executable;
+  int64_t replica = 0;
+  int device_id = 0;
+  std::shared_ptr<Rendezvous> rendezvous;  // null for a single replica
   std::vector<std::shared_ptr<BufferState>> inputs;
   std::vector<std::shared_ptr<BufferState>> outputs;
   std::shared_ptr<EventState> complete;
 };
 
 absl::Status Compute(const Run& run) {
+  if (absl::Status injected = testing::InjectedRunFailure(run.device_id); !injected.ok()) {
+    return injected;
+  }
   std::vector<std::shared_ptr<DeviceMemory>> inputs;
   inputs.reserve(run.inputs.size());
   for (size_t i = 0; i < run.inputs.size(); ++i) {
@@ -27,20 +33,26 @@ absl::Status Compute(const Run& run) {
     }
     inputs.push_back(run.inputs[i]->memory);
   }
-  std::vector<std::shared_ptr<DeviceMemory>> results;
+  absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> results;
   try {
-    results = run.executable->Run(inputs);
+    results = run.executable->Run(inputs, run.replica, run.rendezvous.get());
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         "PJRT_LoadedExecutable_Execute: out of host memory while running the program");
   }
-  for (size_t i = 0; i < results.size(); ++i) run.outputs[i]->memory = std::move(results[i]);
+  if (!results.ok()) return results.status();
+  for (size_t i = 0; i < results->size(); ++i) run.outputs[i]->memory = std::move((*results)[i]);
   return absl::OkStatus();
 }
 
 void Perform(const Run& run) {
   testing::WaitWhileExecutionHeld();
   absl::Status status = Compute(run);
+  if (!status.ok() && run.rendezvous != nullptr) {
+    // Release the replicas waiting for this one at an all_reduce.
+    run.rendezvous->Abort(run.replica, absl::Status(
+        status.code(), absl::StrCat("replica ", run.replica, " failed: ", status.message())));
+  }
   // The completion event first (its callbacks, e.g. the framework's timers, run now), so
   // that whoever waits on an output sees the run's bookkeeping already done.
   run.complete->Set(status);
@@ -56,7 +68,8 @@ absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_
   }
   if (buffer->deleted) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "PJRT_LoadedExecutable_Execute: argument ", arg_index, " was deleted"));
+        "PJRT_LoadedExecutable_Execute: argument ", arg_index,
+        buffer->donated ? ": the buffer was donated to an earlier execution" : " was deleted"));
   }
   if (!(buffer->state->shape == expected)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -70,6 +83,34 @@ absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_
         buffer->device->description.id, ", the run is on device ", device->description.id));
   }
   return absl::OkStatus();
+}
+
+// A donated argument must not also be passed as another argument of the same run: the
+// run would read memory that it overwrites.
+absl::Status CheckDonations(const ir::Program& program, PJRT_Buffer* const* arguments,
+                            size_t num_args) {
+  for (const ir::Alias& alias : program.aliases) {
+    const auto p = static_cast<size_t>(alias.parameter_index);
+    for (size_t i = 0; i < num_args; ++i) {
+      if (i != p && arguments[i]->state == arguments[p]->state) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "PJRT_LoadedExecutable_Execute: argument ", p, " is donated (alias output ",
+            alias.output_index, " = parameter ", p, ") but the same buffer is also argument ",
+            i));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The handle gives its memory to the run: it keeps only the metadata, as after Delete.
+void MarkDonated(PJRT_Buffer* buffer) {
+  auto metadata = std::make_shared<BufferState>();
+  metadata->shape = buffer->state->shape;
+  metadata->device_id = buffer->state->device_id;
+  buffer->state = std::move(metadata);
+  buffer->deleted = true;
+  buffer->donated = true;
 }
 
 }  // namespace
@@ -110,6 +151,12 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
         "PJRT_LoadedExecutable_Execute: execute_device is set, so num_devices must be 1, got ",
         args->num_devices)));
   }
+  const int64_t replicas = loaded.executable->program().replica_count;
+  if (replicas != static_cast<int64_t>(args->num_devices)) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: the program has replicas=", replicas, ", the call runs on ",
+        args->num_devices, " device(s) (num_devices must equal the replica count)")));
+  }
   const std::vector<ir::Shape>& params = loaded.executable->parameter_shapes();
   if (args->num_args != params.size()) {
     return MakeError(absl::InvalidArgumentError(
@@ -137,13 +184,26 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
       absl::Status s = CheckArgument(args->argument_lists[d][i], d, i, params[i], device);
       if (!s.ok()) return MakeError(s);
     }
+    if (absl::Status s = CheckDonations(loaded.executable->program(), args->argument_lists[d],
+                                        args->num_args);
+        !s.ok()) {
+      return MakeError(s);
+    }
     run_devices.push_back(device);
   }
 
   const std::vector<ir::Shape>& results = loaded.executable->result_shapes();
+  std::shared_ptr<Rendezvous> rendezvous;
+  if (run_devices.size() > 1) rendezvous = std::make_shared<Rendezvous>();
+  // One launch's runs reach every worker's queue before another launch's, so replicas
+  // waiting for each other at an all_reduce never wait behind a second launch.
+  std::lock_guard<std::mutex> launch_lock(loaded.client->launch_mu);
   for (size_t d = 0; d < run_devices.size(); ++d) {
     auto run = std::make_shared<Run>();
     run->executable = loaded.executable;
+    run->replica = static_cast<int64_t>(d);
+    run->device_id = run_devices[d]->description.id;
+    run->rendezvous = rendezvous;
     for (size_t i = 0; i < args->num_args; ++i) {
       run->inputs.push_back(args->argument_lists[d][i]->state);
     }
@@ -157,6 +217,9 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     }
     if (args->device_complete_events != nullptr) {
       args->device_complete_events[d] = new PJRT_Event{run->complete};
+    }
+    for (const ir::Alias& alias : loaded.executable->program().aliases) {
+      MarkDonated(args->argument_lists[d][alias.parameter_index]);
     }
     run_devices[d]->worker->Enqueue([run] { Perform(*run); });
   }

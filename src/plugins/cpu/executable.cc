@@ -10,20 +10,6 @@
 namespace seam::cpu {
 namespace {
 
-// A group of one replica reduces to a copy; real groups need the collectives that a later
-// version of the plugin brings, so such programs are refused when compiled.
-absl::Status CheckSupported(const ir::Program& program) {
-  for (size_t i = 0; i < program.instructions.size(); ++i) {
-    const ir::Instruction& inst = program.instructions[i];
-    if (ir::IsAllReduce(inst.op) && inst.attrs.at("group_size")[0] != 1) {
-      return absl::UnimplementedError(absl::StrCat(
-          "%", i, " (", std::string(ir::OpName(inst.op)),
-          "): all_reduce is not implemented by the cpu plugin yet (only groups of one replica)"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 void Copy(const uint8_t* in, uint8_t* out, size_t size) {
   if (size > 0) std::memcpy(out, in, size);
 }
@@ -33,7 +19,6 @@ void Copy(const uint8_t* in, uint8_t* out, size_t size) {
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text) {
   absl::StatusOr<ir::Program> program = ir::ParseProgram(ir_text);
   if (!program.ok()) return program.status();
-  if (absl::Status s = CheckSupported(*program); !s.ok()) return s;
   return std::shared_ptr<const Executable>(new Executable(*std::move(program)));
 }
 
@@ -126,13 +111,14 @@ void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<c
     case ir::Op::kAllReduceSum:
     case ir::Op::kAllReduceMax:
     case ir::Op::kAllReduceMin:
-      // Compile admitted only groups of one replica: the value itself.
+      // Run() meets the other replicas; alone, a replica's reduction is its own value.
       return Copy(in[0], out, inst.shape.byte_size());
   }
 }
 
-std::vector<std::shared_ptr<DeviceMemory>> Executable::Run(
-    const std::vector<std::shared_ptr<DeviceMemory>>& inputs) const {
+absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
+    const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica,
+    Rendezvous* rendezvous) const {
   const int n = static_cast<int>(program_.instructions.size());
   std::vector<std::shared_ptr<DeviceMemory>> values(n);
   std::vector<const uint8_t*> operands;
@@ -144,7 +130,16 @@ std::vector<std::shared_ptr<DeviceMemory>> Executable::Run(
       operands.clear();
       for (int o : inst.operands) operands.push_back(values[o]->data());
       auto out = std::make_shared<DeviceMemory>(inst.shape.byte_size());
-      RunInstruction(inst, operands, out->data());
+      std::vector<int64_t> group;
+      if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) group = GroupOf(inst, replica);
+      if (group.size() > 1) {
+        absl::Status status =
+            rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica, operands[0],
+                                  out->data(), inst.shape.num_elements());
+        if (!status.ok()) return status;
+      } else {
+        RunInstruction(inst, operands, out->data());
+      }
       values[i] = std::move(out);
     }
     for (int operand_index : inst.operands) {
@@ -167,6 +162,15 @@ std::vector<std::shared_ptr<DeviceMemory>> Executable::Run(
       handed_out[r] = true;
       results.push_back(values[r]);
     }
+  }
+  // Aliased outputs live in the donated argument's memory: the value is copied into it
+  // unless it already is that block. Every value has been computed, so nothing reads the
+  // donated memory any more; parameter results were copied above.
+  for (const ir::Alias& alias : program_.aliases) {
+    std::shared_ptr<DeviceMemory>& result = results[alias.output_index];
+    const std::shared_ptr<DeviceMemory>& donated = inputs[alias.parameter_index];
+    if (result != donated) Copy(result->data(), donated->data(), donated->size());
+    result = donated;
   }
   return results;
 }

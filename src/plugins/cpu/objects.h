@@ -4,6 +4,7 @@
 #define SEAM_PLUGINS_CPU_OBJECTS_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,14 @@ struct PJRT_Client {
   std::string platform_name = "cpu";
   std::vector<std::unique_ptr<PJRT_Device>> owned_devices;
   std::vector<PJRT_Device*> devices;
+  std::mutex launch_mu;  // held while one Execute call enqueues its runs
 };
 
 struct PJRT_Buffer {
   std::shared_ptr<seam::cpu::BufferState> state;
   PJRT_Device* device = nullptr;
   bool deleted = false;  // after PJRT_Buffer_Delete, `state` holds only the metadata
+  bool donated = false;  // deleted because a run took its memory (an input/output alias)
 };
 
 struct PJRT_LoadedExecutable {
@@ -77,13 +80,14 @@ absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
     if (!seam_size_status_.ok()) return ::seam::cpu::MakeError(std::move(seam_size_status_)); \
   } while (0)
 
-// Rejects a deleted buffer where its data would be read, naming the function.
-#define SEAM_CHECK_NOT_DELETED(function, buffer)                                       \
-  do {                                                                                 \
-    if ((buffer)->deleted) {                                                           \
-      return ::seam::cpu::MakeError(                                                   \
-          absl::FailedPreconditionError(#function ": the buffer was deleted"));        \
-    }                                                                                  \
+// Rejects a deleted or donated buffer where its data would be read, naming the function.
+#define SEAM_CHECK_NOT_DELETED(function, buffer)                                        \
+  do {                                                                                  \
+    if ((buffer)->deleted) {                                                            \
+      return ::seam::cpu::MakeError(absl::FailedPreconditionError(                      \
+          (buffer)->donated ? #function ": the buffer was donated to an execution"      \
+                            : #function ": the buffer was deleted"));                   \
+    }                                                                                   \
   } while (0)
 
 // Rejects a null object argument, naming the function and the field.

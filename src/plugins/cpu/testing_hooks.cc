@@ -1,7 +1,10 @@
 #include "src/plugins/cpu/testing_hooks.h"
 
 #include <condition_variable>
+#include <map>
 #include <mutex>
+
+#include "src/plugins/cpu/objects.h"
 
 namespace seam::cpu::testing {
 namespace {
@@ -10,6 +13,7 @@ struct HoldState {
   std::mutex mu;
   std::condition_variable cv;
   int holds = 0;
+  std::map<int, absl::Status> failures;  // device id -> injected failure
 };
 
 HoldState& State() {
@@ -35,6 +39,28 @@ ExecutionHold::~ExecutionHold() {
 void WaitWhileExecutionHeld() {
   std::unique_lock<std::mutex> lock(State().mu);
   State().cv.wait(lock, [] { return State().holds == 0; });
+}
+
+RunFailure::RunFailure(int device_id, absl::Status status) : device_id_(device_id) {
+  std::lock_guard<std::mutex> lock(State().mu);
+  State().failures[device_id] = std::move(status);
+}
+
+RunFailure::~RunFailure() {
+  std::lock_guard<std::mutex> lock(State().mu);
+  State().failures.erase(device_id_);
+}
+
+absl::Status InjectedRunFailure(int device_id) {
+  std::lock_guard<std::mutex> lock(State().mu);
+  auto it = State().failures.find(device_id);
+  return it == State().failures.end() ? absl::OkStatus() : it->second;
+}
+
+const void* BufferDataAddress(const PJRT_Buffer* buffer) {
+  if (buffer == nullptr || buffer->deleted || !buffer->state->ready->IsReady()) return nullptr;
+  const std::shared_ptr<DeviceMemory>& memory = buffer->state->memory;
+  return memory ? memory->data() : nullptr;
 }
 
 }  // namespace seam::cpu::testing

@@ -3,6 +3,10 @@
 #ifndef SEAM_PLUGINS_CPU_TESTING_HOOKS_H_
 #define SEAM_PLUGINS_CPU_TESTING_HOOKS_H_
 
+#include "absl/status/status.h"
+
+struct PJRT_Buffer;
+
 namespace seam::cpu::testing {
 
 // While at least one ExecutionHold is alive, program runs that reach a device worker wait
@@ -17,6 +21,28 @@ class ExecutionHold {
 
 // Called by each run before it computes: blocks while a hold is alive.
 void WaitWhileExecutionHeld();
+
+// While alive, every run on device `device_id` fails with `status` before computing
+// anything, as a run whose argument failed would. Lets tests see a failing replica release
+// the others.
+class RunFailure {
+ public:
+  RunFailure(int device_id, absl::Status status);
+  ~RunFailure();
+  RunFailure(const RunFailure&) = delete;
+  RunFailure& operator=(const RunFailure&) = delete;
+
+ private:
+  int device_id_;
+};
+
+// Called by each run before it computes: the injected failure for its device, or OK.
+absl::Status InjectedRunFailure(int device_id);
+
+// The address of the device memory behind `buffer` (of this in-process plugin), or null
+// when it has none (deleted, donated, or not ready yet). Lets tests see that a donated
+// argument's memory became an output's.
+const void* BufferDataAddress(const PJRT_Buffer* buffer);
 
 }  // namespace seam::cpu::testing
 

@@ -1,0 +1,32 @@
+// SEAM_DUMP_TO=<dir>: every successful compile writes the program as received and as the
+// plugin runs it, named by ir::HashProgram in hex (docs/architecture.md).
+#ifndef SEAM_PLUGINS_CPU_DUMP_H_
+#define SEAM_PLUGINS_CPU_DUMP_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "src/plugins/cpu/executable.h"
+
+namespace seam::cpu {
+
+// The environment variable that names the dump directory.
+inline constexpr char kDumpToEnv[] = "SEAM_DUMP_TO";
+
+// Writes <dir>/<hash>.received.txt (`received`, byte for byte) and
+// <dir>/<hash>.optimized.txt (the program after the plugin's passes, in canonical text, with
+// the execution plan as '#' comments, so the file parses back). Creates `dir` if needed.
+absl::Status DumpCompile(const std::string& dir, std::string_view received,
+                         const Executable& executable);
+
+// The optimized dump's text.
+std::string OptimizedDumpText(const Executable& executable);
+
+// Called by PJRT_Client_Compile after a successful compile: dumps when SEAM_DUMP_TO is set;
+// a failure is printed to stderr as a warning and never fails the compile.
+void MaybeDumpCompile(std::string_view received, const Executable& executable);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_DUMP_H_

@@ -1,0 +1,213 @@
+// Buffer donation on the CPU plugin: an input/output alias in the program makes the output
+// live in the donated argument's memory, and the donated handle reports itself donated.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "seam/c/pjrt_c_api.h"
+#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/testing_hooks.h"
+
+namespace {
+
+const PJRT_Api* Api() { return seam::cpu::GetCpuPjrtApi(); }
+
+template <typename Args>
+Args Make() {
+  Args args{};
+  args.struct_size = sizeof(Args);
+  return args;
+}
+
+struct ErrorInfo {
+  PJRT_Error_Code code = static_cast<PJRT_Error_Code>(0);
+  std::string message;
+};
+
+ErrorInfo Take(PJRT_Error* error) {
+  if (error == nullptr) return {};
+  auto message = Make<PJRT_Error_Message_Args>();
+  message.error = error;
+  Api()->PJRT_Error_Message(&message);
+  auto code = Make<PJRT_Error_GetCode_Args>();
+  code.error = error;
+  Api()->PJRT_Error_GetCode(&code);
+  ErrorInfo info{code.code, std::string(message.message, message.message_size)};
+  auto destroy = Make<PJRT_Error_Destroy_Args>();
+  destroy.error = error;
+  Api()->PJRT_Error_Destroy(&destroy);
+  return info;
+}
+
+#define EXPECT_OK(call) EXPECT_EQ(Take(call).message, "")
+
+// p0 + p1, written into p0's memory; the sum's reduction is a second, fresh output.
+constexpr char kDonating[] =
+    "program @step {\n"
+    "  %0 = parameter(0) : f32[4]\n"
+    "  %1 = parameter(1) : f32[4]\n"
+    "  %2 = add(%0, %1) : f32[4]\n"
+    "  %3 = reduce_sum(%2), axes={0} : f32[]\n"
+    "  alias output 0 = parameter 0\n"
+    "  return (%2, %3)\n"
+    "}\n";
+
+class CpuDonationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto args = Make<PJRT_Client_Create_Args>();
+    ASSERT_EQ(Take(Api()->PJRT_Client_Create(&args)).message, "");
+    client_ = args.client;
+    auto devices = Make<PJRT_Client_AddressableDevices_Args>();
+    devices.client = client_;
+    EXPECT_OK(Api()->PJRT_Client_AddressableDevices(&devices));
+    device_ = devices.addressable_devices[0];
+    auto program = Make<PJRT_Program>();
+    program.code = kDonating;
+    program.code_size = sizeof(kDonating) - 1;
+    program.format = "seam-ir";
+    program.format_size = 7;
+    auto compile = Make<PJRT_Client_Compile_Args>();
+    compile.client = client_;
+    compile.program = &program;
+    ASSERT_EQ(Take(Api()->PJRT_Client_Compile(&compile)).message, "");
+    executable_ = compile.executable;
+  }
+  void TearDown() override {
+    auto destroy = Make<PJRT_LoadedExecutable_Destroy_Args>();
+    destroy.executable = executable_;
+    EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
+    auto args = Make<PJRT_Client_Destroy_Args>();
+    args.client = client_;
+    EXPECT_OK(Api()->PJRT_Client_Destroy(&args));
+  }
+
+  PJRT_Buffer* Upload(std::vector<float> values) {
+    int64_t dims[1] = {static_cast<int64_t>(values.size())};
+    auto args = Make<PJRT_Client_BufferFromHostBuffer_Args>();
+    args.client = client_;
+    args.data = values.data();
+    args.type = PJRT_Buffer_Type_F32;
+    args.dims = dims;
+    args.num_dims = 1;
+    args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+    args.device = device_;
+    EXPECT_OK(Api()->PJRT_Client_BufferFromHostBuffer(&args));
+    auto destroy = Make<PJRT_Event_Destroy_Args>();
+    destroy.event = args.done_with_host_buffer;
+    EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy));
+    return args.buffer;
+  }
+
+  std::vector<float> Download(PJRT_Buffer* buffer, size_t count) {
+    std::vector<float> out(count);
+    auto args = Make<PJRT_Buffer_ToHostBuffer_Args>();
+    args.src = buffer;
+    args.dst = out.data();
+    args.dst_size = count * sizeof(float);
+    EXPECT_OK(Api()->PJRT_Buffer_ToHostBuffer(&args));
+    auto await = Make<PJRT_Event_Await_Args>();
+    await.event = args.event;
+    EXPECT_OK(Api()->PJRT_Event_Await(&await));
+    auto destroy = Make<PJRT_Event_Destroy_Args>();
+    destroy.event = args.event;
+    EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy));
+    return out;
+  }
+
+  ErrorInfo Execute(std::vector<PJRT_Buffer*> arguments, PJRT_Buffer** outputs) {
+    PJRT_Buffer* const* arg_list = arguments.data();
+    auto execute = Make<PJRT_LoadedExecutable_Execute_Args>();
+    execute.executable = executable_;
+    execute.argument_lists = &arg_list;
+    execute.num_devices = 1;
+    execute.num_args = arguments.size();
+    execute.output_lists = &outputs;
+    return Take(Api()->PJRT_LoadedExecutable_Execute(&execute));
+  }
+
+  void Destroy(PJRT_Buffer* buffer) {
+    auto args = Make<PJRT_Buffer_Destroy_Args>();
+    args.buffer = buffer;
+    EXPECT_OK(Api()->PJRT_Buffer_Destroy(&args));
+  }
+
+  PJRT_Client* client_ = nullptr;
+  PJRT_Device* device_ = nullptr;
+  PJRT_LoadedExecutable* executable_ = nullptr;
+};
+
+TEST_F(CpuDonationTest, OutputTakesTheDonatedMemory) {
+  PJRT_Buffer* a = Upload({1, 2, 3, 4});
+  PJRT_Buffer* b = Upload({10, 20, 30, 40});
+  const void* a_memory = seam::cpu::testing::BufferDataAddress(a);
+  ASSERT_NE(a_memory, nullptr);
+  PJRT_Buffer* outputs[2] = {};
+  ASSERT_EQ(Execute({a, b}, outputs).message, "");
+  EXPECT_EQ(Download(outputs[0], 4), (std::vector<float>{11, 22, 33, 44}));
+  EXPECT_EQ(Download(outputs[1], 1), (std::vector<float>{110}));
+  EXPECT_EQ(seam::cpu::testing::BufferDataAddress(outputs[0]), a_memory);
+  EXPECT_NE(seam::cpu::testing::BufferDataAddress(outputs[1]), a_memory);
+  // The undonated argument is untouched and still readable.
+  EXPECT_EQ(Download(b, 4), (std::vector<float>{10, 20, 30, 40}));
+  for (PJRT_Buffer* buffer : {a, b, outputs[0], outputs[1]}) Destroy(buffer);
+}
+
+TEST_F(CpuDonationTest, DonatedBufferReportsDonated) {
+  PJRT_Buffer* a = Upload({1, 2, 3, 4});
+  PJRT_Buffer* b = Upload({1, 1, 1, 1});
+  PJRT_Buffer* outputs[2] = {};
+  ASSERT_EQ(Execute({a, b}, outputs).message, "");
+
+  auto is_deleted = Make<PJRT_Buffer_IsDeleted_Args>();
+  is_deleted.buffer = a;
+  EXPECT_OK(Api()->PJRT_Buffer_IsDeleted(&is_deleted));
+  EXPECT_TRUE(is_deleted.is_deleted);
+
+  float host[4];
+  auto to_host = Make<PJRT_Buffer_ToHostBuffer_Args>();
+  to_host.src = a;
+  to_host.dst = host;
+  to_host.dst_size = sizeof(host);
+  ErrorInfo error = Take(Api()->PJRT_Buffer_ToHostBuffer(&to_host));
+  EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(error.message, "PJRT_Buffer_ToHostBuffer: the buffer was donated to an execution");
+
+  auto ready = Make<PJRT_Buffer_ReadyEvent_Args>();
+  ready.buffer = a;
+  error = Take(Api()->PJRT_Buffer_ReadyEvent(&ready));
+  EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(error.message, "PJRT_Buffer_ReadyEvent: the buffer was donated to an execution");
+
+  PJRT_Buffer* again[2] = {};
+  error = Execute({a, b}, again);
+  EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(error.message,
+            "PJRT_LoadedExecutable_Execute: argument 0: the buffer was donated to an earlier "
+            "execution");
+
+  // The output can be donated in turn: a training step's weights, updated in place.
+  EXPECT_EQ(Download(outputs[0], 4), (std::vector<float>{2, 3, 4, 5}));
+  const void* memory = seam::cpu::testing::BufferDataAddress(outputs[0]);
+  PJRT_Buffer* next[2] = {};
+  ASSERT_EQ(Execute({outputs[0], b}, next).message, "");
+  EXPECT_EQ(Download(next[0], 4), (std::vector<float>{3, 4, 5, 6}));
+  EXPECT_EQ(seam::cpu::testing::BufferDataAddress(next[0]), memory);
+  for (PJRT_Buffer* buffer : {a, b, outputs[0], outputs[1], next[0], next[1]}) Destroy(buffer);
+}
+
+TEST_F(CpuDonationTest, RefusesTheDonatedBufferAsAnotherArgument) {
+  PJRT_Buffer* a = Upload({1, 2, 3, 4});
+  PJRT_Buffer* outputs[2] = {};
+  ErrorInfo error = Execute({a, a}, outputs);
+  EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(error.message,
+            "PJRT_LoadedExecutable_Execute: argument 0 is donated (alias output 0 = parameter "
+            "0) but the same buffer is also argument 1");
+  // A refused call donates nothing.
+  EXPECT_EQ(Download(a, 4), (std::vector<float>{1, 2, 3, 4}));
+  Destroy(a);
+}
+
+}  // namespace

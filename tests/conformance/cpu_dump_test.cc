@@ -1,0 +1,128 @@
+// SEAM_DUMP_TO: every compile of the CPU plugin writes the received and the optimized program.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_format.h"
+#include "seam/c/pjrt_c_api.h"
+#include "src/ir/hash.h"
+#include "src/ir/text.h"
+#include "src/plugins/cpu/cpu_plugin.h"
+
+namespace {
+
+const PJRT_Api* Api() { return seam::cpu::GetCpuPjrtApi(); }
+
+template <typename Args>
+Args Make() {
+  Args args{};
+  args.struct_size = sizeof(Args);
+  return args;
+}
+
+std::string Take(PJRT_Error* error) {
+  if (error == nullptr) return "";
+  auto message = Make<PJRT_Error_Message_Args>();
+  message.error = error;
+  Api()->PJRT_Error_Message(&message);
+  std::string text(message.message, message.message_size);
+  auto destroy = Make<PJRT_Error_Destroy_Args>();
+  destroy.error = error;
+  Api()->PJRT_Error_Destroy(&destroy);
+  return text;
+}
+
+// Hand-written (not canonical) text: the received dump keeps it byte for byte.
+constexpr char kProgram[] =
+    "program @dumped {\n"
+    "  %x = parameter(0) : f32[3]   # the input\n"
+    "  %y = exp(%x) : f32[3]\n"
+    "  %z = add(%y, %x) : f32[3]\n"
+    "  alias output 0 = parameter 0\n"
+    "  return (%z)\n"
+    "}\n";
+
+std::string Compile() {
+  auto create = Make<PJRT_Client_Create_Args>();
+  std::string error = Take(Api()->PJRT_Client_Create(&create));
+  if (!error.empty()) return error;
+  auto program = Make<PJRT_Program>();
+  program.code = kProgram;
+  program.code_size = sizeof(kProgram) - 1;
+  program.format = "seam-ir";
+  program.format_size = 7;
+  auto compile = Make<PJRT_Client_Compile_Args>();
+  compile.client = create.client;
+  compile.program = &program;
+  error = Take(Api()->PJRT_Client_Compile(&compile));
+  if (error.empty()) {
+    auto destroy = Make<PJRT_LoadedExecutable_Destroy_Args>();
+    destroy.executable = compile.executable;
+    Take(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
+  }
+  auto destroy = Make<PJRT_Client_Destroy_Args>();
+  destroy.client = create.client;
+  Take(Api()->PJRT_Client_Destroy(&destroy));
+  return error;
+}
+
+std::string Read(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string HashName() {
+  absl::StatusOr<seam::ir::Program> program = seam::ir::ParseProgram(kProgram);
+  EXPECT_TRUE(program.ok()) << program.status();
+  return absl::StrFormat("%016x", seam::ir::HashProgram(*program));
+}
+
+TEST(CpuDumpTest, WritesReceivedAndOptimizedProgramsNamedByHash) {
+  std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "seam_dump_test" / "nested";
+  std::filesystem::remove_all(dir);
+  setenv("SEAM_DUMP_TO", dir.c_str(), 1);
+  ASSERT_EQ(Compile(), "");
+  std::string name = HashName();
+  EXPECT_EQ(Read(dir / (name + ".received.txt")), kProgram);
+  std::string optimized = Read(dir / (name + ".optimized.txt"));
+  EXPECT_NE(optimized.find("Passes: none yet"), std::string::npos) << optimized;
+  EXPECT_NE(optimized.find("#   %0: released after %2\n"), std::string::npos) << optimized;
+  EXPECT_NE(optimized.find("#   %2: kept (a result)\n"), std::string::npos) << optimized;
+  EXPECT_NE(optimized.find("output 0 is copied into the donated memory of parameter 0"),
+            std::string::npos)
+      << optimized;
+  // The optimized dump parses back (the plan is comments) to the same program.
+  absl::StatusOr<seam::ir::Program> reparsed = seam::ir::ParseProgram(optimized);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status();
+  EXPECT_EQ(reparsed->aliases.size(), 1u);
+  EXPECT_EQ(absl::StrFormat("%016x", seam::ir::HashProgram(*reparsed)), name);
+  std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST(CpuDumpTest, AFailedWriteIsAWarningNotACompileError) {
+  setenv("SEAM_DUMP_TO", "/dev/null/not-a-directory", 1);
+  ::testing::internal::CaptureStderr();
+  std::string error = Compile();
+  std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(error, "");
+  EXPECT_NE(warning.find("seam cpu plugin: warning: SEAM_DUMP_TO=/dev/null/not-a-directory: "
+                         "the compile dump failed: cannot create directory"),
+            std::string::npos)
+      << warning;
+}
+
+TEST(CpuDumpTest, NothingIsWrittenWithoutTheVariable) {
+  unsetenv("SEAM_DUMP_TO");
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(Compile(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+}  // namespace
