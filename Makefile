@@ -19,8 +19,8 @@ test: build
 
 test-sanitize: deps
 	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug "-DSEAM_SANITIZE=address;undefined"
-	cmake --build $(SAN_BUILD_DIR) -j$(JOBS) --target seam_abi_tests
-	cd $(SAN_BUILD_DIR) && ctest --output-on-failure -j$(JOBS) -L abi
+	cmake --build $(SAN_BUILD_DIR) -j$(JOBS) --target seam_sanitize_tests
+	cd $(SAN_BUILD_DIR) && ctest --output-on-failure -j$(JOBS) -L sanitize
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
