@@ -1,11 +1,10 @@
 #include "src/lazy/graph_executor.h"
 
-#include <mutex>
 #include <unordered_map>
 
-#include "absl/container/flat_hash_map.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
+#include "src/lazy/compile_cache.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
 
@@ -13,37 +12,6 @@ namespace seam::lazy {
 namespace {
 
 using runtime::ComputationClient;
-
-// Compiled programs by (program hash, device). A hit is confirmed by comparing the
-// programs, so a hash collision costs a compile, never a wrong result.
-class CompileCache {
- public:
-  ComputationClient::ComputationPtr Find(uint64_t key, const ir::Program& program) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(key);
-    if (it == entries_.end() || !(it->second->program() == program)) return nullptr;
-    return it->second;
-  }
-  void Insert(uint64_t key, ComputationClient::ComputationPtr computation) {
-    std::lock_guard<std::mutex> lock(mu_);
-    entries_[key] = std::move(computation);
-  }
-
- private:
-  std::mutex mu_;
-  absl::flat_hash_map<uint64_t, ComputationClient::ComputationPtr> entries_;
-};
-
-CompileCache& GetCompileCache() {
-  static auto* cache = new CompileCache();
-  return *cache;
-}
-
-uint64_t CacheKey(uint64_t program_hash, const std::string& device) {
-  uint64_t h = program_hash;
-  for (char c : device) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-  return h;
-}
 
 // Sends every leaf that exists only on the host, in one crossing.
 absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
@@ -134,8 +102,9 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   LoweredGraph lowered = LowerGraph(roots);
   SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, lowered.leaves));
 
-  uint64_t key = CacheKey(ir::HashProgram(lowered.program), device);
-  ComputationClient::ComputationPtr computation = GetCompileCache().Find(key, lowered.program);
+  SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
+  uint64_t key = CompileCacheKey(ir::HashProgram(lowered.program), device);
+  ComputationClient::ComputationPtr computation = cache->Find(key, lowered.program);
   if (computation != nullptr) {
     metrics::GetOrCreateCounter("CachedCompile")->Add(1);
   } else {
@@ -145,7 +114,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
                           client->Compile(std::move(instances)));
     computation = compiled.front();
-    GetCompileCache().Insert(key, computation);
+    cache->Insert(key, computation);
   }
 
   std::vector<ComputationClient::DataPtr> arguments;

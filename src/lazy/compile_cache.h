@@ -1,0 +1,48 @@
+// The lazy front end's compile cache: compiled programs by (program hash, device), least
+// recently used evicted first.
+#ifndef SEAM_LAZY_COMPILE_CACHE_H_
+#define SEAM_LAZY_COMPILE_CACHE_H_
+
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "src/runtime/computation_client.h"
+
+namespace seam::lazy {
+
+class CompileCache {
+ public:
+  // The reference's variable and default: XLA_COMPILATION_CACHE_SIZE, 1024 programs.
+  static constexpr int64_t kDefaultCapacity = 1024;
+
+  explicit CompileCache(size_t capacity) : capacity_(capacity) {}
+
+  // The cached computation for `key`, confirmed by comparing programs (a hash collision
+  // costs a compile, never a wrong result); null on a miss. A hit becomes most recent.
+  runtime::ComputationClient::ComputationPtr Find(uint64_t key, const ir::Program& program);
+  // Inserts (or replaces) and evicts the least recently used entries beyond capacity.
+  void Insert(uint64_t key, runtime::ComputationClient::ComputationPtr computation);
+  size_t size() const;
+
+ private:
+  using Entry = std::pair<uint64_t, runtime::ComputationClient::ComputationPtr>;
+  size_t capacity_;
+  mutable std::mutex mu_;
+  std::list<Entry> lru_;  // most recent first
+  absl::flat_hash_map<uint64_t, std::list<Entry>::iterator> index_;
+};
+
+// The process's cache, sized by XLA_COMPILATION_CACHE_SIZE when first used. A value that
+// is not a positive integer is an InvalidArgument naming the variable and the value.
+absl::StatusOr<CompileCache*> GetCompileCache();
+
+// The cache key: the program's structural hash combined with the device name.
+uint64_t CompileCacheKey(uint64_t program_hash, const std::string& device);
+
+}  // namespace seam::lazy
+
+#endif  // SEAM_LAZY_COMPILE_CACHE_H_
