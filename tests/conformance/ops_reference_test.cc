@@ -4,6 +4,8 @@
 // for floats (wider for transcendental ops, scaled by the number of terms for sums).
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -28,7 +30,25 @@ uint64_t Seed() {
   return seed == nullptr ? 20240611u : std::strtoull(seed, nullptr, 10);
 }
 
-const PJRT_Api* PluginUnderTest() { return cpu::GetCpuPjrtApi(); }
+// The in-process CPU plugin, or the .so named by SEAM_PLUGIN_UNDER_TEST (ctest runs this
+// suite both ways; any plugin can be checked the same way). Never null: a library that
+// cannot be used fails the test that asks for it.
+const PJRT_Api* PluginUnderTest() {
+  static const PJRT_Api* api = []() -> const PJRT_Api* {
+    const char* path = std::getenv("SEAM_PLUGIN_UNDER_TEST");
+    if (path == nullptr || *path == '\0') return cpu::GetCpuPjrtApi();
+    void* library = dlopen(path, RTLD_LAZY);
+    auto get = library == nullptr ? nullptr
+                                  : reinterpret_cast<PJRT_GetPjrtApi_Fn>(
+                                        dlsym(library, PJRT_GET_PJRT_API_SYMBOL));
+    return get == nullptr ? nullptr : get();
+  }();
+  if (api == nullptr) {
+    ADD_FAILURE() << "cannot load the plugin named by SEAM_PLUGIN_UNDER_TEST";
+    return cpu::GetCpuPjrtApi();
+  }
+  return api;
+}
 
 bool IsTranscendental(Op op) {
   switch (op) {
