@@ -33,8 +33,8 @@ std::string OptimizedDumpText(const Executable& executable) {
   const ir::Program& program = executable.program();
   std::string out = absl::StrFormat(
       "# seam cpu plugin: the program as it runs (hash %016x).\n"
-      "# Passes: none yet (no fusion or simplification), so the program below is the one\n"
-      "# received, in canonical text. The plan follows as comments.\n",
+      "# Passes: simplify (common subexpressions, constant folding, algebraic identities,\n"
+      "# dead code; src/plugins/cpu/simplify.h). The plan follows as comments.\n",
       ir::HashProgram(program));
   out += "# plan: instructions run in order, one kernel each; a value's memory is released\n"
          "# after its last use:\n";
@@ -65,7 +65,11 @@ absl::Status DumpCompile(const std::string& dir, std::string_view received,
     return absl::UnavailableError(
         absl::StrCat("cannot create directory '", dir, "': ", error.message()));
   }
-  std::string hash = absl::StrFormat("%016x", ir::HashProgram(executable.program()));
+  // Named by the received program's hash (as the compile cache knows it), not the
+  // simplified one's. The text parsed at compile time, so it parses here too.
+  absl::StatusOr<ir::Program> parsed = ir::ParseProgram(received);
+  std::string hash = absl::StrFormat(
+      "%016x", ir::HashProgram(parsed.ok() ? *parsed : executable.program()));
   std::filesystem::path base(dir);
   absl::Status received_status = WriteFile(base / (hash + ".received.txt"), received);
   if (!received_status.ok()) return received_status;

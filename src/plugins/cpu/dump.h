@@ -14,7 +14,8 @@ namespace seam::cpu {
 // The environment variable that names the dump directory.
 inline constexpr char kDumpToEnv[] = "SEAM_DUMP_TO";
 
-// Writes <dir>/<hash>.received.txt (`received`, byte for byte) and
+// Writes, with <hash> the hash of the received program, <dir>/<hash>.received.txt
+// (`received`, byte for byte) and
 // <dir>/<hash>.optimized.txt (the program after the plugin's passes, in canonical text, with
 // the execution plan as '#' comments, so the file parses back). Creates `dir` if needed.
 absl::Status DumpCompile(const std::string& dir, std::string_view received,

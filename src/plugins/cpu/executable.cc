@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/simplify.h"
 
 namespace seam::cpu {
 namespace {
@@ -19,7 +20,9 @@ void Copy(const uint8_t* in, uint8_t* out, size_t size) {
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text) {
   absl::StatusOr<ir::Program> program = ir::ParseProgram(ir_text);
   if (!program.ok()) return program.status();
-  return std::shared_ptr<const Executable>(new Executable(*std::move(program)));
+  absl::StatusOr<ir::Program> simplified = Simplify(*program);
+  if (!simplified.ok()) return simplified.status();
+  return std::shared_ptr<const Executable>(new Executable(*std::move(simplified)));
 }
 
 Executable::Executable(ir::Program program)
