@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -46,13 +47,13 @@ constexpr char kProgram[] =
     "  return (%z)\n"
     "}\n";
 
-std::string Compile() {
+std::string Compile(std::string_view text = kProgram) {
   auto create = Make<PJRT_Client_Create_Args>();
   std::string error = Take(Api()->PJRT_Client_Create(&create));
   if (!error.empty()) return error;
   auto program = Make<PJRT_Program>();
-  program.code = kProgram;
-  program.code_size = sizeof(kProgram) - 1;
+  program.code = text.data();
+  program.code_size = text.size();
   program.format = "seam-ir";
   program.format_size = 7;
   auto compile = Make<PJRT_Client_Compile_Args>();
@@ -77,8 +78,8 @@ std::string Read(const std::filesystem::path& path) {
   return text.str();
 }
 
-std::string HashName() {
-  absl::StatusOr<seam::ir::Program> program = seam::ir::ParseProgram(kProgram);
+std::string HashName(std::string_view text = kProgram) {
+  absl::StatusOr<seam::ir::Program> program = seam::ir::ParseProgram(text);
   EXPECT_TRUE(program.ok()) << program.status();
   return absl::StrFormat("%016x", seam::ir::HashProgram(*program));
 }
@@ -104,6 +105,40 @@ TEST(CpuDumpTest, WritesReceivedAndOptimizedProgramsNamedByHash) {
   EXPECT_EQ(reparsed->aliases.size(), 1u);
   EXPECT_EQ(absl::StrFormat("%016x", seam::ir::HashProgram(*reparsed)), name);
   std::filesystem::remove_all(dir.parent_path());
+}
+
+TEST(CpuDumpTest, TheOptimizedDumpShowsTheSimplifiedProgramUnderTheReceivedHash) {
+  constexpr char kRedundant[] =
+      "program @redundant {\n"
+      "  %x = parameter(0) : f32[3]\n"
+      "  %one = constant(1) : f32[]\n"
+      "  %ones = broadcast_in_dim(%one), dims={} : f32[3]\n"
+      "  %a = multiply(%x, %ones) : f32[3]\n"
+      "  %b = exp(%a) : f32[3]\n"
+      "  %c = exp(%x) : f32[3]\n"
+      "  %d = add(%b, %c) : f32[3]\n"
+      "  return (%d)\n"
+      "}\n";
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "seam_dump_simplified";
+  std::filesystem::remove_all(dir);
+  setenv("SEAM_DUMP_TO", dir.c_str(), 1);
+  ASSERT_EQ(Compile(kRedundant), "");
+  std::string name = HashName(kRedundant);
+  EXPECT_EQ(Read(dir / (name + ".received.txt")), kRedundant);
+  std::string optimized = Read(dir / (name + ".optimized.txt"));
+  absl::StatusOr<seam::ir::Program> reparsed = seam::ir::ParseProgram(optimized);
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status() << "\n" << optimized;
+  absl::StatusOr<seam::ir::Program> want = seam::ir::ParseProgram(
+      "program @redundant {\n"
+      "  %0 = parameter(0) : f32[3]\n"
+      "  %1 = exp(%0) : f32[3]\n"
+      "  %2 = add(%1, %1) : f32[3]\n"
+      "  return (%2)\n"
+      "}\n");
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(*reparsed, *want) << optimized;
+  EXPECT_NE(absl::StrFormat("%016x", seam::ir::HashProgram(*reparsed)), name);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CpuDumpTest, AFailedWriteIsAWarningNotACompileError) {
