@@ -167,6 +167,18 @@ Tensor Tensor::from_vector(const std::vector<double>& values, std::vector<int64_
   return FromLiteral(ir::Literal::FromF64(values, std::move(shape)));
 }
 
+Tensor Tensor::from_span(std::span<const float> values, std::vector<int64_t> shape) {
+  return from_vector(std::vector<float>(values.begin(), values.end()), std::move(shape));
+}
+
+Tensor Tensor::from_span(std::span<const int32_t> values, std::vector<int64_t> shape) {
+  return from_vector(std::vector<int32_t>(values.begin(), values.end()), std::move(shape));
+}
+
+Tensor Tensor::from_span(std::span<const double> values, std::vector<int64_t> shape) {
+  return from_vector(std::vector<double>(values.begin(), values.end()), std::move(shape));
+}
+
 Tensor Tensor::scalar(float value) { return FromLiteral(ir::Literal::ScalarF32(value)); }
 
 Tensor Tensor::scalar(double value, DType dtype) {
