@@ -3,6 +3,7 @@
 // misuse.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cmath>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <algorithm>
 #include <chrono>
 
 #include "seam/distributed.h"
@@ -105,6 +107,13 @@ void ExpectSameTraining(const MakeOptimizer& make) {
   EXPECT_EQ(metrics::MetricTotalSamples("ExecuteReplicatedTime") - replicated_before, kSteps);
   EXPECT_EQ(metrics::CounterValue("UncachedCompile") - uncached_before, 1);
   ASSERT_EQ(one.losses.size(), many.losses.size());
+  double worst = 0;
+  for (size_t i = 0; i < one.losses.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::abs(one.losses[i] - many.losses[i])));
+  }
+  std::printf("%lld replicas, %d steps: losses %g -> %g, largest loss difference %g\n",
+              static_cast<long long>(dp.replicas()), kSteps, one.losses.front(),
+              one.losses.back(), worst);
   for (size_t i = 0; i < one.losses.size(); ++i) {
     EXPECT_NEAR(one.losses[i], many.losses[i], 1e-5 * (1 + std::abs(one.losses[i])))
         << "step " << i;
