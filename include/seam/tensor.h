@@ -102,6 +102,9 @@ class Tensor {
   Tensor transpose() const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;  // swaps two axes (< 0: from the end)
   Tensor permute(const std::vector<int64_t>& order) const;
+  // NumPy broadcast_to / torch expand: dims aligned at the end, a size-1 dim stretches,
+  // new leading dims are added (IR broadcast_in_dim).
+  Tensor broadcast_to(std::vector<int64_t> shape) const;
   Tensor slice(int64_t axis, int64_t start, int64_t end, int64_t step = 1) const;
   static Tensor cat(const std::vector<Tensor>& tensors, int64_t axis);
   // `low[d]` elements of `value` before and `high[d]` after each dimension d (negative

@@ -56,6 +56,21 @@ Tensor Tensor::transpose() const {
   return lazy::Wrap(lazy::Transpose(x, {1, 0}));
 }
 
+Tensor Tensor::broadcast_to(std::vector<int64_t> shape) const {
+  NodePtr x = NodeOf(*this, "broadcast_to");
+  const std::vector<int64_t>& dims = x->shape.dims;
+  bool ok = dims.size() <= shape.size();
+  for (size_t i = 0; ok && i < dims.size(); ++i) {
+    int64_t target = shape[shape.size() - dims.size() + i];
+    ok = dims[i] == target || dims[i] == 1;
+  }
+  if (!ok) {
+    lazy::ThrowInvalid(absl::StrCat("broadcast_to: ", x->shape.ToString(), " cannot be broadcast to [",
+                                    absl::StrJoin(shape, ","), "]"));
+  }
+  return lazy::Wrap(lazy::BroadcastTo(x, shape));
+}
+
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   NodePtr x = NodeOf(*this, "transpose");
   int64_t rank = x->shape.rank();

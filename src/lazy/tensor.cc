@@ -11,6 +11,7 @@
 #include "src/ir/text.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
 
@@ -278,7 +279,11 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
     NodePtr node = lazy::NodeOf(tensor, "pending_ir_text");
     if (!node->is_leaf()) roots.push_back(std::move(node));
   }
-  return ir::PrintProgram(lazy::LowerGraph(roots).program);
+  lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
+  absl::StatusOr<int64_t> replicas = lazy::ReplicaCount(lowered);
+  if (!replicas.ok()) lazy::Throw(replicas.status());
+  if (*replicas > 1) lazy::SetReplicas(lowered.program, *replicas);
+  return ir::PrintProgram(lowered.program);
 }
 
 void sync() {

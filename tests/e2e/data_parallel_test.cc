@@ -166,6 +166,11 @@ TEST(DataParallelTest, AllReduceSumMaxMin) {
   for (const auto& v : dp.gather<float>(sum)) EXPECT_EQ(v, want_sum);
   for (const auto& v : dp.gather<float>(max)) EXPECT_EQ(v, want_max);
   for (const auto& v : dp.gather<float>(min)) EXPECT_EQ(v, want_min);
+  // The program a sync would run is the replicated one.
+  Tensor pending = all_reduce(x * 2.0f, ReduceOp::kSum);
+  std::string text = pending_ir_text({pending});
+  EXPECT_NE(text.find("replicas=" + std::to_string(n)), std::string::npos) << text;
+  EXPECT_NE(text.find("group_size={" + std::to_string(n) + "}"), std::string::npos) << text;
   // The shards themselves are still each replica's own rows.
   std::vector<std::vector<float>> shards = dp.gather<float>(x);
   for (int64_t d = 0; d < n; ++d) {

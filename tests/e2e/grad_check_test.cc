@@ -157,6 +157,7 @@ TEST(GradCheckTest, MoreReductionsAndShapes) {
   CheckGrad([](const auto& x) { return x[0].prod({1}); }, {{2, 3}}, 0.5, 2);
   CheckGrad([](const auto& x) { return x[0].prod(); }, {{2, 2}}, -2, -0.5);
   CheckGrad([](const auto& x) { return x[0].transpose(0, 2); }, {{2, 3, 2}});
+  CheckGrad([](const auto& x) { return x[0].broadcast_to({2, 3, 4}); }, {{3, 1}});
   CheckGrad([](const auto& x) { return x[0].pad({1, 0}, {2, 1}, 0.5); }, {{2, 3}});
   CheckGrad([](const auto& x) { return x[0].pad({-1, 1}, {0, -2}); }, {{3, 4}});
   CheckGrad([](const auto& x) {

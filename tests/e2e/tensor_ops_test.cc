@@ -177,6 +177,10 @@ TEST(TensorOpsTest, ReductionsShapesAndCreation) {
   EXPECT_EQ(x.pad({0, -1}, {-1, 0}).to_vector<float>(), (std::vector<float>{-2, 3}));
   EXPECT_THROW((void)x.pad({1}, {1}), Error);
   EXPECT_THROW((void)x.transpose(0, 2), Error);
+  Tensor column = Tensor::from_vector({1, 2}, {2, 1});
+  EXPECT_EQ(column.broadcast_to({2, 2, 3}).to_vector<int32_t>(),
+            (std::vector<int32_t>{1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2}));
+  EXPECT_THROW((void)column.broadcast_to({3, 3}), Error);
   std::array<float, 4> raw{1, 2, 3, 4};
   EXPECT_EQ(Tensor::from_span(std::span<const float>(raw).subspan(1), {3}).to_vector<float>(),
             (std::vector<float>{2, 3, 4}));
