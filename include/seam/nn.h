@@ -3,20 +3,58 @@
 #define SEAM_NN_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "seam/tensor.h"
 
 namespace seam::nn {
 
+// A layer: a function of one tensor and the parameters it holds.
+class Module {
+ public:
+  virtual ~Module() = default;
+  virtual Tensor forward(const Tensor& x) const = 0;
+  // Handles to the module's parameters; an optimizer assigns through them.
+  virtual std::vector<Tensor*> parameters() { return {}; }
+};
+
 // y = x @ weight + bias; weight [in, out], bias [out]. Both are drawn uniformly from
 // [-1/sqrt(in), 1/sqrt(in)] (PyTorch's default Kaiming-uniform bound) with
 // std::mt19937_64 seeded by `seed`.
-class Linear {
+// x may have leading batch dimensions ([..., in] -> [..., out]).
+class Linear : public Module {
  public:
   Linear(int64_t in, int64_t out, uint64_t seed, DType dtype = DType::kFloat32);
-  Tensor forward(const Tensor& x) const;
+  Tensor forward(const Tensor& x) const override;
+  std::vector<Tensor*> parameters() override { return {&weight, &bias}; }
   Tensor weight, bias;
+};
+
+// A parameter-free module from a function, e.g. Lambda(nn::relu) or
+// Lambda([](const Tensor& x) { return x.gelu(); }).
+class Lambda : public Module {
+ public:
+  explicit Lambda(std::function<Tensor(const Tensor&)> fn) : fn_(std::move(fn)) {}
+  Tensor forward(const Tensor& x) const override { return fn_(x); }
+
+ private:
+  std::function<Tensor(const Tensor&)> fn_;
+};
+
+// Modules applied in order (torch.nn.Sequential):
+//   nn::Sequential model({std::make_shared<nn::Linear>(784, 256, 1),
+//                         std::make_shared<nn::Lambda>(nn::relu),
+//                         std::make_shared<nn::Linear>(256, 10, 2)});
+class Sequential : public Module {
+ public:
+  Sequential() = default;
+  explicit Sequential(std::vector<std::shared_ptr<Module>> modules);
+  Sequential& add(std::shared_ptr<Module> module);
+  Tensor forward(const Tensor& x) const override;
+  std::vector<Tensor*> parameters() override;  // every module's, in order
+  std::vector<std::shared_ptr<Module>> modules;
 };
 
 // Linear layers with relu between them: sizes {784, 256, 128, 10} gives three layers.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "seam/distributed.h"
 #include "seam/tensor.h"
 
 namespace seam::optim {
@@ -18,6 +19,10 @@ class Optimizer {
   virtual ~Optimizer() = default;
   // Gradients of the scalar `loss` for every parameter, then one update.
   void step(const Tensor& loss);
+  // Data parallel (torch_xla's xm.optimizer_step): each gradient is averaged over the
+  // replicas of `dp` (all_reduce sum divided by the replica count, inside the program)
+  // before the update, so every replica applies the same update to the same parameters.
+  void step(const Tensor& loss, const DataParallel& dp);
   virtual void update(const std::vector<Tensor>& grads) = 0;
   const std::vector<Tensor*>& params() const { return params_; }
 

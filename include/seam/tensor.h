@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ class Tensor {
     return from_vector(std::vector<int32_t>(values), std::move(shape));
   }
   static Tensor from_vector(const std::vector<double>& values, std::vector<int64_t> shape);
+  // The same from any contiguous host memory (an array, part of a vector, a raw buffer).
+  static Tensor from_span(std::span<const float> values, std::vector<int64_t> shape);
+  static Tensor from_span(std::span<const int32_t> values, std::vector<int64_t> shape);
+  static Tensor from_span(std::span<const double> values, std::vector<int64_t> shape);
   // A scalar that is always program data (never a constant), so changing it between steps
   // does not recompile: optimizers pass their hyperparameters this way.
   static Tensor scalar(float value);
@@ -76,21 +81,36 @@ class Tensor {
   template <typename T>
   T item() const;  // the single element of a tensor with one element
 
-  Tensor matmul(const Tensor& other) const;        // [m,k] x [k,n]
+  // NumPy/PyTorch matmul: [..., m, k] x [..., k, n] -> [..., m, n] with the batch
+  // dimensions (those before the last two) broadcast; a rank-1 operand is promoted to a row
+  // (left) or a column (right) and the added dimension is dropped; [k] x [k] is a scalar.
+  Tensor matmul(const Tensor& other) const;
   Tensor sum() const;                              // over every axis, to a scalar
   Tensor sum(const std::vector<int64_t>& axes, bool keepdim = false) const;  // axes < 0 count from the end
   Tensor mean() const;
   Tensor mean(const std::vector<int64_t>& axes, bool keepdim = false) const;
   Tensor max() const;
   Tensor max(const std::vector<int64_t>& axes, bool keepdim = false) const;
+  Tensor min() const;
+  Tensor min(const std::vector<int64_t>& axes, bool keepdim = false) const;
+  Tensor prod() const;  // IR reduce_product
+  Tensor prod(const std::vector<int64_t>& axes, bool keepdim = false) const;
   Tensor argmax(int64_t axis) const;  // int32 indices of the first maximum along `axis`
 
   // Shapes. reshape accepts one -1 dimension; transpose swaps the two axes of a matrix.
   Tensor reshape(std::vector<int64_t> shape) const;
   Tensor transpose() const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;  // swaps two axes (< 0: from the end)
   Tensor permute(const std::vector<int64_t>& order) const;
+  // NumPy broadcast_to / torch expand: dims aligned at the end, a size-1 dim stretches,
+  // new leading dims are added (IR broadcast_in_dim).
+  Tensor broadcast_to(std::vector<int64_t> shape) const;
   Tensor slice(int64_t axis, int64_t start, int64_t end, int64_t step = 1) const;
   static Tensor cat(const std::vector<Tensor>& tensors, int64_t axis);
+  // `low[d]` elements of `value` before and `high[d]` after each dimension d (negative
+  // amounts crop instead); IR pad.
+  Tensor pad(const std::vector<int64_t>& low, const std::vector<int64_t>& high,
+             double value = 0) const;
   Tensor to(DType dtype) const;  // element type conversion (IR convert)
 
   // Elementwise.
@@ -101,6 +121,16 @@ class Tensor {
   Tensor sigmoid() const;  // IR logistic
   Tensor relu() const;     // maximum(x, 0)
   Tensor sqrt() const;
+  Tensor rsqrt() const;  // 1 / sqrt(x)
+  Tensor abs() const;
+  Tensor sign() const;   // -1, 0 or 1
+  Tensor log1p() const;  // log(1 + x), accurate near 0
+  Tensor floor() const;
+  Tensor ceil() const;
+  // GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (PyTorch's
+  // approximate="tanh"; the IR has no erf).
+  Tensor gelu() const;
+  Tensor logical_not() const;  // bool tensors
 
   // Numerically stable composites along `axis` (x - max is exponentiated).
   Tensor softmax(int64_t axis) const;
@@ -142,7 +172,16 @@ Tensor pow(const Tensor& a, float exponent);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+// The remainder of a / b with the sign of a (C's fmod, torch.fmod; IR remainder).
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);  // bool tensors, broadcasting
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, float b);
+Tensor minimum(const Tensor& a, float b);
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // Reverse-mode gradients of a scalar `loss` with respect to each of `params`, as lazy

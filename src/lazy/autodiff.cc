@@ -1,10 +1,12 @@
 // Reverse-mode gradients over the recorded graph: one vector-Jacobian rule per primitive the
 // front end emits. The gradient is itself a lazy graph that shares the forward nodes.
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
 
 namespace seam {
@@ -46,6 +48,89 @@ NodePtr Unbroadcast(const Node& node, const NodePtr& g) {
   return lazy::Reshape(lazy::Reduce(ir::Op::kReduceSum, g, axes), x->shape.dims);
 }
 
+std::vector<int64_t> FreeDims(const ir::Shape& shape, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+      free.push_back(d);
+    }
+  }
+  return free;
+}
+
+// The adjoint of operand i (x) of a dot_general, whose adjoint g has the dimensions
+// [batch, lhs free, rhs free]: g contracted with the other operand (y) over y's free
+// dimensions gives x's batch, free and contracting dimensions in some order, which one
+// transpose (skipped when it is the identity) puts back into x's order. For a plain 2-D
+// product this is g . rhs^T and lhs^T . g with no transpose.
+NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
+  const char* x_side = i == 0 ? "lhs" : "rhs";
+  const char* y_side = i == 0 ? "rhs" : "lhs";
+  const NodePtr& x = node.operands[i];
+  const NodePtr& y = node.operands[1 - i];
+  const std::vector<int64_t>& xb = node.attrs.at(absl::StrCat(x_side, "_batch"));
+  const std::vector<int64_t>& xc = node.attrs.at(absl::StrCat(x_side, "_contracting"));
+  const std::vector<int64_t>& yb = node.attrs.at(absl::StrCat(y_side, "_batch"));
+  const std::vector<int64_t>& yc = node.attrs.at(absl::StrCat(y_side, "_contracting"));
+  const auto nb = static_cast<int64_t>(xb.size());
+  std::vector<int64_t> x_free = FreeDims(x->shape, xb, xc);
+  std::vector<int64_t> y_free = FreeDims(y->shape, yb, yc);
+  const auto nx = static_cast<int64_t>(x_free.size());
+  const auto ny = static_cast<int64_t>(y_free.size());
+  std::vector<int64_t> g_batch(nb), g_y;  // g's batch dims; g's dims that are y's free dims
+  for (int64_t j = 0; j < nb; ++j) g_batch[j] = j;
+  for (int64_t j = 0; j < ny; ++j) g_y.push_back(i == 0 ? nb + nx + j : nb + j);
+  // r = [batch, x free, y's contracting dims ascending] (i = 0) or
+  //     [batch, y's contracting dims ascending, x free] (i = 1).
+  NodePtr r = i == 0 ? lazy::DotGeneral(g, y, g_y, y_free, g_batch, yb)
+                     : lazy::DotGeneral(y, g, y_free, g_y, yb, g_batch);
+  std::vector<int64_t> sorted_yc = yc;
+  std::sort(sorted_yc.begin(), sorted_yc.end());
+  std::vector<int64_t> perm(x->shape.rank());
+  for (int64_t j = 0; j < nb; ++j) perm[xb[j]] = j;
+  for (int64_t j = 0; j < nx; ++j) perm[x_free[j]] = i == 0 ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
+  for (size_t j = 0; j < xc.size(); ++j) {
+    int64_t rank = std::find(sorted_yc.begin(), sorted_yc.end(), yc[j]) - sorted_yc.begin();
+    perm[xc[j]] = i == 0 ? nb + nx + rank : nb + rank;
+  }
+  bool identity = true;
+  for (size_t d = 0; d < perm.size(); ++d) identity = identity && perm[d] == static_cast<int64_t>(d);
+  return identity ? r : lazy::Transpose(r, perm);
+}
+
+[[noreturn]] void NoRule(const Node& node);
+
+// The adjoint of a pad's operand: the part of g that came from the operand. Without
+// interior padding that is g padded by the negated amounts (cropping what was added, and
+// zero-filling what a negative amount had cropped); with it, a strided slice.
+NodePtr PadVjp(const Node& node, const NodePtr& g) {
+  const auto& low = node.attrs.at("low");
+  const auto& high = node.attrs.at("high");
+  const auto& interior = node.attrs.at("interior");
+  NodePtr zero = lazy::ConstantNode(lazy::ScalarLiteral(g->shape.dtype, 0));
+  bool plain = std::all_of(interior.begin(), interior.end(), [](int64_t v) { return v == 0; });
+  if (plain) {
+    std::vector<int64_t> neg_low, neg_high;
+    for (size_t d = 0; d < low.size(); ++d) {
+      neg_low.push_back(-low[d]);
+      neg_high.push_back(-high[d]);
+    }
+    return lazy::MakeNode(ir::Op::kPad, {g, zero},
+                          {{"low", neg_low}, {"high", neg_high}, {"interior", interior}});
+  }
+  bool outward = std::all_of(low.begin(), low.end(), [](int64_t v) { return v >= 0; }) &&
+                 std::all_of(high.begin(), high.end(), [](int64_t v) { return v >= 0; });
+  if (!outward) NoRule(node);
+  std::vector<int64_t> limit, stride;
+  for (size_t d = 0; d < low.size(); ++d) {
+    limit.push_back(node.shape.dims[d] - high[d]);
+    stride.push_back(interior[d] + 1);
+  }
+  return lazy::MakeNode(ir::Op::kSlice, {g}, {{"start", low}, {"limit", limit}, {"stride", stride}});
+}
+
 [[noreturn]] void NoRule(const Node& node) {
   std::vector<std::string> shapes;
   for (const NodePtr& operand : node.operands) shapes.push_back(operand->shape.ToString());
@@ -84,6 +169,17 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kLogistic:
       return Mul(g, Mul(self, lazy::MakeNode(ir::Op::kSubtract, {Full(g, 1), self}, {})));
     case ir::Op::kSqrt: return Div(Mul(g, Full(g, 0.5)), self);
+    case ir::Op::kRsqrt: return Mul(g, Mul(Full(g, -0.5), Mul(self, Mul(self, self))));
+    case ir::Op::kAbs: return Mul(g, lazy::Unary(ir::Op::kSign, ops[0]));
+    case ir::Op::kLog1p: return Div(g, Add(ops[0], Full(g, 1)));
+    case ir::Op::kSign:
+    case ir::Op::kFloor:
+    case ir::Op::kCeil: return Full(g, 0);  // piecewise constant
+    case ir::Op::kRemainder:
+      // a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b) = -(a - result) / b.
+      if (i == 0) return g;
+      return Neg(Mul(g, Div(lazy::MakeNode(ir::Op::kSubtract, {ops[0], self}, {}), ops[1])));
+    case ir::Op::kPad: return PadVjp(node, g);
     case ir::Op::kConvert:
       if (!ir::IsFloat(ops[0]->shape.dtype)) NoRule(node);
       return lazy::Convert(g, ops[0]->shape.dtype);
@@ -127,6 +223,8 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
                             {{"start", starts}, {"limit", limits}, {"stride", strides}});
     }
     case ir::Op::kReduceSum:
+    case ir::Op::kReduceProduct:
+    case ir::Op::kReduceMin:
     case ir::Op::kReduceMax: {
       const std::vector<int64_t>& axes = node.attrs.at("axes");
       std::vector<int64_t> mapping;
@@ -135,19 +233,24 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
       }
       NodePtr spread = lazy::BroadcastMapped(g, ops[0]->shape.dims, mapping);
       if (node.op == ir::Op::kReduceSum) return spread;
+      if (node.op == ir::Op::kReduceProduct) {  // prod / x: not finite where x is 0
+        return Mul(spread, Div(lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping), ops[0]));
+      }
       NodePtr best = lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping);
       NodePtr is_best = lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], best}, {}),
                                       ops[0]->shape.dtype);
       return Mul(spread, is_best);
     }
-    case ir::Op::kDotGeneral: {
-      bool plain = node.attrs.at("lhs_batch").empty() && ops[0]->shape.rank() == 2 &&
-                   ops[1]->shape.rank() == 2 &&
-                   node.attrs.at("lhs_contracting") == std::vector<int64_t>{1} &&
-                   node.attrs.at("rhs_contracting") == std::vector<int64_t>{0};
-      if (!plain) NoRule(node);
-      // d lhs = g . rhs^T ; d rhs = lhs^T . g, without materialized transposes.
-      return i == 0 ? lazy::DotGeneral(g, ops[1], {1}, {1}) : lazy::DotGeneral(ops[0], g, {0}, {0});
+    case ir::Op::kDotGeneral: return DotVjp(node, i, g);
+    case ir::Op::kAllReduceSum:
+      // The sum over replicas of every replica's loss: each replica's input reaches every
+      // replica's output.
+      return lazy::AllReduceNode(ir::Op::kAllReduceSum, g);
+    case ir::Op::kAllReduceMax:
+    case ir::Op::kAllReduceMin: {
+      NodePtr is_best = lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], self}, {}),
+                                      ops[0]->shape.dtype);
+      return Mul(lazy::AllReduceNode(ir::Op::kAllReduceSum, g), is_best);
     }
     default: NoRule(node);
   }

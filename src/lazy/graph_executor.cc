@@ -5,6 +5,7 @@
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
+#include "src/lazy/replicated.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
 
@@ -100,6 +101,14 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   const std::string device = client->GetDefaultDevice();
   LoweredGraph lowered = LowerGraph(roots);
+  // Data parallel: a step with per-replica values runs on every replica (src/lazy/replicated.cc).
+  SEAM_ASSIGN_OR_RETURN(int64_t replicas, ReplicaCount(lowered));
+  if (replicas > 1) {
+    SEAM_ASSIGN_OR_RETURN(std::vector<NodePtr> results,
+                          RunReplicated(*client, std::move(lowered), replicas, roots));
+    for (size_t i = 0; i < pending.size(); ++i) pending[i]->set_node(results[root_index[i]]);
+    return absl::OkStatus();
+  }
   SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, lowered.leaves));
 
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());

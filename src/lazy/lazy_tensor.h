@@ -13,11 +13,16 @@
 
 namespace seam::lazy {
 
+struct ReplicaValues;  // src/lazy/replicated.h
+
 // A value that exists outside any pending graph: host data not yet sent, or device data.
 struct DeviceValue {
   ir::Shape shape;
   std::optional<ir::Literal> host;                // until the first sync that needs it
   runtime::ComputationClient::DataPtr device;     // once on the device
+  // Data parallel: set when the value has one copy per replica (replica d on the d-th local
+  // device). `host` and `device` above are then replica 0's.
+  std::shared_ptr<ReplicaValues> replicas;
 };
 
 // One recorded operation. A node with `value` set is a leaf (it becomes a parameter of

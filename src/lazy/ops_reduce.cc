@@ -1,4 +1,4 @@
-// Reductions, matrix products and the softmax composites.
+// Reductions and the softmax composites (matmul is in ops_matmul.cc).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -30,9 +30,10 @@ NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_a
 }
 
 NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
-                   std::vector<int64_t> rhs_contracting) {
-  ir::Attributes attrs = {{"lhs_batch", {}},
-                          {"rhs_batch", {}},
+                   std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch,
+                   std::vector<int64_t> rhs_batch) {
+  ir::Attributes attrs = {{"lhs_batch", std::move(lhs_batch)},
+                          {"rhs_batch", std::move(rhs_batch)},
                           {"lhs_contracting", std::move(lhs_contracting)},
                           {"rhs_contracting", std::move(rhs_contracting)}};
   return MakeNode(ir::Op::kDotGeneral, {lhs, rhs}, std::move(attrs));
@@ -91,6 +92,17 @@ Tensor Tensor::max(const std::vector<int64_t>& axes, bool keepdim) const {
   return lazy::Wrap(ReduceKeep(ir::Op::kReduceMax, "max", NodeOf(*this, "max"), axes, keepdim));
 }
 
+Tensor Tensor::min() const { return min(AllAxes(NodeOf(*this, "min"))); }
+Tensor Tensor::min(const std::vector<int64_t>& axes, bool keepdim) const {
+  return lazy::Wrap(ReduceKeep(ir::Op::kReduceMin, "min", NodeOf(*this, "min"), axes, keepdim));
+}
+
+Tensor Tensor::prod() const { return prod(AllAxes(NodeOf(*this, "prod"))); }
+Tensor Tensor::prod(const std::vector<int64_t>& axes, bool keepdim) const {
+  return lazy::Wrap(
+      ReduceKeep(ir::Op::kReduceProduct, "prod", NodeOf(*this, "prod"), axes, keepdim));
+}
+
 Tensor Tensor::argmax(int64_t axis) const {
   NodePtr x = NodeOf(*this, "argmax");
   int64_t a = lazy::NormalizeAxes("argmax", x->shape, {axis}).front();
@@ -103,24 +115,6 @@ Tensor Tensor::argmax(int64_t axis) const {
   NodePtr candidates = lazy::Select(is_best, index, big);
   return lazy::Wrap(lazy::Reduce(ir::Op::kReduceMin, candidates, {a}));
 }
-
-Tensor Tensor::matmul(const Tensor& other) const {
-  NodePtr lhs = NodeOf(*this, "matmul");
-  NodePtr rhs = NodeOf(other, "matmul");
-  for (const NodePtr& side : {lhs, rhs}) {
-    if (side->shape.rank() != 2) {
-      lazy::ThrowInvalid(absl::StrCat("matmul: operands must have rank 2, got ",
-                                      lhs->shape.ToString(), " and ", rhs->shape.ToString()));
-    }
-  }
-  if (lhs->shape.dims[1] != rhs->shape.dims[0] || lhs->shape.dtype != rhs->shape.dtype) {
-    lazy::ThrowInvalid(absl::StrCat("matmul: shapes ", lhs->shape.ToString(), " and ",
-                                    rhs->shape.ToString(), " do not match ([m,k] x [k,n])"));
-  }
-  return lazy::Wrap(lazy::DotGeneral(lhs, rhs, {1}, {0}));
-}
-
-Tensor matmul(const Tensor& a, const Tensor& b) { return a.matmul(b); }
 
 Tensor Tensor::log_softmax(int64_t axis) const {
   NodeOf(*this, "log_softmax");

@@ -56,6 +56,52 @@ Tensor Tensor::transpose() const {
   return lazy::Wrap(lazy::Transpose(x, {1, 0}));
 }
 
+Tensor Tensor::broadcast_to(std::vector<int64_t> shape) const {
+  NodePtr x = NodeOf(*this, "broadcast_to");
+  const std::vector<int64_t>& dims = x->shape.dims;
+  bool ok = dims.size() <= shape.size();
+  for (size_t i = 0; ok && i < dims.size(); ++i) {
+    int64_t target = shape[shape.size() - dims.size() + i];
+    ok = dims[i] == target || dims[i] == 1;
+  }
+  if (!ok) {
+    lazy::ThrowInvalid(absl::StrCat("broadcast_to: ", x->shape.ToString(), " cannot be broadcast to [",
+                                    absl::StrJoin(shape, ","), "]"));
+  }
+  return lazy::Wrap(lazy::BroadcastTo(x, shape));
+}
+
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  NodePtr x = NodeOf(*this, "transpose");
+  int64_t rank = x->shape.rank();
+  int64_t a = dim0 < 0 ? dim0 + rank : dim0;
+  int64_t b = dim1 < 0 ? dim1 + rank : dim1;
+  if (a < 0 || a >= rank || b < 0 || b >= rank) {
+    lazy::ThrowInvalid(absl::StrCat("transpose: axes ", dim0, " and ", dim1,
+                                    " are out of range for ", x->shape.ToString()));
+  }
+  if (a == b) return *this;
+  std::vector<int64_t> order(rank);
+  for (int64_t i = 0; i < rank; ++i) order[i] = i;
+  std::swap(order[a], order[b]);
+  return lazy::Wrap(lazy::Transpose(x, order));
+}
+
+Tensor Tensor::pad(const std::vector<int64_t>& low, const std::vector<int64_t>& high,
+                   double value) const {
+  NodePtr x = NodeOf(*this, "pad");
+  if (static_cast<int64_t>(low.size()) != x->shape.rank() ||
+      static_cast<int64_t>(high.size()) != x->shape.rank()) {
+    lazy::ThrowInvalid(absl::StrCat("pad: low [", absl::StrJoin(low, ","), "] and high [",
+                                    absl::StrJoin(high, ","), "] need one entry per dimension of ",
+                                    x->shape.ToString()));
+  }
+  NodePtr fill = lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, value));
+  return lazy::Wrap(lazy::MakeNode(
+      ir::Op::kPad, {x, fill},
+      {{"low", low}, {"high", high}, {"interior", std::vector<int64_t>(low.size(), 0)}}));
+}
+
 Tensor Tensor::permute(const std::vector<int64_t>& order) const {
   NodePtr x = NodeOf(*this, "permute");
   std::vector<int64_t> sorted = order;

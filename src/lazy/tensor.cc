@@ -11,6 +11,7 @@
 #include "src/ir/text.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
 
@@ -167,6 +168,18 @@ Tensor Tensor::from_vector(const std::vector<double>& values, std::vector<int64_
   return FromLiteral(ir::Literal::FromF64(values, std::move(shape)));
 }
 
+Tensor Tensor::from_span(std::span<const float> values, std::vector<int64_t> shape) {
+  return from_vector(std::vector<float>(values.begin(), values.end()), std::move(shape));
+}
+
+Tensor Tensor::from_span(std::span<const int32_t> values, std::vector<int64_t> shape) {
+  return from_vector(std::vector<int32_t>(values.begin(), values.end()), std::move(shape));
+}
+
+Tensor Tensor::from_span(std::span<const double> values, std::vector<int64_t> shape) {
+  return from_vector(std::vector<double>(values.begin(), values.end()), std::move(shape));
+}
+
 Tensor Tensor::scalar(float value) { return FromLiteral(ir::Literal::ScalarF32(value)); }
 
 Tensor Tensor::scalar(double value, DType dtype) {
@@ -266,7 +279,11 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
     NodePtr node = lazy::NodeOf(tensor, "pending_ir_text");
     if (!node->is_leaf()) roots.push_back(std::move(node));
   }
-  return ir::PrintProgram(lazy::LowerGraph(roots).program);
+  lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
+  absl::StatusOr<int64_t> replicas = lazy::ReplicaCount(lowered);
+  if (!replicas.ok()) lazy::Throw(replicas.status());
+  if (*replicas > 1) lazy::SetReplicas(lowered.program, *replicas);
+  return ir::PrintProgram(lowered.program);
 }
 
 void sync() {

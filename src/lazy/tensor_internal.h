@@ -56,7 +56,8 @@ NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b);  // same s
 NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b);   // broadcasting
 NodePtr ZerosLike(const NodePtr& x);
 NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
-                   std::vector<int64_t> rhs_contracting);
+                   std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch = {},
+                   std::vector<int64_t> rhs_batch = {});
 
 // Sorted, checked axes (negative ones count from the end); `op` names the caller in errors.
 std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,

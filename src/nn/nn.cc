@@ -16,6 +16,32 @@ Linear::Linear(int64_t in, int64_t out, uint64_t seed, DType dtype) {
 
 Tensor Linear::forward(const Tensor& x) const { return x.matmul(weight) + bias; }
 
+Sequential::Sequential(std::vector<std::shared_ptr<Module>> modules) {
+  for (auto& module : modules) add(std::move(module));
+}
+
+Sequential& Sequential::add(std::shared_ptr<Module> module) {
+  if (module == nullptr) {
+    throw Error(3, absl::StrCat("Sequential: module ", modules.size(), " is null"));
+  }
+  modules.push_back(std::move(module));
+  return *this;
+}
+
+Tensor Sequential::forward(const Tensor& x) const {
+  Tensor h = x;
+  for (const auto& module : modules) h = module->forward(h);
+  return h;
+}
+
+std::vector<Tensor*> Sequential::parameters() {
+  std::vector<Tensor*> params;
+  for (const auto& module : modules) {
+    for (Tensor* p : module->parameters()) params.push_back(p);
+  }
+  return params;
+}
+
 Mlp::Mlp(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
   if (sizes.size() < 2) throw Error(3, "Mlp: needs at least an input and an output size");
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {

@@ -12,6 +12,17 @@ void Optimizer::step(const Tensor& loss) {
   update(grad(loss, params));
 }
 
+void Optimizer::step(const Tensor& loss, const DataParallel& dp) {
+  if (params_.empty()) throw Error(3, "optimizer step: there are no parameters");
+  std::vector<Tensor> params;
+  for (Tensor* p : params_) params.push_back(*p);
+  std::vector<Tensor> grads = grad(loss, params);
+  if (dp.replicas() > 1) {
+    for (Tensor& g : grads) g = dp.mean(g);
+  }
+  update(grads);
+}
+
 Sgd::Sgd(std::vector<Tensor*> params, float lr, float momentum, float weight_decay)
     : Optimizer(std::move(params)), lr(lr), momentum(momentum), weight_decay(weight_decay) {}
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <random>
 
+#include "seam/distributed.h"
 #include "seam/nn.h"
 #include "seam/tensor.h"
 
@@ -111,6 +112,68 @@ TEST(GradCheckTest, ReductionsAndProducts) {
   CheckGrad([](const auto& x) {
     return nn::cross_entropy(x[0].matmul(x[1]), Tensor::from_vector({0, 2, 1}, {3}));
   }, {{3, 2}, {2, 3}});
+}
+
+TEST(GradCheckTest, BatchedMatmul) {
+  auto mm = [](const auto& x) { return x[0].matmul(x[1]); };
+  CheckGrad(mm, {{2, 3, 4}, {4, 5}});        // batch on the left only
+  CheckGrad(mm, {{2, 3, 4}, {2, 4, 5}});     // equal batches
+  CheckGrad(mm, {{2, 1, 3, 4}, {3, 4, 2}});  // batches broadcast to [2,3]
+  CheckGrad(mm, {{3, 4}, {2, 4, 5}});        // batch on the right only
+  CheckGrad(mm, {{4}, {2, 4, 5}});           // vector on the left
+  CheckGrad(mm, {{2, 3, 4}, {4}});           // vector on the right
+  CheckGrad(mm, {{3}, {3, 2}});
+  CheckGrad(mm, {{2, 3}, {3}});
+  CheckGrad(mm, {{4}, {4}});                 // dot product
+}
+
+// A gradient of a gradient: the first backward pass emits dot_generals that contract
+// other dimensions (g . rhs^T), whose own rules need a transpose to restore the order.
+TEST(GradCheckTest, SecondOrderThroughDotGeneral) {
+  for (std::vector<std::vector<int64_t>> shapes :
+       {std::vector<std::vector<int64_t>>{{2, 3}, {3, 4}}, {{2, 2, 3}, {2, 3, 4}}, {{2, 2, 3}, {3, 4}}}) {
+    CheckGrad([](const auto& x) {
+      Tensor y = x[0].matmul(x[1]);
+      std::vector<Tensor> g = grad((y * y.tanh()).sum(), {x[0], x[1]});
+      return Tensor::cat({g[0].reshape({-1}), g[1].reshape({-1})}, 0);
+    }, shapes);
+  }
+}
+
+// The first backward pass of a strided slice is a pad with interior padding; its own rule
+// is a strided slice.
+TEST(GradCheckTest, SecondOrderThroughStridedSlice) {
+  CheckGrad([](const auto& x) {
+    Tensor s = x[0].slice(1, 1, 6, 2);
+    return grad((s * s * s).sum(), {x[0]})[0];
+  }, {{2, 6}});
+}
+
+TEST(GradCheckTest, MoreElementwise) {
+  CheckGrad([](const auto& x) { return x[0].abs(); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].sign() * x[0]; }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].log1p(); }, {{2, 3}}, 0.5, 2);
+  CheckGrad([](const auto& x) { return x[0].rsqrt(); }, {{2, 3}}, 0.5, 2);
+  CheckGrad([](const auto& x) { return x[0].floor() + x[0].ceil() * x[0]; }, {{2, 3}});
+  CheckGrad([](const auto& x) { return fmod(x[0] * 3.0f, x[1]); }, {{2, 3}, {2, 3}}, 0.5, 2);
+  CheckGrad([](const auto& x) { return x[0].gelu(); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return maximum(x[0], 0.5f) + minimum(x[0], -0.5f); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return all_reduce(x[0], ReduceOp::kSum) * x[0]; }, {{3}});
+}
+
+TEST(GradCheckTest, MoreReductionsAndShapes) {
+  CheckGrad([](const auto& x) { return x[0].min({0}, true); }, {{3, 2}});
+  CheckGrad([](const auto& x) { return x[0].prod({1}); }, {{2, 3}}, 0.5, 2);
+  CheckGrad([](const auto& x) { return x[0].prod(); }, {{2, 2}}, -2, -0.5);
+  CheckGrad([](const auto& x) { return x[0].transpose(0, 2); }, {{2, 3, 2}});
+  CheckGrad([](const auto& x) { return x[0].broadcast_to({2, 3, 4}); }, {{3, 1}});
+  CheckGrad([](const auto& x) { return x[0].pad({1, 0}, {2, 1}, 0.5); }, {{2, 3}});
+  CheckGrad([](const auto& x) { return x[0].pad({-1, 1}, {0, -2}); }, {{3, 4}});
+  CheckGrad([](const auto& x) {
+    nn::Sequential model({std::make_shared<nn::Lambda>([](const Tensor& t) { return t.tanh(); }),
+                          std::make_shared<nn::Lambda>([](const Tensor& t) { return t.gelu(); })});
+    return model.forward(x[0]);
+  }, {{2, 3}});
 }
 
 TEST(GradCheckTest, SquareIsFiniteAtZero) {

@@ -1,0 +1,139 @@
+// The public data-parallel API (include/seam/distributed.h): all_reduce, sharding a host
+// batch over the replicas, and reading every replica's value.
+#include "seam/distributed.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "src/lazy/graph_executor.h"
+#include "src/lazy/replicated.h"
+#include "src/lazy/tensor_internal.h"
+#include "src/runtime/runtime.h"
+
+namespace seam {
+namespace {
+
+using lazy::NodePtr;
+
+runtime::ComputationClient* Client() {
+  absl::StatusOr<runtime::ComputationClient*> client = runtime::GetComputationClient();
+  if (!client.ok()) lazy::Throw(client.status());
+  return *client;
+}
+
+// Splits `whole` (already checked against its shape) into `replicas` row blocks.
+Tensor ShardLiteral(const ir::Literal& whole, int64_t replicas) {
+  const std::vector<int64_t>& dims = whole.shape.dims;
+  if (dims.empty() || dims[0] % replicas != 0) {
+    lazy::ThrowInvalid(absl::StrCat("shard: the batch dimension of ", whole.shape.ToString(),
+                                    " does not split evenly over ", replicas,
+                                    " replicas (axis 0 must be a multiple of ", replicas, ")"));
+  }
+  if (replicas == 1) return lazy::Wrap(lazy::DataLeaf(whole));
+  ir::Shape part{whole.shape.dtype, dims};
+  part.dims[0] /= replicas;
+  const size_t bytes = static_cast<size_t>(part.byte_size());
+  std::vector<ir::Literal> shards;
+  for (int64_t d = 0; d < replicas; ++d) {
+    ir::Literal shard;
+    shard.shape = part;
+    auto begin = whole.bytes.begin() + static_cast<std::ptrdiff_t>(d * bytes);
+    shard.bytes.assign(begin, begin + static_cast<std::ptrdiff_t>(bytes));
+    shards.push_back(std::move(shard));
+  }
+  return lazy::Wrap(lazy::ReplicatedLeaf(std::move(shards)));
+}
+
+void CheckCount(size_t count, const std::vector<int64_t>& shape) {
+  ir::Shape s{ir::DType::kF32, shape};
+  if (absl::Status status = ir::ValidateShape(s); !status.ok()) lazy::Throw(status);
+  if (static_cast<int64_t>(count) != s.num_elements()) {
+    lazy::ThrowInvalid(absl::StrCat("shard: ", count, " values given for shape [",
+                                    absl::StrJoin(shape, ","), "], which has ", s.num_elements(),
+                                    " elements"));
+  }
+}
+
+}  // namespace
+
+Tensor all_reduce(const Tensor& t, ReduceOp op) {
+  NodePtr x = lazy::NodeOf(t, "all_reduce");
+  if (!ir::IsFloat(x->shape.dtype) && !ir::IsInteger(x->shape.dtype)) {
+    lazy::ThrowInvalid(absl::StrCat("all_reduce: needs a numeric tensor, got ", x->shape.ToString()));
+  }
+  ir::Op ir_op = op == ReduceOp::kSum   ? ir::Op::kAllReduceSum
+                 : op == ReduceOp::kMax ? ir::Op::kAllReduceMax
+                                        : ir::Op::kAllReduceMin;
+  return lazy::Wrap(lazy::AllReduceNode(ir_op, x));
+}
+
+int64_t local_device_count() { return static_cast<int64_t>(Client()->GetLocalDevices().size()); }
+
+DataParallel::DataParallel(int64_t replicas) {
+  int64_t local = local_device_count();
+  if (replicas < 0 || replicas > local) {
+    lazy::ThrowInvalid(absl::StrCat("DataParallel: ", replicas, " replicas asked for, but there are ",
+                                    local, " local devices (set CPU_NUM_DEVICES for more CPU devices)"));
+  }
+  replicas_ = replicas == 0 ? local : replicas;
+}
+
+Tensor DataParallel::shard(const std::vector<float>& values, std::vector<int64_t> shape) const {
+  CheckCount(values.size(), shape);
+  return ShardLiteral(ir::Literal::FromF32(values, std::move(shape)), replicas_);
+}
+
+Tensor DataParallel::shard(const std::vector<int32_t>& values, std::vector<int64_t> shape) const {
+  CheckCount(values.size(), shape);
+  return ShardLiteral(ir::Literal::FromS32(values, std::move(shape)), replicas_);
+}
+
+Tensor DataParallel::shard(const std::vector<double>& values, std::vector<int64_t> shape) const {
+  CheckCount(values.size(), shape);
+  return ShardLiteral(ir::Literal::FromF64(values, std::move(shape)), replicas_);
+}
+
+Tensor DataParallel::mean(const Tensor& t) const {
+  NodePtr x = lazy::NodeOf(t, "DataParallel::mean");
+  if (!ir::IsFloat(x->shape.dtype)) {
+    lazy::ThrowInvalid(absl::StrCat("DataParallel::mean: needs a float tensor, got ",
+                                    x->shape.ToString()));
+  }
+  NodePtr total = lazy::AllReduceNode(ir::Op::kAllReduceSum, x);
+  NodePtr divisor = lazy::ConstantNode(
+      lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(replicas_)));
+  return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "DataParallel::mean", total, divisor));
+}
+
+template <typename T>
+std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
+  const auto& impl = TensorAccess::Impl(t, "gather");
+  std::vector<T> first = t.to_vector<T>();  // checks the dtype and syncs
+  NodePtr node = impl->node();
+  std::vector<std::vector<T>> values;
+  if (node->value->replicas == nullptr) {
+    values.assign(static_cast<size_t>(replicas_), first);
+    return values;
+  }
+  const lazy::ReplicaValues& copies = *node->value->replicas;
+  if (copies.count != replicas_) {
+    lazy::ThrowInvalid(absl::StrCat("gather: the tensor has ", copies.count,
+                                    " replicas, this DataParallel ", replicas_));
+  }
+  std::vector<runtime::ComputationClient::DataPtr> handles(copies.device.begin() + 1,
+                                                           copies.device.end());
+  values.push_back(std::move(first));
+  if (handles.empty()) return values;
+  absl::StatusOr<std::vector<ir::Literal>> literals = Client()->TransferFromDevice(handles);
+  if (!literals.ok()) lazy::Throw(literals.status());
+  for (const ir::Literal& literal : *literals) {
+    const T* data = reinterpret_cast<const T*>(literal.bytes.data());
+    values.emplace_back(data, data + literal.shape.num_elements());
+  }
+  return values;
+}
+
+template std::vector<std::vector<float>> DataParallel::gather<float>(const Tensor&) const;
+template std::vector<std::vector<int32_t>> DataParallel::gather<int32_t>(const Tensor&) const;
+template std::vector<std::vector<double>> DataParallel::gather<double>(const Tensor&) const;
+
+}  // namespace seam
