@@ -18,10 +18,17 @@ struct DeviceValue {
   ir::Shape shape;
   std::optional<ir::Literal> host;                // until the first sync that needs it
   runtime::ComputationClient::DataPtr device;     // once on the device
+  // Set when a sync gave the device buffer to a program as an input/output alias (see
+  // src/lazy/donation.h); reading or computing with the value is then an error.
+  bool donated = false;
+  // seam::set_buffer_donor: donate at the next sync that overwrites it, other handles or not.
+  bool buffer_donor = false;
 };
 
 // One recorded operation. A node with `value` set is a leaf (it becomes a parameter of
-// the program); its op is kParameter. Nodes are immutable once built.
+// the program): its op is kParameter, or, in eager mode, the op that computed the value
+// (kept so that autodiff can walk the graph; see src/lazy/eager.h). Nodes are immutable
+// once built.
 struct Node {
   ir::Op op = ir::Op::kParameter;
   std::vector<std::shared_ptr<const Node>> operands;
@@ -49,10 +56,16 @@ class TensorImpl {
   void set_node(NodePtr node);
   uint64_t id() const { return id_; }
 
+  // The device value this tensor's handle held before `assign` gave it a new, pending
+  // value: the buffer a sync may donate to that new value (src/lazy/donation.h).
+  std::shared_ptr<DeviceValue> replaced() const;
+  void set_replaced(std::weak_ptr<DeviceValue> value);
+
  private:
   uint64_t id_;
   mutable std::mutex mu_;
   NodePtr node_;
+  std::weak_ptr<DeviceValue> replaced_;
 };
 
 // Every live tensor, oldest first.
