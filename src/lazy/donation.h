@@ -16,13 +16,13 @@
 namespace seam::lazy {
 
 // The aliases a sync may add to `lowered`: pending[k], whose new value is result
-// result_of[k], donates the device value it replaced by `assign` when
-//   - that value is parameter j of the program, is on the device and not donated yet;
-//   - its device handle has no other owner, and every node that holds the value is inside
-//     this program, reached only through this program's edges (so no other tensor, copy
-//     of the tensor or graph outside this sync can read it afterwards), unless the user
-//     marked it with set_buffer_donor;
-//   - result i and parameter j are not aliased already.
+// result_of[k], donates the leaf it replaced by `assign` when
+//   - the leaf's value is parameter j of the program, has result i's shape, is on the
+//     device and not donated yet, and result i and parameter j are not aliased already;
+//   - its device handle has no other owner, and (unless the user marked it with
+//     set_buffer_donor) the value is held by that leaf alone and the leaf only by this
+//     program's edges: no other tensor, copy of the tensor or graph outside this sync can
+//     read it afterwards. Use counts are checked, nothing is assumed.
 // Host reads never call this (they never donate).
 std::vector<ir::Alias> PlanDonations(const LoweredGraph& lowered, const std::vector<NodePtr>& roots,
                                      const std::vector<std::shared_ptr<TensorImpl>>& pending,

@@ -20,6 +20,8 @@ using runtime::ComputationClient;
 
 // -1: not decided yet (SEAM_EAGER is read at first use); 0 / 1 after that or set_eager.
 std::atomic<int> g_eager{-1};
+// Whether any op ever ran eagerly (until then, nothing has history to cut).
+std::atomic<bool> g_ran_eagerly{false};
 
 absl::StatusOr<bool> ReadEagerVariable() {
   std::optional<std::string> value = base::GetEnv("SEAM_EAGER");
@@ -115,10 +117,12 @@ absl::Status ExecuteEagerly(Node& node) {
   value->shape = node.shape;
   value->device = std::move(outputs.front());
   node.value = std::move(value);
+  g_ran_eagerly.store(true, std::memory_order_relaxed);
   return absl::OkStatus();
 }
 
 void CutEagerHistory(const std::vector<std::shared_ptr<TensorImpl>>& tensors) {
+  if (!g_ran_eagerly.load(std::memory_order_relaxed)) return;
   for (const auto& tensor : tensors) {
     NodePtr node = tensor->node();
     if (node->value != nullptr && node->op != ir::Op::kParameter) {

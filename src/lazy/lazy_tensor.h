@@ -56,16 +56,16 @@ class TensorImpl {
   void set_node(NodePtr node);
   uint64_t id() const { return id_; }
 
-  // The device value this tensor's handle held before `assign` gave it a new, pending
-  // value: the buffer a sync may donate to that new value (src/lazy/donation.h).
-  std::shared_ptr<DeviceValue> replaced() const;
-  void set_replaced(std::weak_ptr<DeviceValue> value);
+  // The leaf this tensor's handle held before `assign` gave it a new, pending value: its
+  // device buffer is what a sync may donate to that new value (src/lazy/donation.h).
+  NodePtr replaced() const;
+  void set_replaced(std::weak_ptr<const Node> leaf);
 
  private:
   uint64_t id_;
   mutable std::mutex mu_;
   NodePtr node_;
-  std::weak_ptr<DeviceValue> replaced_;
+  std::weak_ptr<const Node> replaced_;
 };
 
 // Every live tensor, oldest first.

@@ -238,9 +238,9 @@ Tensor& Tensor::assign(const Tensor& value) {
   // A fresh handle impl: other handles that shared this one's impl keep the old value.
   // The new impl remembers the device value it replaces: the buffer the next sync may
   // donate (src/lazy/donation.h). Assigning twice before a sync keeps the first one.
-  std::weak_ptr<lazy::DeviceValue> replaced;
+  std::weak_ptr<const Node> replaced;
   if (current->is_leaf()) {
-    replaced = current->value;
+    replaced = current;
   } else {
     replaced = impl_->replaced();
   }
