@@ -72,10 +72,12 @@ class Tensor {
   // Block until the value is on the host. A tensor with pending operations is synced
   // first (that tensor's graph only). T is float for kFloat32, int32_t for kInt32, double
   // for kFloat64; bool tensors are read after .to(DType::kInt32).
+  // `site` (the caller's file:line) names the read's code site for the recompile
+  // explainer (docs/frontend.md).
   template <typename T>
-  std::vector<T> to_vector() const;
+  std::vector<T> to_vector(std::source_location site = std::source_location::current()) const;
   template <typename T>
-  T item() const;  // the single element of a tensor with one element
+  T item(std::source_location site = std::source_location::current()) const;  // the single element
 
   Tensor matmul(const Tensor& other) const;        // [m,k] x [k,n]
   Tensor sum() const;                              // over every axis, to a scalar

@@ -147,7 +147,6 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 
 absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
                                        std::string_view op) {
-  SyncSiteScope site(op);
   SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
   NodePtr node = tensor->node();
   SEAM_RETURN_IF_ERROR(CheckNotDonated(*node->value, op));

@@ -31,7 +31,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
                          bool donate = false);
 
 // The tensor's value on the host (syncing the tensor first if it has pending operations;
-// a host read never donates). `op` names the caller in errors and is the sync site.
+// a host read never donates). `op` names the caller in errors.
 absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
                                        std::string_view op = "to_vector");
 

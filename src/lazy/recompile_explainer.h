@@ -15,8 +15,8 @@
 namespace seam::lazy {
 
 // The code site of the syncs this thread runs while the scope is alive: seam::sync() uses
-// its caller's file:line (std::source_location); host reads use their op's name
-// ("to_vector", "item"). Scopes nest; without one the site is "sync".
+// its caller's file:line (std::source_location), host reads "item at file:line" or
+// "to_vector at file:line". Scopes nest; without one the site is "sync".
 class SyncSiteScope {
  public:
   explicit SyncSiteScope(std::string_view site);

@@ -252,7 +252,8 @@ Tensor& Tensor::assign(const Tensor& value) {
 namespace {
 
 template <typename T>
-std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* op) {
+std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* op,
+                          const std::source_location& site) {
   constexpr ir::DType wanted = std::is_same_v<T, float>    ? ir::DType::kF32
                                : std::is_same_v<T, double> ? ir::DType::kF64
                                                            : ir::DType::kS32;
@@ -261,6 +262,7 @@ std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* o
     throw Error(3, absl::StrCat(op, ": the tensor holds ", std::string(ir::DTypeName(actual)),
                                 " elements, not ", std::string(ir::DTypeName(wanted))));
   }
+  lazy::SyncSiteScope scope(absl::StrCat(op, " at ", site.file_name(), ":", site.line()));
   absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl, op);
   if (!literal.ok()) lazy::Throw(literal.status());
   const T* data = reinterpret_cast<const T*>(literal->bytes.data());
@@ -270,25 +272,25 @@ std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* o
 }  // namespace
 
 template <typename T>
-std::vector<T> Tensor::to_vector() const {
-  return ReadVector<T>(TensorAccess::Impl(*this, "to_vector"), "to_vector");
+std::vector<T> Tensor::to_vector(std::source_location site) const {
+  return ReadVector<T>(TensorAccess::Impl(*this, "to_vector"), "to_vector", site);
 }
 
 template <typename T>
-T Tensor::item() const {
+T Tensor::item(std::source_location site) const {
   int64_t count = numel();
   if (count != 1) {
     throw Error(3, absl::StrCat("item: the tensor has ", count, " elements, not 1"));
   }
-  return ReadVector<T>(TensorAccess::Impl(*this, "item"), "item").front();
+  return ReadVector<T>(TensorAccess::Impl(*this, "item"), "item", site).front();
 }
 
-template std::vector<float> Tensor::to_vector<float>() const;
-template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
-template std::vector<double> Tensor::to_vector<double>() const;
-template float Tensor::item<float>() const;
-template int32_t Tensor::item<int32_t>() const;
-template double Tensor::item<double>() const;
+template std::vector<float> Tensor::to_vector<float>(std::source_location) const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>(std::source_location) const;
+template std::vector<double> Tensor::to_vector<double>(std::source_location) const;
+template float Tensor::item<float>(std::source_location) const;
+template int32_t Tensor::item<int32_t>(std::source_location) const;
+template double Tensor::item<double>(std::source_location) const;
 
 std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   std::vector<NodePtr> roots;

@@ -126,6 +126,23 @@ TEST_F(RecompileExplainerTest, DifferentSitesAreNotRecompilations) {
   EXPECT_TRUE(messages_.empty());
 }
 
+float SumOfSquares(const std::vector<float>& values) {
+  Tensor x = Tensor::from_vector(values, {static_cast<int64_t>(values.size())});
+  return (x * x).sum().item<float>();  // one host-read site
+}
+
+TEST_F(RecompileExplainerTest, HostReadsAreSitesToo) {
+  EXPECT_EQ(SumOfSquares({1, 2}), 5.0f);
+  Tensor y = Tensor::from_vector({1.0f, 2.0f}, {2});
+  EXPECT_EQ((y * 3.0f).sum().item<float>(), 9.0f);  // another site: not a recompilation
+  EXPECT_EQ(Recompiles(), 0);
+  EXPECT_EQ(SumOfSquares({1, 2, 3}), 14.0f);  // the first site, a new shape
+  EXPECT_EQ(Recompiles(), 1);
+  ASSERT_EQ(messages_.size(), 1u);
+  EXPECT_NE(messages_[0].find("recompile at item at "), std::string::npos) << messages_[0];
+  EXPECT_NE(messages_[0].find("f32[2] -> f32[3]"), std::string::npos) << messages_[0];
+}
+
 TEST_F(RecompileExplainerTest, DonationDifferenceIsExplained) {
   absl::StatusOr<ir::Program> before = ir::ParseProgram(R"(program @p {
   %0 = parameter(0) : f32[4]
