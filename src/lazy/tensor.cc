@@ -12,8 +12,8 @@
 #include "src/lazy/donation.h"
 #include "src/lazy/eager.h"
 #include "src/lazy/graph_executor.h"
-#include "src/lazy/recompile_explainer.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/lazy/recompile_explainer.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
 
@@ -236,8 +236,8 @@ Tensor& Tensor::assign(const Tensor& value) {
                                 " does not match the tensor ", current->shape.ToString()));
   }
   // A fresh handle impl: other handles that shared this one's impl keep the old value.
-  // The new impl remembers the device value it replaces: the buffer the next sync may
-  // donate (src/lazy/donation.h). Assigning twice before a sync keeps the first one.
+  // The new impl remembers the leaf it replaces, whose buffer the next sync may donate
+  // (src/lazy/donation.h). Assigning twice before a sync keeps the first one.
   std::weak_ptr<const Node> replaced;
   if (current->is_leaf()) {
     replaced = current;

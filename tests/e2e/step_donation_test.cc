@@ -13,6 +13,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
+#include "src/lazy/graph_executor.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/plugins/cpu/testing_hooks.h"
 
@@ -168,6 +169,30 @@ TEST(StepDonationTest, PendingGraphOfTheSameStepMayReadTheDonatedValue) {
   EXPECT_EQ(Aliases() - aliases, 1);
   EXPECT_EQ(doubled.to_vector<float>(), (std::vector<float>{6, 12, 18}));
   EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{2.5f, 4.5f, 6.5f}));
+}
+
+// The public sync() takes every pending graph, so a graph that reads the old value is
+// always part of the step. The internal SyncTensors can leave one out: then that graph
+// still needs the old buffer, which must not be donated.
+TEST(StepDonationTest, GraphOutsideTheSyncBlocksDonation) {
+  Tensor w = Tensor::from_vector({1.0f, 2.0f, 3.0f}, {3});
+  w.assign(w * 2.0f);
+  sync();
+  Tensor reader = w * 3.0f;  // pending; reads the value w is about to replace
+  w.assign(w + 1.0f);
+  int64_t aliases = Aliases();
+  absl::Status status = lazy::SyncTensors({TensorAccess::Impl(w, "test")}, /*donate=*/true);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(Aliases(), aliases);
+  EXPECT_EQ(reader.to_vector<float>(), (std::vector<float>{6, 12, 18}));
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{3, 5, 7}));
+
+  // The same partial sync without an outside reader donates.
+  w.assign(w + 1.0f);
+  status = lazy::SyncTensors({TensorAccess::Impl(w, "test")}, /*donate=*/true);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(Aliases() - aliases, 1);
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{4, 6, 8}));
 }
 
 void ExpectError(const std::function<void()>& fn, const std::vector<std::string>& parts) {
