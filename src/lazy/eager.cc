@@ -2,13 +2,14 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
+#include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
-#include "src/lazy/compile_cache.h"
 #include "src/lazy/graph_executor.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
@@ -31,11 +32,11 @@ absl::StatusOr<bool> ReadEagerVariable() {
       absl::StrCat("Environment variable SEAM_EAGER must be 0 or 1, got '", *value, "'"));
 }
 
-// The op-level cache: one small program per op signature; never evicted (their number
-// is bounded by the distinct signatures a program uses).
+// The op-level cache: one small program per op signature (see OpKey); never evicted
+// (their number is bounded by the distinct signatures a program uses).
 struct OpCache {
   std::mutex mu;
-  absl::flat_hash_map<uint64_t, ComputationClient::ComputationPtr> programs;
+  absl::flat_hash_map<std::string, ComputationClient::ComputationPtr> programs;
 };
 
 OpCache& GetOpCache() {
@@ -56,15 +57,76 @@ absl::StatusOr<bool> EagerEnabled() {
 
 void SetEager(bool enabled) { g_eager.store(enabled ? 1 : 0); }
 
+namespace {
+
+template <typename T>
+void Put(std::string* key, const T& value) {
+  key->append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+void PutShape(std::string* key, const ir::Shape& shape) {
+  Put(key, shape.dtype);
+  Put(key, shape.dims.size());
+  for (int64_t d : shape.dims) Put(key, d);
+}
+
+// The op-level cache key of `node` when each operand is a computed value or a constant:
+// op, attributes, result shape, and per operand its shape and either which distinct value
+// it is (values numbered in first-use order, as LowerGraph numbers parameters, and
+// collected into `leaves`) or its constant's bytes. False when an operand is a pending
+// lazy node (recorded before eager mode was on); that graph is lowered instead.
+bool OpKey(const Node& node, std::string* key, std::vector<std::shared_ptr<DeviceValue>>* leaves) {
+  Put(key, node.op);
+  PutShape(key, node.shape);
+  Put(key, node.attrs.size());
+  for (const auto& [name, values] : node.attrs) {
+    Put(key, name.size());
+    key->append(name);
+    Put(key, values.size());
+    for (int64_t v : values) Put(key, v);
+  }
+  Put(key, node.operands.size());
+  for (const NodePtr& operand : node.operands) {
+    PutShape(key, operand->shape);
+    if (operand->is_leaf()) {
+      size_t index = 0;
+      while (index < leaves->size() && (*leaves)[index] != operand->value) ++index;
+      if (index == leaves->size()) leaves->push_back(operand->value);
+      key->push_back('p');
+      Put(key, index);
+    } else if (operand->op == ir::Op::kConstant && operand->operands.empty()) {
+      key->push_back('c');
+      Put(key, operand->literal.bytes.size());
+      key->append(reinterpret_cast<const char*>(operand->literal.bytes.data()),
+                  operand->literal.bytes.size());
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::Status ExecuteEagerly(Node& node) {
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   const std::string device = client->GetDefaultDevice();
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
-  LoweredGraph lowered = LowerGraph({root});
+  std::optional<LoweredGraph> lowered;
+  std::vector<std::shared_ptr<DeviceValue>> leaves;
+  std::string key = device;
+  key.push_back('\0');
+  const bool one_op = OpKey(node, &key, &leaves);
+  if (!one_op) {
+    lowered = LowerGraph({root});
+    leaves = lowered->leaves;
+    key = absl::StrCat(device, "\1", ir::HashProgram(lowered->program));
+  }
+
   std::vector<ComputationClient::TensorSource> sources;
   std::vector<DeviceValue*> targets;
-  for (const auto& leaf : lowered.leaves) {
+  for (const auto& leaf : leaves) {
     if (leaf->donated) {
       return absl::FailedPreconditionError(absl::StrCat(
           std::string(ir::OpName(node.op)), ": an operand ", leaf->shape.ToString(),
@@ -80,13 +142,13 @@ absl::Status ExecuteEagerly(Node& node) {
     for (size_t i = 0; i < targets.size(); ++i) targets[i]->device = std::move(data[i]);
   }
 
-  uint64_t key = CompileCacheKey(ir::HashProgram(lowered.program), device);
   OpCache& cache = GetOpCache();
   ComputationClient::ComputationPtr computation;
   {
     std::lock_guard<std::mutex> lock(cache.mu);
     auto it = cache.programs.find(key);
-    if (it != cache.programs.end() && it->second->program() == lowered.program) {
+    // A key made of a program hash is confirmed by comparing the programs.
+    if (it != cache.programs.end() && (one_op || it->second->program() == lowered->program)) {
       computation = it->second;
     }
   }
@@ -94,8 +156,13 @@ absl::Status ExecuteEagerly(Node& node) {
     metrics::GetOrCreateCounter("CachedCompile")->Add(1);
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
+    if (!lowered) lowered = LowerGraph({root});
+    if (lowered->leaves != leaves) {
+      return absl::InternalError(absl::StrCat(
+          std::string(ir::OpName(node.op)), ": eager mode numbered the operands unlike the lowering"));
+    }
     std::vector<ComputationClient::CompileInstance> instances;
-    instances.push_back({lowered.program, device});
+    instances.push_back({lowered->program, device});
     std::vector<ComputationClient::ComputationPtr> compiled;
     {
       metrics::ScopedTimer timer(ComputationClient::EagerOpCompileMetric());
@@ -107,8 +174,8 @@ absl::Status ExecuteEagerly(Node& node) {
   }
 
   std::vector<ComputationClient::DataPtr> arguments;
-  arguments.reserve(lowered.leaves.size());
-  for (const auto& leaf : lowered.leaves) arguments.push_back(leaf->device);
+  arguments.reserve(leaves.size());
+  for (const auto& leaf : leaves) arguments.push_back(leaf->device);
   ComputationClient::ExecuteComputationOptions options;
   options.eager_mode = true;
   SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,

@@ -18,8 +18,9 @@ void SetEager(bool enabled);
 
 // Runs `node` now, as a program of that one op over its operands (which eager mode has
 // already computed; constants are compiled in), and sets node->value to the result. The
-// program comes from the op-level cache, keyed by the program's structural hash, which
-// covers the op, its attributes and its operands' shapes and dtypes. A compile is one
+// program comes from the op-level cache, keyed by the op, its attributes, its result and
+// operand shapes and dtypes, which operands are the same value, and constant operands'
+// bytes (built without lowering, so a hit costs no program construction). A compile is one
 // EagerOpCompileTime sample (and, as every compile, one CompileTime sample); a run is
 // one EagerOpExecuteTime sample. CachedCompile / UncachedCompile count the lookups.
 absl::Status ExecuteEagerly(Node& node);

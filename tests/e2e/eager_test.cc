@@ -177,6 +177,22 @@ TEST(EagerTest, OpCacheIsKeyedByOpAttributesAndShapes) {
       << report;
 }
 
+TEST(EagerTest, OpOnAPendingLazyTensorRunsItsGraph) {
+  Tensor a = Tensor::from_vector({1.0f, 2.0f}, {2});
+  auto run = [&] {
+    set_eager(false);
+    Tensor pending = a * 4.0f;  // recorded lazily
+    set_eager(true);
+    return pending + a;  // runs the multiply and the add as one program
+  };
+  Tensor first = run();
+  EXPECT_FALSE(first.has_pending_ops());
+  EXPECT_EQ(first.to_vector<float>(), (std::vector<float>{5, 10}));
+  int64_t compiles = Samples("EagerOpCompileTime");
+  EXPECT_EQ(run().to_vector<float>(), (std::vector<float>{5, 10}));
+  EXPECT_EQ(Samples("EagerOpCompileTime"), compiles);  // the same program: a cache hit
+}
+
 TEST(EagerTest, GradientsInEagerModeMatchLazy) {
   auto grads = [] {
     Tensor x = Tensor::from_vector({0.5f, -1.0f, 2.0f}, {3});
