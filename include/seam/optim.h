@@ -25,6 +25,9 @@ class Optimizer {
   void step(const Tensor& loss, const DataParallel& dp);
   virtual void update(const std::vector<Tensor>& grads) = 0;
   const std::vector<Tensor*>& params() const { return params_; }
+  // The optimizer's own state tensors (empty before the first step), which each step
+  // overwrites like the parameters: SGD's velocities, Adam's first then second moments.
+  virtual std::vector<const Tensor*> state() const { return {}; }
 
  protected:
   std::vector<Tensor*> params_;
@@ -35,6 +38,7 @@ class Sgd : public Optimizer {
  public:
   Sgd(std::vector<Tensor*> params, float lr, float momentum = 0, float weight_decay = 0);
   void update(const std::vector<Tensor>& grads) override;
+  std::vector<const Tensor*> state() const override;
   float lr, momentum, weight_decay;
 
  private:
@@ -47,6 +51,7 @@ class Adam : public Optimizer {
   Adam(std::vector<Tensor*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
        float eps = 1e-8f, float weight_decay = 0);
   void update(const std::vector<Tensor>& grads) override;
+  std::vector<const Tensor*> state() const override;
   float lr, beta1, beta2, eps, weight_decay;
 
  private:

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -76,10 +77,12 @@ class Tensor {
   // Block until the value is on the host. A tensor with pending operations is synced
   // first (that tensor's graph only). T is float for kFloat32, int32_t for kInt32, double
   // for kFloat64; bool tensors are read after .to(DType::kInt32).
+  // `site` (the caller's file:line) names the read's code site for the recompile
+  // explainer (docs/frontend.md).
   template <typename T>
-  std::vector<T> to_vector() const;
+  std::vector<T> to_vector(std::source_location site = std::source_location::current()) const;
   template <typename T>
-  T item() const;  // the single element of a tensor with one element
+  T item(std::source_location site = std::source_location::current()) const;  // the single element
 
   // NumPy/PyTorch matmul: [..., m, k] x [..., k, n] -> [..., m, n] with the batch
   // dimensions (those before the last two) broadcast; a rank-1 operand is promoted to a row
@@ -195,8 +198,24 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params);
 std::string pending_ir_text(const std::vector<Tensor>& tensors);
 
 // Compiles and runs, as one program, every live tensor's pending operations (the step
-// barrier; the reference calls it mark_step).
-void sync();
+// barrier; the reference calls it mark_step). A tensor overwritten by `assign` since the
+// last sync donates its old device buffer to the program when nothing else holds it (no
+// other handle, no graph outside the step); host reads never donate. `site` names the
+// code site for the recompile explainer (SEAM_DEBUG=1, docs/frontend.md). In eager mode
+// nothing is pending; sync cuts the recorded history kept for autodiff.
+void sync(std::source_location site = std::source_location::current());
+
+// Eager mode: every operation runs when it is recorded (one small program per op, from an
+// op-level compile cache). Off by default; SEAM_EAGER=1 turns it on (read at first use, a
+// value other than 0 or 1 is an Error naming the variable); set_eager overrides it.
+void set_eager(bool enabled);
+bool is_eager();
+
+// Marks the tensor's current device buffer as donatable at the next sync that overwrites
+// the tensor in place, even if other handles (copies) still refer to it, as the
+// reference's buffer-donor flag does. Using such a copy afterwards is an Error saying the
+// buffer was donated. The tensor must not have pending operations.
+void set_buffer_donor(const Tensor& tensor, bool donor = true);
 
 }  // namespace seam
 

@@ -6,6 +6,8 @@
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
 #include "src/lazy/replicated.h"
+#include "src/lazy/donation.h"
+#include "src/lazy/recompile_explainer.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
 
@@ -47,7 +49,8 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
         stack.pop_back();
         continue;
       }
-      if (next_operand < node->operands.size()) {
+      // A leaf is a parameter even when it keeps the op that computed it (eager mode).
+      if (!node->is_leaf() && next_operand < node->operands.size()) {
         const Node* operand = node->operands[next_operand++].get();
         if (!index.count(operand)) stack.emplace_back(operand, 0);
         continue;
@@ -83,7 +86,7 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
   return lowered;
 }
 
-absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors) {
+absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
   std::vector<std::shared_ptr<TensorImpl>> pending;
   std::vector<NodePtr> roots;
   std::unordered_map<const Node*, size_t> root_of_node;
@@ -101,6 +104,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   const std::string device = client->GetDefaultDevice();
   LoweredGraph lowered = LowerGraph(roots);
+  for (const auto& leaf : lowered.leaves) SEAM_RETURN_IF_ERROR(CheckNotDonated(*leaf, "sync"));
   // Data parallel: a step with per-replica values runs on every replica (src/lazy/replicated.cc).
   SEAM_ASSIGN_OR_RETURN(int64_t replicas, ReplicaCount(lowered));
   if (replicas > 1) {
@@ -110,6 +114,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     return absl::OkStatus();
   }
   SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, lowered.leaves));
+  if (donate) lowered.program.aliases = PlanDonations(lowered, roots, pending, root_index);
 
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
   uint64_t key = CompileCacheKey(ir::HashProgram(lowered.program), device);
@@ -118,6 +123,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     metrics::GetOrCreateCounter("CachedCompile")->Add(1);
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
+    SEAM_RETURN_IF_ERROR(NoteCompileCacheMiss(lowered));
     std::vector<ComputationClient::CompileInstance> instances;
     instances.push_back({lowered.program, device});
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
@@ -131,6 +137,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   for (const auto& leaf : lowered.leaves) arguments.push_back(leaf->device);
   SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
                         client->ExecuteComputation(*computation, arguments, device, {}));
+  MarkDonated(lowered);
 
   std::vector<NodePtr> new_leaves;
   new_leaves.reserve(outputs.size());
@@ -140,13 +147,18 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     value->device = std::move(outputs[i]);
     new_leaves.push_back(MakeLeaf(std::move(value)));
   }
-  for (size_t i = 0; i < pending.size(); ++i) pending[i]->set_node(new_leaves[root_index[i]]);
+  for (size_t i = 0; i < pending.size(); ++i) {
+    pending[i]->set_node(new_leaves[root_index[i]]);
+    pending[i]->set_replaced({});
+  }
   return absl::OkStatus();
 }
 
-absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor) {
-  SEAM_RETURN_IF_ERROR(SyncTensors({tensor}));
+absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
+                                       std::string_view op) {
+  SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
   NodePtr node = tensor->node();
+  SEAM_RETURN_IF_ERROR(CheckNotDonated(*node->value, op));
   if (node->value->device == nullptr) return *node->value->host;
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   SEAM_ASSIGN_OR_RETURN(std::vector<ir::Literal> literals,

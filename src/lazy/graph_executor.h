@@ -3,6 +3,7 @@
 #define SEAM_LAZY_GRAPH_EXECUTOR_H_
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,11 +23,17 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots);
 // For every tensor with pending operations: builds one program over all of them, sends
 // the host values it needs (one TransferToDevice), compiles it unless the compile cache
 // has it (CachedCompile / UncachedCompile), runs it, and points each tensor at its new
-// device value. Tensors without pending operations are left alone.
-absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors);
+// device value. Tensors without pending operations are left alone. With `donate` (the
+// step barrier, seam::sync), tensors overwritten by `assign` give their old device buffer
+// to the program when nothing else holds it (src/lazy/donation.h). A compile-cache miss
+// is reported to the recompile explainer under the current sync site.
+absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors,
+                         bool donate = false);
 
-// The tensor's value on the host (syncing the tensor first if it has pending operations).
-absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor);
+// The tensor's value on the host (syncing the tensor first if it has pending operations;
+// a host read never donates). `op` names the caller in errors.
+absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
+                                       std::string_view op = "to_vector");
 
 }  // namespace seam::lazy
 

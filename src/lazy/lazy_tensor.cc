@@ -46,6 +46,16 @@ void TensorImpl::set_node(NodePtr node) {
   node_ = std::move(node);
 }
 
+NodePtr TensorImpl::replaced() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return replaced_.lock();
+}
+
+void TensorImpl::set_replaced(std::weak_ptr<const Node> leaf) {
+  std::lock_guard<std::mutex> lock(mu_);
+  replaced_ = std::move(leaf);
+}
+
 void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);

@@ -23,10 +23,17 @@ struct DeviceValue {
   // Data parallel: set when the value has one copy per replica (replica d on the d-th local
   // device). `host` and `device` above are then replica 0's.
   std::shared_ptr<ReplicaValues> replicas;
+  // Set when a sync gave the device buffer to a program as an input/output alias (see
+  // src/lazy/donation.h); reading or computing with the value is then an error.
+  bool donated = false;
+  // seam::set_buffer_donor: donate at the next sync that overwrites it, other handles or not.
+  bool buffer_donor = false;
 };
 
 // One recorded operation. A node with `value` set is a leaf (it becomes a parameter of
-// the program); its op is kParameter. Nodes are immutable once built.
+// the program): its op is kParameter, or, in eager mode, the op that computed the value
+// (kept so that autodiff can walk the graph; see src/lazy/eager.h). Nodes are immutable
+// once built.
 struct Node {
   ir::Op op = ir::Op::kParameter;
   std::vector<std::shared_ptr<const Node>> operands;
@@ -54,10 +61,16 @@ class TensorImpl {
   void set_node(NodePtr node);
   uint64_t id() const { return id_; }
 
+  // The leaf this tensor's handle held before `assign` gave it a new, pending value: its
+  // device buffer is what a sync may donate to that new value (src/lazy/donation.h).
+  NodePtr replaced() const;
+  void set_replaced(std::weak_ptr<const Node> leaf);
+
  private:
   uint64_t id_;
   mutable std::mutex mu_;
   NodePtr node_;
+  std::weak_ptr<const Node> replaced_;
 };
 
 // Every live tensor, oldest first.

@@ -9,9 +9,12 @@
 #include "absl/strings/str_join.h"
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
+#include "src/lazy/donation.h"
+#include "src/lazy/eager.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
 #include "src/lazy/replicated.h"
+#include "src/lazy/recompile_explainer.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
 
@@ -51,7 +54,12 @@ NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
   inst.attrs = attrs;
   inst.shape = std::move(declared);
   std::vector<ir::Shape> operand_shapes;
-  for (const NodePtr& operand : operands) operand_shapes.push_back(operand->shape);
+  for (const NodePtr& operand : operands) {
+    operand_shapes.push_back(operand->shape);
+    if (operand->is_leaf()) {
+      if (absl::Status s = CheckNotDonated(*operand->value, ir::OpName(op)); !s.ok()) Throw(s);
+    }
+  }
   absl::StatusOr<ir::Shape> shape = ir::InferShape(inst, operand_shapes);
   if (!shape.ok()) Throw(shape.status());
   auto node = std::make_shared<Node>();
@@ -59,6 +67,11 @@ NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
   node->operands = std::move(operands);
   node->attrs = std::move(attrs);
   node->shape = *std::move(shape);
+  absl::StatusOr<bool> eager = EagerEnabled();
+  if (!eager.ok()) Throw(eager.status());
+  if (*eager) {
+    if (absl::Status status = ExecuteEagerly(*node); !status.ok()) Throw(status);
+  }
   return node;
 }
 
@@ -236,42 +249,61 @@ Tensor& Tensor::assign(const Tensor& value) {
                                 " does not match the tensor ", current->shape.ToString()));
   }
   // A fresh handle impl: other handles that shared this one's impl keep the old value.
+  // The new impl remembers the leaf it replaces, whose buffer the next sync may donate
+  // (src/lazy/donation.h). Assigning twice before a sync keeps the first one.
+  std::weak_ptr<const Node> replaced;
+  if (current->is_leaf()) {
+    replaced = current;
+  } else {
+    replaced = impl_->replaced();
+  }
   impl_ = TensorAccess::Impl(lazy::Wrap(std::move(next)), "assign");
+  impl_->set_replaced(std::move(replaced));
   return *this;
 }
 
+namespace {
+
 template <typename T>
-std::vector<T> Tensor::to_vector() const {
-  const auto& impl = TensorAccess::Impl(*this, "to_vector");
+std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* op,
+                          const std::source_location& site) {
   constexpr ir::DType wanted = std::is_same_v<T, float>    ? ir::DType::kF32
                                : std::is_same_v<T, double> ? ir::DType::kF64
                                                            : ir::DType::kS32;
   ir::DType actual = impl->node()->shape.dtype;
   if (actual != wanted) {
-    throw Error(3, absl::StrCat("to_vector: the tensor holds ", std::string(ir::DTypeName(actual)),
+    throw Error(3, absl::StrCat(op, ": the tensor holds ", std::string(ir::DTypeName(actual)),
                                 " elements, not ", std::string(ir::DTypeName(wanted))));
   }
-  absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl);
+  lazy::SyncSiteScope scope(absl::StrCat(op, " at ", site.file_name(), ":", site.line()));
+  absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl, op);
   if (!literal.ok()) lazy::Throw(literal.status());
   const T* data = reinterpret_cast<const T*>(literal->bytes.data());
   return std::vector<T>(data, data + literal->shape.num_elements());
 }
 
+}  // namespace
+
 template <typename T>
-T Tensor::item() const {
+std::vector<T> Tensor::to_vector(std::source_location site) const {
+  return ReadVector<T>(TensorAccess::Impl(*this, "to_vector"), "to_vector", site);
+}
+
+template <typename T>
+T Tensor::item(std::source_location site) const {
   int64_t count = numel();
   if (count != 1) {
     throw Error(3, absl::StrCat("item: the tensor has ", count, " elements, not 1"));
   }
-  return to_vector<T>().front();
+  return ReadVector<T>(TensorAccess::Impl(*this, "item"), "item", site).front();
 }
 
-template std::vector<float> Tensor::to_vector<float>() const;
-template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
-template std::vector<double> Tensor::to_vector<double>() const;
-template float Tensor::item<float>() const;
-template int32_t Tensor::item<int32_t>() const;
-template double Tensor::item<double>() const;
+template std::vector<float> Tensor::to_vector<float>(std::source_location) const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>(std::source_location) const;
+template std::vector<double> Tensor::to_vector<double>(std::source_location) const;
+template float Tensor::item<float>(std::source_location) const;
+template int32_t Tensor::item<int32_t>(std::source_location) const;
+template double Tensor::item<double>(std::source_location) const;
 
 std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   std::vector<NodePtr> roots;
@@ -286,10 +318,30 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   return ir::PrintProgram(lowered.program);
 }
 
-void sync() {
+void sync(std::source_location site) {
   metrics::GetOrCreateCounter("MarkStep")->Add(1);
-  absl::Status status = lazy::SyncTensors(lazy::LiveTensors());
+  lazy::SyncSiteScope scope(absl::StrCat(site.file_name(), ":", site.line()));
+  std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
+  absl::Status status = lazy::SyncTensors(live, /*donate=*/true);
   if (!status.ok()) lazy::Throw(status);
+  lazy::CutEagerHistory(live);
+}
+
+void set_eager(bool enabled) { lazy::SetEager(enabled); }
+
+bool is_eager() {
+  absl::StatusOr<bool> eager = lazy::EagerEnabled();
+  if (!eager.ok()) lazy::Throw(eager.status());
+  return *eager;
+}
+
+void set_buffer_donor(const Tensor& tensor, bool donor) {
+  NodePtr node = lazy::NodeOf(tensor, "set_buffer_donor");
+  if (!node->is_leaf()) {
+    throw Error(9, absl::StrCat("set_buffer_donor: the tensor ", node->shape.ToString(),
+                                " has pending operations; sync it first"));
+  }
+  node->value->buffer_donor = donor;
 }
 
 }  // namespace seam

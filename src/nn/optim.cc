@@ -37,6 +37,12 @@ void CheckGrads(const char* name, size_t params, const std::vector<Tensor>& grad
 
 }  // namespace
 
+std::vector<const Tensor*> Sgd::state() const {
+  std::vector<const Tensor*> out;
+  for (const Tensor& v : velocity_) out.push_back(&v);
+  return out;
+}
+
 void Sgd::update(const std::vector<Tensor>& grads) {
   CheckGrads("Sgd", params_.size(), grads);
   DType dtype = params_.front()->dtype();
@@ -61,6 +67,13 @@ Adam::Adam(std::vector<Tensor*> params, float lr, float beta1, float beta2, floa
            float weight_decay)
     : Optimizer(std::move(params)), lr(lr), beta1(beta1), beta2(beta2), eps(eps),
       weight_decay(weight_decay) {}
+
+std::vector<const Tensor*> Adam::state() const {
+  std::vector<const Tensor*> out;
+  for (const Tensor& m : m_) out.push_back(&m);
+  for (const Tensor& v : v_) out.push_back(&v);
+  return out;
+}
 
 void Adam::update(const std::vector<Tensor>& grads) {
   CheckGrads("Adam", params_.size(), grads);

@@ -15,6 +15,7 @@ SEAM_DEFINE_METRIC(CompileMetric, "CompileTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(ExecuteMetric, "ExecuteTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(ExecuteReplicatedMetric, "ExecuteReplicatedTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(EagerOpExecuteMetric, "EagerOpExecuteTime", metrics::FormatTime)
+SEAM_DEFINE_METRIC(EagerOpCompileMetric, "EagerOpCompileTime", metrics::FormatTime)
 SEAM_DEFINE_METRIC(InboundDataMetric, "InboundData", metrics::FormatBytes)
 SEAM_DEFINE_METRIC(OutboundDataMetric, "OutboundData", metrics::FormatBytes)
 #undef SEAM_DEFINE_METRIC

@@ -31,6 +31,9 @@ class ComputationClient {
     const ir::Shape& shape() const { return shape_; }
     // True once the value is computed (or its computation failed).
     virtual bool IsReady() const = 0;
+    // The implementation's own object for the value (a PJRT_Buffer* for the PJRT client),
+    // for tests and debugging tools; null when there is none.
+    virtual const void* native_handle() const { return nullptr; }
 
    private:
     std::string device_;
@@ -123,6 +126,8 @@ class ComputationClient {
   static metrics::Metric* ExecuteMetric();
   static metrics::Metric* ExecuteReplicatedMetric();
   static metrics::Metric* EagerOpExecuteMetric();
+  // Compiles of eager mode's one-op programs (timed by the front end around Compile).
+  static metrics::Metric* EagerOpCompileMetric();
   static metrics::Metric* InboundDataMetric();
   static metrics::Metric* OutboundDataMetric();
   static metrics::Counter* CreateDataHandlesCounter();

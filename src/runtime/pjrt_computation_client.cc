@@ -68,6 +68,7 @@ class PjrtData : public ComputationClient::Data {
     return ready;
   }
   PJRT_Buffer* buffer() const { return buffer_; }
+  const void* native_handle() const override { return buffer_; }
 
  private:
   const PJRT_Api* api_;

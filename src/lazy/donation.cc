@@ -1,0 +1,73 @@
+#include "src/lazy/donation.h"
+
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+
+namespace seam::lazy {
+
+std::vector<ir::Alias> PlanDonations(const LoweredGraph& lowered, const std::vector<NodePtr>& roots,
+                                     const std::vector<std::shared_ptr<TensorImpl>>& pending,
+                                     const std::vector<size_t>& result_of) {
+  std::vector<ir::Alias> aliases;
+  const std::vector<ir::Instruction>& instructions = lowered.program.instructions;
+  // Built on the first candidate: parameter index of each leaf value, instruction of each
+  // parameter, and operand references to each instruction (one pass, no hashing of nodes).
+  std::unordered_map<const DeviceValue*, size_t> parameter_of;
+  std::vector<size_t> instruction_of_parameter;
+  std::vector<int64_t> uses;
+  std::vector<bool> output_taken(roots.size()), parameter_taken(lowered.leaves.size());
+  for (size_t k = 0; k < pending.size(); ++k) {
+    NodePtr leaf = pending[k]->replaced();  // one more owner of the leaf while held here
+    if (leaf == nullptr || !leaf->is_leaf()) continue;
+    const std::shared_ptr<DeviceValue>& value = leaf->value;
+    if (value->donated || value->device == nullptr) continue;
+    if (parameter_of.empty()) {
+      for (size_t p = 0; p < lowered.leaves.size(); ++p) parameter_of[lowered.leaves[p].get()] = p;
+      instruction_of_parameter.resize(lowered.leaves.size());
+      uses.assign(instructions.size(), 0);
+      for (size_t i = 0; i < instructions.size(); ++i) {
+        const ir::Instruction& inst = instructions[i];
+        if (inst.op == ir::Op::kParameter) {
+          instruction_of_parameter[static_cast<size_t>(inst.parameter_index)] = i;
+        }
+        for (int operand : inst.operands) ++uses[static_cast<size_t>(operand)];
+      }
+    }
+    auto found = parameter_of.find(value.get());
+    if (found == parameter_of.end()) continue;  // the new value does not read the old one
+    const size_t parameter = found->second, output = result_of[k];
+    if (!(roots[output]->shape == value->shape)) continue;
+    if (output_taken[output] || parameter_taken[parameter]) continue;
+    // No other handle to the device data.
+    if (value->device.use_count() != 1) continue;
+    if (!value->buffer_donor) {
+      // The value's owners: the lowered graph's list and this leaf alone. The leaf's
+      // owners: `leaf` above and the operand edges of this program (each node of the graph
+      // is one instruction, each of its edges one operand), so no tensor, copy of a tensor
+      // or graph outside this sync can read the value after the run.
+      if (value.use_count() != 2) continue;
+      if (leaf.use_count() - 1 != uses[instruction_of_parameter[parameter]]) continue;
+    }
+    output_taken[output] = true;
+    parameter_taken[parameter] = true;
+    aliases.push_back({static_cast<int64_t>(output), static_cast<int64_t>(parameter)});
+  }
+  return aliases;
+}
+
+void MarkDonated(const LoweredGraph& lowered) {
+  for (const ir::Alias& alias : lowered.program.aliases) {
+    lowered.leaves[static_cast<size_t>(alias.parameter_index)]->donated = true;
+  }
+}
+
+absl::Status CheckNotDonated(const DeviceValue& value, std::string_view op) {
+  if (!value.donated) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      std::string(op), ": the tensor ", value.shape.ToString(),
+      " cannot be used: its device buffer was donated to a step that overwrote it in place "
+      "(a stale handle kept past a sync; see seam::set_buffer_donor)"));
+}
+
+}  // namespace seam::lazy

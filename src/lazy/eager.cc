@@ -1,0 +1,207 @@
+#include "src/lazy/eager.h"
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "src/base/env.h"
+#include "src/base/status_macros.h"
+#include "src/ir/hash.h"
+#include "src/lazy/graph_executor.h"
+#include "src/runtime/metrics.h"
+#include "src/runtime/runtime.h"
+
+namespace seam::lazy {
+namespace {
+
+using runtime::ComputationClient;
+
+// -1: not decided yet (SEAM_EAGER is read at first use); 0 / 1 after that or set_eager.
+std::atomic<int> g_eager{-1};
+// Whether any op ever ran eagerly (until then, nothing has history to cut).
+std::atomic<bool> g_ran_eagerly{false};
+
+absl::StatusOr<bool> ReadEagerVariable() {
+  std::optional<std::string> value = base::GetEnv("SEAM_EAGER");
+  if (!value || value->empty() || *value == "0") return false;
+  if (*value == "1") return true;
+  return absl::InvalidArgumentError(
+      absl::StrCat("Environment variable SEAM_EAGER must be 0 or 1, got '", *value, "'"));
+}
+
+// The op-level cache: one small program per op signature (see OpKey); never evicted
+// (their number is bounded by the distinct signatures a program uses).
+struct OpCache {
+  std::mutex mu;
+  absl::flat_hash_map<std::string, ComputationClient::ComputationPtr> programs;
+};
+
+OpCache& GetOpCache() {
+  static auto* cache = new OpCache();
+  return *cache;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> EagerEnabled() {
+  int state = g_eager.load(std::memory_order_relaxed);
+  if (state >= 0) return state == 1;
+  SEAM_ASSIGN_OR_RETURN(bool enabled, ReadEagerVariable());
+  int expected = -1;
+  g_eager.compare_exchange_strong(expected, enabled ? 1 : 0);
+  return g_eager.load() == 1;
+}
+
+void SetEager(bool enabled) { g_eager.store(enabled ? 1 : 0); }
+
+namespace {
+
+template <typename T>
+void Put(std::string* key, const T& value) {
+  key->append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+void PutShape(std::string* key, const ir::Shape& shape) {
+  Put(key, shape.dtype);
+  Put(key, shape.dims.size());
+  for (int64_t d : shape.dims) Put(key, d);
+}
+
+// The op-level cache key of `node` when each operand is a computed value or a constant:
+// op, attributes, result shape, and per operand its shape and either which distinct value
+// it is (values numbered in first-use order, as LowerGraph numbers parameters, and
+// collected into `leaves`) or its constant's bytes. False when an operand is a pending
+// lazy node (recorded before eager mode was on); that graph is lowered instead.
+bool OpKey(const Node& node, std::string* key, std::vector<std::shared_ptr<DeviceValue>>* leaves) {
+  Put(key, node.op);
+  PutShape(key, node.shape);
+  Put(key, node.attrs.size());
+  for (const auto& [name, values] : node.attrs) {
+    Put(key, name.size());
+    key->append(name);
+    Put(key, values.size());
+    for (int64_t v : values) Put(key, v);
+  }
+  Put(key, node.operands.size());
+  for (const NodePtr& operand : node.operands) {
+    PutShape(key, operand->shape);
+    if (operand->is_leaf()) {
+      size_t index = 0;
+      while (index < leaves->size() && (*leaves)[index] != operand->value) ++index;
+      if (index == leaves->size()) leaves->push_back(operand->value);
+      key->push_back('p');
+      Put(key, index);
+    } else if (operand->op == ir::Op::kConstant && operand->operands.empty()) {
+      key->push_back('c');
+      Put(key, operand->literal.bytes.size());
+      key->append(reinterpret_cast<const char*>(operand->literal.bytes.data()),
+                  operand->literal.bytes.size());
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::Status ExecuteEagerly(Node& node) {
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+  const std::string device = client->GetDefaultDevice();
+  // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
+  NodePtr root(std::shared_ptr<Node>(), &node);
+  std::optional<LoweredGraph> lowered;
+  std::vector<std::shared_ptr<DeviceValue>> leaves;
+  std::string key = device;
+  key.push_back('\0');
+  const bool one_op = OpKey(node, &key, &leaves);
+  if (!one_op) {
+    lowered = LowerGraph({root});
+    leaves = lowered->leaves;
+    key = absl::StrCat(device, "\1", ir::HashProgram(lowered->program));
+  }
+
+  std::vector<ComputationClient::TensorSource> sources;
+  std::vector<DeviceValue*> targets;
+  for (const auto& leaf : leaves) {
+    if (leaf->donated) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          std::string(ir::OpName(node.op)), ": an operand ", leaf->shape.ToString(),
+          " is a tensor whose device buffer was donated to an earlier step"));
+    }
+    if (leaf->device != nullptr) continue;
+    sources.push_back({leaf->shape, leaf->host->bytes.data(), device});
+    targets.push_back(leaf.get());
+  }
+  if (!sources.empty()) {
+    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data,
+                          client->TransferToDevice(sources));
+    for (size_t i = 0; i < targets.size(); ++i) targets[i]->device = std::move(data[i]);
+  }
+
+  OpCache& cache = GetOpCache();
+  ComputationClient::ComputationPtr computation;
+  {
+    std::lock_guard<std::mutex> lock(cache.mu);
+    auto it = cache.programs.find(key);
+    // A key made of a program hash is confirmed by comparing the programs.
+    if (it != cache.programs.end() && (one_op || it->second->program() == lowered->program)) {
+      computation = it->second;
+    }
+  }
+  if (computation != nullptr) {
+    metrics::GetOrCreateCounter("CachedCompile")->Add(1);
+  } else {
+    metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
+    if (!lowered) lowered = LowerGraph({root});
+    if (lowered->leaves != leaves) {
+      return absl::InternalError(absl::StrCat(
+          std::string(ir::OpName(node.op)), ": eager mode numbered the operands unlike the lowering"));
+    }
+    std::vector<ComputationClient::CompileInstance> instances;
+    instances.push_back({lowered->program, device});
+    std::vector<ComputationClient::ComputationPtr> compiled;
+    {
+      metrics::ScopedTimer timer(ComputationClient::EagerOpCompileMetric());
+      SEAM_ASSIGN_OR_RETURN(compiled, client->Compile(std::move(instances)));
+    }
+    computation = compiled.front();
+    std::lock_guard<std::mutex> lock(cache.mu);
+    cache.programs[key] = computation;
+  }
+
+  std::vector<ComputationClient::DataPtr> arguments;
+  arguments.reserve(leaves.size());
+  for (const auto& leaf : leaves) arguments.push_back(leaf->device);
+  ComputationClient::ExecuteComputationOptions options;
+  options.eager_mode = true;
+  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
+                        client->ExecuteComputation(*computation, arguments, device, options));
+  auto value = std::make_shared<DeviceValue>();
+  value->shape = node.shape;
+  value->device = std::move(outputs.front());
+  node.value = std::move(value);
+  g_ran_eagerly.store(true, std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
+void CutEagerHistory(const std::vector<std::shared_ptr<TensorImpl>>& tensors) {
+  if (!g_ran_eagerly.load(std::memory_order_relaxed)) return;
+  for (const auto& tensor : tensors) {
+    NodePtr node = tensor->node();
+    if (node->value != nullptr && node->op != ir::Op::kParameter) {
+      tensor->set_node(MakeLeaf(node->value));
+    }
+  }
+}
+
+size_t EagerCacheSize() {
+  OpCache& cache = GetOpCache();
+  std::lock_guard<std::mutex> lock(cache.mu);
+  return cache.programs.size();
+}
+
+}  // namespace seam::lazy

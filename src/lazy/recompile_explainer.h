@@ -1,0 +1,45 @@
+// The recompile explainer: why a sync missed the compile cache, compared with the closest
+// program compiled earlier from the same code site (docs/frontend.md, "Recompilations").
+#ifndef SEAM_LAZY_RECOMPILE_EXPLAINER_H_
+#define SEAM_LAZY_RECOMPILE_EXPLAINER_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/ir/program.h"
+#include "src/lazy/graph_executor.h"
+
+namespace seam::lazy {
+
+// The code site of the syncs this thread runs while the scope is alive: seam::sync() uses
+// its caller's file:line (std::source_location), host reads "item at file:line" or
+// "to_vector at file:line". Scopes nest; without one the site is "sync".
+class SyncSiteScope {
+ public:
+  explicit SyncSiteScope(std::string_view site);
+  ~SyncSiteScope();
+  SyncSiteScope(const SyncSiteScope&) = delete;
+  SyncSiteScope& operator=(const SyncSiteScope&) = delete;
+
+ private:
+  std::string previous_;
+};
+std::string CurrentSyncSite();
+
+// Called on every compile-cache miss of a sync. When the current site compiled a program
+// before, adds one to the counter RecompileAfterFirstStep; with SEAM_DEBUG=1 (read at
+// first use; a value other than 0 or 1 is InvalidArgument naming the variable) also logs
+// the reason, compared with the closest of the last programs compiled at that site.
+absl::Status NoteCompileCacheMiss(const LoweredGraph& lowered);
+
+// Why `now` is not `before`, in one line (empty when the programs are equal).
+// `now_from_host[j]` says whether parameter j of `now` is host data sent by this sync.
+std::string ExplainDifference(const ir::Program& before, const ir::Program& now,
+                              const std::vector<bool>& now_from_host);
+
+}  // namespace seam::lazy
+
+#endif  // SEAM_LAZY_RECOMPILE_EXPLAINER_H_
