@@ -2,6 +2,7 @@
 //  - BM_TraceAndLaunch: recording a 100-op step and launching its cached program (the
 //    sync returns once the run is queued), execution excluded: the run is waited for
 //    outside the timed region. The per-op counter is the issue-6 figure (goal 0.3 us).
+//  - BM_TraceOnly: the recording alone, graph dropped unsynced (the launch is the rest).
 //  - BM_EagerOp: eager mode (a barrier after every op, op-level compile cache hit), per op
 //    including the run (goal 2 us). Built only when seam::set_eager exists
 //    (SEAM_BENCH_HAVE_EAGER is set by bench/CMakeLists.txt when it compiles).
@@ -45,6 +46,22 @@ void BM_TraceAndLaunch(benchmark::State& state) {
       kOps * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_TraceAndLaunch)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// The recording part alone (the graph is dropped without a sync): what the 100 ops cost
+// before the barrier, to split BM_TraceAndLaunch into tracing and launching.
+void BM_TraceOnly(benchmark::State& state) {
+  SetUpDevice();
+  Tensor x = Tensor::from_vector({0.5f, 1.0f, 1.5f, 2.0f}, {4});
+  Tensor a = Tensor::from_vector({0.9f, 0.8f, 0.7f, 0.6f}, {4});
+  Tensor b = Tensor::from_vector({0.1f, 0.2f, 0.3f, 0.4f}, {4});
+  for (auto _ : state) {
+    Tensor result = Chain(x, a, b);
+    benchmark::DoNotOptimize(result);
+  }
+  state.counters["us_per_op"] = benchmark::Counter(
+      kOps * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_TraceOnly)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 #ifdef SEAM_BENCH_HAVE_EAGER
 void BM_EagerOp(benchmark::State& state) {

@@ -81,6 +81,9 @@ def main():
         if fam == "BM_TraceAndLaunch":
             print(f"| trace + launch, cached 100-op step, per op | {t} | "
                   f"{v['seconds'] * 1e6 / 100:.3f} us | | <= 0.3 us |")
+        if fam == "BM_TraceOnly":
+            print(f"| of which recording the 100 ops (no sync), per op | {t} | "
+                  f"{v['seconds'] * 1e6 / 100:.3f} us | | |")
         if fam == "BM_EagerOp":
             print(f"| eager op, tiny tensors, cache hit, per op | {t} | "
                   f"{v['seconds'] * 1e6 / 100:.3f} us | | <= 2 us |")

@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
@@ -34,8 +36,12 @@ absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
 
 LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
   LoweredGraph lowered;
-  std::unordered_map<const Node*, int> index;
-  std::unordered_map<const DeviceValue*, int> instruction_of_value;
+  // Flat maps, sized from the last lowering: this runs at every step barrier.
+  static thread_local size_t last_size = 64;
+  absl::flat_hash_map<const Node*, int> index;
+  index.reserve(last_size);
+  lowered.program.instructions.reserve(last_size);
+  absl::flat_hash_map<const DeviceValue*, int> instruction_of_value;
   // Iterative post-order: graphs of long training loops can be deep.
   std::vector<std::pair<const Node*, size_t>> stack;
   for (const NodePtr& root : roots) {
@@ -79,6 +85,7 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
     }
     lowered.program.results.push_back(index.at(root.get()));
   }
+  last_size = lowered.program.instructions.size();
   return lowered;
 }
 

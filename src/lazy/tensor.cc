@@ -3,6 +3,7 @@
 #include "seam/tensor.h"
 
 #include <algorithm>
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -43,21 +44,64 @@ NodePtr NodeOf(const Tensor& tensor, const char* what) {
   return TensorAccess::Impl(tensor, what)->node();
 }
 
+namespace {
+
+// Elementwise ops on operands of one float shape cannot fail their shape rule, and give
+// that shape (pred for comparisons). Training steps record mostly these, so they skip the
+// generic rule (which copies every operand shape); nullopt for everything else.
+std::optional<ir::Shape> ElementwiseFastShape(ir::Op op, const std::vector<NodePtr>& operands,
+                                              const ir::Attributes& attrs) {
+  if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
+    return std::nullopt;
+  }
+  size_t arity = 2;
+  bool compare = false;
+  switch (op) {
+    case ir::Op::kNeg: case ir::Op::kAbs: case ir::Op::kSign: case ir::Op::kExp:
+    case ir::Op::kLog: case ir::Op::kLog1p: case ir::Op::kTanh: case ir::Op::kLogistic:
+    case ir::Op::kSqrt: case ir::Op::kRsqrt: case ir::Op::kFloor: case ir::Op::kCeil:
+      arity = 1;
+      break;
+    case ir::Op::kAdd: case ir::Op::kSubtract: case ir::Op::kMultiply: case ir::Op::kDivide:
+    case ir::Op::kRemainder: case ir::Op::kPower: case ir::Op::kMaximum: case ir::Op::kMinimum:
+      break;
+    case ir::Op::kEq: case ir::Op::kNe: case ir::Op::kLt: case ir::Op::kLe: case ir::Op::kGt:
+    case ir::Op::kGe:
+      compare = true;
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (operands.size() != arity) return std::nullopt;
+  const ir::Shape& first = operands[0]->shape;
+  if (arity == 2 && !(operands[1]->shape == first)) return std::nullopt;
+  if (compare) return ir::Shape{ir::DType::kPred, first.dims};
+  return first;
+}
+
+}  // namespace
+
 NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
                  ir::Shape declared) {
-  ir::Instruction inst;
-  inst.op = op;
-  inst.attrs = attrs;
-  inst.shape = std::move(declared);
-  std::vector<ir::Shape> operand_shapes;
-  for (const NodePtr& operand : operands) operand_shapes.push_back(operand->shape);
-  absl::StatusOr<ir::Shape> shape = ir::InferShape(inst, operand_shapes);
-  if (!shape.ok()) Throw(shape.status());
   auto node = std::make_shared<Node>();
+  if (std::optional<ir::Shape> fast = ElementwiseFastShape(op, operands, attrs)) {
+    node->shape = *std::move(fast);
+  } else {
+    ir::Instruction inst;
+    inst.op = op;
+    inst.attrs = std::move(attrs);
+    inst.shape = std::move(declared);
+    std::vector<ir::Shape> operand_shapes;
+    operand_shapes.reserve(operands.size());
+    for (const NodePtr& operand : operands) operand_shapes.push_back(operand->shape);
+    absl::StatusOr<ir::Shape> shape = ir::InferShape(inst, operand_shapes);
+    if (!shape.ok()) Throw(shape.status());
+    node->shape = *std::move(shape);
+    attrs = std::move(inst.attrs);
+  }
   node->op = op;
   node->operands = std::move(operands);
   node->attrs = std::move(attrs);
-  node->shape = *std::move(shape);
   return node;
 }
 
