@@ -7,6 +7,7 @@
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
+#include "src/lazy/graph_key.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
 
@@ -106,18 +107,21 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   const std::string device = client->GetDefaultDevice();
-  LoweredGraph lowered = LowerGraph(roots);
-  SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, lowered.leaves));
+  // The cache is keyed and checked on the graph itself: a hit builds no program.
+  GraphWalk walk = WalkGraph(roots);
+  SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, walk.leaves));
 
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
-  uint64_t key = CompileCacheKey(ir::HashProgram(lowered.program), device);
-  ComputationClient::ComputationPtr computation = cache->Find(key, lowered.program);
+  uint64_t key = CompileCacheKey(walk.hash, device);
+  ComputationClient::ComputationPtr computation = cache->FindMatching(
+      key, [&](const ir::Program& cached) { return WalkMatches(walk, cached); });
   if (computation != nullptr) {
     metrics::GetOrCreateCounter("CachedCompile")->Add(1);
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
+    LoweredGraph lowered = LowerGraph(roots);
     std::vector<ComputationClient::CompileInstance> instances;
-    instances.push_back({lowered.program, device});
+    instances.push_back({std::move(lowered.program), device});
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
                           client->Compile(std::move(instances)));
     computation = compiled.front();
@@ -125,8 +129,8 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   }
 
   std::vector<ComputationClient::DataPtr> arguments;
-  arguments.reserve(lowered.leaves.size());
-  for (const auto& leaf : lowered.leaves) arguments.push_back(leaf->device);
+  arguments.reserve(walk.leaves.size());
+  for (const auto& leaf : walk.leaves) arguments.push_back(leaf->device);
   SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
                         client->ExecuteComputation(*computation, arguments, device, {}));
 
