@@ -47,10 +47,36 @@ NodePtr NodeOf(const Tensor& tensor, const char* what) {
 namespace {
 
 // Elementwise ops on operands of one float shape cannot fail their shape rule, and give
-// that shape (pred for comparisons). Training steps record mostly these, so they skip the
-// generic rule (which copies every operand shape); nullopt for everything else.
-std::optional<ir::Shape> ElementwiseFastShape(ir::Op op, const std::vector<NodePtr>& operands,
+// that shape (pred for comparisons). Training steps record mostly these and matrix
+// products, so they skip the generic rule (which copies every operand shape); nullopt for
+// everything else, including every case the rule would reject.
+// A matrix product of two matrices of one dtype, one contracting dimension each and no
+// batch (matmul and its gradients): [lhs free, rhs free] when the contracted sizes agree,
+// which is the dot_general rule's result for that case.
+std::optional<ir::Shape> MatrixProductShape(const std::vector<NodePtr>& operands,
+                                            const ir::Attributes& attrs) {
+  if (operands.size() != 2 || attrs.size() != 4) return std::nullopt;
+  const ir::Shape& lhs = operands[0]->shape;
+  const ir::Shape& rhs = operands[1]->shape;
+  if (lhs.rank() != 2 || rhs.rank() != 2 || lhs.dtype != rhs.dtype) return std::nullopt;
+  auto get = [&](const char* name) -> const std::vector<int64_t>* {
+    auto it = attrs.find(name);
+    return it == attrs.end() ? nullptr : &it->second;
+  };
+  const auto *lb = get("lhs_batch"), *rb = get("rhs_batch");
+  const auto *lc = get("lhs_contracting"), *rc = get("rhs_contracting");
+  if (!lb || !rb || !lc || !rc || !lb->empty() || !rb->empty() || lc->size() != 1 ||
+      rc->size() != 1) {
+    return std::nullopt;
+  }
+  const int64_t l = (*lc)[0], r = (*rc)[0];
+  if (l < 0 || l > 1 || r < 0 || r > 1 || lhs.dims[l] != rhs.dims[r]) return std::nullopt;
+  return ir::Shape{lhs.dtype, {lhs.dims[1 - l], rhs.dims[1 - r]}};
+}
+
+std::optional<ir::Shape> FastShape(ir::Op op, const std::vector<NodePtr>& operands,
                                               const ir::Attributes& attrs) {
+  if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs);
   if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
     return std::nullopt;
   }
@@ -84,7 +110,7 @@ std::optional<ir::Shape> ElementwiseFastShape(ir::Op op, const std::vector<NodeP
 NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
                  ir::Shape declared) {
   auto node = std::make_shared<Node>();
-  if (std::optional<ir::Shape> fast = ElementwiseFastShape(op, operands, attrs)) {
+  if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs)) {
     node->shape = *std::move(fast);
   } else {
     ir::Instruction inst;
