@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Turns the JSON files of bench/run_benchmarks.sh into the issue-6 tables (markdown).
 
-Each figure is the fastest repetition (the one least disturbed on a shared machine);
-ratios compare figures of the same run. Usage: report.py OUT_DIR
+Each figure is the fastest repetition by wall-clock time (the one least disturbed on a
+shared machine); ratios compare figures of the same run. The last column is the process CPU
+time (every thread: seam's caller and device worker, BLAS and OpenMP threads) of that same
+repetition, a steadier measure of work when the machine is oversubscribed.
+Usage: report.py OUT_DIR
 """
 import glob
 import json
@@ -27,9 +30,11 @@ def load(out_dir):
             parts = b["run_name"].split("/")
             family, arg = parts[0], (parts[1] if len(parts) > 1 and parts[1].isdigit() else "")
             seconds = b["real_time"] * UNIT[b["time_unit"]]
+            cpu = b["cpu_time"] * UNIT[b["time_unit"]]
             key = (family, arg, threads)
             if key not in best or seconds < best[key]["seconds"]:
-                best[key] = {"seconds": seconds, "label": b.get("label", ""), "bench": b}
+                best[key] = {"seconds": seconds, "label": b.get("label", ""), "bench": b,
+                             "cpu": cpu}
     return best
 
 
@@ -41,12 +46,13 @@ def main():
     out_dir = sys.argv[1]
     best = load(out_dir)
     threads_seen = sorted({k[2] for k in best})
-    print("| step | threads | seam | libtorch | floor | gemm-only | seam / libtorch | seam / floor |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| step | threads | seam | libtorch | floor | gemm-only | seam / libtorch | seam / floor "
+          "| process CPU: seam / libtorch |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for threads in threads_seen:
         peaks = [v["bench"]["GFLOP/s"] for (fam, _, t), v in best.items()
                  if fam == "BM_SgemmPeak" and t == threads]
-        peak = max(peaks) * 1e9 if peaks else None
+        peak = max(peaks) if peaks else None  # FLOP/s
         for arg in ["1", "2", "3"]:
             seam = best.get(("BM_SeamMlpStep", arg, threads))
             if seam is None:
@@ -59,7 +65,9 @@ def main():
                      ms(floor) if floor else "n/a",
                      ms(gemm["seconds"]) if gemm else "n/a",
                      f"{seam['seconds'] / torch['seconds']:.2f}x" if torch else "n/a",
-                     f"{seam['seconds'] / floor:.2f}x" if floor else "n/a"]
+                     f"{seam['seconds'] / floor:.2f}x" if floor else "n/a",
+                     f"{ms(seam['cpu'])} / {ms(torch['cpu'])} = {seam['cpu'] / torch['cpu']:.2f}x"
+                     if torch else "n/a"]
             print("| " + " | ".join(cells) + " |")
     print()
     print("| sgemm peak (best square sgemm this run) | threads | GFLOP/s |")
@@ -75,8 +83,10 @@ def main():
         seam = best.get(("BM_SeamMlpStep", "0", threads))
         torch = best.get(("BM_TorchMlpStep", "0", threads))
         if seam:
-            print(f"| whole step, {seam['label']} | {threads} | {seam['seconds'] * 1e6:.1f} us | "
-                  + (f"{torch['seconds'] * 1e6:.1f} us" if torch else "n/a") + " | <= 20 us |")
+            print(f"| whole step, {seam['label']} (process CPU in brackets) | {threads} | "
+                  f"{seam['seconds'] * 1e6:.1f} us ({seam['cpu'] * 1e6:.1f} us) | "
+                  + (f"{torch['seconds'] * 1e6:.1f} us ({torch['cpu'] * 1e6:.1f} us)"
+                     if torch else "n/a") + " | <= 20 us |")
     for (fam, arg, t), v in sorted(best.items()):
         if fam == "BM_TraceAndLaunch":
             print(f"| trace + launch, cached 100-op step, per op | {t} | "

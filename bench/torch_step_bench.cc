@@ -40,10 +40,14 @@ void BM_TorchMlpStep(benchmark::State& state) {
   }
   state.SetLabel(MlpLabel(shape));
   state.counters["matmul_flops"] = MlpStepMatmulFlops(shape);
-  state.counters["threads"] = at::get_num_threads();
+  state.counters["omp_threads"] = at::get_num_threads();
 }
 
-BENCHMARK(BM_TorchMlpStep)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TorchMlpStep)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace seam::bench

@@ -47,7 +47,7 @@ void BM_SeamMlpStep(benchmark::State& state) {
   }
   state.SetLabel(MlpLabel(shape));
   state.counters["matmul_flops"] = MlpStepMatmulFlops(shape);
-  state.counters["threads"] = BenchThreads();
+  state.counters["omp_threads"] = BenchThreads();
 }
 
 // The step's matrix products only, with the transpose flags seam's gradients use:
@@ -82,7 +82,7 @@ void BM_GemmOnlyStep(benchmark::State& state) {
   }
   state.SetLabel(MlpLabel(shape));
   state.counters["matmul_flops"] = MlpStepMatmulFlops(shape);
-  state.counters["threads"] = BenchThreads();
+  state.counters["omp_threads"] = BenchThreads();
 }
 
 // The best sgemm rate of this run: square products large enough to reach BLAS's peak.
@@ -98,12 +98,20 @@ void BM_SgemmPeak(benchmark::State& state) {
   state.counters["GFLOP/s"] =
       benchmark::Counter(2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate,
                          benchmark::Counter::kIs1000);
-  state.counters["threads"] = BenchThreads();
+  state.counters["omp_threads"] = BenchThreads();
 }
 
 BENCHMARK(BM_SgemmPeak)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SeamMlpStep)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_GemmOnlyStep)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SeamMlpStep)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_GemmOnlyStep)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace seam::bench
