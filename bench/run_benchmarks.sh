@@ -33,7 +33,7 @@ done
 
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 echo "== front end (1 thread)"
-"$bin/frontend_bench" "${common[@]}" --benchmark_out="$out/frontend_t1.json"
+"$bin/trace_bench" "${common[@]}" --benchmark_out="$out/trace_t1.json"
 if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
   echo "== issue-5 benchmarks (1 thread)"
   for name in dot_bench elementwise_bench compile_bench; do

@@ -112,7 +112,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, walk.leaves));
 
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
-  uint64_t key = CompileCacheKey(walk.hash, device);
+  uint64_t key = CompileCacheKey(WalkKey(walk), device);
   ComputationClient::ComputationPtr computation = cache->FindMatching(
       key, [&](const ir::Program& cached) { return WalkMatches(walk, cached); });
   if (computation != nullptr) {
@@ -120,6 +120,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
     LoweredGraph lowered = LowerGraph(roots);
+    lowered.program.aliases = walk.aliases;
     std::vector<ComputationClient::CompileInstance> instances;
     instances.push_back({std::move(lowered.program), device});
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,

@@ -74,7 +74,8 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
         stack.pop_back();
         continue;
       }
-      if (next_operand < node->operands.size()) {
+      // A leaf is a parameter whatever it was computed from.
+      if (!node->is_leaf() && next_operand < node->operands.size()) {
         const Node* operand = node->operands[next_operand++].get();
         if (!index.contains(operand)) stack.emplace_back(operand, 0);
         continue;
@@ -122,10 +123,22 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
   return walk;
 }
 
+uint64_t WalkKey(const GraphWalk& walk) {
+  if (walk.aliases.empty()) return walk.hash;
+  Mixer h;
+  h.Int(static_cast<int64_t>(walk.hash));
+  h.Int(static_cast<int64_t>(walk.aliases.size()));
+  for (const ir::Alias& alias : walk.aliases) {
+    h.Int(alias.output_index);
+    h.Int(alias.parameter_index);
+  }
+  return h.Finish();
+}
+
 bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
   static const ir::Program kFresh;  // what LowerGraph leaves untouched
   if (program.name != kFresh.name || program.replica_count != kFresh.replica_count ||
-      !program.aliases.empty() || program.results != walk.results ||
+      program.aliases != walk.aliases || program.results != walk.results ||
       program.instructions.size() != walk.nodes.size()) {
     return false;
   }

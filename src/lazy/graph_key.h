@@ -24,10 +24,17 @@ struct GraphWalk {
   std::vector<int> results;
   std::vector<std::shared_ptr<DeviceValue>> leaves;  // parameter p = leaves[p]
   uint64_t hash = 0;  // over everything LowerGraph's program would contain
+  // Input/output aliases the caller adds to the program (none from WalkGraph): part of the
+  // key (WalkKey) and of the match, and to be copied into the program on a compile.
+  std::vector<ir::Alias> aliases;
 };
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots);
 
-// Whether `program` equals LowerGraph(roots).program for the walked roots.
+// The cache key of the walk: its hash, combined with the aliases when there are any.
+uint64_t WalkKey(const GraphWalk& walk);
+
+// Whether `program` equals LowerGraph(roots).program, with walk.aliases as its aliases,
+// for the walked roots.
 bool WalkMatches(const GraphWalk& walk, const ir::Program& program);
 
 }  // namespace seam::lazy

@@ -104,6 +104,13 @@ TEST(GraphKeyTest, AliasesAndReplicasAreNotTheLoweredProgram) {
   ir::Program aliased = LowerGraph(roots).program;
   aliased.aliases.push_back({0, 0});
   EXPECT_FALSE(WalkMatches(walk, aliased));
+  // The same aliases on the walk: a match, under a key of its own.
+  GraphWalk with_alias = walk;
+  with_alias.aliases.push_back({0, 0});
+  EXPECT_TRUE(WalkMatches(with_alias, aliased));
+  EXPECT_FALSE(WalkMatches(with_alias, LowerGraph(roots).program));
+  EXPECT_NE(WalkKey(with_alias), WalkKey(walk));
+  EXPECT_EQ(WalkKey(walk), walk.hash);
   ir::Program replicated = LowerGraph(roots).program;
   replicated.replica_count = 2;
   EXPECT_FALSE(WalkMatches(walk, replicated));
