@@ -4,7 +4,7 @@ SAN_BUILD_DIR ?= build-sanitize
 BUILD_TYPE ?= Release
 JOBS ?= 2
 
-.PHONY: demo test test-sanitize build deps clean
+.PHONY: demo test test-sanitize build deps bench bench-deps clean
 
 # The main job: train an MLP on Fashion-MNIST, then print the test accuracy and the
 # metrics report.
@@ -28,6 +28,17 @@ build: deps
 
 deps:
 	./scripts/install-deps.sh
+
+# Issue 6's performance comparison: installs the libtorch/PyTorch peers (not part of
+# `deps`, so CI stays lean), builds bench/ and runs every benchmark, then prints the tables
+# that BENCHMARKS.md quotes (results under $(BUILD_DIR)/bench/results).
+bench: deps bench-deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target seam_benchmarks
+	./bench/run_benchmarks.sh $(BUILD_DIR)
+
+bench-deps:
+	./scripts/install-bench-deps.sh
 
 clean:
 	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR)

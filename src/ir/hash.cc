@@ -1,26 +1,34 @@
 #include "src/ir/hash.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 namespace seam::ir {
 namespace {
 
-// FNV-1a over a canonical little-endian encoding in which every variable-length part is
-// preceded by its length, so that different programs cannot encode to the same bytes.
+// A canonical little-endian encoding in which every variable-length part is preceded by
+// its length, so that different programs cannot encode to the same words; the words are
+// mixed in 8 bytes at a time (multiply and xor-shift), since the compile cache hashes
+// the whole program at every step barrier.
 class Hasher {
  public:
-  void Byte(uint8_t b) {
-    state_ ^= b;
-    state_ *= 0x100000001b3ULL;
-  }
+  void Byte(uint8_t b) { Int(b); }
   void Int(int64_t v) {
-    auto u = static_cast<uint64_t>(v);
-    for (int i = 0; i < 8; ++i) Byte(static_cast<uint8_t>(u >> (8 * i)));
+    state_ = (state_ ^ static_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15ULL;
+    state_ ^= state_ >> 29;
   }
   void Bytes(const uint8_t* data, size_t n) {
     Int(static_cast<int64_t>(n));
-    for (size_t i = 0; i < n; ++i) Byte(data[i]);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t word;
+      std::memcpy(&word, data + i, 8);
+      Int(static_cast<int64_t>(word));
+    }
+    uint64_t tail = 0;
+    for (size_t k = 0; i + k < n; ++k) tail |= static_cast<uint64_t>(data[i + k]) << (8 * k);
+    if (i < n) Int(static_cast<int64_t>(tail));
   }
   void String(const std::string& s) { Bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
   void Ints(const std::vector<int64_t>& values) {
@@ -31,8 +39,8 @@ class Hasher {
     Byte(static_cast<uint8_t>(shape.dtype));
     Ints(shape.dims);
   }
-  // In FNV-1a a low output bit depends only on low input bits; a final avalanche spreads
-  // every input bit over the whole value for callers that bucket by the low bits.
+  // A final avalanche spreads every input bit over the whole value for callers that
+  // bucket by the low bits.
   uint64_t Finish() const {
     uint64_t z = state_;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -20,12 +20,24 @@ std::string Braced(const std::vector<int64_t>& values) {
   return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
-absl::Status CheckAttributes(const Instruction& inst, const std::set<std::string>& allowed) {
+absl::Status CheckAttributes(const Instruction& inst,
+                             std::initializer_list<std::string_view> allowed) {
+  // Runs for every recorded op of the lazy front end: no allocation on the good path.
+  auto is_allowed = [&](const std::string& name) {
+    for (std::string_view a : allowed) {
+      if (a == name) return true;
+    }
+    return false;
+  };
   for (const auto& [name, values] : inst.attrs) {
-    if (allowed.count(name) == 0) return Error(inst, "unexpected attribute '" + name + "'");
+    if (!is_allowed(name)) return Error(inst, "unexpected attribute '" + name + "'");
   }
-  for (const std::string& name : allowed) {
-    if (inst.attrs.count(name) == 0) return Error(inst, "missing attribute '" + name + "'");
+  if (inst.attrs.size() != allowed.size()) {
+    for (std::string_view name : allowed) {
+      if (inst.attrs.count(std::string(name)) == 0) {
+        return Error(inst, "missing attribute '" + std::string(name) + "'");
+      }
+    }
   }
   return absl::OkStatus();
 }

@@ -2,7 +2,9 @@
 #ifndef SEAM_IR_SHAPE_RULES_INTERNAL_H_
 #define SEAM_IR_SHAPE_RULES_INTERNAL_H_
 
+#include <initializer_list>
 #include <set>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -24,7 +26,8 @@ absl::Status Error(const Instruction& inst, const std::string& message);
 std::string Braced(const std::vector<int64_t>& values);  // "{1,2}"
 
 // Every op lists the attributes it reads; any other attribute is a mistake of the producer.
-absl::Status CheckAttributes(const Instruction& inst, const std::set<std::string>& allowed);
+absl::Status CheckAttributes(const Instruction& inst,
+                             std::initializer_list<std::string_view> allowed);
 
 absl::Status CheckStrictlyIncreasing(const Instruction& inst, const std::string& attr);
 

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/lazy/replicated.h"
@@ -265,7 +267,7 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
                                     root->shape.ToString()));
   }
   std::vector<NodePtr> param_nodes;
-  std::unordered_set<const void*> wanted;
+  absl::flat_hash_set<const void*> wanted;
   for (const Tensor& p : params) {
     param_nodes.push_back(lazy::NodeOf(p, "grad"));
     wanted.insert(Key(param_nodes.back().get()));
@@ -273,7 +275,7 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
 
   // Post-order of the graph (iterative), then which nodes lead to a wanted parameter.
   std::vector<NodePtr> order;
-  std::unordered_set<const Node*> seen;
+  absl::flat_hash_set<const Node*> seen;
   std::vector<std::pair<NodePtr, size_t>> stack{{root, 0}};
   seen.insert(root.get());
   while (!stack.empty()) {
@@ -286,14 +288,14 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
     order.push_back(node);
     stack.pop_back();
   }
-  std::unordered_set<const Node*> needed;
+  absl::flat_hash_set<const Node*> needed;
   for (const NodePtr& node : order) {
     bool need = wanted.count(Key(node.get())) > 0;
     for (const NodePtr& operand : node->operands) need = need || needed.count(operand.get());
     if (need) needed.insert(node.get());
   }
 
-  std::unordered_map<const void*, NodePtr> adjoint;
+  absl::flat_hash_map<const void*, NodePtr> adjoint;
   adjoint[Key(root.get())] = Full(root, 1);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const NodePtr& node = *it;

@@ -7,9 +7,14 @@ namespace seam::lazy {
 
 runtime::ComputationClient::ComputationPtr CompileCache::Find(uint64_t key,
                                                               const ir::Program& program) {
+  return FindMatching(key, [&](const ir::Program& cached) { return cached == program; });
+}
+
+runtime::ComputationClient::ComputationPtr CompileCache::FindMatching(
+    uint64_t key, absl::FunctionRef<bool(const ir::Program&)> matches) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(key);
-  if (it == index_.end() || !(it->second->second->program() == program)) return nullptr;
+  if (it == index_.end() || !matches(it->second->second->program())) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second);
   return it->second->second;
 }

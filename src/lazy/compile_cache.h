@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "src/runtime/computation_client.h"
 
@@ -24,6 +25,10 @@ class CompileCache {
   // The cached computation for `key`, confirmed by comparing programs (a hash collision
   // costs a compile, never a wrong result); null on a miss. A hit becomes most recent.
   runtime::ComputationClient::ComputationPtr Find(uint64_t key, const ir::Program& program);
+  // The same, with the confirmation done by `matches` on the cached program (the front end
+  // checks it against the graph, without lowering the graph to a program first).
+  runtime::ComputationClient::ComputationPtr FindMatching(
+      uint64_t key, absl::FunctionRef<bool(const ir::Program&)> matches);
   // Inserts (or replaces) and evicts the least recently used entries beyond capacity.
   void Insert(uint64_t key, runtime::ComputationClient::ComputationPtr computation);
   size_t size() const;

@@ -6,33 +6,30 @@
 
 namespace seam::lazy {
 
-std::vector<ir::Alias> PlanDonations(const LoweredGraph& lowered, const std::vector<NodePtr>& roots,
+std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<NodePtr>& roots,
                                      const std::vector<std::shared_ptr<TensorImpl>>& pending,
                                      const std::vector<size_t>& result_of) {
   std::vector<ir::Alias> aliases;
-  const std::vector<ir::Instruction>& instructions = lowered.program.instructions;
   // Built on the first candidate: parameter index of each leaf value, instruction of each
   // parameter, and operand references to each instruction (one pass, no hashing of nodes).
   std::unordered_map<const DeviceValue*, size_t> parameter_of;
   std::vector<size_t> instruction_of_parameter;
   std::vector<int64_t> uses;
-  std::vector<bool> output_taken(roots.size()), parameter_taken(lowered.leaves.size());
+  std::vector<bool> output_taken(roots.size()), parameter_taken(walk.leaves.size());
   for (size_t k = 0; k < pending.size(); ++k) {
     NodePtr leaf = pending[k]->replaced();  // one more owner of the leaf while held here
     if (leaf == nullptr || !leaf->is_leaf()) continue;
     const std::shared_ptr<DeviceValue>& value = leaf->value;
     if (value->donated || value->device == nullptr) continue;
     if (parameter_of.empty()) {
-      for (size_t p = 0; p < lowered.leaves.size(); ++p) parameter_of[lowered.leaves[p].get()] = p;
-      instruction_of_parameter.resize(lowered.leaves.size());
-      uses.assign(instructions.size(), 0);
-      for (size_t i = 0; i < instructions.size(); ++i) {
-        const ir::Instruction& inst = instructions[i];
-        if (inst.op == ir::Op::kParameter) {
-          instruction_of_parameter[static_cast<size_t>(inst.parameter_index)] = i;
-        }
-        for (int operand : inst.operands) ++uses[static_cast<size_t>(operand)];
+      for (size_t p = 0; p < walk.leaves.size(); ++p) parameter_of[walk.leaves[p].get()] = p;
+      // Parameters are the walk's leaf nodes, in parameter order.
+      instruction_of_parameter.reserve(walk.leaves.size());
+      for (size_t i = 0; i < walk.nodes.size(); ++i) {
+        if (walk.nodes[i]->is_leaf()) instruction_of_parameter.push_back(i);
       }
+      uses.assign(walk.nodes.size(), 0);
+      for (int operand : walk.operands) ++uses[static_cast<size_t>(operand)];
     }
     auto found = parameter_of.find(value.get());
     if (found == parameter_of.end()) continue;  // the new value does not read the old one
@@ -42,7 +39,7 @@ std::vector<ir::Alias> PlanDonations(const LoweredGraph& lowered, const std::vec
     // No other handle to the device data.
     if (value->device.use_count() != 1) continue;
     if (!value->buffer_donor) {
-      // The value's owners: the lowered graph's list and this leaf alone. The leaf's
+      // The value's owners: the walk's leaf list and this leaf alone. The leaf's
       // owners: `leaf` above and the operand edges of this program (each node of the graph
       // is one instruction, each of its edges one operand), so no tensor, copy of a tensor
       // or graph outside this sync can read the value after the run.
@@ -56,9 +53,10 @@ std::vector<ir::Alias> PlanDonations(const LoweredGraph& lowered, const std::vec
   return aliases;
 }
 
-void MarkDonated(const LoweredGraph& lowered) {
-  for (const ir::Alias& alias : lowered.program.aliases) {
-    lowered.leaves[static_cast<size_t>(alias.parameter_index)]->donated = true;
+void MarkDonated(const std::vector<ir::Alias>& aliases,
+                 const std::vector<std::shared_ptr<DeviceValue>>& parameters) {
+  for (const ir::Alias& alias : aliases) {
+    parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
   }
 }
 

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "src/ir/program.h"
 #include "src/lazy/graph_executor.h"
+#include "src/lazy/graph_key.h"
 #include "src/lazy/lazy_tensor.h"
 
 namespace seam::lazy {
@@ -24,12 +25,13 @@ namespace seam::lazy {
 //     program's edges: no other tensor, copy of the tensor or graph outside this sync can
 //     read it afterwards. Use counts are checked, nothing is assumed.
 // Host reads never call this (they never donate).
-std::vector<ir::Alias> PlanDonations(const LoweredGraph& lowered, const std::vector<NodePtr>& roots,
+std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<NodePtr>& roots,
                                      const std::vector<std::shared_ptr<TensorImpl>>& pending,
                                      const std::vector<size_t>& result_of);
 
 // After the run: every aliased parameter's value is marked donated.
-void MarkDonated(const LoweredGraph& lowered);
+void MarkDonated(const std::vector<ir::Alias>& aliases,
+                 const std::vector<std::shared_ptr<DeviceValue>>& parameters);
 
 // FailedPrecondition naming `op` and the value's shape when its buffer was donated.
 absl::Status CheckNotDonated(const DeviceValue& value, std::string_view op);

@@ -2,12 +2,15 @@
 
 #include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
-#include "src/lazy/replicated.h"
 #include "src/lazy/donation.h"
+#include "src/lazy/graph_key.h"
 #include "src/lazy/recompile_explainer.h"
+#include "src/lazy/replicated.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
 
@@ -37,8 +40,12 @@ absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
 
 LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
   LoweredGraph lowered;
-  std::unordered_map<const Node*, int> index;
-  std::unordered_map<const DeviceValue*, int> instruction_of_value;
+  // Flat maps, sized from the last lowering: this runs at every step barrier.
+  static thread_local size_t last_size = 64;
+  absl::flat_hash_map<const Node*, int> index;
+  index.reserve(last_size);
+  lowered.program.instructions.reserve(last_size);
+  absl::flat_hash_map<const DeviceValue*, int> instruction_of_value;
   // Iterative post-order: graphs of long training loops can be deep.
   std::vector<std::pair<const Node*, size_t>> stack;
   for (const NodePtr& root : roots) {
@@ -83,6 +90,7 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
     }
     lowered.program.results.push_back(index.at(root.get()));
   }
+  last_size = lowered.program.instructions.size();
   return lowered;
 }
 
@@ -103,29 +111,34 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   const std::string device = client->GetDefaultDevice();
-  LoweredGraph lowered = LowerGraph(roots);
-  for (const auto& leaf : lowered.leaves) SEAM_RETURN_IF_ERROR(CheckNotDonated(*leaf, "sync"));
+  // The cache is keyed and checked on the graph itself: a hit builds no program.
+  GraphWalk walk = WalkGraph(roots);
+  for (const auto& leaf : walk.leaves) SEAM_RETURN_IF_ERROR(CheckNotDonated(*leaf, "sync"));
   // Data parallel: a step with per-replica values runs on every replica (src/lazy/replicated.cc).
-  SEAM_ASSIGN_OR_RETURN(int64_t replicas, ReplicaCount(lowered));
+  SEAM_ASSIGN_OR_RETURN(int64_t replicas, ReplicaCount(walk.leaves));
   if (replicas > 1) {
+    walk = GraphWalk();
     SEAM_ASSIGN_OR_RETURN(std::vector<NodePtr> results,
-                          RunReplicated(*client, std::move(lowered), replicas, roots));
+                          RunReplicated(*client, LowerGraph(roots), replicas, roots));
     for (size_t i = 0; i < pending.size(); ++i) pending[i]->set_node(results[root_index[i]]);
     return absl::OkStatus();
   }
-  SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, lowered.leaves));
-  if (donate) lowered.program.aliases = PlanDonations(lowered, roots, pending, root_index);
+  SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, walk.leaves));
+  if (donate) walk.aliases = PlanDonations(walk, roots, pending, root_index);
 
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
-  uint64_t key = CompileCacheKey(ir::HashProgram(lowered.program), device);
-  ComputationClient::ComputationPtr computation = cache->Find(key, lowered.program);
+  uint64_t key = CompileCacheKey(WalkKey(walk), device);
+  ComputationClient::ComputationPtr computation = cache->FindMatching(
+      key, [&](const ir::Program& cached) { return WalkMatches(walk, cached); });
   if (computation != nullptr) {
     metrics::GetOrCreateCounter("CachedCompile")->Add(1);
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
+    LoweredGraph lowered = LowerGraph(roots);
+    lowered.program.aliases = walk.aliases;
     SEAM_RETURN_IF_ERROR(NoteCompileCacheMiss(lowered));
     std::vector<ComputationClient::CompileInstance> instances;
-    instances.push_back({lowered.program, device});
+    instances.push_back({std::move(lowered.program), device});
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
                           client->Compile(std::move(instances)));
     computation = compiled.front();
@@ -133,11 +146,11 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   }
 
   std::vector<ComputationClient::DataPtr> arguments;
-  arguments.reserve(lowered.leaves.size());
-  for (const auto& leaf : lowered.leaves) arguments.push_back(leaf->device);
+  arguments.reserve(walk.leaves.size());
+  for (const auto& leaf : walk.leaves) arguments.push_back(leaf->device);
   SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
                         client->ExecuteComputation(*computation, arguments, device, {}));
-  MarkDonated(lowered);
+  MarkDonated(walk.aliases, walk.leaves);
 
   std::vector<NodePtr> new_leaves;
   new_leaves.reserve(outputs.size());

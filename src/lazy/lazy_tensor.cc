@@ -1,14 +1,14 @@
 #include "src/lazy/lazy_tensor.h"
 
 #include <atomic>
-#include <map>
 
 namespace seam::lazy {
 namespace {
 
 struct Registry {
   std::mutex mu;
-  std::map<uint64_t, std::weak_ptr<TensorImpl>> tensors;  // by id = creation order
+  TensorImpl* head = nullptr;  // oldest
+  TensorImpl* tail = nullptr;  // newest
 };
 
 Registry& GetRegistry() {
@@ -33,7 +33,9 @@ TensorImpl::TensorImpl(NodePtr node) : id_(g_next_id.fetch_add(1)), node_(std::m
 TensorImpl::~TensorImpl() {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
-  registry.tensors.erase(id_);
+  if (!registered_) return;
+  (prev_ != nullptr ? prev_->next_ : registry.head) = next_;
+  (next_ != nullptr ? next_->prev_ : registry.tail) = prev_;
 }
 
 NodePtr TensorImpl::node() const {
@@ -59,16 +61,21 @@ void TensorImpl::set_replaced(std::weak_ptr<const Node> leaf) {
 void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
-  registry.tensors.emplace(impl->id(), impl);
+  if (impl->registered_) return;
+  impl->registered_ = true;
+  impl->prev_ = registry.tail;
+  (registry.tail != nullptr ? registry.tail->next_ : registry.head) = impl.get();
+  registry.tail = impl.get();
 }
 
 std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mu);
   std::vector<std::shared_ptr<TensorImpl>> live;
-  live.reserve(registry.tensors.size());
-  for (const auto& [id, weak] : registry.tensors) {
-    if (auto impl = weak.lock()) live.push_back(std::move(impl));
+  for (TensorImpl* impl = registry.head; impl != nullptr; impl = impl->next_) {
+    // A tensor whose last handle is going away (its destructor waits for this lock) is
+    // no longer live.
+    if (auto locked = impl->weak_from_this().lock()) live.push_back(std::move(locked));
   }
   return live;
 }

@@ -49,8 +49,9 @@ using NodePtr = std::shared_ptr<const Node>;
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value);
 
 // What a seam::Tensor points at. Registered while alive, so that sync() finds every
-// tensor with pending operations.
-class TensorImpl {
+// tensor with pending operations: the registry is an intrusive list in creation order
+// (linking and unlinking allocate nothing, which matters since every op makes one).
+class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
  public:
   explicit TensorImpl(NodePtr node);
   ~TensorImpl();
@@ -67,10 +68,17 @@ class TensorImpl {
   void set_replaced(std::weak_ptr<const Node> leaf);
 
  private:
+  friend void RegisterTensor(const std::shared_ptr<TensorImpl>& impl);
+  friend std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
+
   uint64_t id_;
   mutable std::mutex mu_;
   NodePtr node_;
   std::weak_ptr<const Node> replaced_;
+  // Registry links, guarded by the registry's mutex.
+  TensorImpl* prev_ = nullptr;
+  TensorImpl* next_ = nullptr;
+  bool registered_ = false;
 };
 
 // Every live tensor, oldest first.

@@ -48,6 +48,7 @@ NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y) {
     ThrowInvalid(absl::StrCat(name, ": element types differ: ", x->shape.ToString(), " and ",
                               y->shape.ToString()));
   }
+  if (x->shape.dims == y->shape.dims) return MakeNode(op, {std::move(x), std::move(y)}, {});
   std::vector<int64_t> dims = BroadcastDims(name, x->shape, y->shape);
   return MakeNode(op, {BroadcastTo(x, dims), BroadcastTo(y, dims)}, {});
 }

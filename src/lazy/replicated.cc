@@ -89,9 +89,9 @@ NodePtr AllReduceNode(ir::Op op, const NodePtr& x) {
   return MakeNode(op, {x}, {{"replica_groups", {0}}, {"group_size", {1}}});
 }
 
-absl::StatusOr<int64_t> ReplicaCount(const LoweredGraph& lowered) {
+absl::StatusOr<int64_t> ReplicaCount(const std::vector<std::shared_ptr<DeviceValue>>& leaves) {
   int64_t count = 1;
-  for (const auto& leaf : lowered.leaves) {
+  for (const auto& leaf : leaves) {
     if (leaf->replicas == nullptr || leaf->replicas->count == count) continue;
     if (count != 1) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -33,7 +33,7 @@ NodePtr AllReduceNode(ir::Op op, const NodePtr& x);
 
 // The replica count of a lowered step: N if some leaf is replicated over N devices, else 1.
 // Leaves replicated over different counts are an error.
-absl::StatusOr<int64_t> ReplicaCount(const LoweredGraph& lowered);
+absl::StatusOr<int64_t> ReplicaCount(const std::vector<std::shared_ptr<DeviceValue>>& leaves);
 
 // Makes `program` a program of `replicas` replicas whose all_reduces span all of them.
 void SetReplicas(ir::Program& program, int64_t replicas);

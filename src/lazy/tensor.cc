@@ -3,6 +3,7 @@
 #include "seam/tensor.h"
 
 #include <algorithm>
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -47,26 +48,95 @@ NodePtr NodeOf(const Tensor& tensor, const char* what) {
   return TensorAccess::Impl(tensor, what)->node();
 }
 
+namespace {
+
+// Elementwise ops on operands of one float shape cannot fail their shape rule, and give
+// that shape (pred for comparisons). Training steps record mostly these and matrix
+// products, so they skip the generic rule (which copies every operand shape); nullopt for
+// everything else, including every case the rule would reject.
+// A matrix product of two matrices of one dtype, one contracting dimension each and no
+// batch (matmul and its gradients): [lhs free, rhs free] when the contracted sizes agree,
+// which is the dot_general rule's result for that case.
+std::optional<ir::Shape> MatrixProductShape(const std::vector<NodePtr>& operands,
+                                            const ir::Attributes& attrs) {
+  if (operands.size() != 2 || attrs.size() != 4) return std::nullopt;
+  const ir::Shape& lhs = operands[0]->shape;
+  const ir::Shape& rhs = operands[1]->shape;
+  if (lhs.rank() != 2 || rhs.rank() != 2 || lhs.dtype != rhs.dtype) return std::nullopt;
+  auto get = [&](const char* name) -> const std::vector<int64_t>* {
+    auto it = attrs.find(name);
+    return it == attrs.end() ? nullptr : &it->second;
+  };
+  const auto *lb = get("lhs_batch"), *rb = get("rhs_batch");
+  const auto *lc = get("lhs_contracting"), *rc = get("rhs_contracting");
+  if (!lb || !rb || !lc || !rc || !lb->empty() || !rb->empty() || lc->size() != 1 ||
+      rc->size() != 1) {
+    return std::nullopt;
+  }
+  const int64_t l = (*lc)[0], r = (*rc)[0];
+  if (l < 0 || l > 1 || r < 0 || r > 1 || lhs.dims[l] != rhs.dims[r]) return std::nullopt;
+  return ir::Shape{lhs.dtype, {lhs.dims[1 - l], rhs.dims[1 - r]}};
+}
+
+std::optional<ir::Shape> FastShape(ir::Op op, const std::vector<NodePtr>& operands,
+                                              const ir::Attributes& attrs) {
+  if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs);
+  if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
+    return std::nullopt;
+  }
+  size_t arity = 2;
+  bool compare = false;
+  switch (op) {
+    case ir::Op::kNeg: case ir::Op::kAbs: case ir::Op::kSign: case ir::Op::kExp:
+    case ir::Op::kLog: case ir::Op::kLog1p: case ir::Op::kTanh: case ir::Op::kLogistic:
+    case ir::Op::kSqrt: case ir::Op::kRsqrt: case ir::Op::kFloor: case ir::Op::kCeil:
+      arity = 1;
+      break;
+    case ir::Op::kAdd: case ir::Op::kSubtract: case ir::Op::kMultiply: case ir::Op::kDivide:
+    case ir::Op::kRemainder: case ir::Op::kPower: case ir::Op::kMaximum: case ir::Op::kMinimum:
+      break;
+    case ir::Op::kEq: case ir::Op::kNe: case ir::Op::kLt: case ir::Op::kLe: case ir::Op::kGt:
+    case ir::Op::kGe:
+      compare = true;
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (operands.size() != arity) return std::nullopt;
+  const ir::Shape& first = operands[0]->shape;
+  if (arity == 2 && !(operands[1]->shape == first)) return std::nullopt;
+  if (compare) return ir::Shape{ir::DType::kPred, first.dims};
+  return first;
+}
+
+}  // namespace
+
 NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
                  ir::Shape declared) {
-  ir::Instruction inst;
-  inst.op = op;
-  inst.attrs = attrs;
-  inst.shape = std::move(declared);
-  std::vector<ir::Shape> operand_shapes;
   for (const NodePtr& operand : operands) {
-    operand_shapes.push_back(operand->shape);
     if (operand->is_leaf()) {
       if (absl::Status s = CheckNotDonated(*operand->value, ir::OpName(op)); !s.ok()) Throw(s);
     }
   }
-  absl::StatusOr<ir::Shape> shape = ir::InferShape(inst, operand_shapes);
-  if (!shape.ok()) Throw(shape.status());
   auto node = std::make_shared<Node>();
+  if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs)) {
+    node->shape = *std::move(fast);
+  } else {
+    ir::Instruction inst;
+    inst.op = op;
+    inst.attrs = std::move(attrs);
+    inst.shape = std::move(declared);
+    std::vector<ir::Shape> operand_shapes;
+    operand_shapes.reserve(operands.size());
+    for (const NodePtr& operand : operands) operand_shapes.push_back(operand->shape);
+    absl::StatusOr<ir::Shape> shape = ir::InferShape(inst, operand_shapes);
+    if (!shape.ok()) Throw(shape.status());
+    node->shape = *std::move(shape);
+    attrs = std::move(inst.attrs);
+  }
   node->op = op;
   node->operands = std::move(operands);
   node->attrs = std::move(attrs);
-  node->shape = *std::move(shape);
   absl::StatusOr<bool> eager = EagerEnabled();
   if (!eager.ok()) Throw(eager.status());
   if (*eager) {
@@ -312,7 +382,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
     if (!node->is_leaf()) roots.push_back(std::move(node));
   }
   lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
-  absl::StatusOr<int64_t> replicas = lazy::ReplicaCount(lowered);
+  absl::StatusOr<int64_t> replicas = lazy::ReplicaCount(lowered.leaves);
   if (!replicas.ok()) lazy::Throw(replicas.status());
   if (*replicas > 1) lazy::SetReplicas(lowered.program, *replicas);
   return ir::PrintProgram(lowered.program);

@@ -291,12 +291,32 @@ void Binary(Op op, DType dtype, const uint8_t* a, const uint8_t* b, uint8_t* out
   }
 }
 
+namespace {
+
+// Moves whole elements as unsigned integers of their size: a branch-free loop the compiler
+// vectorizes (relu's gradient is a select over every activation).
+template <typename T>
+void SelectT(const uint8_t* predicate, const uint8_t* on_true, const uint8_t* on_false,
+             uint8_t* out, int64_t count) {
+  const auto* t = reinterpret_cast<const T*>(on_true);
+  const auto* f = reinterpret_cast<const T*>(on_false);
+  auto* y = reinterpret_cast<T*>(out);
+  for (int64_t i = 0; i < count; ++i) y[i] = predicate[i] != 0 ? t[i] : f[i];
+}
+
+}  // namespace
+
 void Select(DType dtype, const uint8_t* predicate, const uint8_t* on_true, const uint8_t* on_false,
             uint8_t* out, int64_t count) {
-  size_t size = ir::DTypeSize(dtype);
-  for (int64_t i = 0; i < count; ++i) {
-    const uint8_t* from = predicate[i] != 0 ? on_true : on_false;
-    std::memcpy(out + i * size, from + i * size, size);
+  switch (ir::DTypeSize(dtype)) {
+    case 1:
+      return SelectT<uint8_t>(predicate, on_true, on_false, out, count);
+    case 2:
+      return SelectT<uint16_t>(predicate, on_true, on_false, out, count);
+    case 4:
+      return SelectT<uint32_t>(predicate, on_true, on_false, out, count);
+    default:
+      return SelectT<uint64_t>(predicate, on_true, on_false, out, count);
   }
 }
 

@@ -1,5 +1,6 @@
 // Data movement kernels (broadcast, transpose, slice, concatenate, pad) and iota. They
 // move whole elements, so all but iota dispatch on the element size alone.
+#include <algorithm>
 #include <cstring>
 
 #include "src/plugins/cpu/element_types.h"
@@ -10,12 +11,39 @@ namespace seam::cpu {
 namespace {
 
 // out[pos] = in[offset] for every result position, offsets from `strides` (plus `base`).
+// The innermost dimension is done as one run per outer index: a block copy where it is
+// contiguous in the input, a fill where it is broadcast (stride 0), a strided loop
+// otherwise; broadcasts and row slices then cost about a memcpy.
 template <typename T>
 void GatherT(const uint8_t* in, int64_t base, const std::vector<int64_t>& out_dims,
              const std::vector<int64_t>& strides, uint8_t* out) {
   const T* x = reinterpret_cast<const T*>(in) + base;
   T* y = reinterpret_cast<T*>(out);
-  ForEachIndex(out_dims, strides, [&](int64_t pos, int64_t offset) { y[pos] = x[offset]; });
+  if (out_dims.empty()) {
+    y[0] = x[0];
+    return;
+  }
+  const int64_t inner = out_dims.back();
+  const int64_t step = strides.back();
+  if (inner == 0) return;
+  std::vector<int64_t> outer_dims(out_dims.begin(), out_dims.end() - 1);
+  std::vector<int64_t> outer_strides(strides.begin(), strides.end() - 1);
+  auto row = [&](int64_t pos, int64_t offset) {
+    T* dst = y + pos * inner;
+    const T* src = x + offset;
+    if (step == 1) {
+      std::memcpy(dst, src, static_cast<size_t>(inner) * sizeof(T));
+    } else if (step == 0) {
+      std::fill(dst, dst + inner, *src);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * step];
+    }
+  };
+  if (outer_dims.empty()) {
+    row(0, 0);
+    return;
+  }
+  ForEachIndex(outer_dims, outer_strides, row);
 }
 
 void Gather(ir::DType dtype, const uint8_t* in, int64_t base, const std::vector<int64_t>& out_dims,

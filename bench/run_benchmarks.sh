@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs the benchmarks of bench/ as `make bench` does and prints the issue-6 tables.
+#   bench/run_benchmarks.sh [BUILD_DIR] [OUT_DIR]
+# Each training-step size runs seam, then libtorch, then the bare matrix products, back to
+# back, on 1 and then 2 threads (OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = n), three
+# repetitions each; report.py keeps the fastest repetition of each.
+set -euo pipefail
+
+build=${1:-build}
+out=${2:-$build/bench/results}
+bin=$build/bench
+mkdir -p "$out"
+rm -f "$out"/*.json
+export PJRT_DEVICE=${PJRT_DEVICE:-CPU}
+common=(--benchmark_repetitions=3 --benchmark_min_time=0.2 --benchmark_out_format=json)
+
+for t in 1 2; do
+  export OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t
+  echo "== $t thread(s)"
+  "$bin/train_step_bench" --benchmark_filter='BM_SgemmPeak' "${common[@]}" \
+    --benchmark_out="$out/sgemm_t$t.json"
+  for size in 0 1 2 3; do
+    "$bin/train_step_bench" --benchmark_filter="BM_SeamMlpStep/$size/" "${common[@]}" \
+      --benchmark_out="$out/seam_s${size}_t$t.json"
+    if [ -x "$bin/torch_step_bench" ]; then
+      "$bin/torch_step_bench" --benchmark_filter="BM_TorchMlpStep/$size/" "${common[@]}" \
+        --benchmark_out="$out/torch_s${size}_t$t.json"
+    fi
+    "$bin/train_step_bench" --benchmark_filter="BM_GemmOnlyStep/$size/" "${common[@]}" \
+      --benchmark_out="$out/gemm_s${size}_t$t.json"
+  done
+done
+
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+echo "== front end (1 thread)"
+"$bin/trace_bench" "${common[@]}" --benchmark_out="$out/trace_t1.json"
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
+  echo "== issue-5 benchmarks (1 thread)"
+  for name in dot_bench elementwise_bench compile_bench; do
+    "$bin/$name" --benchmark_min_time=0.3
+  done
+fi
+
+if [ ! -x "$bin/torch_step_bench" ]; then
+  echo "note: torch_step_bench was not built (libtorch-dev missing?): no libtorch column" >&2
+fi
+echo
+python3 "$(dirname "$0")/report.py" "$out" | tee "$out/report.md"

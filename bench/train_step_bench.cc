@@ -1,0 +1,117 @@
+// One MLP training step through seam's public API (forward, cross-entropy, backward, SGD
+// update, step barrier and loss read), and the matrix-product floor of the same step:
+// the best sgemm rate of this run and the step's own products called directly on BLAS.
+// torch_step_bench.cc measures the same step in libtorch; bench/report.py sets them side by
+// side. Run with OPENBLAS_NUM_THREADS and OMP_NUM_THREADS set (run_benchmarks.sh does).
+#include <cblas.h>
+#include <cstdlib>
+
+#include <benchmark/benchmark.h>
+
+#include "bench/bench_util.h"
+#include "bench/mlp_shapes.h"
+#include "seam/nn.h"
+#include "seam/optim.h"
+#include "seam/tensor.h"
+
+namespace seam::bench {
+namespace {
+
+void SetUpDevice() { setenv("PJRT_DEVICE", "CPU", /*overwrite=*/0); }
+
+std::vector<int32_t> Labels(int64_t count, int64_t classes) {
+  std::vector<int32_t> labels(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) labels[i] = static_cast<int32_t>((i * 7 + 3) % classes);
+  return labels;
+}
+
+void BM_SeamMlpStep(benchmark::State& state) {
+  SetUpDevice();
+  const MlpShape& shape = MlpShapes()[state.range(0)];
+  const int64_t in = shape.sizes.front(), classes = shape.sizes.back();
+  nn::Mlp model(shape.sizes, /*seed=*/1);
+  optim::Sgd sgd(model.parameters(), /*lr=*/0.01f);
+  Tensor x = Tensor::randn({shape.batch, in}, /*seed=*/2);
+  Tensor y = Tensor::from_vector(Labels(shape.batch, classes), {shape.batch});
+  float loss_value = 0;
+  auto step = [&] {
+    Tensor loss = nn::cross_entropy(model.forward(x), y);
+    sgd.step(loss);
+    sync();
+    loss_value = loss.item<float>();
+  };
+  step();  // compiles; later steps hit the compile cache
+  for (auto _ : state) {
+    step();
+    benchmark::DoNotOptimize(loss_value);
+  }
+  state.SetLabel(MlpLabel(shape));
+  state.counters["matmul_flops"] = MlpStepMatmulFlops(shape);
+  state.counters["omp_threads"] = BenchThreads();
+}
+
+// The step's matrix products only, with the transpose flags seam's gradients use:
+// forward X.W, weight gradient X^T.G, input gradient G.W^T.
+void BM_GemmOnlyStep(benchmark::State& state) {
+  const MlpShape& shape = MlpShapes()[state.range(0)];
+  const auto& s = shape.sizes;
+  const int b = static_cast<int>(shape.batch);
+  std::vector<std::vector<float>> acts, weights, grads;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    acts.push_back(RandomFloats(size_t(b) * s[i], 1));
+    weights.push_back(RandomFloats(size_t(s[i]) * s[i + 1], 2));
+    grads.push_back(RandomFloats(size_t(b) * s[i + 1], 3));
+  }
+  std::vector<std::vector<float>> outs = grads, weight_grads = weights, input_grads = acts;
+  for (auto _ : state) {
+    for (size_t i = 0; i + 1 < s.size(); ++i) {
+      const int k = static_cast<int>(s[i]), n = static_cast<int>(s[i + 1]);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, n, k, 1.0f, acts[i].data(), k,
+                  weights[i].data(), n, 0.0f, outs[i].data(), n);
+    }
+    for (size_t i = s.size() - 1; i-- > 0;) {
+      const int k = static_cast<int>(s[i]), n = static_cast<int>(s[i + 1]);
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, b, 1.0f, acts[i].data(), k,
+                  grads[i].data(), n, 0.0f, weight_grads[i].data(), n);
+      if (i > 0) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, b, k, n, 1.0f, grads[i].data(), n,
+                    weights[i].data(), n, 0.0f, input_grads[i].data(), k);
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(MlpLabel(shape));
+  state.counters["matmul_flops"] = MlpStepMatmulFlops(shape);
+  state.counters["omp_threads"] = BenchThreads();
+}
+
+// The best sgemm rate of this run: square products large enough to reach BLAS's peak.
+void BM_SgemmPeak(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::vector<float> a = RandomFloats(size_t(n) * n, 1), b = RandomFloats(size_t(n) * n, 2);
+  std::vector<float> c(size_t(n) * n);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                n, 0.0f, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::kIs1000);
+  state.counters["omp_threads"] = BenchThreads();
+}
+
+BENCHMARK(BM_SgemmPeak)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SeamMlpStep)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_GemmOnlyStep)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace seam::bench

@@ -1,0 +1,42 @@
+// The compile-cache key of a pending graph, taken from the nodes themselves, and the check
+// that a cached program is exactly the one LowerGraph would build from them. With both, a
+// step barrier that hits the compile cache never builds (or hashes, or frees) an
+// ir::Program: the lowering runs only on a miss.
+#ifndef SEAM_LAZY_GRAPH_KEY_H_
+#define SEAM_LAZY_GRAPH_KEY_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "src/ir/program.h"
+#include "src/lazy/lazy_tensor.h"
+
+namespace seam::lazy {
+
+// The graph of `roots` in LowerGraph's instruction order: nodes[i] becomes instruction i
+// (a parameter for a leaf, one per distinct value), its operands are
+// operands[operand_begin[i] .. operand_begin[i+1]).
+struct GraphWalk {
+  std::vector<const Node*> nodes;
+  std::vector<int> operand_begin;  // nodes.size() + 1 entries
+  std::vector<int> operands;
+  std::vector<int> results;
+  std::vector<std::shared_ptr<DeviceValue>> leaves;  // parameter p = leaves[p]
+  uint64_t hash = 0;  // over everything LowerGraph's program would contain
+  // Input/output aliases the caller adds to the program (none from WalkGraph): part of the
+  // key (WalkKey) and of the match, and to be copied into the program on a compile.
+  std::vector<ir::Alias> aliases;
+};
+GraphWalk WalkGraph(const std::vector<NodePtr>& roots);
+
+// The cache key of the walk: its hash, combined with the aliases when there are any.
+uint64_t WalkKey(const GraphWalk& walk);
+
+// Whether `program` equals LowerGraph(roots).program, with walk.aliases as its aliases,
+// for the walked roots.
+bool WalkMatches(const GraphWalk& walk, const ir::Program& program);
+
+}  // namespace seam::lazy
+
+#endif  // SEAM_LAZY_GRAPH_KEY_H_
