@@ -41,7 +41,7 @@ std::vector<std::shared_ptr<DeviceMemory>> ToDevice(const std::vector<ir::Litera
   return memory;
 }
 
-std::vector<ir::Literal> Run(const Executable& executable, const std::vector<ir::Literal>& args) {
+std::vector<ir::Literal> RunProgram(const Executable& executable, const std::vector<ir::Literal>& args) {
   auto results = executable.Run(ToDevice(args));
   EXPECT_TRUE(results.ok()) << results.status();
   std::vector<ir::Literal> literals;
@@ -142,8 +142,8 @@ TEST_P(FusedChainTest, EqualsTheUnfusedPlanAndTheReference) {
   std::vector<ir::Literal> args = {ir::Literal::FromF32(Random(m * n, 1), {m, n}),
                                    ir::Literal::FromF32(Random(n, 2), {n}),
                                    ir::Literal::FromF32(Random(m, 3), {m})};
-  std::vector<ir::Literal> want = Run(*unfused, args);
-  std::vector<ir::Literal> got = Run(*fused, args);
+  std::vector<ir::Literal> want = RunProgram(*unfused, args);
+  std::vector<ir::Literal> got = RunProgram(*fused, args);
   EXPECT_EQ(got, want) << "fused and unfused plans differ for " << m << "x" << n;
 
   absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
@@ -181,8 +181,8 @@ TEST(FusionTest, ScalarChainWithBroadcastAndReshape) {
   EXPECT_EQ(fused->fusion().groups.size(), 2u);
   std::vector<ir::Literal> args = {ir::Literal::FromF32({-2.5f}, {}),
                                    ir::Literal::FromF32({7.25f}, {})};
-  std::vector<ir::Literal> got = Run(*fused, args);
-  EXPECT_EQ(got, Run(*unfused, args));
+  std::vector<ir::Literal> got = RunProgram(*fused, args);
+  EXPECT_EQ(got, RunProgram(*unfused, args));
   absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
   ASSERT_TRUE(program.ok());
   EXPECT_EQ(got, *ir::Evaluate(*program, args));
@@ -217,7 +217,7 @@ TEST(FusionTest, TenOpChainIsOneLoop) {
   std::vector<ir::Literal> args = {ir::Literal::FromF32(Random(4096, 1), {4096}),
                                    ir::Literal::FromF32(Random(4096, 2), {4096}),
                                    ir::Literal::FromF32(Random(4096, 3), {4096})};
-  EXPECT_EQ(Run(*fused, args), Run(*CompileOrDie(text, false), args));
+  EXPECT_EQ(RunProgram(*fused, args), RunProgram(*CompileOrDie(text, false), args));
 }
 
 // A value both fused onward and read by a later non-fusible op that feeds the same chain
@@ -240,7 +240,7 @@ TEST(FusionTest, NoGroupRunsBothBeforeAndAfterAnOutsideInstruction) {
   EXPECT_EQ(plan.groups[0].members, (std::vector<int>{1}));
   EXPECT_EQ(plan.groups[1].members, (std::vector<int>{3, 4, 5}));
   std::vector<ir::Literal> args = {ir::Literal::FromF32(Random(32, 4), {4, 8})};
-  EXPECT_EQ(Run(*fused, args), Run(*CompileOrDie(text, false), args));
+  EXPECT_EQ(RunProgram(*fused, args), RunProgram(*CompileOrDie(text, false), args));
 }
 
 TEST(FusionTest, ResultsDoNotDependOnTheNumberOfKernelThreads) {
@@ -251,11 +251,11 @@ TEST(FusionTest, ResultsDoNotDependOnTheNumberOfKernelThreads) {
                                    ir::Literal::FromF32(Random(600, 6), {600}),
                                    ir::Literal::FromF32(Random(512, 7), {512})};
   SetKernelThreads(1);
-  std::vector<ir::Literal> one = Run(*fused, args);
+  std::vector<ir::Literal> one = RunProgram(*fused, args);
   SetKernelThreads(2);
-  std::vector<ir::Literal> two = Run(*fused, args);
+  std::vector<ir::Literal> two = RunProgram(*fused, args);
   SetKernelThreads(3);
-  std::vector<ir::Literal> three = Run(*fused, args);
+  std::vector<ir::Literal> three = RunProgram(*fused, args);
   SetKernelThreads(0);
   EXPECT_EQ(one, two);
   EXPECT_EQ(one, three);
@@ -282,7 +282,7 @@ TEST(BufferAssignmentTest, DeadValuesLendTheirSlotsToLaterOnes) {
   EXPECT_EQ(buffers.homes[1].offset, buffers.homes[3].offset);
   EXPECT_EQ(buffers.homes[4].kind, ValueHome::kResult);
   std::vector<ir::Literal> args = {ir::Literal::FromF32(Random(64 * 64, 8), {64, 64})};
-  EXPECT_EQ(Run(*executable, args), args);
+  EXPECT_EQ(RunProgram(*executable, args), args);
 }
 
 // In place: the output aliased to a donated parameter is computed straight into that

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <memory>
 
+#include "src/plugins/cpu/fast_kernels.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_kernel.h"
 #include "src/plugins/cpu/thread_pool.h"
@@ -143,6 +144,12 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
           Unary(op.op, op.dtype, operand[0], result, n);
           break;
         case TileOp::kBinary:
+          if (op.dtype == ir::DType::kF32 && FastBinaryF32(op.op, operand[0], operand[1], result, n)) {
+            break;
+          }
+          if (op.dtype == ir::DType::kF64 && FastBinaryF64(op.op, operand[0], operand[1], result, n)) {
+            break;
+          }
           Binary(op.op, op.dtype, operand[0], operand[1], result, n);
           break;
         case TileOp::kSelect:

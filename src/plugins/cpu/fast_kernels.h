@@ -1,0 +1,18 @@
+// Wide-vector tile loops for the commonest f32/f64 binary ops (kernels_fast.cc).
+#ifndef SEAM_PLUGINS_CPU_FAST_KERNELS_H_
+#define SEAM_PLUGINS_CPU_FAST_KERNELS_H_
+
+#include <cstdint>
+
+#include "src/ir/program.h"
+
+namespace seam::cpu {
+
+// add, subtract, multiply, divide, maximum, minimum on `n` elements; false (nothing done)
+// for any other op.
+bool FastBinaryF32(ir::Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n);
+bool FastBinaryF64(ir::Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_FAST_KERNELS_H_
