@@ -13,6 +13,20 @@ namespace seam::cpu {
 bool FastBinaryF32(ir::Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n);
 bool FastBinaryF64(ir::Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n);
 
+// The ops above.
+bool IsFastBinary(ir::Op op);
+
+// Where the second op of a pair takes the first's result v: second(v, c), second(c, v) or
+// second(v, v) (c unused).
+enum class PairShape : uint8_t { kLeft, kRight, kBoth };
+
+// Two of those ops in one pass: out = second(first(a, b), ...) as `shape` says. False
+// (nothing done) unless both ops are fast ones.
+bool FastPairF32(ir::Op first, ir::Op second, PairShape shape, const uint8_t* a,
+                 const uint8_t* b, const uint8_t* c, uint8_t* out, int64_t n);
+bool FastPairF64(ir::Op first, ir::Op second, PairShape shape, const uint8_t* a,
+                 const uint8_t* b, const uint8_t* c, uint8_t* out, int64_t n);
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_FAST_KERNELS_H_

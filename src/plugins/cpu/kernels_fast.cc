@@ -70,14 +70,101 @@ inline bool BinaryT(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int
   }
 }
 
+// z = g(f(x, y), w), g(w, f(x, y)) or g(f(x, y), f(x, y)): one pass instead of two.
+template <typename T, typename F, typename G>
+inline void Zip3(PairShape shape, const uint8_t* a, const uint8_t* b, const uint8_t* c,
+                 uint8_t* out, int64_t n, F f, G g) {
+  const T* x = reinterpret_cast<const T*>(a);
+  const T* y = reinterpret_cast<const T*>(b);
+  const T* w = reinterpret_cast<const T*>(c);
+  T* z = reinterpret_cast<T*>(out);
+  switch (shape) {
+    case PairShape::kLeft:
+      for (int64_t i = 0; i < n; ++i) z[i] = g(f(x[i], y[i]), w[i]);
+      return;
+    case PairShape::kRight:
+      for (int64_t i = 0; i < n; ++i) z[i] = g(w[i], f(x[i], y[i]));
+      return;
+    case PairShape::kBoth:
+      for (int64_t i = 0; i < n; ++i) {
+        T v = f(x[i], y[i]);
+        z[i] = g(v, v);
+      }
+      return;
+  }
+}
+
+// Calls fn with the lambda of `op`; false for an op without one.
+template <typename T, typename Fn>
+inline bool WithOp(Op op, Fn fn) {
+  switch (op) {
+    case Op::kAdd:
+      fn([](T x, T y) { return x + y; });
+      return true;
+    case Op::kSubtract:
+      fn([](T x, T y) { return x - y; });
+      return true;
+    case Op::kMultiply:
+      fn([](T x, T y) { return x * y; });
+      return true;
+    case Op::kDivide:
+      fn([](T x, T y) { return x / y; });
+      return true;
+    case Op::kMaximum:
+      fn([](T x, T y) { return Max<T>(x, y); });
+      return true;
+    case Op::kMinimum:
+      fn([](T x, T y) { return Min<T>(x, y); });
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <typename T>
+inline bool PairT(Op first, Op second, PairShape shape, const uint8_t* a, const uint8_t* b,
+                  const uint8_t* c, uint8_t* out, int64_t n) {
+  bool done = false;
+  WithOp<T>(first, [&](auto f) {
+    done = WithOp<T>(second, [&](auto g) { Zip3<T>(shape, a, b, c, out, n, f, g); });
+  });
+  return done;
+}
+
 }  // namespace
 
-__attribute__((target_clones("avx2", "default"))) bool FastBinaryF32(
+bool IsFastBinary(Op op) {
+  switch (op) {
+    case Op::kAdd:
+    case Op::kSubtract:
+    case Op::kMultiply:
+    case Op::kDivide:
+    case Op::kMaximum:
+    case Op::kMinimum:
+      return true;
+    default:
+      return false;
+  }
+}
+
+__attribute__((target_clones("avx2", "default"), flatten)) bool FastPairF32(
+    Op first, Op second, PairShape shape, const uint8_t* a, const uint8_t* b,
+    const uint8_t* c, uint8_t* out, int64_t n) {
+  return PairT<float>(first, second, shape, a, b, c, out, n);
+}
+
+__attribute__((target_clones("avx2", "default"), flatten)) bool FastPairF64(
+    Op first, Op second, PairShape shape, const uint8_t* a, const uint8_t* b,
+    const uint8_t* c, uint8_t* out, int64_t n) {
+  return PairT<double>(first, second, shape, a, b, c, out, n);
+}
+
+__attribute__((target_clones("avx2", "default"), flatten)) bool FastBinaryF32(
     Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n) {
   return BinaryT<float>(op, a, b, out, n);
 }
 
-__attribute__((target_clones("avx2", "default"))) bool FastBinaryF64(
+__attribute__((target_clones("avx2", "default"), flatten)) bool FastBinaryF64(
     Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n) {
   return BinaryT<double>(op, a, b, out, n);
 }

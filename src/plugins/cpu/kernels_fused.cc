@@ -164,6 +164,16 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
             std::memmove(result, operand[0], n * ir::DTypeSize(op.result_dtype));
           }
           break;
+        case TileOp::kPair:
+          if (op.operands.size() < 3) operand[2] = operand[0];  // op(v, v): unused
+          if (op.dtype == ir::DType::kF32) {
+            FastPairF32(op.paired_op, op.op, op.pair_shape, operand[0], operand[1], operand[2],
+                        result, n);
+          } else {
+            FastPairF64(op.paired_op, op.op, op.pair_shape, operand[0], operand[1], operand[2],
+                        result, n);
+          }
+          break;
         case TileOp::kGather:
           break;
       }

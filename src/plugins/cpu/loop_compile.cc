@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/fast_kernels.h"
 #include "src/plugins/cpu/loop_kernel.h"
 #include "src/plugins/cpu/strided.h"
 
@@ -54,6 +55,94 @@ void GatherWalk(const ir::Shape& operand, const ir::Instruction& broadcast, Tile
   }
 }
 
+// Merges an f32/f64 binary op whose scratch result only the next op reads into that op,
+// when both are ops of kernels_fast.cc (one pass over the tile instead of two).
+void PairOps(std::vector<TileOp>* ops) {
+  std::vector<TileOp> out;
+  for (size_t i = 0; i < ops->size(); ++i) {
+    TileOp& first = (*ops)[i];
+    if (i + 1 < ops->size() && first.kind == TileOp::kBinary && IsFastBinary(first.op) &&
+        (first.dtype == ir::DType::kF32 || first.dtype == ir::DType::kF64) &&
+        first.result.kind == TileRef::kScratch) {
+      TileOp& second = (*ops)[i + 1];
+      auto is_first = [&](const TileRef& r) {
+        return r.kind == TileRef::kScratch && r.index == first.result.index;
+      };
+      bool pairable = second.kind == TileOp::kBinary && IsFastBinary(second.op) &&
+                      second.dtype == first.dtype &&
+                      (is_first(second.operands[0]) || is_first(second.operands[1]));
+      // No later op may read the first result (its slot's next use must be a write).
+      for (size_t j = i + 2; pairable && j < ops->size(); ++j) {
+        for (const TileRef& r : (*ops)[j].operands) pairable = pairable && !is_first(r);
+        if (is_first((*ops)[j].result)) break;
+      }
+      if (pairable) {
+        const bool left = is_first(second.operands[0]), right = is_first(second.operands[1]);
+        TileOp pair = second;
+        pair.kind = TileOp::kPair;
+        pair.paired_op = first.op;
+        pair.paired_instruction = first.instruction;
+        pair.operands = {first.operands[0], first.operands[1]};
+        if (left && right) {
+          pair.pair_shape = PairShape::kBoth;
+        } else {
+          pair.pair_shape = left ? PairShape::kLeft : PairShape::kRight;
+          pair.operands.push_back(second.operands[left ? 1 : 0]);
+        }
+        out.push_back(std::move(pair));
+        ++i;
+        continue;
+      }
+    }
+    out.push_back(std::move(first));
+  }
+  *ops = std::move(out);
+}
+
+// Scratch results name their member until here; this gives each a slot, reusing a slot
+// once its value's last reader has run. An op's result never shares a slot with one of its
+// operands (so every tile loop writes memory it does not read, which keeps the compiler's
+// vectorised path, and a convert never overwrites input of another width). Returns the
+// number of slots.
+int AssignScratch(std::vector<TileOp>* ops) {
+  std::unordered_map<int, int> last_reader;  // member -> index of the last op reading it
+  for (size_t i = 0; i < ops->size(); ++i) {
+    for (const TileRef& r : (*ops)[i].operands) {
+      if (r.kind == TileRef::kScratch) last_reader[r.index] = static_cast<int>(i);
+    }
+  }
+  std::unordered_map<int, int> slot_of;
+  std::vector<int> free_slots;
+  int slots = 0;
+  for (size_t i = 0; i < ops->size(); ++i) {
+    TileOp& op = (*ops)[i];
+    for (TileRef& r : op.operands) {
+      if (r.kind == TileRef::kScratch) r.index = slot_of.at(r.index);
+    }
+    if (op.result.kind == TileRef::kScratch) {
+      int slot;
+      if (free_slots.empty()) {
+        slot = slots++;
+      } else {
+        slot = free_slots.back();
+        free_slots.pop_back();
+      }
+      slot_of[op.result.index] = slot;
+      op.result.index = slot;
+    }
+    // Operands (already slots) whose value this op reads last free their slot now.
+    for (auto it = last_reader.begin(); it != last_reader.end();) {
+      if (it->second == static_cast<int>(i)) {
+        free_slots.push_back(slot_of.at(it->first));
+        it = last_reader.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  return slots;
+}
+
 }  // namespace
 
 LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
@@ -82,22 +171,6 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     return inst.op == Op::kBroadcastInDim &&
            shape(inst.operands[0]).num_elements() == inst.shape.num_elements();
   };
-  // The member each value's tile really belongs to, and the last member reading each.
-  std::unordered_map<int, int> source;
-  std::unordered_map<int, int> last_read;
-  for (int m : group.members) {
-    for (int o : program.instructions[m].operands) {
-      int s = source.count(o) ? source[o] : o;
-      last_read[s] = m;
-    }
-    if (is_alias(m)) {
-      int o = program.instructions[m].operands[0];
-      source[m] = source.count(o) ? source[o] : o;
-    }
-  }
-
-  std::vector<int> free_slots;
-  std::unordered_map<int, int> slot_owner_last;  // slot -> last reader of its value
   for (int m : group.members) {
     const ir::Instruction& inst = program.instructions[m];
     if (is_alias(m)) {
@@ -122,28 +195,14 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     if (auto it = output_index.find(m); it != output_index.end()) {
       op.result = TileRef{TileRef::kOutput, it->second};
     } else {
-      int slot;
-      if (free_slots.empty()) {
-        slot = kernel.scratch_slots++;
-      } else {
-        slot = free_slots.back();
-        free_slots.pop_back();
-      }
-      op.result = TileRef{TileRef::kScratch, slot};
+      op.result = TileRef{TileRef::kScratch, m};  // a slot is chosen after pairing
     }
     ref[m] = op.result;
-    // Scratch slots whose value has no later reader become free (after this op's result
-    // was placed, so no op writes over an operand of another dtype size).
-    for (int o : inst.operands) {
-      int s = source.count(o) ? source[o] : o;
-      const TileRef& r = ref.at(s);
-      if (r.kind == TileRef::kScratch && last_read[s] == m &&
-          std::find(free_slots.begin(), free_slots.end(), r.index) == free_slots.end()) {
-        free_slots.push_back(r.index);
-      }
-    }
     kernel.ops.push_back(std::move(op));
   }
+
+  PairOps(&kernel.ops);
+  kernel.scratch_slots = AssignScratch(&kernel.ops);
 
   kernel.last_read_of_input.assign(group.inputs.size(), -1);
   kernel.gathered_input.assign(group.inputs.size(), false);
@@ -180,6 +239,17 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
   std::string text;
   for (const TileOp& op : kernel.ops) {
     const ir::Instruction& inst = program.instructions[op.instruction];
+    if (op.kind == TileOp::kPair) {
+      // Two lines, the first op's result being a register of the one pass ("r").
+      absl::StrAppend(&text, "%", op.paired_instruction, " = ",
+                      std::string(ir::OpName(op.paired_op)), "(", name(op.operands[0]), ", ",
+                      name(op.operands[1]), ") -> r (paired with the next line)\n");
+      const std::string c = op.operands.size() > 2 ? name(op.operands[2]) : "r";
+      absl::StrAppend(&text, "%", op.instruction, " = ", std::string(ir::OpName(inst.op)), "(",
+                      op.pair_shape == PairShape::kRight ? c + ", r" : "r, " + c, ") -> ",
+                      name(op.result), "\n");
+      continue;
+    }
     std::string operands;
     for (const TileRef& r : op.operands) {
       absl::StrAppend(&operands, operands.empty() ? "" : ", ", name(r));

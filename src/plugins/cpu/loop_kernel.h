@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/ir/program.h"
+#include "src/plugins/cpu/fast_kernels.h"
 #include "src/plugins/cpu/fusion.h"
 
 namespace seam::cpu {
@@ -28,12 +29,18 @@ struct TileOp {
   // kUnary, kBinary (arithmetic, logical and compare), kSelect, kConvert: elementwise.
   // kCopy: a reshape (or size-keeping broadcast) that must be materialised as an output.
   // kGather: a broadcast_in_dim reading its operand (an input) at repeated positions.
-  enum Kind : uint8_t { kUnary, kBinary, kSelect, kConvert, kCopy, kGather };
+  // kPair: two f32/f64 binary ops in one pass, the second reading the first's result v
+  // (which no other op reads): result = op(v, c), op(c, v) or op(v, v) as pair_shape says,
+  // v = paired_op(a, b); operands {a, b, c} ({a, b} for op(v, v)).
+  enum Kind : uint8_t { kUnary, kBinary, kSelect, kConvert, kCopy, kGather, kPair };
   Kind kind = kUnary;
   ir::Op op = ir::Op::kNeg;
   ir::DType dtype = ir::DType::kF32;         // operand 0's dtype (the value's for kSelect)
   ir::DType result_dtype = ir::DType::kF32;
   int instruction = -1;                      // the member it computes
+  ir::Op paired_op = ir::Op::kAdd;           // kPair only: the first op
+  int paired_instruction = -1;               // kPair only: the first op's member
+  PairShape pair_shape = PairShape::kLeft;
   std::vector<TileRef> operands;
   TileRef result;
   // kGather only: the result's dimensions with unit dimensions dropped and neighbours that
