@@ -269,6 +269,39 @@ TEST(FusionTest, ResultsDoNotDependOnTheNumberOfKernelThreads) {
   EXPECT_EQ(one, three);
 }
 
+// Large reductions that keep dimension 0 are split along it over the threads; each result
+// still accumulates in one fixed order.
+TEST(FusionTest, LargeReductionsDoNotDependOnTheNumberOfKernelThreads) {
+  const std::string text = R"(program @reduce {
+  %x = parameter(0) : f32[512,600]
+  %y = parameter(1) : f32[300,20,30]
+  %s = reduce_sum(%x), axes={1} : f32[512]
+  %m = reduce_max(%y), axes={1,2} : f32[300]
+  %p = reduce_product(%y), axes={1} : f32[300,30]
+  %all = reduce_sum(%x), axes={0,1} : f32[]
+  return (%s, %m, %p, %all)
+})";
+  auto executable = CompileOrDie(text, true);
+  ASSERT_NE(executable, nullptr);
+  std::vector<ir::Literal> args = {ir::Literal::FromF32(Random(512 * 600, 13), {512, 600}),
+                                   ir::Literal::FromF32(Random(300 * 20 * 30, 14), {300, 20, 30})};
+  SetKernelThreads(1);
+  std::vector<ir::Literal> one = RunProgram(*executable, args);
+  SetKernelThreads(2);
+  std::vector<ir::Literal> two = RunProgram(*executable, args);
+  SetKernelThreads(3);
+  std::vector<ir::Literal> three = RunProgram(*executable, args);
+  SetKernelThreads(0);
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(one, three);
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<std::vector<ir::Literal>> reference = ir::Evaluate(*program, args);
+  ASSERT_TRUE(reference.ok());
+  // Sums of up to 307200 terms of magnitude <= 2; products of 20 terms.
+  ExpectNearReference(one, *reference, 1e-5, 2.0 * 512 * 600, "reductions");
+}
+
 // Intermediates share arena slots: a value's slot goes to a later value once it is dead.
 TEST(BufferAssignmentTest, DeadValuesLendTheirSlotsToLaterOnes) {
   const std::string text = R"(program @slots {
