@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -93,10 +94,24 @@ TEST(CpuDumpTest, WritesReceivedAndOptimizedProgramsNamedByHash) {
   std::string name = HashName();
   EXPECT_EQ(Read(dir / (name + ".received.txt")), kProgram);
   std::string optimized = Read(dir / (name + ".optimized.txt"));
-  EXPECT_NE(optimized.find("Passes: simplify ("), std::string::npos) << optimized;
-  EXPECT_NE(optimized.find("#   %0: released after %2\n"), std::string::npos) << optimized;
-  EXPECT_NE(optimized.find("#   %2: kept (a result)\n"), std::string::npos) << optimized;
-  EXPECT_NE(optimized.find("output 0 is copied into the donated memory of parameter 0"),
+  EXPECT_NE(optimized.find("Passes: simplify ("), std::string::npos)
+      << optimized;
+  // exp and add are one loop reading %0 and writing %2, straight into the donated block.
+  EXPECT_NE(optimized.find("# fusion.0 = { %1 %2 } kind=loop elements=3 inputs={%0} "
+                           "outputs={%2} scratch=1\n"
+                           "#   %1 = exp(in0(%0)) -> s0\n"
+                           "#   %2 = add(s0, in0(%0)) -> out0\n"),
+            std::string::npos)
+      << optimized;
+  EXPECT_NE(optimized.find("# steps: fusion.0\n"), std::string::npos) << optimized;
+  EXPECT_NE(optimized.find("#   %0: parameter 0\n"), std::string::npos) << optimized;
+  EXPECT_NE(optimized.find("#   %1: no memory (fused, or not needed)\n"), std::string::npos)
+      << optimized;
+  EXPECT_NE(optimized.find("#   %2: donated block of parameter 0 (in place)\n"),
+            std::string::npos)
+      << optimized;
+  EXPECT_NE(optimized.find("# output 0 (%2): computed in place in the donated memory of "
+                           "parameter 0\n"),
             std::string::npos)
       << optimized;
   // The optimized dump parses back (the plan is comments) to the same program.
@@ -138,6 +153,57 @@ TEST(CpuDumpTest, TheOptimizedDumpShowsTheSimplifiedProgramUnderTheReceivedHash)
   ASSERT_TRUE(want.ok()) << want.status();
   EXPECT_EQ(*reparsed, *want) << optimized;
   EXPECT_NE(absl::StrFormat("%016x", seam::ir::HashProgram(*reparsed)), name);
+  std::filesystem::remove_all(dir);
+}
+
+// The 10-op chain of bench/elementwise_bench.cc: the optimized dump shows exactly one fused
+// kernel, holding all ten ops, and it is the only step.
+constexpr char kChain[] = R"(program @chain {
+  %x = parameter(0) : f32[4194304]
+  %a = parameter(1) : f32[4194304]
+  %b = parameter(2) : f32[4194304]
+  %1 = multiply(%x, %a) : f32[4194304]
+  %2 = add(%1, %b) : f32[4194304]
+  %3 = multiply(%2, %x) : f32[4194304]
+  %4 = subtract(%3, %a) : f32[4194304]
+  %5 = maximum(%4, %b) : f32[4194304]
+  %6 = multiply(%5, %a) : f32[4194304]
+  %7 = add(%6, %x) : f32[4194304]
+  %8 = minimum(%7, %a) : f32[4194304]
+  %9 = subtract(%8, %b) : f32[4194304]
+  %10 = multiply(%9, %9) : f32[4194304]
+  return (%10)
+}
+)";
+
+TEST(CpuDumpTest, TheTenOpChainIsOneFusedKernel) {
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "seam_dump_chain";
+  std::filesystem::remove_all(dir);
+  setenv("SEAM_DUMP_TO", dir.c_str(), 1);
+  ASSERT_EQ(Compile(kChain), "");
+  std::string optimized = Read(dir / (HashName(kChain) + ".optimized.txt"));
+  ASSERT_FALSE(optimized.empty());
+  std::vector<std::string> kernels;
+  std::istringstream lines(optimized);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# fusion.", 0) == 0) kernels.push_back(line);
+  }
+  ASSERT_EQ(kernels.size(), 1u) << optimized;
+  // Its member list names the ten ops (%3..%12; %0..%2 are the parameters).
+  const size_t open = kernels[0].find("{ "), close = kernels[0].find(" }");
+  ASSERT_NE(open, std::string::npos);
+  ASSERT_NE(close, std::string::npos);
+  std::istringstream members(kernels[0].substr(open + 2, close - open - 2));
+  std::vector<std::string> names;
+  for (std::string name; members >> name;) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"%3", "%4", "%5", "%6", "%7", "%8", "%9", "%10",
+                                             "%11", "%12"}))
+      << kernels[0];
+  EXPECT_NE(kernels[0].find("kind=loop"), std::string::npos) << kernels[0];
+  EXPECT_NE(optimized.find("# steps: fusion.0\n"), std::string::npos) << optimized;
+  // No intermediate gets memory.
+  EXPECT_NE(optimized.find("# buffers: arena of 0 bytes in 0 slot(s)"), std::string::npos)
+      << optimized;
   std::filesystem::remove_all(dir);
 }
 

@@ -1,22 +1,16 @@
 #include "src/plugins/cpu/buffer.h"
 
-#include <cstdlib>
-#include <new>
+#include "src/plugins/cpu/block_pool.h"
 
 namespace seam::cpu {
-namespace {
-constexpr size_t kAlignment = 64;
-}  // namespace
 
 DeviceMemory::DeviceMemory(size_t size) : size_(size) {
-  // aligned_alloc needs a size that is a multiple of the alignment (and non-zero here so
-  // that every buffer, even a 0-element one, has a distinct address).
-  size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0) rounded = kAlignment;
-  data_ = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, rounded));
-  if (data_ == nullptr) throw std::bad_alloc();
+  // Even a 0-byte buffer gets a block of its own, so that every buffer has a distinct address.
+  Block block = AcquireBlock(size);
+  data_ = block.data;
+  capacity_ = block.capacity;
 }
 
-DeviceMemory::~DeviceMemory() { std::free(data_); }
+DeviceMemory::~DeviceMemory() { ReleaseBlock(Block{data_, capacity_}); }
 
 }  // namespace seam::cpu

@@ -11,7 +11,8 @@
 
 namespace seam::cpu {
 
-// A 64-byte aligned block of bytes ("device memory" of the CPU plugin).
+// A 64-byte aligned block of bytes ("device memory" of the CPU plugin). The block comes
+// from, and goes back to, the plugin's block pool (block_pool.h).
 class DeviceMemory {
  public:
   explicit DeviceMemory(size_t size);
@@ -26,6 +27,7 @@ class DeviceMemory {
  private:
   uint8_t* data_;
   size_t size_;
+  size_t capacity_;
 };
 
 // Shared by every handle to a buffer and by the runs that produce or read it. `memory` is

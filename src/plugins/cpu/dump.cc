@@ -29,30 +29,90 @@ absl::Status WriteFile(const std::filesystem::path& path, std::string_view text)
 
 }  // namespace
 
+namespace {
+
+std::string ValueList(const std::vector<int>& values) {
+  std::string text;
+  for (int v : values) absl::StrAppend(&text, text.empty() ? "%" : " %", v);
+  return text;
+}
+
+std::string DescribeHome(const ValueHome& home, const BufferPlan& buffers) {
+  switch (home.kind) {
+    case ValueHome::kNone:
+      return "no memory (fused, or not needed)";
+    case ValueHome::kParameter:
+      return absl::StrCat("parameter ", home.index);
+    case ValueHome::kLiteral:
+      return "constant (the program's bytes)";
+    case ValueHome::kArena:
+      return absl::StrCat("arena slot ", home.index, " (offset ", home.offset, ", ",
+                          buffers.slot_bytes[home.index], " bytes)");
+    case ValueHome::kResult:
+      return absl::StrCat("result ", home.index, " (own block)");
+    case ValueHome::kDonated:
+      return absl::StrCat("donated block of parameter ", home.index, " (in place)");
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string OptimizedDumpText(const Executable& executable) {
   const ir::Program& program = executable.program();
+  const FusionPlan& fusion = executable.fusion();
+  const BufferPlan& buffers = executable.buffers();
   std::string out = absl::StrFormat(
       "# seam cpu plugin: the program as it runs (hash %016x).\n"
       "# Passes: simplify (common subexpressions, constant folding, algebraic identities,\n"
-      "# dead code; src/plugins/cpu/simplify.h). The plan follows as comments.\n",
+      "# dead code), loop fusion, buffer assignment. The program below is the simplified one,\n"
+      "# in canonical text; the plan is in these comments (docs/ir.md, \"The optimized dump\").\n",
       ir::HashProgram(program));
-  out += "# plan: instructions run in order, one kernel each; a value's memory is released\n"
-         "# after its last use:\n";
-  const std::vector<int>& last_use = executable.last_use();
-  const int n = static_cast<int>(program.instructions.size());
-  for (int i = 0; i < n; ++i) {
-    if (last_use[i] == n) {
-      absl::StrAppend(&out, "#   %", i, ": kept (a result)\n");
-    } else if (last_use[i] < 0) {
-      absl::StrAppend(&out, "#   %", i, ": unused, released at once\n");
-    } else {
-      absl::StrAppend(&out, "#   %", i, ": released after %", last_use[i], "\n");
+  for (size_t g = 0; g < fusion.groups.size(); ++g) {
+    const FusionGroup& group = fusion.groups[g];
+    const LoopKernel& kernel = executable.kernels()[g];
+    absl::StrAppend(&out, "# fusion.", g, " = { ", ValueList(group.members),
+                    " } kind=loop elements=", group.count, " inputs={",
+                    ValueList(group.inputs), "} outputs={", ValueList(group.outputs),
+                    "} scratch=", kernel.scratch_slots, "\n");
+    std::string ops = DescribeLoop(program, kernel);
+    for (size_t begin = 0; begin < ops.size();) {
+      size_t end = ops.find('\n', begin);
+      absl::StrAppend(&out, "#   ", ops.substr(begin, end - begin), "\n");
+      begin = end + 1;
     }
   }
-  for (const ir::Alias& alias : program.aliases) {
-    absl::StrAppend(&out, "# plan: output ", alias.output_index,
-                    " is copied into the donated memory of parameter ", alias.parameter_index,
-                    " at the end of the run\n");
+  std::string steps;
+  for (const Step& step : fusion.steps) {
+    absl::StrAppend(&steps, steps.empty() ? "" : ", ");
+    if (step.group >= 0) {
+      absl::StrAppend(&steps, "fusion.", step.group);
+    } else {
+      absl::StrAppend(&steps, "%", step.instruction, " (",
+                      std::string(ir::OpName(program.instructions[step.instruction].op)), ")");
+    }
+  }
+  absl::StrAppend(&out, "# steps: ", steps.empty() ? "none" : steps, "\n");
+  absl::StrAppend(&out, "# buffers: arena of ", buffers.arena_bytes, " bytes in ",
+                  buffers.slot_bytes.size(), " slot(s), from the block pool each run\n");
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    absl::StrAppend(&out, "#   %", i, ": ", DescribeHome(buffers.homes[i], buffers), "\n");
+  }
+  for (size_t k = 0; k < buffers.outputs.size(); ++k) {
+    const OutputPlan& output = buffers.outputs[k];
+    absl::StrAppend(&out, "# output ", k, " (%", output.value, "): ");
+    if (output.how == OutputPlan::kInPlace) {
+      absl::StrAppend(&out, "computed in place in the donated memory of parameter ",
+                      buffers.homes[output.value].index, "\n");
+    } else if (output.how == OutputPlan::kCopy) {
+      absl::StrAppend(&out, "copied into a new block at the end of the run\n");
+    } else {
+      absl::StrAppend(&out, "computed into its own block\n");
+    }
+    if (output.copy_into_parameter >= 0) {
+      absl::StrAppend(&out, "#   then copied into the donated memory of parameter ",
+                      output.copy_into_parameter, " at the end of the run\n");
+    }
   }
   return out + ir::PrintProgram(program);
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/loop_kernel.h"
 #include "src/plugins/cpu/simplify.h"
 
 namespace seam::cpu {
@@ -17,24 +18,23 @@ void Copy(const uint8_t* in, uint8_t* out, size_t size) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text) {
+absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
+                                                                     bool fuse) {
   absl::StatusOr<ir::Program> program = ir::ParseProgram(ir_text);
   if (!program.ok()) return program.status();
   absl::StatusOr<ir::Program> simplified = Simplify(*program);
   if (!simplified.ok()) return simplified.status();
-  return std::shared_ptr<const Executable>(new Executable(*std::move(simplified)));
+  return std::shared_ptr<const Executable>(new Executable(*std::move(simplified), fuse));
 }
 
-Executable::Executable(ir::Program program)
+Executable::Executable(ir::Program program, bool fuse)
     : program_(std::move(program)),
       parameter_shapes_(program_.ParameterShapes()),
-      result_shapes_(program_.ResultShapes()) {
-  const int n = static_cast<int>(program_.instructions.size());
-  last_use_.assign(n, -1);
-  for (int i = 0; i < n; ++i) {
-    for (int operand : program_.instructions[i].operands) last_use_[operand] = i;
-  }
-  for (int r : program_.results) last_use_[r] = n;
+      result_shapes_(program_.ResultShapes()),
+      fusion_(PlanFusion(program_, fuse)) {
+  kernels_.reserve(fusion_.groups.size());
+  for (const FusionGroup& group : fusion_.groups) kernels_.push_back(CompileLoop(program_, group));
+  buffers_ = AssignBuffers(program_, fusion_, kernels_);
 }
 
 void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
@@ -123,57 +123,87 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica,
     Rendezvous* rendezvous) const {
   const int n = static_cast<int>(program_.instructions.size());
-  std::vector<std::shared_ptr<DeviceMemory>> values(n);
-  std::vector<const uint8_t*> operands;
-  for (int i = 0; i < n; ++i) {
-    const ir::Instruction& inst = program_.instructions[i];
-    if (inst.op == ir::Op::kParameter) {
-      values[i] = inputs[inst.parameter_index];
-    } else {
-      operands.clear();
-      for (int o : inst.operands) operands.push_back(values[o]->data());
-      auto out = std::make_shared<DeviceMemory>(inst.shape.byte_size());
-      std::vector<int64_t> group;
-      if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) group = GroupOf(inst, replica);
-      if (group.size() > 1) {
-        absl::Status status =
-            rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica, operands[0],
-                                  out->data(), inst.shape.num_elements());
-        if (!status.ok()) return status;
-      } else {
-        RunInstruction(inst, operands, out->data());
-      }
-      values[i] = std::move(out);
+  const int num_results = static_cast<int>(program_.results.size());
+  std::vector<std::shared_ptr<DeviceMemory>> results(num_results);
+  std::unique_ptr<DeviceMemory> arena;
+  if (!buffers_.slot_bytes.empty()) arena = std::make_unique<DeviceMemory>(buffers_.arena_bytes);
+  for (int k = 0; k < num_results; ++k) {
+    const ir::Shape& shape = result_shapes_[k];
+    if (buffers_.outputs[k].how == OutputPlan::kOwn) {
+      results[k] = std::make_shared<DeviceMemory>(shape.byte_size());
     }
-    for (int operand_index : inst.operands) {
-      if (last_use_[operand_index] == i) values[operand_index].reset();
+  }
+  // Where each value is during this run.
+  std::vector<uint8_t*> value(n, nullptr);
+  for (int i = 0; i < n; ++i) {
+    const ValueHome& home = buffers_.homes[i];
+    switch (home.kind) {
+      case ValueHome::kNone:
+        break;
+      case ValueHome::kParameter:
+      case ValueHome::kDonated:
+        value[i] = inputs[home.index]->data();
+        break;
+      case ValueHome::kLiteral:
+        // Read-only: no kernel writes a constant's home.
+        value[i] = const_cast<uint8_t*>(program_.instructions[i].literal.bytes.data());
+        break;
+      case ValueHome::kArena:
+        value[i] = arena->data() + home.offset;
+        break;
+      case ValueHome::kResult:
+        value[i] = results[home.index]->data();
+        break;
     }
   }
 
-  // A result must own fresh memory: copy when the value is a parameter (the caller still
-  // owns that buffer) or when the same value appears more than once in the tuple.
-  std::vector<std::shared_ptr<DeviceMemory>> results;
-  results.reserve(program_.results.size());
-  std::vector<bool> handed_out(n, false);
-  for (int r : program_.results) {
-    const ir::Instruction& inst = program_.instructions[r];
-    if (inst.op == ir::Op::kParameter || handed_out[r]) {
-      auto copy = std::make_shared<DeviceMemory>(values[r]->size());
-      Copy(values[r]->data(), copy->data(), copy->size());
-      results.push_back(std::move(copy));
+  std::vector<const uint8_t*> operands;
+  std::vector<uint8_t*> outputs;
+  for (const Step& step : fusion_.steps) {
+    if (step.group >= 0) {
+      const LoopKernel& kernel = kernels_[step.group];
+      operands.clear();
+      outputs.clear();
+      for (int v : kernel.inputs) operands.push_back(value[v]);
+      for (int v : kernel.outputs) outputs.push_back(value[v]);
+      RunLoop(kernel, operands.data(), outputs.data());
+      continue;
+    }
+    const int i = step.instruction;
+    const ir::Instruction& inst = program_.instructions[i];
+    operands.clear();
+    for (int o : inst.operands) operands.push_back(value[o]);
+    std::vector<int64_t> group;
+    if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) group = GroupOf(inst, replica);
+    if (group.size() > 1) {
+      absl::Status status = rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica,
+                                                  operands[0], value[i],
+                                                  inst.shape.num_elements());
+      if (!status.ok()) return status;
     } else {
-      handed_out[r] = true;
-      results.push_back(values[r]);
+      RunInstruction(inst, operands, value[i]);
     }
   }
-  // Aliased outputs live in the donated argument's memory: the value is copied into it
-  // unless it already is that block. Every value has been computed, so nothing reads the
-  // donated memory any more; parameter results were copied above.
-  for (const ir::Alias& alias : program_.aliases) {
-    std::shared_ptr<DeviceMemory>& result = results[alias.output_index];
-    const std::shared_ptr<DeviceMemory>& donated = inputs[alias.parameter_index];
-    if (result != donated) Copy(result->data(), donated->data(), donated->size());
-    result = donated;
+
+  // Results that are parameters, constants or repeats get a copy of their own; then outputs
+  // aliased to a donated parameter but not computed in place are copied into that block.
+  // The copies from parameters all come first, so no donated block is overwritten before
+  // it is read.
+  for (int k = 0; k < num_results; ++k) {
+    const OutputPlan& out = buffers_.outputs[k];
+    if (out.how == OutputPlan::kInPlace) {
+      results[k] = inputs[buffers_.homes[out.value].index];
+    } else if (out.how == OutputPlan::kCopy) {
+      results[k] = std::make_shared<DeviceMemory>(result_shapes_[k].byte_size());
+      Copy(value[out.value], results[k]->data(), results[k]->size());
+    }
+  }
+  for (int k = 0; k < num_results; ++k) {
+    const int parameter = buffers_.outputs[k].copy_into_parameter;
+    if (parameter < 0) continue;
+    const std::shared_ptr<DeviceMemory>& donated = inputs[parameter];
+    if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
+    results[k] = donated;
   }
   return results;
 }

@@ -9,26 +9,33 @@
 #include "absl/status/statusor.h"
 #include "src/ir/program.h"
 #include "src/plugins/cpu/buffer.h"
+#include "src/plugins/cpu/buffer_assignment.h"
 #include "src/plugins/cpu/collectives.h"
+#include "src/plugins/cpu/fusion.h"
+#include "src/plugins/cpu/loop_kernel.h"
 
 namespace seam::cpu {
 
 class Executable {
  public:
-  // Parses and verifies IR text ("seam-ir" format).
-  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text);
+  // Parses and verifies IR text ("seam-ir" format), then plans the run: fusion groups
+  // (fusion.h) compiled into loop kernels (loop_kernel.h), then buffer assignment
+  // (buffer_assignment.h). `fuse` false gives one kernel per instruction (for comparisons).
+  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text,
+                                                                   bool fuse = true);
 
   const ir::Program& program() const { return program_; }
   const std::vector<ir::Shape>& parameter_shapes() const { return parameter_shapes_; }
   const std::vector<ir::Shape>& result_shapes() const { return result_shapes_; }
-  // last_use()[i]: the instruction after which value i is released; the instruction count
-  // for results; -1 for values nothing reads.
-  const std::vector<int>& last_use() const { return last_use_; }
+  const FusionPlan& fusion() const { return fusion_; }
+  const std::vector<LoopKernel>& kernels() const { return kernels_; }  // per fusion group
+  const BufferPlan& buffers() const { return buffers_; }
 
-  // Runs the program on the calling thread. `inputs[i]` holds parameter i (shapes were
-  // checked by the caller). Returns one memory block per result: a new one, or for an
-  // output with an input/output alias the donated parameter's block (the value is copied
-  // into it at the end of the run), so the caller must not read a donated input elsewhere.
+  // Runs the program on the calling thread (large loops also use the kernel threads).
+  // `inputs[i]` holds parameter i (shapes were checked by the caller). Returns one memory
+  // block per result: a new one, or for an output with an input/output alias the donated
+  // parameter's block (computed into directly where safe, else copied into at the end of
+  // the run), so the caller must not read a donated input elsewhere.
   // `replica` is this run's replica id; its all_reduce instructions meet the other
   // replicas of their group through `rendezvous` (null: a lone replica, where every
   // all_reduce is a copy). Fails only when the rendezvous is aborted.
@@ -37,17 +44,17 @@ class Executable {
       Rendezvous* rendezvous = nullptr) const;
 
  private:
-  explicit Executable(ir::Program program);
-  // Computes one non-parameter instruction from its operands' memory into `out`.
+  Executable(ir::Program program, bool fuse);
+  // Computes one instruction outside the fusion groups from its operands' memory into `out`.
   void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                       uint8_t* out) const;
 
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;
   std::vector<ir::Shape> result_shapes_;
-  // last_use_[i]: the last instruction that reads value i, or -1; values that are results
-  // are kept to the end. Intermediates are released after their last use.
-  std::vector<int> last_use_;
+  FusionPlan fusion_;
+  std::vector<LoopKernel> kernels_;
+  BufferPlan buffers_;
 };
 
 }  // namespace seam::cpu

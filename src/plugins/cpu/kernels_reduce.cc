@@ -1,10 +1,12 @@
 // reduce_sum, reduce_product, reduce_max, reduce_min over any set of axes.
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
 #include "src/plugins/cpu/element_types.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/strided.h"
+#include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::cpu {
 namespace {
@@ -73,10 +75,8 @@ void ReduceT(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vec
   }
 }
 
-}  // namespace
-
-void Reduce(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
-            uint8_t* out) {
+void ReduceOnOneThread(Op op, const ir::Shape& in_shape, const uint8_t* in,
+                       const std::vector<int64_t>& axes, uint8_t* out) {
   switch (in_shape.dtype) {
     case DType::kF32:
       return ReduceT<Elem<DType::kF32>>(op, in_shape, in, axes, out);
@@ -91,6 +91,34 @@ void Reduce(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vect
     case DType::kPred:
       return;  // not a reduce dtype (ops.def); the verifier rejects it
   }
+}
+
+}  // namespace
+
+// A large reduction that keeps dimension 0 is split along it over the kernel threads: each
+// slice writes its own results and every result accumulates in the same order as on one
+// thread, so the bits do not depend on the thread count.
+void Reduce(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
+            uint8_t* out) {
+  const int64_t count = in_shape.num_elements();
+  const bool keeps_first = in_shape.rank() > 0 && (axes.empty() || axes[0] != 0);
+  if (!keeps_first || count < kParallelMinimumElements || in_shape.dims[0] < 2 ||
+      KernelThreads() <= 1) {
+    return ReduceOnOneThread(op, in_shape, in, axes, out);
+  }
+  const int64_t rows = in_shape.dims[0];
+  const size_t bytes = ir::DTypeSize(in_shape.dtype);
+  const int64_t in_row = count / rows;
+  int64_t out_row = 1;
+  for (int64_t d = 1; d < in_shape.rank(); ++d) {
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) out_row *= in_shape.dims[d];
+  }
+  ParallelFor(rows, [&](int64_t begin, int64_t end) {
+    ir::Shape slice = in_shape;
+    slice.dims[0] = end - begin;
+    ReduceOnOneThread(op, slice, in + begin * in_row * bytes, axes,
+                      out + begin * out_row * bytes);
+  });
 }
 
 }  // namespace seam::cpu

@@ -1,0 +1,37 @@
+// Memory blocks of the CPU plugin, recycled: a block that is freed goes to a process-wide
+// cache and is handed out again to the next request of the same size class, so repeated
+// runs of a program do not page-fault fresh memory on every run (docs/plugins.md).
+#ifndef SEAM_PLUGINS_CPU_BLOCK_POOL_H_
+#define SEAM_PLUGINS_CPU_BLOCK_POOL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace seam::cpu {
+
+// Blocks are 64-byte aligned. A block of `capacity` bytes given back with Release can be
+// returned by a later Acquire whose rounded size equals that capacity.
+struct Block {
+  uint8_t* data = nullptr;
+  size_t capacity = 0;
+};
+
+// A block of at least `size` bytes (a distinct address even for size 0). Throws
+// std::bad_alloc when the memory cannot be had.
+Block AcquireBlock(size_t size);
+
+// Gives `block` back: kept for reuse while the cache holds less than its limit, else freed.
+void ReleaseBlock(Block block);
+
+// The cache's state, for tests and the dump: blocks and bytes held for reuse now, and the
+// number of Acquire calls answered from the cache since the process started.
+struct BlockPoolStats {
+  int64_t cached_blocks = 0;
+  int64_t cached_bytes = 0;
+  int64_t reused = 0;
+};
+BlockPoolStats GetBlockPoolStats();
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_BLOCK_POOL_H_

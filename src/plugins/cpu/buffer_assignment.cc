@@ -1,0 +1,148 @@
+#include "src/plugins/cpu/buffer_assignment.h"
+
+#include <algorithm>
+
+namespace seam::cpu {
+namespace {
+
+using ir::Op;
+
+constexpr int64_t kSlotAlignment = 64;
+
+// The values each step reads from memory.
+std::vector<int> StepReads(const ir::Program& program, const FusionPlan& plan, const Step& step) {
+  if (step.group >= 0) return plan.groups[step.group].inputs;
+  return program.instructions[step.instruction].operands;
+}
+
+// The values each step writes to memory.
+std::vector<int> StepWrites(const FusionPlan& plan, const Step& step) {
+  if (step.group >= 0) return plan.groups[step.group].outputs;
+  return {step.instruction};
+}
+
+// Whether result `value` can be computed straight into parameter `parameter`'s donated
+// block: nothing reads the parameter after the step that writes the value, and that step,
+// if it reads the parameter itself, is a loop that reads each element before writing it.
+bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
+                   const std::vector<LoopKernel>& kernels, int value, int parameter,
+                   const std::vector<int>& parameter_instruction,
+                   const std::vector<bool>& is_result) {
+  const Op op = program.instructions[value].op;
+  if (op == Op::kParameter || op == Op::kConstant) return false;
+  const int p = parameter_instruction[parameter];
+  // The end-of-run copies of a parameter result would read the overwritten block.
+  if (is_result[p]) return false;
+  const int writer = plan.step_of[value];
+  if (writer < 0) return false;
+  for (int s = writer; s < static_cast<int>(plan.steps.size()); ++s) {
+    std::vector<int> reads = StepReads(program, plan, plan.steps[s]);
+    if (std::find(reads.begin(), reads.end(), p) == reads.end()) continue;
+    if (s > writer) return false;
+    const Step& step = plan.steps[s];
+    if (step.group < 0) return false;
+    const LoopKernel& kernel = kernels[step.group];
+    const int in = static_cast<int>(
+        std::find(kernel.inputs.begin(), kernel.inputs.end(), p) - kernel.inputs.begin());
+    const int out = static_cast<int>(
+        std::find(kernel.outputs.begin(), kernel.outputs.end(), value) - kernel.outputs.begin());
+    if (kernel.gathered_input[in]) return false;
+    if (kernel.last_read_of_input[in] > kernel.writer_of_output[out]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
+                         const std::vector<LoopKernel>& kernels) {
+  const int n = static_cast<int>(program.instructions.size());
+  BufferPlan buffers;
+  buffers.homes.resize(n);
+  std::vector<int> parameter_instruction(program.num_parameters(), -1);
+  std::vector<bool> is_result(n, false);
+  for (int r : program.results) is_result[r] = true;
+  for (int i = 0; i < n; ++i) {
+    const ir::Instruction& inst = program.instructions[i];
+    if (inst.op == Op::kParameter) {
+      parameter_instruction[inst.parameter_index] = i;
+      buffers.homes[i] = ValueHome{ValueHome::kParameter, static_cast<int>(inst.parameter_index)};
+    } else if (inst.op == Op::kConstant) {
+      buffers.homes[i] = ValueHome{ValueHome::kLiteral};
+    }
+  }
+
+  // Results first: they own their blocks (or the donated ones).
+  const int results = static_cast<int>(program.results.size());
+  std::vector<int> alias_of(results, -1);
+  for (const ir::Alias& alias : program.aliases) {
+    alias_of[alias.output_index] = static_cast<int>(alias.parameter_index);
+  }
+  buffers.outputs.resize(results);
+  for (int k = 0; k < results; ++k) {
+    const int r = program.results[k];
+    OutputPlan& out = buffers.outputs[k];
+    out.value = r;
+    const ValueHome::Kind kind = buffers.homes[r].kind;
+    if (kind != ValueHome::kNone) {
+      out.how = OutputPlan::kCopy;  // a parameter, a constant, or a value listed twice
+    } else if (alias_of[k] >= 0 && InPlaceIsSafe(program, plan, kernels, r, alias_of[k],
+                                                 parameter_instruction, is_result)) {
+      out.how = OutputPlan::kInPlace;
+      buffers.homes[r] = ValueHome{ValueHome::kDonated, alias_of[k]};
+      continue;
+    } else {
+      out.how = OutputPlan::kOwn;
+      buffers.homes[r] = ValueHome{ValueHome::kResult, k};
+    }
+    out.copy_into_parameter = alias_of[k];
+  }
+
+  // Intermediates: an arena slot per value, reused once its last reader has run.
+  std::vector<int> last_read(n, -1);
+  for (int s = 0; s < static_cast<int>(plan.steps.size()); ++s) {
+    for (int v : StepReads(program, plan, plan.steps[s])) last_read[v] = s;
+  }
+  std::vector<int> slot_free_after;  // per slot: the step after which it is free again
+  std::vector<int64_t>& sizes = buffers.slot_bytes;
+  for (int s = 0; s < static_cast<int>(plan.steps.size()); ++s) {
+    for (int v : StepWrites(plan, plan.steps[s])) {
+      if (buffers.homes[v].kind != ValueHome::kNone) continue;
+      const int64_t bytes =
+          (static_cast<int64_t>(program.instructions[v].shape.byte_size()) + kSlotAlignment - 1) /
+          kSlotAlignment * kSlotAlignment;
+      // The smallest free slot that fits; else the largest free one, grown; else a new one.
+      int best = -1;
+      for (int slot = 0; slot < static_cast<int>(sizes.size()); ++slot) {
+        if (slot_free_after[slot] >= s) continue;
+        if (best < 0) {
+          best = slot;
+          continue;
+        }
+        const bool fits = sizes[slot] >= bytes, best_fits = sizes[best] >= bytes;
+        if ((fits && (!best_fits || sizes[slot] < sizes[best])) ||
+            (!fits && !best_fits && sizes[slot] > sizes[best])) {
+          best = slot;
+        }
+      }
+      if (best < 0) {
+        best = static_cast<int>(sizes.size());
+        sizes.push_back(0);
+        slot_free_after.push_back(-1);
+      }
+      sizes[best] = std::max(sizes[best], bytes);
+      slot_free_after[best] = std::max(s, last_read[v]);
+      buffers.homes[v] = ValueHome{ValueHome::kArena, best};
+    }
+  }
+  for (int64_t bytes : sizes) {
+    buffers.slot_offsets.push_back(buffers.arena_bytes);
+    buffers.arena_bytes += bytes;
+  }
+  for (ValueHome& home : buffers.homes) {
+    if (home.kind == ValueHome::kArena) home.offset = buffers.slot_offsets[home.index];
+  }
+  return buffers;
+}
+
+}  // namespace seam::cpu

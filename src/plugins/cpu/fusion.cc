@@ -1,0 +1,299 @@
+#include "src/plugins/cpu/fusion.h"
+
+#include <algorithm>
+
+namespace seam::cpu {
+namespace {
+
+using ir::Op;
+
+// A merge that needs a longer dependence search than this is refused (the program just
+// gets one more kernel), which bounds compile time on very large programs.
+constexpr int kSearchBudget = 4096;
+
+// True when operand `k` of `inst` is read at the same linear index as the result is
+// written, so that producer and consumer can share a loop.
+bool KeepsIndex(const ir::Program& program, const ir::Instruction& inst, size_t k) {
+  if (inst.op == Op::kBroadcastInDim) {
+    return program.instructions[inst.operands[k]].shape.num_elements() ==
+           inst.shape.num_elements();
+  }
+  return true;  // elementwise operands and reshape
+}
+
+class Grouper {
+ public:
+  explicit Grouper(const ir::Program& program, std::vector<bool> needed)
+      : program_(program),
+        needed_(std::move(needed)),
+        group_of_(program.instructions.size(), -1),
+        mark_(program.instructions.size(), 0),
+        seen_(program.instructions.size(), 0) {}
+
+  void Run() {
+    const int n = static_cast<int>(program_.instructions.size());
+    for (int i = 0; i < n; ++i) {
+      const ir::Instruction& inst = program_.instructions[i];
+      if (!needed_[i] || !IsLoopFusible(inst.op)) continue;
+      std::vector<int> candidates;
+      for (size_t k = 0; k < inst.operands.size(); ++k) {
+        int g = group_of_[inst.operands[k]];
+        if (g >= 0 && KeepsIndex(program_, inst, k) &&
+            std::find(candidates.begin(), candidates.end(), g) == candidates.end()) {
+          candidates.push_back(g);
+        }
+      }
+      if (candidates.size() > 1 && CanJoin(i, candidates)) {
+        Join(i, candidates);
+        continue;
+      }
+      bool joined = false;
+      for (int g : candidates) {
+        if (CanJoin(i, {g})) {
+          Join(i, {g});
+          joined = true;
+          break;
+        }
+      }
+      if (!joined) {
+        group_of_[i] = static_cast<int>(members_.size());
+        members_.push_back({i});
+      }
+    }
+  }
+
+  std::vector<std::vector<int>>& members() { return members_; }
+  std::vector<int>& group_of() { return group_of_; }
+
+ private:
+  // Whether the union of `groups` and instruction i is a valid group: no value outside it
+  // depends on a member while a member depends on that value (the group would have to run
+  // both before and after it).
+  bool CanJoin(int i, const std::vector<int>& groups) {
+    ++stamp_;
+    int lowest = i;
+    std::vector<int> set;
+    for (int g : groups) {
+      for (int m : members_[g]) {
+        mark_[m] = stamp_;
+        lowest = std::min(lowest, m);
+        set.push_back(m);
+      }
+    }
+    mark_[i] = stamp_;
+    set.push_back(i);
+    // With one group, only the new member's outside operands can depend on the group (the
+    // group was valid, and i comes after all its members); with several, any member's can.
+    const bool all = groups.size() > 1;
+    int budget = kSearchBudget;
+    for (int m : set) {
+      if (!all && m != i) continue;
+      for (int o : program_.instructions[m].operands) {
+        if (mark_[o] == stamp_ || o < lowest) continue;
+        if (DependsOnMarked(o, lowest, &budget)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Depth-first search from `value` through operands not below `lowest`, for a marked
+  // instruction. Running out of budget counts as "depends" (the merge is refused).
+  bool DependsOnMarked(int value, int lowest, int* budget) {
+    ++search_;
+    std::vector<int> stack = {value};
+    while (!stack.empty()) {
+      int v = stack.back();
+      stack.pop_back();
+      if (seen_[v] == search_) continue;
+      seen_[v] = search_;
+      if (--*budget < 0) return true;
+      for (int o : program_.instructions[v].operands) {
+        if (o < lowest) continue;
+        if (mark_[o] == stamp_) return true;
+        stack.push_back(o);
+      }
+    }
+    return false;
+  }
+
+  void Join(int i, const std::vector<int>& groups) {
+    int target = groups[0];
+    for (size_t k = 1; k < groups.size(); ++k) {
+      for (int m : members_[groups[k]]) {
+        group_of_[m] = target;
+        members_[target].push_back(m);
+      }
+      members_[groups[k]].clear();
+    }
+    group_of_[i] = target;
+    members_[target].push_back(i);
+  }
+
+  const ir::Program& program_;
+  std::vector<bool> needed_;
+  std::vector<int> group_of_;
+  std::vector<std::vector<int>> members_;
+  std::vector<int> mark_, seen_;
+  int stamp_ = 0, search_ = 0;
+};
+
+std::vector<bool> NeededValues(const ir::Program& program) {
+  const int n = static_cast<int>(program.instructions.size());
+  std::vector<bool> needed(n, false);
+  for (int r : program.results) needed[r] = true;
+  // A replica that skipped an all_reduce would leave its group waiting: always run them.
+  for (int i = 0; i < n; ++i) {
+    if (ir::IsAllReduce(program.instructions[i].op)) needed[i] = true;
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    if (!needed[i]) continue;
+    for (int o : program.instructions[i].operands) needed[o] = true;
+  }
+  return needed;
+}
+
+// Orders the steps so that each comes after the steps computing what it reads, staying
+// close to program order. False if the groups formed a cycle (not expected).
+bool OrderSteps(const ir::Program& program, FusionPlan* plan) {
+  const int steps = static_cast<int>(plan->steps.size());
+  std::vector<int> state(steps, 0);  // 0 new, 1 in progress, 2 emitted
+  std::vector<Step> ordered;
+  ordered.reserve(steps);
+  std::vector<int> new_index(steps, -1);
+  // Iterative post-order: a frame is a step and the reads it still has to visit.
+  auto reads = [&](int s) {
+    std::vector<int> values;
+    const Step& step = plan->steps[s];
+    if (step.group >= 0) {
+      values = plan->groups[step.group].inputs;
+    } else {
+      values = program.instructions[step.instruction].operands;
+    }
+    std::vector<int> producers;
+    for (int v : values) {
+      if (plan->step_of[v] >= 0 && plan->step_of[v] != s) producers.push_back(plan->step_of[v]);
+    }
+    return producers;
+  };
+  // Roots by the position of their last instruction, so that steps keep program order where
+  // nothing forces otherwise (values then die in about the order the program wrote).
+  std::vector<int> roots(steps);
+  std::vector<int> last(steps, -1);
+  for (int s = 0; s < steps; ++s) {
+    roots[s] = s;
+    const Step& step = plan->steps[s];
+    last[s] = step.group >= 0 ? plan->groups[step.group].members.back() : step.instruction;
+  }
+  std::sort(roots.begin(), roots.end(), [&](int a, int b) { return last[a] < last[b]; });
+  for (int root : roots) {
+    if (state[root] != 0) continue;
+    std::vector<std::pair<int, std::vector<int>>> stack;
+    stack.emplace_back(root, reads(root));
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [s, pending] = stack.back();
+      if (pending.empty()) {
+        state[s] = 2;
+        new_index[s] = static_cast<int>(ordered.size());
+        ordered.push_back(plan->steps[s]);
+        stack.pop_back();
+        continue;
+      }
+      int next = pending.back();
+      pending.pop_back();
+      if (state[next] == 1) return false;
+      if (state[next] == 0) {
+        state[next] = 1;
+        stack.emplace_back(next, reads(next));
+      }
+    }
+  }
+  plan->steps = std::move(ordered);
+  for (int& s : plan->step_of) {
+    if (s >= 0) s = new_index[s];
+  }
+  return true;
+}
+
+}  // namespace
+
+bool IsLoopFusible(Op op) {
+  switch (op) {
+    case Op::kParameter:
+    case Op::kConstant:
+    case Op::kIota:
+    case Op::kTranspose:
+    case Op::kSlice:
+    case Op::kConcatenate:
+    case Op::kPad:
+    case Op::kReduceSum:
+    case Op::kReduceProduct:
+    case Op::kReduceMax:
+    case Op::kReduceMin:
+    case Op::kDotGeneral:
+    case Op::kAllReduceSum:
+    case Op::kAllReduceMax:
+    case Op::kAllReduceMin:
+      return false;
+    default:
+      return true;  // elementwise, compare, select, convert, broadcast_in_dim, reshape
+  }
+}
+
+FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
+  const int n = static_cast<int>(program.instructions.size());
+  FusionPlan plan;
+  plan.needed = NeededValues(program);
+  plan.group_of.assign(n, -1);
+  plan.step_of.assign(n, -1);
+  if (fuse) {
+    Grouper grouper(program, plan.needed);
+    grouper.Run();
+    for (std::vector<int>& members : grouper.members()) {
+      if (members.empty()) continue;
+      std::sort(members.begin(), members.end());
+      FusionGroup group;
+      group.count = program.instructions[members[0]].shape.num_elements();
+      group.members = std::move(members);
+      const int g = static_cast<int>(plan.groups.size());
+      for (int m : group.members) plan.group_of[m] = g;
+      plan.groups.push_back(std::move(group));
+    }
+  }
+  // Inputs and outputs of each group.
+  std::vector<bool> is_result(n, false);
+  for (int r : program.results) is_result[r] = true;
+  for (int i = 0; i < n; ++i) {
+    if (!plan.needed[i]) continue;
+    const int g = plan.group_of[i];
+    for (int o : program.instructions[i].operands) {
+      const int og = plan.group_of[o];
+      if (g >= 0 && og != g) plan.groups[g].inputs.push_back(o);
+      if (og >= 0 && og != g) plan.groups[og].outputs.push_back(o);
+    }
+    if (g >= 0 && is_result[i]) plan.groups[g].outputs.push_back(i);
+  }
+  for (FusionGroup& group : plan.groups) {
+    for (std::vector<int>* list : {&group.inputs, &group.outputs}) {
+      std::sort(list->begin(), list->end());
+      list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
+  }
+  // One step per group and per needed instruction outside groups.
+  for (int g = 0; g < static_cast<int>(plan.groups.size()); ++g) {
+    for (int m : plan.groups[g].members) plan.step_of[m] = static_cast<int>(plan.steps.size());
+    plan.steps.push_back(Step{g, -1});
+  }
+  for (int i = 0; i < n; ++i) {
+    const Op op = program.instructions[i].op;
+    if (!plan.needed[i] || plan.group_of[i] >= 0 || op == Op::kParameter || op == Op::kConstant) {
+      continue;
+    }
+    plan.step_of[i] = static_cast<int>(plan.steps.size());
+    plan.steps.push_back(Step{-1, i});
+  }
+  if (!OrderSteps(program, &plan)) return PlanFusion(program, /*fuse=*/false);
+  return plan;
+}
+
+}  // namespace seam::cpu

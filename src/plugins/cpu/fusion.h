@@ -1,0 +1,50 @@
+// Loop fusion for the CPU plugin: groups producer/consumer chains of elementwise ops,
+// broadcast_in_dim and reshape into fusion groups, each run as one loop kernel
+// (kernels_fused.cc), and orders the groups and the remaining instructions into steps.
+#ifndef SEAM_PLUGINS_CPU_FUSION_H_
+#define SEAM_PLUGINS_CPU_FUSION_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "src/ir/program.h"
+
+namespace seam::cpu {
+
+// The ops a loop kernel evaluates: unary, binary, compare, select, convert,
+// broadcast_in_dim and reshape.
+bool IsLoopFusible(ir::Op op);
+
+// Members of a group all have `count` elements and are linked by edges along which an
+// element's linear index is kept (elementwise operands, reshape, a broadcast that adds
+// only dimensions of size 1). A broadcast that repeats values reads its operand from
+// memory, so the operand is an input of the group.
+struct FusionGroup {
+  int64_t count = 0;
+  std::vector<int> members;  // instruction indices, increasing
+  std::vector<int> inputs;   // values read from memory (not members), increasing
+  std::vector<int> outputs;  // members written to memory (results, or read by non-members)
+};
+
+// One step of the execution plan: a fusion group, or one instruction with its own kernel.
+struct Step {
+  int group = -1;        // index into FusionPlan::groups; -1 for a single instruction
+  int instruction = -1;  // the instruction when group == -1
+};
+
+struct FusionPlan {
+  std::vector<FusionGroup> groups;
+  std::vector<Step> steps;     // in execution order: every step after those it reads
+  std::vector<int> group_of;   // per instruction: its group, or -1
+  std::vector<int> step_of;    // per instruction: the step computing it; -1 for parameters,
+                               // constants and values nothing needs
+  std::vector<bool> needed;    // per instruction: a result depends on it (all_reduce always is)
+};
+
+// Groups the program's instructions. With `fuse` false every needed instruction is its own
+// step (the unfused plan, for comparisons).
+FusionPlan PlanFusion(const ir::Program& program, bool fuse = true);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_FUSION_H_

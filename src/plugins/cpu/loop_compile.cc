@@ -1,0 +1,266 @@
+// CompileLoop and DescribeLoop: a fusion group to tile operations (loop_kernel.h).
+#include <algorithm>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/fast_kernels.h"
+#include "src/plugins/cpu/loop_kernel.h"
+#include "src/plugins/cpu/strided.h"
+
+namespace seam::cpu {
+namespace {
+
+using ir::Op;
+
+TileOp::Kind KindOf(Op op) {
+  switch (op) {
+    case Op::kSelect:
+      return TileOp::kSelect;
+    case Op::kConvert:
+      return TileOp::kConvert;
+    case Op::kBroadcastInDim:
+      return TileOp::kGather;
+    case Op::kReshape:
+      return TileOp::kCopy;
+    default:
+      return ir::OpArity(op) == 1 ? TileOp::kUnary : TileOp::kBinary;
+  }
+}
+
+// The walk of a broadcast's operand in the result's row-major order: per result dimension
+// the operand stride (0 where values repeat), then unit dimensions dropped and neighbours
+// merged where one stride continues the other.
+void GatherWalk(const ir::Shape& operand, const ir::Instruction& broadcast, TileOp* op) {
+  const std::vector<int64_t>& map = broadcast.attrs.at("dims");
+  const std::vector<int64_t> operand_strides = RowMajorStrides(operand.dims);
+  const int64_t rank = broadcast.shape.rank();
+  std::vector<int64_t> strides(rank, 0);
+  for (size_t i = 0; i < map.size(); ++i) {
+    if (operand.dims[i] == broadcast.shape.dims[map[i]]) strides[map[i]] = operand_strides[i];
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = broadcast.shape.dims[d];
+    if (size == 1) continue;
+    if (!op->dims.empty() && op->strides.back() == strides[d] * size) {
+      op->dims.back() *= size;
+      op->strides.back() = strides[d];
+    } else {
+      op->dims.push_back(size);
+      op->strides.push_back(strides[d]);
+    }
+  }
+  if (op->dims.empty()) {
+    op->dims = {1};
+    op->strides = {0};
+  }
+}
+
+// Merges an f32/f64 binary op whose scratch result only the next op reads into that op,
+// when both are ops of kernels_fast.cc (one pass over the tile instead of two).
+void PairOps(std::vector<TileOp>* ops) {
+  std::vector<TileOp> out;
+  for (size_t i = 0; i < ops->size(); ++i) {
+    TileOp& first = (*ops)[i];
+    if (i + 1 < ops->size() && first.kind == TileOp::kBinary && IsFastBinary(first.op) &&
+        (first.dtype == ir::DType::kF32 || first.dtype == ir::DType::kF64) &&
+        first.result.kind == TileRef::kScratch) {
+      TileOp& second = (*ops)[i + 1];
+      auto is_first = [&](const TileRef& r) {
+        return r.kind == TileRef::kScratch && r.index == first.result.index;
+      };
+      bool pairable = second.kind == TileOp::kBinary && IsFastBinary(second.op) &&
+                      second.dtype == first.dtype &&
+                      (is_first(second.operands[0]) || is_first(second.operands[1]));
+      // No later op may read the first result (its slot's next use must be a write).
+      for (size_t j = i + 2; pairable && j < ops->size(); ++j) {
+        for (const TileRef& r : (*ops)[j].operands) pairable = pairable && !is_first(r);
+        if (is_first((*ops)[j].result)) break;
+      }
+      if (pairable) {
+        const bool left = is_first(second.operands[0]), right = is_first(second.operands[1]);
+        TileOp pair = second;
+        pair.kind = TileOp::kPair;
+        pair.paired_op = first.op;
+        pair.paired_instruction = first.instruction;
+        pair.operands = {first.operands[0], first.operands[1]};
+        if (left && right) {
+          pair.pair_shape = PairShape::kBoth;
+        } else {
+          pair.pair_shape = left ? PairShape::kLeft : PairShape::kRight;
+          pair.operands.push_back(second.operands[left ? 1 : 0]);
+        }
+        out.push_back(std::move(pair));
+        ++i;
+        continue;
+      }
+    }
+    out.push_back(std::move(first));
+  }
+  *ops = std::move(out);
+}
+
+// Scratch results name their member until here; this gives each a slot, reusing a slot
+// once its value's last reader has run. An op's result never shares a slot with one of its
+// operands (so every tile loop writes memory it does not read, which keeps the compiler's
+// vectorised path, and a convert never overwrites input of another width). Returns the
+// number of slots.
+int AssignScratch(std::vector<TileOp>* ops) {
+  std::unordered_map<int, int> last_reader;  // member -> index of the last op reading it
+  for (size_t i = 0; i < ops->size(); ++i) {
+    for (const TileRef& r : (*ops)[i].operands) {
+      if (r.kind == TileRef::kScratch) last_reader[r.index] = static_cast<int>(i);
+    }
+  }
+  std::unordered_map<int, int> slot_of;
+  std::vector<int> free_slots;
+  int slots = 0;
+  for (size_t i = 0; i < ops->size(); ++i) {
+    TileOp& op = (*ops)[i];
+    for (TileRef& r : op.operands) {
+      if (r.kind == TileRef::kScratch) r.index = slot_of.at(r.index);
+    }
+    if (op.result.kind == TileRef::kScratch) {
+      int slot;
+      if (free_slots.empty()) {
+        slot = slots++;
+      } else {
+        slot = free_slots.back();
+        free_slots.pop_back();
+      }
+      slot_of[op.result.index] = slot;
+      op.result.index = slot;
+    }
+    // Operands (already slots) whose value this op reads last free their slot now.
+    for (auto it = last_reader.begin(); it != last_reader.end();) {
+      if (it->second == static_cast<int>(i)) {
+        free_slots.push_back(slot_of.at(it->first));
+        it = last_reader.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  return slots;
+}
+
+}  // namespace
+
+LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
+  LoopKernel kernel;
+  kernel.count = group.count;
+  kernel.inputs = group.inputs;
+  kernel.outputs = group.outputs;
+  auto shape = [&](int v) -> const ir::Shape& { return program.instructions[v].shape; };
+  for (int v : group.inputs) kernel.input_bytes.push_back(ir::DTypeSize(shape(v).dtype));
+  for (int v : group.outputs) kernel.output_bytes.push_back(ir::DTypeSize(shape(v).dtype));
+
+  std::unordered_map<int, TileRef> ref;  // value -> where a tile of it is
+  std::unordered_map<int, int> output_index;
+  for (size_t k = 0; k < group.inputs.size(); ++k) {
+    ref[group.inputs[k]] = TileRef{TileRef::kInput, static_cast<int>(k)};
+  }
+  for (size_t k = 0; k < group.outputs.size(); ++k) {
+    output_index[group.outputs[k]] = static_cast<int>(k);
+  }
+  // A reshape, or a broadcast that keeps the element count, is only a new name for its
+  // operand's tile unless it is an output.
+  auto is_alias = [&](int m) {
+    const ir::Instruction& inst = program.instructions[m];
+    if (output_index.count(m)) return false;
+    if (inst.op == Op::kReshape) return true;
+    return inst.op == Op::kBroadcastInDim &&
+           shape(inst.operands[0]).num_elements() == inst.shape.num_elements();
+  };
+  for (int m : group.members) {
+    const ir::Instruction& inst = program.instructions[m];
+    if (is_alias(m)) {
+      ref[m] = ref.at(inst.operands[0]);
+      continue;
+    }
+    TileOp op;
+    op.kind = KindOf(inst.op);
+    op.op = inst.op;
+    op.instruction = m;
+    op.dtype = shape(inst.operands[0]).dtype;
+    op.result_dtype = inst.shape.dtype;
+    if (op.kind == TileOp::kSelect) op.dtype = inst.shape.dtype;
+    if (op.kind == TileOp::kGather) {
+      if (shape(inst.operands[0]).num_elements() == inst.shape.num_elements()) {
+        op.kind = TileOp::kCopy;  // an output broadcast that only adds unit dimensions
+      } else {
+        GatherWalk(shape(inst.operands[0]), inst, &op);
+      }
+    }
+    for (int o : inst.operands) op.operands.push_back(ref.at(o));
+    if (auto it = output_index.find(m); it != output_index.end()) {
+      op.result = TileRef{TileRef::kOutput, it->second};
+    } else {
+      op.result = TileRef{TileRef::kScratch, m};  // a slot is chosen after pairing
+    }
+    ref[m] = op.result;
+    kernel.ops.push_back(std::move(op));
+  }
+
+  PairOps(&kernel.ops);
+  kernel.scratch_slots = AssignScratch(&kernel.ops);
+
+  kernel.last_read_of_input.assign(group.inputs.size(), -1);
+  kernel.gathered_input.assign(group.inputs.size(), false);
+  kernel.writer_of_output.assign(group.outputs.size(), -1);
+  for (size_t i = 0; i < kernel.ops.size(); ++i) {
+    const TileOp& op = kernel.ops[i];
+    for (const TileRef& r : op.operands) {
+      if (r.kind != TileRef::kInput) continue;
+      if (op.kind == TileOp::kGather) {
+        kernel.gathered_input[r.index] = true;
+      } else {
+        kernel.last_read_of_input[r.index] = static_cast<int>(i);
+      }
+    }
+    if (op.result.kind == TileRef::kOutput) {
+      kernel.writer_of_output[op.result.index] = static_cast<int>(i);
+    }
+  }
+  return kernel;
+}
+
+std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
+  auto name = [&](const TileRef& r) {
+    switch (r.kind) {
+      case TileRef::kInput:
+        return absl::StrCat("in", r.index, "(%", kernel.inputs[r.index], ")");
+      case TileRef::kOutput:
+        return absl::StrCat("out", r.index);
+      case TileRef::kScratch:
+        return absl::StrCat("s", r.index);
+    }
+    return std::string();
+  };
+  std::string text;
+  for (const TileOp& op : kernel.ops) {
+    const ir::Instruction& inst = program.instructions[op.instruction];
+    if (op.kind == TileOp::kPair) {
+      // Two lines, the first op's result being a register of the one pass ("r").
+      absl::StrAppend(&text, "%", op.paired_instruction, " = ",
+                      std::string(ir::OpName(op.paired_op)), "(", name(op.operands[0]), ", ",
+                      name(op.operands[1]), ") -> r (paired with the next line)\n");
+      const std::string c = op.operands.size() > 2 ? name(op.operands[2]) : "r";
+      absl::StrAppend(&text, "%", op.instruction, " = ", std::string(ir::OpName(inst.op)), "(",
+                      op.pair_shape == PairShape::kRight ? c + ", r" : "r, " + c, ") -> ",
+                      name(op.result), "\n");
+      continue;
+    }
+    std::string operands;
+    for (const TileRef& r : op.operands) {
+      absl::StrAppend(&operands, operands.empty() ? "" : ", ", name(r));
+    }
+    const char* note = op.kind == TileOp::kCopy     ? " (copy)"
+                       : op.kind == TileOp::kGather ? " (gather)"
+                                                    : "";
+    absl::StrAppend(&text, "%", op.instruction, " = ", std::string(ir::OpName(inst.op)), "(", operands, ")",
+                    note, " -> ", name(op.result), "\n");
+  }
+  return text;
+}
+
+}  // namespace seam::cpu
