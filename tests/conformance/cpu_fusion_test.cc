@@ -307,11 +307,13 @@ TEST(BufferAssignmentTest, DeadValuesLendTheirSlotsToLaterOnes) {
   const std::string text = R"(program @slots {
   %x = parameter(0) : f32[64,64]
   %t1 = transpose(%x), permutation={1,0} : f32[64,64]
-  %t2 = transpose(%t1), permutation={1,0} : f32[64,64]
+  %t2 = neg(%t1) : f32[64,64]
   %t3 = transpose(%t2), permutation={1,0} : f32[64,64]
-  %t4 = transpose(%t3), permutation={1,0} : f32[64,64]
+  %t4 = neg(%t3) : f32[64,64]
   return (%t4)
 })";
+  // (Negations between the transposes keep the simplifier from merging the chain away;
+  // neg(transpose(neg(transpose(x)))) is x again, exactly.)
   auto executable = CompileOrDie(text, true);
   ASSERT_NE(executable, nullptr);
   const BufferPlan& buffers = executable->buffers();
