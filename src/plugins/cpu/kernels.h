@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "src/ir/program.h"
 
 namespace seam::cpu {
@@ -44,6 +45,13 @@ struct DotDimensions {
 };
 void DotGeneral(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
                 const uint8_t* rhs, const DotDimensions& dims, uint8_t* out);
+
+// kernels_dispatch.cc: computes `inst` from its operands' memory `in` (operand k has shape
+// operand_shape(k)) into `out`, with the kernel for its op. A parameter writes nothing, a
+// constant copies its literal, an all_reduce copies its operand (a lone replica).
+void RunKernel(const ir::Instruction& inst,
+               absl::FunctionRef<const ir::Shape&(size_t)> operand_shape,
+               const std::vector<const uint8_t*>& in, uint8_t* out);
 
 }  // namespace seam::cpu
 

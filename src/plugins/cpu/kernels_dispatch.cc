@@ -1,0 +1,98 @@
+// The one switch from an IR instruction to its kernel, shared by the executable (for
+// instructions outside fusion groups) and by constant folding (so folded bytes are the
+// bytes a run would compute).
+#include <cstring>
+
+#include "src/plugins/cpu/kernels.h"
+
+namespace seam::cpu {
+namespace {
+
+void Copy(const uint8_t* in, uint8_t* out, size_t size) {
+  if (size > 0) std::memcpy(out, in, size);
+}
+
+}  // namespace
+
+void RunKernel(const ir::Instruction& inst,
+               absl::FunctionRef<const ir::Shape&(size_t)> operand_shape,
+               const std::vector<const uint8_t*>& in, uint8_t* out) {
+  auto attr = [&](const char* name) -> const std::vector<int64_t>& { return inst.attrs.at(name); };
+  int64_t count = inst.shape.num_elements();
+  switch (inst.op) {
+    case ir::Op::kParameter:
+      return;
+    case ir::Op::kConstant:
+      return Copy(inst.literal.bytes.data(), out, inst.literal.bytes.size());
+    case ir::Op::kIota:
+      return Iota(inst.shape, attr("dimension")[0], out);
+    case ir::Op::kNeg:
+    case ir::Op::kAbs:
+    case ir::Op::kSign:
+    case ir::Op::kExp:
+    case ir::Op::kLog:
+    case ir::Op::kLog1p:
+    case ir::Op::kTanh:
+    case ir::Op::kLogistic:
+    case ir::Op::kSqrt:
+    case ir::Op::kRsqrt:
+    case ir::Op::kFloor:
+    case ir::Op::kCeil:
+    case ir::Op::kNot:
+      return Unary(inst.op, inst.shape.dtype, in[0], out, count);
+    case ir::Op::kAdd:
+    case ir::Op::kSubtract:
+    case ir::Op::kMultiply:
+    case ir::Op::kDivide:
+    case ir::Op::kRemainder:
+    case ir::Op::kPower:
+    case ir::Op::kMaximum:
+    case ir::Op::kMinimum:
+    case ir::Op::kAnd:
+    case ir::Op::kOr:
+    case ir::Op::kEq:
+    case ir::Op::kNe:
+    case ir::Op::kLt:
+    case ir::Op::kLe:
+    case ir::Op::kGt:
+    case ir::Op::kGe:
+      return Binary(inst.op, operand_shape(0).dtype, in[0], in[1], out, count);
+    case ir::Op::kSelect:
+      return Select(inst.shape.dtype, in[0], in[1], in[2], out, count);
+    case ir::Op::kConvert:
+      return Convert(operand_shape(0).dtype, inst.shape.dtype, in[0], out, count);
+    case ir::Op::kBroadcastInDim:
+      return BroadcastInDim(operand_shape(0), in[0], inst.shape, attr("dims"), out);
+    case ir::Op::kReshape:
+      return Copy(in[0], out, inst.shape.byte_size());
+    case ir::Op::kTranspose:
+      return Transpose(operand_shape(0), in[0], attr("permutation"), out);
+    case ir::Op::kSlice:
+      return Slice(operand_shape(0), in[0], inst.shape, attr("start"), attr("stride"), out);
+    case ir::Op::kConcatenate: {
+      std::vector<ir::Shape> shapes;
+      for (size_t k = 0; k < in.size(); ++k) shapes.push_back(operand_shape(k));
+      return Concatenate(shapes, in, attr("dimension")[0], out);
+    }
+    case ir::Op::kPad:
+      return Pad(operand_shape(0), in[0], in[1], inst.shape, attr("low"), attr("interior"), out);
+    case ir::Op::kReduceSum:
+    case ir::Op::kReduceProduct:
+    case ir::Op::kReduceMax:
+    case ir::Op::kReduceMin:
+      return Reduce(inst.op, operand_shape(0), in[0], attr("axes"), out);
+    case ir::Op::kDotGeneral:
+      return DotGeneral(operand_shape(0), in[0], operand_shape(1), in[1],
+                        DotDimensions{attr("lhs_batch"), attr("rhs_batch"), attr("lhs_contracting"),
+                                      attr("rhs_contracting")},
+                        out);
+    case ir::Op::kAllReduceSum:
+    case ir::Op::kAllReduceMax:
+    case ir::Op::kAllReduceMin:
+      // Executable::Run meets the other replicas; alone, a replica's reduction is its own
+      // value.
+      return Copy(in[0], out, inst.shape.byte_size());
+  }
+}
+
+}  // namespace seam::cpu
