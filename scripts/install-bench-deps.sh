@@ -7,24 +7,4 @@ set -euo pipefail
 
 packages=(libtorch-dev python3-torch)
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-bench-deps: all ${#packages[@]} packages present"
-  exit 0
-fi
-
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
-fi
-
-echo "install-bench-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -o DPkg::Lock::Timeout=600
-$sudo apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
+exec "$(dirname "$0")/apt-install-missing.sh" install-bench-deps "${packages[@]}"
