@@ -27,7 +27,8 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> InitializeComputationClient()
 }
 
 absl::StatusOr<ComputationClient*> GetComputationClient() {
-  // Leaked on purpose: device work may still be finishing while the process exits.
+  // Leaked on purpose: device work may still be finishing while the process exits (the CPU
+  // plugin drains its device threads in an exit handler, docs/architecture.md).
   static const absl::StatusOr<ComputationClient*>* outcome = [] {
     absl::StatusOr<std::unique_ptr<ComputationClient>> client = InitializeComputationClient();
     if (!client.ok()) return new absl::StatusOr<ComputationClient*>(client.status());
