@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <string>
 #include <thread>
 
 #include "src/plugins/cpu/thread_pool.h"
@@ -84,6 +85,32 @@ void BM_SeamChain(benchmark::State& state) {
   cpu::SetKernelThreads(0);
 }
 
+// The same chain on 1024 elements (one tile): what a run costs beyond its loop (argument
+// checks, output allocation, the hand-off to the worker thread and the ready event).
+constexpr int64_t kSmallCount = 1024;
+
+void BM_HandFusedLoopSmall(benchmark::State& state) {
+  std::vector<float> x = RandomFloats(kSmallCount, 1), a = RandomFloats(kSmallCount, 2),
+                     b = RandomFloats(kSmallCount, 3), y(kSmallCount);
+  for (auto _ : state) {
+    HandFused(x.data(), a.data(), b.data(), y.data(), kSmallCount);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
+void BM_SeamChainSmall(benchmark::State& state) {
+  std::string text = kChain;
+  const std::string big = std::to_string(kCount), small = std::to_string(kSmallCount);
+  for (size_t at = text.find(big); at != std::string::npos; at = text.find(big, at)) {
+    text.replace(at, big.size(), small);
+  }
+  auto computation = CompileText(text);
+  auto args = Upload({ir::Literal::FromF32(RandomFloats(kSmallCount, 1), {kSmallCount}),
+                      ir::Literal::FromF32(RandomFloats(kSmallCount, 2), {kSmallCount}),
+                      ir::Literal::FromF32(RandomFloats(kSmallCount, 3), {kSmallCount})});
+  for (auto _ : state) RunAndWait(*computation, args);
+}
+
 BENCHMARK(BM_HandFusedLoop)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
@@ -98,6 +125,11 @@ BENCHMARK(BM_HandFusedLoop2Threads)
     ->MeasureProcessCPUTime();
 BENCHMARK(BM_SeamChain)->Arg(2)
     ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
+BENCHMARK(BM_HandFusedLoopSmall)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_SeamChainSmall)
+    ->Unit(benchmark::kMicrosecond)
     ->UseRealTime()
     ->MeasureProcessCPUTime();
 
