@@ -51,10 +51,12 @@ void RunAndWait(const runtime::ComputationClient::Computation& computation,
   auto outputs =
       Client().ExecuteComputation(computation, arguments, Client().GetDefaultDevice(), {});
   if (!outputs.ok()) Die(outputs.status());
-  // Reading one element back would add a copy of the whole output; spinning on readiness
-  // measures the run itself.
+  // Reading one element back would add a copy of the whole output; awaiting readiness
+  // measures the run itself. The wait blocks rather than polls, so that this thread does not
+  // take a core from the plugin's worker and kernel threads (the machine has two).
   for (const auto& output : *outputs) {
-    while (!output->IsReady()) std::this_thread::yield();  // leave the core to the worker
+    absl::Status status = output->AwaitReady();
+    if (!status.ok()) Die(status);
   }
 }
 

@@ -31,6 +31,9 @@ class ComputationClient {
     const ir::Shape& shape() const { return shape_; }
     // True once the value is computed (or its computation failed).
     virtual bool IsReady() const = 0;
+    // Blocks (without spinning) until the value is computed; the status of the computation
+    // that produces it.
+    virtual absl::Status AwaitReady() const = 0;
     // The implementation's own object for the value (a PJRT_Buffer* for the PJRT client),
     // for tests and debugging tools; null when there is none.
     virtual const void* native_handle() const { return nullptr; }

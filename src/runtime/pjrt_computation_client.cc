@@ -67,6 +67,13 @@ class PjrtData : public ComputationClient::Data {
     DestroyEvent(api_, event_args.event);
     return ready;
   }
+  absl::Status AwaitReady() const override {
+    auto event_args = SEAM_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args);
+    event_args.buffer = buffer_;
+    absl::Status status = TakePjrtError(api_, api_->PJRT_Buffer_ReadyEvent(&event_args));
+    if (!status.ok()) return status;
+    return AwaitAndDestroy(api_, event_args.event);
+  }
   PJRT_Buffer* buffer() const { return buffer_; }
   const void* native_handle() const override { return buffer_; }
 

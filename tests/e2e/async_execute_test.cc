@@ -54,6 +54,31 @@ TEST(AsyncExecuteTest, ExecuteReturnsBeforeTheOutputIsReady) {
   EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime"), 1);
 }
 
+TEST(AsyncExecuteTest, AwaitReadyBlocksUntilTheRunIsDone) {
+  ComputationClient* client = *GetComputationClient();
+  std::string device = client->GetDefaultDevice();
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(kProgram);
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto compiled = client->Compile({{*program, device}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ir::Literal a = ir::Literal::FromF32({1, 2, 3, 4}, {2, 2});
+  auto inputs = client->TransferToDevice({{a.shape, a.bytes.data(), device},
+                                          {a.shape, a.bytes.data(), device}});
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  std::vector<ComputationClient::DataPtr> outputs;
+  {
+    cpu::testing::ExecutionHold hold;
+    auto result = client->ExecuteComputation(*compiled->front(), *inputs, device, {});
+    ASSERT_TRUE(result.ok()) << result.status();
+    outputs = *result;
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_FALSE(outputs[0]->IsReady());
+  }
+  absl::Status status = outputs[0]->AwaitReady();
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(outputs[0]->IsReady());  // no transfer in between: the await itself waited
+}
+
 TEST(AsyncExecuteTest, SyncDoesNotWaitForTheDevice) {
   Tensor x = Tensor::from_vector({1.0f, 2.0f, 3.0f}, {3});
   Tensor y = x * x + x;
