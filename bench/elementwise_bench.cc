@@ -13,30 +13,14 @@
 #include "src/plugins/cpu/thread_pool.h"
 
 #include "bench/bench_util.h"
+#include "bench/ten_op_chain.h"
 
 namespace seam::bench {
 namespace {
 
 constexpr int64_t kCount = 4 * 1024 * 1024;
 
-// y = ((((x*a + b) * x - a) maximum b) * a + x) ... ten ops, mirrored by HandFused below.
-constexpr char kChain[] = R"(program @chain {
-  %x = parameter(0) : f32[4194304]
-  %a = parameter(1) : f32[4194304]
-  %b = parameter(2) : f32[4194304]
-  %1 = multiply(%x, %a) : f32[4194304]
-  %2 = add(%1, %b) : f32[4194304]
-  %3 = multiply(%2, %x) : f32[4194304]
-  %4 = subtract(%3, %a) : f32[4194304]
-  %5 = maximum(%4, %b) : f32[4194304]
-  %6 = multiply(%5, %a) : f32[4194304]
-  %7 = add(%6, %x) : f32[4194304]
-  %8 = minimum(%7, %a) : f32[4194304]
-  %9 = subtract(%8, %b) : f32[4194304]
-  %10 = multiply(%9, %9) : f32[4194304]
-  return (%10)
-}
-)";
+constexpr const char* kChain = kTenOpChain;
 
 void HandFused(const float* x, const float* a, const float* b, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_format.h"
+#include "bench/ten_op_chain.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
@@ -158,23 +159,7 @@ TEST(CpuDumpTest, TheOptimizedDumpShowsTheSimplifiedProgramUnderTheReceivedHash)
 
 // The 10-op chain of bench/elementwise_bench.cc: the optimized dump shows exactly one fused
 // kernel, holding all ten ops, and it is the only step.
-constexpr char kChain[] = R"(program @chain {
-  %x = parameter(0) : f32[4194304]
-  %a = parameter(1) : f32[4194304]
-  %b = parameter(2) : f32[4194304]
-  %1 = multiply(%x, %a) : f32[4194304]
-  %2 = add(%1, %b) : f32[4194304]
-  %3 = multiply(%2, %x) : f32[4194304]
-  %4 = subtract(%3, %a) : f32[4194304]
-  %5 = maximum(%4, %b) : f32[4194304]
-  %6 = multiply(%5, %a) : f32[4194304]
-  %7 = add(%6, %x) : f32[4194304]
-  %8 = minimum(%7, %a) : f32[4194304]
-  %9 = subtract(%8, %b) : f32[4194304]
-  %10 = multiply(%9, %9) : f32[4194304]
-  return (%10)
-}
-)";
+constexpr const char* kChain = seam::bench::kTenOpChain;
 
 TEST(CpuDumpTest, TheTenOpChainIsOneFusedKernel) {
   std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "seam_dump_chain";
