@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/c/pjrt_c_api.h"
+#include "src/abi/buffer_type.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
@@ -28,24 +29,6 @@ absl::Status AwaitAndDestroy(const PJRT_Api* api, PJRT_Event* event) {
   absl::Status status = TakePjrtError(api, api->PJRT_Event_Await(&args));
   DestroyEvent(api, event);
   return status;
-}
-
-PJRT_Buffer_Type ToPjrtType(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kF32:
-      return PJRT_Buffer_Type_F32;
-    case ir::DType::kS32:
-      return PJRT_Buffer_Type_S32;
-    case ir::DType::kF64:
-      return PJRT_Buffer_Type_F64;
-    case ir::DType::kBF16:
-      return PJRT_Buffer_Type_BF16;
-    case ir::DType::kS64:
-      return PJRT_Buffer_Type_S64;
-    case ir::DType::kPred:
-      return PJRT_Buffer_Type_PRED;
-  }
-  return PJRT_Buffer_Type_INVALID;
 }
 
 class PjrtData : public ComputationClient::Data {
@@ -239,7 +222,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
     auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
     args.client = client_;
     args.data = tensor.data;
-    args.type = ToPjrtType(tensor.shape.dtype);
+    args.type = abi::ToPjrtBufferType(tensor.shape.dtype);
     args.dims = tensor.shape.dims.data();
     args.num_dims = tensor.shape.dims.size();
     args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;

@@ -3,28 +3,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "src/abi/buffer_type.h"
 #include "src/ir/text.h"
 
 namespace seam::conformance {
 namespace {
-
-PJRT_Buffer_Type ToPjrt(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kF32:
-      return PJRT_Buffer_Type_F32;
-    case ir::DType::kS32:
-      return PJRT_Buffer_Type_S32;
-    case ir::DType::kF64:
-      return PJRT_Buffer_Type_F64;
-    case ir::DType::kBF16:
-      return PJRT_Buffer_Type_BF16;
-    case ir::DType::kS64:
-      return PJRT_Buffer_Type_S64;
-    case ir::DType::kPred:
-      return PJRT_Buffer_Type_PRED;
-  }
-  return PJRT_Buffer_Type_INVALID;
-}
 
 template <typename Args>
 Args Make(size_t size) {
@@ -97,7 +80,7 @@ absl::StatusOr<PJRT_Buffer*> PluginRunner::Upload(const ir::Literal& value) cons
   auto upload = ARGS(PJRT_Client_BufferFromHostBuffer_Args);
   upload.client = client_;
   upload.data = value.bytes.data();
-  upload.type = ToPjrt(value.shape.dtype);
+  upload.type = abi::ToPjrtBufferType(value.shape.dtype);
   upload.dims = value.shape.dims.data();
   upload.num_dims = value.shape.dims.size();
   upload.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/abi/buffer_type.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/objects.h"
 
@@ -21,45 +22,15 @@ absl::Status CheckStructSize(const char* struct_name, size_t needed, size_t actu
       PJRT_API_MAJOR, ".", PJRT_API_MINOR, "."));
 }
 
-PJRT_Buffer_Type ToPjrtType(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::kF32:
-      return PJRT_Buffer_Type_F32;
-    case ir::DType::kS32:
-      return PJRT_Buffer_Type_S32;
-    case ir::DType::kF64:
-      return PJRT_Buffer_Type_F64;
-    case ir::DType::kBF16:
-      return PJRT_Buffer_Type_BF16;
-    case ir::DType::kS64:
-      return PJRT_Buffer_Type_S64;
-    case ir::DType::kPred:
-      return PJRT_Buffer_Type_PRED;
-  }
-  return PJRT_Buffer_Type_INVALID;
-}
+PJRT_Buffer_Type ToPjrtType(ir::DType dtype) { return abi::ToPjrtBufferType(dtype); }
 
 absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type) {
-  switch (type) {
-    case PJRT_Buffer_Type_F32:
-      return ir::DType::kF32;
-    case PJRT_Buffer_Type_S32:
-      return ir::DType::kS32;
-    case PJRT_Buffer_Type_F64:
-      return ir::DType::kF64;
-    case PJRT_Buffer_Type_BF16:
-      return ir::DType::kBF16;
-    case PJRT_Buffer_Type_S64:
-      return ir::DType::kS64;
-    case PJRT_Buffer_Type_PRED:
-      return ir::DType::kPred;
-    default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "element type ", static_cast<int>(type), " is not supported by the cpu plugin "
-          "(supported: PRED = ", PJRT_Buffer_Type_PRED, ", S32 = ", PJRT_Buffer_Type_S32,
-          ", S64 = ", PJRT_Buffer_Type_S64, ", F32 = ", PJRT_Buffer_Type_F32, ", F64 = ",
-          PJRT_Buffer_Type_F64, ", BF16 = ", PJRT_Buffer_Type_BF16, ")"));
-  }
+  if (std::optional<ir::DType> dtype = abi::FromPjrtBufferType(type)) return *dtype;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "element type ", static_cast<int>(type), " is not supported by the cpu plugin "
+      "(supported: PRED = ", PJRT_Buffer_Type_PRED, ", S32 = ", PJRT_Buffer_Type_S32,
+      ", S64 = ", PJRT_Buffer_Type_S64, ", F32 = ", PJRT_Buffer_Type_F32, ", F64 = ",
+      PJRT_Buffer_Type_F64, ", BF16 = ", PJRT_Buffer_Type_BF16, ")"));
 }
 
 void ErrorDestroy(PJRT_Error_Destroy_Args* args) {
