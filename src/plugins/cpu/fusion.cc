@@ -68,49 +68,62 @@ class Grouper {
  private:
   // Whether the union of `groups` and instruction i is a valid group: no value outside it
   // depends on a member while a member depends on that value (the group would have to run
-  // both before and after it).
+  // both before and after it). Dependence is taken between steps, not instructions: an
+  // outside value that belongs to another group depends on everything that group reads,
+  // because the group runs as one loop. (Tracing only instruction edges let two groups each
+  // wait for the other, through a reduction between them.)
   bool CanJoin(int i, const std::vector<int>& groups) {
     ++stamp_;
-    int lowest = i;
     std::vector<int> set;
     for (int g : groups) {
       for (int m : members_[g]) {
         mark_[m] = stamp_;
-        lowest = std::min(lowest, m);
         set.push_back(m);
       }
     }
     mark_[i] = stamp_;
     set.push_back(i);
     // With one group, only the new member's outside operands can depend on the group (the
-    // group was valid, and i comes after all its members); with several, any member's can.
+    // group was valid, and nothing reads i yet); with several, any member's can.
     const bool all = groups.size() > 1;
     int budget = kSearchBudget;
+    ++search_;
     for (int m : set) {
       if (!all && m != i) continue;
       for (int o : program_.instructions[m].operands) {
-        if (mark_[o] == stamp_ || o < lowest) continue;
-        if (DependsOnMarked(o, lowest, &budget)) return false;
+        if (mark_[o] == stamp_) continue;
+        if (DependsOnMarked(o, &budget)) return false;
       }
     }
     return true;
   }
 
-  // Depth-first search from `value` through operands not below `lowest`, for a marked
-  // instruction. Running out of budget counts as "depends" (the merge is refused).
-  bool DependsOnMarked(int value, int lowest, int* budget) {
-    ++search_;
-    std::vector<int> stack = {value};
+  // Depth-first search from `value` through operands, for a marked instruction; a grouped
+  // value stands for its whole group (all members' operands are followed). Values visited
+  // earlier in the same CanJoin are known not to lead to a marked one. Running out of
+  // budget counts as "depends" (the merge is refused).
+  bool DependsOnMarked(int value, int* budget) {
+    std::vector<int> stack;
+    auto visit = [&](int v) {
+      if (seen_[v] == search_) return;
+      seen_[v] = search_;
+      stack.push_back(v);
+    };
+    visit(value);
     while (!stack.empty()) {
       int v = stack.back();
       stack.pop_back();
-      if (seen_[v] == search_) continue;
-      seen_[v] = search_;
       if (--*budget < 0) return true;
+      const int g = group_of_[v];
+      if (g >= 0) {
+        for (int m : members_[g]) {
+          if (mark_[m] == stamp_) return true;
+          visit(m);
+        }
+      }
       for (int o : program_.instructions[v].operands) {
-        if (o < lowest) continue;
         if (mark_[o] == stamp_) return true;
-        stack.push_back(o);
+        visit(o);
       }
     }
     return false;
