@@ -14,12 +14,64 @@ namespace {
 using ir::DType;
 using ir::Op;
 
+// The operand seen as [outer, reduced, inner] when the reduced axes are adjacent (or
+// none): each result element folds its `reduced` inputs in increasing order, the order the
+// general walk below uses, so both give the same bits. The inner loop runs over `inner`
+// adjacent results at once (vectorizable); with inner == 1, over several rows at once.
+template <typename E, typename Fold>
+bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in, std::vector<int64_t> axes,
+                    typename E::Compute init, Fold fold, uint8_t* out) {
+  using C = typename E::Compute;
+  std::sort(axes.begin(), axes.end());
+  for (size_t i = 1; i < axes.size(); ++i) {
+    if (axes[i] != axes[i - 1] + 1) return false;
+  }
+  const int64_t first = axes.empty() ? in_shape.rank() : axes.front();
+  const int64_t last = axes.empty() ? in_shape.rank() - 1 : axes.back();
+  int64_t outer = 1, reduced = 1, inner = 1;
+  for (int64_t d = 0; d < in_shape.rank(); ++d) {
+    (d < first ? outer : d <= last ? reduced : inner) *= in_shape.dims[d];
+  }
+  const auto* x = reinterpret_cast<const typename E::Storage*>(in);
+  auto* y = reinterpret_cast<typename E::Storage*>(out);
+  if (inner == 1) {
+    constexpr int64_t kRows = 8;
+    int64_t o = 0;
+    for (; o + kRows <= outer; o += kRows) {
+      C acc[kRows];
+      for (int64_t k = 0; k < kRows; ++k) acc[k] = init;
+      for (int64_t r = 0; r < reduced; ++r) {
+        for (int64_t k = 0; k < kRows; ++k) acc[k] = fold(acc[k], E::Load(x[(o + k) * reduced + r]));
+      }
+      for (int64_t k = 0; k < kRows; ++k) y[o + k] = E::Store(acc[k]);
+    }
+    for (; o < outer; ++o) {
+      C acc = init;
+      for (int64_t r = 0; r < reduced; ++r) acc = fold(acc, E::Load(x[o * reduced + r]));
+      y[o] = E::Store(acc);
+    }
+    return true;
+  }
+  std::vector<C> acc(inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    std::fill(acc.begin(), acc.end(), init);
+    const auto* block = x + o * reduced * inner;
+    for (int64_t r = 0; r < reduced; ++r) {
+      const auto* row = block + r * inner;
+      for (int64_t i = 0; i < inner; ++i) acc[i] = fold(acc[i], E::Load(row[i]));
+    }
+    for (int64_t i = 0; i < inner; ++i) y[o * inner + i] = E::Store(acc[i]);
+  }
+  return true;
+}
+
 // Accumulates in the compute type (float for bf16), one accumulator per result element,
 // walking the operand once in row-major order.
 template <typename E, typename Fold>
 void ReduceWith(const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
                 typename E::Compute init, Fold fold, uint8_t* out) {
   using C = typename E::Compute;
+  if (ReduceAdjacent<E>(in_shape, in, axes, init, fold, out)) return;
   std::vector<int64_t> kept;
   std::vector<bool> reduced(in_shape.rank(), false);
   for (int64_t a : axes) reduced[a] = true;

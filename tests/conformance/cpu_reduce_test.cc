@@ -1,0 +1,108 @@
+// reduce_sum / reduce_max of the CPU plugin over adjacent axes (the [outer, reduced, inner]
+// fast path: leading, trailing, middle, none, all) and non-adjacent ones (the general
+// walk), against a plain loop that folds each result's inputs in increasing index order
+// in f32: the order both paths promise, so the bits must agree exactly.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "src/plugins/cpu/executable.h"
+
+namespace seam::cpu {
+namespace {
+
+struct Case {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> axes;
+};
+
+std::string DimsText(const std::vector<int64_t>& dims) {
+  return absl::StrCat("f32[", absl::StrJoin(dims, ","), "]");
+}
+
+// Folds in row-major order of the operand: each result accumulates its inputs by
+// increasing linear index.
+std::vector<float> Expected(const Case& c, const std::vector<float>& x, bool max) {
+  const int64_t rank = static_cast<int64_t>(c.dims.size());
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : c.axes) reduced[a] = true;
+  int64_t out_count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) out_count *= c.dims[d];
+  }
+  std::vector<float> acc(out_count, max ? -INFINITY : 0.0f);
+  std::vector<int64_t> index(rank, 0);
+  for (size_t pos = 0; pos < x.size(); ++pos) {
+    int64_t out = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[d]) out = out * c.dims[d] + index[d];
+    }
+    acc[out] = max ? std::max(acc[out], x[pos]) : acc[out] + x[pos];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < c.dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  return acc;
+}
+
+class ReduceOrderTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReduceOrderTest, SumAndMaxFoldInIndexOrder) {
+  const Case& c = GetParam();
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < static_cast<int64_t>(c.dims.size()); ++d) {
+    if (std::find(c.axes.begin(), c.axes.end(), d) == c.axes.end()) kept.push_back(c.dims[d]);
+  }
+  int64_t count = 1;
+  for (int64_t d : c.dims) count *= d;
+  std::mt19937 rng(static_cast<unsigned>(count));
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  std::vector<float> x(count);
+  for (float& v : x) v = dist(rng);
+  for (const bool max : {false, true}) {
+    const std::string text = absl::StrCat(
+        "program @r {\n  %x = parameter(0) : ", DimsText(c.dims), "\n  %r = ",
+        max ? "reduce_max" : "reduce_sum", "(%x), axes={", absl::StrJoin(c.axes, ","),
+        "} : ", DimsText(kept), "\n  return (%r)\n}");
+    auto executable = Executable::Compile(text);
+    ASSERT_TRUE(executable.ok()) << executable.status() << "\n" << text;
+    auto input = std::make_shared<DeviceMemory>(x.size() * sizeof(float));
+    if (!x.empty()) std::memcpy(input->data(), x.data(), x.size() * sizeof(float));
+    auto results = (*executable)->Run({input});
+    ASSERT_TRUE(results.ok()) << results.status();
+    const std::vector<float> expected = Expected(c, x, max);
+    ASSERT_EQ((*results)[0]->size(), expected.size() * sizeof(float)) << text;
+    std::vector<float> actual(expected.size());
+    if (!actual.empty()) std::memcpy(actual.data(), (*results)[0]->data(), (*results)[0]->size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      // Bitwise: the same additions in the same order.
+      ASSERT_EQ(std::memcmp(&actual[i], &expected[i], sizeof(float)), 0)
+          << text << "\nelement " << i << ": " << actual[i] << " vs " << expected[i];
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, ReduceOrderTest,
+    ::testing::Values(Case{{256, 512}, {0}},        // bias gradient: leading axis
+                      Case{{256, 10}, {1}},         // softmax row sums: trailing axis
+                      Case{{13, 7}, {1}},           // rows not a multiple of the row block
+                      Case{{5, 6, 7}, {1}},         // middle axis
+                      Case{{5, 6, 7}, {0, 1}},      // leading pair
+                      Case{{5, 6, 7}, {1, 2}},      // trailing pair
+                      Case{{5, 6, 7}, {0, 1, 2}},   // everything
+                      Case{{5, 6, 7}, {}},          // nothing
+                      Case{{5, 6, 7}, {0, 2}},      // not adjacent: the general walk
+                      Case{{4, 0, 3}, {1}},         // empty reduction: the identity
+                      Case{{0, 3}, {1}}));          // no results
+
+}  // namespace
+}  // namespace seam::cpu
