@@ -9,12 +9,6 @@ using ir::Op;
 
 constexpr int64_t kSlotAlignment = 64;
 
-// The values each step reads from memory.
-std::vector<int> StepReads(const ir::Program& program, const FusionPlan& plan, const Step& step) {
-  if (step.group >= 0) return plan.groups[step.group].inputs;
-  return program.instructions[step.instruction].operands;
-}
-
 // The values each step writes to memory.
 std::vector<int> StepWrites(const FusionPlan& plan, const Step& step) {
   if (step.group >= 0) return plan.groups[step.group].outputs;
@@ -36,11 +30,20 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
   const int writer = plan.step_of[value];
   if (writer < 0) return false;
   for (int s = writer; s < static_cast<int>(plan.steps.size()); ++s) {
-    std::vector<int> reads = StepReads(program, plan, plan.steps[s]);
+    const std::vector<int>& reads = StepReads(program, plan, plan.steps[s]);
     if (std::find(reads.begin(), reads.end(), p) == reads.end()) continue;
     if (s > writer) return false;
     const Step& step = plan.steps[s];
-    if (step.group < 0) return false;
+    if (step.group < 0) {
+      // A dot update may accumulate into its base's own block, if the gemm reads the
+      // parameter nowhere else.
+      const int u = plan.update_of[step.instruction];
+      if (u < 0) return false;
+      const DotUpdate& update = plan.updates[u];
+      const int times = static_cast<int>(std::count(reads.begin(), reads.end(), p));
+      if (update.base != p || update.broadcast >= 0 || times != 1) return false;
+      continue;
+    }
     const LoopKernel& kernel = kernels[step.group];
     const int in = static_cast<int>(
         std::find(kernel.inputs.begin(), kernel.inputs.end(), p) - kernel.inputs.begin());

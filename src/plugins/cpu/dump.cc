@@ -87,6 +87,13 @@ std::string OptimizedDumpText(const Executable& executable) {
     absl::StrAppend(&steps, steps.empty() ? "" : ", ");
     if (step.group >= 0) {
       absl::StrAppend(&steps, "fusion.", step.group);
+    } else if (fusion.update_of[step.instruction] >= 0) {
+      const DotUpdate& update = fusion.updates[fusion.update_of[step.instruction]];
+      absl::StrAppend(&steps, "%", step.instruction, " (dot update: ",
+                      update.broadcast >= 0 ? "broadcast " : "", "%", update.base,
+                      update.negate ? " - " : " + ");
+      if (update.scale >= 0) absl::StrAppend(&steps, "%", update.scale, " * ");
+      absl::StrAppend(&steps, "dot %", update.dot, ", one gemm)");
     } else {
       absl::StrAppend(&steps, "%", step.instruction, " (",
                       std::string(ir::OpName(program.instructions[step.instruction].op)), ")");

@@ -96,6 +96,10 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
       continue;
     }
     const int i = step.instruction;
+    if (fusion_.update_of[i] >= 0) {
+      RunDotUpdate(program_, fusion_.updates[fusion_.update_of[i]], value, value[i]);
+      continue;
+    }
     const ir::Instruction& inst = program_.instructions[i];
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);

@@ -23,9 +23,10 @@ bool KeepsIndex(const ir::Program& program, const ir::Instruction& inst, size_t 
 
 class Grouper {
  public:
-  explicit Grouper(const ir::Program& program, std::vector<bool> needed)
+  Grouper(const ir::Program& program, std::vector<bool> needed, const std::vector<int>& update_of)
       : program_(program),
         needed_(std::move(needed)),
+        update_of_(update_of),
         group_of_(program.instructions.size(), -1),
         mark_(program.instructions.size(), 0),
         seen_(program.instructions.size(), 0) {}
@@ -34,7 +35,7 @@ class Grouper {
     const int n = static_cast<int>(program_.instructions.size());
     for (int i = 0; i < n; ++i) {
       const ir::Instruction& inst = program_.instructions[i];
-      if (!needed_[i] || !IsLoopFusible(inst.op)) continue;
+      if (!needed_[i] || !IsLoopFusible(inst.op) || update_of_[i] >= 0) continue;
       std::vector<int> candidates;
       for (size_t k = 0; k < inst.operands.size(); ++k) {
         int g = group_of_[inst.operands[k]];
@@ -144,13 +145,14 @@ class Grouper {
 
   const ir::Program& program_;
   std::vector<bool> needed_;
+  const std::vector<int>& update_of_;
   std::vector<int> group_of_;
   std::vector<std::vector<int>> members_;
   std::vector<int> mark_, seen_;
   int stamp_ = 0, search_ = 0;
 };
 
-std::vector<bool> NeededValues(const ir::Program& program) {
+std::vector<bool> NeededValues(const ir::Program& program, const FusionPlan& plan) {
   const int n = static_cast<int>(program.instructions.size());
   std::vector<bool> needed(n, false);
   for (int r : program.results) needed[r] = true;
@@ -160,7 +162,7 @@ std::vector<bool> NeededValues(const ir::Program& program) {
   }
   for (int i = n - 1; i >= 0; --i) {
     if (!needed[i]) continue;
-    for (int o : program.instructions[i].operands) needed[o] = true;
+    for (int o : InstructionReads(program, plan, i)) needed[o] = true;
   }
   return needed;
 }
@@ -175,15 +177,8 @@ bool OrderSteps(const ir::Program& program, FusionPlan* plan) {
   std::vector<int> new_index(steps, -1);
   // Iterative post-order: a frame is a step and the reads it still has to visit.
   auto reads = [&](int s) {
-    std::vector<int> values;
-    const Step& step = plan->steps[s];
-    if (step.group >= 0) {
-      values = plan->groups[step.group].inputs;
-    } else {
-      values = program.instructions[step.instruction].operands;
-    }
     std::vector<int> producers;
-    for (int v : values) {
+    for (int v : StepReads(program, *plan, plan->steps[s])) {
       if (plan->step_of[v] >= 0 && plan->step_of[v] != s) producers.push_back(plan->step_of[v]);
     }
     return producers;
@@ -253,14 +248,35 @@ bool IsLoopFusible(Op op) {
   }
 }
 
+const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan,
+                                         int i) {
+  if (!plan.update_of.empty() && plan.update_of[i] >= 0) {
+    return plan.updates[plan.update_of[i]].reads;
+  }
+  return program.instructions[i].operands;
+}
+
+const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,
+                                  const Step& step) {
+  if (step.group >= 0) return plan.groups[step.group].inputs;
+  return InstructionReads(program, plan, step.instruction);
+}
+
 FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
   const int n = static_cast<int>(program.instructions.size());
   FusionPlan plan;
-  plan.needed = NeededValues(program);
+  plan.update_of.assign(n, -1);
+  if (fuse) {
+    plan.updates = FindDotUpdates(program);
+    for (size_t u = 0; u < plan.updates.size(); ++u) {
+      plan.update_of[plan.updates[u].result] = static_cast<int>(u);
+    }
+  }
+  plan.needed = NeededValues(program, plan);
   plan.group_of.assign(n, -1);
   plan.step_of.assign(n, -1);
   if (fuse) {
-    Grouper grouper(program, plan.needed);
+    Grouper grouper(program, plan.needed, plan.update_of);
     grouper.Run();
     for (std::vector<int>& members : grouper.members()) {
       if (members.empty()) continue;
@@ -279,7 +295,7 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
   for (int i = 0; i < n; ++i) {
     if (!plan.needed[i]) continue;
     const int g = plan.group_of[i];
-    for (int o : program.instructions[i].operands) {
+    for (int o : InstructionReads(program, plan, i)) {
       const int og = plan.group_of[o];
       if (g >= 0 && og != g) plan.groups[g].inputs.push_back(o);
       if (og >= 0 && og != g) plan.groups[og].outputs.push_back(o);

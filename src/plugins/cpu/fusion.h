@@ -1,6 +1,7 @@
 // Loop fusion for the CPU plugin: groups producer/consumer chains of elementwise ops,
 // broadcast_in_dim and reshape into fusion groups, each run as one loop kernel
-// (kernels_fused.cc), and orders the groups and the remaining instructions into steps.
+// (kernels_fused.cc), folds `base - scale * dot` updates into one gemm each
+// (dot_update.h), and orders the groups and the remaining instructions into steps.
 #ifndef SEAM_PLUGINS_CPU_FUSION_H_
 #define SEAM_PLUGINS_CPU_FUSION_H_
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "src/ir/program.h"
+#include "src/plugins/cpu/dot_update.h"
 
 namespace seam::cpu {
 
@@ -39,10 +41,23 @@ struct FusionPlan {
   std::vector<int> step_of;    // per instruction: the step computing it; -1 for parameters,
                                // constants and values nothing needs
   std::vector<bool> needed;    // per instruction: a result depends on it (all_reduce always is)
+  // Dot updates (dot_update.h): each is the one-instruction step of its result, which reads
+  // update.reads; its dot and product are not needed.
+  std::vector<DotUpdate> updates;
+  std::vector<int> update_of;  // per instruction: the update it is the result of, or -1
 };
 
-// Groups the program's instructions. With `fuse` false every needed instruction is its own
-// step (the unfused plan, for comparisons).
+// The values instruction i reads from memory when it runs as its own step: its operands,
+// or a dot update's reads.
+const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan,
+                                         int i);
+
+// The values a step reads from memory (a group's inputs, or InstructionReads).
+const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,
+                                  const Step& step);
+
+// Groups the program's instructions and finds the dot updates. With `fuse` false every
+// needed instruction is its own step (the unfused plan, for comparisons).
 FusionPlan PlanFusion(const ir::Program& program, bool fuse = true);
 
 }  // namespace seam::cpu

@@ -45,6 +45,10 @@ struct DotDimensions {
 };
 void DotGeneral(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
                 const uint8_t* rhs, const DotDimensions& dims, uint8_t* out);
+// out += alpha * lhs.rhs, for f32 and f64 operands whose sizes fit BLAS (dot_update.h).
+void DotGeneralAccumulate(const ir::Shape& lhs_shape, const uint8_t* lhs,
+                          const ir::Shape& rhs_shape, const uint8_t* rhs,
+                          const DotDimensions& dims, double alpha, uint8_t* out);
 
 // kernels_dispatch.cc: computes `inst` from its operands' memory `in` (operand k has shape
 // operand_shape(k)) into `out`, with the kernel for its op. A parameter writes nothing, a

@@ -116,27 +116,32 @@ void LoopDot(const uint8_t* a_bytes, const uint8_t* b_bytes, uint8_t* c_bytes, i
   }
 }
 
-void Gemm(float, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n) {
+// C = alpha * A.B + beta * C (beta is 0 or 1 here).
+void Gemm(float, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n,
+          double alpha, double beta) {
   cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
               b.transposed ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f,
+              static_cast<blasint>(n), static_cast<blasint>(k), static_cast<float>(alpha),
               reinterpret_cast<const float*>(a.data), static_cast<blasint>(a.transposed ? m : k),
               reinterpret_cast<const float*>(b.data), static_cast<blasint>(b.transposed ? k : n),
-              0.0f, reinterpret_cast<float*>(c), static_cast<blasint>(n));
+              static_cast<float>(beta), reinterpret_cast<float*>(c), static_cast<blasint>(n));
 }
 
-void Gemm(double, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n) {
+void Gemm(double, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n,
+          double alpha, double beta) {
   cblas_dgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
               b.transposed ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), 1.0,
+              static_cast<blasint>(n), static_cast<blasint>(k), alpha,
               reinterpret_cast<const double*>(a.data), static_cast<blasint>(a.transposed ? m : k),
               reinterpret_cast<const double*>(b.data), static_cast<blasint>(b.transposed ? k : n),
-              0.0, reinterpret_cast<double*>(c), static_cast<blasint>(n));
+              beta, reinterpret_cast<double*>(c), static_cast<blasint>(n));
 }
 
+// out = lhs.rhs; with `accumulate`, out += alpha * lhs.rhs instead (f32 and f64 only).
 template <typename E>
 void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
-          const uint8_t* rhs, const DotDimensions& dims, uint8_t* out) {
+          const uint8_t* rhs, const DotDimensions& dims, uint8_t* out, bool accumulate = false,
+          double alpha = 1) {
   std::vector<int64_t> lhs_free = FreeDims(lhs_shape, dims.lhs_batch, dims.lhs_contracting);
   std::vector<int64_t> rhs_free = FreeDims(rhs_shape, dims.rhs_batch, dims.rhs_contracting);
   int64_t batches = Product(lhs_shape, dims.lhs_batch);
@@ -145,6 +150,7 @@ void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_s
   int64_t n = Product(rhs_shape, rhs_free);
   size_t size = sizeof(typename E::Storage);
   if (batches * m * n == 0) return;
+  if (k == 0 && accumulate) return;  // adds nothing
   if (k == 0) {
     // An empty sum: zeros (false for pred), whatever gemm would make of it.
     std::memset(out, 0, static_cast<size_t>(batches * m * n) * size);
@@ -164,7 +170,8 @@ void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_s
       Operand a_batch{a.data, a.transposed, {}};
       Operand b_batch{b.data, b.transposed, {}};
       for (int64_t i = 0; i < batches; ++i) {
-        Gemm(typename E::Storage{}, a_batch, b_batch, out + i * m * n * size, m, k, n);
+        Gemm(typename E::Storage{}, a_batch, b_batch, out + i * m * n * size, m, k, n, alpha,
+             accumulate ? 1.0 : 0.0);
         a_batch.data += m * k * size;
         b_batch.data += k * n * size;
       }
@@ -175,6 +182,16 @@ void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_s
 }
 
 }  // namespace
+
+void DotGeneralAccumulate(const ir::Shape& lhs_shape, const uint8_t* lhs,
+                          const ir::Shape& rhs_shape, const uint8_t* rhs,
+                          const DotDimensions& dims, double alpha, uint8_t* out) {
+  // FindDotUpdates only matches f32 and f64 products within BLAS's sizes.
+  if (lhs_shape.dtype == DType::kF32) {
+    return DotT<Elem<DType::kF32>>(lhs_shape, lhs, rhs_shape, rhs, dims, out, true, alpha);
+  }
+  return DotT<Elem<DType::kF64>>(lhs_shape, lhs, rhs_shape, rhs, dims, out, true, alpha);
+}
 
 void DotGeneral(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
                 const uint8_t* rhs, const DotDimensions& dims, uint8_t* out) {
