@@ -33,7 +33,12 @@ void SelectLoop(const uint8_t* predicate, const uint8_t* a, const uint8_t* b, ui
   const auto* x = reinterpret_cast<const T*>(a);
   const auto* y = reinterpret_cast<const T*>(b);
   auto* z = reinterpret_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) z[i] = predicate[i] != 0 ? x[i] : y[i];
+  // Both sides are read and blended by a mask: no branch on the predicate (a relu mask is
+  // a coin flip per element for the branch predictor), and the loop vectorizes.
+  for (int64_t i = 0; i < n; ++i) {
+    const T mask = static_cast<T>(T{0} - static_cast<T>(predicate[i] != 0));
+    z[i] = static_cast<T>((x[i] & mask) | (y[i] & static_cast<T>(~mask)));
+  }
 }
 
 void SelectTile(int bytes, const uint8_t* p, const uint8_t* a, const uint8_t* b, uint8_t* out,
