@@ -1,6 +1,8 @@
 // Fusion at the level of steps: groups that, through a value computed between them, would
 // each have to run before the other are never formed (the plan then keeps its groups rather
-// than falling back to one kernel per instruction), and the training step of an MLP fuses.
+// than falling back to one kernel per instruction); a fill (broadcast of a rank-0 value)
+// read by several groups is computed in each instead of going through memory.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -94,6 +96,45 @@ TEST(FusionStepsTest, GroupsThatWouldWaitForEachOtherAreNotFormed) {
   EXPECT_LT(plan.steps.size(), unfused->fusion().steps.size());
   std::vector<ir::Literal> args = {ir::Literal::FromF32(Random(12, 1), {4, 3}),
                                    ir::Literal::FromF32(Random(12, 2), {4, 3})};
+  EXPECT_EQ(RunBytes(*fused, args), RunBytes(*unfused, args));
+}
+
+// The zero of two relus on either side of a product: one broadcast after CSE, read by two
+// groups that cannot merge (the second waits for the product of the first).
+constexpr char kSharedFill[] = R"(program @relus {
+  %x = parameter(0) : f32[8,16]
+  %w = parameter(1) : f32[16,16]
+  %z = constant(0) : f32[]
+  %zb = broadcast_in_dim(%z), dims={} : f32[8,16]
+  %r = maximum(%x, %zb) : f32[8,16]
+  %d = dot_general(%r, %w), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, rhs_contracting={0} : f32[8,16]
+  %r2 = maximum(%d, %zb) : f32[8,16]
+  return (%r2)
+})";
+
+TEST(FusionStepsTest, FillReadByTwoGroupsIsComputedInEach) {
+  auto fused = CompileOrDie(kSharedFill, true);
+  auto unfused = CompileOrDie(kSharedFill, false);
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(unfused, nullptr);
+  const FusionPlan& plan = fused->fusion();
+  const int first = plan.group_of[4], second = plan.group_of[6];
+  ASSERT_GE(first, 0);
+  ASSERT_GE(second, 0);
+  ASSERT_NE(first, second);
+  for (int g : {first, second}) {
+    const std::vector<int>& members = plan.groups[g].members;
+    EXPECT_NE(std::find(members.begin(), members.end(), 3), members.end()) << "group " << g;
+    EXPECT_EQ(std::find(plan.groups[g].outputs.begin(), plan.groups[g].outputs.end(), 3),
+              plan.groups[g].outputs.end());
+  }
+  EXPECT_TRUE(plan.copied_fill[3]);
+  EXPECT_EQ(fused->buffers().homes[3].kind, ValueHome::kNone) << "the fill is never stored";
+  std::vector<float> x = Random(128, 3), w = Random(256, 4);
+  for (size_t i = 0; i < x.size(); i += 2) x[i] = -x[i];  // half the relu inputs negative
+  for (size_t i = 0; i < w.size(); i += 3) w[i] = -w[i];  // and some products
+  std::vector<ir::Literal> args = {ir::Literal::FromF32(x, {8, 16}),
+                                   ir::Literal::FromF32(w, {16, 16})};
   EXPECT_EQ(RunBytes(*fused, args), RunBytes(*unfused, args));
 }
 

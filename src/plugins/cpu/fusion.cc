@@ -223,6 +223,66 @@ bool OrderSteps(const ir::Program& program, FusionPlan* plan) {
   return true;
 }
 
+// A broadcast of a rank-0 value (a fill, like the zero of every relu) that members of
+// several groups read is computed inside each of those groups instead of being written to
+// memory by one and read back by the others. Only when nothing outside groups reads it and
+// it has each reading group's element count. Groups left empty are dropped.
+void CopyFills(const ir::Program& program, FusionPlan* plan) {
+  const int n = static_cast<int>(program.instructions.size());
+  std::vector<std::vector<int>> reader_groups(n);
+  std::vector<bool> other_reader(n, false);
+  for (int i = 0; i < n; ++i) {
+    if (!plan->needed[i]) continue;
+    for (int o : InstructionReads(program, *plan, i)) {
+      if (plan->group_of[i] >= 0) {
+        reader_groups[o].push_back(plan->group_of[i]);
+      } else {
+        other_reader[o] = true;
+      }
+    }
+  }
+  for (int r : program.results) other_reader[r] = true;
+  bool dropped = false;
+  for (int b = 0; b < n; ++b) {
+    const ir::Instruction& inst = program.instructions[b];
+    const int home = plan->group_of[b];
+    if (home < 0 || other_reader[b] || inst.op != Op::kBroadcastInDim ||
+        program.instructions[inst.operands[0]].shape.rank() != 0) {
+      continue;
+    }
+    std::vector<int>& groups = reader_groups[b];
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    bool fits = groups.size() > 1 || (groups.size() == 1 && groups[0] != home);
+    for (int g : groups) fits = fits && plan->groups[g].count == inst.shape.num_elements();
+    if (!fits) continue;
+    for (int g : groups) {
+      std::vector<int>& members = plan->groups[g].members;
+      auto at = std::lower_bound(members.begin(), members.end(), b);
+      if (at == members.end() || *at != b) members.insert(at, b);
+    }
+    if (!std::binary_search(groups.begin(), groups.end(), home)) {
+      std::vector<int>& members = plan->groups[home].members;
+      members.erase(std::find(members.begin(), members.end(), b));
+      dropped = dropped || members.empty();
+      plan->group_of[b] = groups[0];
+    }
+    plan->copied_fill[b] = true;
+  }
+  if (!dropped) return;
+  std::vector<int> new_index(plan->groups.size(), -1);
+  std::vector<FusionGroup> kept;
+  for (size_t g = 0; g < plan->groups.size(); ++g) {
+    if (plan->groups[g].members.empty()) continue;
+    new_index[g] = static_cast<int>(kept.size());
+    kept.push_back(std::move(plan->groups[g]));
+  }
+  plan->groups = std::move(kept);
+  for (int& g : plan->group_of) {
+    if (g >= 0) g = new_index[g];
+  }
+}
+
 }  // namespace
 
 bool IsLoopFusible(Op op) {
@@ -288,19 +348,31 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
       for (int m : group.members) plan.group_of[m] = g;
       plan.groups.push_back(std::move(group));
     }
+    plan.copied_fill.assign(n, false);
+    CopyFills(program, &plan);
   }
-  // Inputs and outputs of each group.
-  std::vector<bool> is_result(n, false);
-  for (int r : program.results) is_result[r] = true;
-  for (int i = 0; i < n; ++i) {
-    if (!plan.needed[i]) continue;
-    const int g = plan.group_of[i];
-    for (int o : InstructionReads(program, plan, i)) {
-      const int og = plan.group_of[o];
-      if (g >= 0 && og != g) plan.groups[g].inputs.push_back(o);
-      if (og >= 0 && og != g) plan.groups[og].outputs.push_back(o);
+  // Inputs and outputs of each group: a group reads what its members read from outside
+  // it; a value is an output of its group when another step reads it or it is a result
+  // (a copied fill is neither: every group that reads it has a copy).
+  for (int g = 0; g < static_cast<int>(plan.groups.size()); ++g) {
+    FusionGroup& group = plan.groups[g];
+    for (int m : group.members) {
+      for (int o : InstructionReads(program, plan, m)) {
+        if (std::binary_search(group.members.begin(), group.members.end(), o)) continue;
+        group.inputs.push_back(o);
+        const int og = plan.group_of[o];
+        if (og >= 0) plan.groups[og].outputs.push_back(o);
+      }
     }
-    if (g >= 0 && is_result[i]) plan.groups[g].outputs.push_back(i);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!plan.needed[i] || plan.group_of[i] >= 0) continue;
+    for (int o : InstructionReads(program, plan, i)) {
+      if (plan.group_of[o] >= 0) plan.groups[plan.group_of[o]].outputs.push_back(o);
+    }
+  }
+  for (int r : program.results) {
+    if (plan.group_of[r] >= 0) plan.groups[plan.group_of[r]].outputs.push_back(r);
   }
   for (FusionGroup& group : plan.groups) {
     for (std::vector<int>* list : {&group.inputs, &group.outputs}) {

@@ -45,6 +45,9 @@ struct FusionPlan {
   // update.reads; its dot and product are not needed.
   std::vector<DotUpdate> updates;
   std::vector<int> update_of;  // per instruction: the update it is the result of, or -1
+  // Per instruction: a broadcast of a rank-0 value that is a member of every group reading
+  // it (each computes its own copy; group_of names one of them). Empty when not fusing.
+  std::vector<bool> copied_fill;
 };
 
 // The values instruction i reads from memory when it runs as its own step: its operands,
