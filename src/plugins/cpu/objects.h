@@ -40,6 +40,9 @@ struct PJRT_Client {
   std::vector<std::unique_ptr<PJRT_Device>> owned_devices;
   std::vector<PJRT_Device*> devices;
   std::mutex launch_mu;  // held while one Execute call enqueues its runs
+  // Single-device runs of programs whose cost (Executable::cost) is at most this run on
+  // the caller's thread when the device is idle (api_execute.cc); 0 turns that off.
+  int64_t inline_max_cost = 0;
 };
 
 struct PJRT_Buffer {
