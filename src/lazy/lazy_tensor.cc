@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "src/lazy/object_pool.h"
+
 namespace seam::lazy {
 namespace {
 
@@ -20,8 +22,10 @@ std::atomic<uint64_t> g_next_id{1};
 
 }  // namespace
 
+std::shared_ptr<Node> NewNode() { return std::allocate_shared<Node>(PoolAllocator<Node>()); }
+
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
-  auto node = std::make_shared<Node>();
+  auto node = NewNode();
   node->op = ir::Op::kParameter;
   node->shape = value->shape;
   node->value = std::move(value);

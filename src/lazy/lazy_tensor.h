@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "src/ir/program.h"
 #include "src/runtime/computation_client.h"
 
@@ -28,25 +29,39 @@ struct DeviceValue {
   bool donated = false;
   // seam::set_buffer_donor: donate at the next sync that overwrites it, other handles or not.
   bool buffer_donor = false;
+  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's.
+  uint64_t walk_epoch = 0;
+  int walk_index = -1;
 };
 
 // One recorded operation. A node with `value` set is a leaf (it becomes a parameter of
 // the program): its op is kParameter, or, in eager mode, the op that computed the value
 // (kept so that autodiff can walk the graph; see src/lazy/eager.h). Nodes are immutable
 // once built.
+struct Node;
+// A node's operands: up to three in the node itself (every op but concatenate), so
+// recording an op allocates no separate operand array.
+using NodeList = absl::InlinedVector<std::shared_ptr<const Node>, 3>;
+
 struct Node {
   ir::Op op = ir::Op::kParameter;
-  std::vector<std::shared_ptr<const Node>> operands;
+  NodeList operands;
   ir::Shape shape;
   ir::Attributes attrs;
   ir::Literal literal;                 // kConstant only
   std::shared_ptr<DeviceValue> value;  // leaves only
+  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's: marks
+  // in the node instead of a hash map from node to instruction.
+  mutable uint64_t walk_epoch = 0;
+  mutable int walk_index = -1;
 
   bool is_leaf() const { return value != nullptr; }
 };
 using NodePtr = std::shared_ptr<const Node>;
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value);
+// A new, empty node (from the front end's object pool: object_pool.h).
+std::shared_ptr<Node> NewNode();
 
 // What a seam::Tensor points at. Registered while alive, so that sync() finds every
 // tensor with pending operations: the registry is an intrusive list in creation order

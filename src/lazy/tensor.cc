@@ -14,6 +14,7 @@
 #include "src/lazy/eager.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/lazy/object_pool.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/recompile_explainer.h"
 #include "src/lazy/tensor_internal.h"
@@ -26,7 +27,8 @@ using lazy::NodePtr;
 using lazy::TensorImpl;
 
 Tensor TensorAccess::Wrap(NodePtr node) {
-  auto impl = std::make_shared<TensorImpl>(std::move(node));
+  auto impl =
+      std::allocate_shared<TensorImpl>(lazy::PoolAllocator<TensorImpl>(), std::move(node));
   lazy::RegisterTensor(impl);
   return Tensor(std::move(impl));
 }
@@ -57,7 +59,7 @@ namespace {
 // A matrix product of two matrices of one dtype, one contracting dimension each and no
 // batch (matmul and its gradients): [lhs free, rhs free] when the contracted sizes agree,
 // which is the dot_general rule's result for that case.
-std::optional<ir::Shape> MatrixProductShape(const std::vector<NodePtr>& operands,
+std::optional<ir::Shape> MatrixProductShape(const NodeList& operands,
                                             const ir::Attributes& attrs) {
   if (operands.size() != 2 || attrs.size() != 4) return std::nullopt;
   const ir::Shape& lhs = operands[0]->shape;
@@ -78,7 +80,7 @@ std::optional<ir::Shape> MatrixProductShape(const std::vector<NodePtr>& operands
   return ir::Shape{lhs.dtype, {lhs.dims[1 - l], rhs.dims[1 - r]}};
 }
 
-std::optional<ir::Shape> FastShape(ir::Op op, const std::vector<NodePtr>& operands,
+std::optional<ir::Shape> FastShape(ir::Op op, const NodeList& operands,
                                               const ir::Attributes& attrs) {
   if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs);
   if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
@@ -111,14 +113,14 @@ std::optional<ir::Shape> FastShape(ir::Op op, const std::vector<NodePtr>& operan
 
 }  // namespace
 
-NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
+NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
                  ir::Shape declared) {
   for (const NodePtr& operand : operands) {
     if (operand->is_leaf()) {
       if (absl::Status s = CheckNotDonated(*operand->value, ir::OpName(op)); !s.ok()) Throw(s);
     }
   }
-  auto node = std::make_shared<Node>();
+  auto node = NewNode();
   if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs)) {
     node->shape = *std::move(fast);
   } else {
@@ -146,7 +148,7 @@ NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
 }
 
 NodePtr ConstantNode(ir::Literal literal) {
-  auto node = std::make_shared<Node>();
+  auto node = NewNode();
   node->op = ir::Op::kConstant;
   node->shape = literal.shape;
   node->literal = std::move(literal);
