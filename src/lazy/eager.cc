@@ -115,7 +115,9 @@ absl::Status ExecuteEagerly(Node& node) {
   NodePtr root(std::shared_ptr<Node>(), &node);
   std::optional<LoweredGraph> lowered;
   std::vector<std::shared_ptr<DeviceValue>> leaves;
-  std::string key = device;
+  std::string key;
+  key.reserve(256);  // one allocation for the usual op's key
+  key.append(device);
   key.push_back('\0');
   const bool one_op = OpKey(node, &key, &leaves);
   if (!one_op) {

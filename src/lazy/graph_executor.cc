@@ -97,7 +97,8 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
   std::vector<std::shared_ptr<TensorImpl>> pending;
   std::vector<NodePtr> roots;
-  std::unordered_map<const Node*, size_t> root_of_node;
+  absl::flat_hash_map<const Node*, size_t> root_of_node;
+  root_of_node.reserve(tensors.size());
   std::vector<size_t> root_index;  // per pending tensor
   for (const auto& tensor : tensors) {
     NodePtr node = tensor->node();

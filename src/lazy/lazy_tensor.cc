@@ -8,7 +8,7 @@ namespace seam::lazy {
 namespace {
 
 struct Registry {
-  std::mutex mu;
+  SpinLock mu;
   TensorImpl* head = nullptr;  // oldest
   TensorImpl* tail = nullptr;  // newest
 };
@@ -36,35 +36,35 @@ TensorImpl::TensorImpl(NodePtr node) : id_(g_next_id.fetch_add(1)), node_(std::m
 
 TensorImpl::~TensorImpl() {
   Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
+  std::lock_guard<SpinLock> lock(registry.mu);
   if (!registered_) return;
   (prev_ != nullptr ? prev_->next_ : registry.head) = next_;
   (next_ != nullptr ? next_->prev_ : registry.tail) = prev_;
 }
 
 NodePtr TensorImpl::node() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   return node_;
 }
 
 void TensorImpl::set_node(NodePtr node) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   node_ = std::move(node);
 }
 
 NodePtr TensorImpl::replaced() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   return replaced_.lock();
 }
 
 void TensorImpl::set_replaced(std::weak_ptr<const Node> leaf) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   replaced_ = std::move(leaf);
 }
 
 void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
   Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
+  std::lock_guard<SpinLock> lock(registry.mu);
   if (impl->registered_) return;
   impl->registered_ = true;
   impl->prev_ = registry.tail;
@@ -74,7 +74,7 @@ void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
 
 std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
   Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
+  std::lock_guard<SpinLock> lock(registry.mu);
   std::vector<std::shared_ptr<TensorImpl>> live;
   for (TensorImpl* impl = registry.head; impl != nullptr; impl = impl->next_) {
     // A tensor whose last handle is going away (its destructor waits for this lock) is

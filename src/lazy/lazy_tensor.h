@@ -10,6 +10,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "src/ir/program.h"
+#include "src/lazy/spin_lock.h"
 #include "src/runtime/computation_client.h"
 
 namespace seam::lazy {
@@ -44,6 +45,10 @@ struct Node;
 using NodeList = absl::InlinedVector<std::shared_ptr<const Node>, 3>;
 
 struct Node {
+  // User-provided, so that make_shared/allocate_shared do not zero the whole node before
+  // constructing its members (every member has its own initializer).
+  Node() {}  // NOLINT(modernize-use-equals-default)
+
   ir::Op op = ir::Op::kParameter;
   NodeList operands;
   ir::Shape shape;
@@ -87,7 +92,7 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   friend std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
 
   uint64_t id_;
-  mutable std::mutex mu_;
+  mutable SpinLock mu_;
   NodePtr node_;
   std::weak_ptr<const Node> replaced_;
   // Registry links, guarded by the registry's mutex.

@@ -303,6 +303,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   }
   SEAM_ASSIGN_OR_RETURN(PJRT_Device * pjrt_device, DeviceByName(device));
   std::vector<PJRT_Buffer*> buffers;
+  buffers.reserve(arguments.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     const auto* data = dynamic_cast<const PjrtData*>(arguments[i].get());
     if (data == nullptr) {

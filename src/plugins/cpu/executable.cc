@@ -85,8 +85,12 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
       results[k] = std::make_shared<DeviceMemory>(shape.byte_size());
     }
   }
-  // Where each value is during this run.
-  std::vector<uint8_t*> value(n, nullptr);
+  // Where each value is during this run. Per-thread scratch, reused from run to run (a run
+  // never starts another on its thread), so a small run allocates only its results.
+  thread_local std::vector<uint8_t*> value;
+  thread_local std::vector<const uint8_t*> operands;
+  thread_local std::vector<uint8_t*> outputs;
+  value.assign(n, nullptr);
   for (int i = 0; i < n; ++i) {
     const ValueHome& home = buffers_.homes[i];
     switch (home.kind) {
@@ -109,8 +113,6 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     }
   }
 
-  std::vector<const uint8_t*> operands;
-  std::vector<uint8_t*> outputs;
   for (const Step& step : fusion_.steps) {
     if (step.group >= 0) {
       const LoopKernel& kernel = kernels_[step.group];
