@@ -182,7 +182,7 @@ absl::Status ExecuteEagerly(Node& node) {
   options.eager_mode = true;
   SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
                         client->ExecuteComputation(*computation, arguments, device, options));
-  auto value = std::make_shared<DeviceValue>();
+  auto value = NewDeviceValue();
   value->shape = node.shape;
   value->device = std::move(outputs.front());
   node.value = std::move(value);

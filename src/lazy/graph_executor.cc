@@ -156,7 +156,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   std::vector<NodePtr> new_leaves;
   new_leaves.reserve(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    auto value = std::make_shared<DeviceValue>();
+    auto value = NewDeviceValue();
     value->shape = roots[i]->shape;
     value->device = std::move(outputs[i]);
     new_leaves.push_back(MakeLeaf(std::move(value)));

@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "src/lazy/object_pool.h"
+#include "src/base/object_pool.h"
 
 namespace seam::lazy {
 namespace {
@@ -22,7 +22,11 @@ std::atomic<uint64_t> g_next_id{1};
 
 }  // namespace
 
-std::shared_ptr<Node> NewNode() { return std::allocate_shared<Node>(PoolAllocator<Node>()); }
+std::shared_ptr<Node> NewNode() { return std::allocate_shared<Node>(base::PoolAllocator<Node>()); }
+
+std::shared_ptr<DeviceValue> NewDeviceValue() {
+  return std::allocate_shared<DeviceValue>(base::PoolAllocator<DeviceValue>());
+}
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
   auto node = NewNode();

@@ -65,8 +65,9 @@ struct Node {
 using NodePtr = std::shared_ptr<const Node>;
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value);
-// A new, empty node (from the front end's object pool: object_pool.h).
+// A new, empty node and value (from the object pool: src/base/object_pool.h).
 std::shared_ptr<Node> NewNode();
+std::shared_ptr<DeviceValue> NewDeviceValue();
 
 // What a seam::Tensor points at. Registered while alive, so that sync() finds every
 // tensor with pending operations: the registry is an intrusive list in creation order

@@ -8,13 +8,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/base/object_pool.h"
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
 #include "src/lazy/donation.h"
 #include "src/lazy/eager.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
-#include "src/lazy/object_pool.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/recompile_explainer.h"
 #include "src/lazy/tensor_internal.h"
@@ -28,7 +28,7 @@ using lazy::TensorImpl;
 
 Tensor TensorAccess::Wrap(NodePtr node) {
   auto impl =
-      std::allocate_shared<TensorImpl>(lazy::PoolAllocator<TensorImpl>(), std::move(node));
+      std::allocate_shared<TensorImpl>(base::PoolAllocator<TensorImpl>(), std::move(node));
   lazy::RegisterTensor(impl);
   return Tensor(std::move(impl));
 }
@@ -156,7 +156,7 @@ NodePtr ConstantNode(ir::Literal literal) {
 }
 
 NodePtr DataLeaf(ir::Literal literal) {
-  auto value = std::make_shared<DeviceValue>();
+  auto value = NewDeviceValue();
   value->shape = literal.shape;
   value->host = std::move(literal);
   return MakeLeaf(std::move(value));

@@ -2,6 +2,7 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/object_pool.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/testing_hooks.h"
@@ -118,7 +119,7 @@ absl::Status CheckDonations(const ir::Program& program, PJRT_Buffer* const* argu
 
 // The handle gives its memory to the run: it keeps only the metadata, as after Delete.
 void MarkDonated(PJRT_Buffer* buffer) {
-  auto metadata = std::make_shared<BufferState>();
+  auto metadata = NewBufferState();
   metadata->shape = buffer->state->shape;
   metadata->device_id = buffer->state->device_id;
   buffer->state = std::move(metadata);
@@ -216,7 +217,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   // waiting for each other at an all_reduce never wait behind a second launch.
   std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu);
   for (size_t d = 0; d < run_devices.size(); ++d) {
-    auto run = std::make_shared<Run>();
+    auto run = std::allocate_shared<Run>(base::PoolAllocator<Run>());
     run->executable = loaded.executable;
     run->replica = static_cast<int64_t>(d);
     run->device_id = run_devices[d]->description.id;
@@ -228,7 +229,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     run->complete = EventState::Create();
     run->outputs.reserve(results.size());
     for (size_t o = 0; o < results.size(); ++o) {
-      auto output = std::make_shared<BufferState>();
+      auto output = NewBufferState();
       output->shape = results[o];
       output->device_id = run_devices[d]->description.id;
       run->outputs.push_back(output);

@@ -82,7 +82,7 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
   for (int k = 0; k < num_results; ++k) {
     const ir::Shape& shape = result_shapes_[k];
     if (buffers_.outputs[k].how == OutputPlan::kOwn) {
-      results[k] = std::make_shared<DeviceMemory>(shape.byte_size());
+      results[k] = NewDeviceMemory(shape.byte_size());
     }
   }
   // Where each value is during this run. Per-thread scratch, reused from run to run (a run
@@ -148,7 +148,7 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     if (out.how == OutputPlan::kInPlace) {
       results[k] = inputs[buffers_.homes[out.value].index];
     } else if (out.how == OutputPlan::kCopy) {
-      results[k] = std::make_shared<DeviceMemory>(result_shapes_[k].byte_size());
+      results[k] = NewDeviceMemory(result_shapes_[k].byte_size());
       Copy(value[out.value], results[k]->data(), results[k]->size());
     }
   }

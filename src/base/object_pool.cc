@@ -1,8 +1,8 @@
-#include "src/lazy/object_pool.h"
+#include "src/base/object_pool.h"
 
 #include <new>
 
-namespace seam::lazy {
+namespace seam::base {
 namespace {
 
 constexpr size_t kGranule = 32;  // size classes of 32 bytes
@@ -78,4 +78,4 @@ void PoolFree(void* block, size_t bytes) {
   ::operator delete(block);
 }
 
-}  // namespace seam::lazy
+}  // namespace seam::base

@@ -1,13 +1,14 @@
-// Thread-cached free lists for the front end's many small, short-lived objects (graph nodes
-// and tensor handles: a few per recorded op, all freed again by the next step). Blocks of
-// up to kMaxPooledBytes come from a per-thread list of recently freed blocks of their size
-// class; larger ones, and blocks beyond each list's bound, go to operator new/delete.
-#ifndef SEAM_LAZY_OBJECT_POOL_H_
-#define SEAM_LAZY_OBJECT_POOL_H_
+// Thread-cached free lists for many small, short-lived objects (graph nodes, device
+// handles, events: a few per recorded op or run, most freed again by the next step). Blocks
+// of up to kMaxPooledBytes come from a per-thread list of recently freed blocks of their size
+// class; larger ones, and blocks beyond each list's bound, go to operator new/delete. Used by
+// every layer (the CPU plugin holds its own copy: its lists are separate).
+#ifndef SEAM_BASE_OBJECT_POOL_H_
+#define SEAM_BASE_OBJECT_POOL_H_
 
 #include <cstddef>
 
-namespace seam::lazy {
+namespace seam::base {
 
 inline constexpr size_t kMaxPooledBytes = 512;
 
@@ -27,6 +28,6 @@ struct PoolAllocator {
   bool operator==(const PoolAllocator<U>&) const { return true; }
 };
 
-}  // namespace seam::lazy
+}  // namespace seam::base
 
-#endif  // SEAM_LAZY_OBJECT_POOL_H_
+#endif  // SEAM_BASE_OBJECT_POOL_H_
