@@ -52,6 +52,7 @@ NodePtr NodeOf(const Tensor& tensor, const char* what) {
 
 namespace {
 
+// Shortcuts past the generic shape rule for the ops a training step records most.
 // Elementwise ops on operands of one float shape cannot fail their shape rule, and give
 // that shape (pred for comparisons). Training steps record mostly these and matrix
 // products, so they skip the generic rule (which copies every operand shape); nullopt for
@@ -80,9 +81,33 @@ std::optional<ir::Shape> MatrixProductShape(const NodeList& operands,
   return ir::Shape{lhs.dtype, {lhs.dims[1 - l], rhs.dims[1 - r]}};
 }
 
+// broadcast_in_dim (every broadcast the front end inserts) with a valid mapping: the
+// declared dimensions with the operand's dtype, which is the rule's result; nullopt for
+// anything the rule might reject, so that its message is the one reported.
+std::optional<ir::Shape> BroadcastShape(const NodeList& operands, const ir::Attributes& attrs,
+                                        const ir::Shape& declared) {
+  if (operands.size() != 1 || attrs.size() != 1 || attrs.begin()->first != "dims") {
+    return std::nullopt;
+  }
+  const ir::Shape& operand = operands[0]->shape;
+  const std::vector<int64_t>& dims = attrs.begin()->second;
+  if (dims.size() != operand.dims.size()) return std::nullopt;
+  ir::Shape result{operand.dtype, declared.dims};
+  if (!ir::ValidateShape(result).ok()) return std::nullopt;
+  int64_t previous = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = dims[i];
+    if (d <= previous || d >= result.rank()) return std::nullopt;  // increasing, in range
+    previous = d;
+    if (operand.dims[i] != result.dims[d] && operand.dims[i] != 1) return std::nullopt;
+  }
+  return result;
+}
+
 std::optional<ir::Shape> FastShape(ir::Op op, const NodeList& operands,
-                                              const ir::Attributes& attrs) {
+                                   const ir::Attributes& attrs, const ir::Shape& declared) {
   if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs);
+  if (op == ir::Op::kBroadcastInDim) return BroadcastShape(operands, attrs, declared);
   if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
     return std::nullopt;
   }
@@ -121,7 +146,7 @@ NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
     }
   }
   auto node = NewNode();
-  if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs)) {
+  if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs, declared)) {
     node->shape = *std::move(fast);
   } else {
     ir::Instruction inst;

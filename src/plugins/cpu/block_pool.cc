@@ -66,7 +66,7 @@ SmallCache::~SmallCache() {
   t_small_state = SmallState::kDead;
   for (size_t c = 0; c < kSmallClasses; ++c) {
     while (SmallBlock* block = heads[c]) {
-      SEAM_UNPOISON(block, sizeof(SmallBlock));
+      SEAM_UNPOISON(block, (c + 1) * kAlignment);
       heads[c] = block->next;
       std::free(block);
     }
