@@ -155,7 +155,9 @@ absl::Status ExecuteEagerly(Node& node) {
     }
   }
   if (computation != nullptr) {
-    metrics::GetOrCreateCounter("CachedCompile")->Add(1);
+    // Looked up once: the registry lookup takes locks and compares names.
+    static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
+    cached->Add(1);
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
     if (!lowered) lowered = LowerGraph({root});

@@ -416,7 +416,8 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
 }
 
 void sync(std::source_location site) {
-  metrics::GetOrCreateCounter("MarkStep")->Add(1);
+  static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
+  mark_step->Add(1);
   lazy::SyncSiteScope scope(absl::StrCat(site.file_name(), ":", site.line()));
   std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
   absl::Status status = lazy::SyncTensors(live, /*donate=*/true);
