@@ -2,7 +2,9 @@
 // taken only when the device is idle and the inputs are ready, with the same outcome as a
 // queued run (outputs, errors on the outputs, one ExecuteTime sample per run), and never
 // ahead of work queued earlier on the device.
+#include <cmath>
 #include <cstdlib>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -154,6 +156,35 @@ TEST(InlineExecuteTest, AFailedInlineRunReportsItsErrorOnTheOutputs) {
   auto host = f.client->TransferFromDevice({result->front()});
   EXPECT_FALSE(host.ok());
   EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime"), 1);
+}
+
+// Two threads launch chains of small runs on the one device at once: some runs go inline,
+// others queue behind an inline run or a queued one; every chain still computes in order.
+TEST(InlineExecuteTest, ConcurrentCallersKeepEachChainInOrder) {
+  Fixture f = Start();
+  auto small = f.Compile(kSmall);
+  auto ones = f.Upload(ir::Literal::FromF32({1, 1, 1, 1}, {2, 2}));
+  constexpr int kSteps = 100;  // x -> x*1 + x doubles x: 2^100 is exact in f32
+  std::vector<ComputationClient::DataPtr> last(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      ComputationClient::DataPtr x = ones;
+      for (int i = 0; i < kSteps; ++i) {
+        auto result = f.client->ExecuteComputation(*small, {x, ones}, f.device, {});
+        ASSERT_TRUE(result.ok()) << result.status();
+        x = result->front();
+      }
+      last[t] = x;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const float expected = std::ldexp(1.0f, kSteps);
+  for (int t = 0; t < 2; ++t) {
+    ASSERT_NE(last[t], nullptr);
+    EXPECT_EQ(Read(*f.client, last[t]), std::vector<float>(4, expected)) << "thread " << t;
+  }
+  EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime"), 2 * kSteps);
 }
 
 TEST(InlineExecuteTest, InlineRunsOffQueueEverySmallRun) {
