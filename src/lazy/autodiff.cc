@@ -274,8 +274,13 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
   }
 
   // Post-order of the graph (iterative), then which nodes lead to a wanted parameter.
+  // The tables are sized from the previous call's graph: a training loop takes the
+  // gradient of the same graph every step, and growing them rehashes every entry.
+  static thread_local size_t last_size = 64;
   std::vector<NodePtr> order;
+  order.reserve(last_size);
   absl::flat_hash_set<const Node*> seen;
+  seen.reserve(last_size);
   std::vector<std::pair<NodePtr, size_t>> stack{{root, 0}};
   seen.insert(root.get());
   while (!stack.empty()) {
@@ -288,7 +293,9 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
     order.push_back(node);
     stack.pop_back();
   }
+  last_size = order.size();
   absl::flat_hash_set<const Node*> needed;
+  needed.reserve(order.size());
   for (const NodePtr& node : order) {
     bool need = wanted.count(Key(node.get())) > 0;
     for (const NodePtr& operand : node->operands) need = need || needed.count(operand.get());
@@ -296,6 +303,7 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
   }
 
   absl::flat_hash_map<const void*, NodePtr> adjoint;
+  adjoint.reserve(needed.size() + 1);
   adjoint[Key(root.get())] = Full(root, 1);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const NodePtr& node = *it;

@@ -1,6 +1,6 @@
 #include "src/lazy/donation.h"
 
-#include <unordered_map>
+#include "absl/container/flat_hash_map.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -12,7 +12,7 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
   std::vector<ir::Alias> aliases;
   // Built on the first candidate: parameter index of each leaf value, instruction of each
   // parameter, and operand references to each instruction (one pass, no hashing of nodes).
-  std::unordered_map<const DeviceValue*, size_t> parameter_of;
+  absl::flat_hash_map<const DeviceValue*, size_t> parameter_of;
   std::vector<size_t> instruction_of_parameter;
   std::vector<int64_t> uses;
   std::vector<bool> output_taken(roots.size()), parameter_taken(walk.leaves.size());
@@ -22,6 +22,7 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
     const std::shared_ptr<DeviceValue>& value = leaf->value;
     if (value->donated || value->device == nullptr) continue;
     if (parameter_of.empty()) {
+      parameter_of.reserve(walk.leaves.size());
       for (size_t p = 0; p < walk.leaves.size(); ++p) parameter_of[walk.leaves[p].get()] = p;
       // Parameters are the walk's leaf nodes, in parameter order.
       instruction_of_parameter.reserve(walk.leaves.size());

@@ -115,7 +115,9 @@ absl::Status ExecuteEagerly(Node& node) {
   NodePtr root(std::shared_ptr<Node>(), &node);
   std::optional<LoweredGraph> lowered;
   std::vector<std::shared_ptr<DeviceValue>> leaves;
-  std::string key = device;
+  std::string key;
+  key.reserve(256);  // one allocation for the usual op's key
+  key.append(device);
   key.push_back('\0');
   const bool one_op = OpKey(node, &key, &leaves);
   if (!one_op) {
@@ -153,7 +155,9 @@ absl::Status ExecuteEagerly(Node& node) {
     }
   }
   if (computation != nullptr) {
-    metrics::GetOrCreateCounter("CachedCompile")->Add(1);
+    // Looked up once: the registry lookup takes locks and compares names.
+    static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
+    cached->Add(1);
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
     if (!lowered) lowered = LowerGraph({root});
@@ -180,7 +184,7 @@ absl::Status ExecuteEagerly(Node& node) {
   options.eager_mode = true;
   SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
                         client->ExecuteComputation(*computation, arguments, device, options));
-  auto value = std::make_shared<DeviceValue>();
+  auto value = NewDeviceValue();
   value->shape = node.shape;
   value->device = std::move(outputs.front());
   node.value = std::move(value);

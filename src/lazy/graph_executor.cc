@@ -97,7 +97,8 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
   std::vector<std::shared_ptr<TensorImpl>> pending;
   std::vector<NodePtr> roots;
-  std::unordered_map<const Node*, size_t> root_of_node;
+  absl::flat_hash_map<const Node*, size_t> root_of_node;
+  root_of_node.reserve(tensors.size());
   std::vector<size_t> root_index;  // per pending tensor
   for (const auto& tensor : tensors) {
     NodePtr node = tensor->node();
@@ -131,7 +132,9 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   ComputationClient::ComputationPtr computation = cache->FindMatching(
       key, [&](const ir::Program& cached) { return WalkMatches(walk, cached); });
   if (computation != nullptr) {
-    metrics::GetOrCreateCounter("CachedCompile")->Add(1);
+    // Looked up once: the registry lookup takes locks and compares names.
+    static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
+    cached->Add(1);
   } else {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
     LoweredGraph lowered = LowerGraph(roots);
@@ -155,7 +158,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   std::vector<NodePtr> new_leaves;
   new_leaves.reserve(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    auto value = std::make_shared<DeviceValue>();
+    auto value = NewDeviceValue();
     value->shape = roots[i]->shape;
     value->device = std::move(outputs[i]);
     new_leaves.push_back(MakeLeaf(std::move(value)));

@@ -1,8 +1,7 @@
 #include "src/lazy/graph_key.h"
 
 #include <cstring>
-
-#include "absl/container/flat_hash_map.h"
+#include <mutex>
 
 namespace seam::lazy {
 namespace {
@@ -56,41 +55,48 @@ void MixShape(Mixer& h, const ir::Shape& shape) {
 
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
   // The same iterative post-order as LowerGraph, so that indices agree with its program.
+  // Visited nodes and values are marked in place with this walk's epoch (one walk at a
+  // time, since graphs of different syncs may share nodes).
+  static std::mutex* walk_mu = new std::mutex();
+  static uint64_t last_epoch = 0;  // guarded by walk_mu
+  std::lock_guard<std::mutex> lock(*walk_mu);
+  const uint64_t epoch = ++last_epoch;
   GraphWalk walk;
   static thread_local size_t last_size = 64;
   walk.nodes.reserve(last_size);
   walk.operand_begin.reserve(last_size + 1);
   walk.operands.reserve(2 * last_size);
-  absl::flat_hash_map<const Node*, int> index;
-  index.reserve(last_size);
-  absl::flat_hash_map<const DeviceValue*, int> instruction_of_value;
   Mixer h;
   std::vector<std::pair<const Node*, size_t>> stack;
+  stack.reserve(64);
   for (const NodePtr& root : roots) {
     stack.emplace_back(root.get(), 0);
     while (!stack.empty()) {
       auto& [node, next_operand] = stack.back();
-      if (index.contains(node)) {
+      if (node->walk_epoch == epoch) {
         stack.pop_back();
         continue;
       }
       // A leaf is a parameter whatever it was computed from.
       if (!node->is_leaf() && next_operand < node->operands.size()) {
         const Node* operand = node->operands[next_operand++].get();
-        if (!index.contains(operand)) stack.emplace_back(operand, 0);
+        if (operand->walk_epoch != epoch) stack.emplace_back(operand, 0);
         continue;
       }
       const int position = static_cast<int>(walk.nodes.size());
       if (node->is_leaf()) {
-        auto [it, inserted] = instruction_of_value.emplace(node->value.get(), position);
-        if (inserted) {
+        DeviceValue& value = *node->value;
+        if (value.walk_epoch != epoch) {
+          value.walk_epoch = epoch;
+          value.walk_index = position;
           walk.nodes.push_back(node);
           walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
           h.Int(-1);  // a parameter
           MixShape(h, node->shape);
           walk.leaves.push_back(node->value);
         }
-        index.emplace(node, it->second);
+        node->walk_epoch = epoch;
+        node->walk_index = value.walk_index;
         stack.pop_back();
         continue;
       }
@@ -100,7 +106,7 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
       MixShape(h, node->shape);
       h.Int(static_cast<int64_t>(node->operands.size()));
       for (const NodePtr& operand : node->operands) {
-        int i = index.at(operand.get());
+        int i = operand->walk_index;
         walk.operands.push_back(i);
         h.Int(i);
       }
@@ -110,10 +116,11 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
         h.Ints(values);
       }
       if (node->op == ir::Op::kConstant) h.Bytes(node->literal.bytes);
-      index.emplace(node, position);
+      node->walk_epoch = epoch;
+      node->walk_index = position;
       stack.pop_back();
     }
-    walk.results.push_back(index.at(root.get()));
+    walk.results.push_back(root->walk_index);
   }
   walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
   h.Int(static_cast<int64_t>(walk.results.size()));

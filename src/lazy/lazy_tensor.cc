@@ -2,11 +2,13 @@
 
 #include <atomic>
 
+#include "src/base/object_pool.h"
+
 namespace seam::lazy {
 namespace {
 
 struct Registry {
-  std::mutex mu;
+  SpinLock mu;
   TensorImpl* head = nullptr;  // oldest
   TensorImpl* tail = nullptr;  // newest
 };
@@ -20,8 +22,14 @@ std::atomic<uint64_t> g_next_id{1};
 
 }  // namespace
 
+std::shared_ptr<Node> NewNode() { return std::allocate_shared<Node>(base::PoolAllocator<Node>()); }
+
+std::shared_ptr<DeviceValue> NewDeviceValue() {
+  return std::allocate_shared<DeviceValue>(base::PoolAllocator<DeviceValue>());
+}
+
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
-  auto node = std::make_shared<Node>();
+  auto node = NewNode();
   node->op = ir::Op::kParameter;
   node->shape = value->shape;
   node->value = std::move(value);
@@ -32,35 +40,35 @@ TensorImpl::TensorImpl(NodePtr node) : id_(g_next_id.fetch_add(1)), node_(std::m
 
 TensorImpl::~TensorImpl() {
   Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
+  std::lock_guard<SpinLock> lock(registry.mu);
   if (!registered_) return;
   (prev_ != nullptr ? prev_->next_ : registry.head) = next_;
   (next_ != nullptr ? next_->prev_ : registry.tail) = prev_;
 }
 
 NodePtr TensorImpl::node() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   return node_;
 }
 
 void TensorImpl::set_node(NodePtr node) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   node_ = std::move(node);
 }
 
 NodePtr TensorImpl::replaced() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   return replaced_.lock();
 }
 
 void TensorImpl::set_replaced(std::weak_ptr<const Node> leaf) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<SpinLock> lock(mu_);
   replaced_ = std::move(leaf);
 }
 
 void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
   Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
+  std::lock_guard<SpinLock> lock(registry.mu);
   if (impl->registered_) return;
   impl->registered_ = true;
   impl->prev_ = registry.tail;
@@ -70,7 +78,7 @@ void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
 
 std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
   Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mu);
+  std::lock_guard<SpinLock> lock(registry.mu);
   std::vector<std::shared_ptr<TensorImpl>> live;
   for (TensorImpl* impl = registry.head; impl != nullptr; impl = impl->next_) {
     // A tensor whose last handle is going away (its destructor waits for this lock) is

@@ -8,7 +8,9 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "src/ir/program.h"
+#include "src/lazy/spin_lock.h"
 #include "src/runtime/computation_client.h"
 
 namespace seam::lazy {
@@ -28,25 +30,44 @@ struct DeviceValue {
   bool donated = false;
   // seam::set_buffer_donor: donate at the next sync that overwrites it, other handles or not.
   bool buffer_donor = false;
+  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's.
+  uint64_t walk_epoch = 0;
+  int walk_index = -1;
 };
 
 // One recorded operation. A node with `value` set is a leaf (it becomes a parameter of
 // the program): its op is kParameter, or, in eager mode, the op that computed the value
 // (kept so that autodiff can walk the graph; see src/lazy/eager.h). Nodes are immutable
 // once built.
+struct Node;
+// A node's operands: up to three in the node itself (every op but concatenate), so
+// recording an op allocates no separate operand array.
+using NodeList = absl::InlinedVector<std::shared_ptr<const Node>, 3>;
+
 struct Node {
+  // User-provided, so that make_shared/allocate_shared do not zero the whole node before
+  // constructing its members (every member has its own initializer).
+  Node() {}  // NOLINT(modernize-use-equals-default)
+
   ir::Op op = ir::Op::kParameter;
-  std::vector<std::shared_ptr<const Node>> operands;
+  NodeList operands;
   ir::Shape shape;
   ir::Attributes attrs;
   ir::Literal literal;                 // kConstant only
   std::shared_ptr<DeviceValue> value;  // leaves only
+  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's: marks
+  // in the node instead of a hash map from node to instruction.
+  mutable uint64_t walk_epoch = 0;
+  mutable int walk_index = -1;
 
   bool is_leaf() const { return value != nullptr; }
 };
 using NodePtr = std::shared_ptr<const Node>;
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value);
+// A new, empty node and value (from the object pool: src/base/object_pool.h).
+std::shared_ptr<Node> NewNode();
+std::shared_ptr<DeviceValue> NewDeviceValue();
 
 // What a seam::Tensor points at. Registered while alive, so that sync() finds every
 // tensor with pending operations: the registry is an intrusive list in creation order
@@ -72,7 +93,7 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   friend std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
 
   uint64_t id_;
-  mutable std::mutex mu_;
+  mutable SpinLock mu_;
   NodePtr node_;
   std::weak_ptr<const Node> replaced_;
   // Registry links, guarded by the registry's mutex.

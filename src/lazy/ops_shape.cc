@@ -137,7 +137,7 @@ Tensor Tensor::slice(int64_t axis, int64_t start, int64_t end, int64_t step) con
 
 Tensor Tensor::cat(const std::vector<Tensor>& tensors, int64_t axis) {
   if (tensors.empty()) lazy::ThrowInvalid("cat: no tensors given");
-  std::vector<NodePtr> nodes;
+  lazy::NodeList nodes;
   for (const Tensor& t : tensors) nodes.push_back(NodeOf(t, "cat"));
   int64_t a = lazy::NormalizeAxes("cat", nodes.front()->shape, {axis}).front();
   return lazy::Wrap(lazy::MakeNode(ir::Op::kConcatenate, std::move(nodes), {{"dimension", {a}}}));

@@ -73,7 +73,7 @@ absl::Status UploadReplicas(ComputationClient& client, const std::vector<std::st
 }  // namespace
 
 NodePtr ReplicatedLeaf(std::vector<ir::Literal> per_replica) {
-  auto value = std::make_shared<DeviceValue>();
+  auto value = NewDeviceValue();
   value->shape = per_replica.front().shape;
   auto copies = std::make_shared<ReplicaValues>();
   copies->count = static_cast<int64_t>(per_replica.size());
@@ -158,7 +158,7 @@ absl::StatusOr<std::vector<NodePtr>> RunReplicated(ComputationClient& client,
   std::vector<NodePtr> results;
   results.reserve(roots.size());
   for (size_t i = 0; i < roots.size(); ++i) {
-    auto value = std::make_shared<DeviceValue>();
+    auto value = NewDeviceValue();
     value->shape = roots[i]->shape;
     value->device = std::move(outputs[0][i]);
     auto copies = std::make_shared<ReplicaValues>();

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/base/object_pool.h"
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
 #include "src/lazy/donation.h"
@@ -26,7 +27,8 @@ using lazy::NodePtr;
 using lazy::TensorImpl;
 
 Tensor TensorAccess::Wrap(NodePtr node) {
-  auto impl = std::make_shared<TensorImpl>(std::move(node));
+  auto impl =
+      std::allocate_shared<TensorImpl>(base::PoolAllocator<TensorImpl>(), std::move(node));
   lazy::RegisterTensor(impl);
   return Tensor(std::move(impl));
 }
@@ -50,6 +52,7 @@ NodePtr NodeOf(const Tensor& tensor, const char* what) {
 
 namespace {
 
+// Shortcuts past the generic shape rule for the ops a training step records most.
 // Elementwise ops on operands of one float shape cannot fail their shape rule, and give
 // that shape (pred for comparisons). Training steps record mostly these and matrix
 // products, so they skip the generic rule (which copies every operand shape); nullopt for
@@ -57,7 +60,7 @@ namespace {
 // A matrix product of two matrices of one dtype, one contracting dimension each and no
 // batch (matmul and its gradients): [lhs free, rhs free] when the contracted sizes agree,
 // which is the dot_general rule's result for that case.
-std::optional<ir::Shape> MatrixProductShape(const std::vector<NodePtr>& operands,
+std::optional<ir::Shape> MatrixProductShape(const NodeList& operands,
                                             const ir::Attributes& attrs) {
   if (operands.size() != 2 || attrs.size() != 4) return std::nullopt;
   const ir::Shape& lhs = operands[0]->shape;
@@ -78,9 +81,33 @@ std::optional<ir::Shape> MatrixProductShape(const std::vector<NodePtr>& operands
   return ir::Shape{lhs.dtype, {lhs.dims[1 - l], rhs.dims[1 - r]}};
 }
 
-std::optional<ir::Shape> FastShape(ir::Op op, const std::vector<NodePtr>& operands,
-                                              const ir::Attributes& attrs) {
+// broadcast_in_dim (every broadcast the front end inserts) with a valid mapping: the
+// declared dimensions with the operand's dtype, which is the rule's result; nullopt for
+// anything the rule might reject, so that its message is the one reported.
+std::optional<ir::Shape> BroadcastShape(const NodeList& operands, const ir::Attributes& attrs,
+                                        const ir::Shape& declared) {
+  if (operands.size() != 1 || attrs.size() != 1 || attrs.begin()->first != "dims") {
+    return std::nullopt;
+  }
+  const ir::Shape& operand = operands[0]->shape;
+  const std::vector<int64_t>& dims = attrs.begin()->second;
+  if (dims.size() != operand.dims.size()) return std::nullopt;
+  ir::Shape result{operand.dtype, declared.dims};
+  if (!ir::ValidateShape(result).ok()) return std::nullopt;
+  int64_t previous = -1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = dims[i];
+    if (d <= previous || d >= result.rank()) return std::nullopt;  // increasing, in range
+    previous = d;
+    if (operand.dims[i] != result.dims[d] && operand.dims[i] != 1) return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<ir::Shape> FastShape(ir::Op op, const NodeList& operands,
+                                   const ir::Attributes& attrs, const ir::Shape& declared) {
   if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs);
+  if (op == ir::Op::kBroadcastInDim) return BroadcastShape(operands, attrs, declared);
   if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
     return std::nullopt;
   }
@@ -111,15 +138,15 @@ std::optional<ir::Shape> FastShape(ir::Op op, const std::vector<NodePtr>& operan
 
 }  // namespace
 
-NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
+NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
                  ir::Shape declared) {
   for (const NodePtr& operand : operands) {
     if (operand->is_leaf()) {
       if (absl::Status s = CheckNotDonated(*operand->value, ir::OpName(op)); !s.ok()) Throw(s);
     }
   }
-  auto node = std::make_shared<Node>();
-  if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs)) {
+  auto node = NewNode();
+  if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs, declared)) {
     node->shape = *std::move(fast);
   } else {
     ir::Instruction inst;
@@ -146,7 +173,7 @@ NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
 }
 
 NodePtr ConstantNode(ir::Literal literal) {
-  auto node = std::make_shared<Node>();
+  auto node = NewNode();
   node->op = ir::Op::kConstant;
   node->shape = literal.shape;
   node->literal = std::move(literal);
@@ -154,7 +181,7 @@ NodePtr ConstantNode(ir::Literal literal) {
 }
 
 NodePtr DataLeaf(ir::Literal literal) {
-  auto value = std::make_shared<DeviceValue>();
+  auto value = NewDeviceValue();
   value->shape = literal.shape;
   value->host = std::move(literal);
   return MakeLeaf(std::move(value));
@@ -389,7 +416,8 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
 }
 
 void sync(std::source_location site) {
-  metrics::GetOrCreateCounter("MarkStep")->Add(1);
+  static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
+  mark_step->Add(1);
   lazy::SyncSiteScope scope(absl::StrCat(site.file_name(), ":", site.line()));
   std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
   absl::Status status = lazy::SyncTensors(live, /*donate=*/true);

@@ -29,7 +29,7 @@ inline Tensor Wrap(NodePtr node) { return TensorAccess::Wrap(std::move(node)); }
 
 // A node checked by the IR's shape rules; `declared` gives the result for ops whose shape
 // is part of the call (broadcast_in_dim, reshape, convert, iota).
-NodePtr MakeNode(ir::Op op, std::vector<NodePtr> operands, ir::Attributes attrs,
+NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
                  ir::Shape declared = {});
 NodePtr ConstantNode(ir::Literal literal);
 NodePtr DataLeaf(ir::Literal literal);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/abi/buffer_type.h"
+#include "src/base/object_pool.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
@@ -143,6 +144,13 @@ std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
     values.push_back(v);
   }
   return values;
+}
+
+// Output handles come from the object pool: a tiny step makes one per result.
+std::shared_ptr<PjrtData> NewData(const std::string& device, const ir::Shape& shape,
+                                  const PJRT_Api* api, PJRT_Buffer* buffer) {
+  return std::allocate_shared<PjrtData>(base::PoolAllocator<PjrtData>(), device, shape, api,
+                                        buffer);
 }
 
 }  // namespace
@@ -303,6 +311,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   }
   SEAM_ASSIGN_OR_RETURN(PJRT_Device * pjrt_device, DeviceByName(device));
   std::vector<PJRT_Buffer*> buffers;
+  buffers.reserve(arguments.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     const auto* data = dynamic_cast<const PjrtData*>(arguments[i].get());
     if (data == nullptr) {
@@ -343,7 +352,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   std::vector<DataPtr> results;
   results.reserve(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    results.push_back(std::make_shared<PjrtData>(device, result_shapes[i], api_, outputs[i]));
+    results.push_back(NewData(device, result_shapes[i], api_, outputs[i]));
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(results.size()));
   if (!computation.program().aliases.empty()) {
@@ -432,7 +441,7 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
   for (size_t d = 0; d < n; ++d) {
     for (size_t i = 0; i < result_shapes.size(); ++i) {
       results[d].push_back(
-          std::make_shared<PjrtData>(devices[d], result_shapes[i], api_, outputs[d][i]));
+          NewData(devices[d], result_shapes[i], api_, outputs[d][i]));
     }
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(n * result_shapes.size()));

@@ -1,6 +1,7 @@
-// lazy::MakeNode takes a shortcut for elementwise ops of one float shape and for plain
-// matrix products; its shapes must be exactly those of ir::InferShape, and anything the
-// rule rejects must still be rejected with the rule's message.
+// lazy::MakeNode takes a shortcut for elementwise ops of one float shape, for plain
+// matrix products and for valid broadcasts; its shapes must be exactly those of
+// ir::InferShape, and anything the rule rejects must still be rejected with the rule's
+// message.
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -16,10 +17,12 @@ NodePtr Leaf(ir::DType dtype, std::vector<int64_t> dims) {
   return DataLeaf(FullLiteral(dtype, dims, 1.0));
 }
 
-ir::Shape RuleShape(ir::Op op, const std::vector<NodePtr>& operands, const ir::Attributes& attrs) {
+ir::Shape RuleShape(ir::Op op, const std::vector<NodePtr>& operands, const ir::Attributes& attrs,
+                    ir::Shape declared = {}) {
   ir::Instruction inst;
   inst.op = op;
   inst.attrs = attrs;
+  inst.shape = std::move(declared);
   std::vector<ir::Shape> shapes;
   for (const NodePtr& n : operands) shapes.push_back(n->shape);
   absl::StatusOr<ir::Shape> shape = ir::InferShape(inst, shapes);
@@ -51,6 +54,22 @@ TEST(MakeNodeTest, ShortcutShapesEqualTheRule) {
   }
 }
 
+TEST(MakeNodeTest, BroadcastShortcutEqualsTheRule) {
+  NodePtr v = Leaf(ir::DType::kF32, {4}), s = Leaf(ir::DType::kS32, {});
+  NodePtr m = Leaf(ir::DType::kF32, {3, 1});
+  struct Case {
+    NodePtr x;
+    std::vector<int64_t> mapping, dims;
+  };
+  for (const Case& c : {Case{v, {1}, {3, 4}}, Case{v, {0}, {4, 2}}, Case{s, {}, {2, 5}},
+                        Case{m, {0, 1}, {3, 6}}, Case{m, {0, 2}, {3, 2, 1}}, Case{v, {0}, {4}}}) {
+    ir::Attributes attrs{{"dims", c.mapping}};
+    ir::Shape declared{ir::DType::kF32, c.dims};
+    EXPECT_EQ(MakeNode(ir::Op::kBroadcastInDim, {c.x}, attrs, declared)->shape,
+              RuleShape(ir::Op::kBroadcastInDim, {c.x}, attrs, declared));
+  }
+}
+
 TEST(MakeNodeTest, WhatTheRuleRejectsIsStillRejected) {
   NodePtr a = Leaf(ir::DType::kF32, {3, 4}), c = Leaf(ir::DType::kF32, {4, 3});
   NodePtr i = Leaf(ir::DType::kS32, {3, 4});
@@ -65,6 +84,22 @@ TEST(MakeNodeTest, WhatTheRuleRejectsIsStillRejected) {
   EXPECT_THROW(MakeNode(ir::Op::kDotGeneral, {a, i}, Dot({1}, {0})), Error);  // dtypes
   EXPECT_THROW(MakeNode(ir::Op::kAdd, {a, c}, {}), Error);                    // shapes
   EXPECT_THROW(MakeNode(ir::Op::kAnd, {a, a}, {}), Error);  // and is not for floats
+  // Broadcasts the shortcut leaves to the rule: each is rejected with the rule's message.
+  NodePtr v = Leaf(ir::DType::kF32, {4});
+  struct Bad {
+    std::vector<int64_t> mapping, dims;
+    const char* message;
+  };
+  for (const Bad& bad : {Bad{{0}, {3, 4}, "cannot broadcast"}, Bad{{2}, {3, 4}, "out of range"},
+                         Bad{{}, {3, 4}, "dims"}, Bad{{1}, {3, -4}, "negative"}}) {
+    try {
+      MakeNode(ir::Op::kBroadcastInDim, {v}, {{"dims", bad.mapping}},
+               ir::Shape{ir::DType::kF32, bad.dims});
+      FAIL() << "accepted: " << bad.message;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(bad.message), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

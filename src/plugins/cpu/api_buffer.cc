@@ -34,11 +34,11 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
   size_t size = shape.byte_size();
   if (size > 0) SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->data);
 
-  auto state = std::make_shared<BufferState>();
+  auto state = NewBufferState();
   state->shape = std::move(shape);
   state->device_id = args->device->description.id;
   // Every semantics is served by copying now, which meets the strictest one.
-  state->memory = std::make_shared<DeviceMemory>(size);
+  state->memory = NewDeviceMemory(size);
   if (size > 0) std::memcpy(state->memory->data(), args->data, size);
   state->ready->Set(absl::OkStatus());
 
@@ -108,7 +108,7 @@ PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
   PJRT_Buffer& buffer = *args->buffer;
   if (buffer.deleted) return nullptr;
   // Runs that already hold the state keep the memory alive until they finish.
-  auto metadata = std::make_shared<BufferState>();
+  auto metadata = NewBufferState();
   metadata->shape = buffer.state->shape;
   metadata->device_id = buffer.state->device_id;
   buffer.state = std::move(metadata);

@@ -1,4 +1,6 @@
 // Client, devices and compilation.
+#include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -49,6 +51,22 @@ absl::StatusOr<int64_t> ParseCreateOptions(const PJRT_NamedValue* options, size_
   return device_count;
 }
 
+// SEAM_CPU_INLINE_MAX_COST: the largest program cost (Executable::cost) run on the caller's
+// thread when its device is idle; 0 turns inline runs off.
+absl::StatusOr<int64_t> InlineMaxCost() {
+  const char* env = std::getenv(kInlineMaxCostVariable);
+  if (env == nullptr || *env == '\0') return kDefaultInlineMaxCost;
+  char* end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(env, &end, 10);
+  if (end == env || *end != '\0' || errno != 0 || value < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_Create: environment variable ", kInlineMaxCostVariable,
+        " must be a non-negative integer, got '", env, "'"));
+  }
+  return static_cast<int64_t>(value);
+}
+
 }  // namespace
 
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
@@ -57,7 +75,10 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   absl::StatusOr<int64_t> device_count =
       ParseCreateOptions(args->create_options, args->num_options);
   if (!device_count.ok()) return MakeError(device_count.status());
+  absl::StatusOr<int64_t> inline_max_cost = InlineMaxCost();
+  if (!inline_max_cost.ok()) return MakeError(inline_max_cost.status());
   auto client = std::make_unique<PJRT_Client>();
+  client->inline_max_cost = *inline_max_cost;
   for (int64_t i = 0; i < *device_count; ++i) {
     auto device = std::make_unique<PJRT_Device>();
     device->description.id = static_cast<int>(i);

@@ -2,6 +2,7 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/object_pool.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/testing_hooks.h"
@@ -59,6 +60,19 @@ void Perform(const Run& run) {
   for (const auto& output : run.outputs) output->ready->Set(status);
 }
 
+// Whether a run may execute on the caller's thread (when its worker is idle): it must not
+// wait for anything, so every input is ready, and no test hold is keeping runs back.
+// The outcome is the same either way: the run's events and outputs are set when it ends,
+// with its status; only the thread and the moment differ (XLA's CPU client runs cheap
+// programs inline the same way).
+bool MayRunInline(const Run& run) {
+  if (run.rendezvous != nullptr || testing::ExecutionHeld()) return false;
+  for (const auto& input : run.inputs) {
+    if (!input->ready->IsReady()) return false;
+  }
+  return true;
+}
+
 absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_t arg_index,
                            const ir::Shape& expected, const PJRT_Device* device) {
   if (buffer == nullptr) {
@@ -105,7 +119,7 @@ absl::Status CheckDonations(const ir::Program& program, PJRT_Buffer* const* argu
 
 // The handle gives its memory to the run: it keeps only the metadata, as after Delete.
 void MarkDonated(PJRT_Buffer* buffer) {
-  auto metadata = std::make_shared<BufferState>();
+  auto metadata = NewBufferState();
   metadata->shape = buffer->state->shape;
   metadata->device_id = buffer->state->device_id;
   buffer->state = std::move(metadata);
@@ -195,21 +209,27 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   const std::vector<ir::Shape>& results = loaded.executable->result_shapes();
   std::shared_ptr<Rendezvous> rendezvous;
   if (run_devices.size() > 1) rendezvous = std::make_shared<Rendezvous>();
+  // A small single-device run may go on the caller's thread (see MayRunInline).
+  const bool small = run_devices.size() == 1 && loaded.client->inline_max_cost > 0 &&
+                     loaded.executable->cost() <= loaded.client->inline_max_cost;
+  std::shared_ptr<Run> inline_candidate;
   // One launch's runs reach every worker's queue before another launch's, so replicas
   // waiting for each other at an all_reduce never wait behind a second launch.
-  std::lock_guard<std::mutex> launch_lock(loaded.client->launch_mu);
+  std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu);
   for (size_t d = 0; d < run_devices.size(); ++d) {
-    auto run = std::make_shared<Run>();
+    auto run = std::allocate_shared<Run>(base::PoolAllocator<Run>());
     run->executable = loaded.executable;
     run->replica = static_cast<int64_t>(d);
     run->device_id = run_devices[d]->description.id;
     run->rendezvous = rendezvous;
+    run->inputs.reserve(args->num_args);
     for (size_t i = 0; i < args->num_args; ++i) {
       run->inputs.push_back(args->argument_lists[d][i]->state);
     }
     run->complete = EventState::Create();
+    run->outputs.reserve(results.size());
     for (size_t o = 0; o < results.size(); ++o) {
-      auto output = std::make_shared<BufferState>();
+      auto output = NewBufferState();
       output->shape = results[o];
       output->device_id = run_devices[d]->description.id;
       run->outputs.push_back(output);
@@ -221,7 +241,20 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     for (const ir::Alias& alias : loaded.executable->program().aliases) {
       MarkDonated(args->argument_lists[d][alias.parameter_index]);
     }
+    if (small && MayRunInline(*run)) {
+      inline_candidate = std::move(run);
+      continue;
+    }
     run_devices[d]->worker->Enqueue([run] { Perform(*run); });
+  }
+  launch_lock.unlock();
+  if (inline_candidate != nullptr) {
+    // Runs now unless the device has picked up other work since the check; then it queues
+    // behind that work like any run.
+    Worker& worker = *run_devices.front()->worker;
+    if (!worker.TryRunInline([&] { Perform(*inline_candidate); })) {
+      worker.Enqueue([run = std::move(inline_candidate)] { Perform(*run); });
+    }
   }
   return nullptr;
 }

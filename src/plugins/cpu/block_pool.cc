@@ -38,6 +38,48 @@ struct Pool {
   int64_t reused = 0;
 };
 
+// Small blocks (up to kSmallMaximum bytes, one class per 64 bytes) are recycled through a
+// per-thread list instead: tiny programs free and allocate a few of them on every run, and
+// aligned_alloc has no fast path. Not part of the stats above (those describe the shared
+// cache of large blocks).
+constexpr size_t kSmallMaximum = 4096;
+constexpr size_t kSmallClasses = kSmallMaximum / kAlignment;
+constexpr int kSmallCachedPerClass = 64;
+
+struct SmallBlock {
+  SmallBlock* next;
+};
+
+struct SmallCache {
+  SmallBlock* heads[kSmallClasses] = {};
+  int counts[kSmallClasses] = {};
+  ~SmallCache();
+};
+
+// Whether this thread's small cache is usable: not made yet, alive, or destroyed (the
+// thread is ending; blocks go back to free() directly). Trivially destructible, so it is
+// readable until the thread ends.
+enum class SmallState : unsigned char { kNone, kAlive, kDead };
+thread_local SmallState t_small_state = SmallState::kNone;
+
+SmallCache::~SmallCache() {
+  t_small_state = SmallState::kDead;
+  for (size_t c = 0; c < kSmallClasses; ++c) {
+    while (SmallBlock* block = heads[c]) {
+      SEAM_UNPOISON(block, (c + 1) * kAlignment);
+      heads[c] = block->next;
+      std::free(block);
+    }
+  }
+}
+
+SmallCache* Small() {
+  if (t_small_state == SmallState::kDead) return nullptr;
+  thread_local SmallCache cache;
+  t_small_state = SmallState::kAlive;
+  return &cache;
+}
+
 Pool& ThePool() {
   // Never destroyed: blocks may be released by static destructors of other objects.
   static Pool* pool = new Pool;
@@ -60,6 +102,16 @@ Block AcquireBlock(size_t size) {
       SEAM_UNPOISON(data, capacity);
       return Block{data, capacity};
     }
+  } else if (capacity <= kSmallMaximum) {
+    if (SmallCache* cache = Small()) {
+      const size_t c = capacity / kAlignment - 1;
+      if (SmallBlock* block = cache->heads[c]) {
+        SEAM_UNPOISON(block, capacity);
+        cache->heads[c] = block->next;
+        --cache->counts[c];
+        return Block{reinterpret_cast<uint8_t*>(block), capacity};
+      }
+    }
   }
   auto* data = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, capacity));
   if (data == nullptr) throw std::bad_alloc();
@@ -75,6 +127,18 @@ void ReleaseBlock(Block block) {
       SEAM_POISON(block.data, block.capacity);
       pool.free_blocks.emplace(block.capacity, block.data);
       pool.cached_bytes += block.capacity;
+      return;
+    }
+  } else if (block.capacity <= kSmallMaximum) {
+    SmallCache* cache = Small();
+    const size_t c = block.capacity / kAlignment - 1;
+    if (cache != nullptr && cache->counts[c] < kSmallCachedPerClass) {
+      auto* small = reinterpret_cast<SmallBlock*>(block.data);
+      small->next = cache->heads[c];
+      cache->heads[c] = small;
+      ++cache->counts[c];
+      // Only the link stays readable: a stale read of the old contents is still caught.
+      SEAM_POISON(block.data + sizeof(SmallBlock), block.capacity - sizeof(SmallBlock));
       return;
     }
   }

@@ -1,5 +1,6 @@
 #include "src/plugins/cpu/buffer.h"
 
+#include "src/base/object_pool.h"
 #include "src/plugins/cpu/block_pool.h"
 
 namespace seam::cpu {
@@ -12,5 +13,13 @@ DeviceMemory::DeviceMemory(size_t size) : size_(size) {
 }
 
 DeviceMemory::~DeviceMemory() { ReleaseBlock(Block{data_, capacity_}); }
+
+std::shared_ptr<BufferState> NewBufferState() {
+  return std::allocate_shared<BufferState>(base::PoolAllocator<BufferState>());
+}
+
+std::shared_ptr<DeviceMemory> NewDeviceMemory(size_t size) {
+  return std::allocate_shared<DeviceMemory>(base::PoolAllocator<DeviceMemory>(), size);
+}
 
 }  // namespace seam::cpu

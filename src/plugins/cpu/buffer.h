@@ -39,6 +39,11 @@ struct BufferState {
   std::shared_ptr<EventState> ready = EventState::Create();
 };
 
+// New states and memory blocks with their shared_ptr control blocks from the object pool
+// (src/base/object_pool.h): every run makes a few of each.
+std::shared_ptr<BufferState> NewBufferState();
+std::shared_ptr<DeviceMemory> NewDeviceMemory(size_t size);
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_BUFFER_H_

@@ -4,6 +4,8 @@
 #ifndef SEAM_PLUGINS_CPU_CPU_PLUGIN_H_
 #define SEAM_PLUGINS_CPU_CPU_PLUGIN_H_
 
+#include <cstdint>
+
 #include "seam/c/pjrt_c_api.h"
 
 namespace seam::cpu {
@@ -12,6 +14,12 @@ const PJRT_Api* GetCpuPjrtApi();
 
 // Name of the client-create option that sets the number of devices (int64, >= 1).
 inline constexpr char kDeviceCountOption[] = "cpu_device_count";
+
+// The environment variable read at client creation that bounds which runs may execute on
+// the caller's thread (docs/plugins.md, "Inline runs"), and its default: programs of at
+// most this many element operations (Executable::cost).
+inline constexpr char kInlineMaxCostVariable[] = "SEAM_CPU_INLINE_MAX_COST";
+inline constexpr int64_t kDefaultInlineMaxCost = 32 * 1024;
 
 }  // namespace seam::cpu
 

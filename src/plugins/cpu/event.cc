@@ -2,7 +2,13 @@
 
 #include <utility>
 
+#include "src/base/object_pool.h"
+
 namespace seam::cpu {
+
+std::shared_ptr<EventState> EventState::Create() {
+  return std::allocate_shared<EventState>(base::PoolAllocator<EventState>());
+}
 
 std::shared_ptr<EventState> EventState::Ready(absl::Status status) {
   auto event = Create();

@@ -16,7 +16,7 @@ class EventState {
  public:
   using Callback = std::function<void(const absl::Status&)>;
 
-  static std::shared_ptr<EventState> Create() { return std::make_shared<EventState>(); }
+  static std::shared_ptr<EventState> Create();  // from the object pool
   static std::shared_ptr<EventState> Ready(absl::Status status = absl::OkStatus());
 
   // Marks the event ready with `status` and runs the registered callbacks, in order, on

@@ -16,6 +16,31 @@ void Copy(const uint8_t* in, uint8_t* out, size_t size) {
   if (size > 0) std::memcpy(out, in, size);
 }
 
+// Elements read and written by every instruction, and the multiply-adds of matrix products
+// (result elements times the contracted size); saturates instead of overflowing.
+int64_t ProgramCost(const ir::Program& program) {
+  constexpr int64_t kMax = int64_t{1} << 62;
+  int64_t cost = 0;
+  auto add = [&](int64_t n) { cost = n >= kMax - cost ? kMax : cost + n; };
+  for (const ir::Instruction& inst : program.instructions) {
+    if (inst.op == ir::Op::kParameter || inst.op == ir::Op::kConstant) continue;
+    const int64_t out = inst.shape.num_elements();
+    add(out);
+    for (int operand : inst.operands) add(program.instructions[operand].shape.num_elements());
+    if (inst.op != ir::Op::kDotGeneral || inst.operands.empty()) continue;
+    int64_t contracted = 1;
+    auto it = inst.attrs.find("lhs_contracting");
+    if (it != inst.attrs.end()) {
+      const ir::Shape& lhs = program.instructions[inst.operands[0]].shape;
+      for (int64_t d : it->second) {
+        if (d >= 0 && d < lhs.rank()) contracted *= lhs.dims[d];
+      }
+    }
+    add(contracted > 0 && out > kMax / contracted ? kMax : out * contracted);
+  }
+  return cost;
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
@@ -35,6 +60,7 @@ Executable::Executable(ir::Program program, bool fuse)
   kernels_.reserve(fusion_.groups.size());
   for (const FusionGroup& group : fusion_.groups) kernels_.push_back(CompileLoop(program_, group));
   buffers_ = AssignBuffers(program_, fusion_, kernels_);
+  cost_ = ProgramCost(program_);
 }
 
 void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
@@ -56,11 +82,15 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
   for (int k = 0; k < num_results; ++k) {
     const ir::Shape& shape = result_shapes_[k];
     if (buffers_.outputs[k].how == OutputPlan::kOwn) {
-      results[k] = std::make_shared<DeviceMemory>(shape.byte_size());
+      results[k] = NewDeviceMemory(shape.byte_size());
     }
   }
-  // Where each value is during this run.
-  std::vector<uint8_t*> value(n, nullptr);
+  // Where each value is during this run. Per-thread scratch, reused from run to run (a run
+  // never starts another on its thread), so a small run allocates only its results.
+  thread_local std::vector<uint8_t*> value;
+  thread_local std::vector<const uint8_t*> operands;
+  thread_local std::vector<uint8_t*> outputs;
+  value.assign(n, nullptr);
   for (int i = 0; i < n; ++i) {
     const ValueHome& home = buffers_.homes[i];
     switch (home.kind) {
@@ -83,8 +113,6 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     }
   }
 
-  std::vector<const uint8_t*> operands;
-  std::vector<uint8_t*> outputs;
   for (const Step& step : fusion_.steps) {
     if (step.group >= 0) {
       const LoopKernel& kernel = kernels_[step.group];
@@ -124,7 +152,7 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     if (out.how == OutputPlan::kInPlace) {
       results[k] = inputs[buffers_.homes[out.value].index];
     } else if (out.how == OutputPlan::kCopy) {
-      results[k] = std::make_shared<DeviceMemory>(result_shapes_[k].byte_size());
+      results[k] = NewDeviceMemory(result_shapes_[k].byte_size());
       Copy(value[out.value], results[k]->data(), results[k]->size());
     }
   }

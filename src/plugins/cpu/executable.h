@@ -30,6 +30,10 @@ class Executable {
   const FusionPlan& fusion() const { return fusion_; }
   const std::vector<LoopKernel>& kernels() const { return kernels_; }  // per fusion group
   const BufferPlan& buffers() const { return buffers_; }
+  // A rough size of one run: the elements every instruction reads and writes, plus the
+  // multiply-adds of each dot_general. Small programs run on the caller's thread
+  // (api_execute.cc); the figure only has to tell tiny runs from the rest.
+  int64_t cost() const { return cost_; }
 
   // Runs the program on the calling thread (large loops also use the kernel threads).
   // `inputs[i]` holds parameter i (shapes were checked by the caller). Returns one memory
@@ -55,6 +59,7 @@ class Executable {
   FusionPlan fusion_;
   std::vector<LoopKernel> kernels_;
   BufferPlan buffers_;
+  int64_t cost_ = 0;
 };
 
 }  // namespace seam::cpu

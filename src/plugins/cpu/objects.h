@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "src/base/object_pool.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/event.h"
@@ -19,8 +20,14 @@ struct PJRT_Error {
   absl::Status status;
 };
 
+// The handles a run hands out (PJRT_Buffer, PJRT_Event) are allocated from the object pool.
+#define SEAM_POOLED_NEW                                                                     \
+  static void* operator new(size_t size) { return seam::base::PoolAllocate(size); }         \
+  static void operator delete(void* block, size_t size) { seam::base::PoolFree(block, size); }
+
 struct PJRT_Event {
   std::shared_ptr<seam::cpu::EventState> state;
+  SEAM_POOLED_NEW
 };
 
 struct PJRT_DeviceDescription {
@@ -40,6 +47,9 @@ struct PJRT_Client {
   std::vector<std::unique_ptr<PJRT_Device>> owned_devices;
   std::vector<PJRT_Device*> devices;
   std::mutex launch_mu;  // held while one Execute call enqueues its runs
+  // Single-device runs of programs whose cost (Executable::cost) is at most this run on
+  // the caller's thread when the device is idle (api_execute.cc); 0 turns that off.
+  int64_t inline_max_cost = 0;
 };
 
 struct PJRT_Buffer {
@@ -47,6 +57,7 @@ struct PJRT_Buffer {
   PJRT_Device* device = nullptr;
   bool deleted = false;  // after PJRT_Buffer_Delete, `state` holds only the metadata
   bool donated = false;  // deleted because a run took its memory (an input/output alias)
+  SEAM_POOLED_NEW
 };
 
 struct PJRT_LoadedExecutable {

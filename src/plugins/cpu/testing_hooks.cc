@@ -41,6 +41,11 @@ void WaitWhileExecutionHeld() {
   State().cv.wait(lock, [] { return State().holds == 0; });
 }
 
+bool ExecutionHeld() {
+  std::lock_guard<std::mutex> lock(State().mu);
+  return State().holds > 0;
+}
+
 RunFailure::RunFailure(int device_id, absl::Status status) : device_id_(device_id) {
   std::lock_guard<std::mutex> lock(State().mu);
   State().failures[device_id] = std::move(status);

@@ -21,6 +21,8 @@ class ExecutionHold {
 
 // Called by each run before it computes: blocks while a hold is alive.
 void WaitWhileExecutionHeld();
+// Whether a hold is alive now (a run that would wait is not started on the caller's thread).
+bool ExecutionHeld();
 
 // While alive, every run on device `device_id` fails with `status` before computing
 // anything, as a run whose argument failed would. Lets tests see a failing replica release

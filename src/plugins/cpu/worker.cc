@@ -75,17 +75,38 @@ void Worker::Enqueue(std::function<void()> work) {
   cv_.notify_one();
 }
 
+bool Worker::TryRunInline(absl::FunctionRef<void()> work) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ || busy_ || !queue_.empty()) return false;
+    busy_ = true;
+  }
+  work();
+  bool queued;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
+    queued = !queue_.empty();
+  }
+  if (queued) cv_.notify_one();  // work enqueued while this ran waited for it
+  return true;
+}
+
 void Worker::Loop() {
   for (;;) {
     std::function<void()> work;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      // Never beside an inline run: queued work starts after it, in order.
+      cv_.wait(lock, [this] { return !busy_ && (stopping_ || !queue_.empty()); });
       if (queue_.empty()) return;  // stopping, and everything queued has run
       work = std::move(queue_.front());
       queue_.pop_front();
+      busy_ = true;
     }
     work();
+    std::lock_guard<std::mutex> lock(mu_);
+    busy_ = false;
   }
 }
 

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/functional/function_ref.h"
+
 namespace seam::cpu {
 
 class Worker {
@@ -26,6 +28,12 @@ class Worker {
   // Queues `work`. Once the worker is stopping (being destroyed, or the process exiting),
   // new work is dropped without running: nothing could observe its result.
   void Enqueue(std::function<void()> work);
+
+  // Runs `work` on the calling thread, now, when the worker is idle (nothing queued,
+  // nothing running, not stopping) and returns true; returns false without running it
+  // otherwise. While `work` runs the worker counts as busy: work enqueued meanwhile starts
+  // after it, and no other caller runs inline, so the device's submission order holds.
+  bool TryRunInline(absl::FunctionRef<void()> work);
 
   // Process exit: stops every live worker after its queued work and joins its thread.
   // Registered with std::atexit by the first Worker; public only so that it has a name.
@@ -40,6 +48,7 @@ class Worker {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  bool busy_ = false;  // a piece of work is running (on the thread or inline)
   std::thread thread_;
 };
 
