@@ -199,10 +199,11 @@ inline int64_t ChainBlocks(const ChainStep* steps, int count, const uint8_t* con
 template <typename T>
 void ChainTail(const ChainStep* steps, int count, const uint8_t* const* operands,
                int num_operands, uint8_t* out, int64_t n) {
-  alignas(32) T staging[kMaxChainOperands + 1][kBlock<T>] = {};
+  alignas(32) T staging[kMaxChainOperands + 1][kBlock<T>];
   const uint8_t* staged[kMaxChainOperands] = {};
   for (int k = 0; k < num_operands; ++k) {
     std::memcpy(staging[k], operands[k], n * sizeof(T));
+    std::memset(staging[k] + n, 0, (kBlock<T> - n) * sizeof(T));
     staged[k] = reinterpret_cast<const uint8_t*>(staging[k]);
   }
   uint8_t* result = reinterpret_cast<uint8_t*>(staging[kMaxChainOperands]);
