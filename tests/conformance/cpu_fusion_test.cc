@@ -212,15 +212,14 @@ TEST(FusionTest, TenOpChainIsOneLoop) {
   ASSERT_EQ(fused->fusion().groups.size(), 1u);
   EXPECT_EQ(fused->fusion().groups[0].members,
             (std::vector<int>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
-  // Ten ops in five passes, each a pair: an op and the one reading its result (%12 reads
-  // %11 twice).
+  // Ten ops in one pass: each reads the previous one's result and nothing else reads it.
+  ASSERT_EQ(fused->kernels()[0].ops.size(), 1u);
+  const TileOp& chain = fused->kernels()[0].ops[0];
+  EXPECT_EQ(chain.kind, TileOp::kChain);
   std::vector<int> computed;
-  for (const TileOp& op : fused->kernels()[0].ops) {
-    if (op.kind == TileOp::kPair) computed.push_back(op.paired_instruction);
-    computed.push_back(op.instruction);
-  }
+  for (const ChainLink& link : chain.links) computed.push_back(link.instruction);
   EXPECT_EQ(computed, (std::vector<int>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
-  EXPECT_EQ(fused->kernels()[0].ops.size(), 5u);
+  EXPECT_EQ(chain.operands.size(), 3u);  // %x, %a and %b, each read once per block
   EXPECT_EQ(fused->buffers().arena_bytes, 0);
   std::vector<ir::Literal> args = {ir::Literal::FromF32(Random(4096, 1), {4096}),
                                    ir::Literal::FromF32(Random(4096, 2), {4096}),

@@ -16,16 +16,31 @@ bool FastBinaryF64(ir::Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, 
 // The ops above.
 bool IsFastBinary(ir::Op op);
 
-// Where the second op of a pair takes the first's result v: second(v, c), second(c, v) or
-// second(v, v) (c unused).
-enum class PairShape : uint8_t { kLeft, kRight, kBoth };
+// How a chain step takes the running value v: op(v, m), op(m, v) or op(v, v), m being one
+// of the chain's operands in memory.
+enum class ChainShape : uint8_t { kLeft, kRight, kBoth };
 
-// Two of those ops in one pass: out = second(first(a, b), ...) as `shape` says. False
-// (nothing done) unless both ops are fast ones.
-bool FastPairF32(ir::Op first, ir::Op second, PairShape shape, const uint8_t* a,
-                 const uint8_t* b, const uint8_t* c, uint8_t* out, int64_t n);
-bool FastPairF64(ir::Op first, ir::Op second, PairShape shape, const uint8_t* a,
-                 const uint8_t* b, const uint8_t* c, uint8_t* out, int64_t n);
+// One step of a chain as the kernel reads it: op and shape in one code (one switch per
+// step), and the operand m (unused for kBoth).
+struct ChainStep {
+  uint8_t code = 0;
+  uint8_t operand = 0;
+};
+
+// The most operands (distinct tiles in memory) one chain reads.
+inline constexpr int kMaxChainOperands = 8;
+
+// The step applying fast op `op` (IsFastBinary) in `shape`, reading operands[operand].
+ChainStep MakeChainStep(ir::Op op, ChainShape shape, int operand);
+
+// A chain of fast ops in one pass over `n` elements: v = operands[0], then each step in
+// turn replaces v (kept in registers, a block of elements at a time), and out = v. Every
+// element gets exactly the value the ops give one at a time. `out` may be one of the
+// operands (each block is read before it is written).
+void FastChainF32(const ChainStep* steps, int count, const uint8_t* const* operands,
+                  int num_operands, uint8_t* out, int64_t n);
+void FastChainF64(const ChainStep* steps, int count, const uint8_t* const* operands,
+                  int num_operands, uint8_t* out, int64_t n);
 
 }  // namespace seam::cpu
 

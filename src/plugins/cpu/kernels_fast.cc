@@ -1,12 +1,19 @@
 // Tile loops of the commonest float ops for the loop kernels, compiled twice (AVX2 and the
 // baseline) with the better one picked at load time, so fused f32/f64 chains use the
 // machine's wide vectors. Same results as kernels_elementwise.cc (maximum/minimum: NaN
-// wins, +0 is larger than -0), written without branches so that they vectorize.
+// wins, +0 is larger than -0), written without branches so that they vectorize. Built with
+// -ffp-contract=off (CMakeLists.txt): a multiply feeding an add must not become one FMA.
 #include <bit>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "src/plugins/cpu/fast_kernels.h"
+
+// The chain kernels pass 32-byte vectors between inline helpers; GCC notes that their ABI
+// differs with and without AVX, which does not matter for functions that are never called.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace seam::cpu {
 namespace {
@@ -70,65 +77,148 @@ inline bool BinaryT(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int
   }
 }
 
-// z = g(f(x, y), w), g(w, f(x, y)) or g(f(x, y), f(x, y)): one pass instead of two.
-template <typename T, typename F, typename G>
-inline void Zip3(PairShape shape, const uint8_t* a, const uint8_t* b, const uint8_t* c,
-                 uint8_t* out, int64_t n, F f, G g) {
-  const T* x = reinterpret_cast<const T*>(a);
-  const T* y = reinterpret_cast<const T*>(b);
-  const T* w = reinterpret_cast<const T*>(c);
-  T* z = reinterpret_cast<T*>(out);
-  switch (shape) {
-    case PairShape::kLeft:
-      for (int64_t i = 0; i < n; ++i) z[i] = g(f(x[i], y[i]), w[i]);
-      return;
-    case PairShape::kRight:
-      for (int64_t i = 0; i < n; ++i) z[i] = g(w[i], f(x[i], y[i]));
-      return;
-    case PairShape::kBoth:
-      for (int64_t i = 0; i < n; ++i) {
-        T v = f(x[i], y[i]);
-        z[i] = g(v, v);
-      }
-      return;
-  }
+// Chains (FastChainF32/F64). Blocks of kVectors 32-byte vectors: the running value of a
+// block stays in registers through all the steps, so a chain costs one pass over memory
+// like a hand-written loop; each step is one switch per block, not per element.
+constexpr int kVectors = 8;
+
+template <typename T>
+struct Lanes;
+template <>
+struct Lanes<float> {
+  typedef float V __attribute__((vector_size(32)));
+  typedef int32_t M __attribute__((vector_size(32)));
+};
+template <>
+struct Lanes<double> {
+  typedef double V __attribute__((vector_size(32)));
+  typedef int64_t M __attribute__((vector_size(32)));
+};
+
+template <typename T>
+constexpr int64_t kLanes = 32 / sizeof(T);
+template <typename T>
+constexpr int64_t kBlock = kVectors * kLanes<T>;
+
+template <typename V>
+inline V Load(const void* p) {
+  V v;
+  std::memcpy(&v, p, sizeof(V));
+  return v;
 }
 
-// Calls fn with the lambda of `op`; false for an op without one.
-template <typename T, typename Fn>
-inline bool WithOp(Op op, Fn fn) {
-  switch (op) {
-    case Op::kAdd:
-      fn([](T x, T y) { return x + y; });
-      return true;
-    case Op::kSubtract:
-      fn([](T x, T y) { return x - y; });
-      return true;
-    case Op::kMultiply:
-      fn([](T x, T y) { return x * y; });
-      return true;
-    case Op::kDivide:
-      fn([](T x, T y) { return x / y; });
-      return true;
-    case Op::kMaximum:
-      fn([](T x, T y) { return Max<T>(x, y); });
-      return true;
-    case Op::kMinimum:
-      fn([](T x, T y) { return Min<T>(x, y); });
-      return true;
-    default:
-      return false;
-  }
+// Max<T> and Min<T> above, lane by lane.
+template <typename T>
+inline typename Lanes<T>::V VMax(const typename Lanes<T>::V& a, const typename Lanes<T>::V& b) {
+  using V = typename Lanes<T>::V;
+  using M = typename Lanes<T>::M;
+  const V nan = (V)(M{} + std::bit_cast<Bits<T>>(std::numeric_limits<T>::quiet_NaN()));
+  V larger = a > b ? a : b;
+  V equal = (V)((M)a & (M)b);
+  V m = a == b ? equal : larger;
+  return ((a != a) | (b != b)) ? nan : m;
 }
 
 template <typename T>
-inline bool PairT(Op first, Op second, PairShape shape, const uint8_t* a, const uint8_t* b,
-                  const uint8_t* c, uint8_t* out, int64_t n) {
-  bool done = false;
-  WithOp<T>(first, [&](auto f) {
-    done = WithOp<T>(second, [&](auto g) { Zip3<T>(shape, a, b, c, out, n, f, g); });
-  });
-  return done;
+inline typename Lanes<T>::V VMin(const typename Lanes<T>::V& a, const typename Lanes<T>::V& b) {
+  using V = typename Lanes<T>::V;
+  using M = typename Lanes<T>::M;
+  const V nan = (V)(M{} + std::bit_cast<Bits<T>>(std::numeric_limits<T>::quiet_NaN()));
+  V smaller = a < b ? a : b;
+  V equal = (V)((M)a | (M)b);
+  V m = a == b ? equal : smaller;
+  return ((a != a) | (b != b)) ? nan : m;
+}
+
+// v[j] = f(v[j], m[j]), f(m[j], v[j]) or f(v[j], v[j]) over the block's vectors.
+template <typename T, ChainShape kShape, typename F>
+inline void Apply(typename Lanes<T>::V (&v)[kVectors], const T* m, F f) {
+  using V = typename Lanes<T>::V;
+#pragma GCC unroll 8
+  for (int j = 0; j < kVectors; ++j) {
+    if constexpr (kShape == ChainShape::kLeft) {
+      v[j] = f(v[j], Load<V>(m + j * kLanes<T>));
+    } else if constexpr (kShape == ChainShape::kRight) {
+      v[j] = f(Load<V>(m + j * kLanes<T>), v[j]);
+    } else {
+      v[j] = f(v[j], v[j]);
+    }
+  }
+}
+
+// The ops in code order: code = 3 * index + shape.
+constexpr Op kChainOps[] = {Op::kAdd,    Op::kSubtract, Op::kMultiply,
+                            Op::kDivide, Op::kMaximum,  Op::kMinimum};
+
+#define SEAM_CHAIN_CASES(index, f)         \
+  case 3 * (index):                        \
+    Apply<T, ChainShape::kLeft>(v, m, f);  \
+    break;                                 \
+  case 3 * (index) + 1:                    \
+    Apply<T, ChainShape::kRight>(v, m, f); \
+    break;                                 \
+  case 3 * (index) + 2:                    \
+    Apply<T, ChainShape::kBoth>(v, m, f);  \
+    break;
+
+// The whole blocks of [0, n); returns how many elements they cover.
+template <typename T>
+inline int64_t ChainBlocks(const ChainStep* steps, int count, const uint8_t* const* operands,
+                           uint8_t* out, int64_t n) {
+  using V = typename Lanes<T>::V;
+  auto in = [operands](int k) { return reinterpret_cast<const T*>(operands[k]); };
+  T* z = reinterpret_cast<T*>(out);
+  int64_t i = 0;
+  for (; i + kBlock<T> <= n; i += kBlock<T>) {
+    V v[kVectors];
+#pragma GCC unroll 8
+    for (int j = 0; j < kVectors; ++j) v[j] = Load<V>(in(0) + i + j * kLanes<T>);
+    for (int s = 0; s < count; ++s) {
+      const T* m = in(steps[s].operand) + i;
+      switch (steps[s].code) {
+        SEAM_CHAIN_CASES(0, [](const V& x, const V& y) { return x + y; })
+        SEAM_CHAIN_CASES(1, [](const V& x, const V& y) { return x - y; })
+        SEAM_CHAIN_CASES(2, [](const V& x, const V& y) { return x * y; })
+        SEAM_CHAIN_CASES(3, [](const V& x, const V& y) { return x / y; })
+        SEAM_CHAIN_CASES(4, VMax<T>)
+        SEAM_CHAIN_CASES(5, VMin<T>)
+        default:
+          break;
+      }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < kVectors; ++j) std::memcpy(z + i + j * kLanes<T>, &v[j], sizeof(V));
+  }
+  return i;
+}
+
+#undef SEAM_CHAIN_CASES
+
+// The last n < kBlock elements: copied into zero-padded blocks, run as one whole block
+// (the same code, so the same values), and the n results copied out.
+template <typename T>
+void ChainTail(const ChainStep* steps, int count, const uint8_t* const* operands,
+               int num_operands, uint8_t* out, int64_t n) {
+  alignas(32) T staging[kMaxChainOperands + 1][kBlock<T>];
+  const uint8_t* staged[kMaxChainOperands] = {};
+  for (int k = 0; k < num_operands; ++k) {
+    std::memcpy(staging[k], operands[k], n * sizeof(T));
+    std::memset(staging[k] + n, 0, (kBlock<T> - n) * sizeof(T));
+    staged[k] = reinterpret_cast<const uint8_t*>(staging[k]);
+  }
+  uint8_t* result = reinterpret_cast<uint8_t*>(staging[kMaxChainOperands]);
+  ChainBlocks<T>(steps, count, staged, result, kBlock<T>);
+  std::memcpy(out, result, n * sizeof(T));
+}
+
+template <typename T>
+inline void ChainT(const ChainStep* steps, int count, const uint8_t* const* operands,
+                   int num_operands, uint8_t* out, int64_t n) {
+  const int64_t done = ChainBlocks<T>(steps, count, operands, out, n);
+  if (done == n) return;
+  const uint8_t* rest[kMaxChainOperands];
+  for (int k = 0; k < num_operands; ++k) rest[k] = operands[k] + done * sizeof(T);
+  ChainTail<T>(steps, count, rest, num_operands, out + done * sizeof(T), n - done);
 }
 
 }  // namespace
@@ -147,16 +237,26 @@ bool IsFastBinary(Op op) {
   }
 }
 
-__attribute__((target_clones("avx2", "default"), flatten)) bool FastPairF32(
-    Op first, Op second, PairShape shape, const uint8_t* a, const uint8_t* b,
-    const uint8_t* c, uint8_t* out, int64_t n) {
-  return PairT<float>(first, second, shape, a, b, c, out, n);
+ChainStep MakeChainStep(Op op, ChainShape shape, int operand) {
+  ChainStep step;
+  for (size_t index = 0; index < std::size(kChainOps); ++index) {
+    if (kChainOps[index] == op) step.code = static_cast<uint8_t>(3 * index);
+  }
+  step.code = static_cast<uint8_t>(step.code + static_cast<int>(shape));
+  step.operand = static_cast<uint8_t>(shape == ChainShape::kBoth ? 0 : operand);
+  return step;
 }
 
-__attribute__((target_clones("avx2", "default"), flatten)) bool FastPairF64(
-    Op first, Op second, PairShape shape, const uint8_t* a, const uint8_t* b,
-    const uint8_t* c, uint8_t* out, int64_t n) {
-  return PairT<double>(first, second, shape, a, b, c, out, n);
+__attribute__((target_clones("avx2", "default"), flatten)) void FastChainF32(
+    const ChainStep* steps, int count, const uint8_t* const* operands, int num_operands,
+    uint8_t* out, int64_t n) {
+  ChainT<float>(steps, count, operands, num_operands, out, n);
+}
+
+__attribute__((target_clones("avx2", "default"), flatten)) void FastChainF64(
+    const ChainStep* steps, int count, const uint8_t* const* operands, int num_operands,
+    uint8_t* out, int64_t n) {
+  ChainT<double>(steps, count, operands, num_operands, out, n);
 }
 
 __attribute__((target_clones("avx2", "default"), flatten)) bool FastBinaryF32(

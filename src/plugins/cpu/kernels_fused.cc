@@ -121,7 +121,8 @@ void GatherTile(int bytes, const uint8_t* in, const TileOp& op, int64_t start, i
 void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
               int64_t first, int64_t last) {
   uint8_t* scratch = Scratch(kernel.scratch_slots);
-  const uint8_t* operand[3];
+  static_assert(kMaxChainOperands >= 3, "select reads three operands");
+  const uint8_t* operand[kMaxChainOperands];
   for (int64_t tile = first; tile < last; ++tile) {
     const int64_t start = tile * kTileElements;
     const int64_t n = std::min(kTileElements, kernel.count - start);
@@ -169,15 +170,10 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
             std::memmove(result, operand[0], n * ir::DTypeSize(op.result_dtype));
           }
           break;
-        case TileOp::kPair:
-          if (op.operands.size() < 3) operand[2] = operand[0];  // op(v, v): unused
-          if (op.dtype == ir::DType::kF32) {
-            FastPairF32(op.paired_op, op.op, op.pair_shape, operand[0], operand[1], operand[2],
-                        result, n);
-          } else {
-            FastPairF64(op.paired_op, op.op, op.pair_shape, operand[0], operand[1], operand[2],
-                        result, n);
-          }
+        case TileOp::kChain:
+          (op.dtype == ir::DType::kF32 ? FastChainF32 : FastChainF64)(
+              op.steps.data(), static_cast<int>(op.steps.size()), operand,
+              static_cast<int>(op.operands.size()), result, n);
           break;
         case TileOp::kGather:
           break;

@@ -55,46 +55,83 @@ void GatherWalk(const ir::Shape& operand, const ir::Instruction& broadcast, Tile
   }
 }
 
-// Merges an f32/f64 binary op whose scratch result only the next op reads into that op,
-// when both are ops of kernels_fast.cc (one pass over the tile instead of two).
-void PairOps(std::vector<TileOp>* ops) {
-  std::vector<TileOp> out;
-  for (size_t i = 0; i < ops->size(); ++i) {
-    TileOp& first = (*ops)[i];
-    if (i + 1 < ops->size() && first.kind == TileOp::kBinary && IsFastBinary(first.op) &&
-        (first.dtype == ir::DType::kF32 || first.dtype == ir::DType::kF64) &&
-        first.result.kind == TileRef::kScratch) {
-      TileOp& second = (*ops)[i + 1];
-      auto is_first = [&](const TileRef& r) {
-        return r.kind == TileRef::kScratch && r.index == first.result.index;
-      };
-      bool pairable = second.kind == TileOp::kBinary && IsFastBinary(second.op) &&
-                      second.dtype == first.dtype &&
-                      (is_first(second.operands[0]) || is_first(second.operands[1]));
-      // No later op may read the first result (its slot's next use must be a write).
-      for (size_t j = i + 2; pairable && j < ops->size(); ++j) {
-        for (const TileRef& r : (*ops)[j].operands) pairable = pairable && !is_first(r);
-        if (is_first((*ops)[j].result)) break;
-      }
-      if (pairable) {
-        const bool left = is_first(second.operands[0]), right = is_first(second.operands[1]);
-        TileOp pair = second;
-        pair.kind = TileOp::kPair;
-        pair.paired_op = first.op;
-        pair.paired_instruction = first.instruction;
-        pair.operands = {first.operands[0], first.operands[1]};
-        if (left && right) {
-          pair.pair_shape = PairShape::kBoth;
-        } else {
-          pair.pair_shape = left ? PairShape::kLeft : PairShape::kRight;
-          pair.operands.push_back(second.operands[left ? 1 : 0]);
-        }
-        out.push_back(std::move(pair));
-        ++i;
-        continue;
+bool SameRef(const TileRef& a, const TileRef& b) { return a.kind == b.kind && a.index == b.index; }
+
+bool Chainable(const TileOp& op) {
+  return op.kind == TileOp::kBinary && IsFastBinary(op.op) &&
+         (op.dtype == ir::DType::kF32 || op.dtype == ir::DType::kF64);
+}
+
+// The index of `r` in `operands`, added if new; -1 if that would exceed kMaxChainOperands.
+int OperandIndex(std::vector<TileRef>* operands, const TileRef& r) {
+  for (size_t k = 0; k < operands->size(); ++k) {
+    if (SameRef((*operands)[k], r)) return static_cast<int>(k);
+  }
+  if (static_cast<int>(operands->size()) >= kMaxChainOperands) return -1;
+  operands->push_back(r);
+  return static_cast<int>(operands->size()) - 1;
+}
+
+// Merges runs of f32/f64 binary ops of kernels_fast.cc into kChain ops: an op joins the run
+// when it reads the previous op's scratch result and no later op reads that result (scratch
+// results still name their member here, so each is written once).
+void ChainOps(std::vector<TileOp>* ops) {
+  auto read_from = [&](size_t first, const TileRef& value) {
+    for (size_t j = first; j < ops->size(); ++j) {
+      for (const TileRef& r : (*ops)[j].operands) {
+        if (SameRef(r, value)) return true;
       }
     }
-    out.push_back(std::move(first));
+    return false;
+  };
+  std::vector<TileOp> out;
+  for (size_t i = 0; i < ops->size();) {
+    TileOp& head = (*ops)[i];
+    if (!Chainable(head)) {
+      out.push_back(std::move(head));
+      ++i;
+      continue;
+    }
+    TileOp chain;
+    chain.kind = TileOp::kChain;
+    chain.operands = {head.operands[0]};
+    chain.links.push_back(ChainLink{head.instruction, head.op, ChainShape::kLeft,
+                                    OperandIndex(&chain.operands, head.operands[1])});
+    size_t end = i + 1;  // ops [i, end) are in the chain
+    for (; end < ops->size(); ++end) {
+      const TileOp& previous = (*ops)[end - 1];
+      const TileOp& next = (*ops)[end];
+      if (previous.result.kind != TileRef::kScratch || !Chainable(next) ||
+          next.dtype != head.dtype) {
+        break;
+      }
+      const bool left = SameRef(next.operands[0], previous.result);
+      const bool right = SameRef(next.operands[1], previous.result);
+      if ((!left && !right) || read_from(end + 1, previous.result)) break;
+      ChainLink link{next.instruction, next.op, ChainShape::kBoth, -1};
+      if (!left || !right) {
+        link.shape = left ? ChainShape::kLeft : ChainShape::kRight;
+        link.operand = OperandIndex(&chain.operands, next.operands[left ? 1 : 0]);
+        if (link.operand < 0) break;
+      }
+      chain.links.push_back(link);
+    }
+    if (end - i < 2) {
+      out.push_back(std::move(head));
+      ++i;
+      continue;
+    }
+    const TileOp& last = (*ops)[end - 1];
+    chain.op = last.op;
+    chain.dtype = last.dtype;
+    chain.result_dtype = last.result_dtype;
+    chain.instruction = last.instruction;
+    chain.result = last.result;
+    for (const ChainLink& link : chain.links) {
+      chain.steps.push_back(MakeChainStep(link.op, link.shape, link.operand));
+    }
+    out.push_back(std::move(chain));
+    i = end;
   }
   *ops = std::move(out);
 }
@@ -195,13 +232,13 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     if (auto it = output_index.find(m); it != output_index.end()) {
       op.result = TileRef{TileRef::kOutput, it->second};
     } else {
-      op.result = TileRef{TileRef::kScratch, m};  // a slot is chosen after pairing
+      op.result = TileRef{TileRef::kScratch, m};  // a slot is chosen after chaining
     }
     ref[m] = op.result;
     kernel.ops.push_back(std::move(op));
   }
 
-  PairOps(&kernel.ops);
+  ChainOps(&kernel.ops);
   kernel.scratch_slots = AssignScratch(&kernel.ops);
 
   kernel.last_read_of_input.assign(group.inputs.size(), -1);
@@ -239,15 +276,17 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
   std::string text;
   for (const TileOp& op : kernel.ops) {
     const ir::Instruction& inst = program.instructions[op.instruction];
-    if (op.kind == TileOp::kPair) {
-      // Two lines, the first op's result being a register of the one pass ("r").
-      absl::StrAppend(&text, "%", op.paired_instruction, " = ",
-                      std::string(ir::OpName(op.paired_op)), "(", name(op.operands[0]), ", ",
-                      name(op.operands[1]), ") -> r (paired with the next line)\n");
-      const std::string c = op.operands.size() > 2 ? name(op.operands[2]) : "r";
-      absl::StrAppend(&text, "%", op.instruction, " = ", std::string(ir::OpName(inst.op)), "(",
-                      op.pair_shape == PairShape::kRight ? c + ", r" : "r, " + c, ") -> ",
-                      name(op.result), "\n");
+    if (op.kind == TileOp::kChain) {
+      // One line per link; the running value between links is a register ("r").
+      for (size_t k = 0; k < op.links.size(); ++k) {
+        const ChainLink& link = op.links[k];
+        const std::string v = k == 0 ? name(op.operands[0]) : "r";
+        const std::string m = link.operand >= 0 ? name(op.operands[link.operand]) : v;
+        const bool last = k + 1 == op.links.size();
+        absl::StrAppend(&text, "%", link.instruction, " = ", std::string(ir::OpName(link.op)), "(",
+                        link.shape == ChainShape::kRight ? m + ", " + v : v + ", " + m, ") -> ",
+                        last ? name(op.result) : "r (chained to the next line)", "\n");
+      }
       continue;
     }
     std::string operands;

@@ -2,6 +2,8 @@
 // tile (kTileElements at a time) into small per-thread scratch buffers that stay in cache;
 // only the group's outputs are written to memory. The op switch runs once per operation and
 // tile, outside the inner loops, so those loops are the plain ones of kernels_elementwise.cc.
+// Runs of f32/f64 arithmetic where each op reads the previous one's result are one kChain
+// operation: one pass keeping the running value in registers (kernels_fast.cc).
 #ifndef SEAM_PLUGINS_CPU_LOOP_KERNEL_H_
 #define SEAM_PLUGINS_CPU_LOOP_KERNEL_H_
 
@@ -25,27 +27,36 @@ struct TileRef {
   int index = 0;
 };
 
+// One op of a kChain: v = op(v, m), op(m, v) or op(v, v) (shape), m = operands[operand]
+// (-1 for kBoth); the first link reads operands[0] as v.
+struct ChainLink {
+  int instruction = -1;  // the member it computes
+  ir::Op op = ir::Op::kAdd;
+  ChainShape shape = ChainShape::kLeft;
+  int operand = -1;
+};
+
 struct TileOp {
   // kUnary, kBinary (arithmetic, logical and compare), kSelect, kConvert: elementwise.
   // kCopy: a reshape (or size-keeping broadcast) that must be materialised as an output.
   // kGather: a broadcast_in_dim reading its operand (an input) at repeated positions.
-  // kPair: two f32/f64 binary ops in one pass, the second reading the first's result v
-  // (which no other op reads): result = op(v, c), op(c, v) or op(v, v) as pair_shape says,
-  // v = paired_op(a, b); operands {a, b, c} ({a, b} for op(v, v)).
-  enum Kind : uint8_t { kUnary, kBinary, kSelect, kConvert, kCopy, kGather, kPair };
+  // kChain: two or more f32/f64 binary ops of kernels_fast.cc in one pass, each reading
+  // the previous one's result (which no other op reads): `links` in order, `operands` the
+  // distinct tiles they read, the result the last link's.
+  enum Kind : uint8_t { kUnary, kBinary, kSelect, kConvert, kCopy, kGather, kChain };
   Kind kind = kUnary;
-  ir::Op op = ir::Op::kNeg;
-  ir::DType dtype = ir::DType::kF32;         // operand 0's dtype (the value's for kSelect)
+  ir::Op op = ir::Op::kNeg;           // kChain: the last link's
+  ir::DType dtype = ir::DType::kF32;  // operand 0's dtype (the value's for kSelect)
   ir::DType result_dtype = ir::DType::kF32;
-  int instruction = -1;                      // the member it computes
-  ir::Op paired_op = ir::Op::kAdd;           // kPair only: the first op
-  int paired_instruction = -1;               // kPair only: the first op's member
-  PairShape pair_shape = PairShape::kLeft;
+  int instruction = -1;  // the member it computes (kChain: the last link's)
   std::vector<TileRef> operands;
   TileRef result;
   // kGather only: the result's dimensions with unit dimensions dropped and neighbours that
   // walk the operand alike merged, and the operand's element stride for each (0: repeats).
   std::vector<int64_t> dims, strides;
+  // kChain only: the links, and the same as the kernel reads them (MakeChainStep).
+  std::vector<ChainLink> links;
+  std::vector<ChainStep> steps;
 };
 
 struct LoopKernel {
