@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
@@ -114,9 +115,19 @@ absl::Status ExecuteEagerly(Node& node) {
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
   std::optional<LoweredGraph> lowered;
-  std::vector<std::shared_ptr<DeviceValue>> leaves;
-  std::string key;
-  key.reserve(256);  // one allocation for the usual op's key
+  // The key, the operand values and the argument handles live in per-thread buffers:
+  // after the first op they allocate nothing (clear() keeps the capacity). The cleanup
+  // drops the references they hold when this call ends, on every path.
+  thread_local std::string key;
+  thread_local std::vector<std::shared_ptr<DeviceValue>> leaves;
+  thread_local std::vector<ComputationClient::DataPtr> arguments;
+  key.clear();
+  leaves.clear();
+  arguments.clear();
+  absl::Cleanup release = [] {
+    leaves.clear();
+    arguments.clear();
+  };
   key.append(device);
   key.push_back('\0');
   const bool one_op = OpKey(node, &key, &leaves);
@@ -177,8 +188,6 @@ absl::Status ExecuteEagerly(Node& node) {
     cache.programs[key] = computation;
   }
 
-  std::vector<ComputationClient::DataPtr> arguments;
-  arguments.reserve(leaves.size());
   for (const auto& leaf : leaves) arguments.push_back(leaf->device);
   ComputationClient::ExecuteComputationOptions options;
   options.eager_mode = true;

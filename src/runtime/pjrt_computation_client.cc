@@ -3,7 +3,9 @@
 #include <atomic>
 #include <algorithm>
 #include <cctype>
+#include <new>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/c/pjrt_c_api.h"
@@ -90,11 +92,18 @@ struct RunTimer {
   int64_t start_ns;
 };
 
+// One per run: from the thread-cached pool, not the heap.
+RunTimer* NewRunTimer(const PJRT_Api* api, metrics::Metric* metric, int64_t start_ns) {
+  return new (base::PoolAllocate(sizeof(RunTimer))) RunTimer{api, metric, start_ns};
+}
+
+void FreeRunTimer(RunTimer* timer) { base::PoolFree(timer, sizeof(RunTimer)); }
+
 void OnRunComplete(PJRT_Error* error, void* user_arg) {
   auto* timer = static_cast<RunTimer*>(user_arg);
   timer->metric->AddSample(timer->start_ns, static_cast<double>(metrics::NowNs() - timer->start_ns));
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
-  delete timer;
+  FreeRunTimer(timer);
 }
 
 // ExecuteReplicatedTime: one sample when the last device of a launch finishes.
@@ -310,7 +319,8 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
     return absl::InvalidArgumentError("ExecuteComputation: computation is not from this client");
   }
   SEAM_ASSIGN_OR_RETURN(PJRT_Device * pjrt_device, DeviceByName(device));
-  std::vector<PJRT_Buffer*> buffers;
+  // Inline storage: a usual run's handle lists need no heap block.
+  absl::InlinedVector<PJRT_Buffer*, 8> buffers;
   buffers.reserve(arguments.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     const auto* data = dynamic_cast<const PjrtData*>(arguments[i].get());
@@ -321,7 +331,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
     buffers.push_back(data->buffer());
   }
   const std::vector<ir::Shape>& result_shapes = computation.result_shapes();
-  std::vector<PJRT_Buffer*> outputs(result_shapes.size(), nullptr);
+  absl::InlinedVector<PJRT_Buffer*, 4> outputs(result_shapes.size(), nullptr);
   PJRT_Buffer* const* argument_list = buffers.data();
   PJRT_Buffer** output_list = outputs.data();
   PJRT_Event* complete = nullptr;
@@ -344,9 +354,9 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   auto on_ready = SEAM_PJRT_ARGS(PJRT_Event_OnReady_Args);
   on_ready.event = complete;
   on_ready.callback = OnRunComplete;
-  on_ready.user_arg = new RunTimer{api_, metric, start_ns};
+  on_ready.user_arg = NewRunTimer(api_, metric, start_ns);
   absl::Status timer_status = TakePjrtError(api_, api_->PJRT_Event_OnReady(&on_ready));
-  if (!timer_status.ok()) delete static_cast<RunTimer*>(on_ready.user_arg);
+  if (!timer_status.ok()) FreeRunTimer(static_cast<RunTimer*>(on_ready.user_arg));
   DestroyEvent(api_, complete);
 
   std::vector<DataPtr> results;

@@ -1,6 +1,7 @@
 // Running a loaded executable: validation at the call, the work on the device's worker.
 #include <new>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/object_pool.h"
 #include "src/plugins/cpu/api_functions.h"
@@ -15,8 +16,9 @@ struct Run {
   int64_t replica = 0;
   int device_id = 0;
   std::shared_ptr<Rendezvous> rendezvous;  // null for a single replica
-  std::vector<std::shared_ptr<BufferState>> inputs;
-  std::vector<std::shared_ptr<BufferState>> outputs;
+  // Inline storage: a usual run's handle lists need no heap block.
+  absl::InlinedVector<std::shared_ptr<BufferState>, 4> inputs;
+  absl::InlinedVector<std::shared_ptr<BufferState>, 2> outputs;
   std::shared_ptr<EventState> complete;
 };
 
@@ -179,7 +181,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   }
   if (args->num_args > 0) SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->argument_lists);
 
-  std::vector<PJRT_Device*> run_devices;
+  absl::InlinedVector<PJRT_Device*, 4> run_devices;
   for (size_t d = 0; d < args->num_devices; ++d) {
     PJRT_Device* device = args->execute_device != nullptr ? args->execute_device : devices[d];
     if (device->client != loaded.client) {

@@ -17,7 +17,7 @@ std::shared_ptr<EventState> EventState::Ready(absl::Status status) {
 }
 
 void EventState::Set(absl::Status status) {
-  std::vector<Callback> callbacks;
+  absl::InlinedVector<Callback, 1> callbacks;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (ready_) return;

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 
 namespace seam::cpu {
@@ -35,7 +36,7 @@ class EventState {
   mutable std::condition_variable cv_;
   bool ready_ = false;
   absl::Status status_;
-  std::vector<Callback> callbacks_;
+  absl::InlinedVector<Callback, 1> callbacks_;  // usually one: no heap block
 };
 
 }  // namespace seam::cpu
