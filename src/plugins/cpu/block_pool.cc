@@ -19,7 +19,9 @@ namespace {
 
 constexpr size_t kAlignment = 64;
 // Blocks below this size come straight from malloc (it is fast for them); above it, sizes
-// are rounded to whole 4 KiB pages so that neighbouring sizes share a class.
+// are rounded to whole 4 KiB pages so that neighbouring sizes share a class, and blocks
+// start on a page: every large block has the same offset (0) modulo 4096, whether glibc
+// serves it by mmap or from the heap (docs/plugins.md, "Block placement").
 constexpr size_t kPooledMinimum = 16 * 1024;
 constexpr size_t kPage = 4096;
 // The cache never holds more than this; a block given back beyond it is freed.
@@ -113,7 +115,8 @@ Block AcquireBlock(size_t size) {
       }
     }
   }
-  auto* data = static_cast<uint8_t*>(std::aligned_alloc(kAlignment, capacity));
+  const size_t alignment = capacity >= kPooledMinimum ? kPage : kAlignment;
+  auto* data = static_cast<uint8_t*>(std::aligned_alloc(alignment, capacity));
   if (data == nullptr) throw std::bad_alloc();
   return Block{data, capacity};
 }

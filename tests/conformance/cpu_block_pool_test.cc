@@ -1,0 +1,100 @@
+// The CPU plugin's block pool: where blocks are placed and that recycled blocks stay
+// poisoned for AddressSanitizer while they sit in the cache (docs/plugins.md, "Block
+// placement").
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "src/plugins/cpu/block_pool.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace {
+
+using seam::cpu::AcquireBlock;
+using seam::cpu::Block;
+using seam::cpu::ReleaseBlock;
+
+uintptr_t Offset(const Block& block, uintptr_t modulus) {
+  return reinterpret_cast<uintptr_t>(block.data) % modulus;
+}
+
+// Sizes around and above the pooled minimum (16 KiB), including ones that are not whole
+// pages and the 16 MiB of the 4M-element chain's arrays.
+const size_t kLargeSizes[] = {16 * 1024,       16 * 1024 + 1, 100000,
+                              size_t{1} << 20, 16u << 20,     (16u << 20) + 100};
+
+void ExpectPageStart(const Block& block, size_t size) {
+  EXPECT_EQ(Offset(block, 4096), 0u)
+      << "block of " << size << " bytes at " << static_cast<const void*>(block.data);
+  EXPECT_GE(block.capacity, size);
+  EXPECT_EQ(block.capacity % 4096, 0u) << "capacity " << block.capacity;
+}
+
+TEST(BlockPool, LargeBlocksStartOnAPage) {
+  std::vector<Block> blocks;
+  for (size_t size : kLargeSizes) {
+    blocks.push_back(AcquireBlock(size));
+    ExpectPageStart(blocks.back(), size);
+  }
+  for (const Block& block : blocks) ReleaseBlock(block);
+  // The same sizes again are served from the cache: still page starts.
+  for (size_t size : kLargeSizes) {
+    Block block = AcquireBlock(size);
+    ExpectPageStart(block, size);
+    ReleaseBlock(block);
+  }
+}
+
+// Freeing a large malloc block raises glibc's mmap threshold, after which large requests
+// come from the heap at whatever offset the heap is at: the placement the pool used to
+// inherit (offsets 0x40 or 0xcc0 mod 4096, varying from upload to upload).
+TEST(BlockPool, LargeBlocksStartOnAPageAfterTheHeapMoved) {
+  std::free(std::malloc(24u << 20));
+  void* shift = std::malloc(0x1230);  // moves the heap's top off any page boundary
+  std::vector<Block> blocks;
+  for (int i = 0; i < 4; ++i) {
+    blocks.push_back(AcquireBlock((16u << 20) + 16 * i));
+    ExpectPageStart(blocks.back(), (16u << 20) + 16 * i);
+  }
+  for (const Block& block : blocks) ReleaseBlock(block);
+  std::free(shift);
+}
+
+TEST(BlockPool, SmallBlocksAre64ByteAligned) {
+  for (size_t size : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{4096}, size_t{10000},
+                      size_t{16 * 1024 - 1}}) {
+    Block block = AcquireBlock(size);
+    EXPECT_EQ(Offset(block, 64), 0u)
+        << "block of " << size << " bytes at " << static_cast<const void*>(block.data);
+    EXPECT_GE(block.capacity, size);
+    ReleaseBlock(block);
+  }
+}
+
+TEST(BlockPool, CachedLargeBlocksArePoisoned) {
+#if defined(__SANITIZE_ADDRESS__)
+  // A size no other test caches, so that the cache holds exactly this block afterwards.
+  constexpr size_t kSize = (1u << 20) + 3 * 4096;
+  Block block = AcquireBlock(kSize);
+  uint8_t* data = block.data;
+  EXPECT_FALSE(__asan_address_is_poisoned(data));
+  EXPECT_FALSE(__asan_address_is_poisoned(data + block.capacity - 1));
+  ReleaseBlock(block);
+  EXPECT_TRUE(__asan_address_is_poisoned(data));
+  EXPECT_TRUE(__asan_address_is_poisoned(data + block.capacity - 1));
+  Block again = AcquireBlock(kSize);
+  ASSERT_EQ(again.data, data) << "the released block should have been reused";
+  EXPECT_FALSE(__asan_address_is_poisoned(again.data));
+  EXPECT_FALSE(__asan_address_is_poisoned(again.data + again.capacity - 1));
+  ReleaseBlock(again);
+#else
+  GTEST_SKIP() << "only meaningful under AddressSanitizer (make test-sanitize)";
+#endif
+}
+
+}  // namespace
