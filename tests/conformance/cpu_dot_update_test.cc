@@ -17,15 +17,13 @@
 #include "src/ir/text.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/executable.h"
+#include "tests/conformance/executable_harness.h"
 
 namespace seam::cpu {
 namespace {
 
-std::shared_ptr<const Executable> CompileOrDie(const std::string& text, bool fuse) {
-  absl::StatusOr<std::shared_ptr<const Executable>> executable = Executable::Compile(text, fuse);
-  EXPECT_TRUE(executable.ok()) << executable.status() << "\n" << text;
-  return executable.ok() ? *executable : nullptr;
-}
+using harness::CompileOrDie;
+using harness::ToDevice;
 
 ir::Literal RandomF32(std::vector<int64_t> dims, unsigned seed) {
   int64_t count = 1;
@@ -35,15 +33,6 @@ ir::Literal RandomF32(std::vector<int64_t> dims, unsigned seed) {
   std::vector<float> values(count);
   for (float& v : values) v = dist(rng);
   return ir::Literal::FromF32(values, dims);
-}
-
-std::vector<std::shared_ptr<DeviceMemory>> ToDevice(const std::vector<ir::Literal>& args) {
-  std::vector<std::shared_ptr<DeviceMemory>> memory;
-  for (const ir::Literal& arg : args) {
-    memory.push_back(std::make_shared<DeviceMemory>(arg.bytes.size()));
-    if (!arg.bytes.empty()) std::memcpy(memory.back()->data(), arg.bytes.data(), arg.bytes.size());
-  }
-  return memory;
 }
 
 std::vector<float> Floats(const uint8_t* bytes, size_t size) {

@@ -13,15 +13,12 @@
 
 #include "src/ir/text.h"
 #include "src/plugins/cpu/executable.h"
+#include "tests/conformance/executable_harness.h"
 
 namespace seam::cpu {
 namespace {
 
-std::shared_ptr<const Executable> CompileOrDie(const std::string& text, bool fuse) {
-  absl::StatusOr<std::shared_ptr<const Executable>> executable = Executable::Compile(text, fuse);
-  EXPECT_TRUE(executable.ok()) << executable.status() << "\n" << text;
-  return executable.ok() ? *executable : nullptr;
-}
+using harness::CompileOrDie;
 
 std::vector<float> Random(int64_t count, unsigned seed) {
   std::mt19937 rng(seed);

@@ -1,0 +1,28 @@
+// Shared set-up of the CPU compiler's tests: compile program text straight into an
+// Executable (no client, no ABI), copy literals into device memory, run and copy back.
+#ifndef SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
+#define SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/ir/shape.h"
+#include "src/plugins/cpu/executable.h"
+
+namespace seam::cpu::harness {
+
+// The compiled program, or null after a failed expectation that prints the status and text.
+std::shared_ptr<const Executable> CompileOrDie(const std::string& text, bool fuse);
+
+// One freshly allocated device block per literal, holding its bytes.
+std::vector<std::shared_ptr<DeviceMemory>> ToDevice(const std::vector<ir::Literal>& args);
+
+// Runs the executable on copies of args; the results as literals of its result shapes
+// (empty after a failed expectation).
+std::vector<ir::Literal> RunProgram(const Executable& executable,
+                                    const std::vector<ir::Literal>& args);
+
+}  // namespace seam::cpu::harness
+
+#endif  // SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
