@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "seam/compile.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
@@ -34,6 +35,28 @@ void BM_TinyStepDonating(benchmark::State& state) { TinyStep(state, false); }
 void BM_TinyStepNotDonating(benchmark::State& state) { TinyStep(state, true); }
 BENCHMARK(BM_TinyStepDonating)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_TinyStepNotDonating)->Unit(benchmark::kMicrosecond);
+
+// The same step through seam::compile: after the first calls capture it, a step runs the
+// cached program without recording anything; the loss is read every step as above.
+void BM_TinyStepCompiled(benchmark::State& state) {
+  seam::set_eager(false);
+  seam::nn::Mlp model({16, 16, 4}, 1);
+  seam::optim::Sgd opt(model.parameters(), 0.05f, 0.9f);
+  seam::Tensor x = seam::Tensor::randn({4, 16}, 2);
+  seam::Tensor y = seam::Tensor::from_vector(std::vector<int32_t>{0, 1, 2, 3}, {4});
+  seam::CompiledStep step = seam::compile([&](const std::vector<seam::Tensor>& in) {
+    seam::Tensor loss = seam::nn::cross_entropy(model.forward(in[0]), in[1]);
+    opt.step(loss);
+    return std::vector<seam::Tensor>{loss};
+  });
+  for (auto _ : state) {
+    std::vector<seam::Tensor> out = step({x, y});
+    benchmark::DoNotOptimize(out[0].item<float>());
+  }
+  state.counters["replayed"] = static_cast<double>(step.replayed_calls());
+  state.counters["traced"] = static_cast<double>(step.traced_calls());
+}
+BENCHMARK(BM_TinyStepCompiled)->Unit(benchmark::kMicrosecond);
 
 // 100 eager adds on f32[4] (every one a cache hit after the first iteration), then one read.
 void BM_EagerAddChain(benchmark::State& state) {

@@ -10,6 +10,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/mlp_shapes.h"
+#include "seam/compile.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
@@ -47,6 +48,32 @@ void BM_SeamMlpStep(benchmark::State& state) {
   }
   state.SetLabel(MlpLabel(shape));
   state.counters["matmul_flops"] = MlpStepMatmulFlops(shape);
+  state.counters["omp_threads"] = BenchThreads();
+}
+
+// The same step through seam::compile (include/seam/compile.h): after the first calls
+// capture it, a step runs the cached program without recording the graph.
+void BM_CompiledMlpStep(benchmark::State& state) {
+  SetUpDevice();
+  const MlpShape& shape = MlpShapes()[state.range(0)];
+  const int64_t in = shape.sizes.front(), classes = shape.sizes.back();
+  nn::Mlp model(shape.sizes, /*seed=*/1);
+  optim::Sgd sgd(model.parameters(), /*lr=*/0.01f);
+  Tensor x = Tensor::randn({shape.batch, in}, /*seed=*/2);
+  Tensor y = Tensor::from_vector(Labels(shape.batch, classes), {shape.batch});
+  CompiledStep step = compile([&](const std::vector<Tensor>& inputs) {
+    Tensor loss = nn::cross_entropy(model.forward(inputs[0]), inputs[1]);
+    sgd.step(loss);
+    return std::vector<Tensor>{loss};
+  });
+  float loss_value = 0;
+  for (int i = 0; i < 3; ++i) loss_value = step({x, y})[0].item<float>();  // capture
+  for (auto _ : state) {
+    loss_value = step({x, y})[0].item<float>();
+    benchmark::DoNotOptimize(loss_value);
+  }
+  state.SetLabel(MlpLabel(shape));
+  state.counters["replayed"] = static_cast<double>(step.replayed_calls());
   state.counters["omp_threads"] = BenchThreads();
 }
 
@@ -104,6 +131,11 @@ void BM_SgemmPeak(benchmark::State& state) {
 BENCHMARK(BM_SgemmPeak)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_SeamMlpStep)
     ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK(BM_CompiledMlpStep)
+    ->DenseRange(0, 2)
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

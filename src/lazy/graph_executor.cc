@@ -19,6 +19,8 @@ namespace {
 
 using runtime::ComputationClient;
 
+thread_local BarrierObserver* g_observer = nullptr;
+
 // Sends every leaf that exists only on the host, in one crossing.
 absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
                           const std::vector<std::shared_ptr<DeviceValue>>& leaves) {
@@ -37,6 +39,12 @@ absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
 }
 
 }  // namespace
+
+BarrierObserver* SetBarrierObserver(BarrierObserver* observer) {
+  BarrierObserver* previous = g_observer;
+  g_observer = observer;
+  return previous;
+}
 
 LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
   LoweredGraph lowered;
@@ -122,6 +130,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     SEAM_ASSIGN_OR_RETURN(std::vector<NodePtr> results,
                           RunReplicated(*client, LowerGraph(roots), replicas, roots));
     for (size_t i = 0; i < pending.size(); ++i) pending[i]->set_node(results[root_index[i]]);
+    if (g_observer != nullptr) g_observer->OnBarrier({.donate = donate, .replicated = true});
     return absl::OkStatus();
   }
   SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, walk.leaves));
@@ -167,11 +176,21 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     pending[i]->set_node(new_leaves[root_index[i]]);
     pending[i]->set_replaced({});
   }
+  if (g_observer != nullptr) {
+    g_observer->OnBarrier({.donate = donate,
+                           .computation = computation,
+                           .parameters = &walk.leaves,
+                           .aliases = &walk.aliases,
+                           .pending = &pending,
+                           .result_of = &root_index,
+                           .results = &new_leaves});
+  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
                                        std::string_view op) {
+  if (g_observer != nullptr) g_observer->OnHostRead();
   SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
   NodePtr node = tensor->node();
   SEAM_RETURN_IF_ERROR(CheckNotDonated(*node->value, op));

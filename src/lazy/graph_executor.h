@@ -35,6 +35,29 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
                                        std::string_view op = "to_vector");
 
+// What one step barrier ran, as seen by a BarrierObserver (seam::compile's capture,
+// src/lazy/step_capture.h). The pointers are valid during the call only.
+struct BarrierRecord {
+  bool donate = false;
+  bool replicated = false;  // data parallel: nothing else below is set
+  runtime::ComputationClient::ComputationPtr computation;
+  const std::vector<std::shared_ptr<DeviceValue>>* parameters = nullptr;  // parameter p
+  const std::vector<ir::Alias>* aliases = nullptr;
+  const std::vector<std::shared_ptr<TensorImpl>>* pending = nullptr;  // tensors synced
+  const std::vector<size_t>* result_of = nullptr;  // per pending tensor: its result
+  const std::vector<NodePtr>* results = nullptr;   // per result: its new leaf
+};
+
+// Sees this thread's step barriers (after their program was launched) and host reads.
+class BarrierObserver {
+ public:
+  virtual ~BarrierObserver() = default;
+  virtual void OnBarrier(const BarrierRecord& record) = 0;
+  virtual void OnHostRead() = 0;
+};
+// Installs `observer` for the calling thread (nullptr: none); returns the previous one.
+BarrierObserver* SetBarrierObserver(BarrierObserver* observer);
+
 }  // namespace seam::lazy
 
 #endif  // SEAM_LAZY_GRAPH_EXECUTOR_H_

@@ -1,0 +1,189 @@
+#include "src/lazy/step_replay.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "src/base/status_macros.h"
+#include "src/lazy/eager.h"
+#include "src/runtime/metrics.h"
+#include "src/runtime/runtime.h"
+
+namespace seam::lazy {
+namespace {
+
+using Kind = ParameterSource::Kind;
+using runtime::ComputationClient;
+
+// A value a program may read: on the device or the host, never donated, one replica.
+bool Readable(const DeviceValue& value) {
+  return !value.donated && value.replicas == nullptr &&
+         (value.device != nullptr || value.host.has_value());
+}
+
+// Every handle result r was assigned to still exists, is shared by as many Tensor objects
+// as when captured, and holds `value` (null: any value without pending operations).
+bool DestinationsIntact(const std::vector<Destination>& destinations, const DeviceValue* value) {
+  for (const Destination& destination : destinations) {
+    std::shared_ptr<TensorImpl> handle = destination.handle.lock();
+    if (handle == nullptr || handle.use_count() - 1 != destination.holders) return false;
+    NodePtr node = handle->node();
+    if (!node->is_leaf()) return false;
+    if (value != nullptr && node->value.get() != value) return false;
+  }
+  return true;
+}
+
+// The donation rules of src/lazy/donation.h for parameter `value`, whose handles are
+// `destinations`: one owner of the device buffer, and (unless marked a buffer donor) the
+// value held by its leaf and `arguments` only, the leaf by those handles only.
+bool SafeToDonate(const std::shared_ptr<DeviceValue>& value,
+                  const std::vector<Destination>& destinations) {
+  if (value->device == nullptr || value->device.use_count() != 1) return false;
+  if (value->buffer_donor) return true;
+  if (destinations.empty()) return false;
+  std::shared_ptr<TensorImpl> handle = destinations.front().handle.lock();
+  if (handle == nullptr) return false;
+  NodePtr leaf = handle->node();
+  // Owners of the value: `leaf` and the argument list (the caller's `value` is that entry).
+  if (value.use_count() != 2) return false;
+  // Owners of the leaf: each destination handle, and `leaf` here.
+  return leaf.use_count() == static_cast<long>(destinations.size()) + 1;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NodePtr>> ReplayStep(
+    const Capture& plan, const std::vector<std::shared_ptr<TensorImpl>>& inputs,
+    StepResults& results, std::string* why_not) {
+  auto fail = [&](std::string why) {
+    *why_not = std::move(why);
+    return std::vector<NodePtr>();
+  };
+  SEAM_ASSIGN_OR_RETURN(bool eager, EagerEnabled());
+  if (eager) return fail("eager mode is on");
+  if (inputs.size() != plan.inputs.size()) {
+    return fail(absl::StrCat(inputs.size(), " inputs instead of ", plan.inputs.size()));
+  }
+  // Parameter values, gathered from their sources.
+  std::vector<std::shared_ptr<DeviceValue>> values(plan.sources.size());
+  std::vector<NodePtr> input_nodes(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    input_nodes[i] = inputs[i]->node();
+    const Node& node = *input_nodes[i];
+    if (!(node.shape == plan.inputs[i])) {
+      return fail(absl::StrCat("input ", i, " is ", node.shape.ToString(), ", captured as ",
+                               plan.inputs[i].ToString()));
+    }
+    if (!node.is_leaf()) return fail(absl::StrCat("input ", i, " has pending operations"));
+    if (!Readable(*node.value)) {
+      return fail(absl::StrCat("input ", i, " is donated or per-replica"));
+    }
+  }
+  for (size_t p = 0; p < plan.sources.size(); ++p) {
+    const ParameterSource& source = plan.sources[p];
+    switch (source.kind) {
+      case Kind::kInput:
+        values[p] = input_nodes[static_cast<size_t>(source.index)]->value;
+        break;
+      case Kind::kCarried: {
+        const auto r = static_cast<size_t>(source.index);
+        if (r >= results.values.size()) return fail("the step's state is gone");
+        values[p] = results.values[r].lock();
+        if (values[p] == nullptr ||
+            !DestinationsIntact(plan.destinations[r], values[p].get())) {
+          return fail(absl::StrCat("a state tensor ", source.shape.ToString(),
+                                   " was dropped, copied or reassigned outside the step"));
+        }
+        break;
+      }
+      case Kind::kFixed:
+        values[p] = source.fixed;
+        break;
+      case Kind::kExternal:
+        values[p] = source.external.lock();
+        if (values[p] == nullptr) {
+          return fail(absl::StrCat("a tensor ", source.shape.ToString(),
+                                   " the step reads from outside is gone"));
+        }
+        break;
+    }
+    if (!Readable(*values[p])) {
+      return fail(absl::StrCat("parameter ", p, " ", source.shape.ToString(),
+                               " is donated or per-replica"));
+    }
+  }
+  input_nodes.clear();  // the input leaves' values stay owned by the inputs
+  // One value read twice (e.g. an input that is also a state) changes what donation means.
+  {
+    std::vector<const DeviceValue*> sorted;
+    sorted.reserve(values.size());
+    for (const auto& value : values) sorted.push_back(value.get());
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      return fail("one tensor is read as two parameters");
+    }
+  }
+  // Handles assigned a result that no later step reads (e.g. a tensor fn stored outside).
+  for (size_t r = 0; r < plan.destinations.size(); ++r) {
+    if (!DestinationsIntact(plan.destinations[r], nullptr)) {
+      return fail(absl::StrCat("a tensor handle that result ", r,
+                               " was assigned to was dropped or copied"));
+    }
+  }
+  for (const ir::Alias& alias : plan.aliases) {
+    const auto p = static_cast<size_t>(alias.parameter_index);
+    const auto r = static_cast<size_t>(plan.sources[p].index);
+    if (!SafeToDonate(values[p], plan.destinations[r])) {
+      return fail(absl::StrCat("parameter ", p, " ", plan.sources[p].shape.ToString(),
+                               " cannot be donated (another tensor or recorded op holds it)"));
+    }
+  }
+
+  // The guards passed: from here on this is the step barrier.
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+  const std::string& device = client->GetDefaultDevice();
+  std::vector<ComputationClient::TensorSource> uploads;
+  std::vector<DeviceValue*> upload_targets;
+  for (const auto& value : values) {
+    if (value->device != nullptr) continue;
+    uploads.push_back({value->shape, value->host->bytes.data(), device});
+    upload_targets.push_back(value.get());
+  }
+  if (!uploads.empty()) {
+    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data,
+                          client->TransferToDevice(uploads));
+    for (size_t i = 0; i < data.size(); ++i) upload_targets[i]->device = std::move(data[i]);
+  }
+  static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
+  static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
+  static metrics::Counter* replays = metrics::GetOrCreateCounter("CompiledStepReplay");
+  mark_step->Add(1);
+  cached->Add(1);
+  replays->Add(1);
+  std::vector<ComputationClient::DataPtr> arguments;
+  arguments.reserve(values.size());
+  for (const auto& value : values) arguments.push_back(value->device);
+  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
+                        client->ExecuteComputation(*plan.computation, arguments, device, {}));
+  for (const ir::Alias& alias : plan.aliases) {
+    values[static_cast<size_t>(alias.parameter_index)]->donated = true;
+  }
+  std::vector<NodePtr> leaves;
+  leaves.reserve(outputs.size());
+  for (size_t r = 0; r < outputs.size(); ++r) {
+    auto value = NewDeviceValue();
+    value->shape = plan.result_shapes[r];
+    value->device = std::move(outputs[r]);
+    results.values[r] = value;
+    NodePtr leaf = MakeLeaf(std::move(value));
+    for (const Destination& destination : plan.destinations[r]) {
+      std::shared_ptr<TensorImpl> handle = destination.handle.lock();
+      handle->set_node(leaf);
+      handle->set_replaced({});
+    }
+    leaves.push_back(std::move(leaf));
+  }
+  return leaves;
+}
+
+}  // namespace seam::lazy
