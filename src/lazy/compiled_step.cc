@@ -5,6 +5,7 @@
 #include "seam/compile.h"
 #include "src/base/env.h"
 #include "src/base/logging.h"
+#include "src/lazy/eager.h"
 #include "src/lazy/step_capture.h"
 #include "src/lazy/step_replay.h"
 #include "src/lazy/tensor_internal.h"

@@ -130,7 +130,12 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     SEAM_ASSIGN_OR_RETURN(std::vector<NodePtr> results,
                           RunReplicated(*client, LowerGraph(roots), replicas, roots));
     for (size_t i = 0; i < pending.size(); ++i) pending[i]->set_node(results[root_index[i]]);
-    if (g_observer != nullptr) g_observer->OnBarrier({.donate = donate, .replicated = true});
+    if (g_observer != nullptr) {
+      BarrierRecord record;
+      record.donate = donate;
+      record.replicated = true;
+      g_observer->OnBarrier(record);
+    }
     return absl::OkStatus();
   }
   SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, walk.leaves));
@@ -177,13 +182,15 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     pending[i]->set_replaced({});
   }
   if (g_observer != nullptr) {
-    g_observer->OnBarrier({.donate = donate,
-                           .computation = computation,
-                           .parameters = &walk.leaves,
-                           .aliases = &walk.aliases,
-                           .pending = &pending,
-                           .result_of = &root_index,
-                           .results = &new_leaves});
+    BarrierRecord record;
+    record.donate = donate;
+    record.computation = computation;
+    record.parameters = &walk.leaves;
+    record.aliases = &walk.aliases;
+    record.pending = &pending;
+    record.result_of = &root_index;
+    record.results = &new_leaves;
+    g_observer->OnBarrier(record);
   }
   return absl::OkStatus();
 }
