@@ -6,6 +6,7 @@
 #include "src/base/env.h"
 #include "src/base/logging.h"
 #include "src/lazy/eager.h"
+#include "src/lazy/graph_executor.h"
 #include "src/lazy/step_capture.h"
 #include "src/lazy/step_replay.h"
 #include "src/lazy/tensor_internal.h"
@@ -125,7 +126,11 @@ std::vector<Tensor> CompiledStep::operator()(const std::vector<Tensor>& inputs,
   if (!state_) throw Error(9, "compiled step: used after it was moved from");
   lazy::CompiledStepState& s = *state_;
   std::vector<std::shared_ptr<lazy::TensorImpl>> impls = lazy::Impls(inputs, "input");
-  if (s.plan && !s.check && !s.never) {
+  // Inside another compiled step's function a call is always traced, so that the enclosing
+  // capture sees its barrier (and treats it as a graph break).
+  lazy::BarrierObserver* observer = lazy::SetBarrierObserver(nullptr);
+  lazy::SetBarrierObserver(observer);
+  if (s.plan && !s.check && !s.never && observer == nullptr) {
     std::string why;
     absl::StatusOr<std::vector<lazy::NodePtr>> leaves =
         lazy::ReplayStep(*s.plan, impls, s.results, &why);

@@ -87,13 +87,17 @@ StepRecorder::StepRecorder(const std::vector<std::shared_ptr<TensorImpl>>& input
 
 StepRecorder::~StepRecorder() { SetBarrierObserver(previous_observer_); }
 
+// An enclosing compiled step's recorder (a compiled step called inside another step
+// function) sees every barrier and read of this one too.
 void StepRecorder::OnHostRead() {
+  if (previous_observer_ != nullptr) previous_observer_->OnHostRead();
   if (in_barrier_) return;
   capture_.graph_break = true;
   capture_.Reject("the step function reads a tensor on the host (item, to_vector)");
 }
 
 void StepRecorder::OnBarrier(const BarrierRecord& record) {
+  if (previous_observer_ != nullptr) previous_observer_->OnBarrier(record);
   if (!in_barrier_) {
     capture_.graph_break = true;
     capture_.Reject(record.donate ? "the step function calls seam::sync"

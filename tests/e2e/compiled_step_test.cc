@@ -214,6 +214,22 @@ TEST(CompiledStepTest, AnExplicitSyncInsideTheStepIsNeverReplayed) {
   EXPECT_EQ(t.fn_calls, 5);
 }
 
+TEST(CompiledStepTest, ACompiledStepInsideAnotherIsAGraphBreakOfTheOuterOne) {
+  Trainer plain(false), compiled(false);
+  CompiledStep inner = compiled.Compiled();
+  CompiledStep outer = compile([&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{inner(in)[0] * 2.0f};
+  });
+  for (int i = 0; i < 6; ++i) {
+    Batch batch = MakeBatch(4, 600 + i);
+    float expected = plain.PlainStep(batch);
+    EXPECT_EQ(outer({batch.x, batch.y})[0].item<float>(), expected * 2) << "step " << i;
+  }
+  EXPECT_TRUE(outer.never_replayed());
+  EXPECT_EQ(compiled.fn_calls, 6);
+  EXPECT_EQ(Values(compiled.model.parameters()), Values(plain.model.parameters()));
+}
+
 TEST(CompiledStepTest, AFixedLearningRateIsFrozenWhenReplayed) {
   Trainer plain(false), compiled(false);
   CompiledStep step = compiled.Compiled();
