@@ -39,6 +39,7 @@ namespace lazy {
 struct CompiledStepState;
 }
 
+// Not thread-safe: call one CompiledStep from one thread at a time.
 class CompiledStep {
  public:
   // An empty `fn` is an Error (code 3). Reads SEAM_COMPILE_CHECK ("0"/unset or "1"; any

@@ -15,6 +15,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
+#include "src/base/logging.h"
 
 namespace seam {
 namespace {
@@ -198,6 +199,31 @@ TEST(CompiledStepTest, AHostReadInsideTheStepIsNeverReplayed) {
   EXPECT_EQ(step.replayed_calls(), 0);
   EXPECT_EQ(compiled.fn_calls, 6);
   EXPECT_EQ(seen.size(), 6u);
+}
+
+TEST(CompiledStepTest, DebugLogsWhyAStepIsNeverReplayedAndWhenReplayingStarts) {
+  ASSERT_EQ(setenv("SEAM_DEBUG", "1", 1), 0);
+  std::vector<std::string> lines;
+  base::SetLogSink([&](base::LogSeverity, const std::string& line) { lines.push_back(line); });
+  Trainer t(false);
+  CompiledStep breaking = compile([&](const std::vector<Tensor>& in) {
+    Tensor loss = t.Step(in[0], in[1]);
+    loss.item<float>();
+    return std::vector<Tensor>{loss};
+  });
+  CompiledStep plain = compile([](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{in[0] * 3.0f};
+  });
+  Batch batch = MakeBatch(4, 8);
+  breaking({batch.x, batch.y});
+  for (int i = 0; i < 3; ++i) plain({batch.x});
+  base::SetLogSink(nullptr);
+  unsetenv("SEAM_DEBUG");
+  EXPECT_THAT(lines, ::testing::Contains(AllOf(HasSubstr("compiled step"),
+                                               HasSubstr("reads a tensor on the host"),
+                                               HasSubstr("never replayed"))));
+  EXPECT_THAT(lines, ::testing::Contains(HasSubstr("replaying from the next call")));
+  EXPECT_EQ(plain.replayed_calls(), 1);
 }
 
 TEST(CompiledStepTest, AnExplicitSyncInsideTheStepIsNeverReplayed) {
