@@ -202,7 +202,10 @@ Capture StepRecorder::Finish(const std::vector<std::shared_ptr<TensorImpl>>& out
   return std::move(capture_);
 }
 
-std::string DescribeChange(const Capture& before, const Capture& after) {
+std::string DescribeChange(const Capture& before, const Capture& after, bool* guarded) {
+  bool ignored;
+  if (guarded == nullptr) guarded = &ignored;
+  *guarded = true;
   if (before.inputs.size() != after.inputs.size()) {
     return absl::StrCat("the number of inputs changed from ", before.inputs.size(), " to ",
                         after.inputs.size());
@@ -213,6 +216,7 @@ std::string DescribeChange(const Capture& before, const Capture& after) {
                           after.inputs[i].ToString());
     }
   }
+  *guarded = false;
   if (before.computation != after.computation) {
     return "the step's program changed (another compile-cache entry)";
   }
@@ -238,11 +242,12 @@ std::string DescribeChange(const Capture& before, const Capture& after) {
                           " reads another tensor from outside the step: pass it as an input");
     }
   }
+  if (before.output_result != after.output_result) return "the outputs changed";
+  *guarded = true;
   if (!(before.aliases == after.aliases)) {
     return absl::StrCat("the donations changed (", before.aliases.size(), " then ",
                         after.aliases.size(), " input/output aliases)");
   }
-  if (before.output_result != after.output_result) return "the outputs changed";
   if (before.destinations.size() != after.destinations.size()) {
     return absl::StrCat("the number of results changed from ", before.destinations.size(),
                         " to ", after.destinations.size());

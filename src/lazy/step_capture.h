@@ -94,8 +94,11 @@ class StepRecorder : public BarrierObserver {
 };
 
 // The first difference between two captures of the same step ("" when they are the same
-// plan): the words name the parameter, input or result that changed.
-std::string DescribeChange(const Capture& before, const Capture& after);
+// plan): the words name the parameter, input or result that changed. *guarded (when
+// given) tells whether a replay's guards would see it (inputs, donations, handles), as
+// opposed to something frozen at capture (the program, a fixed value, an outside tensor).
+std::string DescribeChange(const Capture& before, const Capture& after,
+                           bool* guarded = nullptr);
 
 }  // namespace seam::lazy
 

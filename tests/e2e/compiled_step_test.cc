@@ -290,6 +290,20 @@ TEST(CompiledStepTest, CompileCheckNamesAChangedCapturedScalar) {
   }
 }
 
+TEST(CompiledStepTest, CompileCheckAcceptsWhatTheGuardsCatch) {
+  ASSERT_EQ(setenv("SEAM_COMPILE_CHECK", "1", 1), 0);
+  Trainer plain(false), compiled(false);
+  CompiledStep step = compiled.Compiled();
+  unsetenv("SEAM_COMPILE_CHECK");
+  for (int i = 0; i < 8; ++i) {
+    Batch batch = MakeBatch(i == 5 ? 8 : 4, 700 + i);
+    Tensor copy;
+    if (i == 6) copy = *compiled.model.parameters()[1];  // blocks one donation
+    EXPECT_EQ(step({batch.x, batch.y})[0].item<float>(), plain.PlainStep(batch)) << i;
+  }
+  EXPECT_EQ(compiled.fn_calls, 8);
+}
+
 TEST(CompiledStepTest, ABadCompileCheckValueIsAnError) {
   ASSERT_EQ(setenv("SEAM_COMPILE_CHECK", "yes", 1), 0);
   try {
