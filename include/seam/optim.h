@@ -46,17 +46,28 @@ class Sgd : public Optimizer {
 };
 
 // Adam (Kingma & Ba) with bias correction folded into the step size.
+// By default the step count is a host integer and the bias-corrected step size is computed
+// on the host, so it is a different program scalar every step: a seam::compile step that
+// runs it is traced every call and never replayed. With `capturable` (PyTorch's option of
+// that name) the step count is a device tensor (an f32 scalar, returned by state() after
+// the moments, so sync and donation treat it like them) and 1 - beta^t is computed in the
+// program with pow, so every step records the same program with the same fixed values and
+// a compiled Adam step replays. The two modes agree within float rounding, not bit for bit.
 class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
-       float eps = 1e-8f, float weight_decay = 0);
+       float eps = 1e-8f, float weight_decay = 0, bool capturable = false);
   void update(const std::vector<Tensor>& grads) override;
+  // First moments, second moments, then (capturable only) the step count.
   std::vector<const Tensor*> state() const override;
   float lr, beta1, beta2, eps, weight_decay;
+  bool capturable() const { return capturable_; }
 
  private:
+  bool capturable_;
   int64_t t_ = 0;
   std::vector<Tensor> m_, v_;
+  std::vector<Tensor> step_;  // capturable: one f32 scalar, the device step count
 };
 
 }  // namespace seam::optim

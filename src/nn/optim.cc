@@ -64,14 +64,15 @@ void Sgd::update(const std::vector<Tensor>& grads) {
 }
 
 Adam::Adam(std::vector<Tensor*> params, float lr, float beta1, float beta2, float eps,
-           float weight_decay)
+           float weight_decay, bool capturable)
     : Optimizer(std::move(params)), lr(lr), beta1(beta1), beta2(beta2), eps(eps),
-      weight_decay(weight_decay) {}
+      weight_decay(weight_decay), capturable_(capturable) {}
 
 std::vector<const Tensor*> Adam::state() const {
   std::vector<const Tensor*> out;
   for (const Tensor& m : m_) out.push_back(&m);
   for (const Tensor& v : v_) out.push_back(&v);
+  for (const Tensor& s : step_) out.push_back(&s);
   return out;
 }
 
@@ -83,13 +84,31 @@ void Adam::update(const std::vector<Tensor>& grads) {
       m_.push_back(Tensor::zeros(p->shape(), dtype));
       v_.push_back(Tensor::zeros(p->shape(), dtype));
     }
+    if (capturable_) step_.push_back(Tensor::zeros({}, DType::kFloat32));
   }
-  ++t_;
-  double correction1 = 1.0 - std::pow(static_cast<double>(beta1), static_cast<double>(t_));
-  double correction2 = 1.0 - std::pow(static_cast<double>(beta2), static_cast<double>(t_));
-  // Every hyperparameter is data (Tensor::scalar), so the program is the same every step.
-  Tensor step_size = Tensor::scalar(lr * std::sqrt(correction2) / correction1, dtype);
-  Tensor eps_t = Tensor::scalar(eps * std::sqrt(correction2), dtype);
+  Tensor step_size, eps_t;
+  if (capturable_) {
+    // The step count and both bias corrections live in the program: the recorded scalars
+    // (1, beta1, beta2, lr, eps) are the same every step, so captures agree and replay.
+    const DType f32 = DType::kFloat32;
+    step_[0].assign(step_[0] + Tensor::scalar(1.0, f32));
+    Tensor one = Tensor::scalar(1.0, f32);
+    Tensor correction1 = one - pow(Tensor::scalar(beta1, f32), step_[0]);
+    Tensor sqrt_correction2 = (one - pow(Tensor::scalar(beta2, f32), step_[0])).sqrt();
+    step_size = Tensor::scalar(lr, f32) * sqrt_correction2 / correction1;
+    eps_t = Tensor::scalar(eps, f32) * sqrt_correction2;
+    if (dtype != f32) {
+      step_size = step_size.to(dtype);
+      eps_t = eps_t.to(dtype);
+    }
+  } else {
+    ++t_;
+    double correction1 = 1.0 - std::pow(static_cast<double>(beta1), static_cast<double>(t_));
+    double correction2 = 1.0 - std::pow(static_cast<double>(beta2), static_cast<double>(t_));
+    // Every hyperparameter is data (Tensor::scalar), so the program is the same every step.
+    step_size = Tensor::scalar(lr * std::sqrt(correction2) / correction1, dtype);
+    eps_t = Tensor::scalar(eps * std::sqrt(correction2), dtype);
+  }
   Tensor b1 = Tensor::scalar(beta1, dtype), one_minus_b1 = Tensor::scalar(1.0 - beta1, dtype);
   Tensor b2 = Tensor::scalar(beta2, dtype), one_minus_b2 = Tensor::scalar(1.0 - beta2, dtype);
   Tensor wd_t = Tensor::scalar(weight_decay, dtype);

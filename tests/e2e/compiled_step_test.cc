@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -45,9 +47,10 @@ std::vector<std::vector<float>> Values(const std::vector<Tensor*>& tensors) {
 
 // A model, its optimizer, and the step written once for both loops.
 struct Trainer {
-  explicit Trainer(bool adam) : model({16, 16, 4}, 7) {
+  explicit Trainer(bool adam, bool capturable = false) : model({16, 16, 4}, 7) {
     if (adam) {
-      opt = std::make_unique<optim::Adam>(model.parameters(), 0.01f);
+      opt = std::make_unique<optim::Adam>(model.parameters(), 0.01f, 0.9f, 0.999f, 1e-8f, 0.0f,
+                                          capturable);
     } else {
       opt = std::make_unique<optim::Sgd>(model.parameters(), 0.05f, 0.9f);
     }
@@ -73,8 +76,8 @@ struct Trainer {
   int fn_calls = 0;
 };
 
-void ExpectSameTraining(bool adam) {
-  Trainer plain(adam), compiled(adam);
+void ExpectSameTraining(bool adam, bool capturable = false) {
+  Trainer plain(adam, capturable), compiled(adam, capturable);
   CompiledStep step = compiled.Compiled();
   for (int i = 0; i < 8; ++i) {
     Batch batch = MakeBatch(4, 100 + i);
@@ -85,8 +88,9 @@ void ExpectSameTraining(bool adam) {
         << "step " << i;
   }
   EXPECT_EQ(plain.fn_calls, 8);
-  if (!adam) {
-    // Call 1 creates the optimizer state, calls 2 and 3 capture the same plan, 4..8 replay.
+  if (!adam || capturable) {
+    // Call 1 creates the optimizer state, calls 2 and 3 capture the same plan, 4..8 replay
+    // (capturable Adam keeps its step count and bias corrections in the program).
     EXPECT_EQ(step.traced_calls(), 3);
     EXPECT_EQ(step.replayed_calls(), 5);
     EXPECT_EQ(compiled.fn_calls, 3);
@@ -106,6 +110,36 @@ TEST(CompiledStepTest, SgdMomentumMatchesThePlainLoopBitForBit) { ExpectSameTrai
 
 TEST(CompiledStepTest, AdamMatchesThePlainLoopBitForBitButIsNotReplayed) {
   ExpectSameTraining(true);
+}
+
+TEST(CompiledStepTest, CapturableAdamIsReplayedAndMatchesThePlainLoopBitForBit) {
+  ExpectSameTraining(true, true);
+}
+
+TEST(CompiledStepTest, CapturableAdamMatchesHostStepCountAdamWithinFloatRounding) {
+  Trainer host(true), device(true, true);
+  const std::vector<std::vector<float>> initial = Values(host.model.parameters());
+  for (int i = 0; i < 10; ++i) {
+    Batch batch = MakeBatch(4, 300 + i);
+    EXPECT_NEAR(device.PlainStep(batch), host.PlainStep(batch), 1e-5f) << "step " << i;
+  }
+  const std::vector<std::vector<float>> a = Values(device.model.parameters());
+  const std::vector<std::vector<float>> b = Values(host.model.parameters());
+  ASSERT_EQ(a.size(), b.size());
+  float moved = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].size(), b[i].size());
+    for (size_t j = 0; j < a[i].size(); ++j) {
+      EXPECT_NEAR(a[i][j], b[i][j], 1e-5f) << "parameter " << i << " element " << j;
+      moved = std::max(moved, std::fabs(b[i][j] - initial[i][j]));
+    }
+  }
+  EXPECT_GT(moved, 0.02f);  // ten steps of lr 0.01 moved the parameters, so this compares
+  // Moments of the 4 parameters, then the step count, which counted the ten steps.
+  std::vector<const Tensor*> state = device.opt->state();
+  ASSERT_EQ(state.size(), 9u);
+  EXPECT_EQ(state.back()->to_vector<float>(), std::vector<float>{10.0f});
+  EXPECT_EQ(host.opt->state().size(), 8u);
 }
 
 TEST(CompiledStepTest, ReplayIsOneCachedBarrierThatDonatesEveryState) {
