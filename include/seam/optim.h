@@ -51,8 +51,9 @@ class Sgd : public Optimizer {
 // runs it is traced every call and never replayed. With `capturable` (PyTorch's option of
 // that name) the step count is a device tensor (an f32 scalar, returned by state() after
 // the moments, so sync and donation treat it like them) and 1 - beta^t is computed in the
-// program with pow, so every step records the same program with the same fixed values and
-// a compiled Adam step replays. The two modes agree within float rounding, not bit for bit.
+// program with pow (in f32, converted to the parameters' type), so every step records the
+// same program with the same fixed values and a compiled Adam step replays. The two modes
+// agree within float rounding, not bit for bit (docs/frontend.md, Compiled steps).
 class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
