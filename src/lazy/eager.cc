@@ -155,14 +155,28 @@ absl::Status ExecuteEagerly(Node& node) {
     for (size_t i = 0; i < targets.size(); ++i) targets[i]->device = std::move(data[i]);
   }
 
+  // This thread's view of the shared cache, for one-op keys: a hit needs no lock and no
+  // reference count. Entries point at programs the shared cache owns (it never lets one
+  // go), so they stay valid.
+  thread_local absl::flat_hash_map<std::string, const ComputationClient::Computation*> seen;
+  const ComputationClient::Computation* computation = nullptr;
+  ComputationClient::ComputationPtr held;  // keeps an entry that may be replaced alive
+  if (one_op) {
+    auto it = seen.find(key);
+    if (it != seen.end()) computation = it->second;
+  }
   OpCache& cache = GetOpCache();
-  ComputationClient::ComputationPtr computation;
-  {
+  if (computation == nullptr) {
     std::lock_guard<std::mutex> lock(cache.mu);
     auto it = cache.programs.find(key);
     // A key made of a program hash is confirmed by comparing the programs.
     if (it != cache.programs.end() && (one_op || it->second->program() == lowered->program)) {
-      computation = it->second;
+      computation = it->second.get();
+      if (one_op) {
+        seen.emplace(key, computation);
+      } else {
+        held = it->second;  // a hash key's entry may be replaced by another thread
+      }
     }
   }
   if (computation != nullptr) {
@@ -183,9 +197,18 @@ absl::Status ExecuteEagerly(Node& node) {
       metrics::ScopedTimer timer(ComputationClient::EagerOpCompileMetric());
       SEAM_ASSIGN_OR_RETURN(compiled, client->Compile(std::move(instances)));
     }
-    computation = compiled.front();
+    held = compiled.front();
+    computation = held.get();
     std::lock_guard<std::mutex> lock(cache.mu);
-    cache.programs[key] = computation;
+    if (one_op) {
+      // Another thread may have compiled the same op meanwhile: a one-op entry is never
+      // replaced (threads' views may point at it); this compile's program is dropped.
+      auto [it, inserted] = cache.programs.emplace(key, held);
+      computation = it->second.get();
+      seen.emplace(key, computation);
+    } else {
+      cache.programs[key] = held;  // a hash key's program may differ: the newest stays
+    }
   }
 
   for (const auto& leaf : leaves) arguments.push_back(leaf->device);

@@ -2,6 +2,7 @@
 #ifndef SEAM_PLUGINS_CPU_EVENT_H_
 #define SEAM_PLUGINS_CPU_EVENT_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -34,7 +35,9 @@ class EventState {
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  bool ready_ = false;
+  // Written under mu_, with status_ set before it; read without the lock on the fast
+  // paths (a ready event's status never changes again).
+  std::atomic<bool> ready_{false};
   absl::Status status_;
   absl::InlinedVector<Callback, 1> callbacks_;  // usually one: no heap block
 };
