@@ -135,8 +135,14 @@ bool OpKey(const Node& node, KeyBuffer* key, std::vector<std::shared_ptr<DeviceV
 }  // namespace
 
 absl::Status ExecuteEagerly(Node& node) {
-  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
-  const std::string device = client->GetDefaultDevice();
+  // The client and its default device never change once made: this thread keeps them.
+  thread_local ComputationClient* client = nullptr;
+  thread_local std::string device;
+  if (client == nullptr) {
+    SEAM_ASSIGN_OR_RETURN(ComputationClient * created, runtime::GetComputationClient());
+    device = created->GetDefaultDevice();
+    client = created;
+  }
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
   std::optional<LoweredGraph> lowered;

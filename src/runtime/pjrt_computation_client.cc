@@ -231,10 +231,15 @@ absl::Status PjrtComputationClient::DiscoverDevices() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PJRT_Device*> PjrtComputationClient::DeviceByName(const std::string& name) const {
+PJRT_Device* PjrtComputationClient::FindDevice(const std::string& name) const {
   for (size_t i = 0; i < device_names_.size(); ++i) {
     if (device_names_[i] == name) return devices_[i];
   }
+  return nullptr;
+}
+
+absl::StatusOr<PJRT_Device*> PjrtComputationClient::DeviceByName(const std::string& name) const {
+  if (PJRT_Device* device = FindDevice(name)) return device;
   return absl::InvalidArgumentError(absl::StrCat("Unknown device '", name, "' (devices: ",
                                                  absl::StrJoin(device_names_, ", "), ")"));
 }
@@ -328,7 +333,8 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   if (pjrt_computation == nullptr) {
     return absl::InvalidArgumentError("ExecuteComputation: computation is not from this client");
   }
-  SEAM_ASSIGN_OR_RETURN(PJRT_Device * pjrt_device, DeviceByName(device));
+  PJRT_Device* pjrt_device = FindDevice(device);
+  if (pjrt_device == nullptr) return DeviceByName(device).status();  // the error, named
   // Inline storage: a usual run's handle lists need no heap block.
   absl::InlinedVector<PJRT_Buffer*, 8> buffers;
   buffers.reserve(arguments.size());

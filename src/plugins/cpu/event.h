@@ -35,9 +35,10 @@ class EventState {
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  // Written under mu_, with status_ set before it; read without the lock on the fast
-  // paths (a ready event's status never changes again).
-  std::atomic<bool> ready_{false};
+  // See event.cc for how these work without the lock on the common paths.
+  std::atomic<bool> claimed_{false};  // Set was called
+  std::atomic<bool> ready_{false};    // status_ is final (written before this)
+  mutable std::atomic<int> slow_{0};  // threads in Await's wait, plus callbacks registered
   absl::Status status_;
   absl::InlinedVector<Callback, 1> callbacks_;  // usually one: no heap block
 };
