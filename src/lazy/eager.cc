@@ -94,7 +94,7 @@ class KeyBuffer {
 void PutShape(KeyBuffer* key, const ir::Shape& shape) {
   key->Put(shape.dtype);
   key->Put(shape.dims.size());
-  key->Append(shape.dims.data(), shape.dims.size() * sizeof(int64_t));
+  for (int64_t d : shape.dims) key->Put(d);  // fixed-size pieces: no memcpy call
 }
 
 // The op-level cache key of `node` when each operand is a computed value or a constant:
