@@ -1,6 +1,7 @@
 #include "src/lazy/eager.h"
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "src/base/env.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
@@ -60,15 +62,39 @@ void SetEager(bool enabled) { g_eager.store(enabled ? 1 : 0); }
 
 namespace {
 
-template <typename T>
-void Put(std::string* key, const T& value) {
-  key->append(reinterpret_cast<const char*>(&value), sizeof(T));
-}
+// The op key is written into a fixed buffer on the stack: no allocation and no capacity
+// check per piece. A key that does not fit (a large constant operand, many attributes)
+// marks the buffer full, and the op is then keyed like a lowered graph (ExecuteEagerly).
+class KeyBuffer {
+ public:
+  static constexpr size_t kCapacity = 480;
 
-void PutShape(std::string* key, const ir::Shape& shape) {
-  Put(key, shape.dtype);
-  Put(key, shape.dims.size());
-  for (int64_t d : shape.dims) Put(key, d);
+  void Append(const void* bytes, size_t n) {
+    if (n == 0) return;
+    if (n > kCapacity - size_) {
+      full_ = true;
+      return;
+    }
+    std::memcpy(data_ + size_, bytes, n);
+    size_ += n;
+  }
+  template <typename T>
+  void Put(const T& value) {
+    Append(&value, sizeof(T));
+  }
+  bool full() const { return full_; }
+  absl::string_view view() const { return absl::string_view(data_, size_); }
+
+ private:
+  char data_[kCapacity];  // only the first size_ bytes are written
+  size_t size_ = 0;
+  bool full_ = false;
+};
+
+void PutShape(KeyBuffer* key, const ir::Shape& shape) {
+  key->Put(shape.dtype);
+  key->Put(shape.dims.size());
+  for (int64_t d : shape.dims) key->Put(d);  // fixed-size pieces: no memcpy call
 }
 
 // The op-level cache key of `node` when each operand is a computed value or a constant:
@@ -76,66 +102,72 @@ void PutShape(std::string* key, const ir::Shape& shape) {
 // it is (values numbered in first-use order, as LowerGraph numbers parameters, and
 // collected into `leaves`) or its constant's bytes. False when an operand is a pending
 // lazy node (recorded before eager mode was on); that graph is lowered instead.
-bool OpKey(const Node& node, std::string* key, std::vector<std::shared_ptr<DeviceValue>>* leaves) {
-  Put(key, node.op);
+bool OpKey(const Node& node, KeyBuffer* key, std::vector<std::shared_ptr<DeviceValue>>* leaves) {
+  key->Put(node.op);
   PutShape(key, node.shape);
-  Put(key, node.attrs.size());
+  key->Put(node.attrs.size());
   for (const auto& [name, values] : node.attrs) {
-    Put(key, name.size());
-    key->append(name);
-    Put(key, values.size());
-    for (int64_t v : values) Put(key, v);
+    key->Put(name.size());
+    key->Append(name.data(), name.size());
+    key->Put(values.size());
+    key->Append(values.data(), values.size() * sizeof(int64_t));
   }
-  Put(key, node.operands.size());
+  key->Put(node.operands.size());
   for (const NodePtr& operand : node.operands) {
     PutShape(key, operand->shape);
     if (operand->is_leaf()) {
       size_t index = 0;
       while (index < leaves->size() && (*leaves)[index] != operand->value) ++index;
       if (index == leaves->size()) leaves->push_back(operand->value);
-      key->push_back('p');
-      Put(key, index);
+      key->Put('p');
+      key->Put(index);
     } else if (operand->op == ir::Op::kConstant && operand->operands.empty()) {
-      key->push_back('c');
-      Put(key, operand->literal.bytes.size());
-      key->append(reinterpret_cast<const char*>(operand->literal.bytes.data()),
-                  operand->literal.bytes.size());
+      key->Put('c');
+      key->Put(operand->literal.bytes.size());
+      key->Append(operand->literal.bytes.data(), operand->literal.bytes.size());
     } else {
       return false;
     }
   }
-  return true;
+  return !key->full();
 }
 
 }  // namespace
 
 absl::Status ExecuteEagerly(Node& node) {
-  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
-  const std::string device = client->GetDefaultDevice();
+  // The client and its default device never change once made: this thread keeps them.
+  thread_local ComputationClient* client = nullptr;
+  thread_local std::string device;
+  if (client == nullptr) {
+    SEAM_ASSIGN_OR_RETURN(ComputationClient * created, runtime::GetComputationClient());
+    device = created->GetDefaultDevice();
+    client = created;
+  }
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
   std::optional<LoweredGraph> lowered;
-  // The key, the operand values and the argument handles live in per-thread buffers:
-  // after the first op they allocate nothing (clear() keeps the capacity). The cleanup
-  // drops the references they hold when this call ends, on every path.
-  thread_local std::string key;
+  // The operand values and the argument handles live in per-thread buffers: after the
+  // first op they allocate nothing (clear() keeps the capacity). The cleanup drops the
+  // references they hold when this call ends, on every path.
   thread_local std::vector<std::shared_ptr<DeviceValue>> leaves;
   thread_local std::vector<ComputationClient::DataPtr> arguments;
-  key.clear();
   leaves.clear();
   arguments.clear();
   absl::Cleanup release = [] {
     leaves.clear();
     arguments.clear();
   };
-  key.append(device);
-  key.push_back('\0');
-  const bool one_op = OpKey(node, &key, &leaves);
+  KeyBuffer op_key;
+  op_key.Append(device.data(), device.size());
+  op_key.Put('\0');
+  const bool one_op = OpKey(node, &op_key, &leaves);
+  std::string hashed_key;  // the key of a lowered graph
   if (!one_op) {
     lowered = LowerGraph({root});
     leaves = lowered->leaves;
-    key = absl::StrCat(device, "\1", ir::HashProgram(lowered->program));
+    hashed_key = absl::StrCat(device, "\1", ir::HashProgram(lowered->program));
   }
+  const absl::string_view key = one_op ? op_key.view() : absl::string_view(hashed_key);
 
   std::vector<ComputationClient::TensorSource> sources;
   std::vector<DeviceValue*> targets;
@@ -155,14 +187,28 @@ absl::Status ExecuteEagerly(Node& node) {
     for (size_t i = 0; i < targets.size(); ++i) targets[i]->device = std::move(data[i]);
   }
 
+  // This thread's view of the shared cache, for one-op keys: a hit needs no lock and no
+  // reference count. Entries point at programs the shared cache owns (it never lets one
+  // go), so they stay valid.
+  thread_local absl::flat_hash_map<std::string, const ComputationClient::Computation*> seen;
+  const ComputationClient::Computation* computation = nullptr;
+  ComputationClient::ComputationPtr held;  // keeps an entry that may be replaced alive
+  if (one_op) {
+    auto it = seen.find(key);
+    if (it != seen.end()) computation = it->second;
+  }
   OpCache& cache = GetOpCache();
-  ComputationClient::ComputationPtr computation;
-  {
+  if (computation == nullptr) {
     std::lock_guard<std::mutex> lock(cache.mu);
     auto it = cache.programs.find(key);
     // A key made of a program hash is confirmed by comparing the programs.
     if (it != cache.programs.end() && (one_op || it->second->program() == lowered->program)) {
-      computation = it->second;
+      computation = it->second.get();
+      if (one_op) {
+        seen.emplace(std::string(key), computation);
+      } else {
+        held = it->second;  // a hash key's entry may be replaced by another thread
+      }
     }
   }
   if (computation != nullptr) {
@@ -183,9 +229,18 @@ absl::Status ExecuteEagerly(Node& node) {
       metrics::ScopedTimer timer(ComputationClient::EagerOpCompileMetric());
       SEAM_ASSIGN_OR_RETURN(compiled, client->Compile(std::move(instances)));
     }
-    computation = compiled.front();
+    held = compiled.front();
+    computation = held.get();
     std::lock_guard<std::mutex> lock(cache.mu);
-    cache.programs[key] = computation;
+    if (one_op) {
+      // Another thread may have compiled the same op meanwhile: a one-op entry is never
+      // replaced (threads' views may point at it); this compile's program is dropped.
+      auto [it, inserted] = cache.programs.emplace(std::string(key), held);
+      computation = it->second.get();
+      seen.emplace(std::string(key), computation);
+    } else {
+      cache.programs[std::string(key)] = held;  // a hash key's program may differ: the newest stays
+    }
   }
 
   for (const auto& leaf : leaves) arguments.push_back(leaf->device);

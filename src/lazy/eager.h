@@ -20,7 +20,10 @@ void SetEager(bool enabled);
 // already computed; constants are compiled in), and sets node->value to the result. The
 // program comes from the op-level cache, keyed by the op, its attributes, its result and
 // operand shapes and dtypes, which operands are the same value, and constant operands'
-// bytes (built without lowering, so a hit costs no program construction). A compile is one
+// bytes (built without lowering, so a hit costs no program construction; a key too long
+// for its fixed buffer, e.g. a concatenate of dozens of operands, is replaced by the
+// lowered program's hash, confirmed by comparing programs). Each thread keeps its own view
+// of the cache, so a hit takes no lock. A compile is one
 // EagerOpCompileTime sample (and, as every compile, one CompileTime sample); a run is
 // one EagerOpExecuteTime sample. CachedCompile / UncachedCompile count the lookups.
 absl::Status ExecuteEagerly(Node& node);

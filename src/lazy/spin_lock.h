@@ -1,29 +1,12 @@
-// A lock for the front end's very short critical sections (a tensor handle's node, the
-// live-tensor list): one atomic exchange when free, where a mutex costs a library call on
-// each side. A waiter yields its core after a few tries, so a preempted holder is not
-// spun against for a whole time slice. Meets BasicLockable (std::lock_guard).
+// The front end's spin lock is the base one (src/base/spin_lock.h).
 #ifndef SEAM_LAZY_SPIN_LOCK_H_
 #define SEAM_LAZY_SPIN_LOCK_H_
 
-#include <atomic>
-#include <thread>
+#include "src/base/spin_lock.h"
 
 namespace seam::lazy {
 
-class SpinLock {
- public:
-  void lock() {
-    for (int tries = 0; locked_.exchange(true, std::memory_order_acquire); ++tries) {
-      while (locked_.load(std::memory_order_relaxed)) {
-        if (++tries > 64) std::this_thread::yield();
-      }
-    }
-  }
-  void unlock() { locked_.store(false, std::memory_order_release); }
-
- private:
-  std::atomic<bool> locked_{false};
-};
+using SpinLock = base::SpinLock;
 
 }  // namespace seam::lazy
 

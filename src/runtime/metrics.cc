@@ -135,7 +135,7 @@ Metric::Metric(std::string name, Formatter formatter)
 void Metric::AddSample(double value) { AddSample(NowNs(), value); }
 
 void Metric::AddSample(int64_t timestamp_ns, double value) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<base::SpinLock> lock(mu_);
   if (samples_.size() < kMaxSamples) {
     samples_.push_back({timestamp_ns, value});
   } else {
@@ -147,12 +147,12 @@ void Metric::AddSample(int64_t timestamp_ns, double value) {
 }
 
 int64_t Metric::TotalSamples() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<base::SpinLock> lock(mu_);
   return total_samples_;
 }
 
 double Metric::Accumulator() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<base::SpinLock> lock(mu_);
   return accumulator_;
 }
 
@@ -161,7 +161,7 @@ std::string Metric::Report() const {
   int64_t total_samples;
   double accumulator;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<base::SpinLock> lock(mu_);
     samples = samples_;
     total_samples = total_samples_;
     accumulator = accumulator_;

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "seam/metrics.h"
+#include "src/base/spin_lock.h"
 
 namespace seam::metrics {
 
@@ -51,7 +52,9 @@ class Metric {
   };
   std::string name_;
   Formatter formatter_;
-  mutable std::mutex mu_;
+  // Taken once per sample (every crossing records one): a spin lock, a single atomic
+  // exchange when free. The longest hold is Report's copy of the samples.
+  mutable base::SpinLock mu_;
   std::vector<Sample> samples_;  // ring buffer of the last kMaxSamples
   size_t next_ = 0;
   int64_t total_samples_ = 0;

@@ -54,6 +54,8 @@ class PjrtComputationClient : public ComputationClient {
   PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client);
   absl::Status DiscoverDevices();
   absl::StatusOr<PJRT_Device*> DeviceByName(const std::string& name) const;
+  // The device named `name`, or null (no error built: for the per-run path).
+  PJRT_Device* FindDevice(const std::string& name) const;
 
   const PJRT_Api* api_;
   PJRT_Client* client_;

@@ -177,6 +177,28 @@ TEST(EagerTest, OpCacheIsKeyedByOpAttributesAndShapes) {
       << report;
 }
 
+// A concatenate of many operands has an op key longer than the key buffer; it is then
+// cached under its lowered program's hash, and a repeat is still a hit.
+TEST(EagerTest, OpWithAVeryLongKeyIsCachedByItsProgram) {
+  set_eager(true);
+  std::vector<Tensor> parts;
+  std::vector<float> expected;
+  for (int i = 0; i < 40; ++i) {
+    const float v = static_cast<float>(i);
+    parts.push_back(Tensor::from_vector({v, v + 0.5f}, {2}));
+    expected.push_back(v);
+    expected.push_back(v + 0.5f);
+  }
+  Tensor joined = Tensor::cat(parts, 0);
+  EXPECT_EQ(Samples("EagerOpCompileTime"), 1);
+  Tensor again = Tensor::cat(parts, 0);
+  EXPECT_EQ(Samples("EagerOpCompileTime"), 1);
+  EXPECT_EQ(joined.to_vector<float>(), expected);
+  EXPECT_EQ(again.to_vector<float>(), expected);
+  EXPECT_EQ(Samples("EagerOpExecuteTime"), 2);
+  set_eager(false);
+}
+
 TEST(EagerTest, OpOnAPendingLazyTensorRunsItsGraph) {
   Tensor a = Tensor::from_vector({1.0f, 2.0f}, {2});
   auto run = [&] {

@@ -1,6 +1,7 @@
 // Running a loaded executable: validation at the call, the work on the device's worker.
 #include <new>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/object_pool.h"
@@ -26,8 +27,11 @@ absl::Status Compute(const Run& run) {
   if (absl::Status injected = testing::InjectedRunFailure(run.device_id); !injected.ok()) {
     return injected;
   }
-  std::vector<std::shared_ptr<DeviceMemory>> inputs;
-  inputs.reserve(run.inputs.size());
+  // Per-thread list, reused from run to run (a run never starts another on its thread),
+  // emptied again before returning so that it keeps no memory alive.
+  thread_local std::vector<std::shared_ptr<DeviceMemory>> inputs;
+  inputs.clear();
+  absl::Cleanup release = [] { inputs.clear(); };
   for (size_t i = 0; i < run.inputs.size(); ++i) {
     absl::Status input_status = run.inputs[i]->ready->Await();
     if (!input_status.ok()) {
@@ -216,8 +220,11 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
                      loaded.executable->cost() <= loaded.client->inline_max_cost;
   std::shared_ptr<Run> inline_candidate;
   // One launch's runs reach every worker's queue before another launch's, so replicas
-  // waiting for each other at an all_reduce never wait behind a second launch.
-  std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu);
+  // waiting for each other at an all_reduce never wait behind a second launch. A
+  // single-device launch puts one run in one queue: wherever it lands between another
+  // launch's runs, it waits for nobody, so it needs no lock.
+  std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu, std::defer_lock);
+  if (run_devices.size() > 1) launch_lock.lock();
   for (size_t d = 0; d < run_devices.size(); ++d) {
     auto run = std::allocate_shared<Run>(base::PoolAllocator<Run>());
     run->executable = loaded.executable;
@@ -249,7 +256,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     }
     run_devices[d]->worker->Enqueue([run] { Perform(*run); });
   }
-  launch_lock.unlock();
+  if (launch_lock.owns_lock()) launch_lock.unlock();
   if (inline_candidate != nullptr) {
     // Runs now unless the device has picked up other work since the check; then it queues
     // behind that work like any run.

@@ -46,7 +46,17 @@ struct Pool {
 // cache of large blocks).
 constexpr size_t kSmallMaximum = 4096;
 constexpr size_t kSmallClasses = kSmallMaximum / kAlignment;
+// Each class keeps up to 64 blocks, and the smaller classes up to 64 KiB of them: eager
+// mode keeps every op's tiny result alive for autodiff until the step ends, so a step of a
+// few hundred ops gives back (and next step asks for) a few hundred blocks of one class.
 constexpr int kSmallCachedPerClass = 64;
+constexpr size_t kSmallCachedBytesPerClass = 64 * 1024;
+
+constexpr int SmallLimit(size_t c) {
+  const size_t by_bytes = kSmallCachedBytesPerClass / ((c + 1) * kAlignment);
+  return by_bytes > kSmallCachedPerClass ? static_cast<int>(by_bytes) : kSmallCachedPerClass;
+}
+static_assert(SmallLimit(0) == 1024 && SmallLimit(kSmallClasses - 1) == kSmallCachedPerClass);
 
 struct SmallBlock {
   SmallBlock* next;
@@ -135,7 +145,7 @@ void ReleaseBlock(Block block) {
   } else if (block.capacity <= kSmallMaximum) {
     SmallCache* cache = Small();
     const size_t c = block.capacity / kAlignment - 1;
-    if (cache != nullptr && cache->counts[c] < kSmallCachedPerClass) {
+    if (cache != nullptr && cache->counts[c] < SmallLimit(c)) {
       auto* small = reinterpret_cast<SmallBlock*>(block.data);
       small->next = cache->heads[c];
       cache->heads[c] = small;

@@ -6,6 +6,13 @@
 
 namespace seam::cpu {
 
+// Set publishes ready_ without the lock and takes the lock only when someone may be
+// blocked in Await or has registered a callback (slow_ > 0). Both sides use sequentially
+// consistent operations in opposite order (Set: store ready_, then read slow_; a slow
+// path: raise slow_ under the lock, then read ready_), so at least one of them sees the
+// other: either the slow path sees the event ready and does not wait, or Set sees slow_
+// and wakes it (or takes its callback) under the lock.
+
 std::shared_ptr<EventState> EventState::Create() {
   return std::allocate_shared<EventState>(base::PoolAllocator<EventState>());
 }
@@ -17,12 +24,13 @@ std::shared_ptr<EventState> EventState::Ready(absl::Status status) {
 }
 
 void EventState::Set(absl::Status status) {
+  if (claimed_.exchange(true)) return;  // a second Set: the first outcome stands
+  status_ = std::move(status);
+  ready_.store(true);
+  if (slow_.load() == 0) return;  // nobody waits, no callback registered
   absl::InlinedVector<Callback, 1> callbacks;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (ready_) return;
-    ready_ = true;
-    status_ = std::move(status);
     callbacks.swap(callbacks_);
   }
   cv_.notify_all();
@@ -30,29 +38,33 @@ void EventState::Set(absl::Status status) {
   for (Callback& callback : callbacks) callback(status_);
 }
 
-bool EventState::IsReady() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return ready_;
-}
+bool EventState::IsReady() const { return ready_.load(std::memory_order_acquire); }
 
 absl::Status EventState::Await() const {
+  // Ready already (the usual case for a run's inputs): status_ no longer changes.
+  if (ready_.load(std::memory_order_acquire)) return status_;
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return ready_; });
+  slow_.fetch_add(1);
+  cv_.wait(lock, [this] { return ready_.load(); });
+  slow_.fetch_sub(1);
   return status_;
 }
 
 absl::Status EventState::status() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return status_;
+  // Before the event is ready there is no outcome yet (the precondition is broken): OK,
+  // as a fresh status reads.
+  return ready_.load(std::memory_order_acquire) ? status_ : absl::OkStatus();
 }
 
 void EventState::OnReady(Callback callback) {
-  {
+  if (!ready_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!ready_) {
+    slow_.fetch_add(1);  // kept while the callback is registered: Set takes the lock
+    if (!ready_.load()) {
       callbacks_.push_back(std::move(callback));
       return;
     }
+    slow_.fetch_sub(1);
   }
   callback(status_);
 }

@@ -2,6 +2,7 @@
 #ifndef SEAM_PLUGINS_CPU_EVENT_H_
 #define SEAM_PLUGINS_CPU_EVENT_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -34,7 +35,10 @@ class EventState {
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  bool ready_ = false;
+  // See event.cc for how these work without the lock on the common paths.
+  std::atomic<bool> claimed_{false};  // Set was called
+  std::atomic<bool> ready_{false};    // status_ is final (written before this)
+  mutable std::atomic<int> slow_{0};  // threads in Await's wait, plus callbacks registered
   absl::Status status_;
   absl::InlinedVector<Callback, 1> callbacks_;  // usually one: no heap block
 };

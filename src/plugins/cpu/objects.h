@@ -80,15 +80,17 @@ absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
 }  // namespace seam::cpu
 
 // Checks the Args pointer and its struct_size; returns the error from the current
-// function on failure. `type` is the Args struct's type name.
+// function on failure (the message is built only then: this runs on every call).
+// `type` is the Args struct's type name.
 #define SEAM_CHECK_ARGS(type, args)                                                          \
   do {                                                                                       \
     if ((args) == nullptr) {                                                                 \
       return ::seam::cpu::MakeError(absl::InvalidArgumentError(#type " pointer is null"));   \
     }                                                                                        \
-    absl::Status seam_size_status_ =                                                         \
-        ::seam::cpu::CheckStructSize(#type, type##_STRUCT_SIZE, (args)->struct_size);        \
-    if (!seam_size_status_.ok()) return ::seam::cpu::MakeError(std::move(seam_size_status_)); \
+    if ((args)->struct_size < type##_STRUCT_SIZE) {                                          \
+      return ::seam::cpu::MakeError(                                                         \
+          ::seam::cpu::CheckStructSize(#type, type##_STRUCT_SIZE, (args)->struct_size));     \
+    }                                                                                        \
   } while (0)
 
 // Rejects a deleted or donated buffer where its data would be read, naming the function.

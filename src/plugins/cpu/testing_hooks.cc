@@ -1,5 +1,6 @@
 #include "src/plugins/cpu/testing_hooks.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -14,6 +15,10 @@ struct HoldState {
   std::condition_variable cv;
   int holds = 0;
   std::map<int, absl::Status> failures;  // device id -> injected failure
+  // Holds plus injected failures alive, kept beside the fields above (changed under mu):
+  // every run asks, and without any hook set (outside these tests, always) the answer
+  // needs no lock.
+  std::atomic<int> active{0};
 };
 
 HoldState& State() {
@@ -26,37 +31,44 @@ HoldState& State() {
 ExecutionHold::ExecutionHold() {
   std::lock_guard<std::mutex> lock(State().mu);
   ++State().holds;
+  State().active.fetch_add(1);
 }
 
 ExecutionHold::~ExecutionHold() {
   {
     std::lock_guard<std::mutex> lock(State().mu);
     --State().holds;
+    State().active.fetch_sub(1);
   }
   State().cv.notify_all();
 }
 
 void WaitWhileExecutionHeld() {
+  if (State().active.load() == 0) return;
   std::unique_lock<std::mutex> lock(State().mu);
   State().cv.wait(lock, [] { return State().holds == 0; });
 }
 
 bool ExecutionHeld() {
+  if (State().active.load() == 0) return false;
   std::lock_guard<std::mutex> lock(State().mu);
   return State().holds > 0;
 }
 
 RunFailure::RunFailure(int device_id, absl::Status status) : device_id_(device_id) {
   std::lock_guard<std::mutex> lock(State().mu);
-  State().failures[device_id] = std::move(status);
+  if (State().failures.insert_or_assign(device_id, std::move(status)).second) {
+    State().active.fetch_add(1);
+  }
 }
 
 RunFailure::~RunFailure() {
   std::lock_guard<std::mutex> lock(State().mu);
-  State().failures.erase(device_id_);
+  if (State().failures.erase(device_id_) > 0) State().active.fetch_sub(1);
 }
 
 absl::Status InjectedRunFailure(int device_id) {
+  if (State().active.load() == 0) return absl::OkStatus();
   std::lock_guard<std::mutex> lock(State().mu);
   auto it = State().failures.find(device_id);
   return it == State().failures.end() ? absl::OkStatus() : it->second;

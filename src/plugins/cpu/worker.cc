@@ -57,6 +57,7 @@ void Worker::RequestStop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
+    state_.fetch_or(kStopping);
   }
   cv_.notify_all();
 }
@@ -71,24 +72,24 @@ void Worker::Enqueue(std::function<void()> work) {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
     queue_.push_back(std::move(work));
+    state_.fetch_add(kQueued);
   }
   cv_.notify_one();
 }
 
 bool Worker::TryRunInline(absl::FunctionRef<void()> work) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_ || busy_ || !queue_.empty()) return false;
-    busy_ = true;
-  }
+  // Idle means state_ == 0: nothing queued, nothing running, not stopping. While kBusy is
+  // set here, the thread starts nothing (Loop waits for it to clear) and other callers'
+  // attempts fail.
+  uint64_t idle = 0;
+  if (!state_.compare_exchange_strong(idle, kBusy)) return false;
   work();
-  bool queued;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    busy_ = false;
-    queued = !queue_.empty();
+  if (state_.fetch_sub(kBusy) != kBusy) {
+    // Work was queued (or a stop requested) while this ran; the thread may have checked
+    // state_ before the clear and be about to sleep, so wake it under the lock.
+    { std::lock_guard<std::mutex> lock(mu_); }
+    cv_.notify_one();
   }
-  if (queued) cv_.notify_one();  // work enqueued while this ran waited for it
   return true;
 }
 
@@ -98,15 +99,18 @@ void Worker::Loop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       // Never beside an inline run: queued work starts after it, in order.
-      cv_.wait(lock, [this] { return !busy_ && (stopping_ || !queue_.empty()); });
+      cv_.wait(lock, [this] {
+        return (state_.load() & kBusy) == 0 && (stopping_ || !queue_.empty());
+      });
       if (queue_.empty()) return;  // stopping, and everything queued has run
       work = std::move(queue_.front());
       queue_.pop_front();
-      busy_ = true;
+      // One piece fewer queued, and busy. No inline run can start meanwhile: one needs
+      // state_ == 0, and the queue was not empty.
+      state_.fetch_sub(kQueued - kBusy);
     }
     work();
-    std::lock_guard<std::mutex> lock(mu_);
-    busy_ = false;
+    state_.fetch_sub(kBusy);
   }
 }
 

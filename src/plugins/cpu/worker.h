@@ -8,7 +8,9 @@
 #ifndef SEAM_PLUGINS_CPU_WORKER_H_
 #define SEAM_PLUGINS_CPU_WORKER_H_
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -44,11 +46,19 @@ class Worker {
   void RequestStop();
   void Join();
 
+  // state_ packs what TryRunInline must see at once: kBusy while a piece of work runs (on
+  // the thread or inline), kStopping once stopping, plus kQueued per queued piece. It
+  // changes under mu_, except that an inline run sets and clears kBusy with single atomic
+  // operations, so that a run on an idle worker takes no lock.
+  static constexpr uint64_t kBusy = 1;
+  static constexpr uint64_t kQueued = 2;
+  static constexpr uint64_t kStopping = uint64_t{1} << 62;
+
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
-  bool busy_ = false;  // a piece of work is running (on the thread or inline)
+  std::deque<std::function<void()>> queue_;  // under mu_
+  bool stopping_ = false;                    // under mu_
+  std::atomic<uint64_t> state_{0};
   std::thread thread_;
 };
 
