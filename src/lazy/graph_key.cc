@@ -91,11 +91,19 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
         stack.pop_back();
         continue;
       }
-      // A leaf is a parameter whatever it was computed from.
-      if (!node->is_leaf() && next_operand < node->operands.size()) {
-        const Node* operand = node->operands[next_operand++].get();
-        if (operand->walk_epoch != epoch) stack.emplace_back(operand, 0);
-        continue;
+      // A leaf is a parameter whatever it was computed from. Operands already walked are
+      // skipped here, without a round through the stack.
+      if (!node->is_leaf()) {
+        const size_t count = node->operands.size();
+        const NodePtr* operands = node->operands.data();
+        while (next_operand < count && operands[next_operand]->walk_epoch == epoch) {
+          ++next_operand;
+        }
+        if (next_operand < count) {
+          const Node* operand = operands[next_operand++].get();
+          stack.emplace_back(operand, 0);  // `node` and `next_operand` are not used after this
+          continue;
+        }
       }
       const int position = static_cast<int>(walk.nodes.size());
       if (node->is_leaf()) {
