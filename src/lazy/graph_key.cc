@@ -46,9 +46,23 @@ class Mixer {
   uint64_t state_ = 0x243f6a8885a308d3ULL;
 };
 
-void MixShape(Mixer& h, const ir::Shape& shape) {
-  h.Int(static_cast<int64_t>(shape.dtype));
-  h.Ints(shape.dims);
+// One word per node for its kind, dtype and counts, then its dimensions: each Int() is a
+// chain of dependent multiplies, so fewer words make the walk faster. The fields are
+// truncated to their bit widths; a collision costs only a failed match (WalkMatches), never a
+// wrong program.
+static_assert(ir::kNumOps < 0xff, "kind 0xff marks a parameter in Header");
+
+int64_t Header(int64_t kind, const ir::Shape& shape, size_t operands, size_t attrs) {
+  const uint64_t word = (static_cast<uint64_t>(kind) & 0xff) |
+                        (static_cast<uint64_t>(shape.dtype) & 0xff) << 8 |
+                        (static_cast<uint64_t>(shape.dims.size()) & 0xffff) << 16 |
+                        (static_cast<uint64_t>(operands) & 0xffff) << 32 |
+                        (static_cast<uint64_t>(attrs) & 0xffff) << 48;
+  return static_cast<int64_t>(word);
+}
+
+void MixDims(Mixer& h, const ir::Shape& shape) {
+  for (int64_t d : shape.dims) h.Int(d);
 }
 
 }  // namespace
@@ -77,11 +91,19 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
         stack.pop_back();
         continue;
       }
-      // A leaf is a parameter whatever it was computed from.
-      if (!node->is_leaf() && next_operand < node->operands.size()) {
-        const Node* operand = node->operands[next_operand++].get();
-        if (operand->walk_epoch != epoch) stack.emplace_back(operand, 0);
-        continue;
+      // A leaf is a parameter whatever it was computed from. Operands already walked are
+      // skipped here, without a round through the stack.
+      if (!node->is_leaf()) {
+        const size_t count = node->operands.size();
+        const NodePtr* operands = node->operands.data();
+        while (next_operand < count && operands[next_operand]->walk_epoch == epoch) {
+          ++next_operand;
+        }
+        if (next_operand < count) {
+          const Node* operand = operands[next_operand++].get();
+          stack.emplace_back(operand, 0);  // `node` and `next_operand` are not used after this
+          continue;
+        }
       }
       const int position = static_cast<int>(walk.nodes.size());
       if (node->is_leaf()) {
@@ -91,8 +113,8 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
           value.walk_index = position;
           walk.nodes.push_back(node);
           walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-          h.Int(-1);  // a parameter
-          MixShape(h, node->shape);
+          h.Int(Header(0xff, node->shape, 0, 0));  // a parameter (no op has code 255)
+          MixDims(h, node->shape);
           walk.leaves.push_back(node->value);
         }
         node->walk_epoch = epoch;
@@ -102,15 +124,20 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
       }
       walk.nodes.push_back(node);
       walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-      h.Int(static_cast<int64_t>(node->op));
-      MixShape(h, node->shape);
-      h.Int(static_cast<int64_t>(node->operands.size()));
+      h.Int(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(),
+                   node->attrs.size()));
+      MixDims(h, node->shape);
+      // Operand indices two to a word.
+      uint64_t pair = 0;
+      bool half = false;
       for (const NodePtr& operand : node->operands) {
-        int i = operand->walk_index;
+        const int i = operand->walk_index;
         walk.operands.push_back(i);
-        h.Int(i);
+        pair = pair << 32 | static_cast<uint32_t>(i);
+        if (half) h.Int(static_cast<int64_t>(pair));
+        half = !half;
       }
-      h.Int(static_cast<int64_t>(node->attrs.size()));
+      if (half) h.Int(static_cast<int64_t>(pair));
       for (const auto& [name, values] : node->attrs) {
         h.String(name);
         h.Ints(values);
@@ -142,6 +169,26 @@ uint64_t WalkKey(const GraphWalk& walk) {
   return h.Finish();
 }
 
+namespace {
+
+// Field by field, without a library call per comparison: this runs for every instruction
+// of every step that hits the cache.
+bool SameShape(const ir::Shape& a, const ir::Shape& b) {
+  if (a.dtype != b.dtype || a.dims.size() != b.dims.size()) return false;
+  for (size_t i = 0; i < a.dims.size(); ++i) {
+    if (a.dims[i] != b.dims[i]) return false;
+  }
+  return true;
+}
+
+// Whether `literal` is a default-constructed one (what every non-constant instruction has);
+// `no_dtype` is a default literal's dtype.
+bool IsNoLiteral(const ir::Literal& literal, ir::DType no_dtype) {
+  return literal.bytes.empty() && literal.shape.dims.empty() && literal.shape.dtype == no_dtype;
+}
+
+}  // namespace
+
 bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
   static const ir::Program kFresh;  // what LowerGraph leaves untouched
   if (program.name != kFresh.name || program.replica_count != kFresh.replica_count ||
@@ -149,29 +196,32 @@ bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
       program.instructions.size() != walk.nodes.size()) {
     return false;
   }
-  static const ir::Literal kNoLiteral;
+  const ir::DType no_dtype = ir::Literal().shape.dtype;
   int64_t next_parameter = 0;
   for (size_t i = 0; i < walk.nodes.size(); ++i) {
     const Node& node = *walk.nodes[i];
     const ir::Instruction& inst = program.instructions[i];
-    if (!(inst.shape == node.shape)) return false;
+    if (!SameShape(inst.shape, node.shape)) return false;
     if (node.is_leaf()) {
       if (inst.op != ir::Op::kParameter || inst.parameter_index != next_parameter++ ||
-          !inst.operands.empty() || !inst.attrs.empty() || !(inst.literal == kNoLiteral)) {
+          !inst.operands.empty() || !inst.attrs.empty() || !IsNoLiteral(inst.literal, no_dtype)) {
         return false;
       }
       continue;
     }
     const int begin = walk.operand_begin[i], end = walk.operand_begin[i + 1];
     if (inst.op != node.op || inst.parameter_index != -1 ||
-        inst.operands.size() != static_cast<size_t>(end - begin) || !(inst.attrs == node.attrs)) {
+        inst.operands.size() != static_cast<size_t>(end - begin) ||
+        inst.attrs.size() != node.attrs.size() || !(inst.attrs == node.attrs)) {
       return false;
     }
     for (int k = begin; k < end; ++k) {
       if (inst.operands[k - begin] != walk.operands[k]) return false;
     }
-    const ir::Literal& literal = node.op == ir::Op::kConstant ? node.literal : kNoLiteral;
-    if (!(inst.literal == literal)) return false;
+    if (node.op == ir::Op::kConstant ? !(inst.literal == node.literal)
+                                     : !IsNoLiteral(inst.literal, no_dtype)) {
+      return false;
+    }
   }
   return true;
 }

@@ -20,12 +20,53 @@ Registry& GetRegistry() {
 
 std::atomic<uint64_t> g_next_id{1};
 
+// Dimension buffers of freed nodes, per thread (small ones only, and a bounded number).
+// The state follows src/base/object_pool.cc: a trivially destructible thread_local says
+// whether the cache may still be used while the thread ends.
+constexpr size_t kMaxCachedDims = 4096;
+constexpr size_t kMaxCachedDimsCapacity = 8;
+enum class DimsState : unsigned char { kNone, kAlive, kDead };
+thread_local DimsState t_dims_state = DimsState::kNone;
+
+struct DimsCache {
+  std::vector<std::vector<int64_t>> buffers;
+  ~DimsCache() { t_dims_state = DimsState::kDead; }
+};
+
+DimsCache& Dims() {
+  thread_local DimsCache cache;
+  t_dims_state = DimsState::kAlive;
+  return cache;
+}
+
 }  // namespace
 
 std::shared_ptr<Node> NewNode() { return std::allocate_shared<Node>(base::PoolAllocator<Node>()); }
 
 std::shared_ptr<DeviceValue> NewDeviceValue() {
   return std::allocate_shared<DeviceValue>(base::PoolAllocator<DeviceValue>());
+}
+
+Node::~Node() {
+  const size_t capacity = shape.dims.capacity();
+  if (capacity == 0 || capacity > kMaxCachedDimsCapacity || t_dims_state != DimsState::kAlive) {
+    return;
+  }
+  std::vector<std::vector<int64_t>>& buffers = Dims().buffers;
+  if (buffers.size() < kMaxCachedDims) buffers.push_back(std::move(shape.dims));
+}
+
+void SetDims(std::vector<int64_t>& dims, std::span<const int64_t> source) {
+  if (dims.capacity() < source.size() && t_dims_state != DimsState::kDead) {
+    std::vector<std::vector<int64_t>>& buffers = Dims().buffers;
+    if (!buffers.empty()) {
+      dims = std::move(buffers.back());
+      buffers.pop_back();
+    }
+  }
+  // resize and a loop: assign() calls memmove, which costs more than the copy here.
+  dims.resize(source.size());
+  for (size_t i = 0; i < source.size(); ++i) dims[i] = source[i];
 }
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -48,6 +49,8 @@ struct Node {
   // User-provided, so that make_shared/allocate_shared do not zero the whole node before
   // constructing its members (every member has its own initializer).
   Node() {}  // NOLINT(modernize-use-equals-default)
+  // Keeps the shape's dimension buffer for a later node of this thread (see SetDims).
+  ~Node();
 
   ir::Op op = ir::Op::kParameter;
   NodeList operands;
@@ -65,6 +68,10 @@ struct Node {
 using NodePtr = std::shared_ptr<const Node>;
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value);
+// Sets `dims` (a new node's shape dimensions) to `source`, in a dimension buffer that a
+// node freed earlier on this thread left behind when there is one: recording an op then
+// needs no malloc for its shape, nor freeing the graph a free per node.
+void SetDims(std::vector<int64_t>& dims, std::span<const int64_t> source);
 // A new, empty node and value (from the object pool: src/base/object_pool.h).
 std::shared_ptr<Node> NewNode();
 std::shared_ptr<DeviceValue> NewDeviceValue();

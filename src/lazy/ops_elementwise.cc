@@ -48,12 +48,8 @@ NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y) {
     ThrowInvalid(absl::StrCat(name, ": element types differ: ", x->shape.ToString(), " and ",
                               y->shape.ToString()));
   }
-  if (x->shape.dims == y->shape.dims) {
-    // Moved in (a braced list would copy each operand: two reference-count round trips).
-    NodeList operands;
-    operands.push_back(std::move(x));
-    operands.push_back(std::move(y));
-    return MakeNode(op, std::move(operands), {});
+  if (SameDims(x->shape.dims, y->shape.dims)) {
+    return MakeBinaryNode(op, std::move(x), std::move(y));
   }
   std::vector<int64_t> dims = BroadcastDims(name, x->shape, y->shape);
   return MakeNode(op, {BroadcastTo(x, dims), BroadcastTo(y, dims)}, {});

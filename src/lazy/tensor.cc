@@ -55,17 +55,16 @@ namespace {
 // Shortcuts past the generic shape rule for the ops a training step records most.
 // Elementwise ops on operands of one float shape cannot fail their shape rule, and give
 // that shape (pred for comparisons). Training steps record mostly these and matrix
-// products, so they skip the generic rule (which copies every operand shape); nullopt for
+// products, so they skip the generic rule (which copies every operand shape); false for
 // everything else, including every case the rule would reject.
 // A matrix product of two matrices of one dtype, one contracting dimension each and no
 // batch (matmul and its gradients): [lhs free, rhs free] when the contracted sizes agree,
 // which is the dot_general rule's result for that case.
-std::optional<ir::Shape> MatrixProductShape(const NodeList& operands,
-                                            const ir::Attributes& attrs) {
-  if (operands.size() != 2 || attrs.size() != 4) return std::nullopt;
+bool MatrixProductShape(const NodeList& operands, const ir::Attributes& attrs, ir::Shape& out) {
+  if (operands.size() != 2 || attrs.size() != 4) return false;
   const ir::Shape& lhs = operands[0]->shape;
   const ir::Shape& rhs = operands[1]->shape;
-  if (lhs.rank() != 2 || rhs.rank() != 2 || lhs.dtype != rhs.dtype) return std::nullopt;
+  if (lhs.rank() != 2 || rhs.rank() != 2 || lhs.dtype != rhs.dtype) return false;
   auto get = [&](const char* name) -> const std::vector<int64_t>* {
     auto it = attrs.find(name);
     return it == attrs.end() ? nullptr : &it->second;
@@ -74,42 +73,52 @@ std::optional<ir::Shape> MatrixProductShape(const NodeList& operands,
   const auto *lc = get("lhs_contracting"), *rc = get("rhs_contracting");
   if (!lb || !rb || !lc || !rc || !lb->empty() || !rb->empty() || lc->size() != 1 ||
       rc->size() != 1) {
-    return std::nullopt;
+    return false;
   }
   const int64_t l = (*lc)[0], r = (*rc)[0];
-  if (l < 0 || l > 1 || r < 0 || r > 1 || lhs.dims[l] != rhs.dims[r]) return std::nullopt;
-  return ir::Shape{lhs.dtype, {lhs.dims[1 - l], rhs.dims[1 - r]}};
+  if (l < 0 || l > 1 || r < 0 || r > 1 || lhs.dims[l] != rhs.dims[r]) return false;
+  const int64_t dims[2] = {lhs.dims[1 - l], rhs.dims[1 - r]};
+  out.dtype = lhs.dtype;
+  SetDims(out.dims, dims);
+  return true;
 }
 
 // broadcast_in_dim (every broadcast the front end inserts) with a valid mapping: the
-// declared dimensions with the operand's dtype, which is the rule's result; nullopt for
-// anything the rule might reject, so that its message is the one reported.
-std::optional<ir::Shape> BroadcastShape(const NodeList& operands, const ir::Attributes& attrs,
-                                        const ir::Shape& declared) {
+// declared dimensions with the operand's dtype, which is the rule's result; false for
+// anything the rule might reject, so that its message is the one reported. On success the
+// declared dimensions have moved into `out`.
+bool BroadcastShape(const NodeList& operands, const ir::Attributes& attrs, ir::Shape& declared,
+                    ir::Shape& out) {
   if (operands.size() != 1 || attrs.size() != 1 || attrs.begin()->first != "dims") {
-    return std::nullopt;
+    return false;
   }
   const ir::Shape& operand = operands[0]->shape;
   const std::vector<int64_t>& dims = attrs.begin()->second;
-  if (dims.size() != operand.dims.size()) return std::nullopt;
-  ir::Shape result{operand.dtype, declared.dims};
-  if (!ir::ValidateShape(result).ok()) return std::nullopt;
+  if (dims.size() != operand.dims.size()) return false;
+  ir::Shape result{operand.dtype, std::move(declared.dims)};
+  auto reject = [&] {
+    declared.dims = std::move(result.dims);
+    return false;
+  };
+  if (!ir::ValidateShape(result).ok()) return reject();
   int64_t previous = -1;
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = dims[i];
-    if (d <= previous || d >= result.rank()) return std::nullopt;  // increasing, in range
+    if (d <= previous || d >= result.rank()) return reject();  // increasing, in range
     previous = d;
-    if (operand.dims[i] != result.dims[d] && operand.dims[i] != 1) return std::nullopt;
+    if (operand.dims[i] != result.dims[d] && operand.dims[i] != 1) return reject();
   }
-  return result;
+  out = std::move(result);
+  return true;
 }
 
-std::optional<ir::Shape> FastShape(ir::Op op, const NodeList& operands,
-                                   const ir::Attributes& attrs, const ir::Shape& declared) {
-  if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs);
-  if (op == ir::Op::kBroadcastInDim) return BroadcastShape(operands, attrs, declared);
+// Sets `out` to the result shape when a shortcut applies; false otherwise.
+bool FastShape(ir::Op op, const NodeList& operands, const ir::Attributes& attrs,
+               ir::Shape& declared, ir::Shape& out) {
+  if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs, out);
+  if (op == ir::Op::kBroadcastInDim) return BroadcastShape(operands, attrs, declared, out);
   if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
-    return std::nullopt;
+    return false;
   }
   size_t arity = 2;
   bool compare = false;
@@ -127,28 +136,48 @@ std::optional<ir::Shape> FastShape(ir::Op op, const NodeList& operands,
       compare = true;
       break;
     default:
-      return std::nullopt;
+      return false;
   }
-  if (operands.size() != arity) return std::nullopt;
+  if (operands.size() != arity) return false;
   const ir::Shape& first = operands[0]->shape;
-  if (arity == 2 && !(operands[1]->shape == first)) return std::nullopt;
-  if (compare) return ir::Shape{ir::DType::kPred, first.dims};
-  return first;
+  if (arity == 2 && (operands[1]->shape.dtype != first.dtype ||
+                     !SameDims(operands[1]->shape.dims, first.dims))) {
+    return false;
+  }
+  out.dtype = compare ? ir::DType::kPred : first.dtype;
+  SetDims(out.dims, first.dims);
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+void CheckOperandsNotDonated(ir::Op op, const NodeList& operands) {
+  for (const NodePtr& operand : operands) {
+    if (operand->is_leaf() && operand->value->donated) {
+      Throw(CheckNotDonated(*operand->value, ir::OpName(op)));
+    }
+  }
+}
+
+// The last step of recording: in eager mode, the node runs at once.
+NodePtr Finish(std::shared_ptr<Node> node) {
+  absl::StatusOr<bool> eager = EagerEnabled();
+  if (!eager.ok()) Throw(eager.status());
+  if (*eager) {
+    if (absl::Status status = ExecuteEagerly(*node); !status.ok()) Throw(status);
+  }
+  return node;
 }
 
 }  // namespace
 
 NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
                  ir::Shape declared) {
-  for (const NodePtr& operand : operands) {
-    if (operand->is_leaf()) {
-      if (absl::Status s = CheckNotDonated(*operand->value, ir::OpName(op)); !s.ok()) Throw(s);
-    }
-  }
+  CheckOperandsNotDonated(op, operands);
   auto node = NewNode();
-  if (std::optional<ir::Shape> fast = FastShape(op, operands, attrs, declared)) {
-    node->shape = *std::move(fast);
-  } else {
+  if (!FastShape(op, operands, attrs, declared, node->shape)) {
     ir::Instruction inst;
     inst.op = op;
     inst.attrs = std::move(attrs);
@@ -162,14 +191,26 @@ NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
     attrs = std::move(inst.attrs);
   }
   node->op = op;
-  node->operands = std::move(operands);
-  node->attrs = std::move(attrs);
-  absl::StatusOr<bool> eager = EagerEnabled();
-  if (!eager.ok()) Throw(eager.status());
-  if (*eager) {
-    if (absl::Status status = ExecuteEagerly(*node); !status.ok()) Throw(status);
+  // Moved one by one: cheaper than the inlined vector's generic move assignment.
+  for (NodePtr& operand : operands) node->operands.push_back(std::move(operand));
+  if (!attrs.empty()) node->attrs = std::move(attrs);
+  return Finish(std::move(node));
+}
+
+NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y) {
+  auto node = NewNode();
+  node->operands.push_back(std::move(x));
+  node->operands.push_back(std::move(y));
+  CheckOperandsNotDonated(op, node->operands);
+  static const ir::Attributes kNoAttributes;
+  ir::Shape no_declared;
+  if (!FastShape(op, node->operands, kNoAttributes, no_declared, node->shape)) {
+    // The generic rule (and its error message) on the same operands.
+    NodeList operands = std::move(node->operands);
+    return MakeNode(op, std::move(operands), {});
   }
-  return node;
+  node->op = op;
+  return Finish(std::move(node));
 }
 
 NodePtr ConstantNode(ir::Literal literal) {

@@ -31,6 +31,9 @@ inline Tensor Wrap(NodePtr node) { return TensorAccess::Wrap(std::move(node)); }
 // is part of the call (broadcast_in_dim, reshape, convert, iota).
 NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
                  ir::Shape declared = {});
+// MakeNode for a binary op without attributes (what numpy-broadcast ops record once their
+// operands agree): the operand list is built in the node itself.
+NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y);
 NodePtr ConstantNode(ir::Literal literal);
 NodePtr DataLeaf(ir::Literal literal);
 // A scalar of `dtype`: an IR constant for 0 and +-1, program data otherwise.
@@ -58,6 +61,16 @@ NodePtr ZerosLike(const NodePtr& x);
 NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
                    std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch = {},
                    std::vector<int64_t> rhs_batch = {});
+
+// Whether two dimension lists are equal, compared inline (std::vector's == calls memcmp,
+// which costs more than the compare for the few dimensions of a shape).
+inline bool SameDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
 
 // Sorted, checked axes (negative ones count from the end); `op` names the caller in errors.
 std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
