@@ -5,6 +5,8 @@
 // two, for leading, trailing, middle and all axes, every reduce op, operands whose rows
 // cross the chunk boundaries, and NaN. Reductions that are results, over non-adjacent
 // axes or of integers keep their own step.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,8 +15,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -127,8 +127,7 @@ TEST_P(ReduceEpilogueTest, PlanDumpAndBitsMatchTheUnfusedPlan) {
   EXPECT_EQ(absorbed, c.absorbed) << text;
   const std::string dump = OptimizedDumpText(*fused);
   EXPECT_EQ(dump.find("reduces={%6}") != std::string::npos, c.absorbed) << dump;
-  EXPECT_EQ(dump.find(absl::StrCat("+ %6 (", c.op, ")")) != std::string::npos, c.absorbed)
-      << dump;
+  EXPECT_EQ(dump.find(absl::StrCat("+ %6 (", c.op, ")")) != std::string::npos, c.absorbed) << dump;
   if (c.absorbed) {
     EXPECT_EQ(plan.step_of[kReduce], plan.step_of[kSelect]);
     for (const Step& step : plan.steps) EXPECT_NE(step.instruction, kReduce);
@@ -157,8 +156,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"Product", "f32", "reduce_product", {40, 8, 300}, {1}},
         Case{"All", "f32", "reduce_sum", {123, 457}, {0, 1}},
         Case{"ResultKeepsItsStep", "f32", "reduce_sum", {64, 64}, {0}, true, false},
-        Case{"NonAdjacentAxesKeepTheirStep", "f32", "reduce_sum", {6, 7, 8}, {0, 2}, false,
-             false},
+        Case{"NonAdjacentAxesKeepTheirStep", "f32", "reduce_sum", {6, 7, 8}, {0, 2}, false, false},
         Case{"IntegersKeepTheirStep", "s32", "reduce_sum", {64, 64}, {0}, false, false}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 

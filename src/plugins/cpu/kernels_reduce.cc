@@ -181,7 +181,9 @@ void ReduceRangeT(Op op, int64_t reduced, int64_t inner, const uint8_t* in, int6
   const auto* x = reinterpret_cast<const T*>(in);
   auto* y = reinterpret_cast<T*>(out);
   using Limits = std::numeric_limits<T>;
-  auto run = [&](T init, auto fold) { FoldRange<T>(x, reduced, inner, first, last, init, fold, y); };
+  auto run = [&](T init, auto fold) {
+    FoldRange<T>(x, reduced, inner, first, last, init, fold, y);
+  };
   switch (op) {
     case Op::kReduceSum:
       return run(T(0), [](T a, T b) { return a + b; });
