@@ -151,6 +151,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Rows longer than a chunk and shorter than a tile, crossing chunk boundaries.
         Case{"TrailingLongRows", "f32", "reduce_max", {37, 20000}, {1}},
         Case{"TrailingShortRows", "f32", "reduce_min", {9001, 10}, {1}},
+        // Sums depend on the order: rows cut by chunk boundaries, and whole rows in runs.
+        Case{"TrailingSumRows", "f32", "reduce_sum", {3001, 77}, {1}},
+        Case{"TrailingSumLongRows", "f32", "reduce_sum", {9, 40000}, {1}},
         Case{"Middle", "f32", "reduce_sum", {5, 300, 40}, {1}},
         Case{"MiddleTwo", "f64", "reduce_max", {3, 50, 40, 70}, {1, 2}},
         Case{"Product", "f32", "reduce_product", {40, 8, 300}, {1}},
