@@ -148,6 +148,8 @@ INSTANTIATE_TEST_SUITE_P(
         // several chunks, with a last tile that is not full.
         Case{"BiasGradient", "f32", "reduce_sum", {300, 700}, {0}},
         Case{"BiasGradientF64", "f64", "reduce_sum", {257, 513}, {0}},
+        // Too many chunks for two threads: the loop runs whole, then the reduction.
+        Case{"ManyChunks", "f32", "reduce_sum", {2100, 1030}, {0}},
         // Rows longer than a chunk and shorter than a tile, crossing chunk boundaries.
         Case{"TrailingLongRows", "f32", "reduce_max", {37, 20000}, {1}},
         Case{"TrailingShortRows", "f32", "reduce_min", {9001, 10}, {1}},

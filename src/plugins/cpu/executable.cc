@@ -47,6 +47,10 @@ int64_t ProgramCost(const ir::Program& program) {
 // chunk of each array the loop touches stays in a core's L2 cache until its reductions
 // have read it.
 constexpr int64_t kReduceChunkTiles = 16;
+// On several threads each chunk is one ParallelFor (a wake-up of the pool); a loop that
+// would need more chunks than this runs whole, split over the threads as usual, and its
+// reductions then read their operands back (Reduce: the same bits).
+constexpr int64_t kMaxParallelChunks = 64;
 
 // A group with reductions (FusionGroup::reduces) runs a chunk of tiles at a time; after
 // each chunk, every reduction folds that stretch of its operand, which the chunk has just
@@ -58,6 +62,16 @@ void RunGroupWithReduces(const ir::Program& program, const FusionGroup& group,
   const int threads = KernelThreads();
   const bool parallel = threads > 1 && kernel.count >= kParallelMinimumElements;
   const int64_t chunk = parallel ? kReduceChunkTiles * threads : kReduceChunkTiles;
+  if (parallel && tiles > kMaxParallelChunks * chunk) {
+    RunLoop(kernel, inputs, outputs);
+    for (int r : group.reduces) {
+      const ir::Instruction& reduce = program.instructions[r];
+      const int operand = reduce.operands[0];
+      Reduce(reduce.op, program.instructions[operand].shape, value[operand],
+             reduce.attrs.at("axes"), value[r]);
+    }
+    return;
+  }
   for (int64_t first = 0; first < tiles; first += chunk) {
     const int64_t last = std::min(tiles, first + chunk);
     if (parallel) {
