@@ -9,10 +9,14 @@ using ir::Op;
 
 constexpr int64_t kSlotAlignment = 64;
 
-// The values each step writes to memory.
+// The values each step writes to memory: a group's outputs and the reductions that run
+// with it, or the instruction.
 std::vector<int> StepWrites(const FusionPlan& plan, const Step& step) {
-  if (step.group >= 0) return plan.groups[step.group].outputs;
-  return {step.instruction};
+  if (step.group < 0) return {step.instruction};
+  std::vector<int> writes = plan.groups[step.group].outputs;
+  const std::vector<int>& reduces = plan.groups[step.group].reduces;
+  writes.insert(writes.end(), reduces.begin(), reduces.end());
+  return writes;
 }
 
 // Whether result `value` can be computed straight into parameter `parameter`'s donated
@@ -53,6 +57,32 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
     if (kernel.last_read_of_input[in] > kernel.writer_of_output[out]) return false;
   }
   return true;
+}
+
+// The arena slot of an input of group step `s` that output `value` can overwrite in place:
+// the input dies at this step, has the output's element size, and the loop reads each of
+// its elements before (or while) writing the output's element there (as for a donated
+// block). -1 if none. `taken` marks slots already given to another output of this step.
+int InPlaceSlot(const FusionPlan& plan, const std::vector<LoopKernel>& kernels,
+                const BufferPlan& buffers, const std::vector<int>& last_read,
+                const std::vector<bool>& taken, int s, int value) {
+  const Step& step = plan.steps[s];
+  if (step.group < 0) return -1;
+  const LoopKernel& kernel = kernels[step.group];
+  const auto found = std::find(kernel.outputs.begin(), kernel.outputs.end(), value);
+  if (found == kernel.outputs.end()) return -1;  // a reduction run with the group
+  const int out = static_cast<int>(found - kernel.outputs.begin());
+  for (size_t in = 0; in < kernel.inputs.size(); ++in) {
+    const ValueHome& home = buffers.homes[kernel.inputs[in]];
+    if (home.kind != ValueHome::kArena || taken[home.index] ||
+        last_read[kernel.inputs[in]] != s || kernel.gathered_input[in] ||
+        kernel.input_bytes[in] != kernel.output_bytes[out] ||
+        kernel.last_read_of_input[in] > kernel.writer_of_output[out]) {
+      continue;
+    }
+    return home.index;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -108,24 +138,31 @@ BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
   }
   std::vector<int> slot_free_after;  // per slot: the step after which it is free again
   std::vector<int64_t>& sizes = buffers.slot_bytes;
+  std::vector<bool> taken;  // per slot: given to an output of the current step in place
   for (int s = 0; s < static_cast<int>(plan.steps.size()); ++s) {
+    taken.assign(sizes.size(), false);
     for (int v : StepWrites(plan, plan.steps[s])) {
       if (buffers.homes[v].kind != ValueHome::kNone) continue;
       const int64_t bytes =
           (static_cast<int64_t>(program.instructions[v].shape.byte_size()) + kSlotAlignment - 1) /
           kSlotAlignment * kSlotAlignment;
-      // The smallest free slot that fits; else the largest free one, grown; else a new one.
-      int best = -1;
-      for (int slot = 0; slot < static_cast<int>(sizes.size()); ++slot) {
-        if (slot_free_after[slot] >= s) continue;
-        if (best < 0) {
-          best = slot;
-          continue;
-        }
-        const bool fits = sizes[slot] >= bytes, best_fits = sizes[best] >= bytes;
-        if ((fits && (!best_fits || sizes[slot] < sizes[best])) ||
-            (!fits && !best_fits && sizes[slot] > sizes[best])) {
-          best = slot;
+      // A loop's output overwrites an input that dies in the loop (docs/plugins.md); else
+      // the smallest free slot that fits; else the largest free one, grown; else a new one.
+      int best = InPlaceSlot(plan, kernels, buffers, last_read, taken, s, v);
+      if (best >= 0) {
+        taken[best] = true;
+      } else {
+        for (int slot = 0; slot < static_cast<int>(sizes.size()); ++slot) {
+          if (slot_free_after[slot] >= s) continue;
+          if (best < 0) {
+            best = slot;
+            continue;
+          }
+          const bool fits = sizes[slot] >= bytes, best_fits = sizes[best] >= bytes;
+          if ((fits && (!best_fits || sizes[slot] < sizes[best])) ||
+              (!fits && !best_fits && sizes[slot] > sizes[best])) {
+            best = slot;
+          }
         }
       }
       if (best < 0) {

@@ -74,7 +74,11 @@ std::string OptimizedDumpText(const Executable& executable) {
     absl::StrAppend(&out, "# fusion.", g, " = { ", ValueList(group.members),
                     " } kind=loop elements=", group.count, " inputs={",
                     ValueList(group.inputs), "} outputs={", ValueList(group.outputs),
-                    "} scratch=", kernel.scratch_slots, "\n");
+                    "} scratch=", kernel.scratch_slots);
+    if (!group.reduces.empty()) {
+      absl::StrAppend(&out, " reduces={", ValueList(group.reduces), "} (chunk by chunk)");
+    }
+    absl::StrAppend(&out, "\n");
     std::string ops = DescribeLoop(program, kernel);
     for (size_t begin = 0; begin < ops.size();) {
       size_t end = ops.find('\n', begin);
@@ -87,6 +91,10 @@ std::string OptimizedDumpText(const Executable& executable) {
     absl::StrAppend(&steps, steps.empty() ? "" : ", ");
     if (step.group >= 0) {
       absl::StrAppend(&steps, "fusion.", step.group);
+      for (int r : fusion.groups[step.group].reduces) {
+        absl::StrAppend(&steps, " + %", r, " (",
+                        std::string(ir::OpName(program.instructions[r].op)), ")");
+      }
     } else if (fusion.update_of[step.instruction] >= 0) {
       const DotUpdate& update = fusion.updates[fusion.update_of[step.instruction]];
       absl::StrAppend(&steps, "%", step.instruction, " (dot update: ",

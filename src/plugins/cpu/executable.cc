@@ -1,5 +1,6 @@
 #include "src/plugins/cpu/executable.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_kernel.h"
 #include "src/plugins/cpu/simplify.h"
+#include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::cpu {
 namespace {
@@ -39,6 +41,54 @@ int64_t ProgramCost(const ir::Program& program) {
     add(contracted > 0 && out > kMax / contracted ? kMax : out * contracted);
   }
   return cost;
+}
+
+// Tiles per chunk of a group with reductions (per kernel thread): 16 K elements, so one
+// chunk of each array the loop touches stays in a core's L2 cache until its reductions
+// have read it.
+constexpr int64_t kReduceChunkTiles = 16;
+// On several threads each chunk is one ParallelFor (a wake-up of the pool); a loop that
+// would need more chunks than this runs whole, split over the threads as usual, and its
+// reductions then read their operands back (Reduce: the same bits).
+constexpr int64_t kMaxParallelChunks = 64;
+
+// A group with reductions (FusionGroup::reduces) runs a chunk of tiles at a time; after
+// each chunk, every reduction folds that stretch of its operand, which the chunk has just
+// written. Consecutive stretches in order: the same bits as the reduction's own kernel.
+void RunGroupWithReduces(const ir::Program& program, const FusionGroup& group,
+                         const LoopKernel& kernel, const uint8_t* const* inputs,
+                         uint8_t* const* outputs, const std::vector<uint8_t*>& value) {
+  const int64_t tiles = (kernel.count + kTileElements - 1) / kTileElements;
+  const int threads = KernelThreads();
+  const bool parallel = threads > 1 && kernel.count >= kParallelMinimumElements;
+  const int64_t chunk = parallel ? kReduceChunkTiles * threads : kReduceChunkTiles;
+  if (parallel && tiles > kMaxParallelChunks * chunk) {
+    RunLoop(kernel, inputs, outputs);
+    for (int r : group.reduces) {
+      const ir::Instruction& reduce = program.instructions[r];
+      const int operand = reduce.operands[0];
+      Reduce(reduce.op, program.instructions[operand].shape, value[operand],
+             reduce.attrs.at("axes"), value[r]);
+    }
+    return;
+  }
+  for (int64_t first = 0; first < tiles; first += chunk) {
+    const int64_t last = std::min(tiles, first + chunk);
+    if (parallel) {
+      ParallelFor(last - first, [&](int64_t begin, int64_t end) {
+        RunLoopTiles(kernel, inputs, outputs, first + begin, first + end);
+      });
+    } else {
+      RunLoopTiles(kernel, inputs, outputs, first, last);
+    }
+    for (int r : group.reduces) {
+      const ir::Instruction& reduce = program.instructions[r];
+      const int operand = reduce.operands[0];
+      ReduceRange(reduce.op, program.instructions[operand].shape, value[operand],
+                  reduce.attrs.at("axes"), first * kTileElements,
+                  std::min(kernel.count, last * kTileElements), value[r]);
+    }
+  }
 }
 
 }  // namespace
@@ -120,7 +170,12 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
       outputs.clear();
       for (int v : kernel.inputs) operands.push_back(value[v]);
       for (int v : kernel.outputs) outputs.push_back(value[v]);
-      RunLoop(kernel, operands.data(), outputs.data());
+      const FusionGroup& group = fusion_.groups[step.group];
+      if (group.reduces.empty()) {
+        RunLoop(kernel, operands.data(), outputs.data());
+      } else {
+        RunGroupWithReduces(program_, group, kernel, operands.data(), outputs.data(), value);
+      }
       continue;
     }
     const int i = step.instruction;

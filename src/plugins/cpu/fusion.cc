@@ -283,6 +283,58 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
   }
 }
 
+// A reduction over adjacent axes of f32/f64 whose operand a group writes to memory runs
+// with that group (FusionGroup::reduces): its step leaves the plan and the group's step
+// computes it. Not for results (their blocks may be donated ones the group reads), empty
+// operands (the loop would never run to initialise the result), or reduce_product of
+// integers (only float reductions are absorbed).
+void AbsorbReduces(const ir::Program& program, FusionPlan* plan) {
+  std::vector<bool> is_result(program.instructions.size(), false);
+  for (int r : program.results) is_result[r] = true;
+  std::vector<bool> absorbed(plan->steps.size(), false);
+  for (size_t s = 0; s < plan->steps.size(); ++s) {
+    const int r = plan->steps[s].instruction;
+    if (r < 0 || plan->update_of[r] >= 0 || is_result[r]) continue;
+    const ir::Instruction& inst = program.instructions[r];
+    const bool reduce = inst.op == Op::kReduceSum || inst.op == Op::kReduceProduct ||
+                        inst.op == Op::kReduceMax || inst.op == Op::kReduceMin;
+    if (!reduce || inst.operands.size() != 1) continue;
+    if (inst.shape.dtype != ir::DType::kF32 && inst.shape.dtype != ir::DType::kF64) continue;
+    const int operand = inst.operands[0];
+    const int g = plan->group_of[operand];
+    if (g < 0 || plan->copied_fill[operand] ||
+        program.instructions[operand].shape.num_elements() == 0) {
+      continue;
+    }
+    std::vector<int64_t> axes = inst.attrs.at("axes");
+    std::sort(axes.begin(), axes.end());
+    bool adjacent = true;
+    for (size_t k = 1; k < axes.size(); ++k) adjacent = adjacent && axes[k] == axes[k - 1] + 1;
+    if (!adjacent) continue;
+    FusionGroup& group = plan->groups[g];
+    if (!std::binary_search(group.outputs.begin(), group.outputs.end(), operand)) continue;
+    group.reduces.push_back(r);
+    absorbed[s] = true;
+  }
+  std::vector<int> new_index(plan->steps.size(), -1);
+  std::vector<Step> kept;
+  for (size_t s = 0; s < plan->steps.size(); ++s) {
+    if (absorbed[s]) continue;
+    new_index[s] = static_cast<int>(kept.size());
+    kept.push_back(plan->steps[s]);
+  }
+  if (kept.size() == plan->steps.size()) return;
+  plan->steps = std::move(kept);
+  for (int& s : plan->step_of) {
+    if (s >= 0) s = new_index[s];
+  }
+  for (int s = 0; s < static_cast<int>(plan->steps.size()); ++s) {
+    const int g = plan->steps[s].group;
+    if (g < 0) continue;
+    for (int r : plan->groups[g].reduces) plan->step_of[r] = s;
+  }
+}
+
 }  // namespace
 
 bool IsLoopFusible(Op op) {
@@ -394,6 +446,7 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
     plan.steps.push_back(Step{-1, i});
   }
   if (!OrderSteps(program, &plan)) return PlanFusion(program, /*fuse=*/false);
+  if (fuse) AbsorbReduces(program, &plan);
   return plan;
 }
 

@@ -1,7 +1,8 @@
 // Loop fusion for the CPU plugin: groups producer/consumer chains of elementwise ops,
 // broadcast_in_dim and reshape into fusion groups, each run as one loop kernel
 // (kernels_fused.cc), folds `base - scale * dot` updates into one gemm each
-// (dot_update.h), and orders the groups and the remaining instructions into steps.
+// (dot_update.h), orders the groups and the remaining instructions into steps, and runs
+// reductions of a group's output with the group (a reduce epilogue).
 #ifndef SEAM_PLUGINS_CPU_FUSION_H_
 #define SEAM_PLUGINS_CPU_FUSION_H_
 
@@ -26,6 +27,11 @@ struct FusionGroup {
   std::vector<int> members;  // instruction indices, increasing
   std::vector<int> inputs;   // values read from memory (not members), increasing
   std::vector<int> outputs;  // members written to memory (results, or read by non-members)
+  // Reductions (not members) of one of the outputs that run with the group: the group's
+  // step evaluates the loop a chunk of tiles at a time and folds each chunk into these
+  // reductions while it is still in cache (executable.cc), instead of a later step
+  // reading the whole output back. Same fold order as the reduce's own kernel.
+  std::vector<int> reduces;
 };
 
 // One step of the execution plan: a fusion group, or one instruction with its own kernel.

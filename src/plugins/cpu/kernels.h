@@ -38,6 +38,13 @@ void Iota(const ir::Shape& out_shape, int64_t dimension, uint8_t* out);
 // kernels_reduce.cc. reduce_sum, reduce_product, reduce_max, reduce_min over `axes`.
 void Reduce(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
             const std::vector<int64_t>& axes, uint8_t* out);
+// Folds positions [first, last) of the operand (row-major) into `out`, the result of a
+// reduction over adjacent `axes` of an f32 or f64 operand: the first position folded into
+// a result element starts it from the reduction's initial value. Called on consecutive
+// ranges that cover the operand in order, it gives Reduce's bits (the same fold order);
+// used for reductions that run with the group producing their operand (fusion.h).
+void ReduceRange(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
+                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out);
 
 // kernels_dot.cc.
 struct DotDimensions {

@@ -195,4 +195,9 @@ void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* co
   });
 }
 
+void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs,
+                  uint8_t* const* outputs, int64_t first, int64_t last) {
+  RunTiles(kernel, inputs, outputs, first, last);
+}
+
 }  // namespace seam::cpu

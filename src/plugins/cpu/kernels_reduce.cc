@@ -145,7 +145,88 @@ void ReduceOnOneThread(Op op, const ir::Shape& in_shape, const uint8_t* in,
   }
 }
 
+// ReduceRange for one float type: positions [first, last) of the operand seen as
+// [outer, reduced, inner], a stretch of one row (`inner` adjacent positions) at a time.
+template <typename T, typename Fold>
+void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_t last, T init,
+               Fold fold, T* y) {
+  int64_t pos = first;
+  while (pos < last) {
+    const int64_t row = pos / inner;
+    const int64_t r = row % reduced, o = row / reduced;
+    if (inner == 1) {
+      // Whole rows, eight at a time (independent sums, as in ReduceAdjacent).
+      constexpr int64_t kRows = 8;
+      if (r == 0 && last - pos >= kRows * reduced) {
+        T acc[kRows];
+        for (int64_t k = 0; k < kRows; ++k) acc[k] = init;
+        for (int64_t j = 0; j < reduced; ++j) {
+          for (int64_t k = 0; k < kRows; ++k) acc[k] = fold(acc[k], x[pos + k * reduced + j]);
+        }
+        for (int64_t k = 0; k < kRows; ++k) y[o + k] = acc[k];
+        pos += kRows * reduced;
+        continue;
+      }
+      // Consecutive positions fold into the same result until its row of `reduced` ends.
+      const int64_t end = std::min(last, pos + (reduced - r));
+      T acc = r == 0 ? init : y[o];
+      for (; pos < end; ++pos) acc = fold(acc, x[pos]);
+      y[o] = acc;
+      continue;
+    }
+    const int64_t begin = pos - row * inner;
+    const int64_t end = std::min(inner, begin + (last - pos));
+    const T* in = x + row * inner;
+    T* out = y + o * inner;
+    if (r == 0) {
+      for (int64_t i = begin; i < end; ++i) out[i] = fold(init, in[i]);
+    } else {
+      for (int64_t i = begin; i < end; ++i) out[i] = fold(out[i], in[i]);
+    }
+    pos += end - begin;
+  }
+}
+
+template <typename T>
+void ReduceRangeT(Op op, int64_t reduced, int64_t inner, const uint8_t* in, int64_t first,
+                  int64_t last, uint8_t* out) {
+  const auto* x = reinterpret_cast<const T*>(in);
+  auto* y = reinterpret_cast<T*>(out);
+  using Limits = std::numeric_limits<T>;
+  auto run = [&](T init, auto fold) {
+    FoldRange<T>(x, reduced, inner, first, last, init, fold, y);
+  };
+  switch (op) {
+    case Op::kReduceSum:
+      return run(T(0), [](T a, T b) { return a + b; });
+    case Op::kReduceProduct:
+      return run(T(1), [](T a, T b) { return a * b; });
+    case Op::kReduceMax:
+      return run(-Limits::infinity(), FloatMax<T>);
+    default:
+      return run(Limits::infinity(), FloatMin<T>);
+  }
+}
+
 }  // namespace
+
+void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
+                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out) {
+  if (first >= last) return;
+  int64_t first_axis = in_shape.rank(), last_axis = in_shape.rank() - 1;
+  if (!axes.empty()) {
+    first_axis = *std::min_element(axes.begin(), axes.end());
+    last_axis = *std::max_element(axes.begin(), axes.end());
+  }
+  int64_t reduced = 1, inner = 1;
+  for (int64_t d = first_axis; d < in_shape.rank(); ++d) {
+    (d <= last_axis ? reduced : inner) *= in_shape.dims[d];
+  }
+  if (in_shape.dtype == DType::kF32) {
+    return ReduceRangeT<float>(op, reduced, inner, in, first, last, out);
+  }
+  return ReduceRangeT<double>(op, reduced, inner, in, first, last, out);
+}
 
 // A large reduction that keeps dimension 0 is split along it over the kernel threads: each
 // slice writes its own results and every result accumulates in the same order as on one

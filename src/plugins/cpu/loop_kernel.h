@@ -81,6 +81,11 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group);
 // element is computed the same way whatever the split.
 void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs);
 
+// Evaluates tiles [first, last) only, on the calling thread (a group run in chunks, with
+// reductions folded in between: executable.cc).
+void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs,
+                  uint8_t* const* outputs, int64_t first, int64_t last);
+
 // One line per tile operation, for the optimized dump: `%5 = multiply(s0, in1) -> out0`.
 std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel);
 
