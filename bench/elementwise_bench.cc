@@ -73,8 +73,8 @@ class HugePageArray {
 };
 
 void BM_HandFusedLoopHugePages(benchmark::State& state) {
-  HugePageArray x(RandomFloats(kCount, 1)), a(RandomFloats(kCount, 2)),
-      b(RandomFloats(kCount, 3)), y{std::vector<float>(kCount)};
+  HugePageArray x(RandomFloats(kCount, 1)), a(RandomFloats(kCount, 2)), b(RandomFloats(kCount, 3)),
+      y{std::vector<float>(kCount)};
   for (auto _ : state) {
     HandFused(x.data(), a.data(), b.data(), y.data(), kCount);
     benchmark::DoNotOptimize(y.data());

@@ -325,13 +325,12 @@ TEST(ChainTest, StreamsOnlyLargeOutputsThatNoOtherOpReads) {
   const int64_t large = kStreamMinimumBytes / 4;
   auto program = [](int64_t count, bool reread) {
     const std::string type = absl::StrCat("f32[", count, "]");
-    return absl::StrCat("program @s {\n  %x = parameter(0) : ", type,
-                        "\n  %y = parameter(1) : ", type, "\n  %2 = multiply(%x, %y) : ", type,
-                        "\n  %3 = add(%2, %x) : ", type, "\n  %4 = maximum(%3, %y) : ", type,
-                        "\n  %5 = subtract(%4, %x) : ", type,
-                        reread ? absl::StrCat("\n  %6 = gt(%5, %y) : pred[", count,
-                                              "]\n  return (%5, %6)\n}\n")
-                               : std::string("\n  return (%5)\n}\n"));
+    return absl::StrCat(
+        "program @s {\n  %x = parameter(0) : ", type, "\n  %y = parameter(1) : ", type,
+        "\n  %2 = multiply(%x, %y) : ", type, "\n  %3 = add(%2, %x) : ", type,
+        "\n  %4 = maximum(%3, %y) : ", type, "\n  %5 = subtract(%4, %x) : ", type,
+        reread ? absl::StrCat("\n  %6 = gt(%5, %y) : pred[", count, "]\n  return (%5, %6)\n}\n")
+               : std::string("\n  return (%5)\n}\n"));
   };
   auto streamed = [&](int64_t count, bool reread) {
     auto executable = CompileOrDie(program(count, reread), true);

@@ -180,8 +180,7 @@ inline void Store(void* to, const V& v) {
     typedef long long Quad __attribute__((vector_size(32)));
     const Quad q = (Quad)v;
     _mm_stream_si128(static_cast<__m128i*>(to), (__m128i)__builtin_shufflevector(q, q, 0, 1));
-    _mm_stream_si128(static_cast<__m128i*>(to) + 1,
-                     (__m128i)__builtin_shufflevector(q, q, 2, 3));
+    _mm_stream_si128(static_cast<__m128i*>(to) + 1, (__m128i)__builtin_shufflevector(q, q, 2, 3));
     return;
   }
 #endif
