@@ -6,7 +6,8 @@
 // bit for bit the results of the unfused plan (one kernel per instruction), whatever the
 // number of kernel threads; every op in every position (v op m, m op v, v op v) occurs;
 // chains stop where the running value is read again, at an output and at the operand
-// limit; a chain writes in place into a donated input.
+// limit; a chain writes in place into a donated input; outputs of kStreamMinimumBytes and
+// more that nothing else in the loop reads are written with non-temporal stores.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -188,6 +189,35 @@ TEST_P(RandomChainTest, SplitOverThreadsGivesTheSameBits) {
   }
 }
 
+// Outputs of kStreamMinimumBytes and more are written with non-temporal stores: the same
+// bits as the unfused plan, on one thread and split over two (each thread fences its own
+// stores), with a partial tile and a partial block at the end.
+TEST_P(RandomChainTest, StreamedOutputsGiveTheSameBits) {
+  const ir::DType dtype = GetParam();
+  const int64_t count =
+      kStreamMinimumBytes / static_cast<int64_t>(ir::DTypeSize(dtype)) + 1000 + 37;
+  int streamed = 0;
+  for (unsigned seed = 200; seed < 202; ++seed) {
+    const std::string text = RandomChainProgram(dtype, count, seed);
+    auto fused = CompileOrDie(text, true);
+    auto unfused = CompileOrDie(text, false);
+    ASSERT_NE(fused, nullptr);
+    ASSERT_NE(unfused, nullptr);
+    for (const LoopKernel& kernel : fused->kernels()) {
+      for (const TileOp& op : kernel.ops) streamed += op.stream ? 1 : 0;
+    }
+    std::vector<ir::Literal> args = {Input(dtype, count, seed), Input(dtype, count, seed + 7),
+                                     Input(dtype, count, seed + 11)};
+    std::vector<ir::Literal> want = RunProgram(*unfused, args);
+    SetKernelThreads(1);
+    EXPECT_EQ(RunProgram(*fused, args), want) << "seed " << seed << "\n" << text;
+    SetKernelThreads(2);
+    EXPECT_EQ(RunProgram(*fused, args), want) << "seed " << seed << "\n" << text;
+    SetKernelThreads(0);
+  }
+  EXPECT_GT(streamed, 0) << "no chain of these programs streamed its output";
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, RandomChainTest,
                          ::testing::Values(ir::DType::kF32, ir::DType::kF64));
 
@@ -274,6 +304,72 @@ TEST(ChainTest, WritesInPlaceIntoTheDonatedParameter) {
   auto results = executable->Run(inputs);
   ASSERT_TRUE(results.ok()) << results.status();
   EXPECT_EQ((*results)[0], inputs[0]);  // the donated block itself
+  ASSERT_EQ(want.size(), 1u);
+  EXPECT_EQ(std::memcmp(inputs[0]->data(), want[0].bytes.data(), want[0].bytes.size()), 0);
+}
+
+// The streamed chains (TileOp::stream) of each loop, in order.
+std::vector<bool> StreamFlags(const Executable& executable) {
+  std::vector<bool> flags;
+  for (const LoopKernel& kernel : executable.kernels()) {
+    for (const TileOp& op : kernel.ops) {
+      if (op.kind == TileOp::kChain) flags.push_back(op.stream);
+    }
+  }
+  return flags;
+}
+
+// A chain streams its output only when the output is large (kStreamMinimumBytes) and no
+// other op of the loop reads it back: %5 is read by the compare %6 in the same loop.
+TEST(ChainTest, StreamsOnlyLargeOutputsThatNoOtherOpReads) {
+  const int64_t large = kStreamMinimumBytes / 4;
+  auto program = [](int64_t count, bool reread) {
+    const std::string type = absl::StrCat("f32[", count, "]");
+    return absl::StrCat(
+        "program @s {\n  %x = parameter(0) : ", type, "\n  %y = parameter(1) : ", type,
+        "\n  %2 = multiply(%x, %y) : ", type, "\n  %3 = add(%2, %x) : ", type,
+        "\n  %4 = maximum(%3, %y) : ", type, "\n  %5 = subtract(%4, %x) : ", type,
+        reread ? absl::StrCat("\n  %6 = gt(%5, %y) : pred[", count, "]\n  return (%5, %6)\n}\n")
+               : std::string("\n  return (%5)\n}\n"));
+  };
+  auto streamed = [&](int64_t count, bool reread) {
+    auto executable = CompileOrDie(program(count, reread), true);
+    EXPECT_NE(executable, nullptr);
+    if (executable == nullptr) return std::vector<bool>();
+    EXPECT_EQ(Chains(*executable), (std::vector<std::vector<int>>{{2, 3, 4, 5}}));
+    return StreamFlags(*executable);
+  };
+  EXPECT_EQ(streamed(large, false), std::vector<bool>{true});
+  EXPECT_EQ(streamed(large - 1, false), std::vector<bool>{false});
+  EXPECT_EQ(streamed(large, true), std::vector<bool>{false});
+  // And the re-read case still computes the same values as unfused.
+  const std::string text = program(large + 3, true);
+  std::vector<ir::Literal> args = {Input(ir::DType::kF32, large + 3, 8),
+                                   Input(ir::DType::kF32, large + 3, 9)};
+  EXPECT_EQ(RunProgram(*CompileOrDie(text, true), args),
+            RunProgram(*CompileOrDie(text, false), args));
+}
+
+// A streamed chain written in place into a donated parameter it reads in several links.
+TEST(ChainTest, StreamsInPlaceIntoTheDonatedParameter) {
+  const int64_t count = kStreamMinimumBytes / 4 + 100;
+  const std::string type = absl::StrCat("f32[", count, "]");
+  const std::string text = absl::StrCat(
+      "program @step {\n  %w = parameter(0) : ", type, "\n  %g = parameter(1) : ", type,
+      "\n  %a = multiply(%g, %w) : ", type, "\n  %b = subtract(%w, %a) : ", type,
+      "\n  %c = maximum(%b, %g) : ", type, "\n  %d = divide(%c, %w) : ", type,
+      "\n  alias output 0 = parameter 0\n  return (%d)\n}\n");
+  auto executable = CompileOrDie(text, true);
+  ASSERT_NE(executable, nullptr);
+  EXPECT_EQ(StreamFlags(*executable), std::vector<bool>{true});
+  ASSERT_EQ(executable->buffers().outputs[0].how, OutputPlan::kInPlace);
+  std::vector<ir::Literal> args = {Input(ir::DType::kF32, count, 15),
+                                   Input(ir::DType::kF32, count, 16)};
+  std::vector<ir::Literal> want = RunProgram(*CompileOrDie(text, false), args);
+  std::vector<std::shared_ptr<DeviceMemory>> inputs = ToDevice(args);
+  auto results = executable->Run(inputs);
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ((*results)[0], inputs[0]);
   ASSERT_EQ(want.size(), 1u);
   EXPECT_EQ(std::memcmp(inputs[0]->data(), want[0].bytes.data(), want[0].bytes.size()), 0);
 }

@@ -1,5 +1,7 @@
 #include "src/plugins/cpu/block_pool.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -24,6 +26,10 @@ constexpr size_t kAlignment = 64;
 // serves it by mmap or from the heap (docs/plugins.md, "Block placement").
 constexpr size_t kPooledMinimum = 16 * 1024;
 constexpr size_t kPage = 4096;
+// Blocks of this size and more are mappings of their own, starting on a 2 MiB boundary and
+// advised for transparent huge pages (docs/plugins.md, "Huge pages"): a loop streaming
+// several such arrays then walks one TLB entry per 2 MiB of each instead of one per 4 KiB.
+constexpr size_t kHugePage = size_t{2} << 20;
 // The cache never holds more than this; a block given back beyond it is freed.
 constexpr size_t kCacheLimit = size_t{512} << 20;
 
@@ -92,6 +98,23 @@ SmallCache* Small() {
   return &cache;
 }
 
+// A fresh mapping of `capacity` bytes (a multiple of kPage) starting on a huge-page
+// boundary: mapped with a huge page to spare, the unaligned head and the tail cut off.
+uint8_t* MapHugeBlock(size_t capacity) {
+  const size_t span = capacity + kHugePage;
+  void* mapped = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) throw std::bad_alloc();
+  const auto start = reinterpret_cast<uintptr_t>(mapped);
+  const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t end = aligned + capacity;
+  if (aligned > start) munmap(mapped, aligned - start);
+  if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
+  auto* data = reinterpret_cast<uint8_t*>(aligned);
+  // Advice only: where the kernel has no transparent huge pages the block is still usable.
+  madvise(data, capacity, MADV_HUGEPAGE);
+  return data;
+}
+
 Pool& ThePool() {
   // Never destroyed: blocks may be released by static destructors of other objects.
   static Pool* pool = new Pool;
@@ -125,6 +148,7 @@ Block AcquireBlock(size_t size) {
       }
     }
   }
+  if (capacity >= kHugePage) return Block{MapHugeBlock(capacity), capacity};
   const size_t alignment = capacity >= kPooledMinimum ? kPage : kAlignment;
   auto* data = static_cast<uint8_t*>(std::aligned_alloc(alignment, capacity));
   if (data == nullptr) throw std::bad_alloc();
@@ -154,6 +178,10 @@ void ReleaseBlock(Block block) {
       SEAM_POISON(block.data + sizeof(SmallBlock), block.capacity - sizeof(SmallBlock));
       return;
     }
+  }
+  if (block.capacity >= kHugePage) {
+    munmap(block.data, block.capacity);
+    return;
   }
   std::free(block.data);
 }

@@ -36,11 +36,17 @@ ChainStep MakeChainStep(ir::Op op, ChainShape shape, int operand);
 // A chain of fast ops in one pass over `n` elements: v = operands[0], then each step in
 // turn replaces v (kept in registers, a block of elements at a time), and out = v. Every
 // element gets exactly the value the ops give one at a time. `out` may be one of the
-// operands (each block is read before it is written).
+// operands (each block is read before it is written). `stream`: write `out` with
+// non-temporal stores where it is 16-byte aligned (x86; for outputs too large to stay in
+// cache); the caller then calls StreamFence before anything reads `out` on another thread.
 void FastChainF32(const ChainStep* steps, int count, const uint8_t* const* operands,
-                  int num_operands, uint8_t* out, int64_t n);
+                  int num_operands, uint8_t* out, int64_t n, bool stream);
 void FastChainF64(const ChainStep* steps, int count, const uint8_t* const* operands,
-                  int num_operands, uint8_t* out, int64_t n);
+                  int num_operands, uint8_t* out, int64_t n, bool stream);
+
+// Orders this thread's non-temporal stores before its later stores (sfence on x86, nothing
+// elsewhere): called once after a loop that streamed, before it reports completion.
+void StreamFence();
 
 }  // namespace seam::cpu
 

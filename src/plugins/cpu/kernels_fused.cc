@@ -173,13 +173,14 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
         case TileOp::kChain:
           (op.dtype == ir::DType::kF32 ? FastChainF32 : FastChainF64)(
               op.steps.data(), static_cast<int>(op.steps.size()), operand,
-              static_cast<int>(op.operands.size()), result, n);
+              static_cast<int>(op.operands.size()), result, n, op.stream);
           break;
         case TileOp::kGather:
           break;
       }
     }
   }
+  if (kernel.streams) StreamFence();
 }
 
 }  // namespace

@@ -240,6 +240,16 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
 
   ChainOps(&kernel.ops);
   kernel.scratch_slots = AssignScratch(&kernel.ops);
+  for (TileOp& op : kernel.ops) {
+    if (op.kind != TileOp::kChain || op.result.kind != TileRef::kOutput) continue;
+    const int64_t bytes = kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype));
+    bool read = false;
+    for (const TileOp& other : kernel.ops) {
+      for (const TileRef& r : other.operands) read = read || SameRef(r, op.result);
+    }
+    op.stream = bytes >= kStreamMinimumBytes && !read;
+    kernel.streams = kernel.streams || op.stream;
+  }
 
   kernel.last_read_of_input.assign(group.inputs.size(), -1);
   kernel.gathered_input.assign(group.inputs.size(), false);
@@ -285,7 +295,8 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
         const bool last = k + 1 == op.links.size();
         absl::StrAppend(&text, "%", link.instruction, " = ", std::string(ir::OpName(link.op)), "(",
                         link.shape == ChainShape::kRight ? m + ", " + v : v + ", " + m, ") -> ",
-                        last ? name(op.result) : "r (chained to the next line)", "\n");
+                        last ? name(op.result) : "r (chained to the next line)",
+                        last && op.stream ? " (streamed)" : "", "\n");
       }
       continue;
     }

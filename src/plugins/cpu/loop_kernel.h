@@ -57,7 +57,15 @@ struct TileOp {
   // kChain only: the links, and the same as the kernel reads them (MakeChainStep).
   std::vector<ChainLink> links;
   std::vector<ChainStep> steps;
+  // kChain only: the result is an output of kStreamMinimumBytes or more that no other op
+  // of the kernel reads; it is written with non-temporal stores (docs/plugins.md).
+  bool stream = false;
 };
+
+// Outputs at least this large bypass the cache when a chain writes them: 16 times the L2
+// of a core here, a quarter of the L3; an output this size does not stay in cache for the
+// next kernel anyway, and reading each line before overwriting it costs memory traffic.
+inline constexpr int64_t kStreamMinimumBytes = int64_t{8} << 20;
 
 struct LoopKernel {
   int64_t count = 0;
@@ -66,6 +74,7 @@ struct LoopKernel {
   std::vector<int> input_bytes, output_bytes;  // element sizes
   std::vector<TileOp> ops;
   int scratch_slots = 0;
+  bool streams = false;  // some op has `stream` set: RunLoop fences after it
   // For in-place donation (executable.cc): per input, the last op that reads it at the
   // tile's own position (-1: none), and whether a kGather reads it at other positions; per
   // output, the op that writes it.
