@@ -3,7 +3,6 @@
 // than falling back to one kernel per instruction); a fill (broadcast of a rank-0 value)
 // read by several groups is computed in each instead of going through memory.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -19,6 +18,7 @@ namespace seam::cpu {
 namespace {
 
 using harness::CompileOrDie;
+using harness::RunBytes;
 
 std::vector<float> Random(int64_t count, unsigned seed) {
   std::mt19937 rng(seed);
@@ -26,23 +26,6 @@ std::vector<float> Random(int64_t count, unsigned seed) {
   std::vector<float> values(count);
   for (float& v : values) v = dist(rng);
   return values;
-}
-
-std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
-                                           const std::vector<ir::Literal>& args) {
-  std::vector<std::shared_ptr<DeviceMemory>> inputs;
-  for (const ir::Literal& arg : args) {
-    inputs.push_back(std::make_shared<DeviceMemory>(arg.bytes.size()));
-    std::memcpy(inputs.back()->data(), arg.bytes.data(), arg.bytes.size());
-  }
-  auto results = executable.Run(inputs);
-  EXPECT_TRUE(results.ok()) << results.status();
-  std::vector<std::vector<uint8_t>> bytes;
-  if (!results.ok()) return bytes;
-  for (const auto& memory : *results) {
-    bytes.emplace_back(memory->data(), memory->data() + memory->size());
-  }
-  return bytes;
 }
 
 int GroupOf(const Executable& executable, const std::string& name, const std::string& text) {

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -27,6 +26,7 @@ namespace seam::cpu {
 namespace {
 
 using harness::CompileOrDie;
+using harness::RunBytes;
 
 struct Case {
   std::string name;
@@ -86,23 +86,6 @@ std::vector<ir::Literal> Arguments(const Case& c) {
     }
   }
   return args;
-}
-
-std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
-                                           const std::vector<ir::Literal>& args) {
-  std::vector<std::shared_ptr<DeviceMemory>> inputs;
-  for (const ir::Literal& arg : args) {
-    inputs.push_back(std::make_shared<DeviceMemory>(arg.bytes.size()));
-    std::memcpy(inputs.back()->data(), arg.bytes.data(), arg.bytes.size());
-  }
-  auto results = executable.Run(inputs);
-  EXPECT_TRUE(results.ok()) << results.status();
-  std::vector<std::vector<uint8_t>> bytes;
-  if (!results.ok()) return bytes;
-  for (const auto& memory : *results) {
-    bytes.emplace_back(memory->data(), memory->data() + memory->size());
-  }
-  return bytes;
 }
 
 class ReduceEpilogueTest : public ::testing::TestWithParam<Case> {

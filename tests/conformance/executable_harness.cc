@@ -1,6 +1,7 @@
 #include "tests/conformance/executable_harness.h"
 
 #include <cstring>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -38,6 +39,15 @@ std::vector<ir::Literal> RunProgram(const Executable& executable,
     literals.push_back(std::move(literal));
   }
   return literals;
+}
+
+std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
+                                           const std::vector<ir::Literal>& args) {
+  std::vector<std::vector<uint8_t>> bytes;
+  for (ir::Literal& literal : RunProgram(executable, args)) {
+    bytes.push_back(std::move(literal.bytes));
+  }
+  return bytes;
 }
 
 }  // namespace seam::cpu::harness

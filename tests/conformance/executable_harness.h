@@ -3,6 +3,7 @@
 #ifndef SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
 #define SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ std::vector<std::shared_ptr<DeviceMemory>> ToDevice(const std::vector<ir::Litera
 // (empty after a failed expectation).
 std::vector<ir::Literal> RunProgram(const Executable& executable,
                                     const std::vector<ir::Literal>& args);
+
+// The results' bytes alone, for bit-for-bit comparisons of two plans of one program.
+std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
+                                           const std::vector<ir::Literal>& args);
 
 }  // namespace seam::cpu::harness
 
