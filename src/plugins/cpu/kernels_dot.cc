@@ -4,9 +4,15 @@
 // the other dtypes to a plain loop.
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 
 #include "src/plugins/cpu/element_types.h"
 #include "src/plugins/cpu/kernels.h"
@@ -16,33 +22,37 @@ namespace {
 
 using ir::DType;
 
-std::vector<int64_t> Concat(std::initializer_list<const std::vector<int64_t>*> parts) {
-  std::vector<int64_t> out;
-  for (const auto* part : parts) out.insert(out.end(), part->begin(), part->end());
+// A dimension list of one operand (never longer than its rank): kept on the stack, since
+// this runs at every dot of every run and small steps run many small dots.
+using DimList = absl::InlinedVector<int64_t, 8>;
+using Dims = absl::Span<const int64_t>;
+
+DimList Concat(std::initializer_list<Dims> parts) {
+  DimList out;
+  for (Dims part : parts) out.insert(out.end(), part.begin(), part.end());
   return out;
 }
 
-bool IsIdentity(const std::vector<int64_t>& permutation) {
+bool IsIdentity(Dims permutation) {
   for (size_t i = 0; i < permutation.size(); ++i) {
     if (permutation[i] != static_cast<int64_t>(i)) return false;
   }
   return true;
 }
 
-int64_t Product(const ir::Shape& shape, const std::vector<int64_t>& dims) {
+int64_t Product(const ir::Shape& shape, Dims dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= shape.dims[d];
   return n;
 }
 
-std::vector<int64_t> FreeDims(const ir::Shape& shape, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::vector<bool> used(shape.rank(), false);
-  for (int64_t d : batch) used[d] = true;
-  for (int64_t d : contracting) used[d] = true;
-  std::vector<int64_t> free;
+bool Contains(Dims dims, int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); }
+
+// The dimensions that are neither batch nor contracting, in order.
+DimList FreeDims(const ir::Shape& shape, Dims batch, Dims contracting) {
+  DimList free;
   for (int64_t d = 0; d < shape.rank(); ++d) {
-    if (!used[d]) free.push_back(d);
+    if (!Contains(batch, d) && !Contains(contracting, d)) free.push_back(d);
   }
   return free;
 }
@@ -57,8 +67,8 @@ struct Operand {
 
 // `canonical` and `swapped` are the operand's dimension orders that give the canonical
 // layout and its transpose. `allow_swapped` is false where the consumer cannot use it.
-void Arrange(const ir::Shape& shape, const uint8_t* data, const std::vector<int64_t>& canonical,
-             const std::vector<int64_t>& swapped, bool allow_swapped, Operand* operand) {
+void Arrange(const ir::Shape& shape, const uint8_t* data, Dims canonical, Dims swapped,
+             bool allow_swapped, Operand* operand) {
   if (IsIdentity(canonical)) {
     operand->data = data;
   } else if (allow_swapped && IsIdentity(swapped)) {
@@ -66,7 +76,8 @@ void Arrange(const ir::Shape& shape, const uint8_t* data, const std::vector<int6
     operand->transposed = true;
   } else {
     operand->scratch.resize(shape.byte_size());
-    Transpose(shape, data, canonical, operand->scratch.data());
+    Transpose(shape, data, std::vector<int64_t>(canonical.begin(), canonical.end()),
+              operand->scratch.data());
     operand->data = operand->scratch.data();
   }
 }
@@ -142,8 +153,8 @@ template <typename E>
 void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
           const uint8_t* rhs, const DotDimensions& dims, uint8_t* out, bool accumulate = false,
           double alpha = 1) {
-  std::vector<int64_t> lhs_free = FreeDims(lhs_shape, dims.lhs_batch, dims.lhs_contracting);
-  std::vector<int64_t> rhs_free = FreeDims(rhs_shape, dims.rhs_batch, dims.rhs_contracting);
+  DimList lhs_free = FreeDims(lhs_shape, dims.lhs_batch, dims.lhs_contracting);
+  DimList rhs_free = FreeDims(rhs_shape, dims.rhs_batch, dims.rhs_contracting);
   int64_t batches = Product(lhs_shape, dims.lhs_batch);
   int64_t m = Product(lhs_shape, lhs_free);
   int64_t k = Product(lhs_shape, dims.lhs_contracting);
@@ -161,10 +172,10 @@ void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_s
   constexpr int64_t kBlasMax = std::numeric_limits<blasint>::max();
   bool blas = kBlas && m <= kBlasMax && n <= kBlasMax && k <= kBlasMax;
   Operand a, b;
-  Arrange(lhs_shape, lhs, Concat({&dims.lhs_batch, &lhs_free, &dims.lhs_contracting}),
-          Concat({&dims.lhs_batch, &dims.lhs_contracting, &lhs_free}), blas, &a);
-  Arrange(rhs_shape, rhs, Concat({&dims.rhs_batch, &dims.rhs_contracting, &rhs_free}),
-          Concat({&dims.rhs_batch, &rhs_free, &dims.rhs_contracting}), blas, &b);
+  Arrange(lhs_shape, lhs, Concat({dims.lhs_batch, lhs_free, dims.lhs_contracting}),
+          Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), blas, &a);
+  Arrange(rhs_shape, rhs, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
+          Concat({dims.rhs_batch, rhs_free, dims.rhs_contracting}), blas, &b);
   if constexpr (kBlas) {
     if (blas) {
       Operand a_batch{a.data, a.transposed, {}};
