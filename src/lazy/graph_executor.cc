@@ -21,7 +21,14 @@ using runtime::ComputationClient;
 
 thread_local BarrierObserver* g_observer = nullptr;
 
-// Sends every leaf that exists only on the host, in one crossing.
+}  // namespace
+
+BarrierObserver* SetBarrierObserver(BarrierObserver* observer) {
+  BarrierObserver* previous = g_observer;
+  g_observer = observer;
+  return previous;
+}
+
 absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
                           const std::vector<std::shared_ptr<DeviceValue>>& leaves) {
   std::vector<ComputationClient::TensorSource> sources;
@@ -36,14 +43,6 @@ absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
                         client.TransferToDevice(sources));
   for (size_t i = 0; i < targets.size(); ++i) targets[i]->device = std::move(data[i]);
   return absl::OkStatus();
-}
-
-}  // namespace
-
-BarrierObserver* SetBarrierObserver(BarrierObserver* observer) {
-  BarrierObserver* previous = g_observer;
-  g_observer = observer;
-  return previous;
 }
 
 LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {

@@ -3,6 +3,7 @@
 #define SEAM_LAZY_GRAPH_EXECUTOR_H_
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct LoweredGraph {
   std::vector<std::shared_ptr<DeviceValue>> leaves;
 };
 LoweredGraph LowerGraph(const std::vector<NodePtr>& roots);
+
+// Sends every value that exists only on the host to `device`, in one TransferToDevice.
+absl::Status UploadLeaves(runtime::ComputationClient& client, const std::string& device,
+                          const std::vector<std::shared_ptr<DeviceValue>>& leaves);
 
 // For every tensor with pending operations: builds one program over all of them, sends
 // the host values it needs (one TransferToDevice), compiles it unless the compile cache

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
 #include "src/lazy/eager.h"
+#include "src/lazy/graph_executor.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
 
@@ -142,18 +143,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   // The guards passed: from here on this is the step barrier.
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   const std::string& device = client->GetDefaultDevice();
-  std::vector<ComputationClient::TensorSource> uploads;
-  std::vector<DeviceValue*> upload_targets;
-  for (const auto& value : values) {
-    if (value->device != nullptr) continue;
-    uploads.push_back({value->shape, value->host->bytes.data(), device});
-    upload_targets.push_back(value.get());
-  }
-  if (!uploads.empty()) {
-    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data,
-                          client->TransferToDevice(uploads));
-    for (size_t i = 0; i < data.size(); ++i) upload_targets[i]->device = std::move(data[i]);
-  }
+  SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, values));
   static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
   static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
   static metrics::Counter* replays = metrics::GetOrCreateCounter("CompiledStepReplay");
