@@ -1,12 +1,12 @@
 // One MLP training step through seam's public API (forward, cross-entropy, backward, SGD
 // update, step barrier and loss read), and the matrix-product floor of the same step:
-// the best sgemm rate of this run and the step's own products called directly on BLAS.
+// the best sgemm rate of this run and the step's own products called directly on each
+// matrix library the CPU plugin can use (OpenBLAS, and oneDNN where built; gemm.h).
 // torch_step_bench.cc measures the same step in libtorch; bench/report.py sets them side by
 // side. Run with OPENBLAS_NUM_THREADS and OMP_NUM_THREADS set (run_benchmarks.sh does).
-#include <cblas.h>
-#include <cstdlib>
-
 #include <benchmark/benchmark.h>
+
+#include <cstdlib>
 
 #include "bench/bench_util.h"
 #include "bench/mlp_shapes.h"
@@ -14,6 +14,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
+#include "src/plugins/cpu/gemm.h"
 
 namespace seam::bench {
 namespace {
@@ -83,10 +84,36 @@ void BM_CompiledMlpStep(benchmark::State& state) {
 
 // The step's matrix products only, with the transpose flags seam's gradients use:
 // forward X.W, weight gradient X^T.G, input gradient G.W^T.
+// While alive, every f32 product goes to the library of the benchmark's second argument
+// (0 OpenBLAS, 1 oneDNN, whatever the size); then the process's choice is put back.
+class UseLibrary {
+ public:
+  explicit UseLibrary(const benchmark::State& state)
+      : saved_(cpu::GetGemmLibrary()),
+        library_(state.range(1) == 0 ? cpu::GemmLibrary::kOpenBlas : cpu::GemmLibrary::kOneDnn) {
+    cpu::SetGemmLibrary(library_);
+  }
+  ~UseLibrary() { cpu::SetGemmLibrary(saved_); }
+  std::string name() const { return std::string(cpu::GemmLibraryName(library_)); }
+
+ private:
+  cpu::GemmLibrary saved_, library_;
+};
+
+// Registers each argument once per library this build has.
+void PerLibrary(benchmark::internal::Benchmark* b, const std::vector<int64_t>& firsts) {
+  for (int64_t first : firsts) {
+    for (int64_t library = 0; library < (cpu::OneDnnAvailable() ? 2 : 1); ++library) {
+      b->Args({first, library});
+    }
+  }
+}
+
 void BM_GemmOnlyStep(benchmark::State& state) {
   const MlpShape& shape = MlpShapes()[state.range(0)];
+  const UseLibrary library(state);
   const auto& s = shape.sizes;
-  const int b = static_cast<int>(shape.batch);
+  const int64_t b = shape.batch;
   std::vector<std::vector<float>> acts, weights, grads;
   for (size_t i = 0; i + 1 < s.size(); ++i) {
     acts.push_back(RandomFloats(size_t(b) * s[i], 1));
@@ -96,43 +123,49 @@ void BM_GemmOnlyStep(benchmark::State& state) {
   std::vector<std::vector<float>> outs = grads, weight_grads = weights, input_grads = acts;
   for (auto _ : state) {
     for (size_t i = 0; i + 1 < s.size(); ++i) {
-      const int k = static_cast<int>(s[i]), n = static_cast<int>(s[i + 1]);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, n, k, 1.0f, acts[i].data(), k,
-                  weights[i].data(), n, 0.0f, outs[i].data(), n);
+      const int64_t k = s[i], n = s[i + 1];
+      cpu::Sgemm(false, false, b, n, k, 1.0f, acts[i].data(), k, weights[i].data(), n, 0.0f,
+                 outs[i].data(), n);
     }
     for (size_t i = s.size() - 1; i-- > 0;) {
-      const int k = static_cast<int>(s[i]), n = static_cast<int>(s[i + 1]);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, n, b, 1.0f, acts[i].data(), k,
-                  grads[i].data(), n, 0.0f, weight_grads[i].data(), n);
+      const int64_t k = s[i], n = s[i + 1];
+      cpu::Sgemm(true, false, k, n, b, 1.0f, acts[i].data(), k, grads[i].data(), n, 0.0f,
+                 weight_grads[i].data(), n);
       if (i > 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, b, k, n, 1.0f, grads[i].data(), n,
-                    weights[i].data(), n, 0.0f, input_grads[i].data(), k);
+        cpu::Sgemm(false, true, b, k, n, 1.0f, grads[i].data(), n, weights[i].data(), n, 0.0f,
+                   input_grads[i].data(), k);
       }
     }
     benchmark::ClobberMemory();
   }
-  state.SetLabel(MlpLabel(shape));
+  state.SetLabel(MlpLabel(shape) + " " + library.name());
   state.counters["matmul_flops"] = MlpStepMatmulFlops(shape);
   state.counters["omp_threads"] = BenchThreads();
 }
 
-// The best sgemm rate of this run: square products large enough to reach BLAS's peak.
+// The best sgemm rate of this run: square products large enough to reach each library's
+// peak (the floor takes the faster library).
 void BM_SgemmPeak(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
+  const int64_t n = state.range(0);
+  const UseLibrary library(state);
   std::vector<float> a = RandomFloats(size_t(n) * n, 1), b = RandomFloats(size_t(n) * n, 2);
   std::vector<float> c(size_t(n) * n);
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                n, 0.0f, c.data(), n);
+    cpu::Sgemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
     benchmark::DoNotOptimize(c.data());
   }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate,
-                         benchmark::Counter::kIs1000);
+  state.SetLabel(library.name());
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * n * n * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.counters["omp_threads"] = BenchThreads();
 }
 
-BENCHMARK(BM_SgemmPeak)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SgemmPeak)
+    ->Apply([](benchmark::internal::Benchmark* b) {
+      PerLibrary(b, {1024, 2048});
+    })
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_SeamMlpStep)
     ->DenseRange(0, 3)
     ->Unit(benchmark::kMillisecond)
@@ -144,7 +177,9 @@ BENCHMARK(BM_CompiledMlpStep)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 BENCHMARK(BM_GemmOnlyStep)
-    ->DenseRange(0, 3)
+    ->Apply([](benchmark::internal::Benchmark* b) {
+      PerLibrary(b, {0, 1, 2, 3});
+    })
     ->Unit(benchmark::kMillisecond)
     ->MeasureProcessCPUTime()
     ->UseRealTime();

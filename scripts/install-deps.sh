@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config zlib1g-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libgloo-dev libopenblas-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libgloo-dev libopenblas-dev libdnnl-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
 )
 

@@ -10,6 +10,7 @@
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
 
 namespace seam::cpu {
@@ -77,6 +78,9 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (!device_count.ok()) return MakeError(device_count.status());
   absl::StatusOr<int64_t> inline_max_cost = InlineMaxCost();
   if (!inline_max_cost.ok()) return MakeError(inline_max_cost.status());
+  absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();
+  if (!gemm.ok()) return MakeError(gemm.status());
+  SetGemmLibrary(*gemm);  // process-wide, like the kernel threads and the block pool
   auto client = std::make_unique<PJRT_Client>();
   client->inline_max_cost = *inline_max_cost;
   for (int64_t i = 0; i < *device_count; ++i) {

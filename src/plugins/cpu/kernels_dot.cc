@@ -1,8 +1,8 @@
 // dot_general. Both operands are brought to the layout [batch, rows, contracting] x
 // [batch, contracting, cols] (copying through a scratch buffer only when the given layout
-// is neither that nor its transpose); f32 and f64 then go to BLAS gemm once per batch,
-// the other dtypes to a plain loop.
-#include <cblas.h>
+// is neither that nor its transpose); f32 and f64 then go to gemm (gemm.h: OpenBLAS or
+// oneDNN) once per batch, the other dtypes to a plain loop.
+#include <cblas.h>  // blasint: the products' size limit
 
 #include <algorithm>
 #include <cstring>
@@ -13,8 +13,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
-
 #include "src/plugins/cpu/element_types.h"
+#include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/kernels.h"
 
 namespace seam::cpu {
@@ -127,25 +127,20 @@ void LoopDot(const uint8_t* a_bytes, const uint8_t* b_bytes, uint8_t* c_bytes, i
   }
 }
 
-// C = alpha * A.B + beta * C (beta is 0 or 1 here).
+// C = alpha * A.B + beta * C (beta is 0 or 1 here), through gemm.h.
 void Gemm(float, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n,
           double alpha, double beta) {
-  cblas_sgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
-              b.transposed ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), static_cast<float>(alpha),
-              reinterpret_cast<const float*>(a.data), static_cast<blasint>(a.transposed ? m : k),
-              reinterpret_cast<const float*>(b.data), static_cast<blasint>(b.transposed ? k : n),
-              static_cast<float>(beta), reinterpret_cast<float*>(c), static_cast<blasint>(n));
+  Sgemm(a.transposed, b.transposed, m, n, k, static_cast<float>(alpha),
+        reinterpret_cast<const float*>(a.data), a.transposed ? m : k,
+        reinterpret_cast<const float*>(b.data), b.transposed ? k : n, static_cast<float>(beta),
+        reinterpret_cast<float*>(c), n);
 }
 
 void Gemm(double, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n,
           double alpha, double beta) {
-  cblas_dgemm(CblasRowMajor, a.transposed ? CblasTrans : CblasNoTrans,
-              b.transposed ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
-              static_cast<blasint>(n), static_cast<blasint>(k), alpha,
-              reinterpret_cast<const double*>(a.data), static_cast<blasint>(a.transposed ? m : k),
-              reinterpret_cast<const double*>(b.data), static_cast<blasint>(b.transposed ? k : n),
-              beta, reinterpret_cast<double*>(c), static_cast<blasint>(n));
+  Dgemm(a.transposed, b.transposed, m, n, k, alpha, reinterpret_cast<const double*>(a.data),
+        a.transposed ? m : k, reinterpret_cast<const double*>(b.data), b.transposed ? k : n, beta,
+        reinterpret_cast<double*>(c), n);
 }
 
 // out = lhs.rhs; with `accumulate`, out += alpha * lhs.rhs instead (f32 and f64 only).
@@ -195,8 +190,8 @@ void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_s
 }  // namespace
 
 void DotGeneralAccumulate(const ir::Shape& lhs_shape, const uint8_t* lhs,
-                          const ir::Shape& rhs_shape, const uint8_t* rhs,
-                          const DotDimensions& dims, double alpha, uint8_t* out) {
+                          const ir::Shape& rhs_shape, const uint8_t* rhs, const DotDimensions& dims,
+                          double alpha, uint8_t* out) {
   // FindDotUpdates only matches f32 and f64 products within BLAS's sizes.
   if (lhs_shape.dtype == DType::kF32) {
     return DotT<Elem<DType::kF32>>(lhs_shape, lhs, rhs_shape, rhs, dims, out, true, alpha);

@@ -1,0 +1,182 @@
+#include "src/plugins/cpu/gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/thread_pool.h"
+
+#ifdef SEAM_HAVE_ONEDNN
+#include <omp.h>
+
+#include "oneapi/dnnl/dnnl.h"
+#endif
+
+namespace seam::cpu {
+namespace {
+
+std::atomic<GemmLibrary> chosen{GemmLibrary::kAuto};
+
+CBLAS_TRANSPOSE BlasTranspose(bool transposed) { return transposed ? CblasTrans : CblasNoTrans; }
+
+void OpenBlasSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                   const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                   int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, BlasTranspose(trans_a), BlasTranspose(trans_b),
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+
+#ifdef SEAM_HAVE_ONEDNN
+// One oneDNN call on the calling thread. oneDNN (Debian's build uses OpenMP) takes as many
+// threads as the caller's OpenMP setting allows; that setting is 1 for the call and then
+// put back, so the caller's own OpenMP use is left as it was. A failing call (oneDNN
+// refuses only arguments that this plugin never passes) falls back to OpenBLAS.
+void OneDnnSgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                             float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                             float beta, float* c, int64_t ldc) {
+  const int saved_threads = omp_get_max_threads();
+  if (saved_threads != 1) omp_set_num_threads(1);
+  dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
+                                    lda, b, ldb, beta, c, ldc);
+  if (saved_threads != 1) omp_set_num_threads(saved_threads);
+  if (status != dnnl_success) {
+    OpenBlasSgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+// Splits C into as many row (or column) blocks as there are kernel threads, each a
+// multiple of 16 long, and computes each block with one call.
+void OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                 int64_t ldc) {
+  constexpr int64_t kAlign = 16;
+  const bool by_rows = m >= n;
+  const int64_t extent = by_rows ? m : n;
+  int64_t parts = 1;
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+      kSplitMinimumWork) {
+    parts = std::min<int64_t>(KernelThreads(), (extent + kAlign - 1) / kAlign);
+  }
+  if (parts <= 1) {
+    OneDnnSgemmOnThisThread(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  const int64_t blocks = (extent + kAlign - 1) / kAlign;
+  ParallelFor(parts, [&](int64_t first, int64_t last) {
+    for (int64_t part = first; part < last; ++part) {
+      const int64_t begin = std::min(extent, blocks * part / parts * kAlign);
+      const int64_t end = std::min(extent, blocks * (part + 1) / parts * kAlign);
+      if (begin >= end) continue;
+      if (by_rows) {
+        const float* a_part = trans_a ? a + begin : a + begin * lda;
+        OneDnnSgemmOnThisThread(trans_a, trans_b, end - begin, n, k, alpha, a_part, lda, b, ldb,
+                                beta, c + begin * ldc, ldc);
+      } else {
+        const float* b_part = trans_b ? b + begin * ldb : b + begin;
+        OneDnnSgemmOnThisThread(trans_a, trans_b, m, end - begin, k, alpha, a, lda, b_part, ldb,
+                                beta, c + begin, ldc);
+      }
+    }
+  });
+}
+#endif
+
+}  // namespace
+
+std::string_view GemmLibraryName(GemmLibrary library) {
+  switch (library) {
+    case GemmLibrary::kAuto:
+      return "auto";
+    case GemmLibrary::kOpenBlas:
+      return "openblas";
+    case GemmLibrary::kOneDnn:
+      return "onednn";
+  }
+  return "auto";
+}
+
+bool OneDnnAvailable() {
+#ifdef SEAM_HAVE_ONEDNN
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool OneDnnHasAvx512() {
+#ifdef SEAM_HAVE_ONEDNN
+  static const bool avx512 = [] {
+    const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+    const unsigned core = static_cast<unsigned>(dnnl_cpu_isa_avx512_core);
+    return (isa & core) == core;
+  }();
+  return avx512;
+#else
+  return false;
+#endif
+}
+
+absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment() {
+  const char* env = std::getenv(kGemmVariable);
+  const std::string value = env == nullptr ? "" : env;
+  if (value.empty() || value == "auto") return GemmLibrary::kAuto;
+  if (value == "openblas") return GemmLibrary::kOpenBlas;
+  if (value == "onednn") {
+    if (!OneDnnAvailable()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "PJRT_Client_Create: environment variable ", kGemmVariable,
+          "=onednn, but this build of the CPU plugin has no oneDNN (install libdnnl-dev and "
+          "rebuild)"));
+    }
+    return GemmLibrary::kOneDnn;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("PJRT_Client_Create: environment variable ", kGemmVariable,
+                   " must be auto, openblas or onednn, got '", value, "'"));
+}
+
+void SetGemmLibrary(GemmLibrary library) { chosen.store(library, std::memory_order_relaxed); }
+
+GemmLibrary GetGemmLibrary() { return chosen.load(std::memory_order_relaxed); }
+
+GemmLibrary SgemmLibraryFor(int64_t m, int64_t n, int64_t k) {
+  switch (GetGemmLibrary()) {
+    case GemmLibrary::kOpenBlas:
+      return GemmLibrary::kOpenBlas;
+    case GemmLibrary::kOneDnn:
+      return OneDnnAvailable() ? GemmLibrary::kOneDnn : GemmLibrary::kOpenBlas;
+    case GemmLibrary::kAuto:
+      break;
+  }
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return OneDnnHasAvx512() && work >= kOneDnnMinimumWork ? GemmLibrary::kOneDnn
+                                                         : GemmLibrary::kOpenBlas;
+}
+
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+#ifdef SEAM_HAVE_ONEDNN
+  if (SgemmLibraryFor(m, n, k) == GemmLibrary::kOneDnn) {
+    OneDnnSgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+#endif
+  OpenBlasSgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+           int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, BlasTranspose(trans_a), BlasTranspose(trans_b),
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha, a,
+              static_cast<blasint>(lda), b, static_cast<blasint>(ldb), beta, c,
+              static_cast<blasint>(ldc));
+}
+
+}  // namespace seam::cpu

@@ -1,0 +1,63 @@
+// The CPU plugin's matrix products: which library computes a row-major gemm, and the call.
+//
+// f64 always goes to OpenBLAS. f32 goes to oneDNN's sgemm or to OpenBLAS, as
+// SEAM_CPU_GEMM says (read at client creation, docs/plugins.md "Matrix products"):
+//   auto      (the default) oneDNN for products of at least kOneDnnMinimumWork
+//             multiply-adds on a CPU where oneDNN runs AVX-512 code, else OpenBLAS. Both
+//             were measured on the shapes of the training steps (BENCHMARKS.md, "Session 5:
+//             matrix products"): with AVX-512 oneDNN is the faster on large products and
+//             OpenBLAS on small ones (oneDNN's call costs about 0.2 us more); with AVX2 only,
+//             OpenBLAS was the faster everywhere.
+//   openblas  every product on OpenBLAS.
+//   onednn    every f32 product on oneDNN, whatever its size (an error at client creation
+//             when this build has no oneDNN).
+// oneDNN's products of at least kSplitMinimumWork multiply-adds are split by rows (or
+// columns) over the kernel threads (thread_pool.h), each part one single-threaded oneDNN
+// call; OpenBLAS splits its products over its own threads (OPENBLAS_NUM_THREADS).
+#ifndef SEAM_PLUGINS_CPU_GEMM_H_
+#define SEAM_PLUGINS_CPU_GEMM_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace seam::cpu {
+
+enum class GemmLibrary { kAuto, kOpenBlas, kOneDnn };
+
+inline constexpr char kGemmVariable[] = "SEAM_CPU_GEMM";
+inline constexpr double kOneDnnMinimumWork = 256.0 * 1024;      // m * n * k
+inline constexpr double kSplitMinimumWork = 4.0 * 1024 * 1024;  // m * n * k
+
+// "auto", "openblas" or "onednn".
+std::string_view GemmLibraryName(GemmLibrary library);
+
+// Whether this build links oneDNN, and whether oneDNN runs AVX-512 code on this CPU.
+bool OneDnnAvailable();
+bool OneDnnHasAvx512();
+
+// SEAM_CPU_GEMM parsed (unset or empty: auto); an error names the variable and the value,
+// also when it asks for oneDNN in a build without it.
+absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment();
+
+// The process-wide choice (auto until set); PJRT_Client_Create sets it from the environment.
+void SetGemmLibrary(GemmLibrary library);
+GemmLibrary GetGemmLibrary();
+
+// The library that computes an f32 product of these sizes under the current choice
+// (kOpenBlas or kOneDnn, never kAuto).
+GemmLibrary SgemmLibraryFor(int64_t m, int64_t n, int64_t k);
+
+// C[m,n] = alpha * op(A) . op(B) + beta * C, row-major; op(A) is [m,k] (A is stored [k,m]
+// when trans_a), op(B) is [k,n] (B stored [n,k] when trans_b). With beta = 0, C's old
+// values are never read. Sizes must fit BLAS's int (kernels_dot.cc checks).
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+           int64_t ldc);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_GEMM_H_

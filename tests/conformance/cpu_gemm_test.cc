@@ -1,0 +1,195 @@
+// The CPU plugin's matrix products (src/plugins/cpu/gemm.h): each library, for every
+// transpose pair, on odd sizes, with alpha and beta, and split over 1-3 kernel threads,
+// against a double-precision loop within the f32 error bound of a k-term sum; which library
+// `auto` picks; and SEAM_CPU_GEMM's values and errors, also through PJRT_Client_Create.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "seam/c/pjrt_c_api.h"
+#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/gemm.h"
+#include "src/plugins/cpu/thread_pool.h"
+
+namespace seam::cpu {
+namespace {
+
+struct Case {
+  bool trans_a, trans_b;
+  int64_t m, n, k;
+};
+
+std::vector<float> Random(int64_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = dist(rng);
+  return values;
+}
+
+// Restores the process-wide choices a test changes.
+class GemmTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    SetGemmLibrary(GemmLibrary::kAuto);
+    SetKernelThreads(0);
+    unsetenv(kGemmVariable);
+  }
+
+  // Runs the case on `library` with `threads` kernel threads and checks every element of
+  // C = alpha * op(A).op(B) + beta * C0 against the same sum in double precision.
+  void Check(GemmLibrary library, const Case& c, int threads, float alpha, float beta) {
+    SetGemmLibrary(library);
+    SetKernelThreads(threads);
+    const std::vector<float> a = Random(c.m * c.k, 1), b = Random(c.k * c.n, 2);
+    const int64_t lda = c.trans_a ? c.m : c.k, ldb = c.trans_b ? c.k : c.n;
+    std::vector<float> out = Random(c.m * c.n, 3);
+    const std::vector<float> before = out;
+    if (beta == 0) {
+      // C's old values must not be read at all: NaN would survive a multiplication by 0.
+      out.assign(out.size(), std::numeric_limits<float>::quiet_NaN());
+    }
+    Sgemm(c.trans_a, c.trans_b, c.m, c.n, c.k, alpha, a.data(), lda, b.data(), ldb, beta,
+          out.data(), c.n);
+    const std::string what = std::string(GemmLibraryName(library)) + " " + (c.trans_a ? "T" : "N") +
+                             (c.trans_b ? "T" : "N") + " m=" + std::to_string(c.m) +
+                             " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) +
+                             " threads=" + std::to_string(threads);
+    for (int64_t i = 0; i < c.m; ++i) {
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int64_t p = 0; p < c.k; ++p) {
+          const double x = a[c.trans_a ? p * lda + i : i * lda + p];
+          const double y = b[c.trans_b ? j * ldb + p : p * ldb + j];
+          sum += x * y;
+          magnitude += std::fabs(x * y);
+        }
+        const double expected = alpha * sum + (beta == 0 ? 0.0 : beta * before[i * c.n + j]);
+        const double bound =
+            (c.k + 2) * std::numeric_limits<float>::epsilon() *
+            (std::fabs(alpha) * magnitude + std::fabs(beta * before[i * c.n + j]) + 1e-30);
+        ASSERT_NEAR(out[i * c.n + j], expected, bound) << what << " at (" << i << ", " << j << ")";
+      }
+    }
+  }
+
+  std::vector<GemmLibrary> Libraries() {
+    std::vector<GemmLibrary> libraries = {GemmLibrary::kOpenBlas};
+    if (OneDnnAvailable()) libraries.push_back(GemmLibrary::kOneDnn);
+    return libraries;
+  }
+};
+
+TEST_F(GemmTest, EveryLibraryAndTransposeMatchesTheDoubleSum) {
+  const int64_t sizes[][3] = {{1, 1, 1}, {5, 7, 3}, {37, 19, 64}, {130, 70, 65}};
+  for (GemmLibrary library : Libraries()) {
+    for (const auto& s : sizes) {
+      for (bool trans_a : {false, true}) {
+        for (bool trans_b : {false, true}) {
+          Case c{trans_a, trans_b, s[0], s[1], s[2]};
+          Check(library, c, 1, 1.0f, 0.0f);
+          Check(library, c, 1, -0.5f, 1.0f);  // an SGD step: w - lr * x^T.g
+        }
+      }
+    }
+  }
+}
+
+// Products above kSplitMinimumWork are split by rows (m >= n) or by columns, in blocks of
+// 16; odd extents leave a short last block. Every transpose pair, 1 to 3 threads.
+TEST_F(GemmTest, SplitProductsMatchOnEveryThreadCount) {
+  const Case shapes[] = {{false, false, 301, 130, 120}, {false, false, 45, 611, 160}};
+  static_assert(301.0 * 130 * 120 >= kSplitMinimumWork && 45.0 * 611 * 160 >= kSplitMinimumWork);
+  for (GemmLibrary library : Libraries()) {
+    for (Case c : shapes) {
+      for (bool trans_a : {false, true}) {
+        for (bool trans_b : {false, true}) {
+          c.trans_a = trans_a;
+          c.trans_b = trans_b;
+          for (int threads : {1, 2, 3}) Check(library, c, threads, -0.25f, 1.0f);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(GemmTest, AutoPicksOneDnnOnlyForLargeProductsOnAvx512) {
+  SetGemmLibrary(GemmLibrary::kAuto);
+  EXPECT_EQ(SgemmLibraryFor(4, 16, 16), GemmLibrary::kOpenBlas);
+  EXPECT_EQ(SgemmLibraryFor(64, 10, 128), GemmLibrary::kOpenBlas);  // 81920 multiply-adds
+  const GemmLibrary large = OneDnnHasAvx512() ? GemmLibrary::kOneDnn : GemmLibrary::kOpenBlas;
+  EXPECT_EQ(SgemmLibraryFor(64, 128, 784), large);
+  EXPECT_EQ(SgemmLibraryFor(64, 64, 64), large);  // exactly kOneDnnMinimumWork
+  EXPECT_EQ(SgemmLibraryFor(64, 64, 63), GemmLibrary::kOpenBlas);
+  SetGemmLibrary(GemmLibrary::kOpenBlas);
+  EXPECT_EQ(SgemmLibraryFor(512, 4096, 4096), GemmLibrary::kOpenBlas);
+  if (OneDnnAvailable()) {
+    SetGemmLibrary(GemmLibrary::kOneDnn);
+    EXPECT_EQ(SgemmLibraryFor(1, 1, 1), GemmLibrary::kOneDnn);
+  }
+}
+
+TEST_F(GemmTest, TheVariableNamesEachLibraryAndRefusesOthers) {
+  unsetenv(kGemmVariable);
+  EXPECT_EQ(GemmLibraryFromEnvironment().value(), GemmLibrary::kAuto);
+  for (GemmLibrary library : {GemmLibrary::kAuto, GemmLibrary::kOpenBlas}) {
+    setenv(kGemmVariable, std::string(GemmLibraryName(library)).c_str(), 1);
+    EXPECT_EQ(GemmLibraryFromEnvironment().value(), library);
+  }
+  setenv(kGemmVariable, "onednn", 1);
+  absl::StatusOr<GemmLibrary> onednn = GemmLibraryFromEnvironment();
+  if (OneDnnAvailable()) {
+    EXPECT_EQ(onednn.value(), GemmLibrary::kOneDnn);
+  } else {
+    ASSERT_FALSE(onednn.ok());
+    EXPECT_NE(onednn.status().message().find("libdnnl-dev"), std::string::npos);
+  }
+  setenv(kGemmVariable, "mkl", 1);
+  absl::StatusOr<GemmLibrary> bad = GemmLibraryFromEnvironment();
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("SEAM_CPU_GEMM"), std::string::npos) << bad.status();
+  EXPECT_NE(bad.status().message().find("'mkl'"), std::string::npos) << bad.status();
+}
+
+// Through the C ABI: a bad value fails client creation with that message; a good one sets
+// the process-wide choice.
+TEST_F(GemmTest, ClientCreationReadsTheVariable) {
+  const PJRT_Api* api = GetCpuPjrtApi();
+  setenv(kGemmVariable, "fastest", 1);
+  PJRT_Client_Create_Args create{};
+  create.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE;
+  PJRT_Error* error = api->PJRT_Client_Create(&create);
+  ASSERT_NE(error, nullptr);
+  PJRT_Error_Message_Args message{};
+  message.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
+  message.error = error;
+  api->PJRT_Error_Message(&message);
+  const std::string text(message.message, message.message_size);
+  EXPECT_NE(text.find("SEAM_CPU_GEMM must be auto, openblas or onednn, got 'fastest'"),
+            std::string::npos)
+      << text;
+  PJRT_Error_Destroy_Args destroy{};
+  destroy.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
+  destroy.error = error;
+  api->PJRT_Error_Destroy(&destroy);
+
+  setenv(kGemmVariable, "openblas", 1);
+  create = {};
+  create.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE;
+  ASSERT_EQ(api->PJRT_Client_Create(&create), nullptr);
+  EXPECT_EQ(GetGemmLibrary(), GemmLibrary::kOpenBlas);
+  PJRT_Client_Destroy_Args client_destroy{};
+  client_destroy.struct_size = PJRT_Client_Destroy_Args_STRUCT_SIZE;
+  client_destroy.client = create.client;
+  EXPECT_EQ(api->PJRT_Client_Destroy(&client_destroy), nullptr);
+}
+
+}  // namespace
+}  // namespace seam::cpu
