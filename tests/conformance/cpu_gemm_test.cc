@@ -125,8 +125,8 @@ TEST_F(GemmTest, AutoPicksOneDnnOnlyForLargeProductsOnAvx512) {
   EXPECT_EQ(SgemmLibraryFor(64, 10, 128), GemmLibrary::kOpenBlas);  // 81920 multiply-adds
   const GemmLibrary large = OneDnnHasAvx512() ? GemmLibrary::kOneDnn : GemmLibrary::kOpenBlas;
   EXPECT_EQ(SgemmLibraryFor(64, 128, 784), large);
-  EXPECT_EQ(SgemmLibraryFor(64, 64, 64), large);  // exactly kOneDnnMinimumWork
-  EXPECT_EQ(SgemmLibraryFor(64, 64, 63), GemmLibrary::kOpenBlas);
+  EXPECT_EQ(SgemmLibraryFor(128, 128, 64), large);  // exactly kOneDnnMinimumWork
+  EXPECT_EQ(SgemmLibraryFor(128, 128, 63), GemmLibrary::kOpenBlas);
   SetGemmLibrary(GemmLibrary::kOpenBlas);
   EXPECT_EQ(SgemmLibraryFor(512, 4096, 4096), GemmLibrary::kOpenBlas);
   if (OneDnnAvailable()) {

@@ -27,7 +27,7 @@ namespace seam::cpu {
 enum class GemmLibrary { kAuto, kOpenBlas, kOneDnn };
 
 inline constexpr char kGemmVariable[] = "SEAM_CPU_GEMM";
-inline constexpr double kOneDnnMinimumWork = 256.0 * 1024;      // m * n * k
+inline constexpr double kOneDnnMinimumWork = 1024.0 * 1024;     // m * n * k
 inline constexpr double kSplitMinimumWork = 4.0 * 1024 * 1024;  // m * n * k
 
 // "auto", "openblas" or "onednn".
