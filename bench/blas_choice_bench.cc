@@ -1,10 +1,14 @@
 // Which BLAS should run the CPU plugin's f32 dot_general: OpenBLAS's cblas_sgemm or
 // oneDNN's dnnl_sgemm, on the same row-major data, on 1 and 2 threads, in one run
-// (BENCHMARKS.md, "BLAS choice"). Each (shape, threads) pair runs OpenBLAS then oneDNN
-// back to back so that the ratio is taken under the same machine load.
+// (BENCHMARKS.md, "BLAS choice" and "Session 5: matrix products"). Each (shape, layout,
+// threads) runs OpenBLAS then oneDNN back to back so that the ratio is taken under the
+// same machine load. Layouts: 0 = A.B, 1 = A^T.B (a weight gradient), 2 = A.B^T (an input
+// gradient). The shapes are square products, the sizes around the plugin's switch to oneDNN
+// (gemm.h, kOneDnnMinimumWork = 2^20 multiply-adds) and the training steps' own products.
 //
 // Threads: OpenBLAS (the pthread build) through openblas_set_num_threads; oneDNN here is
 // built on OpenMP (libgomp), so through omp_set_num_threads.
+#include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <dnnl.h>
 #include <omp.h>
@@ -14,8 +18,6 @@
 #include <cstdlib>
 #include <random>
 #include <vector>
-
-#include <benchmark/benchmark.h>
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
@@ -31,9 +33,19 @@ std::vector<float> Random(size_t n, uint64_t seed) {
 
 struct Problem {
   int64_t m, k, n;
+  bool trans_a, trans_b;
   std::vector<float> a, b, c;
-  Problem(int64_t m_, int64_t k_, int64_t n_)
-      : m(m_), k(k_), n(n_), a(Random(m * k, 1)), b(Random(k * n, 2)), c(m * n) {}
+  Problem(int64_t m_, int64_t k_, int64_t n_, int64_t layout = 0)
+      : m(m_),
+        k(k_),
+        n(n_),
+        trans_a(layout == 1),
+        trans_b(layout == 2),
+        a(Random(m * k, 1)),
+        b(Random(k * n, 2)),
+        c(m * n) {}
+  int64_t lda() const { return trans_a ? m : k; }
+  int64_t ldb() const { return trans_b ? k : n; }
 };
 
 void SetThreads(int threads) {
@@ -48,26 +60,28 @@ void Report(benchmark::State& state, const Problem& p, int threads) {
   state.counters["threads"] = threads;
 }
 
-// Arguments: m, k, n, threads. C[m,n] = A[m,k] * B[k,n], row-major.
+// Arguments: m, k, n, layout, threads. C[m,n] = op(A)[m,k] * op(B)[k,n], row-major.
 void BM_OpenBlasSgemm(benchmark::State& state) {
-  Problem p(state.range(0), state.range(1), state.range(2));
-  const int threads = static_cast<int>(state.range(3));
+  Problem p(state.range(0), state.range(1), state.range(2), state.range(3));
+  const int threads = static_cast<int>(state.range(4));
   SetThreads(threads);
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p.m, p.n, p.k, 1.0f, p.a.data(), p.k,
-                p.b.data(), p.n, 0.0f, p.c.data(), p.n);
+    cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans,
+                p.trans_b ? CblasTrans : CblasNoTrans, p.m, p.n, p.k, 1.0f, p.a.data(), p.lda(),
+                p.b.data(), p.ldb(), 0.0f, p.c.data(), p.n);
     benchmark::DoNotOptimize(p.c.data());
   }
   Report(state, p, threads);
 }
 
 void BM_OneDnnSgemm(benchmark::State& state) {
-  Problem p(state.range(0), state.range(1), state.range(2));
-  const int threads = static_cast<int>(state.range(3));
+  Problem p(state.range(0), state.range(1), state.range(2), state.range(3));
+  const int threads = static_cast<int>(state.range(4));
   SetThreads(threads);
   for (auto _ : state) {
-    dnnl_status_t status = dnnl_sgemm('N', 'N', p.m, p.n, p.k, 1.0f, p.a.data(), p.k,
-                                      p.b.data(), p.n, 0.0f, p.c.data(), p.n);
+    dnnl_status_t status =
+        dnnl_sgemm(p.trans_a ? 'T' : 'N', p.trans_b ? 'T' : 'N', p.m, p.n, p.k, 1.0f, p.a.data(),
+                   p.lda(), p.b.data(), p.ldb(), 0.0f, p.c.data(), p.n);
     if (status != dnnl_success) {
       state.SkipWithError("dnnl_sgemm failed");
       break;
@@ -92,20 +106,25 @@ bool SameProduct() {
 }
 
 void Register() {
-  const int64_t shapes[][3] = {{256, 256, 256}, {1024, 1024, 1024}, {512, 4096, 4096},
-                               {512, 784, 128}};
+  // {m, k, n, layout}
+  const int64_t shapes[][4] = {
+      {256, 256, 256, 0}, {1024, 1024, 1024, 0}, {512, 4096, 4096, 0},  // square and large
+      {32, 32, 32, 0},    {64, 64, 64, 0},       {64, 64, 128, 0},      // around 2^18 ..
+      {128, 128, 64, 0},  {64, 128, 128, 2},     {128, 128, 128, 1},    // .. 2^21
+      {64, 784, 128, 0},  {784, 64, 128, 1},     {64, 128, 10, 0},      // 784-128-10 b64
+      {64, 10, 128, 2},   {256, 784, 512, 0},    {784, 256, 512, 1},    // 784-512-512-10
+      {256, 512, 512, 2}, {256, 512, 10, 0},     {256, 10, 512, 2}};    //   b256
   for (int threads : {1, 2}) {
     for (const auto& s : shapes) {
-      benchmark::RegisterBenchmark("BM_OpenBlasSgemm", BM_OpenBlasSgemm)
-          ->Args({s[0], s[1], s[2], threads})
-          ->ArgNames({"m", "k", "n", "threads"})
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
-      benchmark::RegisterBenchmark("BM_OneDnnSgemm", BM_OneDnnSgemm)
-          ->Args({s[0], s[1], s[2], threads})
-          ->ArgNames({"m", "k", "n", "threads"})
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
+      using Fn = void (*)(benchmark::State&);
+      for (auto [name, fn] : {std::pair<const char*, Fn>{"BM_OpenBlasSgemm", BM_OpenBlasSgemm},
+                              std::pair<const char*, Fn>{"BM_OneDnnSgemm", BM_OneDnnSgemm}}) {
+        benchmark::RegisterBenchmark(name, fn)
+            ->Args({s[0], s[1], s[2], s[3], threads})
+            ->ArgNames({"m", "k", "n", "layout", "threads"})
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+      }
     }
   }
 }
@@ -118,8 +137,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const dnnl_version_t* version = dnnl_version();
-  std::printf("oneDNN %d.%d.%d (cpu runtime %u)\n", version->major, version->minor,
-              version->patch, version->cpu_runtime);
+  std::printf("oneDNN %d.%d.%d (cpu runtime %u)\n", version->major, version->minor, version->patch,
+              version->cpu_runtime);
   Register();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
