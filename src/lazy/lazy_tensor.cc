@@ -1,7 +1,5 @@
 #include "src/lazy/lazy_tensor.h"
 
-#include <atomic>
-
 #include "src/base/object_pool.h"
 
 namespace seam::lazy {
@@ -17,8 +15,6 @@ Registry& GetRegistry() {
   static auto* registry = new Registry();  // leaked: tensors may die during exit
   return *registry;
 }
-
-std::atomic<uint64_t> g_next_id{1};
 
 // Dimension buffers of freed nodes, per thread (small ones only, and a bounded number).
 // The state follows src/base/object_pool.cc: a trivially destructible thread_local says
@@ -77,7 +73,7 @@ NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
   return node;
 }
 
-TensorImpl::TensorImpl(NodePtr node) : id_(g_next_id.fetch_add(1)), node_(std::move(node)) {}
+TensorImpl::TensorImpl(NodePtr node) : node_(std::move(node)) {}
 
 TensorImpl::~TensorImpl() {
   Registry& registry = GetRegistry();

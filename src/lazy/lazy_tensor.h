@@ -21,8 +21,8 @@ struct ReplicaValues;  // src/lazy/replicated.h
 // A value that exists outside any pending graph: host data not yet sent, or device data.
 struct DeviceValue {
   ir::Shape shape;
-  std::optional<ir::Literal> host;                // until the first sync that needs it
-  runtime::ComputationClient::DataPtr device;     // once on the device
+  std::optional<ir::Literal> host;             // until the first sync that needs it
+  runtime::ComputationClient::DataPtr device;  // once on the device
   // Data parallel: set when the value has one copy per replica (replica d on the d-th local
   // device). `host` and `device` above are then replica 0's.
   std::shared_ptr<ReplicaValues> replicas;
@@ -88,7 +88,6 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
 
   NodePtr node() const;
   void set_node(NodePtr node);
-  uint64_t id() const { return id_; }
 
   // The leaf this tensor's handle held before `assign` gave it a new, pending value: its
   // device buffer is what a sync may donate to that new value (src/lazy/donation.h).
@@ -99,7 +98,6 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   friend void RegisterTensor(const std::shared_ptr<TensorImpl>& impl);
   friend std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
 
-  uint64_t id_;
   mutable SpinLock mu_;
   NodePtr node_;
   std::weak_ptr<const Node> replaced_;
