@@ -27,7 +27,9 @@ NodePtr Add(const NodePtr& a, const NodePtr& b) { return lazy::MakeNode(ir::Op::
 NodePtr Mul(const NodePtr& a, const NodePtr& b) {
   return lazy::MakeNode(ir::Op::kMultiply, {a, b}, {});
 }
-NodePtr Div(const NodePtr& a, const NodePtr& b) { return lazy::MakeNode(ir::Op::kDivide, {a, b}, {}); }
+NodePtr Div(const NodePtr& a, const NodePtr& b) {
+  return lazy::MakeNode(ir::Op::kDivide, {a, b}, {});
+}
 NodePtr Neg(const NodePtr& a) { return lazy::Unary(ir::Op::kNeg, a); }
 NodePtr Full(const NodePtr& like, double v) {
   return lazy::BroadcastTo(lazy::ConstantNode(lazy::ScalarLiteral(like->shape.dtype, v)),
@@ -37,7 +39,7 @@ NodePtr Full(const NodePtr& like, double v) {
 // Sums `g` (the shape of a broadcast's result) back to the broadcast's operand shape.
 NodePtr Unbroadcast(const Node& node, const NodePtr& g) {
   const NodePtr& x = node.operands[0];
-  const std::vector<int64_t>& mapping = node.attrs.at("dims");
+  const std::vector<int64_t>& mapping = node.attrs().at("dims");
   std::vector<int64_t> axes;
   for (int64_t d = 0; d < node.shape.rank(); ++d) {
     auto it = std::find(mapping.begin(), mapping.end(), d);
@@ -68,14 +70,17 @@ std::vector<int64_t> FreeDims(const ir::Shape& shape, const std::vector<int64_t>
 // transpose (skipped when it is the identity) puts back into x's order. For a plain 2-D
 // product this is g . rhs^T and lhs^T . g with no transpose.
 NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
-  const char* x_side = i == 0 ? "lhs" : "rhs";
-  const char* y_side = i == 0 ? "rhs" : "lhs";
   const NodePtr& x = node.operands[i];
   const NodePtr& y = node.operands[1 - i];
-  const std::vector<int64_t>& xb = node.attrs.at(absl::StrCat(x_side, "_batch"));
-  const std::vector<int64_t>& xc = node.attrs.at(absl::StrCat(x_side, "_contracting"));
-  const std::vector<int64_t>& yb = node.attrs.at(absl::StrCat(y_side, "_batch"));
-  const std::vector<int64_t>& yc = node.attrs.at(absl::StrCat(y_side, "_contracting"));
+  const ir::Attributes& attrs = node.attrs();
+  const std::vector<int64_t>& lhs_batch = attrs.at("lhs_batch");
+  const std::vector<int64_t>& rhs_batch = attrs.at("rhs_batch");
+  const std::vector<int64_t>& lhs_contracting = attrs.at("lhs_contracting");
+  const std::vector<int64_t>& rhs_contracting = attrs.at("rhs_contracting");
+  const std::vector<int64_t>& xb = i == 0 ? lhs_batch : rhs_batch;
+  const std::vector<int64_t>& xc = i == 0 ? lhs_contracting : rhs_contracting;
+  const std::vector<int64_t>& yb = i == 0 ? rhs_batch : lhs_batch;
+  const std::vector<int64_t>& yc = i == 0 ? rhs_contracting : lhs_contracting;
   const auto nb = static_cast<int64_t>(xb.size());
   std::vector<int64_t> x_free = FreeDims(x->shape, xb, xc);
   std::vector<int64_t> y_free = FreeDims(y->shape, yb, yc);
@@ -92,13 +97,15 @@ NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
   std::sort(sorted_yc.begin(), sorted_yc.end());
   std::vector<int64_t> perm(x->shape.rank());
   for (int64_t j = 0; j < nb; ++j) perm[xb[j]] = j;
-  for (int64_t j = 0; j < nx; ++j) perm[x_free[j]] = i == 0 ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
+  for (int64_t j = 0; j < nx; ++j)
+    perm[x_free[j]] = i == 0 ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
   for (size_t j = 0; j < xc.size(); ++j) {
     int64_t rank = std::find(sorted_yc.begin(), sorted_yc.end(), yc[j]) - sorted_yc.begin();
     perm[xc[j]] = i == 0 ? nb + nx + rank : nb + rank;
   }
   bool identity = true;
-  for (size_t d = 0; d < perm.size(); ++d) identity = identity && perm[d] == static_cast<int64_t>(d);
+  for (size_t d = 0; d < perm.size(); ++d)
+    identity = identity && perm[d] == static_cast<int64_t>(d);
   return identity ? r : lazy::Transpose(r, perm);
 }
 
@@ -108,9 +115,9 @@ NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
 // interior padding that is g padded by the negated amounts (cropping what was added, and
 // zero-filling what a negative amount had cropped); with it, a strided slice.
 NodePtr PadVjp(const Node& node, const NodePtr& g) {
-  const auto& low = node.attrs.at("low");
-  const auto& high = node.attrs.at("high");
-  const auto& interior = node.attrs.at("interior");
+  const auto& low = node.attrs().at("low");
+  const auto& high = node.attrs().at("high");
+  const auto& interior = node.attrs().at("interior");
   NodePtr zero = lazy::ConstantNode(lazy::ScalarLiteral(g->shape.dtype, 0));
   bool plain = std::all_of(interior.begin(), interior.end(), [](int64_t v) { return v == 0; });
   if (plain) {
@@ -130,7 +137,8 @@ NodePtr PadVjp(const Node& node, const NodePtr& g) {
     limit.push_back(node.shape.dims[d] - high[d]);
     stride.push_back(interior[d] + 1);
   }
-  return lazy::MakeNode(ir::Op::kSlice, {g}, {{"start", low}, {"limit", limit}, {"stride", stride}});
+  return lazy::MakeNode(ir::Op::kSlice, {g},
+                        {{"start", low}, {"limit", limit}, {"stride", stride}});
 }
 
 [[noreturn]] void NoRule(const Node& node) {
@@ -145,9 +153,12 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
   const Node& node = *self;
   const auto& ops = node.operands;
   switch (node.op) {
-    case ir::Op::kAdd: return g;
-    case ir::Op::kSubtract: return i == 0 ? g : Neg(g);
-    case ir::Op::kMultiply: return Mul(g, ops[1 - i]);
+    case ir::Op::kAdd:
+      return g;
+    case ir::Op::kSubtract:
+      return i == 0 ? g : Neg(g);
+    case ir::Op::kMultiply:
+      return Mul(g, ops[1 - i]);
     case ir::Op::kDivide:
       return i == 0 ? Div(g, ops[1]) : Neg(Mul(g, Div(self, ops[1])));
     case ir::Op::kMaximum:
@@ -164,42 +175,54 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
         return Mul(g, Mul(ops[1], lazy::MakeNode(ir::Op::kPower, {ops[0], b_minus_1}, {})));
       }
       return Mul(g, Mul(self, lazy::Unary(ir::Op::kLog, ops[0])));
-    case ir::Op::kNeg: return Neg(g);
-    case ir::Op::kExp: return Mul(g, self);
-    case ir::Op::kLog: return Div(g, ops[0]);
-    case ir::Op::kTanh: return Mul(g, lazy::MakeNode(ir::Op::kSubtract, {Full(g, 1), Mul(self, self)}, {}));
+    case ir::Op::kNeg:
+      return Neg(g);
+    case ir::Op::kExp:
+      return Mul(g, self);
+    case ir::Op::kLog:
+      return Div(g, ops[0]);
+    case ir::Op::kTanh:
+      return Mul(g, lazy::MakeNode(ir::Op::kSubtract, {Full(g, 1), Mul(self, self)}, {}));
     case ir::Op::kLogistic:
       return Mul(g, Mul(self, lazy::MakeNode(ir::Op::kSubtract, {Full(g, 1), self}, {})));
-    case ir::Op::kSqrt: return Div(Mul(g, Full(g, 0.5)), self);
-    case ir::Op::kRsqrt: return Mul(g, Mul(Full(g, -0.5), Mul(self, Mul(self, self))));
-    case ir::Op::kAbs: return Mul(g, lazy::Unary(ir::Op::kSign, ops[0]));
-    case ir::Op::kLog1p: return Div(g, Add(ops[0], Full(g, 1)));
+    case ir::Op::kSqrt:
+      return Div(Mul(g, Full(g, 0.5)), self);
+    case ir::Op::kRsqrt:
+      return Mul(g, Mul(Full(g, -0.5), Mul(self, Mul(self, self))));
+    case ir::Op::kAbs:
+      return Mul(g, lazy::Unary(ir::Op::kSign, ops[0]));
+    case ir::Op::kLog1p:
+      return Div(g, Add(ops[0], Full(g, 1)));
     case ir::Op::kSign:
     case ir::Op::kFloor:
-    case ir::Op::kCeil: return Full(g, 0);  // piecewise constant
+    case ir::Op::kCeil:
+      return Full(g, 0);  // piecewise constant
     case ir::Op::kRemainder:
       // a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b) = -(a - result) / b.
       if (i == 0) return g;
       return Neg(Mul(g, Div(lazy::MakeNode(ir::Op::kSubtract, {ops[0], self}, {}), ops[1])));
-    case ir::Op::kPad: return PadVjp(node, g);
+    case ir::Op::kPad:
+      return PadVjp(node, g);
     case ir::Op::kConvert:
       if (!ir::IsFloat(ops[0]->shape.dtype)) NoRule(node);
       return lazy::Convert(g, ops[0]->shape.dtype);
     case ir::Op::kSelect:
       if (i == 0) NoRule(node);
       return i == 1 ? lazy::Select(ops[0], g, Full(g, 0)) : lazy::Select(ops[0], Full(g, 0), g);
-    case ir::Op::kBroadcastInDim: return Unbroadcast(node, g);
-    case ir::Op::kReshape: return lazy::Reshape(g, ops[0]->shape.dims);
+    case ir::Op::kBroadcastInDim:
+      return Unbroadcast(node, g);
+    case ir::Op::kReshape:
+      return lazy::Reshape(g, ops[0]->shape.dims);
     case ir::Op::kTranspose: {
-      const std::vector<int64_t>& perm = node.attrs.at("permutation");
+      const std::vector<int64_t>& perm = node.attrs().at("permutation");
       std::vector<int64_t> inverse(perm.size());
       for (size_t k = 0; k < perm.size(); ++k) inverse[perm[k]] = static_cast<int64_t>(k);
       return lazy::Transpose(g, inverse);
     }
     case ir::Op::kSlice: {
-      const auto& start = node.attrs.at("start");
-      const auto& limit = node.attrs.at("limit");
-      const auto& stride = node.attrs.at("stride");
+      const auto& start = node.attrs().at("start");
+      const auto& limit = node.attrs().at("limit");
+      const auto& stride = node.attrs().at("stride");
       std::vector<int64_t> low, high, interior;
       for (size_t d = 0; d < start.size(); ++d) {
         int64_t n = node.shape.dims[d];
@@ -214,7 +237,7 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
                             {{"low", low}, {"high", high}, {"interior", interior}});
     }
     case ir::Op::kConcatenate: {
-      int64_t axis = node.attrs.at("dimension").front();
+      int64_t axis = node.attrs().at("dimension").front();
       int64_t offset = 0;
       for (size_t k = 0; k < i; ++k) offset += ops[k]->shape.dims[axis];
       std::vector<int64_t> starts(node.shape.rank(), 0), limits = node.shape.dims,
@@ -228,7 +251,7 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kReduceProduct:
     case ir::Op::kReduceMin:
     case ir::Op::kReduceMax: {
-      const std::vector<int64_t>& axes = node.attrs.at("axes");
+      const std::vector<int64_t>& axes = node.attrs().at("axes");
       std::vector<int64_t> mapping;
       for (int64_t d = 0; d < ops[0]->shape.rank(); ++d) {
         if (std::find(axes.begin(), axes.end(), d) == axes.end()) mapping.push_back(d);
@@ -239,22 +262,24 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
         return Mul(spread, Div(lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping), ops[0]));
       }
       NodePtr best = lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping);
-      NodePtr is_best = lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], best}, {}),
-                                      ops[0]->shape.dtype);
+      NodePtr is_best =
+          lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], best}, {}), ops[0]->shape.dtype);
       return Mul(spread, is_best);
     }
-    case ir::Op::kDotGeneral: return DotVjp(node, i, g);
+    case ir::Op::kDotGeneral:
+      return DotVjp(node, i, g);
     case ir::Op::kAllReduceSum:
       // The sum over replicas of every replica's loss: each replica's input reaches every
       // replica's output.
       return lazy::AllReduceNode(ir::Op::kAllReduceSum, g);
     case ir::Op::kAllReduceMax:
     case ir::Op::kAllReduceMin: {
-      NodePtr is_best = lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], self}, {}),
-                                      ops[0]->shape.dtype);
+      NodePtr is_best =
+          lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], self}, {}), ops[0]->shape.dtype);
       return Mul(lazy::AllReduceNode(ir::Op::kAllReduceSum, g), is_best);
     }
-    default: NoRule(node);
+    default:
+      NoRule(node);
   }
 }
 
@@ -263,8 +288,8 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
 std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) {
   NodePtr root = lazy::NodeOf(loss, "grad");
   if (root->shape.rank() != 0 || !ir::IsFloat(root->shape.dtype)) {
-    lazy::ThrowInvalid(absl::StrCat("grad: the loss must be a float scalar, got ",
-                                    root->shape.ToString()));
+    lazy::ThrowInvalid(
+        absl::StrCat("grad: the loss must be a float scalar, got ", root->shape.ToString()));
   }
   std::vector<NodePtr> param_nodes;
   absl::flat_hash_set<const void*> wanted;
@@ -324,9 +349,10 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
   for (size_t k = 0; k < params.size(); ++k) {
     auto found = adjoint.find(Key(param_nodes[k].get()));
     if (found == adjoint.end()) {
-      lazy::ThrowInvalid(absl::StrCat("grad: parameter ", k, " (", param_nodes[k]->shape.ToString(),
-                                      ") is not in the graph of the loss (a synced loss is a plain value: take grad before "
-                                      "reading or syncing it)"));
+      lazy::ThrowInvalid(absl::StrCat(
+          "grad: parameter ", k, " (", param_nodes[k]->shape.ToString(),
+          ") is not in the graph of the loss (a synced loss is a plain value: take grad before "
+          "reading or syncing it)"));
     }
     grads.push_back(lazy::Wrap(found->second));
   }

@@ -105,8 +105,8 @@ void PutShape(KeyBuffer* key, const ir::Shape& shape) {
 bool OpKey(const Node& node, KeyBuffer* key, std::vector<std::shared_ptr<DeviceValue>>* leaves) {
   key->Put(node.op);
   PutShape(key, node.shape);
-  key->Put(node.attrs.size());
-  for (const auto& [name, values] : node.attrs) {
+  key->Put(node.attrs().size());
+  for (const auto& [name, values] : node.attrs()) {
     key->Put(name.size());
     key->Append(name.data(), name.size());
     key->Put(values.size());

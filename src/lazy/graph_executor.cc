@@ -88,7 +88,7 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
       ir::Instruction inst;
       inst.op = node->op;
       inst.shape = node->shape;
-      inst.attrs = node->attrs;
+      inst.attrs = node->attrs();
       if (node->op == ir::Op::kConstant) inst.literal = node->literal;
       for (const NodePtr& operand : node->operands) inst.operands.push_back(index.at(operand.get()));
       index[node] = static_cast<int>(lowered.program.instructions.size());

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "src/lazy/attributes.h"
+
 namespace seam::lazy {
 namespace {
 
@@ -12,10 +14,6 @@ class Mixer {
   void Int(int64_t v) {
     state_ = (state_ ^ static_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15ULL;
     state_ ^= state_ >> 29;
-  }
-  void Ints(const std::vector<int64_t>& values) {
-    Int(static_cast<int64_t>(values.size()));
-    for (int64_t v : values) Int(v);
   }
   void Bytes(const std::vector<uint8_t>& bytes) {
     Int(static_cast<int64_t>(bytes.size()));
@@ -30,10 +28,6 @@ class Mixer {
       tail |= static_cast<uint64_t>(bytes[i + k]) << (8 * k);
     }
     Int(static_cast<int64_t>(tail));
-  }
-  void String(const std::string& s) {
-    Int(static_cast<int64_t>(s.size()));
-    for (char c : s) Int(c);
   }
   uint64_t Finish() const {
     uint64_t z = state_;
@@ -125,7 +119,7 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
       walk.nodes.push_back(node);
       walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
       h.Int(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(),
-                   node->attrs.size()));
+                   node->attrs().size()));
       MixDims(h, node->shape);
       // Operand indices two to a word.
       uint64_t pair = 0;
@@ -138,10 +132,8 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
         half = !half;
       }
       if (half) h.Int(static_cast<int64_t>(pair));
-      for (const auto& [name, values] : node->attrs) {
-        h.String(name);
-        h.Ints(values);
-      }
+      // The set's own hash covers its names and values.
+      if (node->attributes != nullptr) h.Int(static_cast<int64_t>(node->attributes->hash));
       if (node->op == ir::Op::kConstant) h.Bytes(node->literal.bytes);
       node->walk_epoch = epoch;
       node->walk_index = position;
@@ -212,7 +204,7 @@ bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
     const int begin = walk.operand_begin[i], end = walk.operand_begin[i + 1];
     if (inst.op != node.op || inst.parameter_index != -1 ||
         inst.operands.size() != static_cast<size_t>(end - begin) ||
-        inst.attrs.size() != node.attrs.size() || !(inst.attrs == node.attrs)) {
+        !SameAttributes(inst.attrs, node.attrs())) {
       return false;
     }
     for (int k = begin; k < end; ++k) {

@@ -37,6 +37,11 @@ DimsCache& Dims() {
 
 }  // namespace
 
+const ir::Attributes& NoAttributes() {
+  static const ir::Attributes* none = new ir::Attributes();  // leaked: nodes may die during exit
+  return *none;
+}
+
 std::shared_ptr<Node> NewNode() { return std::allocate_shared<Node>(base::PoolAllocator<Node>()); }
 
 std::shared_ptr<DeviceValue> NewDeviceValue() {

@@ -36,6 +36,16 @@ struct DeviceValue {
   int walk_index = -1;
 };
 
+// A recorded node's attributes. Immutable once made, and shared by the nodes recorded with
+// equal attributes (src/lazy/attributes.h): a training loop records the same broadcast
+// mappings, reduction axes and dot dimensions every step.
+struct AttributeSet {
+  ir::Attributes map;
+  uint64_t hash = 0;  // of the names and values: equal sets have equal hashes
+};
+using AttributeSetPtr = std::shared_ptr<const AttributeSet>;
+const ir::Attributes& NoAttributes();
+
 // One recorded operation. A node with `value` set is a leaf (it becomes a parameter of
 // the program): its op is kParameter, or, in eager mode, the op that computed the value
 // (kept so that autodiff can walk the graph; see src/lazy/eager.h). Nodes are immutable
@@ -55,7 +65,7 @@ struct Node {
   ir::Op op = ir::Op::kParameter;
   NodeList operands;
   ir::Shape shape;
-  ir::Attributes attrs;
+  AttributeSetPtr attributes;          // null: none
   ir::Literal literal;                 // kConstant only
   std::shared_ptr<DeviceValue> value;  // leaves only
   // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's: marks
@@ -64,6 +74,9 @@ struct Node {
   mutable int walk_index = -1;
 
   bool is_leaf() const { return value != nullptr; }
+  const ir::Attributes& attrs() const {
+    return attributes != nullptr ? attributes->map : NoAttributes();
+  }
 };
 using NodePtr = std::shared_ptr<const Node>;
 

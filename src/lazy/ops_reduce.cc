@@ -32,11 +32,11 @@ NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_a
 NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
                    std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch,
                    std::vector<int64_t> rhs_batch) {
-  ir::Attributes attrs = {{"lhs_batch", std::move(lhs_batch)},
-                          {"rhs_batch", std::move(rhs_batch)},
-                          {"lhs_contracting", std::move(lhs_contracting)},
-                          {"rhs_contracting", std::move(rhs_contracting)}};
-  return MakeNode(ir::Op::kDotGeneral, {lhs, rhs}, std::move(attrs));
+  return MakeNode(ir::Op::kDotGeneral, {lhs, rhs},
+                  {{"lhs_batch", lhs_batch},
+                   {"rhs_batch", rhs_batch},
+                   {"lhs_contracting", lhs_contracting},
+                   {"rhs_contracting", rhs_contracting}});
 }
 
 }  // namespace lazy
@@ -53,8 +53,8 @@ std::vector<int64_t> AllAxes(const NodePtr& x) {
 }
 
 // The reduced node, reshaped to keep size-1 dimensions when asked.
-NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x,
-                   const std::vector<int64_t>& axes, bool keepdim) {
+NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x, const std::vector<int64_t>& axes,
+                   bool keepdim) {
   std::vector<int64_t> sorted = lazy::NormalizeAxes(name, x->shape, axes);
   if (op != ir::Op::kReduceSum && !ir::IsFloat(x->shape.dtype) && !ir::IsInteger(x->shape.dtype)) {
     lazy::ThrowInvalid(absl::StrCat(name, ": needs a numeric tensor, got ", x->shape.ToString()));
@@ -83,7 +83,8 @@ Tensor Tensor::mean(const std::vector<int64_t>& axes, bool keepdim) const {
   for (int64_t a : lazy::NormalizeAxes("mean", x->shape, axes)) count *= x->shape.dims[a];
   NodePtr total = ReduceKeep(ir::Op::kReduceSum, "mean", x, axes, keepdim);
   // The divisor is a shape property, so it is a program constant.
-  NodePtr divisor = lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(count)));
+  NodePtr divisor =
+      lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(count)));
   return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "mean", total, divisor));
 }
 
@@ -108,7 +109,8 @@ Tensor Tensor::argmax(int64_t axis) const {
   int64_t a = lazy::NormalizeAxes("argmax", x->shape, {axis}).front();
   NodePtr best = ReduceKeep(ir::Op::kReduceMax, "argmax", x, {a}, true);
   NodePtr is_best = lazy::Elementwise(ir::Op::kEq, "argmax", x, best);
-  NodePtr index = lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {a}}},
+  const int64_t dimension[] = {a};
+  NodePtr index = lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", dimension}},
                                  ir::Shape{ir::DType::kS32, x->shape.dims});
   NodePtr big = lazy::BroadcastTo(
       lazy::ConstantNode(lazy::ScalarLiteral(ir::DType::kS32, x->shape.dims[a])), x->shape.dims);

@@ -30,8 +30,8 @@ Tensor Tensor::reshape(std::vector<int64_t> shape) const {
     if (shape[i] == -1 && infer < 0) {
       infer = static_cast<int>(i);
     } else if (shape[i] < 0) {
-      lazy::ThrowInvalid(absl::StrCat("reshape: bad target [", absl::StrJoin(shape, ","),
-                                      "] for ", x->shape.ToString()));
+      lazy::ThrowInvalid(absl::StrCat("reshape: bad target [", absl::StrJoin(shape, ","), "] for ",
+                                      x->shape.ToString()));
     } else {
       known *= shape[i];
     }
@@ -42,8 +42,8 @@ Tensor Tensor::reshape(std::vector<int64_t> shape) const {
   for (int64_t d : shape) count *= d;
   if (count != total) {
     lazy::ThrowInvalid(absl::StrCat("reshape: ", x->shape.ToString(), " has ", total,
-                                    " elements; the target [", absl::StrJoin(shape, ","),
-                                    "] has ", count));
+                                    " elements; the target [", absl::StrJoin(shape, ","), "] has ",
+                                    count));
   }
   return lazy::Wrap(lazy::Reshape(x, shape));
 }
@@ -65,8 +65,8 @@ Tensor Tensor::broadcast_to(std::vector<int64_t> shape) const {
     ok = dims[i] == target || dims[i] == 1;
   }
   if (!ok) {
-    lazy::ThrowInvalid(absl::StrCat("broadcast_to: ", x->shape.ToString(), " cannot be broadcast to [",
-                                    absl::StrJoin(shape, ","), "]"));
+    lazy::ThrowInvalid(absl::StrCat("broadcast_to: ", x->shape.ToString(),
+                                    " cannot be broadcast to [", absl::StrJoin(shape, ","), "]"));
   }
   return lazy::Wrap(lazy::BroadcastTo(x, shape));
 }
@@ -140,7 +140,9 @@ Tensor Tensor::cat(const std::vector<Tensor>& tensors, int64_t axis) {
   lazy::NodeList nodes;
   for (const Tensor& t : tensors) nodes.push_back(NodeOf(t, "cat"));
   int64_t a = lazy::NormalizeAxes("cat", nodes.front()->shape, {axis}).front();
-  return lazy::Wrap(lazy::MakeNode(ir::Op::kConcatenate, std::move(nodes), {{"dimension", {a}}}));
+  const int64_t dimension[] = {a};
+  return lazy::Wrap(
+      lazy::MakeNode(ir::Op::kConcatenate, std::move(nodes), {{"dimension", dimension}}));
 }
 
 }  // namespace seam

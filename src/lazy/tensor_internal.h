@@ -3,12 +3,14 @@
 #ifndef SEAM_LAZY_TENSOR_INTERNAL_H_
 #define SEAM_LAZY_TENSOR_INTERNAL_H_
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "seam/tensor.h"
+#include "src/lazy/attributes.h"
 #include "src/lazy/lazy_tensor.h"
 
 namespace seam {
@@ -28,8 +30,11 @@ NodePtr NodeOf(const Tensor& tensor, const char* what);
 inline Tensor Wrap(NodePtr node) { return TensorAccess::Wrap(std::move(node)); }
 
 // A node checked by the IR's shape rules; `declared` gives the result for ops whose shape
-// is part of the call (broadcast_in_dim, reshape, convert, iota).
-NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
+// is part of the call (broadcast_in_dim, reshape, convert, iota). The attributes become
+// the node's shared set (src/lazy/attributes.h).
+NodePtr MakeNode(ir::Op op, NodeList operands, std::initializer_list<Attr> attrs,
+                 ir::Shape declared = {});
+NodePtr MakeNode(ir::Op op, NodeList operands, const ir::Attributes& attrs,
                  ir::Shape declared = {});
 // MakeNode for a binary op without attributes (what numpy-broadcast ops record once their
 // operands agree): the operand list is built in the node itself.

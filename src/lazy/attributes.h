@@ -1,0 +1,38 @@
+// Attribute sets of recorded nodes, found by content: each distinct set is built once per
+// thread and then shared, so that recording an op with attributes a step recorded before
+// builds no map (a std::map of strings and vectors costs several allocations to make and
+// as many to free).
+#ifndef SEAM_LAZY_ATTRIBUTES_H_
+#define SEAM_LAZY_ATTRIBUTES_H_
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "src/ir/program.h"
+#include "src/lazy/lazy_tensor.h"
+
+namespace seam::lazy {
+
+// One attribute by reference (the name and values must outlive the call that takes it).
+struct Attr {
+  std::string_view name;
+  std::span<const int64_t> values;
+};
+
+// The shared set holding `attrs`, in any order; of repeated names the first counts (as
+// in a map built from the same list). Null when `attrs` is empty.
+AttributeSetPtr InternAttributes(std::span<const Attr> attrs);
+AttributeSetPtr InternAttributes(const ir::Attributes& attrs);
+
+// Whether two names are equal, compared a word at a time inline (names are short, and
+// std::string's comparisons call memcmp).
+bool SameName(std::string_view a, std::string_view b);
+
+// Whether two attribute maps are equal, compared inline (no library call per name or
+// value list).
+bool SameAttributes(const ir::Attributes& a, const ir::Attributes& b);
+
+}  // namespace seam::lazy
+
+#endif  // SEAM_LAZY_ATTRIBUTES_H_
