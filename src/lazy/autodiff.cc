@@ -1,11 +1,10 @@
 // Reverse-mode gradients over the recorded graph: one vector-Jacobian rule per primitive the
 // front end emits. The gradient is itself a lazy graph that shares the forward nodes.
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/lazy/replicated.h"
@@ -285,6 +284,118 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
 
 }  // namespace
 
+namespace {
+
+// The keys of the wanted parameters: a few, compared in place; many, hashed.
+class KeySet {
+ public:
+  void Insert(const void* key) {
+    if (set_.empty() && small_.size() < kSmall) {
+      small_.push_back(key);
+      return;
+    }
+    set_.insert(small_.begin(), small_.end());
+    small_.clear();
+    set_.insert(key);
+  }
+  bool Contains(const void* key) const {
+    if (!set_.empty()) return set_.contains(key);
+    for (const void* k : small_) {
+      if (k == key) return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr size_t kSmall = 16;
+  absl::InlinedVector<const void*, kSmall> small_;
+  absl::flat_hash_set<const void*> set_;
+};
+
+// The graph of a loss in post-order, as grad walks it. A key (a leaf's value, or another
+// node itself) is numbered by the position of its first node. The walk does not enter
+// wanted nodes; every other node's operands come before it.
+struct GradGraph {
+  std::vector<const NodePtr*> order;  // the nodes are kept alive by the loss's node
+  std::vector<int> slot;              // per position: its key's number
+  std::vector<char> wanted;           // per position: its key is a wanted parameter's
+  std::vector<int> operand_begin;     // per position, and one more
+  std::vector<int> operands;          // positions; none for wanted nodes
+  struct Frame {
+    const NodePtr* node;
+    size_t next;
+    bool wanted;
+  };
+  std::vector<Frame> stack;
+  // Scratch of this thread's calls, kept for the next (clear() keeps the capacity).
+  bool in_use = false;
+  void Clear() {
+    order.clear();
+    slot.clear();
+    wanted.clear();
+    operand_begin.clear();
+    operands.clear();
+    stack.clear();
+  }
+};
+
+// Walks the graph of `root` into `graph`, marking nodes and values in place (one walk at a
+// time: lazy::GraphMarks), and returns each parameter's key number (-1: not in the graph).
+std::vector<int> WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& param_nodes,
+                             const KeySet& wanted, GradGraph& graph) {
+  lazy::GraphMarks marks;
+  const uint64_t epoch = marks.epoch();
+  auto push = [&](const NodePtr& node) {
+    node->walk_epoch = epoch;
+    node->walk_index = -1;  // until it has a position
+    graph.stack.push_back({&node, 0, wanted.Contains(Key(node.get()))});
+  };
+  push(root);
+  while (!graph.stack.empty()) {
+    GradGraph::Frame& frame = graph.stack.back();
+    const Node& node = **frame.node;
+    if (!frame.wanted && frame.next < node.operands.size()) {
+      const NodePtr& operand = node.operands[frame.next++];
+      if (operand->walk_epoch != epoch) push(operand);  // `frame` is not used after this
+      continue;
+    }
+    const int position = static_cast<int>(graph.order.size());
+    node.walk_index = position;
+    int slot = position;
+    if (node.is_leaf()) {
+      lazy::DeviceValue& value = *node.value;
+      if (value.walk_epoch != epoch) {
+        value.walk_epoch = epoch;
+        value.walk_index = position;
+      }
+      slot = value.walk_index;
+    }
+    graph.order.push_back(frame.node);
+    graph.slot.push_back(slot);
+    graph.wanted.push_back(frame.wanted);
+    graph.operand_begin.push_back(static_cast<int>(graph.operands.size()));
+    if (!frame.wanted) {
+      for (const NodePtr& operand : node.operands) graph.operands.push_back(operand->walk_index);
+    }
+    graph.stack.pop_back();
+  }
+  graph.operand_begin.push_back(static_cast<int>(graph.operands.size()));
+  std::vector<int> param_slots;
+  param_slots.reserve(param_nodes.size());
+  for (const NodePtr& p : param_nodes) {
+    int slot = -1;
+    if (p->is_leaf()) {
+      if (p->value->walk_epoch == epoch) slot = p->value->walk_index;
+    } else if (p->walk_epoch == epoch) {
+      slot = p->walk_index;
+    }
+    param_slots.push_back(slot);
+  }
+  return param_slots;
+}
+
+}  // namespace
+
 std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) {
   NodePtr root = lazy::NodeOf(loss, "grad");
   if (root->shape.rank() != 0 || !ir::IsFloat(root->shape.dtype)) {
@@ -292,69 +403,61 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
         absl::StrCat("grad: the loss must be a float scalar, got ", root->shape.ToString()));
   }
   std::vector<NodePtr> param_nodes;
-  absl::flat_hash_set<const void*> wanted;
+  param_nodes.reserve(params.size());
+  KeySet wanted;
   for (const Tensor& p : params) {
     param_nodes.push_back(lazy::NodeOf(p, "grad"));
-    wanted.insert(Key(param_nodes.back().get()));
+    wanted.Insert(Key(param_nodes.back().get()));
   }
 
-  // Post-order of the graph (iterative), then which nodes lead to a wanted parameter.
-  // The tables are sized from the previous call's graph: a training loop takes the
-  // gradient of the same graph every step, and growing them rehashes every entry.
-  static thread_local size_t last_size = 64;
-  std::vector<NodePtr> order;
-  order.reserve(last_size);
-  absl::flat_hash_set<const Node*> seen;
-  seen.reserve(last_size);
-  std::vector<std::pair<NodePtr, size_t>> stack{{root, 0}};
-  seen.insert(root.get());
-  while (!stack.empty()) {
-    auto& [node, next] = stack.back();
-    if (!wanted.count(Key(node.get())) && next < node->operands.size()) {
-      const NodePtr& operand = node->operands[next++];
-      if (seen.insert(operand.get()).second) stack.emplace_back(operand, 0);
-      continue;
+  thread_local GradGraph scratch;
+  GradGraph local;
+  GradGraph& graph = scratch.in_use ? local : scratch;
+  graph.in_use = true;
+  absl::Cleanup release = [&graph] {
+    graph.Clear();
+    graph.in_use = false;
+  };
+  const std::vector<int> param_slots = WalkForGrad(root, param_nodes, wanted, graph);
+
+  // Which nodes lead to a wanted parameter, then the adjoints from the root down.
+  const size_t count = graph.order.size();
+  std::vector<char> needed(count);
+  for (size_t i = 0; i < count; ++i) {
+    bool need = graph.wanted[i] != 0;
+    for (int k = graph.operand_begin[i]; !need && k < graph.operand_begin[i + 1]; ++k) {
+      need = needed[graph.operands[k]] != 0;
     }
-    order.push_back(node);
-    stack.pop_back();
+    needed[i] = need;
   }
-  last_size = order.size();
-  absl::flat_hash_set<const Node*> needed;
-  needed.reserve(order.size());
-  for (const NodePtr& node : order) {
-    bool need = wanted.count(Key(node.get())) > 0;
-    for (const NodePtr& operand : node->operands) need = need || needed.count(operand.get());
-    if (need) needed.insert(node.get());
-  }
-
-  absl::flat_hash_map<const void*, NodePtr> adjoint;
-  adjoint.reserve(needed.size() + 1);
-  adjoint[Key(root.get())] = Full(root, 1);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const NodePtr& node = *it;
-    auto found = adjoint.find(Key(node.get()));
-    if (found == adjoint.end() || wanted.count(Key(node.get()))) continue;
-    NodePtr g = found->second;
-    for (size_t i = 0; i < node->operands.size(); ++i) {
-      const NodePtr& operand = node->operands[i];
+  std::vector<NodePtr> adjoint(count);  // per key number
+  adjoint[graph.slot[count - 1]] = Full(root, 1);
+  for (size_t i = count; i-- > 0;) {
+    if (graph.wanted[i] || adjoint[graph.slot[i]] == nullptr) continue;
+    const NodePtr& node = *graph.order[i];
+    NodePtr g = adjoint[graph.slot[i]];
+    const int begin = graph.operand_begin[i];
+    for (size_t k = 0; k < node->operands.size(); ++k) {
+      const int position = graph.operands[begin + static_cast<int>(k)];
       // Only float values carry gradients (a select's predicate, indices, labels do not).
-      if (!needed.count(operand.get()) || !ir::IsFloat(operand->shape.dtype)) continue;
-      NodePtr contribution = Vjp(node, i, g);
-      auto [slot, inserted] = adjoint.emplace(Key(operand.get()), contribution);
-      if (!inserted) slot->second = Add(slot->second, contribution);
+      if (!needed[position] || !ir::IsFloat(node->operands[k]->shape.dtype)) continue;
+      NodePtr contribution = Vjp(node, k, g);
+      NodePtr& sum = adjoint[graph.slot[position]];
+      sum = sum == nullptr ? std::move(contribution) : Add(sum, contribution);
     }
   }
 
   std::vector<Tensor> grads;
+  grads.reserve(params.size());
   for (size_t k = 0; k < params.size(); ++k) {
-    auto found = adjoint.find(Key(param_nodes[k].get()));
-    if (found == adjoint.end()) {
+    const int slot = param_slots[k];
+    if (slot < 0 || adjoint[slot] == nullptr) {
       lazy::ThrowInvalid(absl::StrCat(
           "grad: parameter ", k, " (", param_nodes[k]->shape.ToString(),
           ") is not in the graph of the loss (a synced loss is a plain value: take grad before "
           "reading or syncing it)"));
     }
-    grads.push_back(lazy::Wrap(found->second));
+    grads.push_back(lazy::Wrap(adjoint[slot]));
   }
   return grads;
 }

@@ -1,7 +1,6 @@
 #include "src/lazy/graph_key.h"
 
 #include <cstring>
-#include <mutex>
 
 #include "src/lazy/attributes.h"
 
@@ -63,12 +62,9 @@ void MixDims(Mixer& h, const ir::Shape& shape) {
 
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
   // The same iterative post-order as LowerGraph, so that indices agree with its program.
-  // Visited nodes and values are marked in place with this walk's epoch (one walk at a
-  // time, since graphs of different syncs may share nodes).
-  static std::mutex* walk_mu = new std::mutex();
-  static uint64_t last_epoch = 0;  // guarded by walk_mu
-  std::lock_guard<std::mutex> lock(*walk_mu);
-  const uint64_t epoch = ++last_epoch;
+  // Visited nodes and values are marked in place with this walk's epoch.
+  GraphMarks marks;
+  const uint64_t epoch = marks.epoch();
   GraphWalk walk;
   static thread_local size_t last_size = 64;
   walk.nodes.reserve(last_size);

@@ -70,6 +70,23 @@ void SetDims(std::vector<int64_t>& dims, std::span<const int64_t> source) {
   for (size_t i = 0; i < source.size(); ++i) dims[i] = source[i];
 }
 
+namespace {
+
+std::mutex& MarksMutex() {
+  static auto* mu = new std::mutex();  // leaked: graphs may be walked during exit
+  return *mu;
+}
+uint64_t g_last_epoch = 0;  // guarded by MarksMutex()
+
+}  // namespace
+
+GraphMarks::GraphMarks() {
+  MarksMutex().lock();
+  epoch_ = ++g_last_epoch;
+}
+
+GraphMarks::~GraphMarks() { MarksMutex().unlock(); }
+
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
   auto node = NewNode();
   node->op = ir::Op::kParameter;

@@ -31,7 +31,8 @@ struct DeviceValue {
   bool donated = false;
   // seam::set_buffer_donor: donate at the next sync that overwrites it, other handles or not.
   bool buffer_donor = false;
-  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's.
+  // Scratch of graph traversals (GraphMarks below), valid while walk_epoch is the current
+  // traversal's.
   uint64_t walk_epoch = 0;
   int walk_index = -1;
 };
@@ -68,8 +69,8 @@ struct Node {
   AttributeSetPtr attributes;          // null: none
   ir::Literal literal;                 // kConstant only
   std::shared_ptr<DeviceValue> value;  // leaves only
-  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's: marks
-  // in the node instead of a hash map from node to instruction.
+  // Scratch of graph traversals (GraphMarks below), valid while walk_epoch is the current
+  // traversal's: marks in the node instead of a hash map keyed by node.
   mutable uint64_t walk_epoch = 0;
   mutable int walk_index = -1;
 
@@ -79,6 +80,22 @@ struct Node {
   }
 };
 using NodePtr = std::shared_ptr<const Node>;
+
+// One graph traversal that marks nodes and values in place (walk_epoch, walk_index:
+// WalkGraph, seam::grad) at a time, process-wide, since the graphs of different threads
+// may share nodes. While alive, the traversal owns the marks; those not of its epoch are
+// stale. Nothing that starts another traversal may run while one is held.
+class GraphMarks {
+ public:
+  GraphMarks();
+  ~GraphMarks();
+  GraphMarks(const GraphMarks&) = delete;
+  GraphMarks& operator=(const GraphMarks&) = delete;
+  uint64_t epoch() const { return epoch_; }
+
+ private:
+  uint64_t epoch_;
+};
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value);
 // Sets `dims` (a new node's shape dimensions) to `source`, in a dimension buffer that a
