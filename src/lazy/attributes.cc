@@ -71,7 +71,7 @@ bool NameLess(std::string_view a, std::string_view b) {
   return a.size() < b.size();
 }
 
-bool SameValues(std::span<const int64_t> a, std::span<const int64_t> b) {
+bool SameValues(absl::Span<const int64_t> a, absl::Span<const int64_t> b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] != b[i]) return false;
@@ -184,6 +184,13 @@ bool SameName(std::string_view a, std::string_view b) {
     if (p[i] != q[i]) return false;
   }
   return true;
+}
+
+const std::vector<int64_t>& AttrValues(const ir::Attributes& attrs, std::string_view name) {
+  for (const auto& [key, values] : attrs) {
+    if (SameName(key, name)) return values;
+  }
+  return attrs.at(std::string(name));
 }
 
 bool SameAttributes(const ir::Attributes& a, const ir::Attributes& b) {

@@ -9,15 +9,17 @@
 #include <span>
 #include <string_view>
 
+#include "absl/types/span.h"
 #include "src/ir/program.h"
 #include "src/lazy/lazy_tensor.h"
 
 namespace seam::lazy {
 
-// One attribute by reference (the name and values must outlive the call that takes it).
+// One attribute by reference (the name and values must outlive the call that takes it;
+// values may be a braced list in the call).
 struct Attr {
   std::string_view name;
-  std::span<const int64_t> values;
+  absl::Span<const int64_t> values;
 };
 
 // The shared set holding `attrs`, in any order; of repeated names the first counts (as
@@ -28,6 +30,10 @@ AttributeSetPtr InternAttributes(const ir::Attributes& attrs);
 // Whether two names are equal, compared a word at a time inline (names are short, and
 // std::string's comparisons call memcmp).
 bool SameName(std::string_view a, std::string_view b);
+
+// The values of attribute `name`, found by SameName (std::map::at builds a std::string and
+// calls memcmp); std::out_of_range when there is none, as from at().
+const std::vector<int64_t>& AttrValues(const ir::Attributes& attrs, std::string_view name);
 
 // Whether two attribute maps are equal, compared inline (no library call per name or
 // value list).

@@ -38,8 +38,8 @@ NodePtr Full(const NodePtr& like, double v) {
 // Sums `g` (the shape of a broadcast's result) back to the broadcast's operand shape.
 NodePtr Unbroadcast(const Node& node, const NodePtr& g) {
   const NodePtr& x = node.operands[0];
-  const std::vector<int64_t>& mapping = node.attrs().at("dims");
-  std::vector<int64_t> axes;
+  const std::vector<int64_t>& mapping = lazy::AttrValues(node.attrs(), "dims");
+  lazy::SmallInts axes;
   for (int64_t d = 0; d < node.shape.rank(); ++d) {
     auto it = std::find(mapping.begin(), mapping.end(), d);
     if (it == mapping.end()) {
@@ -51,9 +51,8 @@ NodePtr Unbroadcast(const Node& node, const NodePtr& g) {
   return lazy::Reshape(lazy::Reduce(ir::Op::kReduceSum, g, axes), x->shape.dims);
 }
 
-std::vector<int64_t> FreeDims(const ir::Shape& shape, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
+lazy::SmallInts FreeDims(const ir::Shape& shape, lazy::Ints batch, lazy::Ints contracting) {
+  lazy::SmallInts free;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
         std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
@@ -72,39 +71,41 @@ NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
   const NodePtr& x = node.operands[i];
   const NodePtr& y = node.operands[1 - i];
   const ir::Attributes& attrs = node.attrs();
-  const std::vector<int64_t>& lhs_batch = attrs.at("lhs_batch");
-  const std::vector<int64_t>& rhs_batch = attrs.at("rhs_batch");
-  const std::vector<int64_t>& lhs_contracting = attrs.at("lhs_contracting");
-  const std::vector<int64_t>& rhs_contracting = attrs.at("rhs_contracting");
+  const std::vector<int64_t>& lhs_batch = lazy::AttrValues(attrs, "lhs_batch");
+  const std::vector<int64_t>& rhs_batch = lazy::AttrValues(attrs, "rhs_batch");
+  const std::vector<int64_t>& lhs_contracting = lazy::AttrValues(attrs, "lhs_contracting");
+  const std::vector<int64_t>& rhs_contracting = lazy::AttrValues(attrs, "rhs_contracting");
   const std::vector<int64_t>& xb = i == 0 ? lhs_batch : rhs_batch;
   const std::vector<int64_t>& xc = i == 0 ? lhs_contracting : rhs_contracting;
   const std::vector<int64_t>& yb = i == 0 ? rhs_batch : lhs_batch;
   const std::vector<int64_t>& yc = i == 0 ? rhs_contracting : lhs_contracting;
   const auto nb = static_cast<int64_t>(xb.size());
-  std::vector<int64_t> x_free = FreeDims(x->shape, xb, xc);
-  std::vector<int64_t> y_free = FreeDims(y->shape, yb, yc);
+  const lazy::SmallInts x_free = FreeDims(x->shape, xb, xc);
+  const lazy::SmallInts y_free = FreeDims(y->shape, yb, yc);
   const auto nx = static_cast<int64_t>(x_free.size());
   const auto ny = static_cast<int64_t>(y_free.size());
-  std::vector<int64_t> g_batch(nb), g_y;  // g's batch dims; g's dims that are y's free dims
+  lazy::SmallInts g_batch(nb), g_y;  // g's batch dims; g's dims that are y's free dims
   for (int64_t j = 0; j < nb; ++j) g_batch[j] = j;
   for (int64_t j = 0; j < ny; ++j) g_y.push_back(i == 0 ? nb + nx + j : nb + j);
   // r = [batch, x free, y's contracting dims ascending] (i = 0) or
   //     [batch, y's contracting dims ascending, x free] (i = 1).
   NodePtr r = i == 0 ? lazy::DotGeneral(g, y, g_y, y_free, g_batch, yb)
                      : lazy::DotGeneral(y, g, y_free, g_y, yb, g_batch);
-  std::vector<int64_t> sorted_yc = yc;
+  lazy::SmallInts sorted_yc(yc.begin(), yc.end());
   std::sort(sorted_yc.begin(), sorted_yc.end());
-  std::vector<int64_t> perm(x->shape.rank());
+  lazy::SmallInts perm(x->shape.rank());
   for (int64_t j = 0; j < nb; ++j) perm[xb[j]] = j;
-  for (int64_t j = 0; j < nx; ++j)
+  for (int64_t j = 0; j < nx; ++j) {
     perm[x_free[j]] = i == 0 ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
+  }
   for (size_t j = 0; j < xc.size(); ++j) {
     int64_t rank = std::find(sorted_yc.begin(), sorted_yc.end(), yc[j]) - sorted_yc.begin();
     perm[xc[j]] = i == 0 ? nb + nx + rank : nb + rank;
   }
   bool identity = true;
-  for (size_t d = 0; d < perm.size(); ++d)
+  for (size_t d = 0; d < perm.size(); ++d) {
     identity = identity && perm[d] == static_cast<int64_t>(d);
+  }
   return identity ? r : lazy::Transpose(r, perm);
 }
 
@@ -213,8 +214,8 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kReshape:
       return lazy::Reshape(g, ops[0]->shape.dims);
     case ir::Op::kTranspose: {
-      const std::vector<int64_t>& perm = node.attrs().at("permutation");
-      std::vector<int64_t> inverse(perm.size());
+      const std::vector<int64_t>& perm = lazy::AttrValues(node.attrs(), "permutation");
+      lazy::SmallInts inverse(perm.size());
       for (size_t k = 0; k < perm.size(); ++k) inverse[perm[k]] = static_cast<int64_t>(k);
       return lazy::Transpose(g, inverse);
     }
@@ -250,8 +251,8 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kReduceProduct:
     case ir::Op::kReduceMin:
     case ir::Op::kReduceMax: {
-      const std::vector<int64_t>& axes = node.attrs().at("axes");
-      std::vector<int64_t> mapping;
+      const std::vector<int64_t>& axes = lazy::AttrValues(node.attrs(), "axes");
+      lazy::SmallInts mapping;
       for (int64_t d = 0; d < ops[0]->shape.rank(); ++d) {
         if (std::find(axes.begin(), axes.end(), d) == axes.end()) mapping.push_back(d);
       }

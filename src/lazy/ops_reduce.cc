@@ -8,9 +8,8 @@
 namespace seam {
 namespace lazy {
 
-std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
-                                   const std::vector<int64_t>& axes) {
-  std::vector<int64_t> normalized;
+SmallInts NormalizeAxes(const char* op, const ir::Shape& shape, Ints axes) {
+  SmallInts normalized;
   for (int64_t axis : axes) {
     int64_t a = axis < 0 ? axis + shape.rank() : axis;
     if (a < 0 || a >= shape.rank()) {
@@ -25,13 +24,12 @@ std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
   return normalized;
 }
 
-NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_axes) {
+NodePtr Reduce(ir::Op op, const NodePtr& x, Ints sorted_axes) {
   return MakeNode(op, {x}, {{"axes", sorted_axes}});
 }
 
-NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
-                   std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch,
-                   std::vector<int64_t> rhs_batch) {
+NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, Ints lhs_contracting,
+                   Ints rhs_contracting, Ints lhs_batch, Ints rhs_batch) {
   return MakeNode(ir::Op::kDotGeneral, {lhs, rhs},
                   {{"lhs_batch", lhs_batch},
                    {"rhs_batch", rhs_batch},
@@ -53,15 +51,14 @@ std::vector<int64_t> AllAxes(const NodePtr& x) {
 }
 
 // The reduced node, reshaped to keep size-1 dimensions when asked.
-NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x, const std::vector<int64_t>& axes,
-                   bool keepdim) {
-  std::vector<int64_t> sorted = lazy::NormalizeAxes(name, x->shape, axes);
+NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x, lazy::Ints axes, bool keepdim) {
+  const lazy::SmallInts sorted = lazy::NormalizeAxes(name, x->shape, axes);
   if (op != ir::Op::kReduceSum && !ir::IsFloat(x->shape.dtype) && !ir::IsInteger(x->shape.dtype)) {
     lazy::ThrowInvalid(absl::StrCat(name, ": needs a numeric tensor, got ", x->shape.ToString()));
   }
   NodePtr reduced = lazy::Reduce(op, x, sorted);
   if (!keepdim) return reduced;
-  std::vector<int64_t> dims = x->shape.dims;
+  lazy::SmallInts dims(x->shape.dims.begin(), x->shape.dims.end());
   for (int64_t a : sorted) dims[a] = 1;
   return lazy::Reshape(reduced, dims);
 }
@@ -109,8 +106,7 @@ Tensor Tensor::argmax(int64_t axis) const {
   int64_t a = lazy::NormalizeAxes("argmax", x->shape, {axis}).front();
   NodePtr best = ReduceKeep(ir::Op::kReduceMax, "argmax", x, {a}, true);
   NodePtr is_best = lazy::Elementwise(ir::Op::kEq, "argmax", x, best);
-  const int64_t dimension[] = {a};
-  NodePtr index = lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", dimension}},
+  NodePtr index = lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {a}}},
                                  ir::Shape{ir::DType::kS32, x->shape.dims});
   NodePtr big = lazy::BroadcastTo(
       lazy::ConstantNode(lazy::ScalarLiteral(ir::DType::kS32, x->shape.dims[a])), x->shape.dims);

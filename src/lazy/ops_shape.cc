@@ -8,12 +8,12 @@
 namespace seam {
 namespace lazy {
 
-NodePtr Reshape(const NodePtr& x, const std::vector<int64_t>& dims) {
-  if (x->shape.dims == dims) return x;
-  return MakeNode(ir::Op::kReshape, {x}, {}, ir::Shape{x->shape.dtype, dims});
+NodePtr Reshape(const NodePtr& x, Ints dims) {
+  if (SameDims(x->shape.dims, dims)) return x;
+  return MakeNode(ir::Op::kReshape, {x}, {}, MakeShape(x->shape.dtype, dims));
 }
 
-NodePtr Transpose(const NodePtr& x, const std::vector<int64_t>& permutation) {
+NodePtr Transpose(const NodePtr& x, Ints permutation) {
   return MakeNode(ir::Op::kTranspose, {x}, {{"permutation", permutation}});
 }
 
@@ -140,9 +140,7 @@ Tensor Tensor::cat(const std::vector<Tensor>& tensors, int64_t axis) {
   lazy::NodeList nodes;
   for (const Tensor& t : tensors) nodes.push_back(NodeOf(t, "cat"));
   int64_t a = lazy::NormalizeAxes("cat", nodes.front()->shape, {axis}).front();
-  const int64_t dimension[] = {a};
-  return lazy::Wrap(
-      lazy::MakeNode(ir::Op::kConcatenate, std::move(nodes), {{"dimension", dimension}}));
+  return lazy::Wrap(lazy::MakeNode(ir::Op::kConcatenate, std::move(nodes), {{"dimension", {a}}}));
 }
 
 }  // namespace seam

@@ -88,8 +88,7 @@ NodePtr ReplicatedLeaf(std::vector<ir::Literal> per_replica) {
 }
 
 NodePtr AllReduceNode(ir::Op op, const NodePtr& x) {
-  const int64_t replica_groups[] = {0}, group_size[] = {1};
-  return MakeNode(op, {x}, {{"replica_groups", replica_groups}, {"group_size", group_size}});
+  return MakeNode(op, {x}, {{"replica_groups", {0}}, {"group_size", {1}}});
 }
 
 absl::StatusOr<int64_t> ReplicaCount(const std::vector<std::shared_ptr<DeviceValue>>& leaves) {

@@ -3,6 +3,7 @@
 #include "seam/tensor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <random>
 
@@ -125,6 +126,13 @@ NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y) {
   return Finish(std::move(node));
 }
 
+ir::Shape MakeShape(ir::DType dtype, Ints dims) {
+  ir::Shape shape;
+  shape.dtype = dtype;
+  SetDims(shape.dims, std::span<const int64_t>(dims.data(), dims.size()));
+  return shape;
+}
+
 NodePtr ConstantNode(ir::Literal literal) {
   auto node = NewNode();
   node->op = ir::Op::kConstant;
@@ -140,19 +148,35 @@ NodePtr DataLeaf(ir::Literal literal) {
   return MakeLeaf(std::move(value));
 }
 
-ir::Literal FullLiteral(ir::DType dtype, const std::vector<int64_t>& dims, double value) {
-  ir::Shape shape{dtype, dims};
+namespace {
+
+// `count` copies of `value` as the literal's bytes, written in place (no vector of values
+// first, no copy of the dimensions).
+template <typename T>
+ir::Literal Filled(ir::Shape shape, size_t count, T value) {
+  ir::Literal literal;
+  literal.shape = std::move(shape);
+  literal.bytes.resize(count * sizeof(T));
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(literal.bytes.data() + i * sizeof(T), &value, sizeof(T));
+  return literal;
+}
+
+}  // namespace
+
+ir::Literal FullLiteral(ir::DType dtype, Ints dims, double value) {
+  ir::Shape shape = MakeShape(dtype, dims);
   if (absl::Status status = ir::ValidateShape(shape); !status.ok()) Throw(status);
   size_t n = static_cast<size_t>(shape.num_elements());
   switch (dtype) {
     case ir::DType::kF32:
-      return ir::Literal::FromF32(std::vector<float>(n, static_cast<float>(value)), dims);
+      return Filled(std::move(shape), n, static_cast<float>(value));
     case ir::DType::kF64:
-      return ir::Literal::FromF64(std::vector<double>(n, value), dims);
+      return Filled(std::move(shape), n, value);
     case ir::DType::kS32:
-      return ir::Literal::FromS32(std::vector<int32_t>(n, static_cast<int32_t>(value)), dims);
+      return Filled(std::move(shape), n, static_cast<int32_t>(value));
     case ir::DType::kPred:
-      return ir::Literal::FromPred(std::vector<bool>(n, value != 0), dims);
+      return Filled(std::move(shape), n, static_cast<uint8_t>(value != 0));
     default:
       ThrowInvalid(absl::StrCat("full: unsupported dtype ", std::string(ir::DTypeName(dtype))));
   }
@@ -276,9 +300,8 @@ Tensor Tensor::full(std::vector<int64_t> shape, double value, DType dtype) {
 
 Tensor Tensor::arange(int64_t count, DType dtype) {
   if (count < 0) throw Error(3, absl::StrCat("arange: count ", count, " is negative"));
-  const int64_t dimension[] = {0};
-  return lazy::Wrap(lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", dimension}},
-                                   ir::Shape{lazy::ToIr(dtype), {count}}));
+  return lazy::Wrap(lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {0}}},
+                                   lazy::MakeShape(lazy::ToIr(dtype), {count})));
 }
 
 Tensor Tensor::randn(std::vector<int64_t> shape, uint64_t seed, DType dtype) {
