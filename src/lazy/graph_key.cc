@@ -61,17 +61,28 @@ void MixDims(Mixer& h, const ir::Shape& shape) {
 }  // namespace
 
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
+  GraphWalk walk;
+  WalkGraph(roots, walk);
+  return walk;
+}
+
+void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
+  walk.nodes.clear();
+  walk.operand_begin.clear();
+  walk.operands.clear();
+  walk.results.clear();
+  walk.leaves.clear();
+  walk.aliases.clear();
   // The same iterative post-order as LowerGraph, so that indices agree with its program.
   // Visited nodes and values are marked in place with this walk's epoch.
   GraphMarks marks;
   const uint64_t epoch = marks.epoch();
-  GraphWalk walk;
   static thread_local size_t last_size = 64;
   walk.nodes.reserve(last_size);
   walk.operand_begin.reserve(last_size + 1);
   walk.operands.reserve(2 * last_size);
   Mixer h;
-  std::vector<std::pair<const Node*, size_t>> stack;
+  thread_local std::vector<std::pair<const Node*, size_t>> stack;  // empty between walks
   stack.reserve(64);
   for (const NodePtr& root : roots) {
     stack.emplace_back(root.get(), 0);
@@ -142,7 +153,6 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
   for (int r : walk.results) h.Int(r);
   walk.hash = h.Finish();
   last_size = walk.nodes.size();
-  return walk;
 }
 
 uint64_t WalkKey(const GraphWalk& walk) {

@@ -29,6 +29,8 @@ struct GraphWalk {
   std::vector<ir::Alias> aliases;
 };
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots);
+// The same into `walk`, whose vectors keep their capacity (a step barrier reuses one walk).
+void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk);
 
 // The cache key of the walk: its hash, combined with the aliases when there are any.
 uint64_t WalkKey(const GraphWalk& walk);

@@ -139,11 +139,14 @@ std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
   Registry& registry = GetRegistry();
   std::lock_guard<SpinLock> lock(registry.mu);
   std::vector<std::shared_ptr<TensorImpl>> live;
+  static thread_local size_t last_count = 16;  // sized from the last call: one allocation
+  live.reserve(last_count);
   for (TensorImpl* impl = registry.head; impl != nullptr; impl = impl->next_) {
     // A tensor whose last handle is going away (its destructor waits for this lock) is
     // no longer live.
     if (auto locked = impl->weak_from_this().lock()) live.push_back(std::move(locked));
   }
+  last_count = live.size();
   return live;
 }
 
