@@ -125,8 +125,8 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
       }
       walk.nodes.push_back(node);
       walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-      h.Int(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(),
-                   node->attrs().size()));
+      const size_t attrs = node->attributes != nullptr ? node->attributes->map.size() : 0;
+      h.Int(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(), attrs));
       MixDims(h, node->shape);
       // Operand indices two to a word.
       uint64_t pair = 0;
@@ -210,7 +210,8 @@ bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
     const int begin = walk.operand_begin[i], end = walk.operand_begin[i + 1];
     if (inst.op != node.op || inst.parameter_index != -1 ||
         inst.operands.size() != static_cast<size_t>(end - begin) ||
-        !SameAttributes(inst.attrs, node.attrs())) {
+        (node.attributes == nullptr ? !inst.attrs.empty()
+                                    : !SameAttributes(inst.attrs, node.attributes->map))) {
       return false;
     }
     for (int k = begin; k < end; ++k) {

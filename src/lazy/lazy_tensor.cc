@@ -26,13 +26,26 @@ thread_local DimsState t_dims_state = DimsState::kNone;
 
 struct DimsCache {
   std::vector<std::vector<int64_t>> buffers;
-  ~DimsCache() { t_dims_state = DimsState::kDead; }
+  ~DimsCache();
 };
 
-DimsCache& Dims() {
+// The cache while it is alive, else null (read on every node's construction and
+// destruction: one trivially destructible thread_local, no construction check).
+thread_local DimsCache* t_dims = nullptr;
+
+DimsCache::~DimsCache() {
+  t_dims = nullptr;
+  t_dims_state = DimsState::kDead;
+}
+
+// Makes the cache at first use; null once the thread is ending.
+DimsCache* Dims() {
+  if (t_dims != nullptr) return t_dims;
+  if (t_dims_state == DimsState::kDead) return nullptr;
   thread_local DimsCache cache;
   t_dims_state = DimsState::kAlive;
-  return cache;
+  t_dims = &cache;
+  return t_dims;
 }
 
 }  // namespace
@@ -50,24 +63,36 @@ std::shared_ptr<DeviceValue> NewDeviceValue() {
 
 Node::~Node() {
   const size_t capacity = shape.dims.capacity();
-  if (capacity == 0 || capacity > kMaxCachedDimsCapacity || t_dims_state != DimsState::kAlive) {
-    return;
+  if (capacity == 0 || capacity > kMaxCachedDimsCapacity) return;
+  DimsCache* cache = t_dims;  // not made yet (nothing to give back to) or gone: dropped
+  if (cache != nullptr && cache->buffers.size() < kMaxCachedDims) {
+    cache->buffers.push_back(std::move(shape.dims));
   }
-  std::vector<std::vector<int64_t>>& buffers = Dims().buffers;
-  if (buffers.size() < kMaxCachedDims) buffers.push_back(std::move(shape.dims));
 }
 
 void SetDims(std::vector<int64_t>& dims, std::span<const int64_t> source) {
-  if (dims.capacity() < source.size() && t_dims_state != DimsState::kDead) {
-    std::vector<std::vector<int64_t>>& buffers = Dims().buffers;
-    if (!buffers.empty()) {
-      dims = std::move(buffers.back());
-      buffers.pop_back();
+  const size_t n = source.size();
+  if (dims.capacity() < n) {
+    DimsCache* cache = Dims();
+    if (cache != nullptr && !cache->buffers.empty()) {
+      dims = std::move(cache->buffers.back());
+      cache->buffers.pop_back();
     }
   }
-  // resize and a loop: assign() calls memmove, which costs more than the copy here.
-  dims.resize(source.size());
-  for (size_t i = 0; i < source.size(); ++i) dims[i] = source[i];
+  // resize only when the size differs (a cached buffer often has it already), then a
+  // loop: assign() calls memmove, which costs more than the copy here.
+  if (dims.size() != n) dims.resize(n);
+  int64_t* out = dims.data();
+  for (size_t i = 0; i < n; ++i) out[i] = source[i];
+}
+
+NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
+  auto node = NewNode();
+  node->op = ir::Op::kParameter;
+  SetDims(node->shape.dims, value->shape.dims);
+  node->shape.dtype = value->shape.dtype;
+  node->value = std::move(value);
+  return node;
 }
 
 namespace {
@@ -86,14 +111,6 @@ GraphMarks::GraphMarks() {
 }
 
 GraphMarks::~GraphMarks() { MarksMutex().unlock(); }
-
-NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
-  auto node = NewNode();
-  node->op = ir::Op::kParameter;
-  node->shape = value->shape;
-  node->value = std::move(value);
-  return node;
-}
 
 TensorImpl::TensorImpl(NodePtr node) : node_(std::move(node)) {}
 
