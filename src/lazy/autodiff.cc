@@ -328,9 +328,15 @@ struct GradGraph {
     bool wanted;
   };
   std::vector<Frame> stack;
+  std::vector<char> needed;      // per position: it leads to a wanted parameter
+  std::vector<NodePtr> adjoint;  // per key number
+  std::vector<int> param_slots;  // per parameter: its key number, -1 if not in the graph
   // Scratch of this thread's calls, kept for the next (clear() keeps the capacity).
   bool in_use = false;
   void Clear() {
+    needed.clear();
+    adjoint.clear();
+    param_slots.clear();
     order.clear();
     slot.clear();
     wanted.clear();
@@ -341,9 +347,9 @@ struct GradGraph {
 };
 
 // Walks the graph of `root` into `graph`, marking nodes and values in place (one walk at a
-// time: lazy::GraphMarks), and returns each parameter's key number (-1: not in the graph).
-std::vector<int> WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& param_nodes,
-                             const KeySet& wanted, GradGraph& graph) {
+// time: lazy::GraphMarks), and sets each parameter's key number.
+void WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& param_nodes, const KeySet& wanted,
+                 GradGraph& graph) {
   lazy::GraphMarks marks;
   const uint64_t epoch = marks.epoch();
   auto push = [&](const NodePtr& node) {
@@ -381,8 +387,6 @@ std::vector<int> WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& pa
     graph.stack.pop_back();
   }
   graph.operand_begin.push_back(static_cast<int>(graph.operands.size()));
-  std::vector<int> param_slots;
-  param_slots.reserve(param_nodes.size());
   for (const NodePtr& p : param_nodes) {
     int slot = -1;
     if (p->is_leaf()) {
@@ -390,9 +394,8 @@ std::vector<int> WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& pa
     } else if (p->walk_epoch == epoch) {
       slot = p->walk_index;
     }
-    param_slots.push_back(slot);
+    graph.param_slots.push_back(slot);
   }
-  return param_slots;
 }
 
 }  // namespace
@@ -419,11 +422,12 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
     graph.Clear();
     graph.in_use = false;
   };
-  const std::vector<int> param_slots = WalkForGrad(root, param_nodes, wanted, graph);
+  WalkForGrad(root, param_nodes, wanted, graph);
 
   // Which nodes lead to a wanted parameter, then the adjoints from the root down.
   const size_t count = graph.order.size();
-  std::vector<char> needed(count);
+  std::vector<char>& needed = graph.needed;
+  needed.resize(count);
   for (size_t i = 0; i < count; ++i) {
     bool need = graph.wanted[i] != 0;
     for (int k = graph.operand_begin[i]; !need && k < graph.operand_begin[i + 1]; ++k) {
@@ -431,7 +435,8 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
     }
     needed[i] = need;
   }
-  std::vector<NodePtr> adjoint(count);  // per key number
+  std::vector<NodePtr>& adjoint = graph.adjoint;
+  adjoint.resize(count);
   adjoint[graph.slot[count - 1]] = Full(root, 1);
   for (size_t i = count; i-- > 0;) {
     if (graph.wanted[i] || adjoint[graph.slot[i]] == nullptr) continue;
@@ -451,7 +456,7 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
   std::vector<Tensor> grads;
   grads.reserve(params.size());
   for (size_t k = 0; k < params.size(); ++k) {
-    const int slot = param_slots[k];
+    const int slot = graph.param_slots[k];
     if (slot < 0 || adjoint[slot] == nullptr) {
       lazy::ThrowInvalid(absl::StrCat(
           "grad: parameter ", k, " (", param_nodes[k]->shape.ToString(),

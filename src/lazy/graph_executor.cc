@@ -31,8 +31,13 @@ BarrierObserver* SetBarrierObserver(BarrierObserver* observer) {
 
 absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
                           const std::vector<std::shared_ptr<DeviceValue>>& leaves) {
-  std::vector<ComputationClient::TensorSource> sources;
-  std::vector<DeviceValue*> targets;
+  // Per-thread lists (a step sends a few host scalars), emptied when the call ends.
+  thread_local std::vector<ComputationClient::TensorSource> sources;
+  thread_local std::vector<DeviceValue*> targets;
+  absl::Cleanup empty = [] {
+    sources.clear();
+    targets.clear();
+  };
   for (const auto& leaf : leaves) {
     if (leaf->device != nullptr) continue;
     sources.push_back({leaf->shape, leaf->host->bytes.data(), device});

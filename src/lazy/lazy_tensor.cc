@@ -25,7 +25,10 @@ enum class DimsState : unsigned char { kNone, kAlive, kDead };
 thread_local DimsState t_dims_state = DimsState::kNone;
 
 struct DimsCache {
-  std::vector<std::vector<int64_t>> buffers;
+  // By the size the buffer had (0 to kMaxCachedDimsCapacity): a new shape usually finds one
+  // of its own size, which then needs no resize.
+  std::vector<std::vector<int64_t>> buffers[kMaxCachedDimsCapacity + 1];
+  size_t count = 0;
   ~DimsCache();
 };
 
@@ -65,8 +68,9 @@ Node::~Node() {
   const size_t capacity = shape.dims.capacity();
   if (capacity == 0 || capacity > kMaxCachedDimsCapacity) return;
   DimsCache* cache = t_dims;  // not made yet (nothing to give back to) or gone: dropped
-  if (cache != nullptr && cache->buffers.size() < kMaxCachedDims) {
-    cache->buffers.push_back(std::move(shape.dims));
+  if (cache != nullptr && cache->count < kMaxCachedDims) {
+    cache->buffers[shape.dims.size()].push_back(std::move(shape.dims));
+    ++cache->count;
   }
 }
 
@@ -74,9 +78,18 @@ void SetDims(std::vector<int64_t>& dims, std::span<const int64_t> source) {
   const size_t n = source.size();
   if (dims.capacity() < n) {
     DimsCache* cache = Dims();
-    if (cache != nullptr && !cache->buffers.empty()) {
-      dims = std::move(cache->buffers.back());
-      cache->buffers.pop_back();
+    if (cache != nullptr && cache->count > 0) {
+      // One of this size, else the nearest larger, else any.
+      size_t size = n <= kMaxCachedDimsCapacity ? n : kMaxCachedDimsCapacity;
+      while (size <= kMaxCachedDimsCapacity && cache->buffers[size].empty()) ++size;
+      if (size > kMaxCachedDimsCapacity) {
+        size = 0;
+        while (cache->buffers[size].empty()) ++size;
+      }
+      std::vector<std::vector<int64_t>>& list = cache->buffers[size];
+      dims = std::move(list.back());
+      list.pop_back();
+      --cache->count;
     }
   }
   // resize only when the size differs (a cached buffer often has it already), then a

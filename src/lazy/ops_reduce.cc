@@ -63,6 +63,13 @@ NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x, lazy::Ints axe
   return lazy::Reshape(reduced, dims);
 }
 
+// exp's check (UnaryFloat in ops_elementwise.cc), for the composites built on nodes.
+void CheckFloat(const char* name, const NodePtr& x) {
+  if (!ir::IsFloat(x->shape.dtype)) {
+    lazy::ThrowInvalid(absl::StrCat(name, ": needs a float tensor, got ", x->shape.ToString()));
+  }
+}
+
 }  // namespace
 
 Tensor Tensor::sum() const { return sum(AllAxes(NodeOf(*this, "sum"))); }
@@ -114,16 +121,27 @@ Tensor Tensor::argmax(int64_t axis) const {
   return lazy::Wrap(lazy::Reduce(ir::Op::kReduceMin, candidates, {a}));
 }
 
+// Both built on nodes (one tensor handle for the result, not one per intermediate), with
+// the errors of the tensor operations they are made of.
 Tensor Tensor::log_softmax(int64_t axis) const {
-  NodeOf(*this, "log_softmax");
-  Tensor shifted = *this - max({axis}, true);
-  return shifted - shifted.exp().sum({axis}, true).log();
+  NodePtr x = NodeOf(*this, "log_softmax");
+  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
+                                      ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
+  CheckFloat("exp", shifted);
+  NodePtr total =
+      ReduceKeep(ir::Op::kReduceSum, "sum", lazy::Unary(ir::Op::kExp, shifted), {axis}, true);
+  return lazy::Wrap(
+      lazy::Elementwise(ir::Op::kSubtract, "subtract", shifted, lazy::Unary(ir::Op::kLog, total)));
 }
 
 Tensor Tensor::softmax(int64_t axis) const {
-  NodeOf(*this, "softmax");
-  Tensor e = (*this - max({axis}, true)).exp();
-  return e / e.sum({axis}, true);
+  NodePtr x = NodeOf(*this, "softmax");
+  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
+                                      ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
+  CheckFloat("exp", shifted);
+  NodePtr e = lazy::Unary(ir::Op::kExp, shifted);
+  return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "divide", e,
+                                      ReduceKeep(ir::Op::kReduceSum, "sum", e, {axis}, true)));
 }
 
 }  // namespace seam

@@ -365,7 +365,7 @@ std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* o
     throw Error(3, absl::StrCat(op, ": the tensor holds ", std::string(ir::DTypeName(actual)),
                                 " elements, not ", std::string(ir::DTypeName(wanted))));
   }
-  lazy::SyncSiteScope scope(absl::StrCat(op, " at ", site.file_name(), ":", site.line()));
+  lazy::SyncSiteScope scope(site, op);
   absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl, op);
   if (!literal.ok()) lazy::Throw(literal.status());
   const T* data = reinterpret_cast<const T*>(literal->bytes.data());
@@ -411,7 +411,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
 void sync(std::source_location site) {
   static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
   mark_step->Add(1);
-  lazy::SyncSiteScope scope(absl::StrCat(site.file_name(), ":", site.line()));
+  lazy::SyncSiteScope scope(site);
   std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
   absl::Status status = lazy::SyncTensors(live, /*donate=*/true);
   if (!status.ok()) lazy::Throw(status);
