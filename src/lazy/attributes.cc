@@ -34,31 +34,43 @@ uint32_t Load4(const char* p) {
 }
 
 // A name's bytes a word at a time; the last word overlaps the one before it (names are
-// short: a byte loop over the tail costs more than the rest).
-uint64_t MixName(uint64_t h, std::string_view name) {
+// short: a byte loop over the tail costs more than the rest). With the length before them,
+// the words tell names apart.
+size_t NameWords(size_t n) { return n >= 8 ? n / 8 + 1 : 1; }
+
+uint64_t* PutName(std::string_view name, uint64_t* out) {
   const char* p = name.data();
   const size_t n = name.size();
-  h = Mix(h, n);
+  *out++ = n;
   if (n >= 8) {
-    for (size_t i = 0; i + 8 <= n; i += 8) h = Mix(h, Load8(p + i));
-    return Mix(h, Load8(p + n - 8));
+    for (size_t i = 0; i + 8 <= n; i += 8) *out++ = Load8(p + i);
+    *out++ = Load8(p + n - 8);
+    return out;
   }
-  if (n >= 4) return Mix(h, static_cast<uint64_t>(Load4(p)) << 32 | Load4(p + n - 4));
+  if (n >= 4) {
+    *out++ = static_cast<uint64_t>(Load4(p)) << 32 | Load4(p + n - 4);
+    return out;
+  }
   uint64_t tail = 0;
-  for (size_t k = 0; k < n; ++k)
+  for (size_t k = 0; k < n; ++k) {
     tail |= static_cast<uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
-  return Mix(h, tail);
+  }
+  *out++ = tail;
+  return out;
 }
 
-// Over the attributes in name order (a map's order), so that equal sets hash equally.
-uint64_t HashSorted(std::span<const Attr> sorted) {
+uint64_t HashWords(absl::Span<const uint64_t> words) {
   uint64_t h = 0x243f6a8885a308d3ULL;
-  for (const Attr& attr : sorted) {
-    h = MixName(h, attr.name);
-    h = Mix(h, attr.values.size());
-    for (int64_t v : attr.values) h = Mix(h, static_cast<uint64_t>(v));
-  }
+  for (uint64_t w : words) h = Mix(h, w);
   return h;
+}
+
+bool SameWords(absl::Span<const uint64_t> a, absl::Span<const uint64_t> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 bool NameLess(std::string_view a, std::string_view b) {
@@ -79,22 +91,14 @@ bool SameValues(absl::Span<const int64_t> a, absl::Span<const int64_t> b) {
   return true;
 }
 
-bool Holds(const ir::Attributes& map, std::span<const Attr> sorted) {
-  if (map.size() != sorted.size()) return false;
-  auto it = map.begin();
-  for (const Attr& attr : sorted) {
-    if (!SameName(attr.name, it->first) || !SameValues(attr.values, it->second)) return false;
-    ++it;
-  }
-  return true;
-}
-
-AttributeSetPtr Make(std::span<const Attr> sorted, uint64_t hash) {
+AttributeSetPtr Make(std::span<const Attr> sorted, absl::Span<const uint64_t> words,
+                     uint64_t hash) {
   auto set = std::make_shared<AttributeSet>();
   for (const Attr& attr : sorted) {
     set->map.emplace_hint(set->map.end(), std::string(attr.name),
                           std::vector<int64_t>(attr.values.begin(), attr.values.end()));
   }
+  set->words.assign(words.begin(), words.end());
   set->hash = hash;
   return set;
 }
@@ -119,15 +123,26 @@ Table* GetTable() {
 
 AttributeSetPtr InternSorted(std::span<const Attr> sorted) {
   if (sorted.empty()) return nullptr;
-  const uint64_t hash = HashSorted(sorted);
+  // The words on the stack when they fit (they do for every op the front end records).
+  const size_t count = AttributeWords(sorted);
+  uint64_t stack[64];
+  std::vector<uint64_t> heap;
+  uint64_t* buffer = stack;
+  if (count > 64) {
+    heap.resize(count);
+    buffer = heap.data();
+  }
+  EncodeAttributes(sorted, buffer);
+  const absl::Span<const uint64_t> words(buffer, count);
+  const uint64_t hash = HashWords(words);
   Table* table = GetTable();
-  if (table == nullptr) return Make(sorted, hash);
+  if (table == nullptr) return Make(sorted, words, hash);
   auto found = table->sets.find(hash);
   if (found != table->sets.end()) {
-    if (Holds(found->second->map, sorted)) return found->second;
-    return Make(sorted, hash);  // another set has this hash: this one is not shared
+    if (SameWords(found->second->words, words)) return found->second;
+    return Make(sorted, words, hash);  // another set has this hash: not shared
   }
-  AttributeSetPtr set = Make(sorted, hash);
+  AttributeSetPtr set = Make(sorted, words, hash);
   if (table->sets.size() >= kMaxSets) table->sets.clear();
   table->sets.emplace(hash, set);
   return set;
@@ -167,6 +182,20 @@ AttributeSetPtr InternAttributes(const ir::Attributes& attrs) {
   sorted.reserve(attrs.size());
   for (const auto& [name, values] : attrs) sorted.push_back({name, values});
   return InternSorted(sorted);
+}
+
+size_t AttributeWords(std::span<const Attr> sorted) {
+  size_t count = 0;
+  for (const Attr& attr : sorted) count += 2 + NameWords(attr.name.size()) + attr.values.size();
+  return count;
+}
+
+void EncodeAttributes(std::span<const Attr> sorted, uint64_t* out) {
+  for (const Attr& attr : sorted) {
+    out = PutName(attr.name, out);
+    *out++ = attr.values.size();
+    for (int64_t v : attr.values) *out++ = static_cast<uint64_t>(v);
+  }
 }
 
 bool SameName(std::string_view a, std::string_view b) {

@@ -27,6 +27,12 @@ struct Attr {
 AttributeSetPtr InternAttributes(std::span<const Attr> attrs);
 AttributeSetPtr InternAttributes(const ir::Attributes& attrs);
 
+// Attributes (in name order, names distinct) as words: per attribute the name's length,
+// its bytes a word at a time, the number of values and the values. Different lists give
+// different words. EncodeAttributes writes AttributeWords(sorted) words to `out`.
+size_t AttributeWords(std::span<const Attr> sorted);
+void EncodeAttributes(std::span<const Attr> sorted, uint64_t* out);
+
 // Whether two names are equal, compared a word at a time inline (names are short, and
 // std::string's comparisons call memcmp).
 bool SameName(std::string_view a, std::string_view b);

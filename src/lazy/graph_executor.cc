@@ -190,8 +190,13 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
   uint64_t key = CompileCacheKey(WalkKey(walk), device);
+  // Programs this barrier compiled are matched by signature; others (none usually) by
+  // their instructions.
   ComputationClient::ComputationPtr computation = cache->FindMatching(
-      key, [&](const ir::Program& cached) { return WalkMatches(walk, cached); });
+      key, [&](const ir::Program& cached, absl::Span<const uint64_t> signature) {
+        return signature.empty() ? WalkMatches(walk, cached)
+                                 : SignatureMatches(walk, signature, cached);
+      });
   if (computation != nullptr) {
     // Looked up once: the registry lookup takes locks and compares names.
     static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
@@ -206,7 +211,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
                           client->Compile(std::move(instances)));
     computation = compiled.front();
-    cache->Insert(key, computation);
+    cache->Insert(key, computation, walk.exact ? walk.signature : std::vector<uint64_t>());
   }
 
   std::vector<ComputationClient::DataPtr>& arguments = tables.arguments;

@@ -1,5 +1,6 @@
 #include "src/lazy/graph_key.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "src/lazy/attributes.h"
@@ -7,28 +8,55 @@
 namespace seam::lazy {
 namespace {
 
-// Word-at-a-time mixing (as ir::HashProgram); only ever compared with itself.
+// Word-at-a-time mixing (as ir::HashProgram); only ever compared with itself. Emit() also
+// writes the word into the signature, in room made by Reserve() (one check per node, not
+// one per word).
 class Mixer {
  public:
+  explicit Mixer(std::vector<uint64_t>* signature) : signature_(signature) {
+    if (signature_ != nullptr) {
+      signature_->resize(signature_->capacity());  // the room a walk before made
+      data_ = signature_->data();
+      room_ = signature_->size();
+    }
+  }
   void Int(int64_t v) {
     state_ = (state_ ^ static_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15ULL;
     state_ ^= state_ >> 29;
   }
-  void Bytes(const std::vector<uint8_t>& bytes) {
-    Int(static_cast<int64_t>(bytes.size()));
+  void Reserve(size_t words) {
+    if (used_ + words > room_) Grow(words);
+  }
+  void Emit(uint64_t v) {
+    Int(static_cast<int64_t>(v));
+    data_[used_++] = v;
+  }
+  void EmitDims(const ir::Shape& shape) {
+    for (int64_t d : shape.dims) Emit(static_cast<uint64_t>(d));
+  }
+  // Into the signature only (words that the key covers otherwise).
+  void Record(const uint64_t* words, size_t count) {
+    for (size_t i = 0; i < count; ++i) data_[used_ + i] = words[i];
+    used_ += count;
+  }
+  // Size, then the bytes a word at a time (the last one zero-padded): 2 + size / 8 words.
+  void EmitBytes(const std::vector<uint8_t>& bytes) {
+    Emit(bytes.size());
     size_t i = 0;
     for (; i + 8 <= bytes.size(); i += 8) {
       uint64_t word;
       std::memcpy(&word, bytes.data() + i, 8);
-      Int(static_cast<int64_t>(word));
+      Emit(word);
     }
     uint64_t tail = 0;
     for (size_t k = 0; i + k < bytes.size(); ++k) {
       tail |= static_cast<uint64_t>(bytes[i + k]) << (8 * k);
     }
-    Int(static_cast<int64_t>(tail));
+    Emit(tail);
   }
-  uint64_t Finish() const {
+  // Ends the signature at the words written.
+  uint64_t Finish() {
+    if (signature_ != nullptr) signature_->resize(used_);
     uint64_t z = state_;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -36,26 +64,33 @@ class Mixer {
   }
 
  private:
+  void Grow(size_t words) {
+    const size_t room = std::max(2 * room_, used_ + words + 256);
+    signature_->resize(room);
+    data_ = signature_->data();
+    room_ = room;
+  }
+
   uint64_t state_ = 0x243f6a8885a308d3ULL;
+  std::vector<uint64_t>* signature_;
+  uint64_t* data_ = nullptr;
+  size_t room_ = 0;
+  size_t used_ = 0;
 };
 
-// One word per node for its kind, dtype and counts, then its dimensions: each Int() is a
-// chain of dependent multiplies, so fewer words make the walk faster. The fields are
-// truncated to their bit widths; a collision costs only a failed match (WalkMatches), never a
-// wrong program.
+// One word per node for its kind, dtype and counts, then its dimensions: each mixed word
+// is a chain of dependent multiplies, so fewer words make the walk faster. A count too
+// large for its field makes the walk inexact: its signature then matches nothing.
 static_assert(ir::kNumOps < 0xff, "kind 0xff marks a parameter in Header");
 
-int64_t Header(int64_t kind, const ir::Shape& shape, size_t operands, size_t attrs) {
-  const uint64_t word = (static_cast<uint64_t>(kind) & 0xff) |
-                        (static_cast<uint64_t>(shape.dtype) & 0xff) << 8 |
-                        (static_cast<uint64_t>(shape.dims.size()) & 0xffff) << 16 |
-                        (static_cast<uint64_t>(operands) & 0xffff) << 32 |
-                        (static_cast<uint64_t>(attrs) & 0xffff) << 48;
-  return static_cast<int64_t>(word);
-}
-
-void MixDims(Mixer& h, const ir::Shape& shape) {
-  for (int64_t d : shape.dims) h.Int(d);
+uint64_t Header(int64_t kind, const ir::Shape& shape, size_t operands, size_t attr_words,
+                bool& exact) {
+  const size_t rank = shape.dims.size();
+  if (rank > 0xffff || operands > 0xffff || attr_words > 0xffff) exact = false;
+  return (static_cast<uint64_t>(kind) & 0xff) | (static_cast<uint64_t>(shape.dtype) & 0xff) << 8 |
+         (static_cast<uint64_t>(rank) & 0xffff) << 16 |
+         (static_cast<uint64_t>(operands) & 0xffff) << 32 |
+         (static_cast<uint64_t>(attr_words) & 0xffff) << 48;
 }
 
 }  // namespace
@@ -73,6 +108,7 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   walk.results.clear();
   walk.leaves.clear();
   walk.aliases.clear();
+  walk.exact = true;
   // The same iterative post-order as LowerGraph, so that indices agree with its program.
   // Visited nodes and values are marked in place with this walk's epoch.
   GraphMarks marks;
@@ -81,7 +117,8 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   walk.nodes.reserve(last_size);
   walk.operand_begin.reserve(last_size + 1);
   walk.operands.reserve(2 * last_size);
-  Mixer h;
+  Mixer h(&walk.signature);
+  bool& exact = walk.exact;
   thread_local std::vector<std::pair<const Node*, size_t>> stack;  // empty between walks
   stack.reserve(64);
   for (const NodePtr& root : roots) {
@@ -114,8 +151,9 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
           value.walk_index = position;
           walk.nodes.push_back(node);
           walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-          h.Int(Header(0xff, node->shape, 0, 0));  // a parameter (no op has code 255)
-          MixDims(h, node->shape);
+          h.Reserve(1 + node->shape.dims.size());
+          h.Emit(Header(0xff, node->shape, 0, 0, exact));  // a parameter (no op is 255)
+          h.EmitDims(node->shape);
           walk.leaves.push_back(node->value);
         }
         node->walk_epoch = epoch;
@@ -125,9 +163,15 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
       }
       walk.nodes.push_back(node);
       walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-      const size_t attrs = node->attributes != nullptr ? node->attributes->map.size() : 0;
-      h.Int(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(), attrs));
-      MixDims(h, node->shape);
+      const AttributeSet* attributes = node->attributes.get();
+      const size_t attr_words = attributes != nullptr ? attributes->words.size() : 0;
+      const bool constant = node->op == ir::Op::kConstant;
+      h.Reserve(
+          1 + node->shape.dims.size() + (node->operands.size() + 1) / 2 + attr_words +
+          (constant ? 3 + node->literal.shape.dims.size() + node->literal.bytes.size() / 8 : 0));
+      h.Emit(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(), attr_words,
+                    exact));
+      h.EmitDims(node->shape);
       // Operand indices two to a word.
       uint64_t pair = 0;
       bool half = false;
@@ -135,13 +179,21 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
         const int i = operand->walk_index;
         walk.operands.push_back(i);
         pair = pair << 32 | static_cast<uint32_t>(i);
-        if (half) h.Int(static_cast<int64_t>(pair));
+        if (half) h.Emit(pair);
         half = !half;
       }
-      if (half) h.Int(static_cast<int64_t>(pair));
-      // The set's own hash covers its names and values.
-      if (node->attributes != nullptr) h.Int(static_cast<int64_t>(node->attributes->hash));
-      if (node->op == ir::Op::kConstant) h.Bytes(node->literal.bytes);
+      if (half) h.Emit(pair);
+      // The set's words go into the signature; its hash, which covers them, into the key.
+      if (attributes != nullptr) {
+        h.Int(static_cast<int64_t>(attributes->hash));
+        h.Record(attributes->words.data(), attr_words);
+      }
+      if (constant) {
+        const ir::Shape& shape = node->literal.shape;
+        h.Emit(Header(0, shape, 0, 0, exact));
+        h.EmitDims(shape);
+        h.EmitBytes(node->literal.bytes);
+      }
       node->walk_epoch = epoch;
       node->walk_index = position;
       stack.pop_back();
@@ -149,15 +201,16 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
     walk.results.push_back(root->walk_index);
   }
   walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-  h.Int(static_cast<int64_t>(walk.results.size()));
-  for (int r : walk.results) h.Int(r);
+  h.Reserve(1 + walk.results.size());
+  h.Emit(walk.results.size());
+  for (int r : walk.results) h.Emit(static_cast<uint64_t>(r));
   walk.hash = h.Finish();
   last_size = walk.nodes.size();
 }
 
 uint64_t WalkKey(const GraphWalk& walk) {
   if (walk.aliases.empty()) return walk.hash;
-  Mixer h;
+  Mixer h(nullptr);
   h.Int(static_cast<int64_t>(walk.hash));
   h.Int(static_cast<int64_t>(walk.aliases.size()));
   for (const ir::Alias& alias : walk.aliases) {
@@ -186,6 +239,17 @@ bool IsNoLiteral(const ir::Literal& literal, ir::DType no_dtype) {
 }
 
 }  // namespace
+
+bool SignatureMatches(const GraphWalk& walk, absl::Span<const uint64_t> signature,
+                      const ir::Program& program) {
+  static const ir::Program kFresh;  // what LowerGraph leaves untouched
+  if (!walk.exact || signature.size() != walk.signature.size() || program.aliases != walk.aliases ||
+      program.name != kFresh.name || program.replica_count != kFresh.replica_count) {
+    return false;
+  }
+  return signature.empty() ||
+         std::memcmp(signature.data(), walk.signature.data(), signature.size() * 8) == 0;
+}
 
 bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
   static const ir::Program kFresh;  // what LowerGraph leaves untouched

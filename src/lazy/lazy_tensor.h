@@ -42,7 +42,10 @@ struct DeviceValue {
 // mappings, reduction axes and dot dimensions every step.
 struct AttributeSet {
   ir::Attributes map;
-  uint64_t hash = 0;  // of the names and values: equal sets have equal hashes
+  // The names and values as one flat list of words (EncodeAttributes in attributes.h):
+  // equal sets, and only they, have equal words. Compared instead of the map.
+  absl::InlinedVector<uint64_t, 16> words;
+  uint64_t hash = 0;  // of the words
 };
 using AttributeSetPtr = std::shared_ptr<const AttributeSet>;
 const ir::Attributes& NoAttributes();
