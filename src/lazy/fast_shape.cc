@@ -12,7 +12,27 @@
 namespace seam::lazy {
 namespace {
 
-bool Accepts(ir::Op op, ir::DType dtype) { return ir::Contains(ir::OpDTypes(op), dtype); }
+// The dtypes of each op's row of ops.def (ir::OpDTypes, here without a call).
+constexpr ir::DTypeSet kOpDTypes[] = {
+#define SEAM_IR_OP(name, text, arity, rule, dtypes) ir::dtypes,
+#include "src/ir/ops.def"
+#undef SEAM_IR_OP
+};
+
+bool Accepts(ir::Op op, ir::DType dtype) {
+  return ir::Contains(kOpDTypes[static_cast<size_t>(op)], dtype);
+}
+
+// ir::ValidateShape(shape).ok(), without building a status: a valid dtype, no negative
+// dimension, and a byte size (zero dimensions skipped) that fits in int64.
+bool ValidShape(const ir::Shape& shape) {
+  if (static_cast<int>(shape.dtype) >= ir::kNumDTypes) return false;
+  int64_t count = static_cast<int64_t>(ir::DTypeSize(shape.dtype));
+  for (int64_t d : shape.dims) {
+    if (d < 0 || (d != 0 && __builtin_mul_overflow(count, d, &count))) return false;
+  }
+  return true;
+}
 
 // The one attribute of an op that has exactly one, when it is named `name`.
 const std::vector<int64_t>* Single(const ir::Attributes& attrs, std::string_view name) {
@@ -60,7 +80,7 @@ bool BroadcastShape(const NodeList& operands, const ir::Attributes& attrs, ir::S
     declared.dims = std::move(result.dims);
     return false;
   };
-  if (!ir::ValidateShape(result).ok()) return reject();
+  if (!ValidShape(result)) return reject();
   int64_t previous = -1;
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t d = dims[i];
@@ -79,7 +99,7 @@ bool ReshapeShape(const NodeList& operands, const ir::Attributes& attrs, ir::Sha
   if (operands.size() != 1 || !attrs.empty()) return false;
   const ir::Shape& operand = operands[0]->shape;
   ir::Shape result{operand.dtype, std::move(declared.dims)};
-  if (!ir::ValidateShape(result).ok() || result.num_elements() != operand.num_elements()) {
+  if (!ValidShape(result) || result.num_elements() != operand.num_elements()) {
     declared.dims = std::move(result.dims);
     return false;
   }

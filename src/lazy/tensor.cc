@@ -75,7 +75,9 @@ NodePtr Finish(std::shared_ptr<Node> node) {
 
 namespace {
 
-NodePtr MakeNodeWith(ir::Op op, NodeList operands, AttributeSetPtr attributes, ir::Shape declared) {
+// The operands are moved into the node; `declared` may be moved from.
+NodePtr MakeNodeWith(ir::Op op, NodeList& operands, AttributeSetPtr attributes,
+                     ir::Shape& declared) {
   CheckOperandsNotDonated(op, operands);
   auto node = NewNode();
   const ir::Attributes& attrs = attributes != nullptr ? attributes->map : NoAttributes();
@@ -102,13 +104,12 @@ NodePtr MakeNodeWith(ir::Op op, NodeList operands, AttributeSetPtr attributes, i
 
 NodePtr MakeNode(ir::Op op, NodeList operands, std::initializer_list<Attr> attrs,
                  ir::Shape declared) {
-  return MakeNodeWith(op, std::move(operands),
-                      InternAttributes(std::span<const Attr>(attrs.begin(), attrs.size())),
-                      std::move(declared));
+  return MakeNodeWith(
+      op, operands, InternAttributes(std::span<const Attr>(attrs.begin(), attrs.size())), declared);
 }
 
 NodePtr MakeNode(ir::Op op, NodeList operands, const ir::Attributes& attrs, ir::Shape declared) {
-  return MakeNodeWith(op, std::move(operands), InternAttributes(attrs), std::move(declared));
+  return MakeNodeWith(op, operands, InternAttributes(attrs), declared);
 }
 
 NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y) {
@@ -120,7 +121,7 @@ NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y) {
   if (!FastShape(op, node->operands, NoAttributes(), no_declared, node->shape)) {
     // The generic rule (and its error message) on the same operands.
     NodeList operands = std::move(node->operands);
-    return MakeNodeWith(op, std::move(operands), nullptr, {});
+    return MakeNodeWith(op, operands, nullptr, no_declared);
   }
   node->op = op;
   return Finish(std::move(node));

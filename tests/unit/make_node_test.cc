@@ -221,7 +221,8 @@ TEST(MakeNodeTest, WhatTheRuleRejectsIsStillRejected) {
     const char* message;
   };
   for (const Bad& bad : {Bad{{0}, {3, 4}, "cannot broadcast"}, Bad{{2}, {3, 4}, "out of range"},
-                         Bad{{}, {3, 4}, "dims"}, Bad{{1}, {3, -4}, "negative"}}) {
+                         Bad{{}, {3, 4}, "dims"}, Bad{{1}, {3, -4}, "negative"},
+                         Bad{{1}, {int64_t{1} << 62, 4}, "overflows"}}) {
     try {
       MakeNode(ir::Op::kBroadcastInDim, {v}, {{"dims", bad.mapping}},
                ir::Shape{ir::DType::kF32, bad.dims});
