@@ -8,79 +8,92 @@
 namespace seam::lazy {
 namespace {
 
-// Word-at-a-time mixing (as ir::HashProgram); only ever compared with itself. Emit() also
-// writes the word into the signature, in room made by Reserve() (one check per node, not
-// one per word).
-class Mixer {
- public:
-  explicit Mixer(std::vector<uint64_t>* signature) : signature_(signature) {
-    if (signature_ != nullptr) {
-      signature_->resize(signature_->capacity());  // the room a walk before made
-      data_ = signature_->data();
-      room_ = signature_->size();
-    }
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+  return h ^ (h >> 29);
+}
+
+uint64_t Finalize(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The walk's key: its signature mixed four words at a time in four independent chains (a
+// chain of dependent multiplies per word would take most of the walk); only ever compared
+// with itself, and a collision costs only a failed match.
+uint64_t HashSignature(const std::vector<uint64_t>& words) {
+  uint64_t a = 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL, c = 0xa4093822299f31d0ULL,
+           d = 0x082efa98ec4e6c89ULL;
+  const uint64_t* w = words.data();
+  const size_t n = words.size();
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = Mix(a, w[i]);
+    b = Mix(b, w[i + 1]);
+    c = Mix(c, w[i + 2]);
+    d = Mix(d, w[i + 3]);
   }
-  void Int(int64_t v) {
-    state_ = (state_ ^ static_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15ULL;
-    state_ ^= state_ >> 29;
+  for (; i < n; ++i) a = Mix(a, w[i]);
+  return Finalize(Mix(Mix(Mix(Mix(a, b), c), d), n));
+}
+
+// Writes the walk's signature, in room made by Reserve() (one check per node, not one per
+// word).
+class SignatureWriter {
+ public:
+  explicit SignatureWriter(std::vector<uint64_t>& signature) : signature_(signature) {
+    signature_.resize(signature_.capacity());  // the room a walk before made
+    data_ = signature_.data();
+    room_ = signature_.size();
   }
   void Reserve(size_t words) {
     if (used_ + words > room_) Grow(words);
   }
-  void Emit(uint64_t v) {
-    Int(static_cast<int64_t>(v));
-    data_[used_++] = v;
+  void Put(uint64_t v) { data_[used_++] = v; }
+  void PutDims(const ir::Shape& shape) {
+    uint64_t* out = data_ + used_;
+    for (int64_t d : shape.dims) *out++ = static_cast<uint64_t>(d);
+    used_ += shape.dims.size();
   }
-  void EmitDims(const ir::Shape& shape) {
-    for (int64_t d : shape.dims) Emit(static_cast<uint64_t>(d));
-  }
-  // Into the signature only (words that the key covers otherwise).
-  void Record(const uint64_t* words, size_t count) {
-    for (size_t i = 0; i < count; ++i) data_[used_ + i] = words[i];
+  void PutWords(const uint64_t* words, size_t count) {
+    std::copy_n(words, count, data_ + used_);
     used_ += count;
   }
   // Size, then the bytes a word at a time (the last one zero-padded): 2 + size / 8 words.
-  void EmitBytes(const std::vector<uint8_t>& bytes) {
-    Emit(bytes.size());
+  void PutBytes(const std::vector<uint8_t>& bytes) {
+    Put(bytes.size());
     size_t i = 0;
     for (; i + 8 <= bytes.size(); i += 8) {
       uint64_t word;
       std::memcpy(&word, bytes.data() + i, 8);
-      Emit(word);
+      Put(word);
     }
     uint64_t tail = 0;
     for (size_t k = 0; i + k < bytes.size(); ++k) {
       tail |= static_cast<uint64_t>(bytes[i + k]) << (8 * k);
     }
-    Emit(tail);
+    Put(tail);
   }
   // Ends the signature at the words written.
-  uint64_t Finish() {
-    if (signature_ != nullptr) signature_->resize(used_);
-    uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  void Finish() { signature_.resize(used_); }
 
  private:
   void Grow(size_t words) {
     const size_t room = std::max(2 * room_, used_ + words + 256);
-    signature_->resize(room);
-    data_ = signature_->data();
+    signature_.resize(room);
+    data_ = signature_.data();
     room_ = room;
   }
 
-  uint64_t state_ = 0x243f6a8885a308d3ULL;
-  std::vector<uint64_t>* signature_;
+  std::vector<uint64_t>& signature_;
   uint64_t* data_ = nullptr;
   size_t room_ = 0;
   size_t used_ = 0;
 };
 
-// One word per node for its kind, dtype and counts, then its dimensions: each mixed word
-// is a chain of dependent multiplies, so fewer words make the walk faster. A count too
-// large for its field makes the walk inexact: its signature then matches nothing.
+// One word per node for its kind, dtype and counts, then its dimensions. A count too large
+// for its field makes the walk inexact: its signature then matches nothing.
 static_assert(ir::kNumOps < 0xff, "kind 0xff marks a parameter in Header");
 
 uint64_t Header(int64_t kind, const ir::Shape& shape, size_t operands, size_t attr_words,
@@ -117,7 +130,7 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   walk.nodes.reserve(last_size);
   walk.operand_begin.reserve(last_size + 1);
   walk.operands.reserve(2 * last_size);
-  Mixer h(&walk.signature);
+  SignatureWriter h(walk.signature);
   bool& exact = walk.exact;
   thread_local std::vector<std::pair<const Node*, size_t>> stack;  // empty between walks
   stack.reserve(64);
@@ -152,8 +165,8 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
           walk.nodes.push_back(node);
           walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
           h.Reserve(1 + node->shape.dims.size());
-          h.Emit(Header(0xff, node->shape, 0, 0, exact));  // a parameter (no op is 255)
-          h.EmitDims(node->shape);
+          h.Put(Header(0xff, node->shape, 0, 0, exact));  // a parameter (no op is 255)
+          h.PutDims(node->shape);
           walk.leaves.push_back(node->value);
         }
         node->walk_epoch = epoch;
@@ -169,9 +182,9 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
       h.Reserve(
           1 + node->shape.dims.size() + (node->operands.size() + 1) / 2 + attr_words +
           (constant ? 3 + node->literal.shape.dims.size() + node->literal.bytes.size() / 8 : 0));
-      h.Emit(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(), attr_words,
-                    exact));
-      h.EmitDims(node->shape);
+      h.Put(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(), attr_words,
+                   exact));
+      h.PutDims(node->shape);
       // Operand indices two to a word.
       uint64_t pair = 0;
       bool half = false;
@@ -179,20 +192,17 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
         const int i = operand->walk_index;
         walk.operands.push_back(i);
         pair = pair << 32 | static_cast<uint32_t>(i);
-        if (half) h.Emit(pair);
+        if (half) h.Put(pair);
         half = !half;
       }
-      if (half) h.Emit(pair);
+      if (half) h.Put(pair);
       // The set's words go into the signature; its hash, which covers them, into the key.
-      if (attributes != nullptr) {
-        h.Int(static_cast<int64_t>(attributes->hash));
-        h.Record(attributes->words.data(), attr_words);
-      }
+      if (attributes != nullptr) h.PutWords(attributes->words.data(), attr_words);
       if (constant) {
         const ir::Shape& shape = node->literal.shape;
-        h.Emit(Header(0, shape, 0, 0, exact));
-        h.EmitDims(shape);
-        h.EmitBytes(node->literal.bytes);
+        h.Put(Header(0, shape, 0, 0, exact));
+        h.PutDims(shape);
+        h.PutBytes(node->literal.bytes);
       }
       node->walk_epoch = epoch;
       node->walk_index = position;
@@ -202,22 +212,21 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   }
   walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
   h.Reserve(1 + walk.results.size());
-  h.Emit(walk.results.size());
-  for (int r : walk.results) h.Emit(static_cast<uint64_t>(r));
-  walk.hash = h.Finish();
+  h.Put(walk.results.size());
+  for (int r : walk.results) h.Put(static_cast<uint64_t>(r));
+  h.Finish();
+  walk.hash = HashSignature(walk.signature);
   last_size = walk.nodes.size();
 }
 
 uint64_t WalkKey(const GraphWalk& walk) {
   if (walk.aliases.empty()) return walk.hash;
-  Mixer h(nullptr);
-  h.Int(static_cast<int64_t>(walk.hash));
-  h.Int(static_cast<int64_t>(walk.aliases.size()));
+  uint64_t h = Mix(walk.hash, walk.aliases.size());
   for (const ir::Alias& alias : walk.aliases) {
-    h.Int(alias.output_index);
-    h.Int(alias.parameter_index);
+    h = Mix(h, static_cast<uint64_t>(alias.output_index));
+    h = Mix(h, static_cast<uint64_t>(alias.parameter_index));
   }
-  return h.Finish();
+  return Finalize(h);
 }
 
 namespace {
