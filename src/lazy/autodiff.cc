@@ -7,6 +7,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -317,30 +318,29 @@ class KeySet {
 // node itself) is numbered by the position of its first node. The walk does not enter
 // wanted nodes; every other node's operands come before it.
 struct GradGraph {
-  std::vector<const NodePtr*> order;  // the nodes are kept alive by the loss's node
-  std::vector<int> slot;              // per position: its key's number
-  std::vector<char> wanted;           // per position: its key is a wanted parameter's
-  std::vector<int> operand_begin;     // per position, and one more
-  std::vector<int> operands;          // positions; none for wanted nodes
+  struct Position {
+    const NodePtr* node;  // kept alive by the loss's node
+    int slot;             // its key's number
+    int operand_begin;    // into operands
+    bool wanted;          // its key is a wanted parameter's
+    bool needed;          // it leads to a wanted parameter
+  };
+  std::vector<Position> order;
+  std::vector<int> operands;  // positions; none for wanted nodes
   struct Frame {
     const NodePtr* node;
     size_t next;
     bool wanted;
   };
   std::vector<Frame> stack;
-  std::vector<char> needed;      // per position: it leads to a wanted parameter
   std::vector<NodePtr> adjoint;  // per key number
   std::vector<int> param_slots;  // per parameter: its key number, -1 if not in the graph
   // Scratch of this thread's calls, kept for the next (clear() keeps the capacity).
   bool in_use = false;
   void Clear() {
-    needed.clear();
     adjoint.clear();
     param_slots.clear();
     order.clear();
-    slot.clear();
-    wanted.clear();
-    operand_begin.clear();
     operands.clear();
     stack.clear();
   }
@@ -377,16 +377,13 @@ void WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& param_nodes, c
       }
       slot = value.walk_index;
     }
-    graph.order.push_back(frame.node);
-    graph.slot.push_back(slot);
-    graph.wanted.push_back(frame.wanted);
-    graph.operand_begin.push_back(static_cast<int>(graph.operands.size()));
+    graph.order.push_back(
+        {frame.node, slot, static_cast<int>(graph.operands.size()), frame.wanted, false});
     if (!frame.wanted) {
       for (const NodePtr& operand : node.operands) graph.operands.push_back(operand->walk_index);
     }
     graph.stack.pop_back();
   }
-  graph.operand_begin.push_back(static_cast<int>(graph.operands.size()));
   for (const NodePtr& p : param_nodes) {
     int slot = -1;
     if (p->is_leaf()) {
@@ -424,31 +421,38 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
   };
   WalkForGrad(root, param_nodes, wanted, graph);
 
-  // Which nodes lead to a wanted parameter, then the adjoints from the root down.
-  const size_t count = graph.order.size();
-  std::vector<char>& needed = graph.needed;
-  needed.resize(count);
+  // Which nodes lead to a wanted parameter, then the adjoints from the root down. A wanted
+  // node's operands were not walked; every other node's are its operands' positions.
+  std::vector<GradGraph::Position>& order = graph.order;
+  const size_t count = order.size();
+  auto operands_of = [&](size_t i) {
+    const int begin = order[i].operand_begin;
+    const int end =
+        i + 1 < count ? order[i + 1].operand_begin : static_cast<int>(graph.operands.size());
+    return absl::Span<const int>(graph.operands.data() + begin, end - begin);
+  };
   for (size_t i = 0; i < count; ++i) {
-    bool need = graph.wanted[i] != 0;
-    for (int k = graph.operand_begin[i]; !need && k < graph.operand_begin[i + 1]; ++k) {
-      need = needed[graph.operands[k]] != 0;
+    bool need = order[i].wanted;
+    for (int position : operands_of(i)) {
+      if (need) break;
+      need = order[position].needed;
     }
-    needed[i] = need;
+    order[i].needed = need;
   }
   std::vector<NodePtr>& adjoint = graph.adjoint;
   adjoint.resize(count);
-  adjoint[graph.slot[count - 1]] = Full(root, 1);
+  adjoint[order[count - 1].slot] = Full(root, 1);
   for (size_t i = count; i-- > 0;) {
-    if (graph.wanted[i] || adjoint[graph.slot[i]] == nullptr) continue;
-    const NodePtr& node = *graph.order[i];
-    NodePtr g = adjoint[graph.slot[i]];
-    const int begin = graph.operand_begin[i];
+    if (order[i].wanted || adjoint[order[i].slot] == nullptr) continue;
+    const NodePtr& node = *order[i].node;
+    NodePtr g = adjoint[order[i].slot];
+    const absl::Span<const int> positions = operands_of(i);
     for (size_t k = 0; k < node->operands.size(); ++k) {
-      const int position = graph.operands[begin + static_cast<int>(k)];
+      const int position = positions[k];
       // Only float values carry gradients (a select's predicate, indices, labels do not).
-      if (!needed[position] || !ir::IsFloat(node->operands[k]->shape.dtype)) continue;
+      if (!order[position].needed || !ir::IsFloat(node->operands[k]->shape.dtype)) continue;
       NodePtr contribution = Vjp(node, k, g);
-      NodePtr& sum = adjoint[graph.slot[position]];
+      NodePtr& sum = adjoint[order[position].slot];
       sum = sum == nullptr ? std::move(contribution) : Add(sum, contribution);
     }
   }

@@ -49,6 +49,8 @@ OpCache& GetOpCache() {
 
 }  // namespace
 
+bool EagerKnownOff() { return g_eager.load(std::memory_order_relaxed) == 0; }
+
 absl::StatusOr<bool> EagerEnabled() {
   int state = g_eager.load(std::memory_order_relaxed);
   if (state >= 0) return state == 1;
@@ -173,9 +175,9 @@ absl::Status ExecuteEagerly(Node& node) {
   std::vector<DeviceValue*> targets;
   for (const auto& leaf : leaves) {
     if (leaf->donated) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          std::string(ir::OpName(node.op)), ": an operand ", leaf->shape.ToString(),
-          " is a tensor whose device buffer was donated to an earlier step"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(std::string(ir::OpName(node.op)), ": an operand ", leaf->shape.ToString(),
+                       " is a tensor whose device buffer was donated to an earlier step"));
     }
     if (leaf->device != nullptr) continue;
     sources.push_back({leaf->shape, leaf->host->bytes.data(), device});
@@ -219,8 +221,9 @@ absl::Status ExecuteEagerly(Node& node) {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
     if (!lowered) lowered = LowerGraph({root});
     if (lowered->leaves != leaves) {
-      return absl::InternalError(absl::StrCat(
-          std::string(ir::OpName(node.op)), ": eager mode numbered the operands unlike the lowering"));
+      return absl::InternalError(
+          absl::StrCat(std::string(ir::OpName(node.op)),
+                       ": eager mode numbered the operands unlike the lowering"));
     }
     std::vector<ComputationClient::CompileInstance> instances;
     instances.push_back({lowered->program, device});

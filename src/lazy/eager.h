@@ -15,6 +15,9 @@ namespace seam::lazy {
 // use ("1" on, "0" or unset off; anything else is InvalidArgument naming the variable).
 absl::StatusOr<bool> EagerEnabled();
 void SetEager(bool enabled);
+// True when eager mode is known to be off (set off, or SEAM_EAGER read and off): the check
+// every recorded op makes, without building a status.
+bool EagerKnownOff();
 
 // Runs `node` now, as a program of that one op over its operands (which eager mode has
 // already computed; constants are compiled in), and sets node->value to the result. The

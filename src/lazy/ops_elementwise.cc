@@ -69,7 +69,10 @@ NodePtr Unary(ir::Op op, const NodePtr& x) { return MakeNode(op, {x}, {}); }
 
 NodePtr Convert(const NodePtr& x, ir::DType dtype) {
   if (x->shape.dtype == dtype) return x;
-  return MakeNode(ir::Op::kConvert, {x}, {}, MakeShape(dtype, x->shape.dims));
+  // Only the dtype is declared: convert's result has the operand's dimensions.
+  ir::Shape declared;
+  declared.dtype = dtype;
+  return MakeNode(ir::Op::kConvert, {x}, {}, std::move(declared));
 }
 
 NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b) {

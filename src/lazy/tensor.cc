@@ -63,6 +63,7 @@ void CheckOperandsNotDonated(ir::Op op, const NodeList& operands) {
 
 // The last step of recording: in eager mode, the node runs at once.
 NodePtr Finish(std::shared_ptr<Node> node) {
+  if (EagerKnownOff()) return node;
   absl::StatusOr<bool> eager = EagerEnabled();
   if (!eager.ok()) Throw(eager.status());
   if (*eager) {
@@ -104,8 +105,9 @@ NodePtr MakeNodeWith(ir::Op op, NodeList& operands, AttributeSetPtr attributes,
 
 NodePtr MakeNode(ir::Op op, NodeList operands, std::initializer_list<Attr> attrs,
                  ir::Shape declared) {
-  return MakeNodeWith(
-      op, operands, InternAttributes(std::span<const Attr>(attrs.begin(), attrs.size())), declared);
+  AttributeSetPtr set;
+  if (attrs.size() != 0) set = InternAttributes(std::span<const Attr>(attrs.begin(), attrs.size()));
+  return MakeNodeWith(op, operands, std::move(set), declared);
 }
 
 NodePtr MakeNode(ir::Op op, NodeList operands, const ir::Attributes& attrs, ir::Shape declared) {
