@@ -14,9 +14,11 @@ NodePtr BroadcastMapped(const NodePtr& node, Ints dims, Ints mapping) {
 
 NodePtr BroadcastTo(const NodePtr& node, Ints dims) {
   if (SameDims(node->shape.dims, dims)) return node;
-  SmallInts mapping(node->shape.dims.size());
-  int64_t offset = static_cast<int64_t>(dims.size() - node->shape.dims.size());
-  for (size_t i = 0; i < mapping.size(); ++i) mapping[i] = offset + static_cast<int64_t>(i);
+  // Filled by push_back: a sized constructor would zero the elements with a memset call.
+  SmallInts mapping;
+  const size_t rank = node->shape.dims.size();
+  int64_t offset = static_cast<int64_t>(dims.size() - rank);
+  for (size_t i = 0; i < rank; ++i) mapping.push_back(offset + static_cast<int64_t>(i));
   return BroadcastMapped(node, dims, mapping);
 }
 
@@ -27,7 +29,7 @@ SmallInts BroadcastDims(const char* name, const ir::Shape& x, const ir::Shape& y
   const auto& xd = x.dims;
   const auto& yd = y.dims;
   size_t rank = std::max(xd.size(), yd.size());
-  SmallInts dims(rank);
+  SmallInts dims;
   for (size_t i = 0; i < rank; ++i) {
     int64_t xs = i < rank - xd.size() ? 1 : xd[i - (rank - xd.size())];
     int64_t ys = i < rank - yd.size() ? 1 : yd[i - (rank - yd.size())];
@@ -35,7 +37,7 @@ SmallInts BroadcastDims(const char* name, const ir::Shape& x, const ir::Shape& y
       ThrowInvalid(absl::StrCat(name, ": shapes ", x.ToString(), " and ", y.ToString(),
                                 " cannot be broadcast together"));
     }
-    dims[i] = xs == 1 ? ys : xs;
+    dims.push_back(xs == 1 ? ys : xs);
   }
   return dims;
 }
