@@ -75,6 +75,8 @@ class SignatureWriter {
     }
     Put(tail);
   }
+  // Overwrites word `index` (written before).
+  void Set(size_t index, uint64_t v) { data_[index] = v; }
   // Ends the signature at the words written.
   void Finish() { signature_.resize(used_); }
 
@@ -132,6 +134,9 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   walk.operands.reserve(2 * last_size);
   SignatureWriter h(walk.signature);
   bool& exact = walk.exact;
+  // The number of nodes first (set at the end), so that the words read back one way only.
+  h.Reserve(1);
+  h.Put(0);
   thread_local std::vector<std::pair<const Node*, size_t>> stack;  // empty between walks
   stack.reserve(64);
   for (const NodePtr& root : roots) {
@@ -214,6 +219,7 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   h.Reserve(1 + walk.results.size());
   h.Put(walk.results.size());
   for (int r : walk.results) h.Put(static_cast<uint64_t>(r));
+  h.Set(0, walk.nodes.size());
   h.Finish();
   walk.hash = HashSignature(walk.signature);
   last_size = walk.nodes.size();

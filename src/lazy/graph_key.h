@@ -28,9 +28,10 @@ struct GraphWalk {
   // Input/output aliases the caller adds to the program (none from WalkGraph): part of the
   // key (WalkKey) and of the match, and to be copied into the program on a compile.
   std::vector<ir::Alias> aliases;
-  // Everything LowerGraph's program would hold but the aliases, as words (per node: kind,
-  // dtype and counts, dimensions, operand indices, attribute words, a constant's literal;
-  // then the results): two walks with equal signatures lower to one program. Kept with a
+  // Everything LowerGraph's program would hold but the aliases, as words (the number of
+  // nodes; per node its kind, dtype and counts, dimensions, operand indices, attribute
+  // words, a constant's literal; then the results): two walks with equal signatures lower
+  // to one program. Kept with a
   // compiled program, so that a later step matches it by comparing words (SignatureMatches).
   std::vector<uint64_t> signature;
   bool exact = true;  // false when a count did not fit its field: the signature matches nothing
