@@ -18,12 +18,13 @@
 #include "src/runtime/runtime.h"
 
 namespace seam::lazy {
+
+std::atomic<int> g_eager{-1};
+
 namespace {
 
 using runtime::ComputationClient;
 
-// -1: not decided yet (SEAM_EAGER is read at first use); 0 / 1 after that or set_eager.
-std::atomic<int> g_eager{-1};
 // Whether any op ever ran eagerly (until then, nothing has history to cut).
 std::atomic<bool> g_ran_eagerly{false};
 
@@ -48,8 +49,6 @@ OpCache& GetOpCache() {
 }
 
 }  // namespace
-
-bool EagerKnownOff() { return g_eager.load(std::memory_order_relaxed) == 0; }
 
 absl::StatusOr<bool> EagerEnabled() {
   int state = g_eager.load(std::memory_order_relaxed);
@@ -107,8 +106,9 @@ void PutShape(KeyBuffer* key, const ir::Shape& shape) {
 bool OpKey(const Node& node, KeyBuffer* key, std::vector<std::shared_ptr<DeviceValue>>* leaves) {
   key->Put(node.op);
   PutShape(key, node.shape);
-  key->Put(node.attrs().size());
-  for (const auto& [name, values] : node.attrs()) {
+  const ir::Attributes& attrs = node.attributes != nullptr ? node.attributes->map : NoAttributes();
+  key->Put(attrs.size());
+  for (const auto& [name, values] : attrs) {
     key->Put(name.size());
     key->Append(name.data(), name.size());
     key->Put(values.size());
