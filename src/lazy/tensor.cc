@@ -72,10 +72,6 @@ NodePtr Finish(std::shared_ptr<Node> node) {
   return node;
 }
 
-}  // namespace
-
-namespace {
-
 // The operands are moved into the node; `declared` may be moved from.
 NodePtr MakeNodeWith(ir::Op op, NodeList& operands, AttributeSetPtr attributes,
                      ir::Shape& declared) {
