@@ -24,8 +24,13 @@ struct ThreadCache {
 // destructible thread_local stays readable until the thread ends.
 enum class CacheState : unsigned char { kNone, kAlive, kDead };
 thread_local CacheState t_cache_state = CacheState::kNone;
+// The cache while it is alive, else null: the fast paths read this one trivially
+// destructible thread_local instead of the cache's own (whose every use checks that it
+// was constructed).
+thread_local ThreadCache* t_cache = nullptr;
 
 ThreadCache::~ThreadCache() {
+  t_cache = nullptr;
   t_cache_state = CacheState::kDead;
   for (size_t c = 0; c < kClasses; ++c) {
     while (FreeBlock* block = heads[c]) {
@@ -35,10 +40,13 @@ ThreadCache::~ThreadCache() {
   }
 }
 
-ThreadCache& Cache() {
+// Makes the cache at the thread's first allocation; null once the thread is ending.
+ThreadCache* MakeCache() {
+  if (t_cache_state == CacheState::kDead) return nullptr;
   thread_local ThreadCache cache;
   t_cache_state = CacheState::kAlive;
-  return cache;
+  t_cache = &cache;
+  return &cache;
 }
 
 size_t ClassOf(size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
@@ -48,12 +56,14 @@ size_t ClassOf(size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
 void* PoolAllocate(size_t bytes) {
   if (bytes == 0 || bytes > kMaxPooledBytes) return ::operator new(bytes);
   const size_t c = ClassOf(bytes);
-  if (t_cache_state == CacheState::kDead) return ::operator new((c + 1) * kGranule);
-  ThreadCache& cache = Cache();
-  if (FreeBlock* block = cache.heads[c]) {
-    cache.heads[c] = block->next;
-    --cache.counts[c];
-    return block;
+  ThreadCache* cache = t_cache;
+  if (cache == nullptr) cache = MakeCache();
+  if (cache != nullptr) {
+    if (FreeBlock* block = cache->heads[c]) {
+      cache->heads[c] = block->next;
+      --cache->counts[c];
+      return block;
+    }
   }
   return ::operator new((c + 1) * kGranule);
 }
@@ -65,15 +75,13 @@ void PoolFree(void* block, size_t bytes) {
     return;
   }
   const size_t c = ClassOf(bytes);
-  if (t_cache_state == CacheState::kAlive) {
-    ThreadCache& cache = Cache();
-    if (cache.counts[c] < kMaxCached) {
-      auto* free_block = static_cast<FreeBlock*>(block);
-      free_block->next = cache.heads[c];
-      cache.heads[c] = free_block;
-      ++cache.counts[c];
-      return;
-    }
+  ThreadCache* cache = t_cache;  // a thread that never allocated here keeps no cache
+  if (cache != nullptr && cache->counts[c] < kMaxCached) {
+    auto* free_block = static_cast<FreeBlock*>(block);
+    free_block->next = cache->heads[c];
+    cache->heads[c] = free_block;
+    ++cache->counts[c];
+    return;
   }
   ::operator delete(block);
 }

@@ -1,13 +1,13 @@
 // Reverse-mode gradients over the recorded graph: one vector-Jacobian rule per primitive the
 // front end emits. The gradient is itself a lazy graph that shares the forward nodes.
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/types/span.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -27,7 +27,9 @@ NodePtr Add(const NodePtr& a, const NodePtr& b) { return lazy::MakeNode(ir::Op::
 NodePtr Mul(const NodePtr& a, const NodePtr& b) {
   return lazy::MakeNode(ir::Op::kMultiply, {a, b}, {});
 }
-NodePtr Div(const NodePtr& a, const NodePtr& b) { return lazy::MakeNode(ir::Op::kDivide, {a, b}, {}); }
+NodePtr Div(const NodePtr& a, const NodePtr& b) {
+  return lazy::MakeNode(ir::Op::kDivide, {a, b}, {});
+}
 NodePtr Neg(const NodePtr& a) { return lazy::Unary(ir::Op::kNeg, a); }
 NodePtr Full(const NodePtr& like, double v) {
   return lazy::BroadcastTo(lazy::ConstantNode(lazy::ScalarLiteral(like->shape.dtype, v)),
@@ -37,8 +39,8 @@ NodePtr Full(const NodePtr& like, double v) {
 // Sums `g` (the shape of a broadcast's result) back to the broadcast's operand shape.
 NodePtr Unbroadcast(const Node& node, const NodePtr& g) {
   const NodePtr& x = node.operands[0];
-  const std::vector<int64_t>& mapping = node.attrs.at("dims");
-  std::vector<int64_t> axes;
+  const std::vector<int64_t>& mapping = lazy::AttrValues(node.attrs(), "dims");
+  lazy::SmallInts axes;
   for (int64_t d = 0; d < node.shape.rank(); ++d) {
     auto it = std::find(mapping.begin(), mapping.end(), d);
     if (it == mapping.end()) {
@@ -50,9 +52,8 @@ NodePtr Unbroadcast(const Node& node, const NodePtr& g) {
   return lazy::Reshape(lazy::Reduce(ir::Op::kReduceSum, g, axes), x->shape.dims);
 }
 
-std::vector<int64_t> FreeDims(const ir::Shape& shape, const std::vector<int64_t>& batch,
-                              const std::vector<int64_t>& contracting) {
-  std::vector<int64_t> free;
+lazy::SmallInts FreeDims(const ir::Shape& shape, lazy::Ints batch, lazy::Ints contracting) {
+  lazy::SmallInts free;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
         std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
@@ -68,37 +69,44 @@ std::vector<int64_t> FreeDims(const ir::Shape& shape, const std::vector<int64_t>
 // transpose (skipped when it is the identity) puts back into x's order. For a plain 2-D
 // product this is g . rhs^T and lhs^T . g with no transpose.
 NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
-  const char* x_side = i == 0 ? "lhs" : "rhs";
-  const char* y_side = i == 0 ? "rhs" : "lhs";
   const NodePtr& x = node.operands[i];
   const NodePtr& y = node.operands[1 - i];
-  const std::vector<int64_t>& xb = node.attrs.at(absl::StrCat(x_side, "_batch"));
-  const std::vector<int64_t>& xc = node.attrs.at(absl::StrCat(x_side, "_contracting"));
-  const std::vector<int64_t>& yb = node.attrs.at(absl::StrCat(y_side, "_batch"));
-  const std::vector<int64_t>& yc = node.attrs.at(absl::StrCat(y_side, "_contracting"));
+  const ir::Attributes& attrs = node.attrs();
+  const std::vector<int64_t>& lhs_batch = lazy::AttrValues(attrs, "lhs_batch");
+  const std::vector<int64_t>& rhs_batch = lazy::AttrValues(attrs, "rhs_batch");
+  const std::vector<int64_t>& lhs_contracting = lazy::AttrValues(attrs, "lhs_contracting");
+  const std::vector<int64_t>& rhs_contracting = lazy::AttrValues(attrs, "rhs_contracting");
+  const std::vector<int64_t>& xb = i == 0 ? lhs_batch : rhs_batch;
+  const std::vector<int64_t>& xc = i == 0 ? lhs_contracting : rhs_contracting;
+  const std::vector<int64_t>& yb = i == 0 ? rhs_batch : lhs_batch;
+  const std::vector<int64_t>& yc = i == 0 ? rhs_contracting : lhs_contracting;
   const auto nb = static_cast<int64_t>(xb.size());
-  std::vector<int64_t> x_free = FreeDims(x->shape, xb, xc);
-  std::vector<int64_t> y_free = FreeDims(y->shape, yb, yc);
+  const lazy::SmallInts x_free = FreeDims(x->shape, xb, xc);
+  const lazy::SmallInts y_free = FreeDims(y->shape, yb, yc);
   const auto nx = static_cast<int64_t>(x_free.size());
   const auto ny = static_cast<int64_t>(y_free.size());
-  std::vector<int64_t> g_batch(nb), g_y;  // g's batch dims; g's dims that are y's free dims
+  lazy::SmallInts g_batch(nb), g_y;  // g's batch dims; g's dims that are y's free dims
   for (int64_t j = 0; j < nb; ++j) g_batch[j] = j;
   for (int64_t j = 0; j < ny; ++j) g_y.push_back(i == 0 ? nb + nx + j : nb + j);
   // r = [batch, x free, y's contracting dims ascending] (i = 0) or
   //     [batch, y's contracting dims ascending, x free] (i = 1).
   NodePtr r = i == 0 ? lazy::DotGeneral(g, y, g_y, y_free, g_batch, yb)
                      : lazy::DotGeneral(y, g, y_free, g_y, yb, g_batch);
-  std::vector<int64_t> sorted_yc = yc;
+  lazy::SmallInts sorted_yc(yc.begin(), yc.end());
   std::sort(sorted_yc.begin(), sorted_yc.end());
-  std::vector<int64_t> perm(x->shape.rank());
+  lazy::SmallInts perm(x->shape.rank());
   for (int64_t j = 0; j < nb; ++j) perm[xb[j]] = j;
-  for (int64_t j = 0; j < nx; ++j) perm[x_free[j]] = i == 0 ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
+  for (int64_t j = 0; j < nx; ++j) {
+    perm[x_free[j]] = i == 0 ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
+  }
   for (size_t j = 0; j < xc.size(); ++j) {
     int64_t rank = std::find(sorted_yc.begin(), sorted_yc.end(), yc[j]) - sorted_yc.begin();
     perm[xc[j]] = i == 0 ? nb + nx + rank : nb + rank;
   }
   bool identity = true;
-  for (size_t d = 0; d < perm.size(); ++d) identity = identity && perm[d] == static_cast<int64_t>(d);
+  for (size_t d = 0; d < perm.size(); ++d) {
+    identity = identity && perm[d] == static_cast<int64_t>(d);
+  }
   return identity ? r : lazy::Transpose(r, perm);
 }
 
@@ -108,9 +116,9 @@ NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
 // interior padding that is g padded by the negated amounts (cropping what was added, and
 // zero-filling what a negative amount had cropped); with it, a strided slice.
 NodePtr PadVjp(const Node& node, const NodePtr& g) {
-  const auto& low = node.attrs.at("low");
-  const auto& high = node.attrs.at("high");
-  const auto& interior = node.attrs.at("interior");
+  const auto& low = node.attrs().at("low");
+  const auto& high = node.attrs().at("high");
+  const auto& interior = node.attrs().at("interior");
   NodePtr zero = lazy::ConstantNode(lazy::ScalarLiteral(g->shape.dtype, 0));
   bool plain = std::all_of(interior.begin(), interior.end(), [](int64_t v) { return v == 0; });
   if (plain) {
@@ -130,7 +138,8 @@ NodePtr PadVjp(const Node& node, const NodePtr& g) {
     limit.push_back(node.shape.dims[d] - high[d]);
     stride.push_back(interior[d] + 1);
   }
-  return lazy::MakeNode(ir::Op::kSlice, {g}, {{"start", low}, {"limit", limit}, {"stride", stride}});
+  return lazy::MakeNode(ir::Op::kSlice, {g},
+                        {{"start", low}, {"limit", limit}, {"stride", stride}});
 }
 
 [[noreturn]] void NoRule(const Node& node) {
@@ -145,9 +154,12 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
   const Node& node = *self;
   const auto& ops = node.operands;
   switch (node.op) {
-    case ir::Op::kAdd: return g;
-    case ir::Op::kSubtract: return i == 0 ? g : Neg(g);
-    case ir::Op::kMultiply: return Mul(g, ops[1 - i]);
+    case ir::Op::kAdd:
+      return g;
+    case ir::Op::kSubtract:
+      return i == 0 ? g : Neg(g);
+    case ir::Op::kMultiply:
+      return Mul(g, ops[1 - i]);
     case ir::Op::kDivide:
       return i == 0 ? Div(g, ops[1]) : Neg(Mul(g, Div(self, ops[1])));
     case ir::Op::kMaximum:
@@ -164,42 +176,54 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
         return Mul(g, Mul(ops[1], lazy::MakeNode(ir::Op::kPower, {ops[0], b_minus_1}, {})));
       }
       return Mul(g, Mul(self, lazy::Unary(ir::Op::kLog, ops[0])));
-    case ir::Op::kNeg: return Neg(g);
-    case ir::Op::kExp: return Mul(g, self);
-    case ir::Op::kLog: return Div(g, ops[0]);
-    case ir::Op::kTanh: return Mul(g, lazy::MakeNode(ir::Op::kSubtract, {Full(g, 1), Mul(self, self)}, {}));
+    case ir::Op::kNeg:
+      return Neg(g);
+    case ir::Op::kExp:
+      return Mul(g, self);
+    case ir::Op::kLog:
+      return Div(g, ops[0]);
+    case ir::Op::kTanh:
+      return Mul(g, lazy::MakeNode(ir::Op::kSubtract, {Full(g, 1), Mul(self, self)}, {}));
     case ir::Op::kLogistic:
       return Mul(g, Mul(self, lazy::MakeNode(ir::Op::kSubtract, {Full(g, 1), self}, {})));
-    case ir::Op::kSqrt: return Div(Mul(g, Full(g, 0.5)), self);
-    case ir::Op::kRsqrt: return Mul(g, Mul(Full(g, -0.5), Mul(self, Mul(self, self))));
-    case ir::Op::kAbs: return Mul(g, lazy::Unary(ir::Op::kSign, ops[0]));
-    case ir::Op::kLog1p: return Div(g, Add(ops[0], Full(g, 1)));
+    case ir::Op::kSqrt:
+      return Div(Mul(g, Full(g, 0.5)), self);
+    case ir::Op::kRsqrt:
+      return Mul(g, Mul(Full(g, -0.5), Mul(self, Mul(self, self))));
+    case ir::Op::kAbs:
+      return Mul(g, lazy::Unary(ir::Op::kSign, ops[0]));
+    case ir::Op::kLog1p:
+      return Div(g, Add(ops[0], Full(g, 1)));
     case ir::Op::kSign:
     case ir::Op::kFloor:
-    case ir::Op::kCeil: return Full(g, 0);  // piecewise constant
+    case ir::Op::kCeil:
+      return Full(g, 0);  // piecewise constant
     case ir::Op::kRemainder:
       // a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b) = -(a - result) / b.
       if (i == 0) return g;
       return Neg(Mul(g, Div(lazy::MakeNode(ir::Op::kSubtract, {ops[0], self}, {}), ops[1])));
-    case ir::Op::kPad: return PadVjp(node, g);
+    case ir::Op::kPad:
+      return PadVjp(node, g);
     case ir::Op::kConvert:
       if (!ir::IsFloat(ops[0]->shape.dtype)) NoRule(node);
       return lazy::Convert(g, ops[0]->shape.dtype);
     case ir::Op::kSelect:
       if (i == 0) NoRule(node);
       return i == 1 ? lazy::Select(ops[0], g, Full(g, 0)) : lazy::Select(ops[0], Full(g, 0), g);
-    case ir::Op::kBroadcastInDim: return Unbroadcast(node, g);
-    case ir::Op::kReshape: return lazy::Reshape(g, ops[0]->shape.dims);
+    case ir::Op::kBroadcastInDim:
+      return Unbroadcast(node, g);
+    case ir::Op::kReshape:
+      return lazy::Reshape(g, ops[0]->shape.dims);
     case ir::Op::kTranspose: {
-      const std::vector<int64_t>& perm = node.attrs.at("permutation");
-      std::vector<int64_t> inverse(perm.size());
+      const std::vector<int64_t>& perm = lazy::AttrValues(node.attrs(), "permutation");
+      lazy::SmallInts inverse(perm.size());
       for (size_t k = 0; k < perm.size(); ++k) inverse[perm[k]] = static_cast<int64_t>(k);
       return lazy::Transpose(g, inverse);
     }
     case ir::Op::kSlice: {
-      const auto& start = node.attrs.at("start");
-      const auto& limit = node.attrs.at("limit");
-      const auto& stride = node.attrs.at("stride");
+      const auto& start = node.attrs().at("start");
+      const auto& limit = node.attrs().at("limit");
+      const auto& stride = node.attrs().at("stride");
       std::vector<int64_t> low, high, interior;
       for (size_t d = 0; d < start.size(); ++d) {
         int64_t n = node.shape.dims[d];
@@ -214,7 +238,7 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
                             {{"low", low}, {"high", high}, {"interior", interior}});
     }
     case ir::Op::kConcatenate: {
-      int64_t axis = node.attrs.at("dimension").front();
+      int64_t axis = node.attrs().at("dimension").front();
       int64_t offset = 0;
       for (size_t k = 0; k < i; ++k) offset += ops[k]->shape.dims[axis];
       std::vector<int64_t> starts(node.shape.rank(), 0), limits = node.shape.dims,
@@ -228,8 +252,8 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kReduceProduct:
     case ir::Op::kReduceMin:
     case ir::Op::kReduceMax: {
-      const std::vector<int64_t>& axes = node.attrs.at("axes");
-      std::vector<int64_t> mapping;
+      const std::vector<int64_t>& axes = lazy::AttrValues(node.attrs(), "axes");
+      lazy::SmallInts mapping;
       for (int64_t d = 0; d < ops[0]->shape.rank(); ++d) {
         if (std::find(axes.begin(), axes.end(), d) == axes.end()) mapping.push_back(d);
       }
@@ -239,22 +263,135 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
         return Mul(spread, Div(lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping), ops[0]));
       }
       NodePtr best = lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping);
-      NodePtr is_best = lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], best}, {}),
-                                      ops[0]->shape.dtype);
+      NodePtr is_best =
+          lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], best}, {}), ops[0]->shape.dtype);
       return Mul(spread, is_best);
     }
-    case ir::Op::kDotGeneral: return DotVjp(node, i, g);
+    case ir::Op::kDotGeneral:
+      return DotVjp(node, i, g);
     case ir::Op::kAllReduceSum:
       // The sum over replicas of every replica's loss: each replica's input reaches every
       // replica's output.
       return lazy::AllReduceNode(ir::Op::kAllReduceSum, g);
     case ir::Op::kAllReduceMax:
     case ir::Op::kAllReduceMin: {
-      NodePtr is_best = lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], self}, {}),
-                                      ops[0]->shape.dtype);
+      NodePtr is_best =
+          lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], self}, {}), ops[0]->shape.dtype);
       return Mul(lazy::AllReduceNode(ir::Op::kAllReduceSum, g), is_best);
     }
-    default: NoRule(node);
+    default:
+      NoRule(node);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The keys of the wanted parameters: a few, compared in place; many, hashed.
+class KeySet {
+ public:
+  void Insert(const void* key) {
+    if (set_.empty() && small_.size() < kSmall) {
+      small_.push_back(key);
+      return;
+    }
+    set_.insert(small_.begin(), small_.end());
+    small_.clear();
+    set_.insert(key);
+  }
+  bool Contains(const void* key) const {
+    if (!set_.empty()) return set_.contains(key);
+    for (const void* k : small_) {
+      if (k == key) return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr size_t kSmall = 16;
+  absl::InlinedVector<const void*, kSmall> small_;
+  absl::flat_hash_set<const void*> set_;
+};
+
+// The graph of a loss in post-order, as grad walks it. A key (a leaf's value, or another
+// node itself) is numbered by the position of its first node. The walk does not enter
+// wanted nodes; every other node's operands come before it.
+struct GradGraph {
+  struct Position {
+    const NodePtr* node;  // kept alive by the loss's node
+    int slot;             // its key's number
+    int operand_begin;    // into operands
+    bool wanted;          // its key is a wanted parameter's
+    bool needed;          // it leads to a wanted parameter
+  };
+  std::vector<Position> order;
+  std::vector<int> operands;  // positions; none for wanted nodes
+  struct Frame {
+    const NodePtr* node;
+    size_t next;
+    bool wanted;
+  };
+  std::vector<Frame> stack;
+  std::vector<NodePtr> adjoint;  // per key number
+  std::vector<int> param_slots;  // per parameter: its key number, -1 if not in the graph
+  // Scratch of this thread's calls, kept for the next (clear() keeps the capacity).
+  bool in_use = false;
+  void Clear() {
+    adjoint.clear();
+    param_slots.clear();
+    order.clear();
+    operands.clear();
+    stack.clear();
+  }
+};
+
+// Walks the graph of `root` into `graph`, marking nodes and values in place (one walk at a
+// time: lazy::GraphMarks), and sets each parameter's key number.
+void WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& param_nodes, const KeySet& wanted,
+                 GradGraph& graph) {
+  lazy::GraphMarks marks;
+  const uint64_t epoch = marks.epoch();
+  auto push = [&](const NodePtr& node) {
+    node->walk_epoch = epoch;
+    node->walk_index = -1;  // until it has a position
+    graph.stack.push_back({&node, 0, wanted.Contains(Key(node.get()))});
+  };
+  push(root);
+  while (!graph.stack.empty()) {
+    GradGraph::Frame& frame = graph.stack.back();
+    const Node& node = **frame.node;
+    if (!frame.wanted && frame.next < node.operands.size()) {
+      const NodePtr& operand = node.operands[frame.next++];
+      if (operand->walk_epoch != epoch) push(operand);  // `frame` is not used after this
+      continue;
+    }
+    const int position = static_cast<int>(graph.order.size());
+    node.walk_index = position;
+    int slot = position;
+    if (node.is_leaf()) {
+      lazy::DeviceValue& value = *node.value;
+      if (value.walk_epoch != epoch) {
+        value.walk_epoch = epoch;
+        value.walk_index = position;
+      }
+      slot = value.walk_index;
+    }
+    graph.order.push_back(
+        {frame.node, slot, static_cast<int>(graph.operands.size()), frame.wanted, false});
+    if (!frame.wanted) {
+      for (const NodePtr& operand : node.operands) graph.operands.push_back(operand->walk_index);
+    }
+    graph.stack.pop_back();
+  }
+  for (const NodePtr& p : param_nodes) {
+    int slot = -1;
+    if (p->is_leaf()) {
+      if (p->value->walk_epoch == epoch) slot = p->value->walk_index;
+    } else if (p->walk_epoch == epoch) {
+      slot = p->walk_index;
+    }
+    graph.param_slots.push_back(slot);
   }
 }
 
@@ -263,72 +400,74 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
 std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) {
   NodePtr root = lazy::NodeOf(loss, "grad");
   if (root->shape.rank() != 0 || !ir::IsFloat(root->shape.dtype)) {
-    lazy::ThrowInvalid(absl::StrCat("grad: the loss must be a float scalar, got ",
-                                    root->shape.ToString()));
+    lazy::ThrowInvalid(
+        absl::StrCat("grad: the loss must be a float scalar, got ", root->shape.ToString()));
   }
   std::vector<NodePtr> param_nodes;
-  absl::flat_hash_set<const void*> wanted;
+  param_nodes.reserve(params.size());
+  KeySet wanted;
   for (const Tensor& p : params) {
     param_nodes.push_back(lazy::NodeOf(p, "grad"));
-    wanted.insert(Key(param_nodes.back().get()));
+    wanted.Insert(Key(param_nodes.back().get()));
   }
 
-  // Post-order of the graph (iterative), then which nodes lead to a wanted parameter.
-  // The tables are sized from the previous call's graph: a training loop takes the
-  // gradient of the same graph every step, and growing them rehashes every entry.
-  static thread_local size_t last_size = 64;
-  std::vector<NodePtr> order;
-  order.reserve(last_size);
-  absl::flat_hash_set<const Node*> seen;
-  seen.reserve(last_size);
-  std::vector<std::pair<NodePtr, size_t>> stack{{root, 0}};
-  seen.insert(root.get());
-  while (!stack.empty()) {
-    auto& [node, next] = stack.back();
-    if (!wanted.count(Key(node.get())) && next < node->operands.size()) {
-      const NodePtr& operand = node->operands[next++];
-      if (seen.insert(operand.get()).second) stack.emplace_back(operand, 0);
-      continue;
+  thread_local GradGraph scratch;
+  GradGraph local;
+  GradGraph& graph = scratch.in_use ? local : scratch;
+  graph.in_use = true;
+  absl::Cleanup release = [&graph] {
+    graph.Clear();
+    graph.in_use = false;
+  };
+  WalkForGrad(root, param_nodes, wanted, graph);
+
+  // Which nodes lead to a wanted parameter, then the adjoints from the root down. A wanted
+  // node's operands were not walked; every other node's are its operands' positions.
+  std::vector<GradGraph::Position>& order = graph.order;
+  const size_t count = order.size();
+  auto operands_of = [&](size_t i) {
+    const int begin = order[i].operand_begin;
+    const int end =
+        i + 1 < count ? order[i + 1].operand_begin : static_cast<int>(graph.operands.size());
+    return absl::Span<const int>(graph.operands.data() + begin, end - begin);
+  };
+  for (size_t i = 0; i < count; ++i) {
+    bool need = order[i].wanted;
+    for (int position : operands_of(i)) {
+      if (need) break;
+      need = order[position].needed;
     }
-    order.push_back(node);
-    stack.pop_back();
+    order[i].needed = need;
   }
-  last_size = order.size();
-  absl::flat_hash_set<const Node*> needed;
-  needed.reserve(order.size());
-  for (const NodePtr& node : order) {
-    bool need = wanted.count(Key(node.get())) > 0;
-    for (const NodePtr& operand : node->operands) need = need || needed.count(operand.get());
-    if (need) needed.insert(node.get());
-  }
-
-  absl::flat_hash_map<const void*, NodePtr> adjoint;
-  adjoint.reserve(needed.size() + 1);
-  adjoint[Key(root.get())] = Full(root, 1);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const NodePtr& node = *it;
-    auto found = adjoint.find(Key(node.get()));
-    if (found == adjoint.end() || wanted.count(Key(node.get()))) continue;
-    NodePtr g = found->second;
-    for (size_t i = 0; i < node->operands.size(); ++i) {
-      const NodePtr& operand = node->operands[i];
+  std::vector<NodePtr>& adjoint = graph.adjoint;
+  adjoint.resize(count);
+  adjoint[order[count - 1].slot] = Full(root, 1);
+  for (size_t i = count; i-- > 0;) {
+    if (order[i].wanted || adjoint[order[i].slot] == nullptr) continue;
+    const NodePtr& node = *order[i].node;
+    NodePtr g = adjoint[order[i].slot];
+    const absl::Span<const int> positions = operands_of(i);
+    for (size_t k = 0; k < node->operands.size(); ++k) {
+      const int position = positions[k];
       // Only float values carry gradients (a select's predicate, indices, labels do not).
-      if (!needed.count(operand.get()) || !ir::IsFloat(operand->shape.dtype)) continue;
-      NodePtr contribution = Vjp(node, i, g);
-      auto [slot, inserted] = adjoint.emplace(Key(operand.get()), contribution);
-      if (!inserted) slot->second = Add(slot->second, contribution);
+      if (!order[position].needed || !ir::IsFloat(node->operands[k]->shape.dtype)) continue;
+      NodePtr contribution = Vjp(node, k, g);
+      NodePtr& sum = adjoint[order[position].slot];
+      sum = sum == nullptr ? std::move(contribution) : Add(sum, contribution);
     }
   }
 
   std::vector<Tensor> grads;
+  grads.reserve(params.size());
   for (size_t k = 0; k < params.size(); ++k) {
-    auto found = adjoint.find(Key(param_nodes[k].get()));
-    if (found == adjoint.end()) {
-      lazy::ThrowInvalid(absl::StrCat("grad: parameter ", k, " (", param_nodes[k]->shape.ToString(),
-                                      ") is not in the graph of the loss (a synced loss is a plain value: take grad before "
-                                      "reading or syncing it)"));
+    const int slot = graph.param_slots[k];
+    if (slot < 0 || adjoint[slot] == nullptr) {
+      lazy::ThrowInvalid(absl::StrCat(
+          "grad: parameter ", k, " (", param_nodes[k]->shape.ToString(),
+          ") is not in the graph of the loss (a synced loss is a plain value: take grad before "
+          "reading or syncing it)"));
     }
-    grads.push_back(lazy::Wrap(found->second));
+    grads.push_back(lazy::Wrap(adjoint[slot]));
   }
   return grads;
 }

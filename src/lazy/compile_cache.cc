@@ -7,30 +7,37 @@ namespace seam::lazy {
 
 runtime::ComputationClient::ComputationPtr CompileCache::Find(uint64_t key,
                                                               const ir::Program& program) {
-  return FindMatching(key, [&](const ir::Program& cached) { return cached == program; });
+  return FindMatching(key, [&](const ir::Program& cached, absl::Span<const uint64_t>) {
+    return cached == program;
+  });
 }
 
 runtime::ComputationClient::ComputationPtr CompileCache::FindMatching(
-    uint64_t key, absl::FunctionRef<bool(const ir::Program&)> matches) {
+    uint64_t key,
+    absl::FunctionRef<bool(const ir::Program&, absl::Span<const uint64_t> signature)> matches) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(key);
-  if (it == index_.end() || !matches(it->second->second->program())) return nullptr;
+  if (it == index_.end()) return nullptr;
+  const Entry& entry = *it->second;
+  if (!matches(entry.computation->program(), entry.signature)) return nullptr;
   lru_.splice(lru_.begin(), lru_, it->second);
-  return it->second->second;
+  return it->second->computation;
 }
 
-void CompileCache::Insert(uint64_t key, runtime::ComputationClient::ComputationPtr computation) {
+void CompileCache::Insert(uint64_t key, runtime::ComputationClient::ComputationPtr computation,
+                          std::vector<uint64_t> signature) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(key);
   if (it != index_.end()) {
-    it->second->second = std::move(computation);
+    it->second->computation = std::move(computation);
+    it->second->signature = std::move(signature);
     lru_.splice(lru_.begin(), lru_, it->second);
     return;
   }
-  lru_.emplace_front(key, std::move(computation));
+  lru_.push_front({key, std::move(computation), std::move(signature)});
   index_[key] = lru_.begin();
   while (lru_.size() > capacity_) {
-    index_.erase(lru_.back().first);
+    index_.erase(lru_.back().key);
     lru_.pop_back();
   }
 }

@@ -7,10 +7,12 @@
 #include <list>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "src/runtime/computation_client.h"
 
 namespace seam::lazy {
@@ -25,16 +27,25 @@ class CompileCache {
   // The cached computation for `key`, confirmed by comparing programs (a hash collision
   // costs a compile, never a wrong result); null on a miss. A hit becomes most recent.
   runtime::ComputationClient::ComputationPtr Find(uint64_t key, const ir::Program& program);
-  // The same, with the confirmation done by `matches` on the cached program (the front end
-  // checks it against the graph, without lowering the graph to a program first).
+  // The same, with the confirmation done by `matches` on the cached program and the
+  // signature it was inserted with (the front end checks them against the graph, without
+  // lowering the graph to a program first).
   runtime::ComputationClient::ComputationPtr FindMatching(
-      uint64_t key, absl::FunctionRef<bool(const ir::Program&)> matches);
+      uint64_t key,
+      absl::FunctionRef<bool(const ir::Program&, absl::Span<const uint64_t> signature)> matches);
   // Inserts (or replaces) and evicts the least recently used entries beyond capacity.
-  void Insert(uint64_t key, runtime::ComputationClient::ComputationPtr computation);
+  // `signature` is kept for FindMatching (the front end's GraphWalk::signature; none
+  // otherwise).
+  void Insert(uint64_t key, runtime::ComputationClient::ComputationPtr computation,
+              std::vector<uint64_t> signature = {});
   size_t size() const;
 
  private:
-  using Entry = std::pair<uint64_t, runtime::ComputationClient::ComputationPtr>;
+  struct Entry {
+    uint64_t key;
+    runtime::ComputationClient::ComputationPtr computation;
+    std::vector<uint64_t> signature;
+  };
   size_t capacity_;
   mutable std::mutex mu_;
   std::list<Entry> lru_;  // most recent first

@@ -1,7 +1,6 @@
 #include "src/lazy/donation.h"
 
 #include "absl/container/flat_hash_map.h"
-
 #include "absl/strings/str_cat.h"
 
 namespace seam::lazy {
@@ -10,12 +9,23 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
                                      const std::vector<std::shared_ptr<TensorImpl>>& pending,
                                      const std::vector<size_t>& result_of) {
   std::vector<ir::Alias> aliases;
+  aliases.reserve(pending.size());
   // Built on the first candidate: parameter index of each leaf value, instruction of each
   // parameter, and operand references to each instruction (one pass, no hashing of nodes).
-  absl::flat_hash_map<const DeviceValue*, size_t> parameter_of;
-  std::vector<size_t> instruction_of_parameter;
-  std::vector<int64_t> uses;
-  std::vector<bool> output_taken(roots.size()), parameter_taken(walk.leaves.size());
+  // Per-thread tables, emptied at every call, keep their capacity for the next barrier.
+  struct Tables {
+    absl::flat_hash_map<const DeviceValue*, size_t> parameter_of;
+    std::vector<size_t> instruction_of_parameter;
+    std::vector<int64_t> uses;
+    std::vector<bool> output_taken, parameter_taken;
+  };
+  thread_local Tables tables;
+  auto& [parameter_of, instruction_of_parameter, uses, output_taken, parameter_taken] = tables;
+  parameter_of.clear();
+  instruction_of_parameter.clear();
+  uses.clear();
+  output_taken.assign(roots.size(), false);
+  parameter_taken.assign(walk.leaves.size(), false);
   for (size_t k = 0; k < pending.size(); ++k) {
     NodePtr leaf = pending[k]->replaced();  // one more owner of the leaf while held here
     if (leaf == nullptr || !leaf->is_leaf()) continue;

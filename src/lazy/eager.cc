@@ -18,12 +18,13 @@
 #include "src/runtime/runtime.h"
 
 namespace seam::lazy {
+
+std::atomic<int> g_eager{-1};
+
 namespace {
 
 using runtime::ComputationClient;
 
-// -1: not decided yet (SEAM_EAGER is read at first use); 0 / 1 after that or set_eager.
-std::atomic<int> g_eager{-1};
 // Whether any op ever ran eagerly (until then, nothing has history to cut).
 std::atomic<bool> g_ran_eagerly{false};
 
@@ -105,8 +106,9 @@ void PutShape(KeyBuffer* key, const ir::Shape& shape) {
 bool OpKey(const Node& node, KeyBuffer* key, std::vector<std::shared_ptr<DeviceValue>>* leaves) {
   key->Put(node.op);
   PutShape(key, node.shape);
-  key->Put(node.attrs.size());
-  for (const auto& [name, values] : node.attrs) {
+  const ir::Attributes& attrs = node.attributes != nullptr ? node.attributes->map : NoAttributes();
+  key->Put(attrs.size());
+  for (const auto& [name, values] : attrs) {
     key->Put(name.size());
     key->Append(name.data(), name.size());
     key->Put(values.size());
@@ -173,9 +175,9 @@ absl::Status ExecuteEagerly(Node& node) {
   std::vector<DeviceValue*> targets;
   for (const auto& leaf : leaves) {
     if (leaf->donated) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          std::string(ir::OpName(node.op)), ": an operand ", leaf->shape.ToString(),
-          " is a tensor whose device buffer was donated to an earlier step"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(std::string(ir::OpName(node.op)), ": an operand ", leaf->shape.ToString(),
+                       " is a tensor whose device buffer was donated to an earlier step"));
     }
     if (leaf->device != nullptr) continue;
     sources.push_back({leaf->shape, leaf->host->bytes.data(), device});
@@ -219,8 +221,9 @@ absl::Status ExecuteEagerly(Node& node) {
     metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
     if (!lowered) lowered = LowerGraph({root});
     if (lowered->leaves != leaves) {
-      return absl::InternalError(absl::StrCat(
-          std::string(ir::OpName(node.op)), ": eager mode numbered the operands unlike the lowering"));
+      return absl::InternalError(
+          absl::StrCat(std::string(ir::OpName(node.op)),
+                       ": eager mode numbered the operands unlike the lowering"));
     }
     std::vector<ComputationClient::CompileInstance> instances;
     instances.push_back({lowered->program, device});

@@ -1,9 +1,9 @@
 #include "src/lazy/graph_executor.h"
 
-#include <unordered_map>
+#include <optional>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
-
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
@@ -31,8 +31,13 @@ BarrierObserver* SetBarrierObserver(BarrierObserver* observer) {
 
 absl::Status UploadLeaves(ComputationClient& client, const std::string& device,
                           const std::vector<std::shared_ptr<DeviceValue>>& leaves) {
-  std::vector<ComputationClient::TensorSource> sources;
-  std::vector<DeviceValue*> targets;
+  // Per-thread lists (a step sends a few host scalars), emptied when the call ends.
+  thread_local std::vector<ComputationClient::TensorSource> sources;
+  thread_local std::vector<DeviceValue*> targets;
+  absl::Cleanup empty = [] {
+    sources.clear();
+    targets.clear();
+  };
   for (const auto& leaf : leaves) {
     if (leaf->device != nullptr) continue;
     sources.push_back({leaf->shape, leaf->host->bytes.data(), device});
@@ -88,9 +93,10 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
       ir::Instruction inst;
       inst.op = node->op;
       inst.shape = node->shape;
-      inst.attrs = node->attrs;
+      inst.attrs = node->attrs();
       if (node->op == ir::Op::kConstant) inst.literal = node->literal;
-      for (const NodePtr& operand : node->operands) inst.operands.push_back(index.at(operand.get()));
+      for (const NodePtr& operand : node->operands)
+        inst.operands.push_back(index.at(operand.get()));
       index[node] = static_cast<int>(lowered.program.instructions.size());
       lowered.program.instructions.push_back(std::move(inst));
       stack.pop_back();
@@ -101,12 +107,53 @@ LoweredGraph LowerGraph(const std::vector<NodePtr>& roots) {
   return lowered;
 }
 
-absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
+namespace {
+
+// The tables of one step barrier, kept per thread for the next barrier (one runs every
+// step) and emptied when the barrier ends, so that they hold no tensor, graph or buffer
+// after it.
+struct BarrierTables {
   std::vector<std::shared_ptr<TensorImpl>> pending;
   std::vector<NodePtr> roots;
   absl::flat_hash_map<const Node*, size_t> root_of_node;
-  root_of_node.reserve(tensors.size());
   std::vector<size_t> root_index;  // per pending tensor
+  GraphWalk walk;
+  std::vector<ComputationClient::DataPtr> arguments;
+  std::vector<NodePtr> new_leaves;
+  bool in_use = false;
+
+  void Clear() {
+    new_leaves.clear();
+    arguments.clear();
+    walk.nodes.clear();
+    walk.operand_begin.clear();
+    walk.operands.clear();
+    walk.results.clear();
+    walk.leaves.clear();
+    walk.aliases.clear();
+    root_index.clear();
+    root_of_node.clear();
+    roots.clear();
+    pending.clear();
+  }
+};
+
+}  // namespace
+
+absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
+  // A barrier inside a barrier (from an observer) gets tables of its own.
+  thread_local BarrierTables thread_tables;
+  std::optional<BarrierTables> nested;
+  BarrierTables& tables = thread_tables.in_use ? nested.emplace() : thread_tables;
+  tables.in_use = true;
+  absl::Cleanup release = [&tables] {
+    tables.Clear();
+    tables.in_use = false;
+  };
+  std::vector<std::shared_ptr<TensorImpl>>& pending = tables.pending;
+  std::vector<NodePtr>& roots = tables.roots;
+  absl::flat_hash_map<const Node*, size_t>& root_of_node = tables.root_of_node;
+  std::vector<size_t>& root_index = tables.root_index;
   for (const auto& tensor : tensors) {
     NodePtr node = tensor->node();
     if (node->is_leaf()) continue;
@@ -120,12 +167,13 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   const std::string device = client->GetDefaultDevice();
   // The cache is keyed and checked on the graph itself: a hit builds no program.
-  GraphWalk walk = WalkGraph(roots);
+  GraphWalk& walk = tables.walk;
+  WalkGraph(roots, walk);
   for (const auto& leaf : walk.leaves) SEAM_RETURN_IF_ERROR(CheckNotDonated(*leaf, "sync"));
   // Data parallel: a step with per-replica values runs on every replica (src/lazy/replicated.cc).
   SEAM_ASSIGN_OR_RETURN(int64_t replicas, ReplicaCount(walk.leaves));
   if (replicas > 1) {
-    walk = GraphWalk();
+    walk.leaves.clear();  // holds no value while the replicas run
     SEAM_ASSIGN_OR_RETURN(std::vector<NodePtr> results,
                           RunReplicated(*client, LowerGraph(roots), replicas, roots));
     for (size_t i = 0; i < pending.size(); ++i) pending[i]->set_node(results[root_index[i]]);
@@ -142,8 +190,13 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
   uint64_t key = CompileCacheKey(WalkKey(walk), device);
+  // Programs this barrier compiled are matched by signature; others (none usually) by
+  // their instructions.
   ComputationClient::ComputationPtr computation = cache->FindMatching(
-      key, [&](const ir::Program& cached) { return WalkMatches(walk, cached); });
+      key, [&](const ir::Program& cached, absl::Span<const uint64_t> signature) {
+        return signature.empty() ? WalkMatches(walk, cached)
+                                 : SignatureMatches(walk, signature, cached);
+      });
   if (computation != nullptr) {
     // Looked up once: the registry lookup takes locks and compares names.
     static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
@@ -158,18 +211,16 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
                           client->Compile(std::move(instances)));
     computation = compiled.front();
-    cache->Insert(key, computation);
+    cache->Insert(key, computation, walk.exact ? walk.signature : std::vector<uint64_t>());
   }
 
-  std::vector<ComputationClient::DataPtr> arguments;
-  arguments.reserve(walk.leaves.size());
+  std::vector<ComputationClient::DataPtr>& arguments = tables.arguments;
   for (const auto& leaf : walk.leaves) arguments.push_back(leaf->device);
   SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
                         client->ExecuteComputation(*computation, arguments, device, {}));
   MarkDonated(walk.aliases, walk.leaves);
 
-  std::vector<NodePtr> new_leaves;
-  new_leaves.reserve(outputs.size());
+  std::vector<NodePtr>& new_leaves = tables.new_leaves;
   for (size_t i = 0; i < outputs.size(); ++i) {
     auto value = NewDeviceValue();
     value->shape = roots[i]->shape;

@@ -1,87 +1,143 @@
 #include "src/lazy/graph_key.h"
 
+#include <algorithm>
 #include <cstring>
-#include <mutex>
+
+#include "src/lazy/attributes.h"
 
 namespace seam::lazy {
 namespace {
 
-// Word-at-a-time mixing (as ir::HashProgram); only ever compared with itself.
-class Mixer {
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+  return h ^ (h >> 29);
+}
+
+uint64_t Finalize(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The walk's key: its signature mixed four words at a time in four independent chains (a
+// chain of dependent multiplies per word would take most of the walk); only ever compared
+// with itself, and a collision costs only a failed match.
+uint64_t HashSignature(const std::vector<uint64_t>& words) {
+  uint64_t a = 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL, c = 0xa4093822299f31d0ULL,
+           d = 0x082efa98ec4e6c89ULL;
+  const uint64_t* w = words.data();
+  const size_t n = words.size();
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = Mix(a, w[i]);
+    b = Mix(b, w[i + 1]);
+    c = Mix(c, w[i + 2]);
+    d = Mix(d, w[i + 3]);
+  }
+  for (; i < n; ++i) a = Mix(a, w[i]);
+  return Finalize(Mix(Mix(Mix(Mix(a, b), c), d), n));
+}
+
+// Writes the walk's signature, in room made by Reserve() (one check per node, not one per
+// word).
+class SignatureWriter {
  public:
-  void Int(int64_t v) {
-    state_ = (state_ ^ static_cast<uint64_t>(v)) * 0x9e3779b97f4a7c15ULL;
-    state_ ^= state_ >> 29;
+  explicit SignatureWriter(std::vector<uint64_t>& signature) : signature_(signature) {
+    signature_.resize(signature_.capacity());  // the room a walk before made
+    data_ = signature_.data();
+    room_ = signature_.size();
   }
-  void Ints(const std::vector<int64_t>& values) {
-    Int(static_cast<int64_t>(values.size()));
-    for (int64_t v : values) Int(v);
+  void Reserve(size_t words) {
+    if (used_ + words > room_) Grow(words);
   }
-  void Bytes(const std::vector<uint8_t>& bytes) {
-    Int(static_cast<int64_t>(bytes.size()));
+  void Put(uint64_t v) { data_[used_++] = v; }
+  void PutDims(const ir::Shape& shape) {
+    uint64_t* out = data_ + used_;
+    for (int64_t d : shape.dims) *out++ = static_cast<uint64_t>(d);
+    used_ += shape.dims.size();
+  }
+  void PutWords(const uint64_t* words, size_t count) {
+    std::copy_n(words, count, data_ + used_);
+    used_ += count;
+  }
+  // Size, then the bytes a word at a time (the last one zero-padded): 2 + size / 8 words.
+  void PutBytes(const std::vector<uint8_t>& bytes) {
+    Put(bytes.size());
     size_t i = 0;
     for (; i + 8 <= bytes.size(); i += 8) {
       uint64_t word;
       std::memcpy(&word, bytes.data() + i, 8);
-      Int(static_cast<int64_t>(word));
+      Put(word);
     }
     uint64_t tail = 0;
     for (size_t k = 0; i + k < bytes.size(); ++k) {
       tail |= static_cast<uint64_t>(bytes[i + k]) << (8 * k);
     }
-    Int(static_cast<int64_t>(tail));
+    Put(tail);
   }
-  void String(const std::string& s) {
-    Int(static_cast<int64_t>(s.size()));
-    for (char c : s) Int(c);
-  }
-  uint64_t Finish() const {
-    uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  // Overwrites word `index` (written before).
+  void Set(size_t index, uint64_t v) { data_[index] = v; }
+  // Ends the signature at the words written.
+  void Finish() { signature_.resize(used_); }
 
  private:
-  uint64_t state_ = 0x243f6a8885a308d3ULL;
+  void Grow(size_t words) {
+    const size_t room = std::max(2 * room_, used_ + words + 256);
+    signature_.resize(room);
+    data_ = signature_.data();
+    room_ = room;
+  }
+
+  std::vector<uint64_t>& signature_;
+  uint64_t* data_ = nullptr;
+  size_t room_ = 0;
+  size_t used_ = 0;
 };
 
-// One word per node for its kind, dtype and counts, then its dimensions: each Int() is a
-// chain of dependent multiplies, so fewer words make the walk faster. The fields are
-// truncated to their bit widths; a collision costs only a failed match (WalkMatches), never a
-// wrong program.
+// One word per node for its kind, dtype and counts, then its dimensions. A count too large
+// for its field makes the walk inexact: its signature then matches nothing.
 static_assert(ir::kNumOps < 0xff, "kind 0xff marks a parameter in Header");
 
-int64_t Header(int64_t kind, const ir::Shape& shape, size_t operands, size_t attrs) {
-  const uint64_t word = (static_cast<uint64_t>(kind) & 0xff) |
-                        (static_cast<uint64_t>(shape.dtype) & 0xff) << 8 |
-                        (static_cast<uint64_t>(shape.dims.size()) & 0xffff) << 16 |
-                        (static_cast<uint64_t>(operands) & 0xffff) << 32 |
-                        (static_cast<uint64_t>(attrs) & 0xffff) << 48;
-  return static_cast<int64_t>(word);
-}
-
-void MixDims(Mixer& h, const ir::Shape& shape) {
-  for (int64_t d : shape.dims) h.Int(d);
+uint64_t Header(int64_t kind, const ir::Shape& shape, size_t operands, size_t attr_words,
+                bool& exact) {
+  const size_t rank = shape.dims.size();
+  if (rank > 0xffff || operands > 0xffff || attr_words > 0xffff) exact = false;
+  return (static_cast<uint64_t>(kind) & 0xff) | (static_cast<uint64_t>(shape.dtype) & 0xff) << 8 |
+         (static_cast<uint64_t>(rank) & 0xffff) << 16 |
+         (static_cast<uint64_t>(operands) & 0xffff) << 32 |
+         (static_cast<uint64_t>(attr_words) & 0xffff) << 48;
 }
 
 }  // namespace
 
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
-  // The same iterative post-order as LowerGraph, so that indices agree with its program.
-  // Visited nodes and values are marked in place with this walk's epoch (one walk at a
-  // time, since graphs of different syncs may share nodes).
-  static std::mutex* walk_mu = new std::mutex();
-  static uint64_t last_epoch = 0;  // guarded by walk_mu
-  std::lock_guard<std::mutex> lock(*walk_mu);
-  const uint64_t epoch = ++last_epoch;
   GraphWalk walk;
+  WalkGraph(roots, walk);
+  return walk;
+}
+
+void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
+  walk.nodes.clear();
+  walk.operand_begin.clear();
+  walk.operands.clear();
+  walk.results.clear();
+  walk.leaves.clear();
+  walk.aliases.clear();
+  walk.exact = true;
+  // The same iterative post-order as LowerGraph, so that indices agree with its program.
+  // Visited nodes and values are marked in place with this walk's epoch.
+  GraphMarks marks;
+  const uint64_t epoch = marks.epoch();
   static thread_local size_t last_size = 64;
   walk.nodes.reserve(last_size);
   walk.operand_begin.reserve(last_size + 1);
   walk.operands.reserve(2 * last_size);
-  Mixer h;
-  std::vector<std::pair<const Node*, size_t>> stack;
+  SignatureWriter h(walk.signature);
+  bool& exact = walk.exact;
+  // The number of nodes first (set at the end), so that the words read back one way only.
+  h.Reserve(1);
+  h.Put(0);
+  thread_local std::vector<std::pair<const Node*, size_t>> stack;  // empty between walks
   stack.reserve(64);
   for (const NodePtr& root : roots) {
     stack.emplace_back(root.get(), 0);
@@ -113,8 +169,9 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
           value.walk_index = position;
           walk.nodes.push_back(node);
           walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-          h.Int(Header(0xff, node->shape, 0, 0));  // a parameter (no op has code 255)
-          MixDims(h, node->shape);
+          h.Reserve(1 + node->shape.dims.size());
+          h.Put(Header(0xff, node->shape, 0, 0, exact));  // a parameter (no op is 255)
+          h.PutDims(node->shape);
           walk.leaves.push_back(node->value);
         }
         node->walk_epoch = epoch;
@@ -124,9 +181,15 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
       }
       walk.nodes.push_back(node);
       walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-      h.Int(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(),
-                   node->attrs.size()));
-      MixDims(h, node->shape);
+      const AttributeSet* attributes = node->attributes.get();
+      const size_t attr_words = attributes != nullptr ? attributes->words.size() : 0;
+      const bool constant = node->op == ir::Op::kConstant;
+      h.Reserve(
+          1 + node->shape.dims.size() + (node->operands.size() + 1) / 2 + attr_words +
+          (constant ? 3 + node->literal.shape.dims.size() + node->literal.bytes.size() / 8 : 0));
+      h.Put(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(), attr_words,
+                   exact));
+      h.PutDims(node->shape);
       // Operand indices two to a word.
       uint64_t pair = 0;
       bool half = false;
@@ -134,15 +197,18 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
         const int i = operand->walk_index;
         walk.operands.push_back(i);
         pair = pair << 32 | static_cast<uint32_t>(i);
-        if (half) h.Int(static_cast<int64_t>(pair));
+        if (half) h.Put(pair);
         half = !half;
       }
-      if (half) h.Int(static_cast<int64_t>(pair));
-      for (const auto& [name, values] : node->attrs) {
-        h.String(name);
-        h.Ints(values);
+      if (half) h.Put(pair);
+      // The set's words go into the signature; its hash, which covers them, into the key.
+      if (attributes != nullptr) h.PutWords(attributes->words.data(), attr_words);
+      if (constant) {
+        const ir::Shape& shape = node->literal.shape;
+        h.Put(Header(0, shape, 0, 0, exact));
+        h.PutDims(shape);
+        h.PutBytes(node->literal.bytes);
       }
-      if (node->op == ir::Op::kConstant) h.Bytes(node->literal.bytes);
       node->walk_epoch = epoch;
       node->walk_index = position;
       stack.pop_back();
@@ -150,23 +216,23 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
     walk.results.push_back(root->walk_index);
   }
   walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-  h.Int(static_cast<int64_t>(walk.results.size()));
-  for (int r : walk.results) h.Int(r);
-  walk.hash = h.Finish();
+  h.Reserve(1 + walk.results.size());
+  h.Put(walk.results.size());
+  for (int r : walk.results) h.Put(static_cast<uint64_t>(r));
+  h.Set(0, walk.nodes.size());
+  h.Finish();
+  walk.hash = HashSignature(walk.signature);
   last_size = walk.nodes.size();
-  return walk;
 }
 
 uint64_t WalkKey(const GraphWalk& walk) {
   if (walk.aliases.empty()) return walk.hash;
-  Mixer h;
-  h.Int(static_cast<int64_t>(walk.hash));
-  h.Int(static_cast<int64_t>(walk.aliases.size()));
+  uint64_t h = Mix(walk.hash, walk.aliases.size());
   for (const ir::Alias& alias : walk.aliases) {
-    h.Int(alias.output_index);
-    h.Int(alias.parameter_index);
+    h = Mix(h, static_cast<uint64_t>(alias.output_index));
+    h = Mix(h, static_cast<uint64_t>(alias.parameter_index));
   }
-  return h.Finish();
+  return Finalize(h);
 }
 
 namespace {
@@ -188,6 +254,17 @@ bool IsNoLiteral(const ir::Literal& literal, ir::DType no_dtype) {
 }
 
 }  // namespace
+
+bool SignatureMatches(const GraphWalk& walk, absl::Span<const uint64_t> signature,
+                      const ir::Program& program) {
+  static const ir::Program kFresh;  // what LowerGraph leaves untouched
+  if (!walk.exact || signature.size() != walk.signature.size() || program.aliases != walk.aliases ||
+      program.name != kFresh.name || program.replica_count != kFresh.replica_count) {
+    return false;
+  }
+  return signature.empty() ||
+         std::memcmp(signature.data(), walk.signature.data(), signature.size() * 8) == 0;
+}
 
 bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
   static const ir::Program kFresh;  // what LowerGraph leaves untouched
@@ -212,7 +289,8 @@ bool WalkMatches(const GraphWalk& walk, const ir::Program& program) {
     const int begin = walk.operand_begin[i], end = walk.operand_begin[i + 1];
     if (inst.op != node.op || inst.parameter_index != -1 ||
         inst.operands.size() != static_cast<size_t>(end - begin) ||
-        inst.attrs.size() != node.attrs.size() || !(inst.attrs == node.attrs)) {
+        (node.attributes == nullptr ? !inst.attrs.empty()
+                                    : !SameAttributes(inst.attrs, node.attributes->map))) {
       return false;
     }
     for (int k = begin; k < end; ++k) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "src/ir/program.h"
 #include "src/lazy/lazy_tensor.h"
 
@@ -27,8 +28,17 @@ struct GraphWalk {
   // Input/output aliases the caller adds to the program (none from WalkGraph): part of the
   // key (WalkKey) and of the match, and to be copied into the program on a compile.
   std::vector<ir::Alias> aliases;
+  // Everything LowerGraph's program would hold but the aliases, as words (the number of
+  // nodes; per node its kind, dtype and counts, dimensions, operand indices, attribute
+  // words, a constant's literal; then the results): two walks with equal signatures lower
+  // to one program. Kept with a
+  // compiled program, so that a later step matches it by comparing words (SignatureMatches).
+  std::vector<uint64_t> signature;
+  bool exact = true;  // false when a count did not fit its field: the signature matches nothing
 };
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots);
+// The same into `walk`, whose vectors keep their capacity (a step barrier reuses one walk).
+void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk);
 
 // The cache key of the walk: its hash, combined with the aliases when there are any.
 uint64_t WalkKey(const GraphWalk& walk);
@@ -36,6 +46,10 @@ uint64_t WalkKey(const GraphWalk& walk);
 // Whether `program` equals LowerGraph(roots).program, with walk.aliases as its aliases,
 // for the walked roots.
 bool WalkMatches(const GraphWalk& walk, const ir::Program& program);
+// The same, for a program compiled from a walk whose signature was `signature`: the words
+// are compared instead of the program's instructions.
+bool SignatureMatches(const GraphWalk& walk, absl::Span<const uint64_t> signature,
+                      const ir::Program& program);
 
 }  // namespace seam::lazy
 

@@ -1,7 +1,5 @@
 #include "src/lazy/lazy_tensor.h"
 
-#include <atomic>
-
 #include "src/base/object_pool.h"
 
 namespace seam::lazy {
@@ -18,8 +16,6 @@ Registry& GetRegistry() {
   return *registry;
 }
 
-std::atomic<uint64_t> g_next_id{1};
-
 // Dimension buffers of freed nodes, per thread (small ones only, and a bounded number).
 // The state follows src/base/object_pool.cc: a trivially destructible thread_local says
 // whether the cache may still be used while the thread ends.
@@ -29,17 +25,38 @@ enum class DimsState : unsigned char { kNone, kAlive, kDead };
 thread_local DimsState t_dims_state = DimsState::kNone;
 
 struct DimsCache {
-  std::vector<std::vector<int64_t>> buffers;
-  ~DimsCache() { t_dims_state = DimsState::kDead; }
+  // By the size the buffer had (0 to kMaxCachedDimsCapacity): a new shape usually finds one
+  // of its own size, which then needs no resize.
+  std::vector<std::vector<int64_t>> buffers[kMaxCachedDimsCapacity + 1];
+  size_t count = 0;
+  ~DimsCache();
 };
 
-DimsCache& Dims() {
+// The cache while it is alive, else null (read on every node's construction and
+// destruction: one trivially destructible thread_local, no construction check).
+thread_local DimsCache* t_dims = nullptr;
+
+DimsCache::~DimsCache() {
+  t_dims = nullptr;
+  t_dims_state = DimsState::kDead;
+}
+
+// Makes the cache at first use; null once the thread is ending.
+DimsCache* Dims() {
+  if (t_dims != nullptr) return t_dims;
+  if (t_dims_state == DimsState::kDead) return nullptr;
   thread_local DimsCache cache;
   t_dims_state = DimsState::kAlive;
-  return cache;
+  t_dims = &cache;
+  return t_dims;
 }
 
 }  // namespace
+
+const ir::Attributes& NoAttributes() {
+  static const ir::Attributes* none = new ir::Attributes();  // leaked: nodes may die during exit
+  return *none;
+}
 
 std::shared_ptr<Node> NewNode() { return std::allocate_shared<Node>(base::PoolAllocator<Node>()); }
 
@@ -49,35 +66,66 @@ std::shared_ptr<DeviceValue> NewDeviceValue() {
 
 Node::~Node() {
   const size_t capacity = shape.dims.capacity();
-  if (capacity == 0 || capacity > kMaxCachedDimsCapacity || t_dims_state != DimsState::kAlive) {
-    return;
+  if (capacity == 0 || capacity > kMaxCachedDimsCapacity) return;
+  DimsCache* cache = t_dims;  // not made yet (nothing to give back to) or gone: dropped
+  if (cache != nullptr && cache->count < kMaxCachedDims) {
+    cache->buffers[shape.dims.size()].push_back(std::move(shape.dims));
+    ++cache->count;
   }
-  std::vector<std::vector<int64_t>>& buffers = Dims().buffers;
-  if (buffers.size() < kMaxCachedDims) buffers.push_back(std::move(shape.dims));
 }
 
 void SetDims(std::vector<int64_t>& dims, std::span<const int64_t> source) {
-  if (dims.capacity() < source.size() && t_dims_state != DimsState::kDead) {
-    std::vector<std::vector<int64_t>>& buffers = Dims().buffers;
-    if (!buffers.empty()) {
-      dims = std::move(buffers.back());
-      buffers.pop_back();
+  const size_t n = source.size();
+  if (dims.capacity() < n) {
+    DimsCache* cache = Dims();
+    if (cache != nullptr && cache->count > 0) {
+      // One of this size, else the nearest larger, else any.
+      size_t size = n <= kMaxCachedDimsCapacity ? n : kMaxCachedDimsCapacity;
+      while (size <= kMaxCachedDimsCapacity && cache->buffers[size].empty()) ++size;
+      if (size > kMaxCachedDimsCapacity) {
+        size = 0;
+        while (cache->buffers[size].empty()) ++size;
+      }
+      std::vector<std::vector<int64_t>>& list = cache->buffers[size];
+      dims = std::move(list.back());
+      list.pop_back();
+      --cache->count;
     }
   }
-  // resize and a loop: assign() calls memmove, which costs more than the copy here.
-  dims.resize(source.size());
-  for (size_t i = 0; i < source.size(); ++i) dims[i] = source[i];
+  // resize only when the size differs (a cached buffer often has it already), then a
+  // loop: assign() calls memmove, which costs more than the copy here.
+  if (dims.size() != n) dims.resize(n);
+  int64_t* out = dims.data();
+  for (size_t i = 0; i < n; ++i) out[i] = source[i];
 }
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value) {
   auto node = NewNode();
   node->op = ir::Op::kParameter;
-  node->shape = value->shape;
+  SetDims(node->shape.dims, value->shape.dims);
+  node->shape.dtype = value->shape.dtype;
   node->value = std::move(value);
   return node;
 }
 
-TensorImpl::TensorImpl(NodePtr node) : id_(g_next_id.fetch_add(1)), node_(std::move(node)) {}
+namespace {
+
+std::mutex& MarksMutex() {
+  static auto* mu = new std::mutex();  // leaked: graphs may be walked during exit
+  return *mu;
+}
+uint64_t g_last_epoch = 0;  // guarded by MarksMutex()
+
+}  // namespace
+
+GraphMarks::GraphMarks() {
+  MarksMutex().lock();
+  epoch_ = ++g_last_epoch;
+}
+
+GraphMarks::~GraphMarks() { MarksMutex().unlock(); }
+
+TensorImpl::TensorImpl(NodePtr node) : node_(std::move(node)) {}
 
 TensorImpl::~TensorImpl() {
   Registry& registry = GetRegistry();
@@ -121,11 +169,14 @@ std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
   Registry& registry = GetRegistry();
   std::lock_guard<SpinLock> lock(registry.mu);
   std::vector<std::shared_ptr<TensorImpl>> live;
+  static thread_local size_t last_count = 16;  // sized from the last call: one allocation
+  live.reserve(last_count);
   for (TensorImpl* impl = registry.head; impl != nullptr; impl = impl->next_) {
     // A tensor whose last handle is going away (its destructor waits for this lock) is
     // no longer live.
     if (auto locked = impl->weak_from_this().lock()) live.push_back(std::move(locked));
   }
+  last_count = live.size();
   return live;
 }
 

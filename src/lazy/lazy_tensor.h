@@ -21,8 +21,8 @@ struct ReplicaValues;  // src/lazy/replicated.h
 // A value that exists outside any pending graph: host data not yet sent, or device data.
 struct DeviceValue {
   ir::Shape shape;
-  std::optional<ir::Literal> host;                // until the first sync that needs it
-  runtime::ComputationClient::DataPtr device;     // once on the device
+  std::optional<ir::Literal> host;             // until the first sync that needs it
+  runtime::ComputationClient::DataPtr device;  // once on the device
   // Data parallel: set when the value has one copy per replica (replica d on the d-th local
   // device). `host` and `device` above are then replica 0's.
   std::shared_ptr<ReplicaValues> replicas;
@@ -31,10 +31,24 @@ struct DeviceValue {
   bool donated = false;
   // seam::set_buffer_donor: donate at the next sync that overwrites it, other handles or not.
   bool buffer_donor = false;
-  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's.
+  // Scratch of graph traversals (GraphMarks below), valid while walk_epoch is the current
+  // traversal's.
   uint64_t walk_epoch = 0;
   int walk_index = -1;
 };
+
+// A recorded node's attributes. Immutable once made, and shared by the nodes recorded with
+// equal attributes (src/lazy/attributes.h): a training loop records the same broadcast
+// mappings, reduction axes and dot dimensions every step.
+struct AttributeSet {
+  ir::Attributes map;
+  // The names and values as one flat list of words (EncodeAttributes in attributes.h):
+  // equal sets, and only they, have equal words. Compared instead of the map.
+  absl::InlinedVector<uint64_t, 16> words;
+  uint64_t hash = 0;  // of the words
+};
+using AttributeSetPtr = std::shared_ptr<const AttributeSet>;
+const ir::Attributes& NoAttributes();
 
 // One recorded operation. A node with `value` set is a leaf (it becomes a parameter of
 // the program): its op is kParameter, or, in eager mode, the op that computed the value
@@ -55,17 +69,36 @@ struct Node {
   ir::Op op = ir::Op::kParameter;
   NodeList operands;
   ir::Shape shape;
-  ir::Attributes attrs;
+  AttributeSetPtr attributes;          // null: none
   ir::Literal literal;                 // kConstant only
   std::shared_ptr<DeviceValue> value;  // leaves only
-  // Scratch of WalkGraph (graph_key.cc), valid while walk_epoch is the current walk's: marks
-  // in the node instead of a hash map from node to instruction.
+  // Scratch of graph traversals (GraphMarks below), valid while walk_epoch is the current
+  // traversal's: marks in the node instead of a hash map keyed by node.
   mutable uint64_t walk_epoch = 0;
   mutable int walk_index = -1;
 
   bool is_leaf() const { return value != nullptr; }
+  const ir::Attributes& attrs() const {
+    return attributes != nullptr ? attributes->map : NoAttributes();
+  }
 };
 using NodePtr = std::shared_ptr<const Node>;
+
+// One graph traversal that marks nodes and values in place (walk_epoch, walk_index:
+// WalkGraph, seam::grad) at a time, process-wide, since the graphs of different threads
+// may share nodes. While alive, the traversal owns the marks; those not of its epoch are
+// stale. Nothing that starts another traversal may run while one is held.
+class GraphMarks {
+ public:
+  GraphMarks();
+  ~GraphMarks();
+  GraphMarks(const GraphMarks&) = delete;
+  GraphMarks& operator=(const GraphMarks&) = delete;
+  uint64_t epoch() const { return epoch_; }
+
+ private:
+  uint64_t epoch_;
+};
 
 NodePtr MakeLeaf(std::shared_ptr<DeviceValue> value);
 // Sets `dims` (a new node's shape dimensions) to `source`, in a dimension buffer that a
@@ -88,7 +121,6 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
 
   NodePtr node() const;
   void set_node(NodePtr node);
-  uint64_t id() const { return id_; }
 
   // The leaf this tensor's handle held before `assign` gave it a new, pending value: its
   // device buffer is what a sync may donate to that new value (src/lazy/donation.h).
@@ -99,7 +131,6 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   friend void RegisterTensor(const std::shared_ptr<TensorImpl>& impl);
   friend std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
 
-  uint64_t id_;
   mutable SpinLock mu_;
   NodePtr node_;
   std::weak_ptr<const Node> replaced_;

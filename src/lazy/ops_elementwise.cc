@@ -7,28 +7,29 @@
 namespace seam {
 namespace lazy {
 
-NodePtr BroadcastMapped(const NodePtr& node, const std::vector<int64_t>& dims,
-                        const std::vector<int64_t>& mapping) {
+NodePtr BroadcastMapped(const NodePtr& node, Ints dims, Ints mapping) {
   return MakeNode(ir::Op::kBroadcastInDim, {node}, {{"dims", mapping}},
-                  ir::Shape{node->shape.dtype, dims});
+                  MakeShape(node->shape.dtype, dims));
 }
 
-NodePtr BroadcastTo(const NodePtr& node, const std::vector<int64_t>& dims) {
-  if (node->shape.dims == dims) return node;
-  std::vector<int64_t> mapping(node->shape.dims.size());
-  int64_t offset = static_cast<int64_t>(dims.size() - node->shape.dims.size());
-  for (size_t i = 0; i < mapping.size(); ++i) mapping[i] = offset + static_cast<int64_t>(i);
+NodePtr BroadcastTo(const NodePtr& node, Ints dims) {
+  if (SameDims(node->shape.dims, dims)) return node;
+  // Filled by push_back: a sized constructor would zero the elements with a memset call.
+  SmallInts mapping;
+  const size_t rank = node->shape.dims.size();
+  int64_t offset = static_cast<int64_t>(dims.size() - rank);
+  for (size_t i = 0; i < rank; ++i) mapping.push_back(offset + static_cast<int64_t>(i));
   return BroadcastMapped(node, dims, mapping);
 }
 
 namespace {
 
 // numpy broadcasting: align trailing dimensions; a size-1 dimension stretches.
-std::vector<int64_t> BroadcastDims(const char* name, const ir::Shape& x, const ir::Shape& y) {
+SmallInts BroadcastDims(const char* name, const ir::Shape& x, const ir::Shape& y) {
   const auto& xd = x.dims;
   const auto& yd = y.dims;
   size_t rank = std::max(xd.size(), yd.size());
-  std::vector<int64_t> dims(rank);
+  SmallInts dims;
   for (size_t i = 0; i < rank; ++i) {
     int64_t xs = i < rank - xd.size() ? 1 : xd[i - (rank - xd.size())];
     int64_t ys = i < rank - yd.size() ? 1 : yd[i - (rank - yd.size())];
@@ -36,7 +37,7 @@ std::vector<int64_t> BroadcastDims(const char* name, const ir::Shape& x, const i
       ThrowInvalid(absl::StrCat(name, ": shapes ", x.ToString(), " and ", y.ToString(),
                                 " cannot be broadcast together"));
     }
-    dims[i] = xs == 1 ? ys : xs;
+    dims.push_back(xs == 1 ? ys : xs);
   }
   return dims;
 }
@@ -51,7 +52,7 @@ NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y) {
   if (SameDims(x->shape.dims, y->shape.dims)) {
     return MakeBinaryNode(op, std::move(x), std::move(y));
   }
-  std::vector<int64_t> dims = BroadcastDims(name, x->shape, y->shape);
+  const SmallInts dims = BroadcastDims(name, x->shape, y->shape);
   return MakeNode(op, {BroadcastTo(x, dims), BroadcastTo(y, dims)}, {});
 }
 
@@ -61,8 +62,8 @@ NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b) {
                               p->shape.ToString(), ", ", a->shape.ToString(), " and ",
                               b->shape.ToString()));
   }
-  ir::Shape joint{a->shape.dtype, BroadcastDims("where", a->shape, b->shape)};
-  std::vector<int64_t> dims = BroadcastDims("where", p->shape, joint);
+  const ir::Shape joint = MakeShape(a->shape.dtype, BroadcastDims("where", a->shape, b->shape));
+  const SmallInts dims = BroadcastDims("where", p->shape, joint);
   return Select(BroadcastTo(p, dims), BroadcastTo(a, dims), BroadcastTo(b, dims));
 }
 
@@ -70,7 +71,10 @@ NodePtr Unary(ir::Op op, const NodePtr& x) { return MakeNode(op, {x}, {}); }
 
 NodePtr Convert(const NodePtr& x, ir::DType dtype) {
   if (x->shape.dtype == dtype) return x;
-  return MakeNode(ir::Op::kConvert, {x}, {}, ir::Shape{dtype, x->shape.dims});
+  // Only the dtype is declared: convert's result has the operand's dimensions.
+  ir::Shape declared;
+  declared.dtype = dtype;
+  return MakeNode(ir::Op::kConvert, {x}, {}, std::move(declared));
 }
 
 NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b) {
@@ -133,9 +137,7 @@ Tensor operator-(const Tensor& a, float b) {
 Tensor operator*(const Tensor& a, float b) {
   return BinaryScalar(ir::Op::kMultiply, "multiply", a, b);
 }
-Tensor operator/(const Tensor& a, float b) {
-  return BinaryScalar(ir::Op::kDivide, "divide", a, b);
-}
+Tensor operator/(const Tensor& a, float b) { return BinaryScalar(ir::Op::kDivide, "divide", a, b); }
 Tensor operator*(float a, const Tensor& b) {
   return ScalarBinary(ir::Op::kMultiply, "multiply", a, b);
 }
@@ -143,9 +145,7 @@ Tensor operator+(float a, const Tensor& b) { return ScalarBinary(ir::Op::kAdd, "
 Tensor operator-(float a, const Tensor& b) {
   return ScalarBinary(ir::Op::kSubtract, "subtract", a, b);
 }
-Tensor operator/(float a, const Tensor& b) {
-  return ScalarBinary(ir::Op::kDivide, "divide", a, b);
-}
+Tensor operator/(float a, const Tensor& b) { return ScalarBinary(ir::Op::kDivide, "divide", a, b); }
 Tensor operator-(const Tensor& a) { return a.neg(); }
 
 Tensor maximum(const Tensor& a, const Tensor& b) {

@@ -8,9 +8,8 @@
 namespace seam {
 namespace lazy {
 
-std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
-                                   const std::vector<int64_t>& axes) {
-  std::vector<int64_t> normalized;
+SmallInts NormalizeAxes(const char* op, const ir::Shape& shape, Ints axes) {
+  SmallInts normalized;
   for (int64_t axis : axes) {
     int64_t a = axis < 0 ? axis + shape.rank() : axis;
     if (a < 0 || a >= shape.rank()) {
@@ -25,18 +24,17 @@ std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
   return normalized;
 }
 
-NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_axes) {
+NodePtr Reduce(ir::Op op, const NodePtr& x, Ints sorted_axes) {
   return MakeNode(op, {x}, {{"axes", sorted_axes}});
 }
 
-NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
-                   std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch,
-                   std::vector<int64_t> rhs_batch) {
-  ir::Attributes attrs = {{"lhs_batch", std::move(lhs_batch)},
-                          {"rhs_batch", std::move(rhs_batch)},
-                          {"lhs_contracting", std::move(lhs_contracting)},
-                          {"rhs_contracting", std::move(rhs_contracting)}};
-  return MakeNode(ir::Op::kDotGeneral, {lhs, rhs}, std::move(attrs));
+NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, Ints lhs_contracting,
+                   Ints rhs_contracting, Ints lhs_batch, Ints rhs_batch) {
+  return MakeNode(ir::Op::kDotGeneral, {lhs, rhs},
+                  {{"lhs_batch", lhs_batch},
+                   {"rhs_batch", rhs_batch},
+                   {"lhs_contracting", lhs_contracting},
+                   {"rhs_contracting", rhs_contracting}});
 }
 
 }  // namespace lazy
@@ -53,17 +51,23 @@ std::vector<int64_t> AllAxes(const NodePtr& x) {
 }
 
 // The reduced node, reshaped to keep size-1 dimensions when asked.
-NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x,
-                   const std::vector<int64_t>& axes, bool keepdim) {
-  std::vector<int64_t> sorted = lazy::NormalizeAxes(name, x->shape, axes);
+NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x, lazy::Ints axes, bool keepdim) {
+  const lazy::SmallInts sorted = lazy::NormalizeAxes(name, x->shape, axes);
   if (op != ir::Op::kReduceSum && !ir::IsFloat(x->shape.dtype) && !ir::IsInteger(x->shape.dtype)) {
     lazy::ThrowInvalid(absl::StrCat(name, ": needs a numeric tensor, got ", x->shape.ToString()));
   }
   NodePtr reduced = lazy::Reduce(op, x, sorted);
   if (!keepdim) return reduced;
-  std::vector<int64_t> dims = x->shape.dims;
+  lazy::SmallInts dims(x->shape.dims.begin(), x->shape.dims.end());
   for (int64_t a : sorted) dims[a] = 1;
   return lazy::Reshape(reduced, dims);
+}
+
+// exp's check (UnaryFloat in ops_elementwise.cc), for the composites built on nodes.
+void CheckFloat(const char* name, const NodePtr& x) {
+  if (!ir::IsFloat(x->shape.dtype)) {
+    lazy::ThrowInvalid(absl::StrCat(name, ": needs a float tensor, got ", x->shape.ToString()));
+  }
 }
 
 }  // namespace
@@ -83,7 +87,8 @@ Tensor Tensor::mean(const std::vector<int64_t>& axes, bool keepdim) const {
   for (int64_t a : lazy::NormalizeAxes("mean", x->shape, axes)) count *= x->shape.dims[a];
   NodePtr total = ReduceKeep(ir::Op::kReduceSum, "mean", x, axes, keepdim);
   // The divisor is a shape property, so it is a program constant.
-  NodePtr divisor = lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(count)));
+  NodePtr divisor =
+      lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(count)));
   return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "mean", total, divisor));
 }
 
@@ -116,16 +121,27 @@ Tensor Tensor::argmax(int64_t axis) const {
   return lazy::Wrap(lazy::Reduce(ir::Op::kReduceMin, candidates, {a}));
 }
 
+// Both built on nodes (one tensor handle for the result, not one per intermediate), with
+// the errors of the tensor operations they are made of.
 Tensor Tensor::log_softmax(int64_t axis) const {
-  NodeOf(*this, "log_softmax");
-  Tensor shifted = *this - max({axis}, true);
-  return shifted - shifted.exp().sum({axis}, true).log();
+  NodePtr x = NodeOf(*this, "log_softmax");
+  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
+                                      ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
+  CheckFloat("exp", shifted);
+  NodePtr total =
+      ReduceKeep(ir::Op::kReduceSum, "sum", lazy::Unary(ir::Op::kExp, shifted), {axis}, true);
+  return lazy::Wrap(
+      lazy::Elementwise(ir::Op::kSubtract, "subtract", shifted, lazy::Unary(ir::Op::kLog, total)));
 }
 
 Tensor Tensor::softmax(int64_t axis) const {
-  NodeOf(*this, "softmax");
-  Tensor e = (*this - max({axis}, true)).exp();
-  return e / e.sum({axis}, true);
+  NodePtr x = NodeOf(*this, "softmax");
+  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
+                                      ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
+  CheckFloat("exp", shifted);
+  NodePtr e = lazy::Unary(ir::Op::kExp, shifted);
+  return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "divide", e,
+                                      ReduceKeep(ir::Op::kReduceSum, "sum", e, {axis}, true)));
 }
 
 }  // namespace seam

@@ -8,12 +8,12 @@
 namespace seam {
 namespace lazy {
 
-NodePtr Reshape(const NodePtr& x, const std::vector<int64_t>& dims) {
-  if (x->shape.dims == dims) return x;
-  return MakeNode(ir::Op::kReshape, {x}, {}, ir::Shape{x->shape.dtype, dims});
+NodePtr Reshape(const NodePtr& x, Ints dims) {
+  if (SameDims(x->shape.dims, dims)) return x;
+  return MakeNode(ir::Op::kReshape, {x}, {}, MakeShape(x->shape.dtype, dims));
 }
 
-NodePtr Transpose(const NodePtr& x, const std::vector<int64_t>& permutation) {
+NodePtr Transpose(const NodePtr& x, Ints permutation) {
   return MakeNode(ir::Op::kTranspose, {x}, {{"permutation", permutation}});
 }
 
@@ -30,8 +30,8 @@ Tensor Tensor::reshape(std::vector<int64_t> shape) const {
     if (shape[i] == -1 && infer < 0) {
       infer = static_cast<int>(i);
     } else if (shape[i] < 0) {
-      lazy::ThrowInvalid(absl::StrCat("reshape: bad target [", absl::StrJoin(shape, ","),
-                                      "] for ", x->shape.ToString()));
+      lazy::ThrowInvalid(absl::StrCat("reshape: bad target [", absl::StrJoin(shape, ","), "] for ",
+                                      x->shape.ToString()));
     } else {
       known *= shape[i];
     }
@@ -42,8 +42,8 @@ Tensor Tensor::reshape(std::vector<int64_t> shape) const {
   for (int64_t d : shape) count *= d;
   if (count != total) {
     lazy::ThrowInvalid(absl::StrCat("reshape: ", x->shape.ToString(), " has ", total,
-                                    " elements; the target [", absl::StrJoin(shape, ","),
-                                    "] has ", count));
+                                    " elements; the target [", absl::StrJoin(shape, ","), "] has ",
+                                    count));
   }
   return lazy::Wrap(lazy::Reshape(x, shape));
 }
@@ -65,8 +65,8 @@ Tensor Tensor::broadcast_to(std::vector<int64_t> shape) const {
     ok = dims[i] == target || dims[i] == 1;
   }
   if (!ok) {
-    lazy::ThrowInvalid(absl::StrCat("broadcast_to: ", x->shape.ToString(), " cannot be broadcast to [",
-                                    absl::StrJoin(shape, ","), "]"));
+    lazy::ThrowInvalid(absl::StrCat("broadcast_to: ", x->shape.ToString(),
+                                    " cannot be broadcast to [", absl::StrJoin(shape, ","), "]"));
   }
   return lazy::Wrap(lazy::BroadcastTo(x, shape));
 }

@@ -4,9 +4,9 @@
 #include <map>
 #include <mutex>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "src/base/env.h"
 #include "src/base/logging.h"
@@ -16,7 +16,7 @@
 namespace seam::lazy {
 namespace {
 
-thread_local std::string t_site = "sync";
+thread_local SyncSite t_site;
 
 // Programs kept per site for the comparison (only with SEAM_DEBUG=1).
 constexpr size_t kProgramsPerSite = 8;
@@ -46,8 +46,8 @@ absl::StatusOr<bool> DebugEnabled() {
     std::optional<std::string> value = base::GetEnv("SEAM_DEBUG");
     if (!value || value->empty() || *value == "0") return new absl::StatusOr<bool>(false);
     if (*value == "1") return new absl::StatusOr<bool>(true);
-    return new absl::StatusOr<bool>(absl::InvalidArgumentError(absl::StrCat(
-        "Environment variable SEAM_DEBUG must be 0 or 1, got '", *value, "'")));
+    return new absl::StatusOr<bool>(absl::InvalidArgumentError(
+        absl::StrCat("Environment variable SEAM_DEBUG must be 0 or 1, got '", *value, "'")));
   }();
   return *enabled;
 }
@@ -68,9 +68,14 @@ std::string LineOf(const std::vector<std::string>& lines, size_t i) {
 }
 
 std::string ScalarText(const ir::Literal& literal) {
-  std::string line = InstructionLines(ir::Program{
-      "c", 1, {ir::Instruction{ir::Op::kConstant, {}, literal.shape, {}, -1, literal}}, {0}, {}})
-                         .front();
+  std::string line =
+      InstructionLines(
+          ir::Program{"c",
+                      1,
+                      {ir::Instruction{ir::Op::kConstant, {}, literal.shape, {}, -1, literal}},
+                      {0},
+                      {}})
+          .front();
   // "%0 = constant(1) : f32[]" -> "1"
   size_t open = line.find('('), close = line.rfind(')');
   return open == std::string::npos ? line : line.substr(open + 1, close - open - 1);
@@ -99,7 +104,8 @@ Comparison Compare(const ir::Program& before, const ir::Program& now,
       ++c.differing;
       if (!explain) continue;
       auto j = static_cast<size_t>(y.parameter_index);
-      std::string origin = j < now_from_host.size() && now_from_host[j] ? "host data" : "device value";
+      std::string origin =
+          j < now_from_host.size() && now_from_host[j] ? "host data" : "device value";
       inputs.push_back(absl::StrCat("parameter ", y.parameter_index, " (", origin, ", %", i, ") ",
                                     x.shape.ToString(), " -> ", y.shape.ToString()));
       continue;
@@ -147,9 +153,9 @@ Comparison Compare(const ir::Program& before, const ir::Program& now,
   if (first_structural >= 0) {
     std::vector<std::string> la = InstructionLines(before), lb = InstructionLines(now);
     auto k = static_cast<size_t>(first_structural);
-    parts.push_back(absl::StrCat("the graph structure differs from instruction %", k, " on: before ",
-                                 LineOf(la, k), ", now ", LineOf(lb, k), " (", a.size(),
-                                 " instructions before, ", b.size(), " now)"));
+    parts.push_back(absl::StrCat("the graph structure differs from instruction %", k,
+                                 " on: before ", LineOf(la, k), ", now ", LineOf(lb, k), " (",
+                                 a.size(), " instructions before, ", b.size(), " now)"));
   } else if (parts.empty() && first_other >= 0) {
     std::vector<std::string> la = InstructionLines(before), lb = InstructionLines(now);
     auto k = static_cast<size_t>(first_other);
@@ -157,8 +163,9 @@ Comparison Compare(const ir::Program& before, const ir::Program& now,
                                  LineOf(lb, k)));
   }
   if (parts.empty() && before.results != now.results) {
-    parts.push_back(absl::StrCat("the result tuple differs: before (", absl::StrJoin(before.results, ","),
-                                 "), now (", absl::StrJoin(now.results, ","), ")"));
+    parts.push_back(absl::StrCat("the result tuple differs: before (",
+                                 absl::StrJoin(before.results, ","), "), now (",
+                                 absl::StrJoin(now.results, ","), ")"));
   }
   if (before.aliases != now.aliases) {
     auto print = [](const std::vector<ir::Alias>& aliases) {
@@ -177,13 +184,19 @@ Comparison Compare(const ir::Program& before, const ir::Program& now,
 
 }  // namespace
 
-SyncSiteScope::SyncSiteScope(std::string_view site) : previous_(std::move(t_site)) {
-  t_site = std::string(site);
+std::string SyncSite::Text() const {
+  if (!known) return "sync";
+  if (op == nullptr) return absl::StrCat(location.file_name(), ":", location.line());
+  return absl::StrCat(op, " at ", location.file_name(), ":", location.line());
 }
 
-SyncSiteScope::~SyncSiteScope() { t_site = std::move(previous_); }
+SyncSiteScope::SyncSiteScope(std::source_location location, const char* op) : previous_(t_site) {
+  t_site = SyncSite{op, location, true};
+}
 
-std::string CurrentSyncSite() { return t_site; }
+SyncSiteScope::~SyncSiteScope() { t_site = previous_; }
+
+std::string CurrentSyncSite() { return t_site.Text(); }
 
 std::string ExplainDifference(const ir::Program& before, const ir::Program& now,
                               const std::vector<bool>& now_from_host) {
@@ -196,7 +209,8 @@ absl::Status NoteCompileCacheMiss(const LoweredGraph& lowered) {
   static metrics::Counter* recompiles = metrics::GetOrCreateCounter("RecompileAfterFirstStep");
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
-  SiteHistory& site = state.sites[t_site];
+  const std::string site_text = t_site.Text();
+  SiteHistory& site = state.sites[site_text];
   ++site.compiles;
   if (site.compiles > 1) recompiles->Add(1);
   if (!*debug) return absl::OkStatus();
@@ -216,11 +230,12 @@ absl::Status NoteCompileCacheMiss(const LoweredGraph& lowered) {
     }
     std::string why = ExplainDifference(closest->program, lowered.program, from_host);
     if (why.empty()) {
-      why = "the program equals one compiled here before, which the compile cache evicted "
-            "(XLA_COMPILATION_CACHE_SIZE)";
+      why =
+          "the program equals one compiled here before, which the compile cache evicted "
+          "(XLA_COMPILATION_CACHE_SIZE)";
     }
     base::Log(base::LogSeverity::kInfo,
-              absl::StrCat("recompile at ", t_site, ": program ", site.compiles,
+              absl::StrCat("recompile at ", site_text, ": program ", site.compiles,
                            " compiled here, compared with program ", closest->ordinal, ": ", why));
   }
   site.programs.push_back({lowered.program, site.compiles});

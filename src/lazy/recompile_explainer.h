@@ -4,6 +4,7 @@
 #define SEAM_LAZY_RECOMPILE_EXPLAINER_H_
 
 #include <memory>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,18 +15,26 @@
 
 namespace seam::lazy {
 
-// The code site of the syncs this thread runs while the scope is alive: seam::sync() uses
-// its caller's file:line (std::source_location), host reads "item at file:line" or
-// "to_vector at file:line". Scopes nest; without one the site is "sync".
+// A sync's code site: "file:line" of the caller of seam::sync(), or "item at file:line"
+// for a host read (`op` "item"); "sync" when none was given. Kept unformatted: the text is
+// made only when a compile-cache miss needs it.
+struct SyncSite {
+  const char* op = nullptr;  // a static string, or null for seam::sync()
+  std::source_location location;
+  bool known = false;
+  std::string Text() const;
+};
+
+// The code site of the syncs this thread runs while the scope is alive. Scopes nest.
 class SyncSiteScope {
  public:
-  explicit SyncSiteScope(std::string_view site);
+  explicit SyncSiteScope(std::source_location location, const char* op = nullptr);
   ~SyncSiteScope();
   SyncSiteScope(const SyncSiteScope&) = delete;
   SyncSiteScope& operator=(const SyncSiteScope&) = delete;
 
  private:
-  std::string previous_;
+  SyncSite previous_;
 };
 std::string CurrentSyncSite();
 

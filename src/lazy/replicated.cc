@@ -59,8 +59,10 @@ absl::Status UploadReplicas(ComputationClient& client, const std::vector<std::st
   if (uploads.empty()) return absl::OkStatus();
   std::vector<ComputationClient::TensorSource> sources;
   sources.reserve(uploads.size());
-  for (const Upload& u : uploads) sources.push_back({u.literal->shape, u.literal->bytes.data(), u.device});
-  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data, client.TransferToDevice(sources));
+  for (const Upload& u : uploads)
+    sources.push_back({u.literal->shape, u.literal->bytes.data(), u.device});
+  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data,
+                        client.TransferToDevice(sources));
   for (size_t i = 0; i < uploads.size(); ++i) *uploads[i].target = std::move(data[i]);
   // The per-replica host copies are not needed once sent (replica 0's stays, as for plain
   // values, for host reads of values that never ran).
@@ -94,10 +96,11 @@ absl::StatusOr<int64_t> ReplicaCount(const std::vector<std::shared_ptr<DeviceVal
   for (const auto& leaf : leaves) {
     if (leaf->replicas == nullptr || leaf->replicas->count == count) continue;
     if (count != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "sync: one step mixes values sharded over ", count, " and ", leaf->replicas->count,
-          " replicas (", leaf->shape.ToString(), "); every per-replica value of a step must "
-          "come from DataParallel objects of one replica count"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("sync: one step mixes values sharded over ", count, " and ",
+                       leaf->replicas->count, " replicas (", leaf->shape.ToString(),
+                       "); every per-replica value of a step must "
+                       "come from DataParallel objects of one replica count"));
     }
     count = leaf->replicas->count;
   }
@@ -119,8 +122,8 @@ ComputationClient::DataPtr ReplicaData(const DeviceValue& value, int64_t d) {
   return d == 0 ? value.device : value.replicas->device[d];
 }
 
-absl::StatusOr<std::vector<NodePtr>> RunReplicated(ComputationClient& client,
-                                                   LoweredGraph lowered, int64_t replicas,
+absl::StatusOr<std::vector<NodePtr>> RunReplicated(ComputationClient& client, LoweredGraph lowered,
+                                                   int64_t replicas,
                                                    const std::vector<NodePtr>& roots) {
   std::vector<std::string> local = client.GetLocalDevices();
   if (replicas > static_cast<int64_t>(local.size())) {

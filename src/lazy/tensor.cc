@@ -3,6 +3,7 @@
 #include "seam/tensor.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <random>
 
@@ -13,10 +14,11 @@
 #include "src/ir/text.h"
 #include "src/lazy/donation.h"
 #include "src/lazy/eager.h"
+#include "src/lazy/fast_shape.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
-#include "src/lazy/replicated.h"
 #include "src/lazy/recompile_explainer.h"
+#include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
 
@@ -27,8 +29,7 @@ using lazy::NodePtr;
 using lazy::TensorImpl;
 
 Tensor TensorAccess::Wrap(NodePtr node) {
-  auto impl =
-      std::allocate_shared<TensorImpl>(base::PoolAllocator<TensorImpl>(), std::move(node));
+  auto impl = std::allocate_shared<TensorImpl>(base::PoolAllocator<TensorImpl>(), std::move(node));
   lazy::RegisterTensor(impl);
   return Tensor(std::move(impl));
 }
@@ -52,107 +53,6 @@ NodePtr NodeOf(const Tensor& tensor, const char* what) {
 
 namespace {
 
-// Shortcuts past the generic shape rule for the ops a training step records most.
-// Elementwise ops on operands of one float shape cannot fail their shape rule, and give
-// that shape (pred for comparisons). Training steps record mostly these and matrix
-// products, so they skip the generic rule (which copies every operand shape); false for
-// everything else, including every case the rule would reject.
-// A matrix product of two matrices of one dtype, one contracting dimension each and no
-// batch (matmul and its gradients): [lhs free, rhs free] when the contracted sizes agree,
-// which is the dot_general rule's result for that case.
-bool MatrixProductShape(const NodeList& operands, const ir::Attributes& attrs, ir::Shape& out) {
-  if (operands.size() != 2 || attrs.size() != 4) return false;
-  const ir::Shape& lhs = operands[0]->shape;
-  const ir::Shape& rhs = operands[1]->shape;
-  if (lhs.rank() != 2 || rhs.rank() != 2 || lhs.dtype != rhs.dtype) return false;
-  auto get = [&](const char* name) -> const std::vector<int64_t>* {
-    auto it = attrs.find(name);
-    return it == attrs.end() ? nullptr : &it->second;
-  };
-  const auto *lb = get("lhs_batch"), *rb = get("rhs_batch");
-  const auto *lc = get("lhs_contracting"), *rc = get("rhs_contracting");
-  if (!lb || !rb || !lc || !rc || !lb->empty() || !rb->empty() || lc->size() != 1 ||
-      rc->size() != 1) {
-    return false;
-  }
-  const int64_t l = (*lc)[0], r = (*rc)[0];
-  if (l < 0 || l > 1 || r < 0 || r > 1 || lhs.dims[l] != rhs.dims[r]) return false;
-  const int64_t dims[2] = {lhs.dims[1 - l], rhs.dims[1 - r]};
-  out.dtype = lhs.dtype;
-  SetDims(out.dims, dims);
-  return true;
-}
-
-// broadcast_in_dim (every broadcast the front end inserts) with a valid mapping: the
-// declared dimensions with the operand's dtype, which is the rule's result; false for
-// anything the rule might reject, so that its message is the one reported. On success the
-// declared dimensions have moved into `out`.
-bool BroadcastShape(const NodeList& operands, const ir::Attributes& attrs, ir::Shape& declared,
-                    ir::Shape& out) {
-  if (operands.size() != 1 || attrs.size() != 1 || attrs.begin()->first != "dims") {
-    return false;
-  }
-  const ir::Shape& operand = operands[0]->shape;
-  const std::vector<int64_t>& dims = attrs.begin()->second;
-  if (dims.size() != operand.dims.size()) return false;
-  ir::Shape result{operand.dtype, std::move(declared.dims)};
-  auto reject = [&] {
-    declared.dims = std::move(result.dims);
-    return false;
-  };
-  if (!ir::ValidateShape(result).ok()) return reject();
-  int64_t previous = -1;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const int64_t d = dims[i];
-    if (d <= previous || d >= result.rank()) return reject();  // increasing, in range
-    previous = d;
-    if (operand.dims[i] != result.dims[d] && operand.dims[i] != 1) return reject();
-  }
-  out = std::move(result);
-  return true;
-}
-
-// Sets `out` to the result shape when a shortcut applies; false otherwise.
-bool FastShape(ir::Op op, const NodeList& operands, const ir::Attributes& attrs,
-               ir::Shape& declared, ir::Shape& out) {
-  if (op == ir::Op::kDotGeneral) return MatrixProductShape(operands, attrs, out);
-  if (op == ir::Op::kBroadcastInDim) return BroadcastShape(operands, attrs, declared, out);
-  if (!attrs.empty() || operands.empty() || !ir::IsFloat(operands[0]->shape.dtype)) {
-    return false;
-  }
-  size_t arity = 2;
-  bool compare = false;
-  switch (op) {
-    case ir::Op::kNeg: case ir::Op::kAbs: case ir::Op::kSign: case ir::Op::kExp:
-    case ir::Op::kLog: case ir::Op::kLog1p: case ir::Op::kTanh: case ir::Op::kLogistic:
-    case ir::Op::kSqrt: case ir::Op::kRsqrt: case ir::Op::kFloor: case ir::Op::kCeil:
-      arity = 1;
-      break;
-    case ir::Op::kAdd: case ir::Op::kSubtract: case ir::Op::kMultiply: case ir::Op::kDivide:
-    case ir::Op::kRemainder: case ir::Op::kPower: case ir::Op::kMaximum: case ir::Op::kMinimum:
-      break;
-    case ir::Op::kEq: case ir::Op::kNe: case ir::Op::kLt: case ir::Op::kLe: case ir::Op::kGt:
-    case ir::Op::kGe:
-      compare = true;
-      break;
-    default:
-      return false;
-  }
-  if (operands.size() != arity) return false;
-  const ir::Shape& first = operands[0]->shape;
-  if (arity == 2 && (operands[1]->shape.dtype != first.dtype ||
-                     !SameDims(operands[1]->shape.dims, first.dims))) {
-    return false;
-  }
-  out.dtype = compare ? ir::DType::kPred : first.dtype;
-  SetDims(out.dims, first.dims);
-  return true;
-}
-
-}  // namespace
-
-namespace {
-
 void CheckOperandsNotDonated(ir::Op op, const NodeList& operands) {
   for (const NodePtr& operand : operands) {
     if (operand->is_leaf() && operand->value->donated) {
@@ -163,6 +63,7 @@ void CheckOperandsNotDonated(ir::Op op, const NodeList& operands) {
 
 // The last step of recording: in eager mode, the node runs at once.
 NodePtr Finish(std::shared_ptr<Node> node) {
+  if (EagerKnownOff()) return node;
   absl::StatusOr<bool> eager = EagerEnabled();
   if (!eager.ok()) Throw(eager.status());
   if (*eager) {
@@ -171,16 +72,16 @@ NodePtr Finish(std::shared_ptr<Node> node) {
   return node;
 }
 
-}  // namespace
-
-NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
-                 ir::Shape declared) {
+// The operands are moved into the node; `declared` may be moved from.
+NodePtr MakeNodeWith(ir::Op op, NodeList& operands, AttributeSetPtr attributes,
+                     ir::Shape& declared) {
   CheckOperandsNotDonated(op, operands);
   auto node = NewNode();
+  const ir::Attributes& attrs = attributes != nullptr ? attributes->map : NoAttributes();
   if (!FastShape(op, operands, attrs, declared, node->shape)) {
     ir::Instruction inst;
     inst.op = op;
-    inst.attrs = std::move(attrs);
+    inst.attrs = attrs;
     inst.shape = std::move(declared);
     std::vector<ir::Shape> operand_shapes;
     operand_shapes.reserve(operands.size());
@@ -188,13 +89,25 @@ NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
     absl::StatusOr<ir::Shape> shape = ir::InferShape(inst, operand_shapes);
     if (!shape.ok()) Throw(shape.status());
     node->shape = *std::move(shape);
-    attrs = std::move(inst.attrs);
   }
   node->op = op;
   // Moved one by one: cheaper than the inlined vector's generic move assignment.
   for (NodePtr& operand : operands) node->operands.push_back(std::move(operand));
-  if (!attrs.empty()) node->attrs = std::move(attrs);
+  node->attributes = std::move(attributes);
   return Finish(std::move(node));
+}
+
+}  // namespace
+
+NodePtr MakeNode(ir::Op op, NodeList operands, std::initializer_list<Attr> attrs,
+                 ir::Shape declared) {
+  AttributeSetPtr set;
+  if (attrs.size() != 0) set = InternAttributes(std::span<const Attr>(attrs.begin(), attrs.size()));
+  return MakeNodeWith(op, operands, std::move(set), declared);
+}
+
+NodePtr MakeNode(ir::Op op, NodeList operands, const ir::Attributes& attrs, ir::Shape declared) {
+  return MakeNodeWith(op, operands, InternAttributes(attrs), declared);
 }
 
 NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y) {
@@ -202,15 +115,21 @@ NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y) {
   node->operands.push_back(std::move(x));
   node->operands.push_back(std::move(y));
   CheckOperandsNotDonated(op, node->operands);
-  static const ir::Attributes kNoAttributes;
   ir::Shape no_declared;
-  if (!FastShape(op, node->operands, kNoAttributes, no_declared, node->shape)) {
+  if (!FastShape(op, node->operands, NoAttributes(), no_declared, node->shape)) {
     // The generic rule (and its error message) on the same operands.
     NodeList operands = std::move(node->operands);
-    return MakeNode(op, std::move(operands), {});
+    return MakeNodeWith(op, operands, nullptr, no_declared);
   }
   node->op = op;
   return Finish(std::move(node));
+}
+
+ir::Shape MakeShape(ir::DType dtype, Ints dims) {
+  ir::Shape shape;
+  shape.dtype = dtype;
+  SetDims(shape.dims, std::span<const int64_t>(dims.data(), dims.size()));
+  return shape;
 }
 
 NodePtr ConstantNode(ir::Literal literal) {
@@ -228,17 +147,37 @@ NodePtr DataLeaf(ir::Literal literal) {
   return MakeLeaf(std::move(value));
 }
 
-ir::Literal FullLiteral(ir::DType dtype, const std::vector<int64_t>& dims, double value) {
-  ir::Shape shape{dtype, dims};
+namespace {
+
+// `count` copies of `value` as the literal's bytes, written in place (no vector of values
+// first, no copy of the dimensions).
+template <typename T>
+ir::Literal Filled(ir::Shape shape, size_t count, T value) {
+  ir::Literal literal;
+  literal.shape = std::move(shape);
+  literal.bytes.resize(count * sizeof(T));
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(literal.bytes.data() + i * sizeof(T), &value, sizeof(T));
+  return literal;
+}
+
+}  // namespace
+
+ir::Literal FullLiteral(ir::DType dtype, Ints dims, double value) {
+  ir::Shape shape = MakeShape(dtype, dims);
   if (absl::Status status = ir::ValidateShape(shape); !status.ok()) Throw(status);
   size_t n = static_cast<size_t>(shape.num_elements());
   switch (dtype) {
-    case ir::DType::kF32: return ir::Literal::FromF32(std::vector<float>(n, static_cast<float>(value)), dims);
-    case ir::DType::kF64: return ir::Literal::FromF64(std::vector<double>(n, value), dims);
+    case ir::DType::kF32:
+      return Filled(std::move(shape), n, static_cast<float>(value));
+    case ir::DType::kF64:
+      return Filled(std::move(shape), n, value);
     case ir::DType::kS32:
-      return ir::Literal::FromS32(std::vector<int32_t>(n, static_cast<int32_t>(value)), dims);
-    case ir::DType::kPred: return ir::Literal::FromPred(std::vector<bool>(n, value != 0), dims);
-    default: ThrowInvalid(absl::StrCat("full: unsupported dtype ", std::string(ir::DTypeName(dtype))));
+      return Filled(std::move(shape), n, static_cast<int32_t>(value));
+    case ir::DType::kPred:
+      return Filled(std::move(shape), n, static_cast<uint8_t>(value != 0));
+    default:
+      ThrowInvalid(absl::StrCat("full: unsupported dtype ", std::string(ir::DTypeName(dtype))));
   }
 }
 
@@ -253,20 +192,28 @@ NodePtr ScalarNode(ir::DType dtype, double value) {
 
 ir::DType ToIr(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return ir::DType::kF32;
-    case DType::kInt32: return ir::DType::kS32;
-    case DType::kFloat64: return ir::DType::kF64;
-    case DType::kBool: return ir::DType::kPred;
+    case DType::kFloat32:
+      return ir::DType::kF32;
+    case DType::kInt32:
+      return ir::DType::kS32;
+    case DType::kFloat64:
+      return ir::DType::kF64;
+    case DType::kBool:
+      return ir::DType::kPred;
   }
   return ir::DType::kF32;
 }
 
 DType FromIr(ir::DType dtype) {
   switch (dtype) {
-    case ir::DType::kS32: return DType::kInt32;
-    case ir::DType::kF64: return DType::kFloat64;
-    case ir::DType::kPred: return DType::kBool;
-    default: return DType::kFloat32;
+    case ir::DType::kS32:
+      return DType::kInt32;
+    case ir::DType::kF64:
+      return DType::kFloat64;
+    case ir::DType::kPred:
+      return DType::kBool;
+    default:
+      return DType::kFloat32;
   }
 }
 
@@ -278,9 +225,9 @@ void CheckCount(size_t count, const std::vector<int64_t>& shape) {
   ir::Shape s{ir::DType::kF32, shape};
   if (absl::Status status = ir::ValidateShape(s); !status.ok()) lazy::Throw(status);
   if (static_cast<int64_t>(count) != s.num_elements()) {
-    throw Error(3, absl::StrCat("from_vector: ", count, " values given for shape [",
-                                absl::StrJoin(shape, ","), "], which has ", s.num_elements(),
-                                " elements"));
+    throw Error(
+        3, absl::StrCat("from_vector: ", count, " values given for shape [",
+                        absl::StrJoin(shape, ","), "], which has ", s.num_elements(), " elements"));
   }
 }
 
@@ -337,8 +284,12 @@ Tensor Tensor::scalar(double value, DType dtype) {
   return FromLiteral(lazy::ScalarLiteral(lazy::ToIr(dtype), value));
 }
 
-Tensor Tensor::zeros(std::vector<int64_t> shape, DType dtype) { return full(std::move(shape), 0, dtype); }
-Tensor Tensor::ones(std::vector<int64_t> shape, DType dtype) { return full(std::move(shape), 1, dtype); }
+Tensor Tensor::zeros(std::vector<int64_t> shape, DType dtype) {
+  return full(std::move(shape), 0, dtype);
+}
+Tensor Tensor::ones(std::vector<int64_t> shape, DType dtype) {
+  return full(std::move(shape), 1, dtype);
+}
 
 // Host data, not a broadcast constant: optimizer state made with zeros() is then a plain
 // device buffer that later steps replace.
@@ -349,7 +300,7 @@ Tensor Tensor::full(std::vector<int64_t> shape, double value, DType dtype) {
 Tensor Tensor::arange(int64_t count, DType dtype) {
   if (count < 0) throw Error(3, absl::StrCat("arange: count ", count, " is negative"));
   return lazy::Wrap(lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {0}}},
-                                   ir::Shape{lazy::ToIr(dtype), {count}}));
+                                   lazy::MakeShape(lazy::ToIr(dtype), {count})));
 }
 
 Tensor Tensor::randn(std::vector<int64_t> shape, uint64_t seed, DType dtype) {
@@ -413,7 +364,7 @@ std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* o
     throw Error(3, absl::StrCat(op, ": the tensor holds ", std::string(ir::DTypeName(actual)),
                                 " elements, not ", std::string(ir::DTypeName(wanted))));
   }
-  lazy::SyncSiteScope scope(absl::StrCat(op, " at ", site.file_name(), ":", site.line()));
+  lazy::SyncSiteScope scope(site, op);
   absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl, op);
   if (!literal.ok()) lazy::Throw(literal.status());
   const T* data = reinterpret_cast<const T*>(literal->bytes.data());
@@ -459,7 +410,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
 void sync(std::source_location site) {
   static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
   mark_step->Add(1);
-  lazy::SyncSiteScope scope(absl::StrCat(site.file_name(), ":", site.line()));
+  lazy::SyncSiteScope scope(site);
   std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
   absl::Status status = lazy::SyncTensors(live, /*donate=*/true);
   if (!status.ok()) lazy::Throw(status);

@@ -3,12 +3,16 @@
 #ifndef SEAM_LAZY_TENSOR_INTERNAL_H_
 #define SEAM_LAZY_TENSOR_INTERNAL_H_
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "seam/tensor.h"
+#include "src/lazy/attributes.h"
 #include "src/lazy/lazy_tensor.h"
 
 namespace seam {
@@ -28,8 +32,11 @@ NodePtr NodeOf(const Tensor& tensor, const char* what);
 inline Tensor Wrap(NodePtr node) { return TensorAccess::Wrap(std::move(node)); }
 
 // A node checked by the IR's shape rules; `declared` gives the result for ops whose shape
-// is part of the call (broadcast_in_dim, reshape, convert, iota).
-NodePtr MakeNode(ir::Op op, NodeList operands, ir::Attributes attrs,
+// is part of the call (broadcast_in_dim, reshape, convert, iota). The attributes become
+// the node's shared set (src/lazy/attributes.h).
+NodePtr MakeNode(ir::Op op, NodeList operands, std::initializer_list<Attr> attrs,
+                 ir::Shape declared = {});
+NodePtr MakeNode(ir::Op op, NodeList operands, const ir::Attributes& attrs,
                  ir::Shape declared = {});
 // MakeNode for a binary op without attributes (what numpy-broadcast ops record once their
 // operands agree): the operand list is built in the node itself.
@@ -39,32 +46,39 @@ NodePtr DataLeaf(ir::Literal literal);
 // A scalar of `dtype`: an IR constant for 0 and +-1, program data otherwise.
 NodePtr ScalarNode(ir::DType dtype, double value);
 ir::Literal ScalarLiteral(ir::DType dtype, double value);
-ir::Literal FullLiteral(ir::DType dtype, const std::vector<int64_t>& dims, double value);
+ir::Literal FullLiteral(ir::DType dtype, absl::Span<const int64_t> dims, double value);
 
 ir::DType ToIr(DType dtype);
 DType FromIr(ir::DType dtype);
 
+// Dimension or axis lists by reference: a vector, an array, an inlined vector or a braced
+// list (which lives until the end of the call's full expression).
+using Ints = absl::Span<const int64_t>;
+// Dimension lists built on the stack by the ops (a shape has few dimensions).
+using SmallInts = absl::InlinedVector<int64_t, 6>;
+
 // Node-level operations (no broadcasting unless named so); used by the public API and by
 // the gradient rules.
-NodePtr BroadcastTo(const NodePtr& node, const std::vector<int64_t>& dims);
-NodePtr BroadcastMapped(const NodePtr& node, const std::vector<int64_t>& dims,
-                        const std::vector<int64_t>& mapping);
+NodePtr BroadcastTo(const NodePtr& node, Ints dims);
+NodePtr BroadcastMapped(const NodePtr& node, Ints dims, Ints mapping);
 NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y);  // numpy broadcast
 NodePtr Unary(ir::Op op, const NodePtr& x);
-NodePtr Reshape(const NodePtr& x, const std::vector<int64_t>& dims);
-NodePtr Transpose(const NodePtr& x, const std::vector<int64_t>& permutation);
-NodePtr Reduce(ir::Op op, const NodePtr& x, const std::vector<int64_t>& sorted_axes);
+NodePtr Reshape(const NodePtr& x, Ints dims);
+NodePtr Transpose(const NodePtr& x, Ints permutation);
+NodePtr Reduce(ir::Op op, const NodePtr& x, Ints sorted_axes);
 NodePtr Convert(const NodePtr& x, ir::DType dtype);
 NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b);  // same shapes
 NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b);   // broadcasting
 NodePtr ZerosLike(const NodePtr& x);
-NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, std::vector<int64_t> lhs_contracting,
-                   std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch = {},
-                   std::vector<int64_t> rhs_batch = {});
+NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, Ints lhs_contracting,
+                   Ints rhs_contracting, Ints lhs_batch = {}, Ints rhs_batch = {});
+
+// A shape of `dtype` and `dims`, its dimension buffer taken as SetDims does.
+ir::Shape MakeShape(ir::DType dtype, Ints dims);
 
 // Whether two dimension lists are equal, compared inline (std::vector's == calls memcmp,
 // which costs more than the compare for the few dimensions of a shape).
-inline bool SameDims(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+inline bool SameDims(Ints a, Ints b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i] != b[i]) return false;
@@ -73,8 +87,7 @@ inline bool SameDims(const std::vector<int64_t>& a, const std::vector<int64_t>& 
 }
 
 // Sorted, checked axes (negative ones count from the end); `op` names the caller in errors.
-std::vector<int64_t> NormalizeAxes(const char* op, const ir::Shape& shape,
-                                   const std::vector<int64_t>& axes);
+SmallInts NormalizeAxes(const char* op, const ir::Shape& shape, Ints axes);
 
 }  // namespace lazy
 }  // namespace seam

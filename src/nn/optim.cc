@@ -8,6 +8,7 @@ namespace seam::optim {
 void Optimizer::step(const Tensor& loss) {
   if (params_.empty()) throw Error(3, "optimizer step: there are no parameters");
   std::vector<Tensor> params;
+  params.reserve(params_.size());
   for (Tensor* p : params_) params.push_back(*p);
   update(grad(loss, params));
 }

@@ -347,7 +347,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
     buffers.push_back(data->buffer());
   }
   const std::vector<ir::Shape>& result_shapes = computation.result_shapes();
-  absl::InlinedVector<PJRT_Buffer*, 4> outputs(result_shapes.size(), nullptr);
+  absl::InlinedVector<PJRT_Buffer*, 8> outputs(result_shapes.size(), nullptr);
   PJRT_Buffer* const* argument_list = buffers.data();
   PJRT_Buffer** output_list = outputs.data();
   PJRT_Event* complete = nullptr;

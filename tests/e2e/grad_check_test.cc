@@ -33,7 +33,8 @@ double Loss(const Fn& f, const std::vector<std::vector<double>>& values,
             const std::vector<std::vector<int64_t>>& shapes, std::vector<Tensor>* inputs_out,
             Tensor* loss_out) {
   std::vector<Tensor> inputs;
-  for (size_t i = 0; i < values.size(); ++i) inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
+  for (size_t i = 0; i < values.size(); ++i)
+    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
   Tensor y = f(inputs);
   Tensor w = Tensor::from_vector(Random(static_cast<size_t>(y.numel()), 99, 0.5, 1.5), y.shape());
   Tensor loss = (y * w).sum();
@@ -48,7 +49,8 @@ double Loss(const Fn& f, const std::vector<std::vector<double>>& values,
 void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes, double low = -2,
                double high = 2) {
   std::vector<std::vector<double>> values;
-  for (size_t i = 0; i < shapes.size(); ++i) values.push_back(Random(Count(shapes[i]), 7 + i, low, high));
+  for (size_t i = 0; i < shapes.size(); ++i)
+    values.push_back(Random(Count(shapes[i]), 7 + i, low, high));
   std::vector<Tensor> inputs;
   Tensor loss;
   Loss(f, values, shapes, &inputs, &loss);
@@ -62,8 +64,9 @@ void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes, dou
       auto plus = values, minus = values;
       plus[i][k] += h;
       minus[i][k] -= h;
-      double numeric = (Loss(f, plus, shapes, nullptr, nullptr) -
-                        Loss(f, minus, shapes, nullptr, nullptr)) / (2 * h);
+      double numeric =
+          (Loss(f, plus, shapes, nullptr, nullptr) - Loss(f, minus, shapes, nullptr, nullptr)) /
+          (2 * h);
       EXPECT_NEAR(analytic[k], numeric, 1e-5 * (1 + std::abs(numeric)))
           << "input " << i << " element " << k;
     }
@@ -109,9 +112,11 @@ TEST(GradCheckTest, ReductionsAndProducts) {
   CheckGrad([](const auto& x) { return x[0].matmul(x[1]); }, {{2, 3}, {3, 4}});
   CheckGrad([](const auto& x) { return x[0].softmax(1); }, {{2, 4}});
   CheckGrad([](const auto& x) { return x[0].log_softmax(1); }, {{2, 4}});
-  CheckGrad([](const auto& x) {
-    return nn::cross_entropy(x[0].matmul(x[1]), Tensor::from_vector({0, 2, 1}, {3}));
-  }, {{3, 2}, {2, 3}});
+  CheckGrad(
+      [](const auto& x) {
+        return nn::cross_entropy(x[0].matmul(x[1]), Tensor::from_vector({0, 2, 1}, {3}));
+      },
+      {{3, 2}, {2, 3}});
 }
 
 TEST(GradCheckTest, BatchedMatmul) {
@@ -124,29 +129,35 @@ TEST(GradCheckTest, BatchedMatmul) {
   CheckGrad(mm, {{2, 3, 4}, {4}});           // vector on the right
   CheckGrad(mm, {{3}, {3, 2}});
   CheckGrad(mm, {{2, 3}, {3}});
-  CheckGrad(mm, {{4}, {4}});                 // dot product
+  CheckGrad(mm, {{4}, {4}});  // dot product
 }
 
 // A gradient of a gradient: the first backward pass emits dot_generals that contract
 // other dimensions (g . rhs^T), whose own rules need a transpose to restore the order.
 TEST(GradCheckTest, SecondOrderThroughDotGeneral) {
   for (std::vector<std::vector<int64_t>> shapes :
-       {std::vector<std::vector<int64_t>>{{2, 3}, {3, 4}}, {{2, 2, 3}, {2, 3, 4}}, {{2, 2, 3}, {3, 4}}}) {
-    CheckGrad([](const auto& x) {
-      Tensor y = x[0].matmul(x[1]);
-      std::vector<Tensor> g = grad((y * y.tanh()).sum(), {x[0], x[1]});
-      return Tensor::cat({g[0].reshape({-1}), g[1].reshape({-1})}, 0);
-    }, shapes);
+       {std::vector<std::vector<int64_t>>{{2, 3}, {3, 4}},
+        {{2, 2, 3}, {2, 3, 4}},
+        {{2, 2, 3}, {3, 4}}}) {
+    CheckGrad(
+        [](const auto& x) {
+          Tensor y = x[0].matmul(x[1]);
+          std::vector<Tensor> g = grad((y * y.tanh()).sum(), {x[0], x[1]});
+          return Tensor::cat({g[0].reshape({-1}), g[1].reshape({-1})}, 0);
+        },
+        shapes);
   }
 }
 
 // The first backward pass of a strided slice is a pad with interior padding; its own rule
 // is a strided slice.
 TEST(GradCheckTest, SecondOrderThroughStridedSlice) {
-  CheckGrad([](const auto& x) {
-    Tensor s = x[0].slice(1, 1, 6, 2);
-    return grad((s * s * s).sum(), {x[0]})[0];
-  }, {{2, 6}});
+  CheckGrad(
+      [](const auto& x) {
+        Tensor s = x[0].slice(1, 1, 6, 2);
+        return grad((s * s * s).sum(), {x[0]})[0];
+      },
+      {{2, 6}});
 }
 
 TEST(GradCheckTest, MoreElementwise) {
@@ -169,17 +180,37 @@ TEST(GradCheckTest, MoreReductionsAndShapes) {
   CheckGrad([](const auto& x) { return x[0].broadcast_to({2, 3, 4}); }, {{3, 1}});
   CheckGrad([](const auto& x) { return x[0].pad({1, 0}, {2, 1}, 0.5); }, {{2, 3}});
   CheckGrad([](const auto& x) { return x[0].pad({-1, 1}, {0, -2}); }, {{3, 4}});
-  CheckGrad([](const auto& x) {
-    nn::Sequential model({std::make_shared<nn::Lambda>([](const Tensor& t) { return t.tanh(); }),
-                          std::make_shared<nn::Lambda>([](const Tensor& t) { return t.gelu(); })});
-    return model.forward(x[0]);
-  }, {{2, 3}});
+  CheckGrad(
+      [](const auto& x) {
+        nn::Sequential model(
+            {std::make_shared<nn::Lambda>([](const Tensor& t) { return t.tanh(); }),
+             std::make_shared<nn::Lambda>([](const Tensor& t) { return t.gelu(); })});
+        return model.forward(x[0]);
+      },
+      {{2, 3}});
 }
 
 TEST(GradCheckTest, SquareIsFiniteAtZero) {
   Tensor x = Tensor::from_vector(std::vector<double>{0, 3}, {2});
   Tensor loss = pow(x, 2.0f).sum();
   EXPECT_EQ(grad(loss, {x})[0].to_vector<double>(), (std::vector<double>{0, 6}));
+}
+
+// A wanted parameter that is itself computed: the walk stops there, so another parameter
+// gets only the contributions that do not pass through it; a parameter reached twice adds
+// both contributions.
+TEST(GradCheckTest, IntermediateAndRepeatedParameters) {
+  Tensor x = Tensor::from_vector(std::vector<double>{1, 2, 3}, {3});
+  Tensor h = x * x;
+  Tensor loss = (h * 3.0f + x * x * x).sum();
+  std::vector<Tensor> grads = grad(loss, {x, h, x});
+  ASSERT_EQ(grads.size(), 3u);
+  EXPECT_EQ(grads[0].to_vector<double>(), (std::vector<double>{3, 12, 27}));  // 3 x^2
+  EXPECT_EQ(grads[1].to_vector<double>(), (std::vector<double>{3, 3, 3}));
+  EXPECT_EQ(grads[2].to_vector<double>(), grads[0].to_vector<double>());
+  Tensor y = Tensor::from_vector(std::vector<double>{4, 5}, {2});
+  std::vector<Tensor> twice = grad((y * y + y).sum(), {y});
+  EXPECT_EQ(twice[0].to_vector<double>(), (std::vector<double>{9, 11}));  // 2 y + 1
 }
 
 TEST(GradCheckTest, Misuse) {

@@ -1,13 +1,16 @@
 // The front end's cache key taken from the graph (src/lazy/graph_key.h) must agree with
 // the program LowerGraph builds: same graph, a match; any difference LowerGraph would
 // write into the program (op, operand order, shape, attribute, constant, shared leaf,
-// aliases, replicas), no match. Nothing runs on a device here.
+// aliases, replicas), no match, both for the check against the program's instructions
+// and for the one against the signature of the walk it was compiled from. Nothing runs
+// on a device here.
+#include "src/lazy/graph_key.h"
+
 #include <gtest/gtest.h>
 
 #include "seam/nn.h"
 #include "seam/tensor.h"
 #include "src/lazy/graph_executor.h"
-#include "src/lazy/graph_key.h"
 #include "src/lazy/tensor_internal.h"
 
 namespace seam::lazy {
@@ -23,6 +26,9 @@ void ExpectAgrees(const std::vector<NodePtr>& roots) {
   GraphWalk walk = WalkGraph(roots);
   LoweredGraph lowered = LowerGraph(roots);
   EXPECT_TRUE(WalkMatches(walk, lowered.program));
+  EXPECT_TRUE(walk.exact);
+  EXPECT_TRUE(SignatureMatches(walk, walk.signature, lowered.program));
+  EXPECT_TRUE(SignatureMatches(WalkGraph(roots), walk.signature, lowered.program));
   EXPECT_EQ(walk.nodes.size(), lowered.program.instructions.size());
   EXPECT_EQ(walk.results, lowered.program.results);
   EXPECT_EQ(walk.leaves, lowered.leaves);
@@ -35,6 +41,8 @@ void ExpectDiffers(const Tensor& a, const Tensor& b) {
   GraphWalk wa = WalkGraph(ra), wb = WalkGraph(rb);
   EXPECT_FALSE(WalkMatches(wa, LowerGraph(rb).program));
   EXPECT_FALSE(WalkMatches(wb, LowerGraph(ra).program));
+  EXPECT_FALSE(SignatureMatches(wa, wb.signature, LowerGraph(rb).program));
+  EXPECT_FALSE(SignatureMatches(wb, wa.signature, LowerGraph(ra).program));
   EXPECT_NE(wa.hash, wb.hash);
 }
 
@@ -60,6 +68,7 @@ TEST(GraphKeyTest, SameStructureBuiltTwiceSharesTheKey) {
   GraphWalk w1 = WalkGraph(Roots({first})), w2 = WalkGraph(Roots({second}));
   EXPECT_EQ(w1.hash, w2.hash);
   EXPECT_TRUE(WalkMatches(w1, LowerGraph(Roots({second})).program));
+  EXPECT_EQ(w1.signature, w2.signature);
 }
 
 TEST(GraphKeyTest, OneLeafValueUsedTwiceIsOneParameter) {
@@ -77,11 +86,11 @@ TEST(GraphKeyTest, EveryKindOfDifferenceIsSeen) {
   Tensor a = Tensor::from_vector({1.0f, 2.0f, 3.0f, 4.0f}, {2, 2});
   Tensor b = Tensor::from_vector({5.0f, 6.0f, 7.0f, 8.0f}, {2, 2});
   Tensor c = Tensor::from_vector({1.0f, 2.0f, 3.0f}, {3});
-  ExpectDiffers(a + b, a - b);                 // op
-  ExpectDiffers(a - a * b, a * b - a);         // operand order
+  ExpectDiffers(a + b, a - b);                  // op
+  ExpectDiffers(a - a * b, a * b - a);          // operand order
   ExpectDiffers((a + a).sum(), (c + c).sum());  // shape
-  ExpectDiffers(a.sum({0}), a.sum({1}));       // attribute
-  ExpectDiffers(a + 1.0f, a + -1.0f);          // constant value (0 and +-1 are constants)
+  ExpectDiffers(a.sum({0}), a.sum({1}));        // attribute
+  ExpectDiffers(a + 1.0f, a + -1.0f);           // constant value (0 and +-1 are constants)
   ExpectDiffers(a + 1.0f, a + 0.0f);
 }
 
@@ -94,6 +103,7 @@ TEST(GraphKeyTest, ParametersInFirstUseOrderShareAProgram) {
   GraphWalk wab = WalkGraph(ab), wba = WalkGraph(ba);
   EXPECT_EQ(wab.hash, wba.hash);
   EXPECT_TRUE(WalkMatches(wab, LowerGraph(ba).program));
+  EXPECT_TRUE(SignatureMatches(wab, wba.signature, LowerGraph(ba).program));
   EXPECT_EQ(wab.leaves[0], wba.leaves[1]);
 }
 
@@ -109,11 +119,15 @@ TEST(GraphKeyTest, AliasesAndReplicasAreNotTheLoweredProgram) {
   with_alias.aliases.push_back({0, 0});
   EXPECT_TRUE(WalkMatches(with_alias, aliased));
   EXPECT_FALSE(WalkMatches(with_alias, LowerGraph(roots).program));
+  EXPECT_TRUE(SignatureMatches(with_alias, walk.signature, aliased));
+  EXPECT_FALSE(SignatureMatches(with_alias, walk.signature, LowerGraph(roots).program));
+  EXPECT_FALSE(SignatureMatches(walk, walk.signature, aliased));
   EXPECT_NE(WalkKey(with_alias), WalkKey(walk));
   EXPECT_EQ(WalkKey(walk), walk.hash);
   ir::Program replicated = LowerGraph(roots).program;
   replicated.replica_count = 2;
   EXPECT_FALSE(WalkMatches(walk, replicated));
+  EXPECT_FALSE(SignatureMatches(walk, walk.signature, replicated));
 }
 
 }  // namespace
