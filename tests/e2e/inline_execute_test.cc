@@ -208,5 +208,23 @@ TEST(InlineExecuteTest, ABadBoundIsAClearError) {
   EXPECT_NE(client.status().message().find("'lots'"), std::string::npos) << client.status();
 }
 
+// SEAM_CPU_THREADS is read by the plugin's kernel threads; client creation refuses a value
+// that is not a positive integer instead of ignoring it.
+TEST(ClientEnvironmentTest, ABadKernelThreadCountIsAClearError) {
+  setenv("SEAM_CPU_THREADS", "0", 1);
+  absl::StatusOr<ComputationClient*> client = GetComputationClient();
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(client.status().message().find("SEAM_CPU_THREADS must be a positive integer, got '0'"),
+            std::string::npos)
+      << client.status();
+}
+
+TEST(ClientEnvironmentTest, AKernelThreadCountIsAccepted) {
+  setenv("SEAM_CPU_THREADS", "2", 1);
+  absl::StatusOr<ComputationClient*> client = GetComputationClient();
+  EXPECT_TRUE(client.ok()) << client.status();
+}
+
 }  // namespace
 }  // namespace seam::runtime

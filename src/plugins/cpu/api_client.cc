@@ -12,6 +12,7 @@
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
+#include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::cpu {
 namespace {
@@ -52,20 +53,32 @@ absl::StatusOr<int64_t> ParseCreateOptions(const PJRT_NamedValue* options, size_
   return device_count;
 }
 
-// SEAM_CPU_INLINE_MAX_COST: the largest program cost (Executable::cost) run on the caller's
-// thread when its device is idle; 0 turns inline runs off.
-absl::StatusOr<int64_t> InlineMaxCost() {
-  const char* env = std::getenv(kInlineMaxCostVariable);
-  if (env == nullptr || *env == '\0') return kDefaultInlineMaxCost;
+// An integer environment variable of at least `minimum`; `fallback` when unset or empty.
+absl::StatusOr<int64_t> EnvInteger(const char* name, int64_t minimum, int64_t fallback,
+                                   const char* what) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return fallback;
   char* end = nullptr;
   errno = 0;
   long long value = std::strtoll(env, &end, 10);
-  if (end == env || *end != '\0' || errno != 0 || value < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_Client_Create: environment variable ", kInlineMaxCostVariable,
-        " must be a non-negative integer, got '", env, "'"));
+  if (end == env || *end != '\0' || errno != 0 || value < minimum) {
+    return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: environment variable ",
+                                                   name, " must be a ", what, ", got '", env,
+                                                   "'"));
   }
   return static_cast<int64_t>(value);
+}
+
+// SEAM_CPU_INLINE_MAX_COST: the largest program cost (Executable::cost) run on the caller's
+// thread when its device is idle; 0 turns inline runs off.
+absl::StatusOr<int64_t> InlineMaxCost() {
+  return EnvInteger(kInlineMaxCostVariable, 0, kDefaultInlineMaxCost, "non-negative integer");
+}
+
+// SEAM_CPU_THREADS (thread_pool.h reads it for the kernel threads): checked here, so that a
+// bad value is an error instead of being ignored.
+absl::Status CheckKernelThreadsVariable() {
+  return EnvInteger(kKernelThreadsVariable, 1, 1, "positive integer").status();
 }
 
 }  // namespace
@@ -78,6 +91,9 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (!device_count.ok()) return MakeError(device_count.status());
   absl::StatusOr<int64_t> inline_max_cost = InlineMaxCost();
   if (!inline_max_cost.ok()) return MakeError(inline_max_cost.status());
+  if (absl::Status threads = CheckKernelThreadsVariable(); !threads.ok()) {
+    return MakeError(threads);
+  }
   absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();
   if (!gemm.ok()) return MakeError(gemm.status());
   SetGemmLibrary(*gemm);  // process-wide, like the kernel threads and the block pool

@@ -17,7 +17,7 @@ std::atomic<int> override_threads{0};
 
 int DefaultThreads() {
   static const int threads = [] {
-    if (const char* env = std::getenv("SEAM_CPU_THREADS"); env != nullptr) {
+    if (const char* env = std::getenv(kKernelThreadsVariable); env != nullptr) {
       char* end = nullptr;
       long value = std::strtol(env, &end, 10);
       if (end != env && *end == '\0' && value > 0) return static_cast<int>(std::min(value, 256L));

@@ -14,7 +14,9 @@ namespace seam::cpu {
 inline constexpr int64_t kParallelMinimumElements = 64 * 1024;
 
 // How many threads a loop may use (the calling thread included): SEAM_CPU_THREADS when set
-// to a positive number, else the number of hardware threads.
+// to a positive number (at most 256), else the number of hardware threads. Client creation
+// refuses any other value of the variable (api_client.cc).
+inline constexpr char kKernelThreadsVariable[] = "SEAM_CPU_THREADS";
 int KernelThreads();
 
 // Overrides KernelThreads() for this process (tests and benchmarks); 0 restores the default.
