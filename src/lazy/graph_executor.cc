@@ -125,12 +125,7 @@ struct BarrierTables {
   void Clear() {
     new_leaves.clear();
     arguments.clear();
-    walk.nodes.clear();
-    walk.operand_begin.clear();
-    walk.operands.clear();
-    walk.results.clear();
-    walk.leaves.clear();
-    walk.aliases.clear();
+    walk.Clear();
     root_index.clear();
     root_of_node.clear();
     roots.clear();

@@ -117,13 +117,7 @@ GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
 }
 
 void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
-  walk.nodes.clear();
-  walk.operand_begin.clear();
-  walk.operands.clear();
-  walk.results.clear();
-  walk.leaves.clear();
-  walk.aliases.clear();
-  walk.exact = true;
+  walk.Clear();
   // The same iterative post-order as LowerGraph, so that indices agree with its program.
   // Visited nodes and values are marked in place with this walk's epoch.
   GraphMarks marks;

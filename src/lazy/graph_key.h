@@ -35,6 +35,18 @@ struct GraphWalk {
   // compiled program, so that a later step matches it by comparing words (SignatureMatches).
   std::vector<uint64_t> signature;
   bool exact = true;  // false when a count did not fit its field: the signature matches nothing
+
+  // Empties the lists (keeping their capacity) and drops the leaves' references; the
+  // signature is rewritten by the next walk.
+  void Clear() {
+    nodes.clear();
+    operand_begin.clear();
+    operands.clear();
+    results.clear();
+    leaves.clear();
+    aliases.clear();
+    exact = true;
+  }
 };
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots);
 // The same into `walk`, whose vectors keep their capacity (a step barrier reuses one walk).
