@@ -110,6 +110,20 @@ Executable::Executable(ir::Program program, bool fuse)
   kernels_.reserve(fusion_.groups.size());
   for (const FusionGroup& group : fusion_.groups) kernels_.push_back(CompileLoop(program_, group));
   buffers_ = AssignBuffers(program_, fusion_, kernels_);
+  step_plans_.resize(fusion_.steps.size());
+  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    const int i = fusion_.steps[s].instruction;
+    if (fusion_.steps[s].group >= 0 || fusion_.update_of[i] >= 0) continue;
+    const ir::Instruction& inst = program_.instructions[i];
+    auto operand_shape = [&](int k) -> const ir::Shape& {
+      return program_.instructions[inst.operands[k]].shape;
+    };
+    if (inst.op == ir::Op::kDotGeneral) {
+      step_plans_[s].dot = PlanDot(operand_shape(0), operand_shape(1), DotDimensionsOf(inst));
+    } else if (inst.op == ir::Op::kBroadcastInDim) {
+      step_plans_[s].gather = PlanBroadcast(operand_shape(0), inst.shape, inst.attrs.at("dims"));
+    }
+  }
   cost_ = ProgramCost(program_);
 }
 
@@ -163,7 +177,8 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     }
   }
 
-  for (const Step& step : fusion_.steps) {
+  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
       const LoopKernel& kernel = kernels_[step.group];
       operands.clear();
@@ -180,10 +195,18 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     }
     const int i = step.instruction;
     if (fusion_.update_of[i] >= 0) {
-      RunDotUpdate(program_, fusion_.updates[fusion_.update_of[i]], value, value[i]);
+      RunDotUpdate(fusion_.updates[fusion_.update_of[i]], value.data(), value[i]);
       continue;
     }
     const ir::Instruction& inst = program_.instructions[i];
+    if (inst.op == ir::Op::kDotGeneral) {
+      RunDot(step_plans_[s].dot, value[inst.operands[0]], value[inst.operands[1]], value[i]);
+      continue;
+    }
+    if (inst.op == ir::Op::kBroadcastInDim) {
+      Gather(step_plans_[s].gather, value[inst.operands[0]], value[i]);
+      continue;
+    }
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);
     std::vector<int64_t> group;

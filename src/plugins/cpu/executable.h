@@ -12,6 +12,7 @@
 #include "src/plugins/cpu/buffer_assignment.h"
 #include "src/plugins/cpu/collectives.h"
 #include "src/plugins/cpu/fusion.h"
+#include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_kernel.h"
 
 namespace seam::cpu {
@@ -53,12 +54,20 @@ class Executable {
   void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                       uint8_t* out) const;
 
+  // What a one-instruction step's kernel needs, worked out at compile time so that a run
+  // does no shape arithmetic: a dot_general's DotPlan, a broadcast_in_dim's GatherPlan.
+  struct StepPlan {
+    DotPlan dot;
+    GatherPlan gather;
+  };
+
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;
   std::vector<ir::Shape> result_shapes_;
   FusionPlan fusion_;
   std::vector<LoopKernel> kernels_;
   BufferPlan buffers_;
+  std::vector<StepPlan> step_plans_;  // per fusion_.steps entry
   int64_t cost_ = 0;
 };
 
