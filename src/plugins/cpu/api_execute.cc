@@ -27,11 +27,15 @@ absl::Status Compute(const Run& run) {
   if (absl::Status injected = testing::InjectedRunFailure(run.device_id); !injected.ok()) {
     return injected;
   }
-  // Per-thread list, reused from run to run (a run never starts another on its thread),
-  // emptied again before returning so that it keeps no memory alive.
+  // Per-thread lists, reused from run to run (a run never starts another on its thread),
+  // emptied again before returning so that they keep no memory alive.
   thread_local std::vector<std::shared_ptr<DeviceMemory>> inputs;
+  thread_local std::vector<std::shared_ptr<DeviceMemory>> results;
   inputs.clear();
-  absl::Cleanup release = [] { inputs.clear(); };
+  absl::Cleanup release = [] {
+    inputs.clear();
+    results.clear();
+  };
   for (size_t i = 0; i < run.inputs.size(); ++i) {
     absl::Status input_status = run.inputs[i]->ready->Await();
     if (!input_status.ok()) {
@@ -40,15 +44,15 @@ absl::Status Compute(const Run& run) {
     }
     inputs.push_back(run.inputs[i]->memory);
   }
-  absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> results;
+  absl::Status status;
   try {
-    results = run.executable->Run(inputs, run.replica, run.rendezvous.get());
+    status = run.executable->RunInto(inputs, results, run.replica, run.rendezvous.get());
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         "PJRT_LoadedExecutable_Execute: out of host memory while running the program");
   }
-  if (!results.ok()) return results.status();
-  for (size_t i = 0; i < results->size(); ++i) run.outputs[i]->memory = std::move((*results)[i]);
+  if (!status.ok()) return status;
+  for (size_t i = 0; i < results.size(); ++i) run.outputs[i]->memory = std::move(results[i]);
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -55,20 +56,17 @@ constexpr int64_t kMaxParallelChunks = 64;
 // A group with reductions (FusionGroup::reduces) runs a chunk of tiles at a time; after
 // each chunk, every reduction folds that stretch of its operand, which the chunk has just
 // written. Consecutive stretches in order: the same bits as the reduction's own kernel.
-void RunGroupWithReduces(const ir::Program& program, const FusionGroup& group,
-                         const LoopKernel& kernel, const uint8_t* const* inputs,
-                         uint8_t* const* outputs, const std::vector<uint8_t*>& value) {
+void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKernel& kernel,
+                         const uint8_t* const* inputs, uint8_t* const* outputs,
+                         const std::vector<uint8_t*>& value) {
   const int64_t tiles = (kernel.count + kTileElements - 1) / kTileElements;
   const int threads = KernelThreads();
   const bool parallel = threads > 1 && kernel.count >= kParallelMinimumElements;
   const int64_t chunk = parallel ? kReduceChunkTiles * threads : kReduceChunkTiles;
   if (parallel && tiles > kMaxParallelChunks * chunk) {
     RunLoop(kernel, inputs, outputs);
-    for (int r : group.reduces) {
-      const ir::Instruction& reduce = program.instructions[r];
-      const int operand = reduce.operands[0];
-      Reduce(reduce.op, program.instructions[operand].shape, value[operand],
-             reduce.attrs.at("axes"), value[r]);
+    for (const ReducePlan& r : reduces) {
+      Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[r.result]);
     }
     return;
   }
@@ -81,12 +79,9 @@ void RunGroupWithReduces(const ir::Program& program, const FusionGroup& group,
     } else {
       RunLoopTiles(kernel, inputs, outputs, first, last);
     }
-    for (int r : group.reduces) {
-      const ir::Instruction& reduce = program.instructions[r];
-      const int operand = reduce.operands[0];
-      ReduceRange(reduce.op, program.instructions[operand].shape, value[operand],
-                  reduce.attrs.at("axes"), first * kTileElements,
-                  std::min(kernel.count, last * kTileElements), value[r]);
+    for (const ReducePlan& r : reduces) {
+      ReduceRange(r.op, r.operand_shape, value[r.operand], r.axes, first * kTileElements,
+                  std::min(kernel.count, last * kTileElements), value[r.result]);
     }
   }
 }
@@ -110,18 +105,54 @@ Executable::Executable(ir::Program program, bool fuse)
   kernels_.reserve(fusion_.groups.size());
   for (const FusionGroup& group : fusion_.groups) kernels_.push_back(CompileLoop(program_, group));
   buffers_ = AssignBuffers(program_, fusion_, kernels_);
+  auto reduce_plan = [&](int r) {
+    const ir::Instruction& reduce = program_.instructions[r];
+    const int operand = reduce.operands[0];
+    return ReducePlan{reduce.op, operand, r, program_.instructions[operand].shape,
+                      reduce.attrs.at("axes")};
+  };
   step_plans_.resize(fusion_.steps.size());
   for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    StepPlan& plan = step_plans_[s];
+    if (const int g = fusion_.steps[s].group; g >= 0) {
+      for (int r : fusion_.groups[g].reduces) plan.reduces.push_back(reduce_plan(r));
+      continue;
+    }
     const int i = fusion_.steps[s].instruction;
-    if (fusion_.steps[s].group >= 0 || fusion_.update_of[i] >= 0) continue;
+    if (fusion_.update_of[i] >= 0) continue;
     const ir::Instruction& inst = program_.instructions[i];
     auto operand_shape = [&](int k) -> const ir::Shape& {
       return program_.instructions[inst.operands[k]].shape;
     };
-    if (inst.op == ir::Op::kDotGeneral) {
-      step_plans_[s].dot = PlanDot(operand_shape(0), operand_shape(1), DotDimensionsOf(inst));
-    } else if (inst.op == ir::Op::kBroadcastInDim) {
-      step_plans_[s].gather = PlanBroadcast(operand_shape(0), inst.shape, inst.attrs.at("dims"));
+    switch (inst.op) {
+      case ir::Op::kDotGeneral:
+        plan.dot = PlanDot(operand_shape(0), operand_shape(1), DotDimensionsOf(inst));
+        break;
+      case ir::Op::kBroadcastInDim:
+        plan.gather = PlanBroadcast(operand_shape(0), inst.shape, inst.attrs.at("dims"));
+        break;
+      case ir::Op::kReduceSum:
+      case ir::Op::kReduceProduct:
+      case ir::Op::kReduceMax:
+      case ir::Op::kReduceMin:
+        plan.reduces.push_back(reduce_plan(i));
+        break;
+      default:
+        break;
+    }
+  }
+  fixed_values_.assign(program_.instructions.size(), nullptr);
+  for (int i = 0; i < static_cast<int>(program_.instructions.size()); ++i) {
+    switch (buffers_.homes[i].kind) {
+      case ValueHome::kNone:
+        break;
+      case ValueHome::kLiteral:
+        // Read-only: no kernel writes a constant's home.
+        fixed_values_[i] = const_cast<uint8_t*>(program_.instructions[i].literal.bytes.data());
+        break;
+      default:
+        run_homes_.push_back(i);
+        break;
     }
   }
   cost_ = ProgramCost(program_);
@@ -138,11 +169,19 @@ void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<c
 absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica,
     Rendezvous* rendezvous) const {
-  const int n = static_cast<int>(program_.instructions.size());
+  std::vector<std::shared_ptr<DeviceMemory>> results;
+  absl::Status status = RunInto(inputs, results, replica, rendezvous);
+  if (!status.ok()) return status;
+  return results;
+}
+
+absl::Status Executable::RunInto(absl::Span<const std::shared_ptr<DeviceMemory>> inputs,
+                                 std::vector<std::shared_ptr<DeviceMemory>>& results,
+                                 int64_t replica, Rendezvous* rendezvous) const {
   const int num_results = static_cast<int>(program_.results.size());
-  std::vector<std::shared_ptr<DeviceMemory>> results(num_results);
-  std::unique_ptr<DeviceMemory> arena;
-  if (!buffers_.slot_bytes.empty()) arena = std::make_unique<DeviceMemory>(buffers_.arena_bytes);
+  results.assign(num_results, nullptr);
+  std::optional<DeviceMemory> arena;
+  if (!buffers_.slot_bytes.empty()) arena.emplace(buffers_.arena_bytes);
   for (int k = 0; k < num_results; ++k) {
     const ir::Shape& shape = result_shapes_[k];
     if (buffers_.outputs[k].how == OutputPlan::kOwn) {
@@ -154,25 +193,22 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
   thread_local std::vector<uint8_t*> value;
   thread_local std::vector<const uint8_t*> operands;
   thread_local std::vector<uint8_t*> outputs;
-  value.assign(n, nullptr);
-  for (int i = 0; i < n; ++i) {
+  value.assign(fixed_values_.begin(), fixed_values_.end());
+  for (int i : run_homes_) {
     const ValueHome& home = buffers_.homes[i];
     switch (home.kind) {
-      case ValueHome::kNone:
-        break;
       case ValueHome::kParameter:
       case ValueHome::kDonated:
         value[i] = inputs[home.index]->data();
-        break;
-      case ValueHome::kLiteral:
-        // Read-only: no kernel writes a constant's home.
-        value[i] = const_cast<uint8_t*>(program_.instructions[i].literal.bytes.data());
         break;
       case ValueHome::kArena:
         value[i] = arena->data() + home.offset;
         break;
       case ValueHome::kResult:
         value[i] = results[home.index]->data();
+        break;
+      case ValueHome::kNone:
+      case ValueHome::kLiteral:
         break;
     }
   }
@@ -185,11 +221,10 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
       outputs.clear();
       for (int v : kernel.inputs) operands.push_back(value[v]);
       for (int v : kernel.outputs) outputs.push_back(value[v]);
-      const FusionGroup& group = fusion_.groups[step.group];
-      if (group.reduces.empty()) {
+      if (step_plans_[s].reduces.empty()) {
         RunLoop(kernel, operands.data(), outputs.data());
       } else {
-        RunGroupWithReduces(program_, group, kernel, operands.data(), outputs.data(), value);
+        RunGroupWithReduces(step_plans_[s].reduces, kernel, operands.data(), outputs.data(), value);
       }
       continue;
     }
@@ -205,6 +240,11 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     }
     if (inst.op == ir::Op::kBroadcastInDim) {
       Gather(step_plans_[s].gather, value[inst.operands[0]], value[i]);
+      continue;
+    }
+    if (!step_plans_[s].reduces.empty()) {
+      const ReducePlan& r = step_plans_[s].reduces[0];
+      Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[i]);
       continue;
     }
     operands.clear();
@@ -241,7 +281,7 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
     results[k] = donated;
   }
-  return results;
+  return absl::OkStatus();
 }
 
 }  // namespace seam::cpu

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "src/ir/program.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/buffer_assignment.h"
@@ -16,6 +17,23 @@
 #include "src/plugins/cpu/loop_kernel.h"
 
 namespace seam::cpu {
+
+// A reduction a step computes: its own kernel, or folded in with its group's loop.
+struct ReducePlan {
+  ir::Op op = ir::Op::kReduceSum;
+  int operand = -1, result = -1;
+  ir::Shape operand_shape;
+  std::vector<int64_t> axes;
+};
+
+// What a step needs beyond the fusion plan, worked out at compile time so that a run does
+// no shape arithmetic and no attribute lookups: a dot_general's DotPlan, a
+// broadcast_in_dim's GatherPlan, a reduction's axes or a group's reduce epilogue.
+struct StepPlan {
+  DotPlan dot;
+  GatherPlan gather;
+  std::vector<ReducePlan> reduces;
+};
 
 class Executable {
  public:
@@ -31,6 +49,7 @@ class Executable {
   const FusionPlan& fusion() const { return fusion_; }
   const std::vector<LoopKernel>& kernels() const { return kernels_; }  // per fusion group
   const BufferPlan& buffers() const { return buffers_; }
+  const std::vector<StepPlan>& step_plans() const { return step_plans_; }  // per fusion step
   // A rough size of one run: the elements every instruction reads and writes, plus the
   // multiply-adds of each dot_general. Small programs run on the caller's thread
   // (api_execute.cc); the figure only has to tell tiny runs from the rest.
@@ -47,19 +66,17 @@ class Executable {
   absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Run(
       const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica = 0,
       Rendezvous* rendezvous = nullptr) const;
+  // The same run, with the result blocks put into `results` (resized to one per result):
+  // a caller that keeps the vector from run to run saves its allocation.
+  absl::Status RunInto(absl::Span<const std::shared_ptr<DeviceMemory>> inputs,
+                       std::vector<std::shared_ptr<DeviceMemory>>& results, int64_t replica = 0,
+                       Rendezvous* rendezvous = nullptr) const;
 
  private:
   Executable(ir::Program program, bool fuse);
   // Computes one instruction outside the fusion groups from its operands' memory into `out`.
   void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                       uint8_t* out) const;
-
-  // What a one-instruction step's kernel needs, worked out at compile time so that a run
-  // does no shape arithmetic: a dot_general's DotPlan, a broadcast_in_dim's GatherPlan.
-  struct StepPlan {
-    DotPlan dot;
-    GatherPlan gather;
-  };
 
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;
@@ -68,6 +85,11 @@ class Executable {
   std::vector<LoopKernel> kernels_;
   BufferPlan buffers_;
   std::vector<StepPlan> step_plans_;  // per fusion_.steps entry
+  // Where each value lives during a run, as far as that is the same for every run: a
+  // constant's bytes, null for values without memory. `run_homes_` lists the values whose
+  // home is one of the run's blocks (parameters, arena, results).
+  std::vector<uint8_t*> fixed_values_;
+  std::vector<int> run_homes_;
   int64_t cost_ = 0;
 };
 

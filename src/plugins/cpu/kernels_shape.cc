@@ -69,7 +69,8 @@ template <typename E>
 void IotaT(const ir::Shape& shape, int64_t dimension, uint8_t* out) {
   auto* y = reinterpret_cast<typename E::Storage*>(out);
   // Position along `dimension` = (linear / inner) % dims[dimension].
-  int64_t inner = RowMajorStrides(shape.dims)[dimension];
+  int64_t inner = 1;
+  for (int64_t d = dimension + 1; d < shape.rank(); ++d) inner *= shape.dims[d];
   int64_t extent = shape.dims[dimension];
   int64_t count = shape.num_elements();
   for (int64_t i = 0; i < count; ++i) {

@@ -1,8 +1,10 @@
-// Plans worked out at compile time (kernels.h): a dot_general's DotPlan (sizes and how each
-// operand reaches the [batch, m, k] x [batch, k, n] layout) and a data movement's GatherPlan.
-// Checked: the plan of each layout, and that every layout, batched dots and 0-sized
-// dimensions give the same bytes through an executable (fused and unfused) as the one-call
-// kernel, and the reference evaluator's values (exactly for integers and pred).
+// Plans worked out at compile time: a dot_general's DotPlan (sizes and how each operand
+// reaches the [batch, m, k] x [batch, k, n] layout), a data movement's GatherPlan
+// (kernels.h) and the executable's per-step plans (executable.h). Checked: the plan of each
+// layout, and that every layout, batched dots and 0-sized dimensions give the same bytes
+// through an executable (fused and unfused) as the one-call kernel, and the reference
+// evaluator's values (exactly for integers and pred); which steps get which plan; RunInto
+// with a reused result list.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -367,6 +369,66 @@ TEST(GatherPlanTest, BroadcastsTransposesAndSlicesMatchTheReference) {
       absl::StatusOr<std::vector<ir::Literal>> reference = ir::Evaluate(*program, args);
       ASSERT_TRUE(reference.ok()) << reference.status();
       EXPECT_EQ(bytes[0], (*reference)[0].bytes) << (fuse ? "fused" : "unfused");
+    }
+  }
+}
+
+constexpr char kSteps[] = R"(program @steps {
+  %x = parameter(0) : f32[4,3]
+  %w = parameter(1) : f32[3,5]
+  %b = parameter(2) : f32[5]
+  %d = dot_general(%x, %w), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, rhs_contracting={0} : f32[4,5]
+  %t = tanh(%d) : f32[4,5]
+  %s = reduce_sum(%t), axes={1} : f32[4]
+  %m = reduce_max(%d), axes={0} : f32[5]
+  %bb = broadcast_in_dim(%b), dims={1} : f32[4,5]
+  %e = add(%bb, %t) : f32[4,5]
+  alias output 0 = parameter 1
+  return (%w, %s, %m, %e)
+})";
+
+TEST(StepPlanTest, StepsGetTheirPlansAndRunIntoReusesTheList) {
+  for (bool fuse : {true, false}) {
+    SCOPED_TRACE(fuse ? "fused" : "unfused");
+    auto executable = harness::CompileOrDie(kSteps, fuse);
+    ASSERT_NE(executable, nullptr);
+    const FusionPlan& fusion = executable->fusion();
+    ASSERT_EQ(executable->step_plans().size(), fusion.steps.size());
+    int dots = 0, reduces = 0;
+    for (size_t s = 0; s < fusion.steps.size(); ++s) {
+      const StepPlan& plan = executable->step_plans()[s];
+      for (const ReducePlan& r : plan.reduces) {
+        ++reduces;
+        EXPECT_EQ(r.operand_shape, (ir::Shape{DType::kF32, {4, 5}}));
+        EXPECT_EQ(r.axes, std::vector<int64_t>{r.op == ir::Op::kReduceSum ? 1 : 0});
+      }
+      const int i = fusion.steps[s].instruction;
+      if (fusion.steps[s].group >= 0 || fusion.update_of[i] >= 0) continue;
+      if (executable->program().instructions[i].op == ir::Op::kDotGeneral) {
+        ++dots;
+        EXPECT_EQ(plan.dot.m, 4);
+        EXPECT_EQ(plan.dot.k, 3);
+        EXPECT_EQ(plan.dot.n, 5);
+      }
+    }
+    EXPECT_EQ(reduces, 2) << "each reduction has its plan, as a step or with its group";
+    EXPECT_EQ(dots, 1);
+
+    std::vector<ir::Literal> args = {RandomLiteral(DType::kF32, {4, 3}, 1),
+                                     RandomLiteral(DType::kF32, {3, 5}, 2),
+                                     RandomLiteral(DType::kF32, {5}, 3)};
+    const std::vector<std::vector<uint8_t>> expected = harness::RunBytes(*executable, args);
+    std::vector<std::shared_ptr<DeviceMemory>> results(7);  // stale entries are replaced
+    for (int run = 0; run < 2; ++run) {
+      std::vector<std::shared_ptr<DeviceMemory>> inputs = harness::ToDevice(args);
+      ASSERT_TRUE(executable->RunInto(inputs, results).ok());
+      ASSERT_EQ(results.size(), expected.size());
+      EXPECT_EQ(results[0], inputs[1]) << "the donated parameter's block";
+      for (size_t k = 0; k < results.size(); ++k) {
+        EXPECT_EQ(std::vector<uint8_t>(results[k]->data(), results[k]->data() + results[k]->size()),
+                  expected[k])
+            << "result " << k;
+      }
     }
   }
 }
