@@ -197,6 +197,43 @@ TEST_F(CpuDonationTest, DonatedBufferReportsDonated) {
   for (PJRT_Buffer* buffer : {a, b, outputs[0], outputs[1], next[0], next[1]}) Destroy(buffer);
 }
 
+// A handle without memory (donated, or deleted) still answers for its shape; the outputs of
+// two runs each report theirs (they share the executable's result shapes).
+TEST_F(CpuDonationTest, HandlesWithoutMemoryKeepTheirShape) {
+  PJRT_Buffer* a = Upload({1, 2, 3, 4});
+  PJRT_Buffer* b = Upload({1, 1, 1, 1});
+  PJRT_Buffer* outputs[2] = {};
+  ASSERT_EQ(Execute({a, b}, outputs).message, "");
+  auto delete_args = Make<PJRT_Buffer_Delete_Args>();
+  delete_args.buffer = b;
+  EXPECT_OK(Api()->PJRT_Buffer_Delete(&delete_args));
+  for (PJRT_Buffer* buffer : {a, b, outputs[0]}) {
+    auto dims = Make<PJRT_Buffer_Dimensions_Args>();
+    dims.buffer = buffer;
+    EXPECT_OK(Api()->PJRT_Buffer_Dimensions(&dims));
+    ASSERT_EQ(dims.num_dims, 1u);
+    EXPECT_EQ(dims.dims[0], 4);
+    auto type = Make<PJRT_Buffer_ElementType_Args>();
+    type.buffer = buffer;
+    EXPECT_OK(Api()->PJRT_Buffer_ElementType(&type));
+    EXPECT_EQ(type.type, PJRT_Buffer_Type_F32);
+  }
+  auto dims = Make<PJRT_Buffer_Dimensions_Args>();
+  dims.buffer = outputs[1];
+  EXPECT_OK(Api()->PJRT_Buffer_Dimensions(&dims));
+  EXPECT_EQ(dims.num_dims, 0u);
+  auto size = Make<PJRT_Buffer_OnDeviceSizeInBytes_Args>();
+  size.buffer = b;
+  ErrorInfo error = Take(Api()->PJRT_Buffer_OnDeviceSizeInBytes(&size));
+  EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(error.message, "PJRT_Buffer_OnDeviceSizeInBytes: the buffer was deleted");
+  PJRT_Buffer* again[2] = {};
+  error = Execute({outputs[0], b}, again);
+  EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(error.message, "PJRT_LoadedExecutable_Execute: argument 1 was deleted");
+  for (PJRT_Buffer* buffer : {a, b, outputs[0], outputs[1]}) Destroy(buffer);
+}
+
 TEST_F(CpuDonationTest, RefusesTheDonatedBufferAsAnotherArgument) {
   PJRT_Buffer* a = Upload({1, 2, 3, 4});
   PJRT_Buffer* outputs[2] = {};

@@ -17,9 +17,11 @@ struct Run {
   int64_t replica = 0;
   int device_id = 0;
   std::shared_ptr<Rendezvous> rendezvous;  // null for a single replica
-  // Inline storage: a usual run's handle lists need no heap block.
-  absl::InlinedVector<std::shared_ptr<BufferState>, 4> inputs;
-  absl::InlinedVector<std::shared_ptr<BufferState>, 2> outputs;
+  // The handle lists' blocks come from the object pool, as the run itself does.
+  using States =
+      std::vector<std::shared_ptr<BufferState>, base::PoolAllocator<std::shared_ptr<BufferState>>>;
+  States inputs;
+  States outputs;
   std::shared_ptr<EventState> complete;
 };
 
@@ -95,10 +97,10 @@ absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_
         "PJRT_LoadedExecutable_Execute: argument ", arg_index,
         buffer->donated ? ": the buffer was donated to an earlier execution" : " was deleted"));
   }
-  if (!(buffer->state->shape == expected)) {
+  if (!(*buffer->shape == expected)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "PJRT_LoadedExecutable_Execute: argument ", arg_index, " has shape ",
-        buffer->state->shape.ToString(), ", the program's parameter ", arg_index, " is ",
+        buffer->shape->ToString(), ", the program's parameter ", arg_index, " is ",
         expected.ToString()));
   }
   if (buffer->device != device) {
@@ -127,12 +129,9 @@ absl::Status CheckDonations(const ir::Program& program, PJRT_Buffer* const* argu
   return absl::OkStatus();
 }
 
-// The handle gives its memory to the run: it keeps only the metadata, as after Delete.
+// The handle gives its memory to the run: it keeps only its shape, as after Delete.
 void MarkDonated(PJRT_Buffer* buffer) {
-  auto metadata = NewBufferState();
-  metadata->shape = buffer->state->shape;
-  metadata->device_id = buffer->state->device_id;
-  buffer->state = std::move(metadata);
+  buffer->state.reset();
   buffer->deleted = true;
   buffer->donated = true;
 }
@@ -243,10 +242,9 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     run->outputs.reserve(results.size());
     for (size_t o = 0; o < results.size(); ++o) {
       auto output = NewBufferState();
-      output->shape = results[o];
-      output->device_id = run_devices[d]->description.id;
       run->outputs.push_back(output);
-      args->output_lists[d][o] = new PJRT_Buffer{std::move(output), run_devices[d]};
+      args->output_lists[d][o] =
+          new PJRT_Buffer{loaded.output_shapes[o], std::move(output), run_devices[d]};
     }
     if (args->device_complete_events != nullptr) {
       args->device_complete_events[d] = new PJRT_Event{run->complete};

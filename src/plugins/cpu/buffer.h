@@ -30,11 +30,9 @@ class DeviceMemory {
   size_t capacity_;
 };
 
-// Shared by every handle to a buffer and by the runs that produce or read it. `memory` is
-// written before `ready` is set and never changes afterwards.
+// Shared by a buffer's handle (PJRT_Buffer, which holds the shape) and by the runs that
+// produce or read it. `memory` is written before `ready` is set and never changes afterwards.
 struct BufferState {
-  ir::Shape shape;
-  int device_id = 0;
   std::shared_ptr<DeviceMemory> memory;
   std::shared_ptr<EventState> ready = EventState::Create();
 };
