@@ -421,7 +421,8 @@ TEST(StepPlanTest, StepsGetTheirPlansAndRunIntoReusesTheList) {
     std::vector<std::shared_ptr<DeviceMemory>> results(7);  // stale entries are replaced
     for (int run = 0; run < 2; ++run) {
       std::vector<std::shared_ptr<DeviceMemory>> inputs = harness::ToDevice(args);
-      ASSERT_TRUE(executable->RunInto(inputs, results).ok());
+      auto input = [&](size_t i) -> const std::shared_ptr<DeviceMemory>& { return inputs[i]; };
+      ASSERT_TRUE(executable->RunInto(input, results).ok());
       ASSERT_EQ(results.size(), expected.size());
       EXPECT_EQ(results[0], inputs[1]) << "the donated parameter's block";
       for (size_t k = 0; k < results.size(); ++k) {

@@ -29,26 +29,24 @@ absl::Status Compute(const Run& run) {
   if (absl::Status injected = testing::InjectedRunFailure(run.device_id); !injected.ok()) {
     return injected;
   }
-  // Per-thread lists, reused from run to run (a run never starts another on its thread),
-  // emptied again before returning so that they keep no memory alive.
-  thread_local std::vector<std::shared_ptr<DeviceMemory>> inputs;
-  thread_local std::vector<std::shared_ptr<DeviceMemory>> results;
-  inputs.clear();
-  absl::Cleanup release = [] {
-    inputs.clear();
-    results.clear();
-  };
   for (size_t i = 0; i < run.inputs.size(); ++i) {
     absl::Status input_status = run.inputs[i]->ready->Await();
     if (!input_status.ok()) {
       return absl::Status(input_status.code(),
                           absl::StrCat("argument ", i, " failed: ", input_status.message()));
     }
-    inputs.push_back(run.inputs[i]->memory);
   }
+  // Per-thread list, reused from run to run (a run never starts another on its thread),
+  // emptied again before returning so that it keeps no memory alive.
+  thread_local std::vector<std::shared_ptr<DeviceMemory>> results;
+  absl::Cleanup release = [] { results.clear(); };
+  // The run holds its inputs' states, whose memory is final once they are ready.
+  auto input = [&](size_t i) -> const std::shared_ptr<DeviceMemory>& {
+    return run.inputs[i]->memory;
+  };
   absl::Status status;
   try {
-    status = run.executable->RunInto(inputs, results, run.replica, run.rendezvous.get());
+    status = run.executable->RunInto(input, results, run.replica, run.rendezvous.get());
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         "PJRT_LoadedExecutable_Execute: out of host memory while running the program");

@@ -170,12 +170,14 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica,
     Rendezvous* rendezvous) const {
   std::vector<std::shared_ptr<DeviceMemory>> results;
-  absl::Status status = RunInto(inputs, results, replica, rendezvous);
+  absl::Status status = RunInto(
+      [&](size_t i) -> const std::shared_ptr<DeviceMemory>& { return inputs[i]; }, results,
+      replica, rendezvous);
   if (!status.ok()) return status;
   return results;
 }
 
-absl::Status Executable::RunInto(absl::Span<const std::shared_ptr<DeviceMemory>> inputs,
+absl::Status Executable::RunInto(InputBlock input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous) const {
   const int num_results = static_cast<int>(program_.results.size());
@@ -199,7 +201,7 @@ absl::Status Executable::RunInto(absl::Span<const std::shared_ptr<DeviceMemory>>
     switch (home.kind) {
       case ValueHome::kParameter:
       case ValueHome::kDonated:
-        value[i] = inputs[home.index]->data();
+        value[i] = input(home.index)->data();
         break;
       case ValueHome::kArena:
         value[i] = arena->data() + home.offset;
@@ -268,7 +270,7 @@ absl::Status Executable::RunInto(absl::Span<const std::shared_ptr<DeviceMemory>>
   for (int k = 0; k < num_results; ++k) {
     const OutputPlan& out = buffers_.outputs[k];
     if (out.how == OutputPlan::kInPlace) {
-      results[k] = inputs[buffers_.homes[out.value].index];
+      results[k] = input(buffers_.homes[out.value].index);
     } else if (out.how == OutputPlan::kCopy) {
       results[k] = NewDeviceMemory(result_shapes_[k].byte_size());
       Copy(value[out.value], results[k]->data(), results[k]->size());
@@ -277,7 +279,7 @@ absl::Status Executable::RunInto(absl::Span<const std::shared_ptr<DeviceMemory>>
   for (int k = 0; k < num_results; ++k) {
     const int parameter = buffers_.outputs[k].copy_into_parameter;
     if (parameter < 0) continue;
-    const std::shared_ptr<DeviceMemory>& donated = inputs[parameter];
+    const std::shared_ptr<DeviceMemory>& donated = input(parameter);
     if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
     results[k] = donated;
   }

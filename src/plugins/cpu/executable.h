@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
+#include "absl/functional/function_ref.h"
 #include "src/ir/program.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/buffer_assignment.h"
@@ -66,11 +66,13 @@ class Executable {
   absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Run(
       const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica = 0,
       Rendezvous* rendezvous = nullptr) const;
-  // The same run, with the result blocks put into `results` (resized to one per result):
-  // a caller that keeps the vector from run to run saves its allocation.
-  absl::Status RunInto(absl::Span<const std::shared_ptr<DeviceMemory>> inputs,
-                       std::vector<std::shared_ptr<DeviceMemory>>& results, int64_t replica = 0,
-                       Rendezvous* rendezvous = nullptr) const;
+  // The same run, with parameter i's block given by input(i) (which must stay valid during
+  // the call) and the result blocks put into `results` (resized to one per result): a
+  // caller that keeps the vector from run to run saves its allocation, and one that holds
+  // its blocks elsewhere need not copy them into a list.
+  using InputBlock = absl::FunctionRef<const std::shared_ptr<DeviceMemory>&(size_t)>;
+  absl::Status RunInto(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
+                       int64_t replica = 0, Rendezvous* rendezvous = nullptr) const;
 
  private:
   Executable(ir::Program program, bool fuse);
