@@ -170,9 +170,9 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica,
     Rendezvous* rendezvous) const {
   std::vector<std::shared_ptr<DeviceMemory>> results;
-  absl::Status status = RunInto(
-      [&](size_t i) -> const std::shared_ptr<DeviceMemory>& { return inputs[i]; }, results,
-      replica, rendezvous);
+  absl::Status status =
+      RunInto([&](size_t i) -> const std::shared_ptr<DeviceMemory>& { return inputs[i]; }, results,
+              replica, rendezvous);
   if (!status.ok()) return status;
   return results;
 }

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
 #include "src/ir/program.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/buffer_assignment.h"
