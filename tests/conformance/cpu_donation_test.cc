@@ -63,24 +63,33 @@ class CpuDonationTest : public ::testing::Test {
     devices.client = client_;
     EXPECT_OK(Api()->PJRT_Client_AddressableDevices(&devices));
     device_ = devices.addressable_devices[0];
+    executable_ = Compile(kDonating);
+    ASSERT_NE(executable_, nullptr);
+  }
+  void TearDown() override {
+    DestroyExecutable(executable_);
+    auto args = Make<PJRT_Client_Destroy_Args>();
+    args.client = client_;
+    EXPECT_OK(Api()->PJRT_Client_Destroy(&args));
+  }
+
+  PJRT_LoadedExecutable* Compile(const std::string& text) {
     auto program = Make<PJRT_Program>();
-    program.code = kDonating;
-    program.code_size = sizeof(kDonating) - 1;
+    program.code = text.data();
+    program.code_size = text.size();
     program.format = "seam-ir";
     program.format_size = 7;
     auto compile = Make<PJRT_Client_Compile_Args>();
     compile.client = client_;
     compile.program = &program;
-    ASSERT_EQ(Take(Api()->PJRT_Client_Compile(&compile)).message, "");
-    executable_ = compile.executable;
+    EXPECT_OK(Api()->PJRT_Client_Compile(&compile));
+    return compile.executable;
   }
-  void TearDown() override {
+
+  void DestroyExecutable(PJRT_LoadedExecutable* executable) {
     auto destroy = Make<PJRT_LoadedExecutable_Destroy_Args>();
-    destroy.executable = executable_;
+    destroy.executable = executable;
     EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
-    auto args = Make<PJRT_Client_Destroy_Args>();
-    args.client = client_;
-    EXPECT_OK(Api()->PJRT_Client_Destroy(&args));
   }
 
   PJRT_Buffer* Upload(std::vector<float> values) {
@@ -116,10 +125,11 @@ class CpuDonationTest : public ::testing::Test {
     return out;
   }
 
-  ErrorInfo Execute(std::vector<PJRT_Buffer*> arguments, PJRT_Buffer** outputs) {
+  ErrorInfo Execute(std::vector<PJRT_Buffer*> arguments, PJRT_Buffer** outputs,
+                    PJRT_LoadedExecutable* executable = nullptr) {
     PJRT_Buffer* const* arg_list = arguments.data();
     auto execute = Make<PJRT_LoadedExecutable_Execute_Args>();
-    execute.executable = executable_;
+    execute.executable = executable != nullptr ? executable : executable_;
     execute.argument_lists = &arg_list;
     execute.num_devices = 1;
     execute.num_args = arguments.size();
@@ -245,6 +255,36 @@ TEST_F(CpuDonationTest, RefusesTheDonatedBufferAsAnotherArgument) {
   // A refused call donates nothing.
   EXPECT_EQ(Download(a, 4), (std::vector<float>{1, 2, 3, 4}));
   Destroy(a);
+}
+
+// Only a donated buffer is refused as a second argument: an undonated one may be passed
+// twice, and the refusal names the first repeat of the donated one.
+TEST_F(CpuDonationTest, AnUndonatedBufferMayBePassedTwice) {
+  PJRT_LoadedExecutable* three = Compile(
+      "program @three {\n"
+      "  %0 = parameter(0) : f32[4]\n"
+      "  %1 = parameter(1) : f32[4]\n"
+      "  %2 = parameter(2) : f32[4]\n"
+      "  %3 = add(%0, %1) : f32[4]\n"
+      "  %4 = multiply(%3, %2) : f32[4]\n"
+      "  alias output 0 = parameter 0\n"
+      "  return (%4)\n"
+      "}\n");
+  ASSERT_NE(three, nullptr);
+  PJRT_Buffer* a = Upload({1, 2, 3, 4});
+  PJRT_Buffer* b = Upload({2, 2, 2, 2});
+  PJRT_Buffer* c = Upload({1, 1, 1, 1});
+  PJRT_Buffer* refused[1] = {};
+  ErrorInfo error = Execute({a, c, a}, refused, three);
+  EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(error.message,
+            "PJRT_LoadedExecutable_Execute: argument 0 is donated (alias output 0 = parameter "
+            "0) but the same buffer is also argument 2");
+  PJRT_Buffer* outputs[1] = {};
+  ASSERT_EQ(Execute({a, b, b}, outputs, three).message, "");
+  EXPECT_EQ(Download(outputs[0], 4), (std::vector<float>{6, 8, 10, 12}));
+  for (PJRT_Buffer* buffer : {a, b, c, outputs[0]}) Destroy(buffer);
+  DestroyExecutable(three);
 }
 
 }  // namespace
