@@ -85,8 +85,9 @@ void GatherLoop(const uint8_t* in_bytes, const std::vector<int64_t>& dims,
   int64_t offset = 0;
   int64_t rest = start;
   for (size_t d = rank; d-- > 0;) {
-    index[d] = rest % dims[d];
-    rest /= dims[d];
+    // The first tile (often the only one) starts at index 0: no divisions.
+    index[d] = rest == 0 ? 0 : rest % dims[d];
+    rest = rest == 0 ? 0 : rest / dims[d];
     offset += index[d] * strides[d];
   }
   const int64_t inner = dims[rank - 1];
