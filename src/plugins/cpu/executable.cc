@@ -143,15 +143,23 @@ Executable::Executable(ir::Program program, bool fuse)
   }
   fixed_values_.assign(program_.instructions.size(), nullptr);
   for (int i = 0; i < static_cast<int>(program_.instructions.size()); ++i) {
-    switch (buffers_.homes[i].kind) {
+    const ValueHome& home = buffers_.homes[i];
+    switch (home.kind) {
       case ValueHome::kNone:
         break;
       case ValueHome::kLiteral:
         // Read-only: no kernel writes a constant's home.
         fixed_values_[i] = const_cast<uint8_t*>(program_.instructions[i].literal.bytes.data());
         break;
-      default:
-        run_homes_.push_back(i);
+      case ValueHome::kParameter:
+      case ValueHome::kDonated:
+        parameter_homes_.push_back({i, home.index, 0});
+        break;
+      case ValueHome::kArena:
+        arena_homes_.push_back({i, home.index, home.offset});
+        break;
+      case ValueHome::kResult:
+        result_homes_.push_back({i, home.index, 0});
         break;
     }
   }
@@ -196,24 +204,9 @@ absl::Status Executable::RunInto(InputBlock input,
   thread_local std::vector<const uint8_t*> operands;
   thread_local std::vector<uint8_t*> outputs;
   value.assign(fixed_values_.begin(), fixed_values_.end());
-  for (int i : run_homes_) {
-    const ValueHome& home = buffers_.homes[i];
-    switch (home.kind) {
-      case ValueHome::kParameter:
-      case ValueHome::kDonated:
-        value[i] = input(home.index)->data();
-        break;
-      case ValueHome::kArena:
-        value[i] = arena->data() + home.offset;
-        break;
-      case ValueHome::kResult:
-        value[i] = results[home.index]->data();
-        break;
-      case ValueHome::kNone:
-      case ValueHome::kLiteral:
-        break;
-    }
-  }
+  for (const RunHome& home : parameter_homes_) value[home.value] = input(home.index)->data();
+  for (const RunHome& home : arena_homes_) value[home.value] = arena->data() + home.offset;
+  for (const RunHome& home : result_homes_) value[home.value] = results[home.index]->data();
 
   for (size_t s = 0; s < fusion_.steps.size(); ++s) {
     const Step& step = fusion_.steps[s];

@@ -88,10 +88,16 @@ class Executable {
   BufferPlan buffers_;
   std::vector<StepPlan> step_plans_;  // per fusion_.steps entry
   // Where each value lives during a run, as far as that is the same for every run: a
-  // constant's bytes, null for values without memory. `run_homes_` lists the values whose
-  // home is one of the run's blocks (parameters, arena, results).
+  // constant's bytes, null for values without memory. The other values live in one of the
+  // run's blocks: a parameter's (or donated) block, the arena at an offset, or a result's
+  // block; `index` is the parameter or the result position.
+  struct RunHome {
+    int value = -1;
+    int index = -1;
+    int64_t offset = 0;
+  };
   std::vector<uint8_t*> fixed_values_;
-  std::vector<int> run_homes_;
+  std::vector<RunHome> parameter_homes_, arena_homes_, result_homes_;
   int64_t cost_ = 0;
 };
 
