@@ -42,6 +42,9 @@ class Executable {
   // (buffer_assignment.h). `fuse` false gives one kernel per instruction (for comparisons).
   static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text,
                                                                    bool fuse = true);
+  // Not copyable: the plans point into the program it holds.
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
 
   const ir::Program& program() const { return program_; }
   const std::vector<ir::Shape>& parameter_shapes() const { return parameter_shapes_; }
