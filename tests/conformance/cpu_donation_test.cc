@@ -1,5 +1,8 @@
 // Buffer donation on the CPU plugin: an input/output alias in the program makes the output
 // live in the donated argument's memory, and the donated handle reports itself donated.
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,30 @@ ErrorInfo Take(PJRT_Error* error) {
 }
 
 #define EXPECT_OK(call) EXPECT_EQ(Take(call).message, "")
+
+// Records which event's callback ran, in order (callbacks run on the device's worker).
+struct Order {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> seen;
+
+  std::vector<int> WaitFor(size_t count) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(30), [&] { return seen.size() >= count; });
+    return seen;
+  }
+};
+struct Tag {
+  Order* order;
+  int id;
+};
+void Record(PJRT_Error* error, void* user_arg) {
+  EXPECT_EQ(error, nullptr);
+  auto* tag = static_cast<Tag*>(user_arg);
+  std::lock_guard<std::mutex> lock(tag->order->mu);
+  tag->order->seen.push_back(tag->id);
+  tag->order->cv.notify_all();
+}
 
 // p0 + p1, written into p0's memory; the sum's reduction is a second, fresh output.
 constexpr char kDonating[] =
@@ -255,6 +282,63 @@ TEST_F(CpuDonationTest, RefusesTheDonatedBufferAsAnotherArgument) {
   // A refused call donates nothing.
   EXPECT_EQ(Download(a, 4), (std::vector<float>{1, 2, 3, 4}));
   Destroy(a);
+}
+
+// A queued run sets its completion event first (its callbacks run then), and its outputs
+// become ready after that, together.
+TEST_F(CpuDonationTest, AQueuedRunsOutputsBecomeReadyAfterItsCompletion) {
+  PJRT_Buffer* a = Upload({1, 2, 3, 4});
+  PJRT_Buffer* b = Upload({1, 1, 1, 1});
+  PJRT_Buffer* outputs[2] = {};
+  PJRT_Event* done = nullptr;
+  PJRT_Event* ready[2] = {};
+  Order order;
+  Tag tags[3] = {{&order, 0}, {&order, 1}, {&order, 2}};
+  {
+    seam::cpu::testing::ExecutionHold hold;
+    PJRT_Buffer* arguments[2] = {a, b};
+    PJRT_Buffer* const* arg_list = arguments;
+    PJRT_Buffer** out_list = outputs;
+    auto execute = Make<PJRT_LoadedExecutable_Execute_Args>();
+    execute.executable = executable_;
+    execute.argument_lists = &arg_list;
+    execute.num_devices = 1;
+    execute.num_args = 2;
+    execute.output_lists = &out_list;
+    execute.device_complete_events = &done;
+    EXPECT_OK(Api()->PJRT_LoadedExecutable_Execute(&execute));
+    for (int o = 0; o < 2; ++o) {
+      auto event = Make<PJRT_Buffer_ReadyEvent_Args>();
+      event.buffer = outputs[o];
+      EXPECT_OK(Api()->PJRT_Buffer_ReadyEvent(&event));
+      ready[o] = event.event;
+    }
+    PJRT_Event* events[3] = {done, ready[0], ready[1]};
+    for (int k = 0; k < 3; ++k) {
+      auto on_ready = Make<PJRT_Event_OnReady_Args>();
+      on_ready.event = events[k];
+      on_ready.callback = Record;
+      on_ready.user_arg = &tags[k];
+      EXPECT_OK(Api()->PJRT_Event_OnReady(&on_ready));
+    }
+    auto is_ready = Make<PJRT_Event_IsReady_Args>();
+    is_ready.event = ready[1];
+    EXPECT_OK(Api()->PJRT_Event_IsReady(&is_ready));
+    EXPECT_FALSE(is_ready.is_ready) << "held: the run has not started";
+    EXPECT_TRUE(order.WaitFor(0).empty());
+  }
+  auto await = Make<PJRT_Event_Await_Args>();
+  await.event = ready[1];
+  EXPECT_OK(Api()->PJRT_Event_Await(&await));
+  EXPECT_EQ(order.WaitFor(3), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(Download(outputs[0], 4), (std::vector<float>{2, 3, 4, 5}));
+  EXPECT_EQ(Download(outputs[1], 1), (std::vector<float>{14}));
+  for (PJRT_Event* event : {done, ready[0], ready[1]}) {
+    auto destroy = Make<PJRT_Event_Destroy_Args>();
+    destroy.event = event;
+    EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy));
+  }
+  for (PJRT_Buffer* buffer : {a, b, outputs[0], outputs[1]}) Destroy(buffer);
 }
 
 // Only a donated buffer is refused as a second argument: an undonated one may be passed

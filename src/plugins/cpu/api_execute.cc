@@ -25,6 +25,7 @@ struct RunView {
   absl::FunctionRef<BufferState&(size_t)> input;
   absl::FunctionRef<BufferState&(size_t)> output;
   EventState& complete;
+  EventState& outputs_ready;  // every output's `ready`
 };
 
 // A queued run: its references keep the executable, the inputs' memory and the outputs'
@@ -40,6 +41,7 @@ struct Run {
   States inputs;
   States outputs;
   std::shared_ptr<EventState> complete;
+  std::shared_ptr<EventState> outputs_ready;
 };
 
 absl::Status Compute(const RunView& run) {
@@ -84,14 +86,15 @@ void Perform(const RunView& run) {
   // The completion event first (its callbacks, e.g. the framework's timers, run now), so
   // that whoever waits on an output sees the run's bookkeeping already done.
   run.complete.Set(status);
-  for (size_t o = 0; o < run.num_outputs; ++o) run.output(o).ready->Set(status);
+  run.outputs_ready.Set(status);
 }
 
 void Perform(const Run& run) {
   Perform(RunView{*run.executable, run.replica, run.device_id, run.rendezvous.get(),
                   run.inputs.size(), run.outputs.size(),
                   [&](size_t i) -> BufferState& { return *run.inputs[i]; },
-                  [&](size_t o) -> BufferState& { return *run.outputs[o]; }, *run.complete});
+                  [&](size_t o) -> BufferState& { return *run.outputs[o]; }, *run.complete,
+                  *run.outputs_ready});
 }
 
 // Whether a run may execute on the caller's thread (when its worker is idle): it must not
@@ -261,8 +264,10 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     PJRT_Buffer* const* arguments = args->argument_lists[d];
     PJRT_Buffer** outputs = args->output_lists[d];
     std::shared_ptr<EventState> complete = EventState::Create();
+    std::shared_ptr<EventState> outputs_ready = EventState::Create();
     for (size_t o = 0; o < results.size(); ++o) {
-      outputs[o] = new PJRT_Buffer{loaded.output_shapes[o], NewBufferState(), run_devices[d]};
+      outputs[o] =
+          new PJRT_Buffer{loaded.output_shapes[o], NewBufferState(outputs_ready), run_devices[d]};
     }
     if (args->device_complete_events != nullptr) {
       args->device_complete_events[d] = new PJRT_Event{complete};
@@ -286,7 +291,8 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
                          .num_outputs = results.size(),
                          .input = input,
                          .output = output,
-                         .complete = *complete};
+                         .complete = *complete,
+                         .outputs_ready = *outputs_ready};
       if (worker.TryRunInline([&] { Perform(view); })) {
         mark_donations();
         continue;
@@ -302,6 +308,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
     run->outputs.reserve(results.size());
     for (size_t o = 0; o < results.size(); ++o) run->outputs.push_back(outputs[o]->state);
     run->complete = std::move(complete);
+    run->outputs_ready = std::move(outputs_ready);
     mark_donations();
     worker.Enqueue([run] { Perform(*run); });
   }
