@@ -25,10 +25,14 @@ class ComputationClient {
   // when the last handle goes.
   class Data {
    public:
-    Data(std::string device, ir::Shape shape) : device_(std::move(device)), shape_(std::move(shape)) {}
+    Data(std::string device, ir::Shape shape)
+        : Data(std::move(device), std::make_shared<const ir::Shape>(std::move(shape))) {}
+    // `shape` is shared with other handles (e.g. every output of one computation's runs).
+    Data(std::string device, std::shared_ptr<const ir::Shape> shape)
+        : device_(std::move(device)), shape_(std::move(shape)) {}
     virtual ~Data() = default;
     const std::string& device() const { return device_; }
-    const ir::Shape& shape() const { return shape_; }
+    const ir::Shape& shape() const { return *shape_; }
     // True once the value is computed (or its computation failed).
     virtual bool IsReady() const = 0;
     // Blocks (without spinning) until the value is computed; the status of the computation
@@ -40,7 +44,7 @@ class ComputationClient {
 
    private:
     std::string device_;
-    ir::Shape shape_;
+    std::shared_ptr<const ir::Shape> shape_;  // never null
   };
   using DataPtr = std::shared_ptr<Data>;
 

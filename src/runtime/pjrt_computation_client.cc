@@ -39,6 +39,9 @@ class PjrtData final : public ComputationClient::Data {
  public:
   PjrtData(std::string device, ir::Shape shape, const PJRT_Api* api, PJRT_Buffer* buffer)
       : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer) {}
+  PjrtData(std::string device, std::shared_ptr<const ir::Shape> shape, const PJRT_Api* api,
+           PJRT_Buffer* buffer)
+      : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer) {}
   ~PjrtData() override {
     auto args = SEAM_PJRT_ARGS(PJRT_Buffer_Destroy_Args);
     args.buffer = buffer_;
@@ -73,17 +76,26 @@ class PjrtComputation final : public ComputationClient::Computation {
  public:
   PjrtComputation(ir::Program program, uint64_t hash, const PJRT_Api* api,
                   PJRT_LoadedExecutable* executable)
-      : Computation(std::move(program), hash), api_(api), executable_(executable) {}
+      : Computation(std::move(program), hash), api_(api), executable_(executable) {
+    for (const ir::Shape& shape : result_shapes()) {
+      output_shapes_.push_back(std::make_shared<const ir::Shape>(shape));
+    }
+  }
   ~PjrtComputation() override {
     auto args = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Destroy_Args);
     args.executable = executable_;
     TakePjrtError(api_, api_->PJRT_LoadedExecutable_Destroy(&args)).IgnoreError();
   }
   PJRT_LoadedExecutable* executable() const { return executable_; }
+  // result_shapes(), shared by the handles of every run's outputs.
+  const std::vector<std::shared_ptr<const ir::Shape>>& output_shapes() const {
+    return output_shapes_;
+  }
 
  private:
   const PJRT_Api* api_;
   PJRT_LoadedExecutable* executable_;
+  std::vector<std::shared_ptr<const ir::Shape>> output_shapes_;
 };
 
 // `object` as T when it is exactly a T (else null). T is final, so comparing the dynamic
@@ -166,7 +178,8 @@ std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
 }
 
 // Output handles come from the object pool: a tiny step makes one per result.
-std::shared_ptr<PjrtData> NewData(const std::string& device, const ir::Shape& shape,
+std::shared_ptr<PjrtData> NewData(const std::string& device,
+                                  const std::shared_ptr<const ir::Shape>& shape,
                                   const PJRT_Api* api, PJRT_Buffer* buffer) {
   return std::allocate_shared<PjrtData>(base::PoolAllocator<PjrtData>(), device, shape, api,
                                         buffer);
@@ -272,7 +285,7 @@ absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevi
     const std::vector<DataPtr>& handles) {
   metrics::ScopedTimer timer(TransferFromDeviceMetric());
   std::vector<ir::Literal> literals(handles.size());
-  std::vector<PJRT_Event*> events;
+  absl::InlinedVector<PJRT_Event*, 4> events;
   absl::Status status;
   for (size_t i = 0; i < handles.size() && status.ok(); ++i) {
     const auto* data = AsExactly<PjrtData>(handles[i].get());
@@ -336,7 +349,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   PJRT_Device* pjrt_device = FindDevice(device);
   if (pjrt_device == nullptr) return DeviceByName(device).status();  // the error, named
   // Inline storage: a usual run's handle lists need no heap block.
-  absl::InlinedVector<PJRT_Buffer*, 8> buffers;
+  absl::InlinedVector<PJRT_Buffer*, 16> buffers;
   buffers.reserve(arguments.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     const auto* data = AsExactly<PjrtData>(arguments[i].get());
@@ -346,8 +359,9 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
     }
     buffers.push_back(data->buffer());
   }
-  const std::vector<ir::Shape>& result_shapes = computation.result_shapes();
-  absl::InlinedVector<PJRT_Buffer*, 8> outputs(result_shapes.size(), nullptr);
+  const std::vector<std::shared_ptr<const ir::Shape>>& result_shapes =
+      pjrt_computation->output_shapes();
+  absl::InlinedVector<PJRT_Buffer*, 16> outputs(result_shapes.size(), nullptr);
   PJRT_Buffer* const* argument_list = buffers.data();
   PJRT_Buffer** output_list = outputs.data();
   PJRT_Event* complete = nullptr;
@@ -476,7 +490,7 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
   for (size_t d = 0; d < n; ++d) {
     for (size_t i = 0; i < result_shapes.size(); ++i) {
       results[d].push_back(
-          NewData(devices[d], result_shapes[i], api_, outputs[d][i]));
+          NewData(devices[d], pjrt_computation->output_shapes()[i], api_, outputs[d][i]));
     }
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(n * result_shapes.size()));

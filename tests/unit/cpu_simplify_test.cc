@@ -358,6 +358,49 @@ TEST(CpuSimplifyTest, MovementChainsMergeAndNoOpMovementGoes) {
                      kIdentitiesOnly);
 }
 
+// A broadcast of a reshape that only inserts unit dimensions reads the reshape's operand
+// directly (the reshape, used nowhere else, goes); reshapes that move elements between
+// dimensions, or an operand with unit dimensions of its own, stay.
+TEST(CpuSimplifyTest, BroadcastReadsThroughAReshapeThatOnlyAddsUnitDimensions) {
+  ExpectSimplifiesTo(R"(program @through {
+  %0 = parameter(0) : f32[4]
+  %1 = reshape(%0) : f32[4,1]
+  %2 = broadcast_in_dim(%1), dims={0,1} : f32[4,3]
+  %3 = reshape(%0) : f32[1,4,1]
+  %4 = broadcast_in_dim(%3), dims={0,1,2} : f32[2,4,5]
+  %5 = parameter(1) : s32[2,3]
+  %6 = reshape(%5) : s32[6]
+  %7 = broadcast_in_dim(%6), dims={1} : s32[2,6]
+  %8 = parameter(2) : f32[1,3]
+  %9 = reshape(%8) : f32[3,1]
+  %10 = broadcast_in_dim(%9), dims={0,1} : f32[3,2]
+  %11 = parameter(3) : f32[]
+  %12 = reshape(%11) : f32[1,1]
+  %13 = broadcast_in_dim(%12), dims={0,1} : f32[2,2]
+  %14 = parameter(4) : f32[0]
+  %15 = reshape(%14) : f32[1,0]
+  %16 = broadcast_in_dim(%15), dims={0,2} : f32[3,2,0]
+  return (%2, %4, %7, %10, %13, %16)
+})",
+                     R"(program @through {
+  %0 = parameter(0) : f32[4]
+  %1 = broadcast_in_dim(%0), dims={0} : f32[4,3]
+  %2 = broadcast_in_dim(%0), dims={1} : f32[2,4,5]
+  %3 = parameter(1) : s32[2,3]
+  %4 = reshape(%3) : s32[6]
+  %5 = broadcast_in_dim(%4), dims={1} : s32[2,6]
+  %6 = parameter(2) : f32[1,3]
+  %7 = reshape(%6) : f32[3,1]
+  %8 = broadcast_in_dim(%7), dims={0,1} : f32[3,2]
+  %9 = parameter(3) : f32[]
+  %10 = broadcast_in_dim(%9), dims={} : f32[2,2]
+  %11 = parameter(4) : f32[0]
+  %12 = broadcast_in_dim(%11), dims={2} : f32[3,2,0]
+  return (%1, %2, %5, %8, %10, %12)
+})",
+                     kIdentitiesOnly);
+}
+
 TEST(CpuSimplifyTest, ElementwiseOpsOfEqualBroadcastsRunBeforeTheBroadcast) {
   ExpectSimplifiesTo(R"(program @hoist {
   %0 = parameter(0) : f64[3]

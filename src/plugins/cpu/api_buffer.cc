@@ -35,15 +35,14 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
   if (size > 0) SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->data);
 
   auto state = NewBufferState();
-  state->shape = std::move(shape);
-  state->device_id = args->device->description.id;
   // Every semantics is served by copying now, which meets the strictest one.
   state->memory = NewDeviceMemory(size);
   if (size > 0) std::memcpy(state->memory->data(), args->data, size);
   state->ready->Set(absl::OkStatus());
 
   args->done_with_host_buffer = new PJRT_Event{EventState::Ready()};
-  args->buffer = new PJRT_Buffer{std::move(state), args->device};
+  args->buffer = new PJRT_Buffer{std::make_shared<const ir::Shape>(std::move(shape)),
+                                 std::move(state), args->device};
   return nullptr;
 }
 
@@ -56,15 +55,15 @@ PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args) {
 PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args) {
   SEAM_CHECK_ARGS(PJRT_Buffer_ElementType_Args, args);
   SEAM_CHECK_NOT_NULL(PJRT_Buffer_ElementType, args->buffer);
-  args->type = ToPjrtType(args->buffer->state->shape.dtype);
+  args->type = ToPjrtType(args->buffer->shape->dtype);
   return nullptr;
 }
 
 PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args) {
   SEAM_CHECK_ARGS(PJRT_Buffer_Dimensions_Args, args);
   SEAM_CHECK_NOT_NULL(PJRT_Buffer_Dimensions, args->buffer);
-  args->dims = args->buffer->state->shape.dims.data();
-  args->num_dims = args->buffer->state->shape.dims.size();
+  args->dims = args->buffer->shape->dims.data();
+  args->num_dims = args->buffer->shape->dims.size();
   return nullptr;
 }
 
@@ -73,7 +72,7 @@ PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
   SEAM_CHECK_NOT_NULL(PJRT_Buffer_ToHostBuffer, args->src);
   SEAM_CHECK_NOT_DELETED(PJRT_Buffer_ToHostBuffer, args->src);
   std::shared_ptr<BufferState> state = args->src->state;
-  size_t needed = state->shape.byte_size();
+  size_t needed = args->src->shape->byte_size();
   if (args->dst == nullptr) {
     args->dst_size = needed;
     args->event = nullptr;
@@ -82,7 +81,7 @@ PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
   if (args->dst_size < needed) {
     return MakeError(absl::InvalidArgumentError(absl::StrCat(
         "PJRT_Buffer_ToHostBuffer: dst_size is ", args->dst_size, " bytes, the buffer ",
-        state->shape.ToString(), " needs ", needed)));
+        args->src->shape->ToString(), " needs ", needed)));
   }
   auto done = EventState::Create();
   void* dst = args->dst;
@@ -108,10 +107,7 @@ PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
   PJRT_Buffer& buffer = *args->buffer;
   if (buffer.deleted) return nullptr;
   // Runs that already hold the state keep the memory alive until they finish.
-  auto metadata = NewBufferState();
-  metadata->shape = buffer.state->shape;
-  metadata->device_id = buffer.state->device_id;
-  buffer.state = std::move(metadata);
+  buffer.state.reset();
   buffer.deleted = true;
   return nullptr;
 }
@@ -127,7 +123,7 @@ PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args
   SEAM_CHECK_ARGS(PJRT_Buffer_OnDeviceSizeInBytes_Args, args);
   SEAM_CHECK_NOT_NULL(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
   SEAM_CHECK_NOT_DELETED(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
-  args->on_device_size_in_bytes = args->buffer->state->shape.byte_size();
+  args->on_device_size_in_bytes = args->buffer->shape->byte_size();
   return nullptr;
 }
 

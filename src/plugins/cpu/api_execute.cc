@@ -1,8 +1,10 @@
 // Running a loaded executable: validation at the call, the work on the device's worker.
+#include <algorithm>
 #include <new>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/object_pool.h"
 #include "src/plugins/cpu/api_functions.h"
@@ -12,47 +14,68 @@
 namespace seam::cpu {
 namespace {
 
+// What one run works on: owned by a Run for a queued run, borrowed from the call's
+// handles (alive until the call returns) for a run on the caller's thread.
+struct RunView {
+  const Executable& executable;
+  int64_t replica;
+  int device_id;
+  Rendezvous* rendezvous;  // null for a single replica
+  size_t num_inputs, num_outputs;
+  absl::FunctionRef<BufferState&(size_t)> input;
+  absl::FunctionRef<BufferState&(size_t)> output;
+  EventState& complete;
+  EventState& outputs_ready;  // every output's `ready`
+};
+
+// A queued run: its references keep the executable, the inputs' memory and the outputs'
+// states alive until it has run.
 struct Run {
   std::shared_ptr<const Executable> executable;
   int64_t replica = 0;
   int device_id = 0;
   std::shared_ptr<Rendezvous> rendezvous;  // null for a single replica
-  // Inline storage: a usual run's handle lists need no heap block.
-  absl::InlinedVector<std::shared_ptr<BufferState>, 4> inputs;
-  absl::InlinedVector<std::shared_ptr<BufferState>, 2> outputs;
+  // The handle lists' blocks come from the object pool, as the run itself does.
+  using States =
+      std::vector<std::shared_ptr<BufferState>, base::PoolAllocator<std::shared_ptr<BufferState>>>;
+  States inputs;
+  States outputs;
   std::shared_ptr<EventState> complete;
+  std::shared_ptr<EventState> outputs_ready;
 };
 
-absl::Status Compute(const Run& run) {
+absl::Status Compute(const RunView& run) {
   if (absl::Status injected = testing::InjectedRunFailure(run.device_id); !injected.ok()) {
     return injected;
   }
-  // Per-thread list, reused from run to run (a run never starts another on its thread),
-  // emptied again before returning so that it keeps no memory alive.
-  thread_local std::vector<std::shared_ptr<DeviceMemory>> inputs;
-  inputs.clear();
-  absl::Cleanup release = [] { inputs.clear(); };
-  for (size_t i = 0; i < run.inputs.size(); ++i) {
-    absl::Status input_status = run.inputs[i]->ready->Await();
+  for (size_t i = 0; i < run.num_inputs; ++i) {
+    absl::Status input_status = run.input(i).ready->Await();
     if (!input_status.ok()) {
       return absl::Status(input_status.code(),
                           absl::StrCat("argument ", i, " failed: ", input_status.message()));
     }
-    inputs.push_back(run.inputs[i]->memory);
   }
-  absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> results;
+  // Per-thread list, reused from run to run (a run never starts another on its thread),
+  // emptied again before returning so that it keeps no memory alive.
+  thread_local std::vector<std::shared_ptr<DeviceMemory>> results;
+  absl::Cleanup release = [] { results.clear(); };
+  // The inputs' memory is final once they are ready.
+  auto input = [&](size_t i) -> const std::shared_ptr<DeviceMemory>& {
+    return run.input(i).memory;
+  };
+  absl::Status status;
   try {
-    results = run.executable->Run(inputs, run.replica, run.rendezvous.get());
+    status = run.executable.RunInto(input, results, run.replica, run.rendezvous);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         "PJRT_LoadedExecutable_Execute: out of host memory while running the program");
   }
-  if (!results.ok()) return results.status();
-  for (size_t i = 0; i < results->size(); ++i) run.outputs[i]->memory = std::move((*results)[i]);
+  if (!status.ok()) return status;
+  for (size_t o = 0; o < results.size(); ++o) run.output(o).memory = std::move(results[o]);
   return absl::OkStatus();
 }
 
-void Perform(const Run& run) {
+void Perform(const RunView& run) {
   testing::WaitWhileExecutionHeld();
   absl::Status status = Compute(run);
   if (!status.ok() && run.rendezvous != nullptr) {
@@ -62,8 +85,16 @@ void Perform(const Run& run) {
   }
   // The completion event first (its callbacks, e.g. the framework's timers, run now), so
   // that whoever waits on an output sees the run's bookkeeping already done.
-  run.complete->Set(status);
-  for (const auto& output : run.outputs) output->ready->Set(status);
+  run.complete.Set(status);
+  run.outputs_ready.Set(status);
+}
+
+void Perform(const Run& run) {
+  Perform(RunView{*run.executable, run.replica, run.device_id, run.rendezvous.get(),
+                  run.inputs.size(), run.outputs.size(),
+                  [&](size_t i) -> BufferState& { return *run.inputs[i]; },
+                  [&](size_t o) -> BufferState& { return *run.outputs[o]; }, *run.complete,
+                  *run.outputs_ready});
 }
 
 // Whether a run may execute on the caller's thread (when its worker is idle): it must not
@@ -71,10 +102,10 @@ void Perform(const Run& run) {
 // The outcome is the same either way: the run's events and outputs are set when it ends,
 // with its status; only the thread and the moment differ (XLA's CPU client runs cheap
 // programs inline the same way).
-bool MayRunInline(const Run& run) {
-  if (run.rendezvous != nullptr || testing::ExecutionHeld()) return false;
-  for (const auto& input : run.inputs) {
-    if (!input->ready->IsReady()) return false;
+bool MayRunInline(PJRT_Buffer* const* arguments, size_t num_args) {
+  if (testing::ExecutionHeld()) return false;
+  for (size_t i = 0; i < num_args; ++i) {
+    if (!arguments[i]->state->ready->IsReady()) return false;
   }
   return true;
 }
@@ -91,10 +122,10 @@ absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_
         "PJRT_LoadedExecutable_Execute: argument ", arg_index,
         buffer->donated ? ": the buffer was donated to an earlier execution" : " was deleted"));
   }
-  if (!(buffer->state->shape == expected)) {
+  if (!(*buffer->shape == expected)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "PJRT_LoadedExecutable_Execute: argument ", arg_index, " has shape ",
-        buffer->state->shape.ToString(), ", the program's parameter ", arg_index, " is ",
+        buffer->shape->ToString(), ", the program's parameter ", arg_index, " is ",
         expected.ToString()));
   }
   if (buffer->device != device) {
@@ -109,6 +140,14 @@ absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_
 // run would read memory that it overwrites.
 absl::Status CheckDonations(const ir::Program& program, PJRT_Buffer* const* arguments,
                             size_t num_args) {
+  if (program.aliases.empty()) return absl::OkStatus();
+  // Only a buffer passed twice can break the rule; the usual call passes none, which one
+  // sort of the argument list shows (instead of comparing each donation with every
+  // argument).
+  absl::InlinedVector<const BufferState*, 16> states(num_args);
+  for (size_t i = 0; i < num_args; ++i) states[i] = arguments[i]->state.get();
+  std::sort(states.begin(), states.end());
+  if (std::adjacent_find(states.begin(), states.end()) == states.end()) return absl::OkStatus();
   for (const ir::Alias& alias : program.aliases) {
     const auto p = static_cast<size_t>(alias.parameter_index);
     for (size_t i = 0; i < num_args; ++i) {
@@ -123,12 +162,9 @@ absl::Status CheckDonations(const ir::Program& program, PJRT_Buffer* const* argu
   return absl::OkStatus();
 }
 
-// The handle gives its memory to the run: it keeps only the metadata, as after Delete.
+// The handle gives its memory to the run: it keeps only its shape, as after Delete.
 void MarkDonated(PJRT_Buffer* buffer) {
-  auto metadata = NewBufferState();
-  metadata->shape = buffer->state->shape;
-  metadata->device_id = buffer->state->device_id;
-  buffer->state = std::move(metadata);
+  buffer->state.reset();
   buffer->deleted = true;
   buffer->donated = true;
 }
@@ -218,7 +254,6 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   // A small single-device run may go on the caller's thread (see MayRunInline).
   const bool small = run_devices.size() == 1 && loaded.client->inline_max_cost > 0 &&
                      loaded.executable->cost() <= loaded.client->inline_max_cost;
-  std::shared_ptr<Run> inline_candidate;
   // One launch's runs reach every worker's queue before another launch's, so replicas
   // waiting for each other at an all_reduce never wait behind a second launch. A
   // single-device launch puts one run in one queue: wherever it lands between another
@@ -226,44 +261,56 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu, std::defer_lock);
   if (run_devices.size() > 1) launch_lock.lock();
   for (size_t d = 0; d < run_devices.size(); ++d) {
+    PJRT_Buffer* const* arguments = args->argument_lists[d];
+    PJRT_Buffer** outputs = args->output_lists[d];
+    std::shared_ptr<EventState> complete = EventState::Create();
+    std::shared_ptr<EventState> outputs_ready = EventState::Create();
+    for (size_t o = 0; o < results.size(); ++o) {
+      outputs[o] =
+          new PJRT_Buffer{loaded.output_shapes[o], NewBufferState(outputs_ready), run_devices[d]};
+    }
+    if (args->device_complete_events != nullptr) {
+      args->device_complete_events[d] = new PJRT_Event{complete};
+    }
+    auto mark_donations = [&] {
+      for (const ir::Alias& alias : loaded.executable->program().aliases) {
+        MarkDonated(arguments[alias.parameter_index]);
+      }
+    };
+    Worker& worker = *run_devices[d]->worker;
+    if (small && MayRunInline(arguments, args->num_args)) {
+      // The run borrows the call's handles. It runs now unless the device has picked up
+      // other work since the check; then it queues behind that work like any run.
+      auto input = [&](size_t i) -> BufferState& { return *arguments[i]->state; };
+      auto output = [&](size_t o) -> BufferState& { return *outputs[o]->state; };
+      const RunView view{.executable = *loaded.executable,
+                         .replica = 0,
+                         .device_id = run_devices[d]->description.id,
+                         .rendezvous = nullptr,
+                         .num_inputs = args->num_args,
+                         .num_outputs = results.size(),
+                         .input = input,
+                         .output = output,
+                         .complete = *complete,
+                         .outputs_ready = *outputs_ready};
+      if (worker.TryRunInline([&] { Perform(view); })) {
+        mark_donations();
+        continue;
+      }
+    }
     auto run = std::allocate_shared<Run>(base::PoolAllocator<Run>());
     run->executable = loaded.executable;
     run->replica = static_cast<int64_t>(d);
     run->device_id = run_devices[d]->description.id;
     run->rendezvous = rendezvous;
     run->inputs.reserve(args->num_args);
-    for (size_t i = 0; i < args->num_args; ++i) {
-      run->inputs.push_back(args->argument_lists[d][i]->state);
-    }
-    run->complete = EventState::Create();
+    for (size_t i = 0; i < args->num_args; ++i) run->inputs.push_back(arguments[i]->state);
     run->outputs.reserve(results.size());
-    for (size_t o = 0; o < results.size(); ++o) {
-      auto output = NewBufferState();
-      output->shape = results[o];
-      output->device_id = run_devices[d]->description.id;
-      run->outputs.push_back(output);
-      args->output_lists[d][o] = new PJRT_Buffer{std::move(output), run_devices[d]};
-    }
-    if (args->device_complete_events != nullptr) {
-      args->device_complete_events[d] = new PJRT_Event{run->complete};
-    }
-    for (const ir::Alias& alias : loaded.executable->program().aliases) {
-      MarkDonated(args->argument_lists[d][alias.parameter_index]);
-    }
-    if (small && MayRunInline(*run)) {
-      inline_candidate = std::move(run);
-      continue;
-    }
-    run_devices[d]->worker->Enqueue([run] { Perform(*run); });
-  }
-  if (launch_lock.owns_lock()) launch_lock.unlock();
-  if (inline_candidate != nullptr) {
-    // Runs now unless the device has picked up other work since the check; then it queues
-    // behind that work like any run.
-    Worker& worker = *run_devices.front()->worker;
-    if (!worker.TryRunInline([&] { Perform(*inline_candidate); })) {
-      worker.Enqueue([run = std::move(inline_candidate)] { Perform(*run); });
-    }
+    for (size_t o = 0; o < results.size(); ++o) run->outputs.push_back(outputs[o]->state);
+    run->complete = std::move(complete);
+    run->outputs_ready = std::move(outputs_ready);
+    mark_donations();
+    worker.Enqueue([run] { Perform(*run); });
   }
   return nullptr;
 }

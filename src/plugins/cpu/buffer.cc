@@ -18,6 +18,11 @@ std::shared_ptr<BufferState> NewBufferState() {
   return std::allocate_shared<BufferState>(base::PoolAllocator<BufferState>());
 }
 
+std::shared_ptr<BufferState> NewBufferState(std::shared_ptr<EventState> ready) {
+  return std::allocate_shared<BufferState>(base::PoolAllocator<BufferState>(),
+                                           BufferState{nullptr, std::move(ready)});
+}
+
 std::shared_ptr<DeviceMemory> NewDeviceMemory(size_t size) {
   return std::allocate_shared<DeviceMemory>(base::PoolAllocator<DeviceMemory>(), size);
 }

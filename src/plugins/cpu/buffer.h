@@ -30,11 +30,10 @@ class DeviceMemory {
   size_t capacity_;
 };
 
-// Shared by every handle to a buffer and by the runs that produce or read it. `memory` is
-// written before `ready` is set and never changes afterwards.
+// Shared by a buffer's handle (PJRT_Buffer, which holds the shape) and by the runs that
+// produce or read it. `memory` is written before `ready` is set and never changes afterwards.
+// The outputs of one run share one `ready` event (they become ready together).
 struct BufferState {
-  ir::Shape shape;
-  int device_id = 0;
   std::shared_ptr<DeviceMemory> memory;
   std::shared_ptr<EventState> ready = EventState::Create();
 };
@@ -42,6 +41,8 @@ struct BufferState {
 // New states and memory blocks with their shared_ptr control blocks from the object pool
 // (src/base/object_pool.h): every run makes a few of each.
 std::shared_ptr<BufferState> NewBufferState();
+// A state whose readiness is `ready` (shared with others).
+std::shared_ptr<BufferState> NewBufferState(std::shared_ptr<EventState> ready);
 std::shared_ptr<DeviceMemory> NewDeviceMemory(size_t size);
 
 }  // namespace seam::cpu

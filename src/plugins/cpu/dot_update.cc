@@ -85,8 +85,18 @@ std::vector<DotUpdate> FindDotUpdates(const ir::Program& program) {
       }
       update.negate = inst.op == Op::kSubtract;
       const ir::Instruction& dot = program.instructions[update.dot];
-      update.reads = {dot.operands[0], dot.operands[1], update.base};
+      update.lhs = dot.operands[0];
+      update.rhs = dot.operands[1];
+      update.reads = {update.lhs, update.rhs, update.base};
       if (update.scale >= 0) update.reads.push_back(update.scale);
+      update.plan = PlanDot(program.instructions[update.lhs].shape,
+                            program.instructions[update.rhs].shape, DotDimensionsOf(dot));
+      if (update.broadcast >= 0) {
+        update.broadcast_plan =
+            PlanBroadcast(program.instructions[update.base].shape, b.shape, b.attrs.at("dims"));
+      }
+      update.dtype = inst.shape.dtype;
+      update.bytes = inst.shape.byte_size();
       updates.push_back(std::move(update));
       break;
     }
@@ -94,22 +104,17 @@ std::vector<DotUpdate> FindDotUpdates(const ir::Program& program) {
   return updates;
 }
 
-void RunDotUpdate(const ir::Program& program, const DotUpdate& update,
-                  const std::vector<uint8_t*>& value, uint8_t* out) {
-  const ir::Instruction& result = program.instructions[update.result];
-  const ir::Instruction& dot = program.instructions[update.dot];
+void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out) {
   const uint8_t* base = value[update.base];
   if (update.broadcast >= 0) {
-    const ir::Instruction& b = program.instructions[update.broadcast];
-    BroadcastInDim(program.instructions[update.base].shape, base, b.shape, b.attrs.at("dims"),
-                   out);
-  } else if (out != base && result.shape.byte_size() > 0) {
-    std::memcpy(out, base, result.shape.byte_size());
+    Gather(update.broadcast_plan, base, out);
+  } else if (out != base && update.bytes > 0) {
+    std::memcpy(out, base, update.bytes);
   }
   double alpha = 1;
   if (update.scale >= 0) {
     const uint8_t* scale = value[update.scale];
-    if (result.shape.dtype == ir::DType::kF32) {
+    if (update.dtype == ir::DType::kF32) {
       float s;
       std::memcpy(&s, scale, sizeof s);
       alpha = s;
@@ -118,12 +123,7 @@ void RunDotUpdate(const ir::Program& program, const DotUpdate& update,
     }
   }
   if (update.negate) alpha = -alpha;
-  auto attr = [&](const char* name) -> const std::vector<int64_t>& { return dot.attrs.at(name); };
-  DotGeneralAccumulate(program.instructions[dot.operands[0]].shape, value[dot.operands[0]],
-                       program.instructions[dot.operands[1]].shape, value[dot.operands[1]],
-                       DotDimensions{attr("lhs_batch"), attr("rhs_batch"),
-                                     attr("lhs_contracting"), attr("rhs_contracting")},
-                       alpha, out);
+  RunDotAccumulate(update.plan, value[update.lhs], value[update.rhs], alpha, out);
 }
 
 }  // namespace seam::cpu

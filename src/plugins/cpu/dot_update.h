@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "src/ir/program.h"
+#include "src/plugins/cpu/kernels.h"
 
 namespace seam::cpu {
 
@@ -21,12 +22,19 @@ struct DotUpdate {
   int product = -1; // the multiply by the broadcast scale, or -1 (absorbed)
   int scale = -1;   // the rank-0 value the product is scaled by, or -1 for 1
   int base = -1;    // the value the product is added to or subtracted from
+  int lhs = -1, rhs = -1;  // the dot's operands
   // The base is a broadcast_in_dim used only here (a bias row): it is absorbed too, and
   // the step broadcasts its operand (`base` is then that operand) straight into the result.
   int broadcast = -1;
   bool negate = false;
   // What the update's one step reads: lhs, rhs, base and the scale if any.
   std::vector<int> reads;
+  // Worked out once for the runs: the product, the broadcast of the base (when absorbed),
+  // the result's dtype and size in bytes.
+  DotPlan plan;
+  GatherPlan broadcast_plan;
+  ir::DType dtype = ir::DType::kF32;
+  size_t bytes = 0;
 };
 
 // Every add/subtract of the program that matches, with its dot and product used by
@@ -36,8 +44,7 @@ std::vector<DotUpdate> FindDotUpdates(const ir::Program& program);
 // Runs `update` (the instruction operands' memory in `value`, indexed by instruction) into
 // `out`: copies (or broadcasts) base into out unless they are the same block, then
 // accumulates.
-void RunDotUpdate(const ir::Program& program, const DotUpdate& update,
-                  const std::vector<uint8_t*>& value, uint8_t* out);
+void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out);
 
 }  // namespace seam::cpu
 

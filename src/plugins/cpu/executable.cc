@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -55,20 +56,17 @@ constexpr int64_t kMaxParallelChunks = 64;
 // A group with reductions (FusionGroup::reduces) runs a chunk of tiles at a time; after
 // each chunk, every reduction folds that stretch of its operand, which the chunk has just
 // written. Consecutive stretches in order: the same bits as the reduction's own kernel.
-void RunGroupWithReduces(const ir::Program& program, const FusionGroup& group,
-                         const LoopKernel& kernel, const uint8_t* const* inputs,
-                         uint8_t* const* outputs, const std::vector<uint8_t*>& value) {
+void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKernel& kernel,
+                         const uint8_t* const* inputs, uint8_t* const* outputs,
+                         const std::vector<uint8_t*>& value) {
   const int64_t tiles = (kernel.count + kTileElements - 1) / kTileElements;
   const int threads = KernelThreads();
   const bool parallel = threads > 1 && kernel.count >= kParallelMinimumElements;
   const int64_t chunk = parallel ? kReduceChunkTiles * threads : kReduceChunkTiles;
   if (parallel && tiles > kMaxParallelChunks * chunk) {
     RunLoop(kernel, inputs, outputs);
-    for (int r : group.reduces) {
-      const ir::Instruction& reduce = program.instructions[r];
-      const int operand = reduce.operands[0];
-      Reduce(reduce.op, program.instructions[operand].shape, value[operand],
-             reduce.attrs.at("axes"), value[r]);
+    for (const ReducePlan& r : reduces) {
+      Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[r.result]);
     }
     return;
   }
@@ -81,12 +79,9 @@ void RunGroupWithReduces(const ir::Program& program, const FusionGroup& group,
     } else {
       RunLoopTiles(kernel, inputs, outputs, first, last);
     }
-    for (int r : group.reduces) {
-      const ir::Instruction& reduce = program.instructions[r];
-      const int operand = reduce.operands[0];
-      ReduceRange(reduce.op, program.instructions[operand].shape, value[operand],
-                  reduce.attrs.at("axes"), first * kTileElements,
-                  std::min(kernel.count, last * kTileElements), value[r]);
+    for (const ReducePlan& r : reduces) {
+      ReduceRange(r.op, r.operand_shape, value[r.operand], r.axes, first * kTileElements,
+                  std::min(kernel.count, last * kTileElements), value[r.result]);
     }
   }
 }
@@ -110,6 +105,64 @@ Executable::Executable(ir::Program program, bool fuse)
   kernels_.reserve(fusion_.groups.size());
   for (const FusionGroup& group : fusion_.groups) kernels_.push_back(CompileLoop(program_, group));
   buffers_ = AssignBuffers(program_, fusion_, kernels_);
+  auto reduce_plan = [&](int r) {
+    const ir::Instruction& reduce = program_.instructions[r];
+    const int operand = reduce.operands[0];
+    return ReducePlan{reduce.op, operand, r, program_.instructions[operand].shape,
+                      reduce.attrs.at("axes")};
+  };
+  step_plans_.resize(fusion_.steps.size());
+  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    StepPlan& plan = step_plans_[s];
+    if (const int g = fusion_.steps[s].group; g >= 0) {
+      for (int r : fusion_.groups[g].reduces) plan.reduces.push_back(reduce_plan(r));
+      continue;
+    }
+    const int i = fusion_.steps[s].instruction;
+    if (fusion_.update_of[i] >= 0) continue;
+    const ir::Instruction& inst = program_.instructions[i];
+    auto operand_shape = [&](int k) -> const ir::Shape& {
+      return program_.instructions[inst.operands[k]].shape;
+    };
+    switch (inst.op) {
+      case ir::Op::kDotGeneral:
+        plan.dot = PlanDot(operand_shape(0), operand_shape(1), DotDimensionsOf(inst));
+        break;
+      case ir::Op::kBroadcastInDim:
+        plan.gather = PlanBroadcast(operand_shape(0), inst.shape, inst.attrs.at("dims"));
+        break;
+      case ir::Op::kReduceSum:
+      case ir::Op::kReduceProduct:
+      case ir::Op::kReduceMax:
+      case ir::Op::kReduceMin:
+        plan.reduces.push_back(reduce_plan(i));
+        break;
+      default:
+        break;
+    }
+  }
+  fixed_values_.assign(program_.instructions.size(), nullptr);
+  for (int i = 0; i < static_cast<int>(program_.instructions.size()); ++i) {
+    const ValueHome& home = buffers_.homes[i];
+    switch (home.kind) {
+      case ValueHome::kNone:
+        break;
+      case ValueHome::kLiteral:
+        // Read-only: no kernel writes a constant's home.
+        fixed_values_[i] = const_cast<uint8_t*>(program_.instructions[i].literal.bytes.data());
+        break;
+      case ValueHome::kParameter:
+      case ValueHome::kDonated:
+        parameter_homes_.push_back({i, home.index, 0});
+        break;
+      case ValueHome::kArena:
+        arena_homes_.push_back({i, home.index, home.offset});
+        break;
+      case ValueHome::kResult:
+        result_homes_.push_back({i, home.index, 0});
+        break;
+    }
+  }
   cost_ = ProgramCost(program_);
 }
 
@@ -124,11 +177,21 @@ void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<c
 absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
     const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica,
     Rendezvous* rendezvous) const {
-  const int n = static_cast<int>(program_.instructions.size());
+  std::vector<std::shared_ptr<DeviceMemory>> results;
+  absl::Status status =
+      RunInto([&](size_t i) -> const std::shared_ptr<DeviceMemory>& { return inputs[i]; }, results,
+              replica, rendezvous);
+  if (!status.ok()) return status;
+  return results;
+}
+
+absl::Status Executable::RunInto(InputBlock input,
+                                 std::vector<std::shared_ptr<DeviceMemory>>& results,
+                                 int64_t replica, Rendezvous* rendezvous) const {
   const int num_results = static_cast<int>(program_.results.size());
-  std::vector<std::shared_ptr<DeviceMemory>> results(num_results);
-  std::unique_ptr<DeviceMemory> arena;
-  if (!buffers_.slot_bytes.empty()) arena = std::make_unique<DeviceMemory>(buffers_.arena_bytes);
+  results.assign(num_results, nullptr);
+  std::optional<DeviceMemory> arena;
+  if (!buffers_.slot_bytes.empty()) arena.emplace(buffers_.arena_bytes);
   for (int k = 0; k < num_results; ++k) {
     const ir::Shape& shape = result_shapes_[k];
     if (buffers_.outputs[k].how == OutputPlan::kOwn) {
@@ -140,50 +203,45 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
   thread_local std::vector<uint8_t*> value;
   thread_local std::vector<const uint8_t*> operands;
   thread_local std::vector<uint8_t*> outputs;
-  value.assign(n, nullptr);
-  for (int i = 0; i < n; ++i) {
-    const ValueHome& home = buffers_.homes[i];
-    switch (home.kind) {
-      case ValueHome::kNone:
-        break;
-      case ValueHome::kParameter:
-      case ValueHome::kDonated:
-        value[i] = inputs[home.index]->data();
-        break;
-      case ValueHome::kLiteral:
-        // Read-only: no kernel writes a constant's home.
-        value[i] = const_cast<uint8_t*>(program_.instructions[i].literal.bytes.data());
-        break;
-      case ValueHome::kArena:
-        value[i] = arena->data() + home.offset;
-        break;
-      case ValueHome::kResult:
-        value[i] = results[home.index]->data();
-        break;
-    }
-  }
+  value.assign(fixed_values_.begin(), fixed_values_.end());
+  for (const RunHome& home : parameter_homes_) value[home.value] = input(home.index)->data();
+  for (const RunHome& home : arena_homes_) value[home.value] = arena->data() + home.offset;
+  for (const RunHome& home : result_homes_) value[home.value] = results[home.index]->data();
 
-  for (const Step& step : fusion_.steps) {
+  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
       const LoopKernel& kernel = kernels_[step.group];
       operands.clear();
       outputs.clear();
       for (int v : kernel.inputs) operands.push_back(value[v]);
       for (int v : kernel.outputs) outputs.push_back(value[v]);
-      const FusionGroup& group = fusion_.groups[step.group];
-      if (group.reduces.empty()) {
+      if (step_plans_[s].reduces.empty()) {
         RunLoop(kernel, operands.data(), outputs.data());
       } else {
-        RunGroupWithReduces(program_, group, kernel, operands.data(), outputs.data(), value);
+        RunGroupWithReduces(step_plans_[s].reduces, kernel, operands.data(), outputs.data(), value);
       }
       continue;
     }
     const int i = step.instruction;
     if (fusion_.update_of[i] >= 0) {
-      RunDotUpdate(program_, fusion_.updates[fusion_.update_of[i]], value, value[i]);
+      RunDotUpdate(fusion_.updates[fusion_.update_of[i]], value.data(), value[i]);
       continue;
     }
     const ir::Instruction& inst = program_.instructions[i];
+    if (inst.op == ir::Op::kDotGeneral) {
+      RunDot(step_plans_[s].dot, value[inst.operands[0]], value[inst.operands[1]], value[i]);
+      continue;
+    }
+    if (inst.op == ir::Op::kBroadcastInDim) {
+      Gather(step_plans_[s].gather, value[inst.operands[0]], value[i]);
+      continue;
+    }
+    if (!step_plans_[s].reduces.empty()) {
+      const ReducePlan& r = step_plans_[s].reduces[0];
+      Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[i]);
+      continue;
+    }
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);
     std::vector<int64_t> group;
@@ -205,7 +263,7 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
   for (int k = 0; k < num_results; ++k) {
     const OutputPlan& out = buffers_.outputs[k];
     if (out.how == OutputPlan::kInPlace) {
-      results[k] = inputs[buffers_.homes[out.value].index];
+      results[k] = input(buffers_.homes[out.value].index);
     } else if (out.how == OutputPlan::kCopy) {
       results[k] = NewDeviceMemory(result_shapes_[k].byte_size());
       Copy(value[out.value], results[k]->data(), results[k]->size());
@@ -214,11 +272,11 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
   for (int k = 0; k < num_results; ++k) {
     const int parameter = buffers_.outputs[k].copy_into_parameter;
     if (parameter < 0) continue;
-    const std::shared_ptr<DeviceMemory>& donated = inputs[parameter];
+    const std::shared_ptr<DeviceMemory>& donated = input(parameter);
     if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
     results[k] = donated;
   }
-  return results;
+  return absl::OkStatus();
 }
 
 }  // namespace seam::cpu

@@ -6,15 +6,34 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "src/ir/program.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/buffer_assignment.h"
 #include "src/plugins/cpu/collectives.h"
 #include "src/plugins/cpu/fusion.h"
+#include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_kernel.h"
 
 namespace seam::cpu {
+
+// A reduction a step computes: its own kernel, or folded in with its group's loop.
+struct ReducePlan {
+  ir::Op op = ir::Op::kReduceSum;
+  int operand = -1, result = -1;
+  ir::Shape operand_shape;
+  std::vector<int64_t> axes;
+};
+
+// What a step needs beyond the fusion plan, worked out at compile time so that a run does
+// no shape arithmetic and no attribute lookups: a dot_general's DotPlan, a
+// broadcast_in_dim's GatherPlan, a reduction's axes or a group's reduce epilogue.
+struct StepPlan {
+  DotPlan dot;
+  GatherPlan gather;
+  std::vector<ReducePlan> reduces;
+};
 
 class Executable {
  public:
@@ -23,6 +42,9 @@ class Executable {
   // (buffer_assignment.h). `fuse` false gives one kernel per instruction (for comparisons).
   static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text,
                                                                    bool fuse = true);
+  // Not copyable: the plans point into the program it holds.
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
 
   const ir::Program& program() const { return program_; }
   const std::vector<ir::Shape>& parameter_shapes() const { return parameter_shapes_; }
@@ -30,6 +52,7 @@ class Executable {
   const FusionPlan& fusion() const { return fusion_; }
   const std::vector<LoopKernel>& kernels() const { return kernels_; }  // per fusion group
   const BufferPlan& buffers() const { return buffers_; }
+  const std::vector<StepPlan>& step_plans() const { return step_plans_; }  // per fusion step
   // A rough size of one run: the elements every instruction reads and writes, plus the
   // multiply-adds of each dot_general. Small programs run on the caller's thread
   // (api_execute.cc); the figure only has to tell tiny runs from the rest.
@@ -46,6 +69,13 @@ class Executable {
   absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Run(
       const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica = 0,
       Rendezvous* rendezvous = nullptr) const;
+  // The same run, with parameter i's block given by input(i) (which must stay valid during
+  // the call) and the result blocks put into `results` (resized to one per result): a
+  // caller that keeps the vector from run to run saves its allocation, and one that holds
+  // its blocks elsewhere need not copy them into a list.
+  using InputBlock = absl::FunctionRef<const std::shared_ptr<DeviceMemory>&(size_t)>;
+  absl::Status RunInto(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
+                       int64_t replica = 0, Rendezvous* rendezvous = nullptr) const;
 
  private:
   Executable(ir::Program program, bool fuse);
@@ -59,6 +89,18 @@ class Executable {
   FusionPlan fusion_;
   std::vector<LoopKernel> kernels_;
   BufferPlan buffers_;
+  std::vector<StepPlan> step_plans_;  // per fusion_.steps entry
+  // Where each value lives during a run, as far as that is the same for every run: a
+  // constant's bytes, null for values without memory. The other values live in one of the
+  // run's blocks: a parameter's (or donated) block, the arena at an offset, or a result's
+  // block; `index` is the parameter or the result position.
+  struct RunHome {
+    int value = -1;
+    int index = -1;
+    int64_t offset = 0;
+  };
+  std::vector<uint8_t*> fixed_values_;
+  std::vector<RunHome> parameter_homes_, arena_homes_, result_homes_;
   int64_t cost_ = 0;
 };
 

@@ -21,6 +21,19 @@ void Select(ir::DType dtype, const uint8_t* predicate, const uint8_t* on_true,
 void Convert(ir::DType from, ir::DType to, const uint8_t* in, uint8_t* out, int64_t count);
 
 // kernels_shape.cc.
+// A broadcast, transpose or slice worked out once: result position p (row-major over `dims`,
+// the result's dimensions) reads element base + sum(index[d] * strides[d]) of the operand.
+// Unit dimensions are dropped and neighbours that walk the operand alike merged.
+struct GatherPlan {
+  int element_bytes = 4;
+  int64_t base = 0;
+  std::vector<int64_t> dims, strides;
+};
+GatherPlan PlanBroadcast(const ir::Shape& in_shape, const ir::Shape& out_shape,
+                         const std::vector<int64_t>& dims);
+GatherPlan PlanTranspose(const ir::Shape& in_shape, const std::vector<int64_t>& permutation);
+void Gather(const GatherPlan& plan, const uint8_t* in, uint8_t* out);
+
 void BroadcastInDim(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_shape,
                     const std::vector<int64_t>& dims, uint8_t* out);
 // Result dimension i is operand dimension permutation[i].
@@ -50,12 +63,35 @@ void ReduceRange(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
 struct DotDimensions {
   std::vector<int64_t> lhs_batch, rhs_batch, lhs_contracting, rhs_contracting;
 };
+DotDimensions DotDimensionsOf(const ir::Instruction& dot);  // its four attributes
+
+// A dot_general worked out once: the operands seen as [batches, m, k] x [batches, k, n],
+// and how each reaches that layout.
+struct DotPlan {
+  enum Layout : uint8_t {
+    kAsIs,        // already in that layout
+    kTransposed,  // the two inner dimensions swapped in memory: gemm reads it transposed
+    kCopy,        // copied through `copy` into a scratch buffer at every run
+  };
+  struct Operand {
+    Layout layout = kAsIs;
+    GatherPlan copy;  // kCopy only
+    size_t copy_bytes = 0;
+  };
+  ir::DType dtype = ir::DType::kF32;
+  int64_t batches = 1, m = 1, k = 1, n = 1;
+  bool blas = false;  // f32 or f64 with sizes within BLAS's int: gemm.h; else a plain loop
+  Operand lhs, rhs;
+};
+DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const DotDimensions& dims);
+// out = lhs.rhs.
+void RunDot(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
+// out += alpha * lhs.rhs, for plans with `blas` set (dot_update.h).
+void RunDotAccumulate(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, double alpha,
+                      uint8_t* out);
+// PlanDot and RunDot in one call (constant folding, tests).
 void DotGeneral(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
                 const uint8_t* rhs, const DotDimensions& dims, uint8_t* out);
-// out += alpha * lhs.rhs, for f32 and f64 operands whose sizes fit BLAS (dot_update.h).
-void DotGeneralAccumulate(const ir::Shape& lhs_shape, const uint8_t* lhs,
-                          const ir::Shape& rhs_shape, const uint8_t* rhs,
-                          const DotDimensions& dims, double alpha, uint8_t* out);
 
 // kernels_dispatch.cc: computes `inst` from its operands' memory `in` (operand k has shape
 // operand_shape(k)) into `out`, with the kernel for its op. A parameter writes nothing, a

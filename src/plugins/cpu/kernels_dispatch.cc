@@ -82,9 +82,7 @@ void RunKernel(const ir::Instruction& inst,
     case ir::Op::kReduceMin:
       return Reduce(inst.op, operand_shape(0), in[0], attr("axes"), out);
     case ir::Op::kDotGeneral:
-      return DotGeneral(operand_shape(0), in[0], operand_shape(1), in[1],
-                        DotDimensions{attr("lhs_batch"), attr("rhs_batch"), attr("lhs_contracting"),
-                                      attr("rhs_contracting")},
+      return DotGeneral(operand_shape(0), in[0], operand_shape(1), in[1], DotDimensionsOf(inst),
                         out);
     case ir::Op::kAllReduceSum:
     case ir::Op::kAllReduceMax:

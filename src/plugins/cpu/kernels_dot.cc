@@ -1,7 +1,8 @@
 // dot_general. Both operands are brought to the layout [batch, rows, contracting] x
 // [batch, contracting, cols] (copying through a scratch buffer only when the given layout
 // is neither that nor its transpose); f32 and f64 then go to gemm (gemm.h: OpenBLAS or
-// oneDNN) once per batch, the other dtypes to a plain loop.
+// oneDNN) once per batch, the other dtypes to a plain loop. PlanDot decides the layouts and
+// sizes once (the executable does it at compile time), RunDot only follows the plan.
 #include <cblas.h>  // blasint: the products' size limit
 
 #include <algorithm>
@@ -22,8 +23,7 @@ namespace {
 
 using ir::DType;
 
-// A dimension list of one operand (never longer than its rank): kept on the stack, since
-// this runs at every dot of every run and small steps run many small dots.
+// A dimension list of one operand (never longer than its rank).
 using DimList = absl::InlinedVector<int64_t, 8>;
 using Dims = absl::Span<const int64_t>;
 
@@ -55,31 +55,6 @@ DimList FreeDims(const ir::Shape& shape, Dims batch, Dims contracting) {
     if (!Contains(batch, d) && !Contains(contracting, d)) free.push_back(d);
   }
   return free;
-}
-
-// One operand as gemm sees it: `data` in the canonical order, or transposed when
-// `transposed` is set (then the two inner dimensions are swapped in memory).
-struct Operand {
-  const uint8_t* data = nullptr;
-  bool transposed = false;
-  std::vector<uint8_t> scratch;
-};
-
-// `canonical` and `swapped` are the operand's dimension orders that give the canonical
-// layout and its transpose. `allow_swapped` is false where the consumer cannot use it.
-void Arrange(const ir::Shape& shape, const uint8_t* data, Dims canonical, Dims swapped,
-             bool allow_swapped, Operand* operand) {
-  if (IsIdentity(canonical)) {
-    operand->data = data;
-  } else if (allow_swapped && IsIdentity(swapped)) {
-    operand->data = data;
-    operand->transposed = true;
-  } else {
-    operand->scratch.resize(shape.byte_size());
-    Transpose(shape, data, std::vector<int64_t>(canonical.begin(), canonical.end()),
-              operand->scratch.data());
-    operand->data = operand->scratch.data();
-  }
 }
 
 // Integer products wrap (so they accumulate unsigned); pred is an OR of ANDs.
@@ -127,34 +102,36 @@ void LoopDot(const uint8_t* a_bytes, const uint8_t* b_bytes, uint8_t* c_bytes, i
   }
 }
 
-// C = alpha * A.B + beta * C (beta is 0 or 1 here), through gemm.h.
-void Gemm(float, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n,
-          double alpha, double beta) {
-  Sgemm(a.transposed, b.transposed, m, n, k, static_cast<float>(alpha),
-        reinterpret_cast<const float*>(a.data), a.transposed ? m : k,
-        reinterpret_cast<const float*>(b.data), b.transposed ? k : n, static_cast<float>(beta),
-        reinterpret_cast<float*>(c), n);
+// C = alpha * A.B + beta * C (beta is 0 or 1 here), through gemm.h. `trans_a`/`trans_b`: A
+// is stored [k, m], B [n, k].
+void Gemm(float, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
+          int64_t m, int64_t k, int64_t n, double alpha, double beta) {
+  Sgemm(trans_a, trans_b, m, n, k, static_cast<float>(alpha), reinterpret_cast<const float*>(a),
+        trans_a ? m : k, reinterpret_cast<const float*>(b), trans_b ? k : n,
+        static_cast<float>(beta), reinterpret_cast<float*>(c), n);
 }
 
-void Gemm(double, const Operand& a, const Operand& b, uint8_t* c, int64_t m, int64_t k, int64_t n,
-          double alpha, double beta) {
-  Dgemm(a.transposed, b.transposed, m, n, k, alpha, reinterpret_cast<const double*>(a.data),
-        a.transposed ? m : k, reinterpret_cast<const double*>(b.data), b.transposed ? k : n, beta,
-        reinterpret_cast<double*>(c), n);
+void Gemm(double, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
+          int64_t m, int64_t k, int64_t n, double alpha, double beta) {
+  Dgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), trans_a ? m : k,
+        reinterpret_cast<const double*>(b), trans_b ? k : n, beta, reinterpret_cast<double*>(c), n);
+}
+
+// An operand in the layout the plan chose: its own memory, or a canonical copy in `scratch`.
+const uint8_t* Arranged(const DotPlan::Operand& operand, const uint8_t* data,
+                        std::vector<uint8_t>& scratch) {
+  if (operand.layout != DotPlan::kCopy) return data;
+  scratch.resize(operand.copy_bytes);
+  Gather(operand.copy, data, scratch.data());
+  return scratch.data();
 }
 
 // out = lhs.rhs; with `accumulate`, out += alpha * lhs.rhs instead (f32 and f64 only).
 template <typename E>
-void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
-          const uint8_t* rhs, const DotDimensions& dims, uint8_t* out, bool accumulate = false,
-          double alpha = 1) {
-  DimList lhs_free = FreeDims(lhs_shape, dims.lhs_batch, dims.lhs_contracting);
-  DimList rhs_free = FreeDims(rhs_shape, dims.rhs_batch, dims.rhs_contracting);
-  int64_t batches = Product(lhs_shape, dims.lhs_batch);
-  int64_t m = Product(lhs_shape, lhs_free);
-  int64_t k = Product(lhs_shape, dims.lhs_contracting);
-  int64_t n = Product(rhs_shape, rhs_free);
-  size_t size = sizeof(typename E::Storage);
+void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
+          bool accumulate, double alpha) {
+  const int64_t batches = plan.batches, m = plan.m, k = plan.k, n = plan.n;
+  const size_t size = sizeof(typename E::Storage);
   if (batches * m * n == 0) return;
   if (k == 0 && accumulate) return;  // adds nothing
   if (k == 0) {
@@ -162,59 +139,96 @@ void DotT(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_s
     std::memset(out, 0, static_cast<size_t>(batches * m * n) * size);
     return;
   }
+  std::vector<uint8_t> lhs_scratch, rhs_scratch;
+  const uint8_t* a = Arranged(plan.lhs, lhs, lhs_scratch);
+  const uint8_t* b = Arranged(plan.rhs, rhs, rhs_scratch);
   constexpr bool kBlas =
       std::is_same_v<typename E::Storage, float> || std::is_same_v<typename E::Storage, double>;
-  constexpr int64_t kBlasMax = std::numeric_limits<blasint>::max();
-  bool blas = kBlas && m <= kBlasMax && n <= kBlasMax && k <= kBlasMax;
-  Operand a, b;
-  Arrange(lhs_shape, lhs, Concat({dims.lhs_batch, lhs_free, dims.lhs_contracting}),
-          Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), blas, &a);
-  Arrange(rhs_shape, rhs, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
-          Concat({dims.rhs_batch, rhs_free, dims.rhs_contracting}), blas, &b);
   if constexpr (kBlas) {
-    if (blas) {
-      Operand a_batch{a.data, a.transposed, {}};
-      Operand b_batch{b.data, b.transposed, {}};
+    if (plan.blas) {
+      const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
+      const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
       for (int64_t i = 0; i < batches; ++i) {
-        Gemm(typename E::Storage{}, a_batch, b_batch, out + i * m * n * size, m, k, n, alpha,
+        Gemm(typename E::Storage{}, trans_a, trans_b, a, b, out + i * m * n * size, m, k, n, alpha,
              accumulate ? 1.0 : 0.0);
-        a_batch.data += m * k * size;
-        b_batch.data += k * n * size;
+        a += m * k * size;
+        b += k * n * size;
       }
       return;
     }
   }
-  LoopDot<E>(a.data, b.data, out, batches, m, k, n);
+  LoopDot<E>(a, b, out, batches, m, k, n);
+}
+
+// `canonical` and `swapped` are the operand's dimension orders that give the canonical
+// layout and its transpose. `allow_swapped` is false where the consumer cannot use it.
+DotPlan::Operand PlanOperand(const ir::Shape& shape, Dims canonical, Dims swapped,
+                             bool allow_swapped) {
+  DotPlan::Operand operand;
+  if (IsIdentity(canonical)) return operand;
+  if (allow_swapped && IsIdentity(swapped)) {
+    operand.layout = DotPlan::kTransposed;
+    return operand;
+  }
+  operand.layout = DotPlan::kCopy;
+  operand.copy = PlanTranspose(shape, std::vector<int64_t>(canonical.begin(), canonical.end()));
+  operand.copy_bytes = shape.byte_size();
+  return operand;
 }
 
 }  // namespace
 
-void DotGeneralAccumulate(const ir::Shape& lhs_shape, const uint8_t* lhs,
-                          const ir::Shape& rhs_shape, const uint8_t* rhs, const DotDimensions& dims,
-                          double alpha, uint8_t* out) {
+DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const DotDimensions& dims) {
+  DotPlan plan;
+  plan.dtype = lhs_shape.dtype;
+  DimList lhs_free = FreeDims(lhs_shape, dims.lhs_batch, dims.lhs_contracting);
+  DimList rhs_free = FreeDims(rhs_shape, dims.rhs_batch, dims.rhs_contracting);
+  plan.batches = Product(lhs_shape, dims.lhs_batch);
+  plan.m = Product(lhs_shape, lhs_free);
+  plan.k = Product(lhs_shape, dims.lhs_contracting);
+  plan.n = Product(rhs_shape, rhs_free);
+  constexpr int64_t kBlasMax = std::numeric_limits<blasint>::max();
+  plan.blas = (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.m <= kBlasMax &&
+              plan.n <= kBlasMax && plan.k <= kBlasMax;
+  plan.lhs = PlanOperand(lhs_shape, Concat({dims.lhs_batch, lhs_free, dims.lhs_contracting}),
+                         Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), plan.blas);
+  plan.rhs = PlanOperand(rhs_shape, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
+                         Concat({dims.rhs_batch, rhs_free, dims.rhs_contracting}), plan.blas);
+  return plan;
+}
+
+DotDimensions DotDimensionsOf(const ir::Instruction& dot) {
+  return DotDimensions{dot.attrs.at("lhs_batch"), dot.attrs.at("rhs_batch"),
+                       dot.attrs.at("lhs_contracting"), dot.attrs.at("rhs_contracting")};
+}
+
+void RunDotAccumulate(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, double alpha,
+                      uint8_t* out) {
   // FindDotUpdates only matches f32 and f64 products within BLAS's sizes.
-  if (lhs_shape.dtype == DType::kF32) {
-    return DotT<Elem<DType::kF32>>(lhs_shape, lhs, rhs_shape, rhs, dims, out, true, alpha);
+  if (plan.dtype == DType::kF32) return DotT<Elem<DType::kF32>>(plan, lhs, rhs, out, true, alpha);
+  return DotT<Elem<DType::kF64>>(plan, lhs, rhs, out, true, alpha);
+}
+
+void RunDot(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) {
+  switch (plan.dtype) {
+    case DType::kF32:
+      return DotT<Elem<DType::kF32>>(plan, lhs, rhs, out, false, 1);
+    case DType::kF64:
+      return DotT<Elem<DType::kF64>>(plan, lhs, rhs, out, false, 1);
+    case DType::kBF16:
+      return DotT<Elem<DType::kBF16>>(plan, lhs, rhs, out, false, 1);
+    case DType::kS32:
+      return DotT<Elem<DType::kS32>>(plan, lhs, rhs, out, false, 1);
+    case DType::kS64:
+      return DotT<Elem<DType::kS64>>(plan, lhs, rhs, out, false, 1);
+    case DType::kPred:
+      return DotT<Elem<DType::kPred>>(plan, lhs, rhs, out, false, 1);
   }
-  return DotT<Elem<DType::kF64>>(lhs_shape, lhs, rhs_shape, rhs, dims, out, true, alpha);
 }
 
 void DotGeneral(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
                 const uint8_t* rhs, const DotDimensions& dims, uint8_t* out) {
-  switch (lhs_shape.dtype) {
-    case DType::kF32:
-      return DotT<Elem<DType::kF32>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
-    case DType::kF64:
-      return DotT<Elem<DType::kF64>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
-    case DType::kBF16:
-      return DotT<Elem<DType::kBF16>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
-    case DType::kS32:
-      return DotT<Elem<DType::kS32>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
-    case DType::kS64:
-      return DotT<Elem<DType::kS64>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
-    case DType::kPred:
-      return DotT<Elem<DType::kPred>>(lhs_shape, lhs, rhs_shape, rhs, dims, out);
-  }
+  RunDot(PlanDot(lhs_shape, rhs_shape, dims), lhs, rhs, out);
 }
 
 }  // namespace seam::cpu

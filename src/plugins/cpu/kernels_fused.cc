@@ -63,6 +63,18 @@ void GatherLoop(const uint8_t* in_bytes, const std::vector<int64_t>& dims,
   const auto* in = reinterpret_cast<const T*>(in_bytes);
   auto* out = reinterpret_cast<T*>(out_bytes);
   const size_t rank = dims.size();
+  if (rank == 1) {
+    // One run (a broadcast scalar, or an operand read in order): no index to keep.
+    const int64_t step = strides[0];
+    if (step == 0) {
+      std::fill(out, out + n, in[0]);
+    } else if (step == 1) {
+      std::memcpy(out, in + start, n * sizeof(T));
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[i] = in[(start + i) * step];
+    }
+    return;
+  }
   int64_t fixed[kMaxGatherRank];
   std::vector<int64_t> spill;
   int64_t* index = fixed;
@@ -73,8 +85,9 @@ void GatherLoop(const uint8_t* in_bytes, const std::vector<int64_t>& dims,
   int64_t offset = 0;
   int64_t rest = start;
   for (size_t d = rank; d-- > 0;) {
-    index[d] = rest % dims[d];
-    rest /= dims[d];
+    // The first tile (often the only one) starts at index 0: no divisions.
+    index[d] = rest == 0 ? 0 : rest % dims[d];
+    rest = rest == 0 ? 0 : rest / dims[d];
     offset += index[d] * strides[d];
   }
   const int64_t inner = dims[rank - 1];
@@ -140,8 +153,7 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
     for (const TileOp& op : kernel.ops) {
       uint8_t* result = address(op.result);
       if (op.kind == TileOp::kGather) {
-        GatherTile(static_cast<int>(ir::DTypeSize(op.result_dtype)),
-                   inputs[op.operands[0].index], op, start, n, result);
+        GatherTile(op.element_bytes, inputs[op.operands[0].index], op, start, n, result);
         continue;
       }
       for (size_t k = 0; k < op.operands.size(); ++k) operand[k] = address(op.operands[k]);
@@ -159,15 +171,14 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
           Binary(op.op, op.dtype, operand[0], operand[1], result, n);
           break;
         case TileOp::kSelect:
-          SelectTile(static_cast<int>(ir::DTypeSize(op.dtype)), operand[0], operand[1],
-                     operand[2], result, n);
+          SelectTile(op.element_bytes, operand[0], operand[1], operand[2], result, n);
           break;
         case TileOp::kConvert:
           Convert(op.dtype, op.result_dtype, operand[0], result, n);
           break;
         case TileOp::kCopy:
           if (operand[0] != result) {
-            std::memmove(result, operand[0], n * ir::DTypeSize(op.result_dtype));
+            std::memmove(result, operand[0], n * op.element_bytes);
           }
           break;
         case TileOp::kChain:

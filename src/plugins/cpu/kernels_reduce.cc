@@ -3,6 +3,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "absl/container/inlined_vector.h"
 #include "src/plugins/cpu/element_types.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/strided.h"
@@ -19,9 +20,11 @@ using ir::Op;
 // general walk below uses, so both give the same bits. The inner loop runs over `inner`
 // adjacent results at once (vectorizable); with inner == 1, over several rows at once.
 template <typename E, typename Fold>
-bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in, std::vector<int64_t> axes,
-                    typename E::Compute init, Fold fold, uint8_t* out) {
+bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
+                    const std::vector<int64_t>& axis_list, typename E::Compute init, Fold fold,
+                    uint8_t* out) {
   using C = typename E::Compute;
+  absl::InlinedVector<int64_t, 8> axes(axis_list.begin(), axis_list.end());
   std::sort(axes.begin(), axes.end());
   for (size_t i = 1; i < axes.size(); ++i) {
     if (axes[i] != axes[i - 1] + 1) return false;

@@ -10,24 +10,20 @@
 namespace seam::cpu {
 namespace {
 
-// out[pos] = in[offset] for every result position, offsets from `strides` (plus `base`).
-// The innermost dimension is done as one run per outer index: a block copy where it is
-// contiguous in the input, a fill where it is broadcast (stride 0), a strided loop
-// otherwise; broadcasts and row slices then cost about a memcpy.
+// The plan's result, one run along its innermost dimension per outer index: a block copy
+// where that dimension is contiguous in the operand, a fill where it is broadcast (stride 0),
+// a strided loop otherwise; broadcasts and row slices then cost about a memcpy.
 template <typename T>
-void GatherT(const uint8_t* in, int64_t base, const std::vector<int64_t>& out_dims,
-             const std::vector<int64_t>& strides, uint8_t* out) {
-  const T* x = reinterpret_cast<const T*>(in) + base;
+void GatherT(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
+  const T* x = reinterpret_cast<const T*>(in) + plan.base;
   T* y = reinterpret_cast<T*>(out);
-  if (out_dims.empty()) {
+  if (plan.dims.empty()) {
     y[0] = x[0];
     return;
   }
-  const int64_t inner = out_dims.back();
-  const int64_t step = strides.back();
+  const int64_t inner = plan.dims.back();
+  const int64_t step = plan.strides.back();
   if (inner == 0) return;
-  std::vector<int64_t> outer_dims(out_dims.begin(), out_dims.end() - 1);
-  std::vector<int64_t> outer_strides(strides.begin(), strides.end() - 1);
   auto row = [&](int64_t pos, int64_t offset) {
     T* dst = y + pos * inner;
     const T* src = x + offset;
@@ -39,32 +35,42 @@ void GatherT(const uint8_t* in, int64_t base, const std::vector<int64_t>& out_di
       for (int64_t i = 0; i < inner; ++i) dst[i] = src[i * step];
     }
   };
-  if (outer_dims.empty()) {
-    row(0, 0);
-    return;
-  }
-  ForEachIndex(outer_dims, outer_strides, row);
+  const size_t outer = plan.dims.size() - 1;
+  ForEachIndex(absl::MakeConstSpan(plan.dims.data(), outer),
+               absl::MakeConstSpan(plan.strides.data(), outer), row);
 }
 
-void Gather(ir::DType dtype, const uint8_t* in, int64_t base, const std::vector<int64_t>& out_dims,
-            const std::vector<int64_t>& strides, uint8_t* out) {
-  switch (ir::DTypeSize(dtype)) {
-    case 1:
-      return GatherT<uint8_t>(in, base, out_dims, strides, out);
-    case 2:
-      return GatherT<uint16_t>(in, base, out_dims, strides, out);
-    case 4:
-      return GatherT<uint32_t>(in, base, out_dims, strides, out);
-    default:
-      return GatherT<uint64_t>(in, base, out_dims, strides, out);
+// The plan of a gather over `dims` (a result's dimensions) with these operand strides.
+GatherPlan MakeGatherPlan(ir::DType dtype, int64_t base, const std::vector<int64_t>& dims,
+                          const std::vector<int64_t>& strides) {
+  GatherPlan plan;
+  plan.element_bytes = static_cast<int>(ir::DTypeSize(dtype));
+  plan.base = base;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 0) {
+      plan.dims = {0};
+      plan.strides = {0};
+      return plan;
+    }
+    if (dims[d] == 1) continue;
+    // The previous kept dimension walks the operand on from this one: one dimension.
+    if (!plan.dims.empty() && plan.strides.back() == strides[d] * dims[d]) {
+      plan.dims.back() *= dims[d];
+      plan.strides.back() = strides[d];
+      continue;
+    }
+    plan.dims.push_back(dims[d]);
+    plan.strides.push_back(strides[d]);
   }
+  return plan;
 }
 
 template <typename E>
 void IotaT(const ir::Shape& shape, int64_t dimension, uint8_t* out) {
   auto* y = reinterpret_cast<typename E::Storage*>(out);
   // Position along `dimension` = (linear / inner) % dims[dimension].
-  int64_t inner = RowMajorStrides(shape.dims)[dimension];
+  int64_t inner = 1;
+  for (int64_t d = dimension + 1; d < shape.rank(); ++d) inner *= shape.dims[d];
   int64_t extent = shape.dims[dimension];
   int64_t count = shape.num_elements();
   for (int64_t i = 0; i < count; ++i) {
@@ -74,25 +80,47 @@ void IotaT(const ir::Shape& shape, int64_t dimension, uint8_t* out) {
 
 }  // namespace
 
-void BroadcastInDim(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_shape,
-                    const std::vector<int64_t>& dims, uint8_t* out) {
+GatherPlan PlanBroadcast(const ir::Shape& in_shape, const ir::Shape& out_shape,
+                         const std::vector<int64_t>& dims) {
   std::vector<int64_t> in_strides = RowMajorStrides(in_shape.dims);
   std::vector<int64_t> strides(out_shape.dims.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     if (in_shape.dims[i] != 1) strides[dims[i]] = in_strides[i];
   }
-  Gather(in_shape.dtype, in, 0, out_shape.dims, strides, out);
+  return MakeGatherPlan(in_shape.dtype, 0, out_shape.dims, strides);
 }
 
-void Transpose(const ir::Shape& in_shape, const uint8_t* in,
-               const std::vector<int64_t>& permutation, uint8_t* out) {
+GatherPlan PlanTranspose(const ir::Shape& in_shape, const std::vector<int64_t>& permutation) {
   std::vector<int64_t> in_strides = RowMajorStrides(in_shape.dims);
   std::vector<int64_t> out_dims, strides;
   for (int64_t p : permutation) {
     out_dims.push_back(in_shape.dims[p]);
     strides.push_back(in_strides[p]);
   }
-  Gather(in_shape.dtype, in, 0, out_dims, strides, out);
+  return MakeGatherPlan(in_shape.dtype, 0, out_dims, strides);
+}
+
+void Gather(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
+  switch (plan.element_bytes) {
+    case 1:
+      return GatherT<uint8_t>(plan, in, out);
+    case 2:
+      return GatherT<uint16_t>(plan, in, out);
+    case 4:
+      return GatherT<uint32_t>(plan, in, out);
+    default:
+      return GatherT<uint64_t>(plan, in, out);
+  }
+}
+
+void BroadcastInDim(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_shape,
+                    const std::vector<int64_t>& dims, uint8_t* out) {
+  Gather(PlanBroadcast(in_shape, out_shape, dims), in, out);
+}
+
+void Transpose(const ir::Shape& in_shape, const uint8_t* in,
+               const std::vector<int64_t>& permutation, uint8_t* out) {
+  Gather(PlanTranspose(in_shape, permutation), in, out);
 }
 
 void Slice(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_shape,
@@ -105,7 +133,7 @@ void Slice(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_sh
     base += start[d] * in_strides[d];
     strides[d] = in_strides[d] * stride[d];
   }
-  Gather(in_shape.dtype, in, base, out_shape.dims, strides, out);
+  Gather(MakeGatherPlan(in_shape.dtype, base, out_shape.dims, strides), in, out);
 }
 
 void Concatenate(const std::vector<ir::Shape>& in_shapes, const std::vector<const uint8_t*>& ins,

@@ -125,6 +125,7 @@ void ChainOps(std::vector<TileOp>* ops) {
     chain.op = last.op;
     chain.dtype = last.dtype;
     chain.result_dtype = last.result_dtype;
+    chain.element_bytes = last.element_bytes;
     chain.instruction = last.instruction;
     chain.result = last.result;
     for (const ChainLink& link : chain.links) {
@@ -228,6 +229,7 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
         GatherWalk(shape(inst.operands[0]), inst, &op);
       }
     }
+    op.element_bytes = static_cast<int>(ir::DTypeSize(op.dtype));
     for (int o : inst.operands) op.operands.push_back(ref.at(o));
     if (auto it = output_index.find(m); it != output_index.end()) {
       op.result = TileRef{TileRef::kOutput, it->second};

@@ -48,6 +48,7 @@ struct TileOp {
   ir::Op op = ir::Op::kNeg;           // kChain: the last link's
   ir::DType dtype = ir::DType::kF32;  // operand 0's dtype (the value's for kSelect)
   ir::DType result_dtype = ir::DType::kF32;
+  int element_bytes = 4;  // the size of one element of `dtype`
   int instruction = -1;  // the member it computes (kChain: the last link's)
   std::vector<TileRef> operands;
   TileRef result;

@@ -53,16 +53,26 @@ struct PJRT_Client {
 };
 
 struct PJRT_Buffer {
+  // Immutable, so shared: a run's outputs share their executable's result shapes.
+  std::shared_ptr<const seam::ir::Shape> shape;
+  // Null once deleted; runs that already hold the state keep its memory alive.
   std::shared_ptr<seam::cpu::BufferState> state;
   PJRT_Device* device = nullptr;
-  bool deleted = false;  // after PJRT_Buffer_Delete, `state` holds only the metadata
+  bool deleted = false;  // after PJRT_Buffer_Delete (or donation); `state` is then null
   bool donated = false;  // deleted because a run took its memory (an input/output alias)
   SEAM_POOLED_NEW
 };
 
 struct PJRT_LoadedExecutable {
+  PJRT_LoadedExecutable(std::shared_ptr<const seam::cpu::Executable> compiled, PJRT_Client* owner)
+      : executable(std::move(compiled)), client(owner) {
+    for (const seam::ir::Shape& shape : executable->result_shapes()) {
+      output_shapes.push_back(std::make_shared<const seam::ir::Shape>(shape));
+    }
+  }
   std::shared_ptr<const seam::cpu::Executable> executable;
   PJRT_Client* client = nullptr;
+  std::vector<std::shared_ptr<const seam::ir::Shape>> output_shapes;  // the outputs' shapes
 };
 
 namespace seam::cpu {

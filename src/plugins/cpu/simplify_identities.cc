@@ -122,6 +122,33 @@ std::optional<int> Arithmetic(const Rewriter& rw, const ir::Instruction& inst) {
 }
 
 // Data movement that changes nothing, and chains of the same movement op merged into one.
+// broadcast_in_dim(reshape(x)) where the reshape only inserts unit dimensions into an x
+// without unit dimensions (a [4] seen as [4,1], say): the broadcast reads x directly, each
+// dimension of x going where its reshaped dimension went. Same elements in the same places,
+// and the reshape no longer has to be written to memory.
+std::optional<int> BroadcastThroughReshape(Rewriter& rw, const ir::Instruction& inst,
+                                           const ir::Instruction& reshape) {
+  const ir::Shape& x = rw.at(reshape.operands[0]).shape;
+  const std::vector<int64_t>& reshaped = reshape.shape.dims;
+  const std::vector<int64_t>& outer = inst.attrs.at("dims");
+  std::vector<int64_t> dims;
+  size_t next = 0;  // the next dimension of x to place
+  for (size_t d = 0; d < reshaped.size(); ++d) {
+    if (reshaped[d] == 1) continue;
+    if (next == x.dims.size() || x.dims[next] != reshaped[d]) return std::nullopt;
+    dims.push_back(outer[d]);
+    ++next;
+  }
+  if (next != x.dims.size()) return std::nullopt;
+  for (int64_t size : x.dims) {
+    if (size == 1) return std::nullopt;
+  }
+  ir::Instruction direct = inst;
+  direct.operands = {reshape.operands[0]};
+  direct.attrs["dims"] = std::move(dims);
+  return rw.Visit(std::move(direct));
+}
+
 std::optional<int> Movement(Rewriter& rw, const ir::Instruction& inst) {
   const int a = inst.operands[0];
   const ir::Instruction& operand = rw.at(a);
@@ -152,6 +179,7 @@ std::optional<int> Movement(Rewriter& rw, const ir::Instruction& inst) {
     case Op::kBroadcastInDim: {
       // Equal shapes leave dims = 0..rank-1 as the only choice: the identity.
       if (operand.shape == inst.shape) return a;
+      if (operand.op == Op::kReshape) return BroadcastThroughReshape(rw, inst, operand);
       if (operand.op != Op::kBroadcastInDim) return std::nullopt;
       const std::vector<int64_t>& outer = inst.attrs.at("dims");
       ir::Instruction merged = inst;

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+
 namespace seam::cpu {
 
 inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
@@ -18,11 +21,11 @@ inline std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
 // Visits every index of `dims` in row-major order, keeping `offset` = sum(index * strides)
 // in step with it, and calls fn(linear_position, offset).
 template <typename Fn>
-void ForEachIndex(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, Fn fn) {
+void ForEachIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides, Fn fn) {
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
   if (count == 0) return;
-  std::vector<int64_t> index(dims.size(), 0);
+  absl::InlinedVector<int64_t, 8> index(dims.size(), 0);
   int64_t offset = 0;
   for (int64_t pos = 0; pos < count; ++pos) {
     fn(pos, offset);
