@@ -8,10 +8,20 @@ struct OpInfo {
   std::string_view name;
   int arity;
   DTypeSet dtypes;
+  ElementwiseKind elementwise;
 };
 
+// From the shape rule's name in ops.def.
+constexpr ElementwiseKind KindOfRule(std::string_view rule) {
+  if (rule == "ElementwiseUnary") return ElementwiseKind::kUnary;
+  if (rule == "ElementwiseBinary") return ElementwiseKind::kBinary;
+  if (rule == "Compare") return ElementwiseKind::kCompare;
+  return ElementwiseKind::kNone;
+}
+
 constexpr OpInfo kOps[] = {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes) {Op::name, text, arity, dtypes},
+#define SEAM_IR_OP(name, text, arity, rule, dtypes) \
+  {Op::name, text, arity, dtypes, KindOfRule(#rule)},
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 };
@@ -41,6 +51,11 @@ int OpArity(Op op) {
 DTypeSet OpDTypes(Op op) {
   auto i = static_cast<size_t>(op);
   return i < static_cast<size_t>(kNumOps) ? kOps[i].dtypes : 0;
+}
+
+ElementwiseKind OpElementwiseKind(Op op) {
+  auto i = static_cast<size_t>(op);
+  return i < static_cast<size_t>(kNumOps) ? kOps[i].elementwise : ElementwiseKind::kNone;
 }
 
 bool IsAllReduce(Op op) {

@@ -30,6 +30,10 @@ bool ParseOpName(std::string_view name, Op* op);
 int OpArity(Op op);                           // operand count from ops.def; -1: one or more
 DTypeSet OpDTypes(Op op);                     // the dtypes the op computes on (ops.def)
 bool IsAllReduce(Op op);                      // all_reduce_sum, _max or _min
+// The elementwise rows of ops.def, by their shape rule: unary (ElementwiseUnary), binary
+// (ElementwiseBinary) and compare (Compare, whose result is pred); kNone for other ops.
+enum class ElementwiseKind { kNone, kUnary, kBinary, kCompare };
+ElementwiseKind OpElementwiseKind(Op op);
 
 // Named integer-list attributes, e.g. "dims" of broadcast_in_dim, "axes" of reduce_sum
 // (docs/ir.md lists every op's attributes).

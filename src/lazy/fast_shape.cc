@@ -135,77 +135,57 @@ bool ReduceShape(ir::Op op, const NodeList& operands, const ir::Attributes& attr
   return true;
 }
 
-// Elementwise ops (and compare, convert, select) whose operands agree.
+// convert and select: the declared dtype with the operand's dimensions, or the values'
+// shape under a pred predicate.
+bool ConvertOrSelectShape(ir::Op op, const NodeList& operands, const ir::Shape& declared,
+                          ir::Shape& out) {
+  const ir::Shape& first = operands[0]->shape;
+  if (op == ir::Op::kConvert) {
+    // Only when that shape is valid (its byte size may overflow where the operand's did not).
+    if (operands.size() != 1 || static_cast<int>(declared.dtype) >= ir::kNumDTypes) {
+      return false;
+    }
+    int64_t bytes = static_cast<int64_t>(ir::DTypeSize(declared.dtype));
+    for (int64_t d : first.dims) {
+      if (d != 0 && __builtin_mul_overflow(bytes, d, &bytes)) return false;
+    }
+    out.dtype = declared.dtype;
+    SetDims(out.dims, first.dims);
+    return true;
+  }
+  if (op != ir::Op::kSelect) return false;
+  // A pred predicate and two values of one shape, all with the same dimensions.
+  if (operands.size() != 3 || first.dtype != ir::DType::kPred) return false;
+  const ir::Shape& value = operands[1]->shape;
+  const ir::Shape& other = operands[2]->shape;
+  if (other.dtype != value.dtype || !SameDims(first.dims, value.dims) ||
+      !SameDims(other.dims, value.dims)) {
+    return false;
+  }
+  out.dtype = value.dtype;
+  SetDims(out.dims, value.dims);
+  return true;
+}
+
+// Elementwise ops (unary, binary and compare rows of ops.def, and convert, select) whose
+// operands agree.
 bool ElementwiseShape(ir::Op op, const NodeList& operands, const ir::Attributes& attrs,
                       const ir::Shape& declared, ir::Shape& out) {
   if (!attrs.empty() || operands.empty()) return false;
   const ir::Shape& first = operands[0]->shape;
   size_t arity = 2;
   ir::DType dtype = first.dtype;
-  switch (op) {
-    case ir::Op::kNeg:
-    case ir::Op::kAbs:
-    case ir::Op::kSign:
-    case ir::Op::kExp:
-    case ir::Op::kLog:
-    case ir::Op::kLog1p:
-    case ir::Op::kTanh:
-    case ir::Op::kLogistic:
-    case ir::Op::kSqrt:
-    case ir::Op::kRsqrt:
-    case ir::Op::kFloor:
-    case ir::Op::kCeil:
-    case ir::Op::kNot:
+  switch (ir::OpElementwiseKind(op)) {
+    case ir::ElementwiseKind::kUnary:
       arity = 1;
       break;
-    case ir::Op::kAdd:
-    case ir::Op::kSubtract:
-    case ir::Op::kMultiply:
-    case ir::Op::kDivide:
-    case ir::Op::kRemainder:
-    case ir::Op::kPower:
-    case ir::Op::kMaximum:
-    case ir::Op::kMinimum:
-    case ir::Op::kAnd:
-    case ir::Op::kOr:
+    case ir::ElementwiseKind::kBinary:
       break;
-    case ir::Op::kEq:
-    case ir::Op::kNe:
-    case ir::Op::kLt:
-    case ir::Op::kLe:
-    case ir::Op::kGt:
-    case ir::Op::kGe:
+    case ir::ElementwiseKind::kCompare:
       dtype = ir::DType::kPred;
       break;
-    case ir::Op::kConvert: {
-      // The declared dtype with the operand's dimensions, when that shape is valid (its
-      // byte size may overflow where the operand's did not).
-      if (operands.size() != 1 || static_cast<int>(declared.dtype) >= ir::kNumDTypes) {
-        return false;
-      }
-      int64_t bytes = static_cast<int64_t>(ir::DTypeSize(declared.dtype));
-      for (int64_t d : first.dims) {
-        if (d != 0 && __builtin_mul_overflow(bytes, d, &bytes)) return false;
-      }
-      out.dtype = declared.dtype;
-      SetDims(out.dims, first.dims);
-      return true;
-    }
-    case ir::Op::kSelect: {
-      // A pred predicate and two values of one shape, all with the same dimensions.
-      if (operands.size() != 3 || first.dtype != ir::DType::kPred) return false;
-      const ir::Shape& value = operands[1]->shape;
-      const ir::Shape& other = operands[2]->shape;
-      if (other.dtype != value.dtype || !SameDims(first.dims, value.dims) ||
-          !SameDims(other.dims, value.dims)) {
-        return false;
-      }
-      out.dtype = value.dtype;
-      SetDims(out.dims, value.dims);
-      return true;
-    }
-    default:
-      return false;
+    case ir::ElementwiseKind::kNone:
+      return ConvertOrSelectShape(op, operands, declared, out);
   }
   if (operands.size() != arity || !Accepts(op, first.dtype)) return false;
   if (arity == 2 &&
