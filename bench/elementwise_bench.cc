@@ -13,10 +13,9 @@
 #include <string>
 #include <thread>
 
-#include "src/plugins/cpu/thread_pool.h"
-
 #include "bench/bench_util.h"
 #include "bench/ten_op_chain.h"
+#include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::bench {
 namespace {
@@ -89,8 +88,7 @@ void BM_HandFusedLoop2Threads(benchmark::State& state) {
   const int64_t half = kCount / 2;
   for (auto _ : state) {
     std::thread second([&] {
-      HandFused(x.data() + half, a.data() + half, b.data() + half, y.data() + half,
-                kCount - half);
+      HandFused(x.data() + half, a.data() + half, b.data() + half, y.data() + half, kCount - half);
     });
     HandFused(x.data(), a.data(), b.data(), y.data(), half);
     second.join();
@@ -135,11 +133,9 @@ void BM_SeamChainSmall(benchmark::State& state) {
   for (auto _ : state) RunAndWait(*computation, args);
 }
 
-BENCHMARK(BM_HandFusedLoop)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->MeasureProcessCPUTime();
-BENCHMARK(BM_SeamChain)->Arg(1)
+BENCHMARK(BM_HandFusedLoop)->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
+BENCHMARK(BM_SeamChain)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MeasureProcessCPUTime();
@@ -151,15 +147,13 @@ BENCHMARK(BM_HandFusedLoop2Threads)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MeasureProcessCPUTime();
-BENCHMARK(BM_SeamChain)->Arg(2)
+BENCHMARK(BM_SeamChain)
+    ->Arg(2)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->MeasureProcessCPUTime();
 BENCHMARK(BM_HandFusedLoopSmall)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_SeamChainSmall)
-    ->Unit(benchmark::kMicrosecond)
-    ->UseRealTime()
-    ->MeasureProcessCPUTime();
+BENCHMARK(BM_SeamChainSmall)->Unit(benchmark::kMicrosecond)->UseRealTime()->MeasureProcessCPUTime();
 
 }  // namespace
 }  // namespace seam::bench

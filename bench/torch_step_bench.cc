@@ -3,9 +3,8 @@
 // at::set_num_threads because Debian's torch keeps its own OpenMP pool). Built only when
 // CMake finds Torch. The step: zero_grad, forward, cross_entropy, backward, SGD step, loss
 // read (item, which waits for everything before it).
-#include <torch/torch.h>
-
 #include <benchmark/benchmark.h>
+#include <torch/torch.h>
 
 #include "bench/mlp_shapes.h"
 
@@ -23,8 +22,8 @@ void BM_TorchMlpStep(benchmark::State& state) {
   }
   torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.01));
   torch::Tensor x = torch::randn({shape.batch, shape.sizes.front()});
-  torch::Tensor y = torch::arange(shape.batch, torch::kLong).mul(7).add(3).remainder(
-      shape.sizes.back());
+  torch::Tensor y =
+      torch::arange(shape.batch, torch::kLong).mul(7).add(3).remainder(shape.sizes.back());
   float loss_value = 0;
   auto step = [&] {
     sgd.zero_grad();

@@ -8,12 +8,11 @@
 //  - BM_EagerOp: eager mode (a barrier after every op, op-level compile cache hit), per op
 //    including the run (goal 2 us). Built only when seam::set_eager exists
 //    (SEAM_BENCH_HAVE_EAGER is set by bench/CMakeLists.txt when it compiles).
+#include <benchmark/benchmark.h>
 #include <time.h>
 
 #include <chrono>
 #include <cstdlib>
-
-#include <benchmark/benchmark.h>
 
 #include "seam/tensor.h"
 
@@ -43,7 +42,7 @@ void BM_TraceAndLaunch(benchmark::State& state) {
   Tensor a = Tensor::from_vector({0.9f, 0.8f, 0.7f, 0.6f}, {4});
   Tensor b = Tensor::from_vector({0.1f, 0.2f, 0.3f, 0.4f}, {4});
   Tensor t = Chain(x, a, b);
-  sync();  // compiles once
+  sync();                  // compiles once
   double cpu_seconds = 0;  // the calling thread's CPU time in the timed region
   for (auto _ : state) {
     double cpu_start = ThreadCpuSeconds();

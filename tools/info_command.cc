@@ -16,7 +16,8 @@ int PrintInfo(std::ostream& out, std::ostream& err) {
   }
   if (!selection.plugin_version.empty()) {
     out << "plugin        "
-        << (selection.library_path.empty() ? "in process (no shared library)" : selection.library_path)
+        << (selection.library_path.empty() ? "in process (no shared library)"
+                                           : selection.library_path)
         << ", PJRT API " << selection.plugin_version << "\n";
   }
   if (!client.ok()) {

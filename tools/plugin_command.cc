@@ -52,8 +52,8 @@ int InspectPlugin(const std::string& path, std::ostream& out, std::ostream& err)
   runtime::PluginVersion version = runtime::GetPluginVersion(*api);
   runtime::PluginVersion framework = runtime::FrameworkVersion();
   out << "API version    " << version.major << "." << version.minor << " (framework "
-      << framework.major << "." << framework.minor << ", oldest accepted " << framework.major
-      << "." << runtime::FrameworkMinimumMinor() << ")\n";
+      << framework.major << "." << framework.minor << ", oldest accepted " << framework.major << "."
+      << runtime::FrameworkMinimumMinor() << ")\n";
   out << "compatibility  " << CompatibilityLine() << "\n";
   absl::Status verdict = runtime::CheckPluginVersion(version.major, version.minor,
                                                      runtime::IsPjrtCompatibilityEnabled());

@@ -138,12 +138,14 @@ int64_t NowNs() {
 
 int RunProgram(const RunOptions& options, std::ostream& out, std::ostream& err) {
   std::ifstream file(options.path, std::ios::binary);
-  if (!file) return Fail(err, absl::StrFormat("cannot read '%s': %s", options.path, std::strerror(errno)));
+  if (!file)
+    return Fail(err, absl::StrFormat("cannot read '%s': %s", options.path, std::strerror(errno)));
   std::stringstream text;
   text << file.rdbuf();
   absl::StatusOr<ir::Program> program = ir::ParseProgram(text.str());
   if (!program.ok()) {
-    return Fail(err, absl::StrFormat("%s: %s", options.path, std::string(program.status().message())));
+    return Fail(err,
+                absl::StrFormat("%s: %s", options.path, std::string(program.status().message())));
   }
   if (options.repeat < 1) {
     return Fail(err, absl::StrFormat("--repeat is %d, must be >= 1", options.repeat));
@@ -188,8 +190,9 @@ int RunProgram(const RunOptions& options, std::ostream& out, std::ostream& err) 
       }
     }
     start = NowNs();
-    auto result = (*client)->ExecuteReplicated(*compiled->front(), arguments,
-                                               std::vector<std::string>(names.begin(), names.begin() + devices));
+    auto result = (*client)->ExecuteReplicated(
+        *compiled->front(), arguments,
+        std::vector<std::string>(names.begin(), names.begin() + devices));
     if (!result.ok()) return Fail(err, std::string(result.status().message()));
     // The outputs' ready state ends the timing; errors show in the transfer below.
     for (const auto& replica : *result) {

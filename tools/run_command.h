@@ -10,7 +10,7 @@
 namespace seam::tools {
 
 struct RunOptions {
-  std::string path;   // the program's IR text
+  std::string path;     // the program's IR text
   int64_t devices = 0;  // 0: the program's replica count
   int64_t repeat = 1;   // executions, >= 1
   uint64_t seed = 0;    // for the random inputs

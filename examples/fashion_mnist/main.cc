@@ -27,8 +27,8 @@ constexpr int64_t kPixels = 28 * 28;
 
 seam::data::ImageSet Load(bool train) {
   auto set = seam::data::LoadFashionMnist(seam::data::kFashionMnistDir, train);
-  if (!set.ok()) throw seam::Error(static_cast<int>(set.status().code()),
-                                   std::string(set.status().message()));
+  if (!set.ok())
+    throw seam::Error(static_cast<int>(set.status().code()), std::string(set.status().message()));
   return *std::move(set);
 }
 
@@ -90,8 +90,8 @@ int Run(int epochs) {
     }
     double loss = loss_sum.item<float>() / static_cast<double>(steps);
     double elapsed = Seconds(start);
-    std::printf("%sepoch %d  lr %.2g  loss %.4f  %.0f images/s  (%.1f s)\n",
-                tty ? "\r\033[K" : "", epoch, static_cast<double>(optimizer.lr), loss,
+    std::printf("%sepoch %d  lr %.2g  loss %.4f  %.0f images/s  (%.1f s)\n", tty ? "\r\033[K" : "",
+                epoch, static_cast<double>(optimizer.lr), loss,
                 static_cast<double>(steps * kBatch) / elapsed, elapsed);
     std::fflush(stdout);
   }

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <span>
 #include <source_location>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -88,8 +88,9 @@ class Tensor {
   // dimensions (those before the last two) broadcast; a rank-1 operand is promoted to a row
   // (left) or a column (right) and the added dimension is dropped; [k] x [k] is a scalar.
   Tensor matmul(const Tensor& other) const;
-  Tensor sum() const;                              // over every axis, to a scalar
-  Tensor sum(const std::vector<int64_t>& axes, bool keepdim = false) const;  // axes < 0 count from the end
+  Tensor sum() const;  // over every axis, to a scalar
+  Tensor sum(const std::vector<int64_t>& axes,
+             bool keepdim = false) const;  // axes < 0 count from the end
   Tensor mean() const;
   Tensor mean(const std::vector<int64_t>& axes, bool keepdim = false) const;
   Tensor max() const;

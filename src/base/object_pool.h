@@ -25,7 +25,9 @@ struct PoolAllocator {
   T* allocate(size_t n) { return static_cast<T*>(PoolAllocate(n * sizeof(T))); }
   void deallocate(T* p, size_t n) { PoolFree(p, n * sizeof(T)); }
   template <typename U>
-  bool operator==(const PoolAllocator<U>&) const { return true; }
+  bool operator==(const PoolAllocator<U>&) const {
+    return true;
+  }
 };
 
 }  // namespace seam::base

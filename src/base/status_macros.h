@@ -9,10 +9,10 @@
 #define SEAM_CONCAT_(a, b) SEAM_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function when `expr` (an absl::Status) is not OK.
-#define SEAM_RETURN_IF_ERROR(expr)                    \
-  do {                                                \
-    ::absl::Status seam_status_ = (expr);             \
-    if (!seam_status_.ok()) return seam_status_;      \
+#define SEAM_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::absl::Status seam_status_ = (expr);        \
+    if (!seam_status_.ok()) return seam_status_; \
   } while (0)
 
 // `lhs = value of expr` when `expr` (an absl::StatusOr) is OK, else returns its status.

@@ -47,8 +47,8 @@ absl::StatusOr<IdxArray> ReadIdx(const std::string& path) {
                                                    magic[0], " ", magic[1], ", expected 0 0)"));
   }
   if (magic[2] != 0x08) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": element type 0x", absl::Hex(magic[2]), " is not unsigned byte (0x08)"));
+    return absl::InvalidArgumentError(absl::StrCat(path, ": element type 0x", absl::Hex(magic[2]),
+                                                   " is not unsigned byte (0x08)"));
   }
   IdxArray array;
   int64_t count = 1;
@@ -61,8 +61,8 @@ absl::StatusOr<IdxArray> ReadIdx(const std::string& path) {
     array.dims.push_back(size);
     count *= size;
     if (count > kMaxBytes) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": dimensions describe more than ",
-                                                     kMaxBytes, " bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": dimensions describe more than ", kMaxBytes, " bytes"));
     }
   }
   array.values.resize(static_cast<size_t>(count));
@@ -80,16 +80,16 @@ absl::StatusOr<ImageSet> LoadFashionMnist(const std::string& dir, bool train) {
   if (std::FILE* f = std::fopen(images_path.c_str(), "rb")) {
     std::fclose(f);
   } else {
-    return absl::NotFoundError(absl::StrCat(
-        "Fashion-MNIST not found: ", images_path,
-        " is missing. Install Debian's dataset-fashion-mnist package "
-        "(scripts/install-deps.sh does)."));
+    return absl::NotFoundError(
+        absl::StrCat("Fashion-MNIST not found: ", images_path,
+                     " is missing. Install Debian's dataset-fashion-mnist package "
+                     "(scripts/install-deps.sh does)."));
   }
   SEAM_ASSIGN_OR_RETURN(IdxArray images, ReadIdx(images_path));
   SEAM_ASSIGN_OR_RETURN(IdxArray labels, ReadIdx(labels_path));
   if (images.dims.size() != 3 || labels.dims.size() != 1 || images.dims[0] != labels.dims[0]) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        images_path, " and ", labels_path, " do not describe the same number of images"));
+    return absl::InvalidArgumentError(absl::StrCat(images_path, " and ", labels_path,
+                                                   " do not describe the same number of images"));
   }
   ImageSet set;
   set.count = images.dims[0];

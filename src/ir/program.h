@@ -25,11 +25,11 @@ inline constexpr int kNumOps = 0
 #undef SEAM_IR_OP
     ;
 
-std::string_view OpName(Op op);               // the text name from ops.def
+std::string_view OpName(Op op);  // the text name from ops.def
 bool ParseOpName(std::string_view name, Op* op);
-int OpArity(Op op);                           // operand count from ops.def; -1: one or more
-DTypeSet OpDTypes(Op op);                     // the dtypes the op computes on (ops.def)
-bool IsAllReduce(Op op);                      // all_reduce_sum, _max or _min
+int OpArity(Op op);        // operand count from ops.def; -1: one or more
+DTypeSet OpDTypes(Op op);  // the dtypes the op computes on (ops.def)
+bool IsAllReduce(Op op);   // all_reduce_sum, _max or _min
 // The elementwise rows of ops.def, by their shape rule: unary (ElementwiseUnary), binary
 // (ElementwiseBinary) and compare (Compare, whose result is pred); kNone for other ops.
 enum class ElementwiseKind { kNone, kUnary, kBinary, kCompare };
@@ -64,10 +64,10 @@ struct Program {
   std::string name = "main";
   int64_t replica_count = 1;
   std::vector<Instruction> instructions;
-  std::vector<int> results;  // the result tuple, as instruction indices (may repeat)
+  std::vector<int> results;    // the result tuple, as instruction indices (may repeat)
   std::vector<Alias> aliases;  // input/output aliases, in the order written
 
-  int num_parameters() const;                // number of kParameter instructions
+  int num_parameters() const;                  // number of kParameter instructions
   std::vector<Shape> ParameterShapes() const;  // indexed by parameter_index
   std::vector<Shape> ResultShapes() const;
   bool operator==(const Program& other) const = default;

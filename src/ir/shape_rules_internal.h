@@ -4,8 +4,8 @@
 
 #include <initializer_list>
 #include <set>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"

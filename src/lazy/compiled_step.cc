@@ -17,8 +17,8 @@ namespace lazy {
 
 struct CompiledStepState {
   StepFunction fn;
-  bool check = false;  // SEAM_COMPILE_CHECK=1
-  bool debug = false;  // SEAM_DEBUG=1
+  bool check = false;           // SEAM_COMPILE_CHECK=1
+  bool debug = false;           // SEAM_DEBUG=1
   std::optional<Capture> last;  // the latest traced call's capture (when replayable)
   std::optional<Capture> plan;  // set once two consecutive captures agreed
   StepResults results;          // of the latest call, traced or replayed
@@ -38,8 +38,8 @@ bool EnvFlag(const char* name) {
   std::optional<std::string> value = base::GetEnv(name);
   if (!value || value->empty() || *value == "0") return false;
   if (*value == "1") return true;
-  throw Error(3, absl::StrCat("Environment variable ", name, " must be 0 or 1, got '", *value,
-                              "'"));
+  throw Error(3,
+              absl::StrCat("Environment variable ", name, " must be 0 or 1, got '", *value, "'"));
 }
 
 std::vector<std::shared_ptr<TensorImpl>> Impls(const std::vector<Tensor>& tensors,
@@ -93,7 +93,8 @@ std::vector<Tensor> Trace(CompiledStepState& s, const std::vector<Tensor>& input
     std::string change = DescribeChange(*s.plan, *capture, &guarded);
     if (!change.empty() && !guarded) {
       throw Error(9, absl::StrCat("SEAM_COMPILE_CHECK: the compiled step changed since it was "
-                                  "captured: ", change));
+                                  "captured: ",
+                                  change));
     }
   }
   if (s.last) {

@@ -1,9 +1,8 @@
 // The public data-parallel API (include/seam/distributed.h): all_reduce, sharding a host
 // batch over the replicas, and reading every replica's value.
-#include "seam/distributed.h"
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "seam/distributed.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
@@ -58,7 +57,8 @@ void CheckCount(size_t count, const std::vector<int64_t>& shape) {
 Tensor all_reduce(const Tensor& t, ReduceOp op) {
   NodePtr x = lazy::NodeOf(t, "all_reduce");
   if (!ir::IsFloat(x->shape.dtype) && !ir::IsInteger(x->shape.dtype)) {
-    lazy::ThrowInvalid(absl::StrCat("all_reduce: needs a numeric tensor, got ", x->shape.ToString()));
+    lazy::ThrowInvalid(
+        absl::StrCat("all_reduce: needs a numeric tensor, got ", x->shape.ToString()));
   }
   ir::Op ir_op = op == ReduceOp::kSum   ? ir::Op::kAllReduceSum
                  : op == ReduceOp::kMax ? ir::Op::kAllReduceMax
@@ -71,8 +71,9 @@ int64_t local_device_count() { return static_cast<int64_t>(Client()->GetLocalDev
 DataParallel::DataParallel(int64_t replicas) {
   int64_t local = local_device_count();
   if (replicas < 0 || replicas > local) {
-    lazy::ThrowInvalid(absl::StrCat("DataParallel: ", replicas, " replicas asked for, but there are ",
-                                    local, " local devices (set CPU_NUM_DEVICES for more CPU devices)"));
+    lazy::ThrowInvalid(absl::StrCat("DataParallel: ", replicas,
+                                    " replicas asked for, but there are ", local,
+                                    " local devices (set CPU_NUM_DEVICES for more CPU devices)"));
   }
   replicas_ = replicas == 0 ? local : replicas;
 }
@@ -95,12 +96,12 @@ Tensor DataParallel::shard(const std::vector<double>& values, std::vector<int64_
 Tensor DataParallel::mean(const Tensor& t) const {
   NodePtr x = lazy::NodeOf(t, "DataParallel::mean");
   if (!ir::IsFloat(x->shape.dtype)) {
-    lazy::ThrowInvalid(absl::StrCat("DataParallel::mean: needs a float tensor, got ",
-                                    x->shape.ToString()));
+    lazy::ThrowInvalid(
+        absl::StrCat("DataParallel::mean: needs a float tensor, got ", x->shape.ToString()));
   }
   NodePtr total = lazy::AllReduceNode(ir::Op::kAllReduceSum, x);
-  NodePtr divisor = lazy::ConstantNode(
-      lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(replicas_)));
+  NodePtr divisor =
+      lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(replicas_)));
   return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "DataParallel::mean", total, divisor));
 }
 

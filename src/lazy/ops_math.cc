@@ -13,7 +13,8 @@ Tensor Unary(ir::Op op, const char* name, const Tensor& t, bool (*accepts)(ir::D
              const char* kind) {
   NodePtr x = NodeOf(t, name);
   if (!accepts(x->shape.dtype)) {
-    lazy::ThrowInvalid(absl::StrCat(name, ": needs a ", kind, " tensor, got ", x->shape.ToString()));
+    lazy::ThrowInvalid(
+        absl::StrCat(name, ": needs a ", kind, " tensor, got ", x->shape.ToString()));
   }
   return lazy::Wrap(lazy::Unary(op, x));
 }

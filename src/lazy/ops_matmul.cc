@@ -48,8 +48,9 @@ Tensor Tensor::matmul(const Tensor& other) const {
   const int64_t k = lhs->shape.dims[lr - 1];
   const int64_t rhs_k = rhs->shape.dims[rr == 1 ? 0 : rr - 2];
   if (k != rhs_k) {
-    Mismatch(lhs, rhs, absl::StrCat("[..., m, k] x [..., k, n]: k is ", k, " on the left and ",
-                                    rhs_k, " on the right"));
+    Mismatch(lhs, rhs,
+             absl::StrCat("[..., m, k] x [..., k, n]: k is ", k, " on the left and ", rhs_k,
+                          " on the right"));
   }
   if (lr == 1 && rr == 1) return lazy::Wrap(lazy::DotGeneral(lhs, rhs, {0}, {0}));
 

@@ -19,8 +19,8 @@ namespace seam::lazy {
 // `host`/`device`. Index d (1 <= d < count) is replica d; index 0 stays empty.
 struct ReplicaValues {
   int64_t count = 0;
-  std::vector<std::optional<ir::Literal>> host;                  // until sent
-  std::vector<runtime::ComputationClient::DataPtr> device;       // once on the devices
+  std::vector<std::optional<ir::Literal>> host;             // until sent
+  std::vector<runtime::ComputationClient::DataPtr> device;  // once on the devices
 };
 
 // A leaf whose replica d holds `per_replica[d]` (all of one shape); at least two replicas.

@@ -1,6 +1,5 @@
 // The public plugin-registration API (include/seam/runtime.h) over the runtime's registry.
 #include "seam/runtime.h"
-
 #include "seam/tensor.h"
 #include "src/runtime/pjrt_registry.h"
 

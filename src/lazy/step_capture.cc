@@ -11,10 +11,14 @@ using Kind = ParameterSource::Kind;
 
 std::string KindName(const ParameterSource& source) {
   switch (source.kind) {
-    case Kind::kInput: return absl::StrCat("input ", source.index);
-    case Kind::kCarried: return absl::StrCat("state from result ", source.index);
-    case Kind::kFixed: return "a fixed value created in the step";
-    case Kind::kExternal: return "a tensor read from outside the step";
+    case Kind::kInput:
+      return absl::StrCat("input ", source.index);
+    case Kind::kCarried:
+      return absl::StrCat("state from result ", source.index);
+    case Kind::kFixed:
+      return "a fixed value created in the step";
+    case Kind::kExternal:
+      return "a tensor read from outside the step";
   }
   return "?";
 }
@@ -39,7 +43,8 @@ std::string ValueText(const DeviceValue& value) {
       std::memcpy(&v, bytes, sizeof v);
       return absl::StrCat(v);
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -221,8 +226,8 @@ std::string DescribeChange(const Capture& before, const Capture& after, bool* gu
     return "the step's program changed (another compile-cache entry)";
   }
   if (before.sources.size() != after.sources.size()) {
-    return absl::StrCat("the number of program parameters changed from ",
-                        before.sources.size(), " to ", after.sources.size());
+    return absl::StrCat("the number of program parameters changed from ", before.sources.size(),
+                        " to ", after.sources.size());
   }
   for (size_t p = 0; p < before.sources.size(); ++p) {
     const ParameterSource& a = before.sources[p];
@@ -249,8 +254,8 @@ std::string DescribeChange(const Capture& before, const Capture& after, bool* gu
                         after.aliases.size(), " input/output aliases)");
   }
   if (before.destinations.size() != after.destinations.size()) {
-    return absl::StrCat("the number of results changed from ", before.destinations.size(),
-                        " to ", after.destinations.size());
+    return absl::StrCat("the number of results changed from ", before.destinations.size(), " to ",
+                        after.destinations.size());
   }
   for (size_t r = 0; r < before.destinations.size(); ++r) {
     const auto& a = before.destinations[r];

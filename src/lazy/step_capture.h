@@ -29,8 +29,8 @@ struct ParameterSource {
   Kind kind = Kind::kInput;
   int64_t index = -1;
   ir::Shape shape;
-  std::shared_ptr<DeviceValue> fixed;     // kFixed: kept and reused by replays
-  std::weak_ptr<DeviceValue> external;    // kExternal
+  std::shared_ptr<DeviceValue> fixed;   // kFixed: kept and reused by replays
+  std::weak_ptr<DeviceValue> external;  // kExternal
 };
 
 // A tensor handle (other than fn's outputs) that a result was assigned to, e.g. a
@@ -68,8 +68,7 @@ struct Capture {
 // Finish after the barrier. Restores the previous observer when destroyed.
 class StepRecorder : public BarrierObserver {
  public:
-  StepRecorder(const std::vector<std::shared_ptr<TensorImpl>>& inputs,
-               const StepResults& previous);
+  StepRecorder(const std::vector<std::shared_ptr<TensorImpl>>& inputs, const StepResults& previous);
   ~StepRecorder() override;
   StepRecorder(const StepRecorder&) = delete;
   StepRecorder& operator=(const StepRecorder&) = delete;
@@ -97,8 +96,7 @@ class StepRecorder : public BarrierObserver {
 // plan): the words name the parameter, input or result that changed. *guarded (when
 // given) tells whether a replay's guards would see it (inputs, donations, handles), as
 // opposed to something frozen at capture (the program, a fixed value, an outside tensor).
-std::string DescribeChange(const Capture& before, const Capture& after,
-                           bool* guarded = nullptr);
+std::string DescribeChange(const Capture& before, const Capture& after, bool* guarded = nullptr);
 
 }  // namespace seam::lazy
 

@@ -90,8 +90,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
         const auto r = static_cast<size_t>(source.index);
         if (r >= results.values.size()) return fail("the step's state is gone");
         values[p] = results.values[r].lock();
-        if (values[p] == nullptr ||
-            !DestinationsIntact(plan.destinations[r], values[p].get())) {
+        if (values[p] == nullptr || !DestinationsIntact(plan.destinations[r], values[p].get())) {
           return fail(absl::StrCat("a state tensor ", source.shape.ToString(),
                                    " was dropped, copied or reassigned outside the step"));
         }

@@ -75,8 +75,9 @@ void CheckLabels(const char* op, const Tensor& logits, const Tensor& labels) {
   const auto& ls = logits.shape();
   const auto& ys = labels.shape();
   if (ls.size() != 2 || ys.size() != 1 || ys[0] != ls[0] || labels.dtype() != DType::kInt32) {
-    throw Error(3, absl::StrCat(op, ": logits [", absl::StrJoin(ls, ","), "] and int32 labels [",
-                                absl::StrJoin(ys, ","), "] do not match (want [n,classes] and [n])"));
+    throw Error(3,
+                absl::StrCat(op, ": logits [", absl::StrJoin(ls, ","), "] and int32 labels [",
+                             absl::StrJoin(ys, ","), "] do not match (want [n,classes] and [n])"));
   }
 }
 
@@ -86,8 +87,8 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
   CheckLabels("cross_entropy", logits, labels);
   int64_t classes = logits.shape()[1];
   // one_hot[i, c] = (c == label[i]), from iota + eq + convert.
-  Tensor one_hot = eq(Tensor::arange(classes).reshape({1, classes}), labels.reshape({-1, 1}))
-                       .to(logits.dtype());
+  Tensor one_hot =
+      eq(Tensor::arange(classes).reshape({1, classes}), labels.reshape({-1, 1})).to(logits.dtype());
   return -(logits.log_softmax(1) * one_hot).sum({1}).mean();
 }
 

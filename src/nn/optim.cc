@@ -66,8 +66,13 @@ void Sgd::update(const std::vector<Tensor>& grads) {
 
 Adam::Adam(std::vector<Tensor*> params, float lr, float beta1, float beta2, float eps,
            float weight_decay, bool capturable)
-    : Optimizer(std::move(params)), lr(lr), beta1(beta1), beta2(beta2), eps(eps),
-      weight_decay(weight_decay), capturable_(capturable) {}
+    : Optimizer(std::move(params)),
+      lr(lr),
+      beta1(beta1),
+      beta2(beta2),
+      eps(eps),
+      weight_decay(weight_decay),
+      capturable_(capturable) {}
 
 std::vector<const Tensor*> Adam::state() const {
   std::vector<const Tensor*> out;

@@ -3,10 +3,10 @@
 namespace seam::runtime {
 
 // Function-local statics, leaked on purpose: runs may finish (and record) during exit.
-#define SEAM_DEFINE_METRIC(fn, name, formatter)      \
-  metrics::Metric* ComputationClient::fn() {         \
+#define SEAM_DEFINE_METRIC(fn, name, formatter)                 \
+  metrics::Metric* ComputationClient::fn() {                    \
     static auto* metric = new metrics::Metric(name, formatter); \
-    return metric;                                   \
+    return metric;                                              \
   }
 
 SEAM_DEFINE_METRIC(TransferToDeviceMetric, "TransferToDeviceTime", metrics::FormatTime)

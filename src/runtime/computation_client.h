@@ -120,9 +120,9 @@ class ComputationClient {
     std::string kind;  // the plugin's device kind, e.g. "cpu"
   };
 
-  virtual std::string GetPlatformName() const = 0;          // e.g. "cpu"
+  virtual std::string GetPlatformName() const = 0;             // e.g. "cpu"
   virtual std::vector<DeviceInfo> GetDeviceInfos() const = 0;  // the local devices
-  virtual std::string GetDefaultDevice() const = 0;         // e.g. "CPU:0"
+  virtual std::string GetDefaultDevice() const = 0;            // e.g. "CPU:0"
   virtual std::vector<std::string> GetLocalDevices() const = 0;
   virtual std::vector<std::string> GetAllDevices() const = 0;
 

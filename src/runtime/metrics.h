@@ -7,13 +7,12 @@
 #ifndef SEAM_RUNTIME_METRICS_H_
 #define SEAM_RUNTIME_METRICS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <vector>
-
-#include <atomic>
 #include <string_view>
+#include <vector>
 
 #include "seam/metrics.h"
 #include "src/base/spin_lock.h"

@@ -90,7 +90,7 @@ absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type) {
 }
 
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
-                                                const std::string& library_path) {
+                                               const std::string& library_path) {
   void* library = dlopen(library_path.c_str(), RTLD_LAZY);
   if (library == nullptr) {
     const char* error = dlerror();
@@ -129,15 +129,15 @@ PluginVersion GetPluginVersion(const PJRT_Api* api) {
 absl::Status CheckPluginVersion(int plugin_major, int plugin_minor, bool compatibility) {
   if (compatibility) {
     if (plugin_major != PJRT_API_MAJOR) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "Mismatched PJRT plugin PJRT API major version (", plugin_major,
-          ") and framework PJRT API major version ", PJRT_API_MAJOR, ")."));
+      return absl::FailedPreconditionError(
+          absl::StrCat("Mismatched PJRT plugin PJRT API major version (", plugin_major,
+                       ") and framework PJRT API major version ", PJRT_API_MAJOR, ")."));
     }
     if (plugin_minor < PJRT_API_MIN_MINOR) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "Plugin PJRT API version ", plugin_major, ".", plugin_minor,
-          " is older than the minimum supported version ", PJRT_API_MAJOR, ".",
-          PJRT_API_MIN_MINOR));
+      return absl::FailedPreconditionError(
+          absl::StrCat("Plugin PJRT API version ", plugin_major, ".", plugin_minor,
+                       " is older than the minimum supported version ", PJRT_API_MAJOR, ".",
+                       PJRT_API_MIN_MINOR));
     }
     return absl::OkStatus();
   }
@@ -162,9 +162,9 @@ absl::Status InitializePjrtPlugin(const std::string& device_type) {
   }
   PluginVersion version = GetPluginVersion(api);
   base::Log(base::LogSeverity::kInfo,
-            absl::StrCat("The PJRT plugin has PJRT API version ", version.major, ".",
-                         version.minor, ". The framework PJRT API version is ", PJRT_API_MAJOR,
-                         ".", PJRT_API_MINOR, "."));
+            absl::StrCat("The PJRT plugin has PJRT API version ", version.major, ".", version.minor,
+                         ". The framework PJRT API version is ", PJRT_API_MAJOR, ".",
+                         PJRT_API_MINOR, "."));
   absl::Status status =
       CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled());
   if (status.ok()) {

@@ -43,7 +43,7 @@ absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type);
 // "Failed to open <path>: <dlerror>", NotFound "GetPjrtApi not found in <path>",
 // "GetPjrtApi returned null in <path>", and SetPjrtApi's.
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
-                                                const std::string& library_path);
+                                               const std::string& library_path);
 
 // Logs the two versions (always), applies the version rule, then calls the plugin's
 // PJRT_Plugin_Initialize. A second initialization of the same type is FailedPrecondition.

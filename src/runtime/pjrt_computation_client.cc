@@ -1,7 +1,7 @@
 #include "src/runtime/pjrt_computation_client.h"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <new>
 #include <typeinfo>
@@ -53,7 +53,8 @@ class PjrtData final : public ComputationClient::Data {
     if (!TakePjrtError(api_, api_->PJRT_Buffer_ReadyEvent(&event_args)).ok()) return false;
     auto ready_args = SEAM_PJRT_ARGS(PJRT_Event_IsReady_Args);
     ready_args.event = event_args.event;
-    bool ready = TakePjrtError(api_, api_->PJRT_Event_IsReady(&ready_args)).ok() && ready_args.is_ready;
+    bool ready =
+        TakePjrtError(api_, api_->PJRT_Event_IsReady(&ready_args)).ok() && ready_args.is_ready;
     DestroyEvent(api_, event_args.event);
     return ready;
   }
@@ -123,7 +124,8 @@ void FreeRunTimer(RunTimer* timer) { base::PoolFree(timer, sizeof(RunTimer)); }
 
 void OnRunComplete(PJRT_Error* error, void* user_arg) {
   auto* timer = static_cast<RunTimer*>(user_arg);
-  timer->metric->AddSample(timer->start_ns, static_cast<double>(metrics::NowNs() - timer->start_ns));
+  timer->metric->AddSample(timer->start_ns,
+                           static_cast<double>(metrics::NowNs() - timer->start_ns));
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
   FreeRunTimer(timer);
 }
@@ -253,8 +255,8 @@ PJRT_Device* PjrtComputationClient::FindDevice(const std::string& name) const {
 
 absl::StatusOr<PJRT_Device*> PjrtComputationClient::DeviceByName(const std::string& name) const {
   if (PJRT_Device* device = FindDevice(name)) return device;
-  return absl::InvalidArgumentError(absl::StrCat("Unknown device '", name, "' (devices: ",
-                                                 absl::StrJoin(device_names_, ", "), ")"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Unknown device '", name, "' (devices: ", absl::StrJoin(device_names_, ", "), ")"));
 }
 
 absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::TransferToDevice(
@@ -430,23 +432,22 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
   for (size_t d = 0; d < n; ++d) {
     if (devices[d] != device_names_[d]) {
       return absl::InvalidArgumentError(absl::StrCat("ExecuteReplicated: devices[", d, "] is '",
-                                                     devices[d], "', expected '",
-                                                     device_names_[d], "' (replica d runs on "
+                                                     devices[d], "', expected '", device_names_[d],
+                                                     "' (replica d runs on "
                                                      "the d-th addressable device)"));
     }
     for (size_t i = 0; i < arguments[d].size(); ++i) {
       const auto* data = AsExactly<PjrtData>(arguments[d][i].get());
       if (data == nullptr) {
-        return absl::InvalidArgumentError(absl::StrCat("ExecuteReplicated: argument ", i,
-                                                       " of device ", d,
-                                                       " is not from this client"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "ExecuteReplicated: argument ", i, " of device ", d, " is not from this client"));
       }
       buffers[d].push_back(data->buffer());
     }
     if (buffers[d].size() != buffers[0].size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ExecuteReplicated: device ", d, " has ", buffers[d].size(),
-          " arguments, device 0 has ", buffers[0].size()));
+      return absl::InvalidArgumentError(absl::StrCat("ExecuteReplicated: device ", d, " has ",
+                                                     buffers[d].size(), " arguments, device 0 has ",
+                                                     buffers[0].size()));
     }
     argument_lists[d] = buffers[d].data();
   }
@@ -495,8 +496,7 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(n * result_shapes.size()));
   if (!computation.program().aliases.empty()) {
-    InputOutputAliasCounter()->Add(
-        static_cast<int64_t>(n * computation.program().aliases.size()));
+    InputOutputAliasCounter()->Add(static_cast<int64_t>(n * computation.program().aliases.size()));
   }
   SEAM_RETURN_IF_ERROR(timer_status);
   return results;

@@ -69,9 +69,11 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> Wrap(
 }
 
 // Load + (optionally) initialize + client, for the branches that use a shared library.
-absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(
-    const std::string& device_type, const std::string& path, bool initialize,
-    const PluginOptions& options, ClientSelection* selection) {
+absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(const std::string& device_type,
+                                                                     const std::string& path,
+                                                                     bool initialize,
+                                                                     const PluginOptions& options,
+                                                                     ClientSelection* selection) {
   selection->library_path = path;
   SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, LoadPjrtPlugin(device_type, path));
   PluginVersion version = GetPluginVersion(api);
@@ -99,9 +101,9 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> DynamicPluginClient(
   }
   std::string path = plugin->library_path();
   if (path.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "PjRtPlugin '", device_type, "' has an empty library path",
-        device_type == "LIBRARY" ? " (set PJRT_LIBRARY_PATH)" : ""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("PjRtPlugin '", device_type, "' has an empty library path",
+                     device_type == "LIBRARY" ? " (set PJRT_LIBRARY_PATH)" : ""));
   }
   return ClientFromLibrary(absl::AsciiStrToLower(device_type), path, /*initialize=*/true,
                            plugin->client_create_options(), selection);
@@ -118,8 +120,8 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
   }
   PluginVersion version = GetPluginVersion(GetInProcessCpuPjrtApi());
   selection->plugin_version = absl::StrCat(version.major, ".", version.minor);
-  return Wrap(PjrtComputationClient::Create(GetInProcessCpuPjrtApi(),
-                                            {{"cpu_device_count", devices}}));
+  return Wrap(
+      PjrtComputationClient::Create(GetInProcessCpuPjrtApi(), {{"cpu_device_count", devices}}));
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::string& device_type,
@@ -152,7 +154,8 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::strin
 
 absl::Status RegisterPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin) {
   if (plugin == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("RegisterPjRtPlugin('", name, "'): plugin is null"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("RegisterPjRtPlugin('", name, "'): plugin is null"));
   }
   if (GetComputationClientIfInitialized() != nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -21,8 +21,8 @@ struct ClientSelection {
   std::string branch;       // "dynamic plugin", "CPU", "TPU", "XPU", "NEURON", or "none"
   // Every environment variable read, in order, with its value (nullopt = unset).
   std::vector<std::pair<std::string, std::optional<std::string>>> env_read;
-  std::string library_path;   // the plugin loaded, "" for the in-process CPU plugin
-  std::string plugin_version; // "<major>.<minor>" of the plugin used, when one was loaded
+  std::string library_path;    // the plugin loaded, "" for the in-process CPU plugin
+  std::string plugin_version;  // "<major>.<minor>" of the plugin used, when one was loaded
 };
 
 // Registers `plugin` under `name`; replaces an earlier one. FailedPrecondition once the

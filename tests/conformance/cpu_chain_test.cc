@@ -31,8 +31,8 @@ namespace seam::cpu {
 namespace {
 
 using harness::CompileOrDie;
-using harness::ToDevice;
 using harness::RunProgram;
+using harness::ToDevice;
 
 // A quarter of the elements special values, the rest uniform in [-3, 3].
 template <typename T>
@@ -384,11 +384,13 @@ TEST(ChainTest, StreamsInPlaceIntoTheDonatedParameter) {
 TEST(ChainTest, NaNsMeetingInEveryOp) {
   for (const char* op : kOps) {
     for (bool running_left : {true, false}) {
-      const std::string text = absl::StrCat(R"(program @nans {
+      const std::string text =
+          absl::StrCat(R"(program @nans {
   %i = parameter(0) : f32[300]
   %n = parameter(1) : f32[300]
   %2 = subtract(%i, %i) : f32[300]
-  %3 = )", op, running_left ? "(%2, %n)" : "(%n, %2)", R"( : f32[300]
+  %3 = )",
+                       op, running_left ? "(%2, %n)" : "(%n, %2)", R"( : f32[300]
   return (%3)
 })");
       auto fused = CompileOrDie(text, true);

@@ -1,12 +1,12 @@
 // Buffer donation on the CPU plugin: an input/output alias in the program makes the output
 // live in the donated argument's memory, and the donated handle reports itself donated.
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "seam/c/pjrt_c_api.h"
 #include "src/plugins/cpu/cpu_plugin.h"

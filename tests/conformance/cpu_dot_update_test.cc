@@ -4,14 +4,14 @@
 // update, results agree with the unfused plan and the reference evaluator within float
 // tolerance (the rounding differs: the product is not rounded on its own), a donated base
 // is updated in its own block, and products read twice are left alone.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"

@@ -1,4 +1,6 @@
 // SEAM_DUMP_TO: every compile of the CPU plugin writes the received and the optimized program.
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -6,8 +8,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_format.h"
 #include "bench/ten_op_chain.h"
@@ -95,8 +95,7 @@ TEST(CpuDumpTest, WritesReceivedAndOptimizedProgramsNamedByHash) {
   std::string name = HashName();
   EXPECT_EQ(Read(dir / (name + ".received.txt")), kProgram);
   std::string optimized = Read(dir / (name + ".optimized.txt"));
-  EXPECT_NE(optimized.find("Passes: simplify ("), std::string::npos)
-      << optimized;
+  EXPECT_NE(optimized.find("Passes: simplify ("), std::string::npos) << optimized;
   // exp and add are one loop reading %0 and writing %2, straight into the donated block.
   EXPECT_NE(optimized.find("# fusion.0 = { %1 %2 } kind=loop elements=3 inputs={%0} "
                            "outputs={%2} scratch=1\n"
@@ -108,8 +107,7 @@ TEST(CpuDumpTest, WritesReceivedAndOptimizedProgramsNamedByHash) {
   EXPECT_NE(optimized.find("#   %0: parameter 0\n"), std::string::npos) << optimized;
   EXPECT_NE(optimized.find("#   %1: no memory (fused, or not needed)\n"), std::string::npos)
       << optimized;
-  EXPECT_NE(optimized.find("#   %2: donated block of parameter 0 (in place)\n"),
-            std::string::npos)
+  EXPECT_NE(optimized.find("#   %2: donated block of parameter 0 (in place)\n"), std::string::npos)
       << optimized;
   EXPECT_NE(optimized.find("# output 0 (%2): computed in place in the donated memory of "
                            "parameter 0\n"),
@@ -181,8 +179,8 @@ TEST(CpuDumpTest, TheTenOpChainIsOneFusedKernel) {
   std::istringstream members(kernels[0].substr(open + 2, close - open - 2));
   std::vector<std::string> names;
   for (std::string name; members >> name;) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"%3", "%4", "%5", "%6", "%7", "%8", "%9", "%10",
-                                             "%11", "%12"}))
+  EXPECT_EQ(names, (std::vector<std::string>{"%3", "%4", "%5", "%6", "%7", "%8", "%9", "%10", "%11",
+                                             "%12"}))
       << kernels[0];
   EXPECT_NE(kernels[0].find("kind=loop"), std::string::npos) << kernels[0];
   EXPECT_NE(optimized.find("# steps: fusion.0\n"), std::string::npos) << optimized;

@@ -2,13 +2,13 @@
 // each have to run before the other are never formed (the plan then keeps its groups rather
 // than falling back to one kernel per instruction); a fill (broadcast of a rank-0 value)
 // read by several groups is computed in each instead of going through memory.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "src/ir/text.h"
 #include "src/plugins/cpu/executable.h"

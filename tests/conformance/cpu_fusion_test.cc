@@ -3,14 +3,14 @@
 // instruction) and match the reference evaluator, for broadcasts, converts, reshapes,
 // select, several outputs, scalars, 0-sized shapes and loops large enough to be split
 // over threads.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -25,8 +25,8 @@ namespace seam::cpu {
 namespace {
 
 using harness::CompileOrDie;
-using harness::ToDevice;
 using harness::RunProgram;
+using harness::ToDevice;
 
 using conformance::FloatAt;
 using conformance::IntAt;
@@ -91,9 +91,8 @@ std::string FusedProgram(int64_t m, int64_t n) {
   %sum = reduce_sum(%s), axes={1} : f32[M]
   return (%back, %i, %sum, %h, %p)
 })";
-  return absl::StrReplaceAll(text, {{"MN", absl::StrCat(m * n)},
-                                    {"M", absl::StrCat(m)},
-                                    {"N", absl::StrCat(n)}});
+  return absl::StrReplaceAll(
+      text, {{"MN", absl::StrCat(m * n)}, {"M", absl::StrCat(m)}, {"N", absl::StrCat(n)}});
 }
 
 class FusedChainTest : public ::testing::TestWithParam<std::pair<int64_t, int64_t>> {};
@@ -183,8 +182,7 @@ TEST(FusionTest, TenOpChainIsOneLoop) {
   auto fused = CompileOrDie(text, true);
   ASSERT_NE(fused, nullptr);
   ASSERT_EQ(fused->fusion().groups.size(), 1u);
-  EXPECT_EQ(fused->fusion().groups[0].members,
-            (std::vector<int>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  EXPECT_EQ(fused->fusion().groups[0].members, (std::vector<int>{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   // Ten ops in one pass: each reads the previous one's result and nothing else reads it.
   ASSERT_EQ(fused->kernels()[0].ops.size(), 1u);
   const TileOp& chain = fused->kernels()[0].ops[0];

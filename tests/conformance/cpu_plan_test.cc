@@ -5,14 +5,14 @@
 // through an executable (fused and unfused) as the one-call kernel, and the reference
 // evaluator's values (exactly for integers and pred); which steps get which plan; RunInto
 // with a reused result list.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

@@ -2,14 +2,14 @@
 // fast path: leading, trailing, middle, none, all) and non-adjacent ones (the general
 // walk), against a plain loop that folds each result's inputs in increasing index order
 // in f32: the order both paths promise, so the bits must agree exactly.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -68,10 +68,10 @@ TEST_P(ReduceOrderTest, SumAndMaxFoldInIndexOrder) {
   std::vector<float> x(count);
   for (float& v : x) v = dist(rng);
   for (const bool max : {false, true}) {
-    const std::string text = absl::StrCat(
-        "program @r {\n  %x = parameter(0) : ", DimsText(c.dims), "\n  %r = ",
-        max ? "reduce_max" : "reduce_sum", "(%x), axes={", absl::StrJoin(c.axes, ","),
-        "} : ", DimsText(kept), "\n  return (%r)\n}");
+    const std::string text =
+        absl::StrCat("program @r {\n  %x = parameter(0) : ", DimsText(c.dims),
+                     "\n  %r = ", max ? "reduce_max" : "reduce_sum", "(%x), axes={",
+                     absl::StrJoin(c.axes, ","), "} : ", DimsText(kept), "\n  return (%r)\n}");
     auto executable = Executable::Compile(text);
     ASSERT_TRUE(executable.ok()) << executable.status() << "\n" << text;
     auto input = std::make_shared<DeviceMemory>(x.size() * sizeof(float));
@@ -92,17 +92,17 @@ TEST_P(ReduceOrderTest, SumAndMaxFoldInIndexOrder) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ReduceOrderTest,
-    ::testing::Values(Case{{256, 512}, {0}},        // bias gradient: leading axis
-                      Case{{256, 10}, {1}},         // softmax row sums: trailing axis
-                      Case{{13, 7}, {1}},           // rows not a multiple of the row block
-                      Case{{5, 6, 7}, {1}},         // middle axis
-                      Case{{5, 6, 7}, {0, 1}},      // leading pair
-                      Case{{5, 6, 7}, {1, 2}},      // trailing pair
-                      Case{{5, 6, 7}, {0, 1, 2}},   // everything
-                      Case{{5, 6, 7}, {}},          // nothing
-                      Case{{5, 6, 7}, {0, 2}},      // not adjacent: the general walk
-                      Case{{4, 0, 3}, {1}},         // empty reduction: the identity
-                      Case{{0, 3}, {1}}));          // no results
+    ::testing::Values(Case{{256, 512}, {0}},       // bias gradient: leading axis
+                      Case{{256, 10}, {1}},        // softmax row sums: trailing axis
+                      Case{{13, 7}, {1}},          // rows not a multiple of the row block
+                      Case{{5, 6, 7}, {1}},        // middle axis
+                      Case{{5, 6, 7}, {0, 1}},     // leading pair
+                      Case{{5, 6, 7}, {1, 2}},     // trailing pair
+                      Case{{5, 6, 7}, {0, 1, 2}},  // everything
+                      Case{{5, 6, 7}, {}},         // nothing
+                      Case{{5, 6, 7}, {0, 2}},     // not adjacent: the general walk
+                      Case{{4, 0, 3}, {1}},        // empty reduction: the identity
+                      Case{{0, 3}, {1}}));         // no results
 
 }  // namespace
 }  // namespace seam::cpu

@@ -1,8 +1,8 @@
 // The CPU plugin's all_reduce rendezvous: reductions in group order, and release on abort.
+#include <gtest/gtest.h>
+
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "src/plugins/cpu/collectives.h"
 
@@ -17,10 +17,9 @@ TEST(RendezvousTest, EveryMemberGetsTheGroupsSum) {
   std::vector<std::thread> threads;
   for (int r = 0; r < 3; ++r) {
     threads.emplace_back([&, r] {
-      status[r] = rendezvous.AllReduce(
-          1, ir::Op::kAllReduceSum, ir::DType::kF32, {2, 0, 1}, r,
-          reinterpret_cast<const uint8_t*>(in[r].data()),
-          reinterpret_cast<uint8_t*>(out[r].data()), 2);
+      status[r] = rendezvous.AllReduce(1, ir::Op::kAllReduceSum, ir::DType::kF32, {2, 0, 1}, r,
+                                       reinterpret_cast<const uint8_t*>(in[r].data()),
+                                       reinterpret_cast<uint8_t*>(out[r].data()), 2);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -38,10 +37,9 @@ TEST(RendezvousTest, AbortReleasesTheWaitingReplicas) {
   std::vector<std::thread> threads;
   for (int r = 0; r < 3; ++r) {
     threads.emplace_back([&, r] {
-      status[r] = rendezvous.AllReduce(
-          4, ir::Op::kAllReduceMax, ir::DType::kF32, {0, 1, 2, 3}, r,
-          reinterpret_cast<const uint8_t*>(in.data()),
-          reinterpret_cast<uint8_t*>(out[r].data()), 2);
+      status[r] = rendezvous.AllReduce(4, ir::Op::kAllReduceMax, ir::DType::kF32, {0, 1, 2, 3}, r,
+                                       reinterpret_cast<const uint8_t*>(in.data()),
+                                       reinterpret_cast<uint8_t*>(out[r].data()), 2);
     });
   }
   // Replica 3 fails before it reaches the all_reduce.
@@ -53,9 +51,9 @@ TEST(RendezvousTest, AbortReleasesTheWaitingReplicas) {
               "%4 (all_reduce_max): the launch was aborted: replica 3 failed: boom");
   }
   // A replica arriving after the abort at a group with the failed replica is refused at once.
-  absl::Status late = rendezvous.AllReduce(
-      6, ir::Op::kAllReduceSum, ir::DType::kF32, {3, 0}, 0,
-      reinterpret_cast<const uint8_t*>(in.data()), reinterpret_cast<uint8_t*>(out[0].data()), 2);
+  absl::Status late = rendezvous.AllReduce(6, ir::Op::kAllReduceSum, ir::DType::kF32, {3, 0}, 0,
+                                           reinterpret_cast<const uint8_t*>(in.data()),
+                                           reinterpret_cast<uint8_t*>(out[0].data()), 2);
   EXPECT_EQ(late.code(), absl::StatusCode::kInternal);
 }
 

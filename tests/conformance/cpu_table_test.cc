@@ -1,9 +1,9 @@
 // The CPU plugin's function table, called directly through the C ABI: the contract a
 // framework relies on (struct sizes, errors, events, buffers, compile and execute).
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "seam/c/pjrt_c_api.h"
 #include "src/plugins/cpu/cpu_plugin.h"
@@ -105,8 +105,8 @@ TEST_F(CpuTableTest, VersionAndEverySlotFilled) {
   EXPECT_EQ(Api()->struct_size, static_cast<size_t>(PJRT_Api_STRUCT_SIZE));
   EXPECT_EQ(Api()->pjrt_api_version.major_version, PJRT_API_MAJOR);
   EXPECT_EQ(Api()->pjrt_api_version.minor_version, PJRT_API_MINOR);
-  const auto* slots = reinterpret_cast<void* const*>(
-      reinterpret_cast<const char*>(Api()) + offsetof(PJRT_Api, PJRT_Error_Destroy));
+  const auto* slots = reinterpret_cast<void* const*>(reinterpret_cast<const char*>(Api()) +
+                                                     offsetof(PJRT_Api, PJRT_Error_Destroy));
   size_t count = (PJRT_Api_STRUCT_SIZE - offsetof(PJRT_Api, PJRT_Error_Destroy)) / sizeof(void*);
   for (size_t i = 0; i < count; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
 }
@@ -194,7 +194,8 @@ TEST_F(CpuTableTest, BufferRoundTripsForEveryShapeKind) {
   too_small.dst = small;
   too_small.dst_size = sizeof(small);
   ErrorInfo error = Take(Api()->PJRT_Buffer_ToHostBuffer(&too_small));
-  EXPECT_EQ(error.message, "PJRT_Buffer_ToHostBuffer: dst_size is 8 bytes, the buffer f32[2,3] needs 24");
+  EXPECT_EQ(error.message,
+            "PJRT_Buffer_ToHostBuffer: dst_size is 8 bytes, the buffer f32[2,3] needs 24");
   Destroy(m);
 }
 
@@ -236,8 +237,9 @@ TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   compile.compile_options = &option;
   compile.num_compile_options = 1;
   error = Take(Api()->PJRT_Client_Compile(&compile));
-  EXPECT_EQ(error.message,
-            "PJRT_Client_Compile: unknown compile option 'opt_level' (the cpu plugin accepts none)");
+  EXPECT_EQ(
+      error.message,
+      "PJRT_Client_Compile: unknown compile option 'opt_level' (the cpu plugin accepts none)");
 
   compile.compile_options = nullptr;
   compile.num_compile_options = 0;

@@ -1,9 +1,9 @@
 #include "tests/conformance/executable_harness.h"
 
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <utility>
-
-#include <gtest/gtest.h>
 
 namespace seam::cpu::harness {
 

@@ -2,9 +2,8 @@
 // dimensions included), run by the plugin through its C function table and compared with
 // the reference evaluator: exactly for integers and pred, within a relative bound per dtype
 // for floats (wider for transcendental ops, scaled by the number of terms for sums).
-#include <gtest/gtest.h>
-
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -38,9 +37,9 @@ const PJRT_Api* PluginUnderTest() {
     const char* path = std::getenv("SEAM_PLUGIN_UNDER_TEST");
     if (path == nullptr || *path == '\0') return cpu::GetCpuPjrtApi();
     void* library = dlopen(path, RTLD_LAZY);
-    auto get = library == nullptr ? nullptr
-                                  : reinterpret_cast<PJRT_GetPjrtApi_Fn>(
-                                        dlsym(library, PJRT_GET_PJRT_API_SYMBOL));
+    auto get = library == nullptr
+                   ? nullptr
+                   : reinterpret_cast<PJRT_GetPjrtApi_Fn>(dlsym(library, PJRT_GET_PJRT_API_SYMBOL));
     return get == nullptr ? nullptr : get();
   }();
   if (api == nullptr) {

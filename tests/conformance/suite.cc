@@ -56,10 +56,9 @@ absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
                          const std::string& call) {
   if (status.ok()) return absl::InternalError(absl::StrCat(call, " succeeded; expected an error"));
   if (status.code() != code) {
-    return absl::InternalError(absl::StrCat(call, " failed with code ",
-                                            absl::StatusCodeToString(status.code()),
-                                            ", expected ", absl::StatusCodeToString(code), ": ",
-                                            status.message()));
+    return absl::InternalError(
+        absl::StrCat(call, " failed with code ", absl::StatusCodeToString(status.code()),
+                     ", expected ", absl::StatusCodeToString(code), ": ", status.message()));
   }
   return absl::OkStatus();
 }
@@ -98,7 +97,8 @@ void CheckTable(Suite& suite) {
     for (size_t i = 0; i < args.num_attributes; ++i) {
       std::string name(args.attributes[i].name, args.attributes[i].name_size);
       for (const std::string& seen : names) {
-        if (seen == name) return absl::InternalError(absl::StrCat("attribute '", name, "' repeats"));
+        if (seen == name)
+          return absl::InternalError(absl::StrCat("attribute '", name, "' repeats"));
       }
       names.push_back(name);
     }
@@ -123,8 +123,8 @@ void CheckTable(Suite& suite) {
     api->PJRT_Error_Destroy(&destroy);
     if (!code_status.ok()) return code_status;
     if (code.code < PJRT_Error_Code_CANCELLED || code.code > PJRT_Error_Code_UNAUTHENTICATED) {
-      return absl::InternalError(absl::StrCat("error code ", static_cast<int>(code.code),
-                                              " is not a canonical code"));
+      return absl::InternalError(
+          absl::StrCat("error code ", static_cast<int>(code.code), " is not a canonical code"));
     }
     return Expect(!text.empty(), "the error's message is empty");
   });

@@ -14,11 +14,11 @@ namespace seam::conformance {
 enum class Outcome { kPass, kFail, kUnimplemented };
 
 struct CheckResult {
-  std::string area;     // "client", "buffers", "struct size", ...
-  std::string name;     // what was checked
+  std::string area;  // "client", "buffers", "struct size", ...
+  std::string name;  // what was checked
   Outcome outcome = Outcome::kPass;
-  std::string message;  // why it failed (or the plugin's UNIMPLEMENTED message)
-  bool required = true; // an optional check may be unimplemented without failing the suite
+  std::string message;   // why it failed (or the plugin's UNIMPLEMENTED message)
+  bool required = true;  // an optional check may be unimplemented without failing the suite
 };
 
 // Runs every check. The caller has loaded the plugin, passed the version handshake and

@@ -3,7 +3,6 @@
 #include <variant>
 
 #include "absl/strings/str_join.h"
-
 #include "tests/conformance/suite_internal.h"
 
 namespace seam::conformance {
@@ -15,14 +14,13 @@ struct TypeInfo {
   size_t size;
 };
 
-constexpr TypeInfo kTypes[] = {
-    {PJRT_Buffer_Type_PRED, "PRED", 1}, {PJRT_Buffer_Type_S8, "S8", 1},
-    {PJRT_Buffer_Type_S16, "S16", 2},   {PJRT_Buffer_Type_S32, "S32", 4},
-    {PJRT_Buffer_Type_S64, "S64", 8},   {PJRT_Buffer_Type_U8, "U8", 1},
-    {PJRT_Buffer_Type_U16, "U16", 2},   {PJRT_Buffer_Type_U32, "U32", 4},
-    {PJRT_Buffer_Type_U64, "U64", 8},   {PJRT_Buffer_Type_F16, "F16", 2},
-    {PJRT_Buffer_Type_F32, "F32", 4},   {PJRT_Buffer_Type_F64, "F64", 8},
-    {PJRT_Buffer_Type_BF16, "BF16", 2}};
+constexpr TypeInfo kTypes[] = {{PJRT_Buffer_Type_PRED, "PRED", 1}, {PJRT_Buffer_Type_S8, "S8", 1},
+                               {PJRT_Buffer_Type_S16, "S16", 2},   {PJRT_Buffer_Type_S32, "S32", 4},
+                               {PJRT_Buffer_Type_S64, "S64", 8},   {PJRT_Buffer_Type_U8, "U8", 1},
+                               {PJRT_Buffer_Type_U16, "U16", 2},   {PJRT_Buffer_Type_U32, "U32", 4},
+                               {PJRT_Buffer_Type_U64, "U64", 8},   {PJRT_Buffer_Type_F16, "F16", 2},
+                               {PJRT_Buffer_Type_F32, "F32", 4},   {PJRT_Buffer_Type_F64, "F64", 8},
+                               {PJRT_Buffer_Type_BF16, "BF16", 2}};
 
 const TypeInfo* Info(int64_t type) {
   for (const TypeInfo& info : kTypes) {
@@ -135,8 +133,8 @@ absl::Status RoundTrip(Suite& suite, const TypeInfo& info, const std::vector<int
   status = SEAM_CALL(suite, PJRT_Buffer_ElementType, &type_args);
   if (!status.ok()) return status;
   if (type_args.type != info.type) {
-    return absl::InternalError(absl::StrCat(shape, ": element type reported as ",
-                                            static_cast<int>(type_args.type)));
+    return absl::InternalError(
+        absl::StrCat(shape, ": element type reported as ", static_cast<int>(type_args.type)));
   }
   auto ready = SEAM_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args);
   ready.buffer = buffer.get();
@@ -153,7 +151,8 @@ absl::Status RoundTrip(Suite& suite, const TypeInfo& info, const std::vector<int
   absl::Status destroyed = SEAM_CALL(suite, PJRT_Event_Destroy, &destroy);
   if (!status.ok()) return status;
   if (!destroyed.ok()) return destroyed;
-  if (!is_ready.is_ready) return absl::InternalError(absl::StrCat(shape, ": not ready after await"));
+  if (!is_ready.is_ready)
+    return absl::InternalError(absl::StrCat(shape, ": not ready after await"));
 
   std::vector<uint8_t> back;
   status = Download(suite, buffer.get(), back);
@@ -205,13 +204,13 @@ constexpr char kDoubleProgram[] =
 void CheckBuffersAndEvents(Suite& suite) {
   for (int64_t type : SupportedTypes(suite.api())) {
     const TypeInfo* info = Info(type);
-    std::string name = absl::StrCat("round trip ", info == nullptr ? std::to_string(type) : info->name,
-                                    ": scalar, 0-sized, [3,5]");
+    std::string name =
+        absl::StrCat("round trip ", info == nullptr ? std::to_string(type) : info->name,
+                     ": scalar, 0-sized, [3,5]");
     suite.Check("buffers", name, [&]() -> absl::Status {
       if (info == nullptr) return absl::InternalError("the plugin lists an unknown element type");
       if (suite.client() == nullptr) return suite.client_status();
-      for (const std::vector<int64_t>& dims :
-           {std::vector<int64_t>{}, {0}, {2, 0, 3}, {3, 5}}) {
+      for (const std::vector<int64_t>& dims : {std::vector<int64_t>{}, {0}, {2, 0, 3}, {3, 5}}) {
         absl::Status status = RoundTrip(suite, *info, dims);
         if (!status.ok()) return status;
       }
@@ -231,71 +230,77 @@ void CheckBuffersAndEvents(Suite& suite) {
     args.dst_size = sizeof(small);
     absl::Status status = SEAM_CALL(suite, PJRT_Buffer_ToHostBuffer, &args);
     if (status.ok() && args.event != nullptr) AwaitAndDestroy(suite, args.event).IgnoreError();
-    return ExpectError(status, absl::StatusCode::kInvalidArgument,
-                       "copying 16 bytes into 8");
+    return ExpectError(status, absl::StatusCode::kInvalidArgument, "copying 16 bytes into 8");
   });
-  suite.Check("buffers", "on-device size", [&]() -> absl::Status {
-    if (suite.client() == nullptr) return suite.client_status();
-    float values[15] = {};
-    absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, values, PJRT_Buffer_Type_F32, {3, 5});
-    if (!uploaded.ok()) return uploaded.status();
-    Buffer buffer(suite, *uploaded);
-    auto args = SEAM_PJRT_ARGS(PJRT_Buffer_OnDeviceSizeInBytes_Args);
-    args.buffer = buffer.get();
-    absl::Status status = SEAM_CALL(suite, PJRT_Buffer_OnDeviceSizeInBytes, &args);
-    if (!status.ok()) return status;
-    return Expect(args.on_device_size_in_bytes >= sizeof(values),
-                  absl::StrCat("f32[3,5] reports ", args.on_device_size_in_bytes, " bytes"));
-  }, /*required=*/false);
-  suite.Check("buffers", "deleted state", [&]() -> absl::Status {
-    if (suite.client() == nullptr) return suite.client_status();
-    float values[2] = {1, 2};
-    absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, values, PJRT_Buffer_Type_F32, {2});
-    if (!uploaded.ok()) return uploaded.status();
-    Buffer buffer(suite, *uploaded);
-    auto deleted = SEAM_PJRT_ARGS(PJRT_Buffer_IsDeleted_Args);
-    deleted.buffer = buffer.get();
-    absl::Status status = SEAM_CALL(suite, PJRT_Buffer_IsDeleted, &deleted);
-    if (!status.ok()) return status;
-    if (deleted.is_deleted) return absl::InternalError("a new buffer reports deleted");
-    auto del = SEAM_PJRT_ARGS(PJRT_Buffer_Delete_Args);
-    del.buffer = buffer.get();
-    status = SEAM_CALL(suite, PJRT_Buffer_Delete, &del);
-    if (!status.ok()) return status;
-    status = SEAM_CALL(suite, PJRT_Buffer_IsDeleted, &deleted);
-    if (!status.ok()) return status;
-    if (!deleted.is_deleted) return absl::InternalError("a deleted buffer reports not deleted");
-    std::vector<uint8_t> back;
-    return ExpectError(Download(suite, buffer.get(), back), absl::StatusCode::kFailedPrecondition,
-                       "reading a deleted buffer");
-  }, /*required=*/false);
-  suite.Check("events", "OnReady runs the callback exactly once; Error of a ready event is null",
-              [&]() -> absl::Status {
-    if (suite.client() == nullptr) return suite.client_status();
-    float value = 1;
-    absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, &value, PJRT_Buffer_Type_F32, {});
-    if (!uploaded.ok()) return uploaded.status();
-    Buffer buffer(suite, *uploaded);
-    auto ready = SEAM_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args);
-    ready.buffer = buffer.get();
-    absl::Status status = SEAM_CALL(suite, PJRT_Buffer_ReadyEvent, &ready);
-    if (!status.ok()) return status;
-    std::pair<const PJRT_Api*, int> calls{suite.api(), 0};
-    auto on_ready = SEAM_PJRT_ARGS(PJRT_Event_OnReady_Args);
-    on_ready.event = ready.event;
-    on_ready.callback = CountCall;
-    on_ready.user_arg = &calls;
-    status = SEAM_CALL(suite, PJRT_Event_OnReady, &on_ready);
-    auto error = SEAM_PJRT_ARGS(PJRT_Event_Error_Args);
-    error.event = ready.event;
-    absl::Status event_error = SEAM_CALL(suite, PJRT_Event_Error, &error);
-    absl::Status awaited = AwaitAndDestroy(suite, ready.event);
-    if (!status.ok()) return status;
-    if (!awaited.ok()) return awaited;
-    if (!event_error.ok()) return event_error;
-    // The buffer was ready, so the callback ran inside OnReady or before Await returned.
-    return Expect(calls.second == 1, absl::StrCat("callback ran ", calls.second, " times"));
-  });
+  suite.Check(
+      "buffers", "on-device size",
+      [&]() -> absl::Status {
+        if (suite.client() == nullptr) return suite.client_status();
+        float values[15] = {};
+        absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, values, PJRT_Buffer_Type_F32, {3, 5});
+        if (!uploaded.ok()) return uploaded.status();
+        Buffer buffer(suite, *uploaded);
+        auto args = SEAM_PJRT_ARGS(PJRT_Buffer_OnDeviceSizeInBytes_Args);
+        args.buffer = buffer.get();
+        absl::Status status = SEAM_CALL(suite, PJRT_Buffer_OnDeviceSizeInBytes, &args);
+        if (!status.ok()) return status;
+        return Expect(args.on_device_size_in_bytes >= sizeof(values),
+                      absl::StrCat("f32[3,5] reports ", args.on_device_size_in_bytes, " bytes"));
+      },
+      /*required=*/false);
+  suite.Check(
+      "buffers", "deleted state",
+      [&]() -> absl::Status {
+        if (suite.client() == nullptr) return suite.client_status();
+        float values[2] = {1, 2};
+        absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, values, PJRT_Buffer_Type_F32, {2});
+        if (!uploaded.ok()) return uploaded.status();
+        Buffer buffer(suite, *uploaded);
+        auto deleted = SEAM_PJRT_ARGS(PJRT_Buffer_IsDeleted_Args);
+        deleted.buffer = buffer.get();
+        absl::Status status = SEAM_CALL(suite, PJRT_Buffer_IsDeleted, &deleted);
+        if (!status.ok()) return status;
+        if (deleted.is_deleted) return absl::InternalError("a new buffer reports deleted");
+        auto del = SEAM_PJRT_ARGS(PJRT_Buffer_Delete_Args);
+        del.buffer = buffer.get();
+        status = SEAM_CALL(suite, PJRT_Buffer_Delete, &del);
+        if (!status.ok()) return status;
+        status = SEAM_CALL(suite, PJRT_Buffer_IsDeleted, &deleted);
+        if (!status.ok()) return status;
+        if (!deleted.is_deleted) return absl::InternalError("a deleted buffer reports not deleted");
+        std::vector<uint8_t> back;
+        return ExpectError(Download(suite, buffer.get(), back),
+                           absl::StatusCode::kFailedPrecondition, "reading a deleted buffer");
+      },
+      /*required=*/false);
+  suite.Check(
+      "events", "OnReady runs the callback exactly once; Error of a ready event is null",
+      [&]() -> absl::Status {
+        if (suite.client() == nullptr) return suite.client_status();
+        float value = 1;
+        absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, &value, PJRT_Buffer_Type_F32, {});
+        if (!uploaded.ok()) return uploaded.status();
+        Buffer buffer(suite, *uploaded);
+        auto ready = SEAM_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args);
+        ready.buffer = buffer.get();
+        absl::Status status = SEAM_CALL(suite, PJRT_Buffer_ReadyEvent, &ready);
+        if (!status.ok()) return status;
+        std::pair<const PJRT_Api*, int> calls{suite.api(), 0};
+        auto on_ready = SEAM_PJRT_ARGS(PJRT_Event_OnReady_Args);
+        on_ready.event = ready.event;
+        on_ready.callback = CountCall;
+        on_ready.user_arg = &calls;
+        status = SEAM_CALL(suite, PJRT_Event_OnReady, &on_ready);
+        auto error = SEAM_PJRT_ARGS(PJRT_Event_Error_Args);
+        error.event = ready.event;
+        absl::Status event_error = SEAM_CALL(suite, PJRT_Event_Error, &error);
+        absl::Status awaited = AwaitAndDestroy(suite, ready.event);
+        if (!status.ok()) return status;
+        if (!awaited.ok()) return awaited;
+        if (!event_error.ok()) return event_error;
+        // The buffer was ready, so the callback ran inside OnReady or before Await returned.
+        return Expect(calls.second == 1, absl::StrCat("callback ran ", calls.second, " times"));
+      });
 }
 
 void CheckCompileAndExecute(Suite& suite) {
@@ -307,10 +312,10 @@ void CheckCompileAndExecute(Suite& suite) {
       DestroyExecutable(suite, *executable);
       return absl::InternalError("format 'conformance-format' was accepted");
     }
-    return Expect(executable.status().code() == absl::StatusCode::kInvalidArgument &&
-                      executable.status().message() ==
-                          "Unknown program format 'conformance-format'.",
-                  absl::StrCat("got ", executable.status().ToString()));
+    return Expect(
+        executable.status().code() == absl::StatusCode::kInvalidArgument &&
+            executable.status().message() == "Unknown program format 'conformance-format'.",
+        absl::StrCat("got ", executable.status().ToString()));
   });
   suite.Check("compile", "an unknown compile option is refused by name", [&]() -> absl::Status {
     if (suite.client() == nullptr) return suite.client_status();

@@ -96,9 +96,9 @@ void CheckClientAndDevices(Suite& suite) {
       auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
       args.client = suite.client();
       args.id = bad;
-      absl::Status status = ExpectError(SEAM_CALL(suite, PJRT_Client_LookupDevice, &args),
-                                        absl::StatusCode::kInvalidArgument,
-                                        absl::StrCat("looking up id ", bad));
+      absl::Status status =
+          ExpectError(SEAM_CALL(suite, PJRT_Client_LookupDevice, &args),
+                      absl::StatusCode::kInvalidArgument, absl::StrCat("looking up id ", bad));
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -122,10 +122,10 @@ void CheckClientAndDevices(Suite& suite) {
       SEAM_CALL(suite, PJRT_Client_Destroy, &destroy).IgnoreError();
       return absl::InternalError(absl::StrCat("option '", kName, "' was accepted"));
     }
-    return Expect(status.code() == absl::StatusCode::kInvalidArgument &&
-                      std::string(status.message()).find(kName) != std::string::npos,
-                  absl::StrCat("expected INVALID_ARGUMENT naming the option, got: ",
-                               status.ToString()));
+    return Expect(
+        status.code() == absl::StatusCode::kInvalidArgument &&
+            std::string(status.message()).find(kName) != std::string::npos,
+        absl::StrCat("expected INVALID_ARGUMENT naming the option, got: ", status.ToString()));
   });
 
   suite.Check("devices", "ids are unique", [&] {

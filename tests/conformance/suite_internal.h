@@ -52,9 +52,9 @@ class Suite {
 };
 
 // Calls a table function through `suite`, refusing a null slot instead of crashing.
-#define SEAM_CALL(suite, Name, args)                                                    \
-  ((suite).api()->Name == nullptr                                                      \
-       ? absl::InternalError(#Name " is a null slot (it must return UNIMPLEMENTED)")   \
+#define SEAM_CALL(suite, Name, args)                                                 \
+  ((suite).api()->Name == nullptr                                                    \
+       ? absl::InternalError(#Name " is a null slot (it must return UNIMPLEMENTED)") \
        : (suite).Call((suite).api()->Name(args)))
 
 // Each returns a failure status saying what was expected and what was found.

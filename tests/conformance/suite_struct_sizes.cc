@@ -14,20 +14,20 @@ namespace {
 absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& struct_name,
                                size_t expected, size_t got) {
   if (status.ok()) {
-    return absl::InternalError(absl::StrCat("accepted a ", got, "-byte ", struct_name,
-                                            " (needs ", expected, ")"));
+    return absl::InternalError(
+        absl::StrCat("accepted a ", got, "-byte ", struct_name, " (needs ", expected, ")"));
   }
   if (status.code() != absl::StatusCode::kInvalidArgument) {
     return absl::InternalError(absl::StrCat("code ", absl::StatusCodeToString(status.code()),
                                             ", expected INVALID_ARGUMENT: ", status.message()));
   }
-  std::string prefix = absl::StrCat("Unexpected ", struct_name, " size: expected ", expected,
-                                    ", got ", got,
-                                    ". Check installed software versions. The framework PJRT "
-                                    "API version is ");
+  std::string prefix =
+      absl::StrCat("Unexpected ", struct_name, " size: expected ", expected, ", got ", got,
+                   ". Check installed software versions. The framework PJRT "
+                   "API version is ");
   std::string message(status.message());
-  bool ok = message.rfind(prefix, 0) == 0 && message.size() > prefix.size() &&
-            message.back() == '.';
+  bool ok =
+      message.rfind(prefix, 0) == 0 && message.size() > prefix.size() && message.back() == '.';
   if (ok) {
     std::string version = message.substr(prefix.size(), message.size() - prefix.size() - 1);
     size_t dot = version.find('.');
@@ -36,18 +36,19 @@ absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& st
       ok = i == dot || std::isdigit(static_cast<unsigned char>(version[i]));
     }
   }
-  return Expect(ok, absl::StrCat("message '", message, "', expected '", prefix, "<major>.<minor>.'"));
+  return Expect(ok,
+                absl::StrCat("message '", message, "', expected '", prefix, "<major>.<minor>.'"));
 }
 
 // A zeroed Args buffer one byte too small for `Name`, passed to the function.
-#define SEAM_SIZE_CHECK(Name)                                                           \
-  suite.Check("struct size", #Name, [&] {                                               \
-    alignas(16) unsigned char buffer[512] = {};                                         \
-    static_assert(Name##_Args_STRUCT_SIZE <= sizeof(buffer));                           \
-    size_t size = Name##_Args_STRUCT_SIZE - 1;                                          \
-    std::memcpy(buffer, &size, sizeof(size));                                           \
+#define SEAM_SIZE_CHECK(Name)                                                             \
+  suite.Check("struct size", #Name, [&] {                                                 \
+    alignas(16) unsigned char buffer[512] = {};                                           \
+    static_assert(Name##_Args_STRUCT_SIZE <= sizeof(buffer));                             \
+    size_t size = Name##_Args_STRUCT_SIZE - 1;                                            \
+    std::memcpy(buffer, &size, sizeof(size));                                             \
     absl::Status status = SEAM_CALL(suite, Name, reinterpret_cast<Name##_Args*>(buffer)); \
-    return ExpectSizeMessage(status, #Name "_Args", Name##_Args_STRUCT_SIZE, size);     \
+    return ExpectSizeMessage(status, #Name "_Args", Name##_Args_STRUCT_SIZE, size);       \
   })
 
 }  // namespace

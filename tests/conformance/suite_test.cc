@@ -1,10 +1,11 @@
 // The conformance suite against the CPU plugin, in-process and loaded by path, and against
 // a plugin that breaks the contract (the suite must notice).
+#include "tests/conformance/suite.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "src/runtime/pjrt_api.h"
-#include "tests/conformance/suite.h"
 
 namespace seam::conformance {
 namespace {

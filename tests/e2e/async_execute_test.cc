@@ -30,8 +30,8 @@ TEST(AsyncExecuteTest, ExecuteReturnsBeforeTheOutputIsReady) {
 
   ir::Literal a = ir::Literal::FromF32({1, 2, 3, 4}, {2, 2});
   ir::Literal b = ir::Literal::FromF32({10, 20, 30, 40}, {2, 2});
-  auto inputs = client->TransferToDevice({{a.shape, a.bytes.data(), device},
-                                          {b.shape, b.bytes.data(), device}});
+  auto inputs = client->TransferToDevice(
+      {{a.shape, a.bytes.data(), device}, {b.shape, b.bytes.data(), device}});
   ASSERT_TRUE(inputs.ok()) << inputs.status();
 
   std::vector<ComputationClient::DataPtr> outputs;
@@ -62,8 +62,8 @@ TEST(AsyncExecuteTest, AwaitReadyBlocksUntilTheRunIsDone) {
   auto compiled = client->Compile({{*program, device}});
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   ir::Literal a = ir::Literal::FromF32({1, 2, 3, 4}, {2, 2});
-  auto inputs = client->TransferToDevice({{a.shape, a.bytes.data(), device},
-                                          {a.shape, a.bytes.data(), device}});
+  auto inputs = client->TransferToDevice(
+      {{a.shape, a.bytes.data(), device}, {a.shape, a.bytes.data(), device}});
   ASSERT_TRUE(inputs.ok()) << inputs.status();
   std::vector<ComputationClient::DataPtr> outputs;
   {

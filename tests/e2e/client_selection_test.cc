@@ -2,13 +2,12 @@
 // the exact outcome. Every case runs in a process of its own (ctest runs each TEST that
 // way), because plugin tables and the client are per-process.
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "seam/runtime.h"
 #include "seam/tensor.h"
@@ -22,9 +21,9 @@ namespace {
 using EnvRead = std::pair<std::string, std::optional<std::string>>;
 
 constexpr const char* kVariables[] = {
-    "PJRT_DEVICE",         "PJRT_DYNAMIC_PLUGINS", "PJRT_LIBRARY_PATH",   "CPU_NUM_DEVICES",
-    "TPU_LIBRARY_PATH",    "PTXLA_TPU_LIBRARY_PATH", "XPU_LIBRARY_PATH", "NEURON_LIBRARY_PATH",
-    "ENABLE_PJRT_COMPATIBILITY"};
+    "PJRT_DEVICE",      "PJRT_DYNAMIC_PLUGINS", "PJRT_LIBRARY_PATH",
+    "CPU_NUM_DEVICES",  "TPU_LIBRARY_PATH",     "PTXLA_TPU_LIBRARY_PATH",
+    "XPU_LIBRARY_PATH", "NEURON_LIBRARY_PATH",  "ENABLE_PJRT_COMPATIBILITY"};
 
 void ClearEnvironment() {
   for (const char* name : kVariables) unsetenv(name);
@@ -84,7 +83,8 @@ TEST_P(ClientSelectionTest, BranchVariablesAndOutcome) {
   RegisterPjRtPlugin("MYDEVICE", std::make_shared<SimplePlugin>(SEAM_CPU_PLUGIN_PATH));
 
   ClientSelection selection;
-  absl::StatusOr<std::unique_ptr<ComputationClient>> client = CreateClientFromEnvironment(&selection);
+  absl::StatusOr<std::unique_ptr<ComputationClient>> client =
+      CreateClientFromEnvironment(&selection);
 
   EXPECT_EQ(selection.branch, c.branch);
   std::vector<std::string> read;
@@ -109,27 +109,26 @@ const std::string kMissCpu = Miss("cpu"), kMissTpu = Miss("TPU"), kMissTpuLower 
 
 INSTANTIATE_TEST_SUITE_P(
     DeviceStrings, ClientSelectionTest,
-    ::testing::Values(
-        Case{"CPU", false, "CPU", {"CPU_NUM_DEVICES"}, nullptr},
-        Case{"CPU", true, "CPU", {"CPU_NUM_DEVICES"}, nullptr},
-        Case{"cpu", false, "none", {}, "Unknown PJRT_DEVICE: 'cpu'"},
-        Case{"cpu", true, "dynamic plugin", {}, kMissCpu.c_str()},
-        Case{"TPU", false, "TPU", {"TPU_LIBRARY_PATH"}, nullptr},
-        Case{"TPU", true, "dynamic plugin", {}, kMissTpu.c_str()},
-        Case{"tpu", false, "none", {}, "Unknown PJRT_DEVICE: 'tpu'"},
-        Case{"tpu", true, "dynamic plugin", {}, kMissTpuLower.c_str()},
-        Case{"XPU", false, "XPU", {"XPU_LIBRARY_PATH"}, nullptr},
-        Case{"XPU", true, "dynamic plugin", {}, kMissXpu.c_str()},
-        Case{"NEURON", false, "NEURON", {"NEURON_LIBRARY_PATH"}, nullptr},
-        Case{"NEURON", true, "dynamic plugin", {}, kMissNeuron.c_str()},
-        Case{"LIBRARY", false, "none", {}, "Unknown PJRT_DEVICE: 'LIBRARY'"},
-        Case{"LIBRARY", true, "dynamic plugin", {"PJRT_LIBRARY_PATH"}, nullptr},
-        Case{"MYDEVICE", false, "none", {}, "Unknown PJRT_DEVICE: 'MYDEVICE'"},
-        Case{"MYDEVICE", true, "dynamic plugin", {}, nullptr},
-        Case{"GPU", false, "none", {}, "Unknown PJRT_DEVICE: 'GPU'"},
-        Case{"GPU", true, "dynamic plugin", {}, kMissGpu.c_str()},
-        Case{"", false, "none", {}, "$PJRT_DEVICE is not set."},
-        Case{"", true, "none", {}, "$PJRT_DEVICE is not set."}),
+    ::testing::Values(Case{"CPU", false, "CPU", {"CPU_NUM_DEVICES"}, nullptr},
+                      Case{"CPU", true, "CPU", {"CPU_NUM_DEVICES"}, nullptr},
+                      Case{"cpu", false, "none", {}, "Unknown PJRT_DEVICE: 'cpu'"},
+                      Case{"cpu", true, "dynamic plugin", {}, kMissCpu.c_str()},
+                      Case{"TPU", false, "TPU", {"TPU_LIBRARY_PATH"}, nullptr},
+                      Case{"TPU", true, "dynamic plugin", {}, kMissTpu.c_str()},
+                      Case{"tpu", false, "none", {}, "Unknown PJRT_DEVICE: 'tpu'"},
+                      Case{"tpu", true, "dynamic plugin", {}, kMissTpuLower.c_str()},
+                      Case{"XPU", false, "XPU", {"XPU_LIBRARY_PATH"}, nullptr},
+                      Case{"XPU", true, "dynamic plugin", {}, kMissXpu.c_str()},
+                      Case{"NEURON", false, "NEURON", {"NEURON_LIBRARY_PATH"}, nullptr},
+                      Case{"NEURON", true, "dynamic plugin", {}, kMissNeuron.c_str()},
+                      Case{"LIBRARY", false, "none", {}, "Unknown PJRT_DEVICE: 'LIBRARY'"},
+                      Case{"LIBRARY", true, "dynamic plugin", {"PJRT_LIBRARY_PATH"}, nullptr},
+                      Case{"MYDEVICE", false, "none", {}, "Unknown PJRT_DEVICE: 'MYDEVICE'"},
+                      Case{"MYDEVICE", true, "dynamic plugin", {}, nullptr},
+                      Case{"GPU", false, "none", {}, "Unknown PJRT_DEVICE: 'GPU'"},
+                      Case{"GPU", true, "dynamic plugin", {}, kMissGpu.c_str()},
+                      Case{"", false, "none", {}, "$PJRT_DEVICE is not set."},
+                      Case{"", true, "none", {}, "$PJRT_DEVICE is not set."}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = std::string(info.param.device).empty() ? "empty" : info.param.device;
       return name + (info.param.dynamic ? "_dynamic_on" : "_dynamic_off");
@@ -208,8 +207,9 @@ TEST(PluginOptionsTest, RegisteredPluginOptionsReachTheClient) {
   ClearEnvironment();
   setenv("PJRT_DEVICE", "WIDE", 1);
   setenv("PJRT_DYNAMIC_PLUGINS", "1", 1);
-  RegisterPjRtPlugin("WIDE", std::make_shared<SimplePlugin>(
-                                 SEAM_CPU_PLUGIN_PATH, PluginOptions{{"cpu_device_count", int64_t{3}}}));
+  RegisterPjRtPlugin(
+      "WIDE", std::make_shared<SimplePlugin>(SEAM_CPU_PLUGIN_PATH,
+                                             PluginOptions{{"cpu_device_count", int64_t{3}}}));
   auto client = CreateClientFromEnvironment(nullptr);
   ASSERT_TRUE(client.ok()) << client.status();
   EXPECT_EQ((*client)->GetLocalDevices(), (std::vector<std::string>{"CPU:0", "CPU:1", "CPU:2"}));

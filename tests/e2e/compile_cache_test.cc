@@ -1,12 +1,13 @@
 // The compile cache's size comes from XLA_COMPILATION_CACHE_SIZE and it evicts the least
 // recently used program. Each TEST runs in its own process (the cache is per process).
-#include <cstdlib>
+#include "src/lazy/compile_cache.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "seam/metrics.h"
 #include "seam/tensor.h"
-#include "src/lazy/compile_cache.h"
 
 namespace seam {
 namespace {
@@ -37,14 +38,16 @@ TEST(CompileCacheTest, SizeTwoKeepsBoth) {
 
 TEST(CompileCacheTest, LeastRecentlyUsedGoesFirst) {
   setenv("XLA_COMPILATION_CACHE_SIZE", "2", 1);
-  auto program_c = [] { return (Tensor::from_vector({1.0f, 2.0f}, {2}) - 3.0f).sum().item<float>(); };
+  auto program_c = [] {
+    return (Tensor::from_vector({1.0f, 2.0f}, {2}) - 3.0f).sum().item<float>();
+  };
   ProgramA();
   ProgramB();
   ProgramA();   // A is now more recent than B
   program_c();  // evicts B
   ProgramA();   // still cached
   EXPECT_EQ(metrics::CounterValue("UncachedCompile"), 3);
-  ProgramB();   // compiled again
+  ProgramB();  // compiled again
   EXPECT_EQ(metrics::CounterValue("UncachedCompile"), 4);
 }
 

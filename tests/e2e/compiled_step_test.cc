@@ -67,9 +67,8 @@ struct Trainer {
     return loss.item<float>();
   }
   CompiledStep Compiled() {
-    return compile([this](const std::vector<Tensor>& in) {
-      return std::vector<Tensor>{Step(in[0], in[1])};
-    });
+    return compile(
+        [this](const std::vector<Tensor>& in) { return std::vector<Tensor>{Step(in[0], in[1])}; });
   }
   nn::Mlp model;
   std::unique_ptr<optim::Optimizer> opt;
@@ -271,9 +270,8 @@ TEST(CompiledStepTest, DebugLogsWhyAStepIsNeverReplayedAndWhenReplayingStarts) {
     loss.item<float>();
     return std::vector<Tensor>{loss};
   });
-  CompiledStep plain = compile([](const std::vector<Tensor>& in) {
-    return std::vector<Tensor>{in[0] * 3.0f};
-  });
+  CompiledStep plain =
+      compile([](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * 3.0f}; });
   Batch batch = MakeBatch(4, 8);
   breaking({batch.x, batch.y});
   for (int i = 0; i < 3; ++i) plain({batch.x});
@@ -303,9 +301,8 @@ TEST(CompiledStepTest, AnExplicitSyncInsideTheStepIsNeverReplayed) {
 TEST(CompiledStepTest, ACompiledStepInsideAnotherIsAGraphBreakOfTheOuterOne) {
   Trainer plain(false), compiled(false);
   CompiledStep inner = compiled.Compiled();
-  CompiledStep outer = compile([&](const std::vector<Tensor>& in) {
-    return std::vector<Tensor>{inner(in)[0] * 2.0f};
-  });
+  CompiledStep outer = compile(
+      [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{inner(in)[0] * 2.0f}; });
   for (int i = 0; i < 6; ++i) {
     Batch batch = MakeBatch(4, 600 + i);
     float expected = plain.PlainStep(batch);

@@ -3,16 +3,16 @@
 // misuse.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <functional>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
-#include <algorithm>
-#include <chrono>
 
 #include "seam/distributed.h"
 #include "seam/metrics.h"
@@ -100,8 +100,9 @@ void ExpectSameTraining(const MakeOptimizer& make) {
   Run many = Train(make, &dp);
   // The sample is recorded by the last replica's completion callback, which may run just
   // after the values it produced became readable: wait (bounded) for it.
-  for (int i = 0; i < 2000 && metrics::MetricTotalSamples("ExecuteReplicatedTime") -
-                                      replicated_before < kSteps; ++i) {
+  for (int i = 0; i < 2000 &&
+                  metrics::MetricTotalSamples("ExecuteReplicatedTime") - replicated_before < kSteps;
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_EQ(metrics::MetricTotalSamples("ExecuteReplicatedTime") - replicated_before, kSteps);
@@ -112,8 +113,8 @@ void ExpectSameTraining(const MakeOptimizer& make) {
     worst = std::max(worst, static_cast<double>(std::abs(one.losses[i] - many.losses[i])));
   }
   std::printf("%lld replicas, %d steps: losses %g -> %g, largest loss difference %g\n",
-              static_cast<long long>(dp.replicas()), kSteps, one.losses.front(),
-              one.losses.back(), worst);
+              static_cast<long long>(dp.replicas()), kSteps, one.losses.front(), one.losses.back(),
+              worst);
   for (size_t i = 0; i < one.losses.size(); ++i) {
     EXPECT_NEAR(one.losses[i], many.losses[i], 1e-5 * (1 + std::abs(one.losses[i])))
         << "step " << i;
@@ -123,7 +124,8 @@ void ExpectSameTraining(const MakeOptimizer& make) {
   ASSERT_EQ(one.params.size(), many.params.size());
   for (size_t p = 0; p < one.params.size(); ++p) {
     for (size_t k = 0; k < one.params[p].size(); ++k) {
-      ASSERT_NEAR(one.params[p][k], many.params[p][k], 1e-5) << "parameter " << p << "[" << k << "]";
+      ASSERT_NEAR(one.params[p][k], many.params[p][k], 1e-5)
+          << "parameter " << p << "[" << k << "]";
     }
   }
 }

@@ -29,16 +29,16 @@ TEST(DonationTest, CountsAliasesAndConsumesTheDonatedArgument) {
 
   ir::Literal w = ir::Literal::FromF32({1, 2, 3, 4}, {4});
   ir::Literal g = ir::Literal::FromF32({0.5f, 0.5f, 0.5f, 0.5f}, {4});
-  auto inputs = client->TransferToDevice({{w.shape, w.bytes.data(), device},
-                                          {g.shape, g.bytes.data(), device}});
+  auto inputs = client->TransferToDevice(
+      {{w.shape, w.bytes.data(), device}, {g.shape, g.bytes.data(), device}});
   ASSERT_TRUE(inputs.ok()) << inputs.status();
   EXPECT_EQ(metrics::CounterValue("InputOutputAliasCount"), 0);
 
   auto step1 = client->ExecuteComputation(*compiled->front(), *inputs, device, {});
   ASSERT_TRUE(step1.ok()) << step1.status();
   EXPECT_EQ(metrics::CounterValue("InputOutputAliasCount"), 1);
-  auto step2 = client->ExecuteComputation(*compiled->front(), {step1->front(), (*inputs)[1]},
-                                          device, {});
+  auto step2 =
+      client->ExecuteComputation(*compiled->front(), {step1->front(), (*inputs)[1]}, device, {});
   ASSERT_TRUE(step2.ok()) << step2.status();
   EXPECT_EQ(metrics::CounterValue("InputOutputAliasCount"), 2);
 

@@ -60,7 +60,8 @@ LazyOps CountOps(const std::string& text) {
     if (inst.op == ir::Op::kParameter || inst.op == ir::Op::kConstant) continue;
     ++ops.count;
     ops.op_names.insert(std::string(ir::OpName(inst.op)));
-    std::string signature = absl::StrCat(std::string(ir::OpName(inst.op)), " ", inst.shape.ToString());
+    std::string signature =
+        absl::StrCat(std::string(ir::OpName(inst.op)), " ", inst.shape.ToString());
     for (const auto& [name, values] : inst.attrs) {
       absl::StrAppend(&signature, " ", name, "=", absl::StrJoin(values, ","));
     }
@@ -124,11 +125,12 @@ TEST(EagerTest, TwoTrainingStepsMatchLazyAndRunOpByOp) {
       after.push_back(Counts::Take());
     }
   }
-  int64_t compiles1 = after[0].compiles - lazy.compiles, executes1 = after[0].executes - lazy.executes;
+  int64_t compiles1 = after[0].compiles - lazy.compiles,
+          executes1 = after[0].executes - lazy.executes;
   int64_t compiles2 = after[1].compiles - after[0].compiles;
   int64_t executes2 = after[1].executes - after[0].executes;
-  std::printf("lazy step: %zu ops (%zu signatures, %zu kinds: %s) in 1 program\n",
-              lazy_ops.count, lazy_ops.signatures.size(), lazy_ops.op_names.size(),
+  std::printf("lazy step: %zu ops (%zu signatures, %zu kinds: %s) in 1 program\n", lazy_ops.count,
+              lazy_ops.signatures.size(), lazy_ops.op_names.size(),
               absl::StrJoin(lazy_ops.op_names, " ").c_str());
   std::printf("eager step 1: %lld compiles, %lld executes; step 2: %lld compiles, %lld executes\n",
               static_cast<long long>(compiles1), static_cast<long long>(executes1),
@@ -235,7 +237,7 @@ TEST(EagerTest, EnvironmentVariableTurnsItOn) {
   EXPECT_FALSE(c.has_pending_ops());
   EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{3}));
   EXPECT_GE(Samples("EagerOpExecuteTime"), 1);  // the multiply (and the scalar's broadcast)
-  set_eager(false);  // the function overrides the variable
+  set_eager(false);                             // the function overrides the variable
   EXPECT_TRUE((c * 2.0f).has_pending_ops());
 }
 

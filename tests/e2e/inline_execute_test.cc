@@ -2,11 +2,11 @@
 // taken only when the device is idle and the inputs are ready, with the same outcome as a
 // queued run (outputs, errors on the outputs, one ExecuteTime sample per run), and never
 // ahead of work queued earlier on the device.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "seam/metrics.h"
 #include "src/ir/text.h"

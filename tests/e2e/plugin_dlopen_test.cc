@@ -1,8 +1,8 @@
 // The CPU plugin loaded by path (libseam_pjrt_cpu.so, via dlopen) runs the same step as
 // the CPU plugin linked into the process, with the same result.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
@@ -53,14 +53,13 @@ std::vector<ir::Literal> RunStep(ComputationClient& client, const StepInputs& in
   std::string device = client.GetDefaultDevice();
   absl::StatusOr<ir::Program> program = ir::ParseProgram(kStep);
   EXPECT_TRUE(program.ok()) << program.status();
-  std::vector<ir::Literal> literals = {
-      ir::Literal::FromF32(in.x, {S::kBatch, S::kIn}),
-      ir::Literal::FromF32(in.w1, {S::kIn, S::kHidden}),
-      ir::Literal::FromF32(in.b1, {S::kHidden}),
-      ir::Literal::FromF32(in.w2, {S::kHidden, S::kOut}),
-      ir::Literal::FromF32(in.b2, {S::kOut}),
-      ir::Literal::FromF32(in.target, {S::kBatch, S::kOut}),
-      ir::Literal::ScalarF32(0.5f)};
+  std::vector<ir::Literal> literals = {ir::Literal::FromF32(in.x, {S::kBatch, S::kIn}),
+                                       ir::Literal::FromF32(in.w1, {S::kIn, S::kHidden}),
+                                       ir::Literal::FromF32(in.b1, {S::kHidden}),
+                                       ir::Literal::FromF32(in.w2, {S::kHidden, S::kOut}),
+                                       ir::Literal::FromF32(in.b2, {S::kOut}),
+                                       ir::Literal::FromF32(in.target, {S::kBatch, S::kOut}),
+                                       ir::Literal::ScalarF32(0.5f)};
   std::vector<ComputationClient::TensorSource> sources;
   for (const ir::Literal& l : literals) sources.push_back({l.shape, l.bytes.data(), device});
   auto data = client.TransferToDevice(sources);

@@ -1,12 +1,11 @@
 // The plugin loader and the version handshake (src/runtime/pjrt_api.*), against real
 // shared libraries built for the tests (tests/plugins/). Every message is compared whole.
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "src/base/logging.h"
@@ -61,9 +60,11 @@ TEST_F(PluginLoaderTest, LoadFailuresNameThePathAndTheReason) {
                                                   SEAM_NOT_A_LIBRARY, ": invalid ELF header"));
   absl::StatusOr<const PJRT_Api*> none = LoadPjrtPlugin("none", SEAM_PLUGIN_NO_SYMBOL);
   EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(none.status().message(), absl::StrCat("GetPjrtApi not found in ", SEAM_PLUGIN_NO_SYMBOL));
+  EXPECT_EQ(none.status().message(),
+            absl::StrCat("GetPjrtApi not found in ", SEAM_PLUGIN_NO_SYMBOL));
   absl::StatusOr<const PJRT_Api*> null = LoadPjrtPlugin("null", SEAM_PLUGIN_NULL_API);
-  EXPECT_EQ(null.status().message(), absl::StrCat("GetPjrtApi returned null in ", SEAM_PLUGIN_NULL_API));
+  EXPECT_EQ(null.status().message(),
+            absl::StrCat("GetPjrtApi returned null in ", SEAM_PLUGIN_NULL_API));
   // None of the failures registered anything.
   EXPECT_EQ(PjrtApi("none").status().code(), absl::StatusCode::kNotFound);
 }
@@ -93,7 +94,8 @@ TEST_F(PluginLoaderTest, NewerMinorIsAcceptedAndRunsAProgram) {
   auto client = PjrtComputationClient::Create(*PjrtApi("newer"));
   ASSERT_TRUE(client.ok()) << client.status();
   auto program = ir::ParseProgram(
-      "program @p {\n  %0 = parameter(0) : s32[3]\n  %1 = add(%0, %0) : s32[3]\n  return (%1)\n}\n");
+      "program @p {\n  %0 = parameter(0) : s32[3]\n  %1 = add(%0, %0) : s32[3]\n  return "
+      "(%1)\n}\n");
   ASSERT_TRUE(program.ok()) << program.status();
   ir::Literal input = ir::Literal::FromS32({1, -2, 40}, {3});
   auto data = (*client)->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
@@ -111,11 +113,10 @@ TEST_F(PluginLoaderTest, NewerMinorIsAcceptedAndRunsAProgram) {
 TEST_F(PluginLoaderTest, OlderThanTheMinimumIsRefused) {
   ASSERT_TRUE(LoadPjrtPlugin("older", SEAM_PLUGIN_OLDER_MINOR).ok());
   absl::Status status = InitializePjrtPlugin("older");
-  EXPECT_EQ(status.message(),
-            absl::StrCat("Plugin PJRT API version ",
-                         Version(kFramework.major, FrameworkMinimumMinor() - 1),
-                         " is older than the minimum supported version ",
-                         Version(kFramework.major, FrameworkMinimumMinor())));
+  EXPECT_EQ(status.message(), absl::StrCat("Plugin PJRT API version ",
+                                           Version(kFramework.major, FrameworkMinimumMinor() - 1),
+                                           " is older than the minimum supported version ",
+                                           Version(kFramework.major, FrameworkMinimumMinor())));
   EXPECT_EQ(CallCount(SEAM_PLUGIN_OLDER_MINOR), 0);
 }
 
@@ -129,10 +130,14 @@ TEST_F(PluginLoaderTest, AnotherMajorIsRefusedBeforeAnyCall) {
     absl::Status status = InitializePjrtPlugin("other");
     std::string expected =
         std::string(setting) == "true"
-            ? absl::StrCat("Mismatched PJRT plugin PJRT API major version (0) and framework PJRT "
-                           "API major version ", kFramework.major, ").")
-            : absl::StrCat("Mismatched PJRT plugin PJRT API version (0.90) and framework PJRT "
-                           "API version ", Version(kFramework.major, kFramework.minor), ").");
+            ? absl::StrCat(
+                  "Mismatched PJRT plugin PJRT API major version (0) and framework PJRT "
+                  "API major version ",
+                  kFramework.major, ").")
+            : absl::StrCat(
+                  "Mismatched PJRT plugin PJRT API version (0.90) and framework PJRT "
+                  "API version ",
+                  Version(kFramework.major, kFramework.minor), ").");
     EXPECT_EQ(status.message(), expected) << setting;
   }
   EXPECT_EQ(CallCount(SEAM_PLUGIN_OTHER_MAJOR), 0);
@@ -154,9 +159,9 @@ TEST_F(PluginLoaderTest, CompatibilitySettingPicksTheRule) {
     const char* value;  // nullptr = unset
     bool compatibility;
   };
-  const Case cases[] = {{nullptr, true}, {"true", true},   {"t", true},      {"YES", true},
-                        {"y", true},     {"1", true},      {"false", false}, {"F", false},
-                        {"no", false},   {"n", false},     {"0", false},     {"on", false},
+  const Case cases[] = {{nullptr, true},    {"true", true}, {"t", true},      {"YES", true},
+                        {"y", true},        {"1", true},    {"false", false}, {"F", false},
+                        {"no", false},      {"n", false},   {"0", false},     {"on", false},
                         {"enabled", false}, {"", false}};
   for (const Case& c : cases) {
     if (c.value == nullptr) {
@@ -167,19 +172,19 @@ TEST_F(PluginLoaderTest, CompatibilitySettingPicksTheRule) {
     std::string label = c.value == nullptr ? "unset" : absl::StrCat("'", c.value, "'");
     EXPECT_EQ(IsPjrtCompatibilityEnabled(), c.compatibility) << label;
     // The rule itself: a plugin one minor newer passes only under compatibility.
-    absl::Status newer = CheckPluginVersion(kFramework.major, kFramework.minor + 1,
-                                            IsPjrtCompatibilityEnabled());
+    absl::Status newer =
+        CheckPluginVersion(kFramework.major, kFramework.minor + 1, IsPjrtCompatibilityEnabled());
     if (c.compatibility) {
       EXPECT_TRUE(newer.ok()) << label << ": " << newer;
     } else {
-      EXPECT_EQ(newer.message(),
-                absl::StrCat("Mismatched PJRT plugin PJRT API version (",
-                             Version(kFramework.major, kFramework.minor + 1),
-                             ") and framework PJRT API version ",
-                             Version(kFramework.major, kFramework.minor), ")."))
+      EXPECT_EQ(newer.message(), absl::StrCat("Mismatched PJRT plugin PJRT API version (",
+                                              Version(kFramework.major, kFramework.minor + 1),
+                                              ") and framework PJRT API version ",
+                                              Version(kFramework.major, kFramework.minor), ")."))
           << label;
     }
-    EXPECT_TRUE(CheckPluginVersion(kFramework.major, kFramework.minor, IsPjrtCompatibilityEnabled()).ok())
+    EXPECT_TRUE(
+        CheckPluginVersion(kFramework.major, kFramework.minor, IsPjrtCompatibilityEnabled()).ok())
         << label;
   }
 }

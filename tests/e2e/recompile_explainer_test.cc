@@ -1,5 +1,7 @@
 // The recompile explainer (the fixture sets SEAM_DEBUG=1): why a sync missed the
 // compile cache, and the RecompileAfterFirstStep counter.
+#include "src/lazy/recompile_explainer.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,7 +15,6 @@
 #include "seam/tensor.h"
 #include "src/base/logging.h"
 #include "src/ir/text.h"
-#include "src/lazy/recompile_explainer.h"
 
 namespace seam {
 namespace {

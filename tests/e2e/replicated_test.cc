@@ -1,11 +1,11 @@
 // Replicated execution on four in-process CPU devices: all_reduce among the replicas of
 // each group, through ComputationClient::ExecuteReplicated.
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
 #include "seam/metrics.h"
@@ -22,8 +22,8 @@ using DataPtr = ComputationClient::DataPtr;
 class ReplicatedTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto client = PjrtComputationClient::Create(cpu::GetCpuPjrtApi(),
-                                                {{"cpu_device_count", int64_t{4}}});
+    auto client =
+        PjrtComputationClient::Create(cpu::GetCpuPjrtApi(), {{"cpu_device_count", int64_t{4}}});
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
     devices_ = client_->GetLocalDevices();
@@ -96,11 +96,11 @@ TEST_F(ReplicatedTest, MaxAndMin) {
 }
 
 TEST_F(ReplicatedTest, TwoAllReducesInARow) {
-  auto values = Run(
-      "program @twice replicas=4 {\n  %x = parameter(0) : f32[2]\n"
-      "  %a = all_reduce_sum(%x), group_size={2}, replica_groups={0,1,2,3} : f32[2]\n"
-      "  %b = all_reduce_max(%a), group_size={4}, replica_groups={0,1,2,3} : f32[2]\n"
-      "  %c = add(%a, %b) : f32[2]\n  return (%c)\n}\n");
+  auto values =
+      Run("program @twice replicas=4 {\n  %x = parameter(0) : f32[2]\n"
+          "  %a = all_reduce_sum(%x), group_size={2}, replica_groups={0,1,2,3} : f32[2]\n"
+          "  %b = all_reduce_max(%a), group_size={4}, replica_groups={0,1,2,3} : f32[2]\n"
+          "  %c = add(%a, %b) : f32[2]\n  return (%c)\n}\n");
   ASSERT_TRUE(values.ok()) << values.status();
   EXPECT_EQ((*values)[0], (std::vector<float>{10, 100}));
   EXPECT_EQ((*values)[3], (std::vector<float>{14, 140}));

@@ -1,9 +1,9 @@
 // How PJRT_DEVICE becomes (or fails to become) the process's client. The client is a
 // per-process singleton, so every TEST here needs a process of its own: ctest runs them
 // that way (gtest_discover_tests); running this binary directly runs them all in one.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "seam/tensor.h"
 #include "src/runtime/runtime.h"

@@ -17,9 +17,9 @@ struct StepInputs {
 StepInputs MakeStepInputs(int seed);
 
 struct StepResult {
-  float loss;                 // 0.5 * sum((y - target)^2) * scale
-  std::vector<float> y;       // [5,2]
-  std::vector<float> row_sum; // 1 + sum of y over axis 1, [5]
+  float loss;                  // 0.5 * sum((y - target)^2) * scale
+  std::vector<float> y;        // [5,2]
+  std::vector<float> row_sum;  // 1 + sum of y over axis 1, [5]
 };
 
 // y = (x @ w1 + b1) @ w2 + b2; loss = sum((y - target)^2) * 0.5 (by a scalar that is

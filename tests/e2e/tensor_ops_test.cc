@@ -138,11 +138,13 @@ TEST(TensorOpsTest, Elementwise) {
              [](double v) { return 1 / std::sqrt(v + 2.5); });
   CheckUnary([](const Tensor& t) { return t.floor(); }, [](double v) { return std::floor(v); });
   CheckUnary([](const Tensor& t) { return t.ceil(); }, [](double v) { return std::ceil(v); });
-  CheckUnary([](const Tensor& t) { return t.gelu(); }, [](double v) {
-    return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-  });
-  CheckUnary([](const Tensor& t) { return fmod(t * 3.0f, Tensor::full({4}, 1.25, DType::kFloat64)); },
-             [](double v) { return std::fmod(v * 3, 1.25); });
+  CheckUnary([](const Tensor& t) { return t.gelu(); },
+             [](double v) {
+               return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+             });
+  CheckUnary(
+      [](const Tensor& t) { return fmod(t * 3.0f, Tensor::full({4}, 1.25, DType::kFloat64)); },
+      [](double v) { return std::fmod(v * 3, 1.25); });
   CheckUnary([](const Tensor& t) { return maximum(t, 0.5f); },
              [](double v) { return std::max(v, 0.5); });
   CheckUnary([](const Tensor& t) { return minimum(t, 0.5f); },

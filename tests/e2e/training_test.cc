@@ -39,8 +39,7 @@ void MakeBatch(int64_t n, uint64_t seed, int64_t features, std::vector<float>* x
 }
 
 // One step: forward, loss, gradients and the update, run by one sync.
-Tensor Step(nn::Mlp& model, optim::Optimizer& opt, int64_t batch, int64_t features,
-            uint64_t seed) {
+Tensor Step(nn::Mlp& model, optim::Optimizer& opt, int64_t batch, int64_t features, uint64_t seed) {
   std::vector<float> xs;
   std::vector<int32_t> ys;
   MakeBatch(batch, seed, features, &xs, &ys);

@@ -28,15 +28,15 @@ std::atomic<int> g_calls{0};
 
 const PJRT_Api* Cpu() { return seam::cpu::GetCpuPjrtApi(); }
 
-#define SEAM_FORWARD(Name)                                \
-  PJRT_Error* Forward_##Name(Name##_Args* args) {         \
-    ++g_calls;                                            \
-    return Cpu()->Name(args);                             \
+#define SEAM_FORWARD(Name)                        \
+  PJRT_Error* Forward_##Name(Name##_Args* args) { \
+    ++g_calls;                                    \
+    return Cpu()->Name(args);                     \
   }
-#define SEAM_FORWARD_VOID(Name)                           \
-  void Forward_##Name(Name##_Args* args) {                \
-    ++g_calls;                                            \
-    Cpu()->Name(args);                                    \
+#define SEAM_FORWARD_VOID(Name)            \
+  void Forward_##Name(Name##_Args* args) { \
+    ++g_calls;                             \
+    Cpu()->Name(args);                     \
   }
 
 SEAM_FORWARD_VOID(PJRT_Error_Destroy)
@@ -78,8 +78,8 @@ PJRT_Error* Initialize(PJRT_Plugin_Initialize_Args* args) {
   ++g_calls;
 #ifdef SEAM_TEST_INIT_FAILS
   (void)args;
-  return seam::cpu::MakeError(
-      absl::UnavailableError("test plugin: the device is unavailable (initialize fails on purpose)"));
+  return seam::cpu::MakeError(absl::UnavailableError(
+      "test plugin: the device is unavailable (initialize fails on purpose)"));
 #else
   return Cpu()->PJRT_Plugin_Initialize(args);
 #endif

@@ -2,12 +2,12 @@
 // offset of every PJRT_Api field and the size constant of every struct. Reordering the
 // table, or changing a struct without meaning to, fails here. A deliberate change updates
 // the golden file and docs/abi.md in the same commit.
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "seam/c/pjrt_c_api.h"
 

@@ -3,11 +3,11 @@
 // predicates), for every dtype: the simplified program verifies and gives the same bytes
 // as the original on random inputs with special values, and simplifying twice changes
 // nothing more.
+#include <gtest/gtest.h>
+
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"
@@ -73,12 +73,24 @@ class Generator {
     inst.op = Op::kConstant;
     inst.shape = ir::Shape{dtype_, {}};
     switch (dtype_) {
-      case DType::kF32: inst.literal = ir::Literal::FromF32({float(v)}, {}); break;
-      case DType::kF64: inst.literal = ir::Literal::FromF64({v}, {}); break;
-      case DType::kBF16: inst.literal = ir::Literal::FromBF16({float(v)}, {}); break;
-      case DType::kS32: inst.literal = ir::Literal::FromS32({int32_t(v)}, {}); break;
-      case DType::kS64: inst.literal = ir::Literal::FromS64({int64_t(v)}, {}); break;
-      case DType::kPred: inst.literal = ir::Literal::FromPred({v != 0}, {}); break;
+      case DType::kF32:
+        inst.literal = ir::Literal::FromF32({float(v)}, {});
+        break;
+      case DType::kF64:
+        inst.literal = ir::Literal::FromF64({v}, {});
+        break;
+      case DType::kBF16:
+        inst.literal = ir::Literal::FromBF16({float(v)}, {});
+        break;
+      case DType::kS32:
+        inst.literal = ir::Literal::FromS32({int32_t(v)}, {});
+        break;
+      case DType::kS64:
+        inst.literal = ir::Literal::FromS64({int64_t(v)}, {});
+        break;
+      case DType::kPred:
+        inst.literal = ir::Literal::FromPred({v != 0}, {});
+        break;
     }
     return Add(std::move(inst), &scalars_);
   }
@@ -187,8 +199,8 @@ TEST_P(CpuSimplifyRandomTest, SimplifiedProgramsVerifyAndGiveTheSameBytes) {
   int changed = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     ir::Program original = Generator(GetParam(), seed).Make();
-    ASSERT_TRUE(ir::VerifyProgram(original).ok())
-        << ir::VerifyProgram(original) << "\n" << ir::PrintProgram(original);
+    ASSERT_TRUE(ir::VerifyProgram(original).ok()) << ir::VerifyProgram(original) << "\n"
+                                                  << ir::PrintProgram(original);
     absl::StatusOr<ir::Program> simplified = Simplify(original);
     ASSERT_TRUE(simplified.ok()) << simplified.status() << "\n" << ir::PrintProgram(original);
     changed += simplified->instructions.size() < original.instructions.size();

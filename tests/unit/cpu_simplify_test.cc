@@ -1,10 +1,10 @@
 // Each simplification pass on small programs: the text before and after, and the same
 // result bytes with and without the pass (tests/unit/simplify_testing.h).
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"

@@ -1,5 +1,8 @@
 // The IDX reader on files the test writes (plain and gzip), and on the installed
 // Fashion-MNIST when present.
+#include "src/data/idx.h"
+
+#include <gtest/gtest.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -7,16 +10,13 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "src/data/idx.h"
-
 namespace seam::data {
 namespace {
 
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
-          ("seam_idx_test_" + std::to_string(::getpid()) + "_" + name)).string();
+          ("seam_idx_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 void WriteGz(const std::string& path, const std::vector<uint8_t>& bytes) {

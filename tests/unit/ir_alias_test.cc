@@ -117,8 +117,7 @@ TEST(IrAliasTest, ParserErrorsNameTheLine) {
       "  return (%0)\n"
       "}\n");
   ASSERT_FALSE(program.ok());
-  EXPECT_EQ(program.status().message(),
-            "line 3: expected 'output' after 'alias', found 'input'");
+  EXPECT_EQ(program.status().message(), "line 3: expected 'output' after 'alias', found 'input'");
   program = ParseProgram(
       "program @p {\n"
       "  %0 = parameter(0) : f32[2]\n"

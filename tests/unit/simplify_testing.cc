@@ -1,12 +1,12 @@
 #include "tests/unit/simplify_testing.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "src/ir/bf16.h"
@@ -19,7 +19,12 @@ namespace seam::cpu::testing {
 namespace {
 
 double SpecialFloat(std::mt19937_64& rng) {
-  static const double kSpecial[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0,
+  static const double kSpecial[] = {0.0,
+                                    -0.0,
+                                    1.0,
+                                    -1.0,
+                                    0.5,
+                                    2.0,
                                     std::numeric_limits<double>::infinity(),
                                     -std::numeric_limits<double>::infinity(),
                                     std::numeric_limits<double>::quiet_NaN()};
@@ -29,8 +34,8 @@ double SpecialFloat(std::mt19937_64& rng) {
 
 template <typename T>
 T SpecialInt(std::mt19937_64& rng) {
-  static const T kSpecial[] = {0, 1, -1, 2, std::numeric_limits<T>::min(),
-                               std::numeric_limits<T>::max()};
+  static const T kSpecial[] = {
+      0, 1, -1, 2, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()};
   if (rng() % 3 == 0) return kSpecial[rng() % std::size(kSpecial)];
   return static_cast<T>(static_cast<int64_t>(rng() % 21) - 10);
 }

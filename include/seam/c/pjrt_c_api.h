@@ -170,8 +170,8 @@ typedef struct PJRT_NamedValue {
     const int64_t* int64_array_value; /* kInt64List: value_size entries, borrowed */
     float float_value;                /* kFloat */
     bool bool_value;                  /* kBool */
-  } value; /* named, not anonymous: anonymous unions are not C99 */
-  size_t value_size; /* kString: byte count; kInt64List: entry count; others: 1 */
+  } value;                            /* named, not anonymous: anonymous unions are not C99 */
+  size_t value_size;                  /* kString: byte count; kInt64List: entry count; others: 1 */
 } PJRT_NamedValue;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_NamedValue, value_size);
 
@@ -405,7 +405,7 @@ typedef struct PJRT_Client_BufferFromHostBuffer_Args {
   const int64_t* byte_strides; /* reserved: must be NULL (dense row-major) */
   size_t num_byte_strides;     /* reserved: must be 0 */
   PJRT_HostBufferSemantics host_buffer_semantics;
-  PJRT_Device* device;                /* the destination, an addressable device */
+  PJRT_Device* device;               /* the destination, an addressable device */
   PJRT_Event* done_with_host_buffer; /* out; owned by the caller (PJRT_Event_Destroy);
                                         ready once `data` is no longer read */
   PJRT_Buffer* buffer;               /* out; owned by the caller (PJRT_Buffer_Destroy) */
@@ -445,9 +445,9 @@ typedef struct PJRT_Buffer_ToHostBuffer_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Buffer* src;
-  void* dst;       /* caller's memory, written until `event` is ready; NULL = only ask
-                      for the size */
-  size_t dst_size; /* in: bytes at dst; out when dst is NULL: the bytes needed */
+  void* dst;         /* caller's memory, written until `event` is ready; NULL = only ask
+                        for the size */
+  size_t dst_size;   /* in: bytes at dst; out when dst is NULL: the bytes needed */
   PJRT_Event* event; /* out (NULL when dst is NULL); owned by the caller; ready when dst
                         holds the data, or with the error that prevented it */
 } PJRT_Buffer_ToHostBuffer_Args;

@@ -16,21 +16,23 @@ PJRT_Error* MakeError(absl::Status status) {
 
 absl::Status CheckStructSize(const char* struct_name, size_t needed, size_t actual) {
   if (actual >= needed) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "Unexpected ", struct_name, " size: expected ", needed, ", got ", actual,
-      ". Check installed software versions. The framework PJRT API version is ",
-      PJRT_API_MAJOR, ".", PJRT_API_MINOR, "."));
+  return absl::InvalidArgumentError(
+      absl::StrCat("Unexpected ", struct_name, " size: expected ", needed, ", got ", actual,
+                   ". Check installed software versions. The framework PJRT API version is ",
+                   PJRT_API_MAJOR, ".", PJRT_API_MINOR, "."));
 }
 
 PJRT_Buffer_Type ToPjrtType(ir::DType dtype) { return abi::ToPjrtBufferType(dtype); }
 
 absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type) {
   if (std::optional<ir::DType> dtype = abi::FromPjrtBufferType(type)) return *dtype;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "element type ", static_cast<int>(type), " is not supported by the cpu plugin "
-      "(supported: PRED = ", PJRT_Buffer_Type_PRED, ", S32 = ", PJRT_Buffer_Type_S32,
-      ", S64 = ", PJRT_Buffer_Type_S64, ", F32 = ", PJRT_Buffer_Type_F32, ", F64 = ",
-      PJRT_Buffer_Type_F64, ", BF16 = ", PJRT_Buffer_Type_BF16, ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("element type ", static_cast<int>(type),
+                   " is not supported by the cpu plugin "
+                   "(supported: PRED = ",
+                   PJRT_Buffer_Type_PRED, ", S32 = ", PJRT_Buffer_Type_S32,
+                   ", S64 = ", PJRT_Buffer_Type_S64, ", F32 = ", PJRT_Buffer_Type_F32,
+                   ", F64 = ", PJRT_Buffer_Type_F64, ", BF16 = ", PJRT_Buffer_Type_BF16, ")"));
 }
 
 void ErrorDestroy(PJRT_Error_Destroy_Args* args) {

@@ -79,9 +79,9 @@ PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
     return nullptr;
   }
   if (args->dst_size < needed) {
-    return MakeError(absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_Buffer_ToHostBuffer: dst_size is ", args->dst_size, " bytes, the buffer ",
-        args->src->shape->ToString(), " needs ", needed)));
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat("PJRT_Buffer_ToHostBuffer: dst_size is ", args->dst_size,
+                     " bytes, the buffer ", args->src->shape->ToString(), " needs ", needed)));
   }
   auto done = EventState::Create();
   void* dst = args->dst;

@@ -4,12 +4,11 @@
 #include <string>
 #include <string_view>
 
-#include "absl/strings/string_view.h"
-
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "src/plugins/cpu/api_functions.h"
-#include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/thread_pool.h"
@@ -21,33 +20,34 @@ constexpr absl::string_view kProgramFormat = "seam-ir";
 constexpr int64_t kMaxDevices = 1024;
 
 absl::string_view NameOf(const PJRT_NamedValue& value) {
-  return value.name == nullptr ? absl::string_view() : absl::string_view(value.name, value.name_size);
+  return value.name == nullptr ? absl::string_view()
+                               : absl::string_view(value.name, value.name_size);
 }
 
 absl::StatusOr<int64_t> ParseCreateOptions(const PJRT_NamedValue* options, size_t count) {
   int64_t device_count = 1;
   for (size_t i = 0; i < count; ++i) {
     const PJRT_NamedValue& option = options[i];
-    if (absl::Status s = CheckStructSize("PJRT_NamedValue", PJRT_NamedValue_STRUCT_SIZE,
-                                         option.struct_size);
+    if (absl::Status s =
+            CheckStructSize("PJRT_NamedValue", PJRT_NamedValue_STRUCT_SIZE, option.struct_size);
         !s.ok()) {
       return s;
     }
     absl::string_view name = NameOf(option);
     if (name != kDeviceCountOption) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "PJRT_Client_Create: unknown client option '", name,
-          "' (the cpu plugin accepts: ", kDeviceCountOption, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("PJRT_Client_Create: unknown client option '", name,
+                       "' (the cpu plugin accepts: ", kDeviceCountOption, ")"));
     }
     if (option.type != PJRT_NamedValue_kInt64) {
-      return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: option '", name,
-                                                     "' must be an int64 value"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("PJRT_Client_Create: option '", name, "' must be an int64 value"));
     }
     device_count = option.value.int64_value;
     if (device_count < 1 || device_count > kMaxDevices) {
       return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: option '", name,
-                                                     "' must be in [1, ", kMaxDevices,
-                                                     "], got ", device_count));
+                                                     "' must be in [1, ", kMaxDevices, "], got ",
+                                                     device_count));
     }
   }
   return device_count;
@@ -63,8 +63,7 @@ absl::StatusOr<int64_t> EnvInteger(const char* name, int64_t minimum, int64_t fa
   long long value = std::strtoll(env, &end, 10);
   if (end == env || *end != '\0' || errno != 0 || value < minimum) {
     return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: environment variable ",
-                                                   name, " must be a ", what, ", got '", env,
-                                                   "'"));
+                                                   name, " must be a ", what, ", got '", env, "'"));
   }
   return static_cast<int64_t>(value);
 }
@@ -154,8 +153,8 @@ PJRT_Error* ClientLookupDevice(PJRT_Client_LookupDevice_Args* args) {
   const auto& devices = args->client->devices;
   if (args->id < 0 || static_cast<size_t>(args->id) >= devices.size()) {
     return MakeError(absl::InvalidArgumentError(
-        absl::StrCat("PJRT_Client_LookupDevice: no device has id ", args->id,
-                     " (ids are 0..", devices.size() - 1, ")")));
+        absl::StrCat("PJRT_Client_LookupDevice: no device has id ", args->id, " (ids are 0..",
+                     devices.size() - 1, ")")));
   }
   args->device = devices[args->id];
   return nullptr;
@@ -172,8 +171,8 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
     return MakeError(s);
   }
   absl::string_view format = program.format == nullptr
-                                ? absl::string_view()
-                                : absl::string_view(program.format, program.format_size);
+                                 ? absl::string_view()
+                                 : absl::string_view(program.format, program.format_size);
   if (format != kProgramFormat) {
     return MakeError(
         absl::InvalidArgumentError(absl::StrCat("Unknown program format '", format, "'.")));
@@ -192,9 +191,11 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   if (program.code == nullptr && program.code_size > 0) {
     return MakeError(absl::InvalidArgumentError("PJRT_Client_Compile: program code is null"));
   }
-  absl::string_view code = program.code == nullptr ? absl::string_view()
-                                                  : absl::string_view(program.code, program.code_size);
-  absl::StatusOr<std::shared_ptr<const Executable>> executable = Executable::Compile(std::string_view(code.data(), code.size()));
+  absl::string_view code = program.code == nullptr
+                               ? absl::string_view()
+                               : absl::string_view(program.code, program.code_size);
+  absl::StatusOr<std::shared_ptr<const Executable>> executable =
+      Executable::Compile(std::string_view(code.data(), code.size()));
   if (!executable.ok()) return MakeError(executable.status());
   MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable);
   args->executable = new PJRT_LoadedExecutable{*std::move(executable), args->client};

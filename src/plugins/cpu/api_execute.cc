@@ -80,8 +80,9 @@ void Perform(const RunView& run) {
   absl::Status status = Compute(run);
   if (!status.ok() && run.rendezvous != nullptr) {
     // Release the replicas waiting for this one at an all_reduce.
-    run.rendezvous->Abort(run.replica, absl::Status(
-        status.code(), absl::StrCat("replica ", run.replica, " failed: ", status.message())));
+    run.rendezvous->Abort(run.replica,
+                          absl::Status(status.code(), absl::StrCat("replica ", run.replica,
+                                                                   " failed: ", status.message())));
   }
   // The completion event first (its callbacks, e.g. the framework's timers, run now), so
   // that whoever waits on an output sees the run's bookkeeping already done.
@@ -113,9 +114,9 @@ bool MayRunInline(PJRT_Buffer* const* arguments, size_t num_args) {
 absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_t arg_index,
                            const ir::Shape& expected, const PJRT_Device* device) {
   if (buffer == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_LoadedExecutable_Execute: argument ", arg_index, " of device ", device_index,
-        " is null"));
+    return absl::InvalidArgumentError(absl::StrCat("PJRT_LoadedExecutable_Execute: argument ",
+                                                   arg_index, " of device ", device_index,
+                                                   " is null"));
   }
   if (buffer->deleted) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -123,10 +124,10 @@ absl::Status CheckArgument(const PJRT_Buffer* buffer, size_t device_index, size_
         buffer->donated ? ": the buffer was donated to an earlier execution" : " was deleted"));
   }
   if (!(*buffer->shape == expected)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_LoadedExecutable_Execute: argument ", arg_index, " has shape ",
-        buffer->shape->ToString(), ", the program's parameter ", arg_index, " is ",
-        expected.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("PJRT_LoadedExecutable_Execute: argument ", arg_index, " has shape ",
+                     buffer->shape->ToString(), ", the program's parameter ", arg_index, " is ",
+                     expected.ToString()));
   }
   if (buffer->device != device) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -154,8 +155,7 @@ absl::Status CheckDonations(const ir::Program& program, PJRT_Buffer* const* argu
       if (i != p && arguments[i]->state == arguments[p]->state) {
         return absl::InvalidArgumentError(absl::StrCat(
             "PJRT_LoadedExecutable_Execute: argument ", p, " is donated (alias output ",
-            alias.output_index, " = parameter ", p, ") but the same buffer is also argument ",
-            i));
+            alias.output_index, " = parameter ", p, ") but the same buffer is also argument ", i));
       }
     }
   }
@@ -198,9 +198,9 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   const PJRT_LoadedExecutable& loaded = *args->executable;
   const std::vector<PJRT_Device*>& devices = loaded.client->devices;
   if (args->num_devices == 0 || args->num_devices > devices.size()) {
-    return MakeError(absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_LoadedExecutable_Execute: num_devices is ", args->num_devices,
-        ", the client has ", devices.size(), " addressable device(s)")));
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat("PJRT_LoadedExecutable_Execute: num_devices is ", args->num_devices,
+                     ", the client has ", devices.size(), " addressable device(s)")));
   }
   if (args->execute_device != nullptr && args->num_devices != 1) {
     return MakeError(absl::InvalidArgumentError(absl::StrCat(
@@ -229,19 +229,19 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
           "PJRT_LoadedExecutable_Execute: execute_device belongs to another client"));
     }
     if (args->output_lists[d] == nullptr) {
-      return MakeError(absl::InvalidArgumentError(absl::StrCat(
-          "PJRT_LoadedExecutable_Execute: output_lists[", d, "] is null")));
+      return MakeError(absl::InvalidArgumentError(
+          absl::StrCat("PJRT_LoadedExecutable_Execute: output_lists[", d, "] is null")));
     }
     for (size_t i = 0; i < args->num_args; ++i) {
       if (args->argument_lists[d] == nullptr) {
-        return MakeError(absl::InvalidArgumentError(absl::StrCat(
-            "PJRT_LoadedExecutable_Execute: argument_lists[", d, "] is null")));
+        return MakeError(absl::InvalidArgumentError(
+            absl::StrCat("PJRT_LoadedExecutable_Execute: argument_lists[", d, "] is null")));
       }
       absl::Status s = CheckArgument(args->argument_lists[d][i], d, i, params[i], device);
       if (!s.ok()) return MakeError(s);
     }
-    if (absl::Status s = CheckDonations(loaded.executable->program(), args->argument_lists[d],
-                                        args->num_args);
+    if (absl::Status s =
+            CheckDonations(loaded.executable->program(), args->argument_lists[d], args->num_args);
         !s.ok()) {
       return MakeError(s);
     }

@@ -49,8 +49,8 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
       continue;
     }
     const LoopKernel& kernel = kernels[step.group];
-    const int in = static_cast<int>(
-        std::find(kernel.inputs.begin(), kernel.inputs.end(), p) - kernel.inputs.begin());
+    const int in = static_cast<int>(std::find(kernel.inputs.begin(), kernel.inputs.end(), p) -
+                                    kernel.inputs.begin());
     const int out = static_cast<int>(
         std::find(kernel.outputs.begin(), kernel.outputs.end(), value) - kernel.outputs.begin());
     if (kernel.gathered_input[in]) return false;
@@ -74,9 +74,8 @@ int InPlaceSlot(const FusionPlan& plan, const std::vector<LoopKernel>& kernels,
   const int out = static_cast<int>(found - kernel.outputs.begin());
   for (size_t in = 0; in < kernel.inputs.size(); ++in) {
     const ValueHome& home = buffers.homes[kernel.inputs[in]];
-    if (home.kind != ValueHome::kArena || taken[home.index] ||
-        last_read[kernel.inputs[in]] != s || kernel.gathered_input[in] ||
-        kernel.input_bytes[in] != kernel.output_bytes[out] ||
+    if (home.kind != ValueHome::kArena || taken[home.index] || last_read[kernel.inputs[in]] != s ||
+        kernel.gathered_input[in] || kernel.input_bytes[in] != kernel.output_bytes[out] ||
         kernel.last_read_of_input[in] > kernel.writer_of_output[out]) {
       continue;
     }

@@ -48,7 +48,7 @@ struct BufferPlan {
   std::vector<int64_t> slot_offsets;  // arena slots, 64-byte aligned
   std::vector<int64_t> slot_bytes;
   int64_t arena_bytes = 0;
-  std::vector<OutputPlan> outputs;    // per result position
+  std::vector<OutputPlan> outputs;  // per result position
 };
 
 // `kernels[g]` is the compiled loop of plan.groups[g].

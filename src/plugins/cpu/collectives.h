@@ -6,8 +6,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -45,7 +45,7 @@ class Rendezvous {
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::pair<int, int64_t>, Meeting> meetings_;  // (instruction, first of group)
-  std::map<int64_t, absl::Status> failed_;  // replica -> its failure
+  std::map<int64_t, absl::Status> failed_;               // replica -> its failure
 };
 
 // The group of `replica` in an all_reduce's replica_groups/group_size attributes; empty

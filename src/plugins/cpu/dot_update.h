@@ -17,11 +17,11 @@
 namespace seam::cpu {
 
 struct DotUpdate {
-  int result = -1;  // the add or subtract
-  int dot = -1;     // the dot_general (absorbed: never in memory)
-  int product = -1; // the multiply by the broadcast scale, or -1 (absorbed)
-  int scale = -1;   // the rank-0 value the product is scaled by, or -1 for 1
-  int base = -1;    // the value the product is added to or subtracted from
+  int result = -1;         // the add or subtract
+  int dot = -1;            // the dot_general (absorbed: never in memory)
+  int product = -1;        // the multiply by the broadcast scale, or -1 (absorbed)
+  int scale = -1;          // the rank-0 value the product is scaled by, or -1 for 1
+  int base = -1;           // the value the product is added to or subtracted from
   int lhs = -1, rhs = -1;  // the dot's operands
   // The base is a broadcast_in_dim used only here (a bias row): it is absorbed too, and
   // the step broadcasts its operand (`base` is then that operand) straight into the result.

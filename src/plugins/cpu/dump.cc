@@ -21,8 +21,8 @@ absl::Status WriteFile(const std::filesystem::path& path, std::string_view text)
   if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
   if (out) out.close();
   if (!out) {
-    return absl::UnavailableError(absl::StrCat("cannot write '", path.string(),
-                                               "': ", std::strerror(errno)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot write '", path.string(), "': ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }
@@ -72,9 +72,8 @@ std::string OptimizedDumpText(const Executable& executable) {
     const FusionGroup& group = fusion.groups[g];
     const LoopKernel& kernel = executable.kernels()[g];
     absl::StrAppend(&out, "# fusion.", g, " = { ", ValueList(group.members),
-                    " } kind=loop elements=", group.count, " inputs={",
-                    ValueList(group.inputs), "} outputs={", ValueList(group.outputs),
-                    "} scratch=", kernel.scratch_slots);
+                    " } kind=loop elements=", group.count, " inputs={", ValueList(group.inputs),
+                    "} outputs={", ValueList(group.outputs), "} scratch=", kernel.scratch_slots);
     if (!group.reduces.empty()) {
       absl::StrAppend(&out, " reduces={", ValueList(group.reduces), "} (chunk by chunk)");
     }
@@ -97,8 +96,8 @@ std::string OptimizedDumpText(const Executable& executable) {
       }
     } else if (fusion.update_of[step.instruction] >= 0) {
       const DotUpdate& update = fusion.updates[fusion.update_of[step.instruction]];
-      absl::StrAppend(&steps, "%", step.instruction, " (dot update: ",
-                      update.broadcast >= 0 ? "broadcast " : "", "%", update.base,
+      absl::StrAppend(&steps, "%", step.instruction,
+                      " (dot update: ", update.broadcast >= 0 ? "broadcast " : "", "%", update.base,
                       update.negate ? " - " : " + ");
       if (update.scale >= 0) absl::StrAppend(&steps, "%", update.scale, " * ");
       absl::StrAppend(&steps, "dot %", update.dot, ", one gemm)");
@@ -143,8 +142,8 @@ absl::Status DumpCompile(const std::string& dir, std::string_view received,
   // Named by the received program's hash (as the compile cache knows it), not the
   // simplified one's. The text parsed at compile time, so it parses here too.
   absl::StatusOr<ir::Program> parsed = ir::ParseProgram(received);
-  std::string hash = absl::StrFormat(
-      "%016x", ir::HashProgram(parsed.ok() ? *parsed : executable.program()));
+  std::string hash =
+      absl::StrFormat("%016x", ir::HashProgram(parsed.ok() ? *parsed : executable.program()));
   std::filesystem::path base(dir);
   absl::Status received_status = WriteFile(base / (hash + ".received.txt"), received);
   if (!received_status.ok()) return received_status;

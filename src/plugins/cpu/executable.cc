@@ -89,7 +89,7 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKerne
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
-                                                                     bool fuse) {
+                                                                      bool fuse) {
   absl::StatusOr<ir::Program> program = ir::ParseProgram(ir_text);
   if (!program.ok()) return program.status();
   absl::StatusOr<ir::Program> simplified = Simplify(*program);
@@ -248,8 +248,7 @@ absl::Status Executable::RunInto(InputBlock input,
     if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) group = GroupOf(inst, replica);
     if (group.size() > 1) {
       absl::Status status = rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica,
-                                                  operands[0], value[i],
-                                                  inst.shape.num_elements());
+                                                  operands[0], value[i], inst.shape.num_elements());
       if (!status.ok()) return status;
     } else {
       RunInstruction(inst, operands, value[i]);

@@ -15,8 +15,7 @@ constexpr int kSearchBudget = 4096;
 // written, so that producer and consumer can share a loop.
 bool KeepsIndex(const ir::Program& program, const ir::Instruction& inst, size_t k) {
   if (inst.op == Op::kBroadcastInDim) {
-    return program.instructions[inst.operands[k]].shape.num_elements() ==
-           inst.shape.num_elements();
+    return program.instructions[inst.operands[k]].shape.num_elements() == inst.shape.num_elements();
   }
   return true;  // elementwise operands and reshape
 }

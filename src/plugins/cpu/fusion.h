@@ -42,11 +42,11 @@ struct Step {
 
 struct FusionPlan {
   std::vector<FusionGroup> groups;
-  std::vector<Step> steps;     // in execution order: every step after those it reads
-  std::vector<int> group_of;   // per instruction: its group, or -1
-  std::vector<int> step_of;    // per instruction: the step computing it; -1 for parameters,
-                               // constants and values nothing needs
-  std::vector<bool> needed;    // per instruction: a result depends on it (all_reduce always is)
+  std::vector<Step> steps;    // in execution order: every step after those it reads
+  std::vector<int> group_of;  // per instruction: its group, or -1
+  std::vector<int> step_of;   // per instruction: the step computing it; -1 for parameters,
+                              // constants and values nothing needs
+  std::vector<bool> needed;   // per instruction: a result depends on it (all_reduce always is)
   // Dot updates (dot_update.h): each is the one-instruction step of its result, which reads
   // update.reads; its dot and product are not needed.
   std::vector<DotUpdate> updates;
@@ -58,8 +58,7 @@ struct FusionPlan {
 
 // The values instruction i reads from memory when it runs as its own step: its operands,
 // or a dot update's reads.
-const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan,
-                                         int i);
+const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan, int i);
 
 // The values a step reads from memory (a group's inputs, or InstructionReads).
 const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,

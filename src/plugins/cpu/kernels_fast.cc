@@ -34,8 +34,8 @@ template <typename T>
 inline T Max(T a, T b) {
   T larger = a > b ? a : b;
   // Equal: the AND of the bit patterns is +0 when one of them is +0 (and a when equal).
-  T equal = std::bit_cast<T>(static_cast<Bits<T>>(std::bit_cast<Bits<T>>(a) &
-                                                  std::bit_cast<Bits<T>>(b)));
+  T equal =
+      std::bit_cast<T>(static_cast<Bits<T>>(std::bit_cast<Bits<T>>(a) & std::bit_cast<Bits<T>>(b)));
   T m = a == b ? equal : larger;
   return (a != a || b != b) ? std::numeric_limits<T>::quiet_NaN() : m;
 }
@@ -44,8 +44,8 @@ template <typename T>
 inline T Min(T a, T b) {
   T smaller = a < b ? a : b;
   // Equal: the OR of the bit patterns is -0 when one of them is -0.
-  T equal = std::bit_cast<T>(static_cast<Bits<T>>(std::bit_cast<Bits<T>>(a) |
-                                                  std::bit_cast<Bits<T>>(b)));
+  T equal =
+      std::bit_cast<T>(static_cast<Bits<T>>(std::bit_cast<Bits<T>>(a) | std::bit_cast<Bits<T>>(b)));
   T m = a == b ? equal : smaller;
   return (a != a || b != b) ? std::numeric_limits<T>::quiet_NaN() : m;
 }
@@ -105,7 +105,7 @@ struct Lanes<double> {
 template <typename T>
 constexpr int64_t kLanes = 32 / sizeof(T);
 template <typename T>
-constexpr int64_t kBlock = kVectors * kLanes<T>;
+constexpr int64_t kBlock = kVectors* kLanes<T>;
 
 template <typename V>
 inline V Load(const void* p) {
@@ -223,8 +223,8 @@ inline int64_t ChainBlocks(const ChainStep* steps, int count, const uint8_t* con
 // The last n < kBlock elements: copied into zero-padded blocks, run as one whole block
 // (the same code, so the same values), and the n results copied out.
 template <typename T>
-void ChainTail(const ChainStep* steps, int count, const uint8_t* const* operands,
-               int num_operands, uint8_t* out, int64_t n) {
+void ChainTail(const ChainStep* steps, int count, const uint8_t* const* operands, int num_operands,
+               uint8_t* out, int64_t n) {
   alignas(32) T staging[kMaxChainOperands + 1][kBlock<T>];
   const uint8_t* staged[kMaxChainOperands] = {};
   for (int k = 0; k < num_operands; ++k) {

@@ -162,10 +162,12 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
           Unary(op.op, op.dtype, operand[0], result, n);
           break;
         case TileOp::kBinary:
-          if (op.dtype == ir::DType::kF32 && FastBinaryF32(op.op, operand[0], operand[1], result, n)) {
+          if (op.dtype == ir::DType::kF32 &&
+              FastBinaryF32(op.op, operand[0], operand[1], result, n)) {
             break;
           }
-          if (op.dtype == ir::DType::kF64 && FastBinaryF64(op.op, operand[0], operand[1], result, n)) {
+          if (op.dtype == ir::DType::kF64 &&
+              FastBinaryF64(op.op, operand[0], operand[1], result, n)) {
             break;
           }
           Binary(op.op, op.dtype, operand[0], operand[1], result, n);
@@ -202,13 +204,12 @@ void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* co
   if (kernel.count < kParallelMinimumElements || KernelThreads() <= 1) {
     return RunTiles(kernel, inputs, outputs, 0, tiles);
   }
-  ParallelFor(tiles, [&](int64_t first, int64_t last) {
-    RunTiles(kernel, inputs, outputs, first, last);
-  });
+  ParallelFor(tiles,
+              [&](int64_t first, int64_t last) { RunTiles(kernel, inputs, outputs, first, last); });
 }
 
-void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs,
-                  uint8_t* const* outputs, int64_t first, int64_t last) {
+void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
+                  int64_t first, int64_t last) {
   RunTiles(kernel, inputs, outputs, first, last);
 }
 

@@ -44,7 +44,8 @@ bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
       C acc[kRows];
       for (int64_t k = 0; k < kRows; ++k) acc[k] = init;
       for (int64_t r = 0; r < reduced; ++r) {
-        for (int64_t k = 0; k < kRows; ++k) acc[k] = fold(acc[k], E::Load(x[(o + k) * reduced + r]));
+        for (int64_t k = 0; k < kRows; ++k)
+          acc[k] = fold(acc[k], E::Load(x[(o + k) * reduced + r]));
       }
       for (int64_t k = 0; k < kRows; ++k) y[o + k] = E::Store(acc[k]);
     }
@@ -252,8 +253,7 @@ void Reduce(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vect
   ParallelFor(rows, [&](int64_t begin, int64_t end) {
     ir::Shape slice = in_shape;
     slice.dims[0] = end - begin;
-    ReduceOnOneThread(op, slice, in + begin * in_row * bytes, axes,
-                      out + begin * out_row * bytes);
+    ReduceOnOneThread(op, slice, in + begin * in_row * bytes, axes, out + begin * out_row * bytes);
   });
 }
 

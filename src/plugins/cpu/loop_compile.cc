@@ -309,8 +309,8 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
     const char* note = op.kind == TileOp::kCopy     ? " (copy)"
                        : op.kind == TileOp::kGather ? " (gather)"
                                                     : "";
-    absl::StrAppend(&text, "%", op.instruction, " = ", std::string(ir::OpName(inst.op)), "(", operands, ")",
-                    note, " -> ", name(op.result), "\n");
+    absl::StrAppend(&text, "%", op.instruction, " = ", std::string(ir::OpName(inst.op)), "(",
+                    operands, ")", note, " -> ", name(op.result), "\n");
   }
   return text;
 }

@@ -49,7 +49,7 @@ struct TileOp {
   ir::DType dtype = ir::DType::kF32;  // operand 0's dtype (the value's for kSelect)
   ir::DType result_dtype = ir::DType::kF32;
   int element_bytes = 4;  // the size of one element of `dtype`
-  int instruction = -1;  // the member it computes (kChain: the last link's)
+  int instruction = -1;   // the member it computes (kChain: the last link's)
   std::vector<TileRef> operands;
   TileRef result;
   // kGather only: the result's dimensions with unit dimensions dropped and neighbours that
@@ -70,8 +70,8 @@ inline constexpr int64_t kStreamMinimumBytes = int64_t{8} << 20;
 
 struct LoopKernel {
   int64_t count = 0;
-  std::vector<int> inputs;   // FusionGroup::inputs
-  std::vector<int> outputs;  // FusionGroup::outputs
+  std::vector<int> inputs;                     // FusionGroup::inputs
+  std::vector<int> outputs;                    // FusionGroup::outputs
   std::vector<int> input_bytes, output_bytes;  // element sizes
   std::vector<TileOp> ops;
   int scratch_slots = 0;
@@ -93,8 +93,8 @@ void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* co
 
 // Evaluates tiles [first, last) only, on the calling thread (a group run in chunks, with
 // reductions folded in between: executable.cc).
-void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs,
-                  uint8_t* const* outputs, int64_t first, int64_t last);
+void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
+                  int64_t first, int64_t last);
 
 // One line per tile operation, for the optimized dump: `%5 = multiply(s0, in1) -> out0`.
 std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel);

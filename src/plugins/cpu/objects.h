@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "src/base/object_pool.h"
 #include "seam/c/pjrt_c_api.h"
+#include "src/base/object_pool.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/event.h"
 #include "src/plugins/cpu/executable.h"
@@ -21,8 +21,8 @@ struct PJRT_Error {
 };
 
 // The handles a run hands out (PJRT_Buffer, PJRT_Event) are allocated from the object pool.
-#define SEAM_POOLED_NEW                                                                     \
-  static void* operator new(size_t size) { return seam::base::PoolAllocate(size); }         \
+#define SEAM_POOLED_NEW                                                             \
+  static void* operator new(size_t size) { return seam::base::PoolAllocate(size); } \
   static void operator delete(void* block, size_t size) { seam::base::PoolFree(block, size); }
 
 struct PJRT_Event {
@@ -92,34 +92,33 @@ absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
 // Checks the Args pointer and its struct_size; returns the error from the current
 // function on failure (the message is built only then: this runs on every call).
 // `type` is the Args struct's type name.
-#define SEAM_CHECK_ARGS(type, args)                                                          \
-  do {                                                                                       \
-    if ((args) == nullptr) {                                                                 \
-      return ::seam::cpu::MakeError(absl::InvalidArgumentError(#type " pointer is null"));   \
-    }                                                                                        \
-    if ((args)->struct_size < type##_STRUCT_SIZE) {                                          \
-      return ::seam::cpu::MakeError(                                                         \
-          ::seam::cpu::CheckStructSize(#type, type##_STRUCT_SIZE, (args)->struct_size));     \
-    }                                                                                        \
+#define SEAM_CHECK_ARGS(type, args)                                                        \
+  do {                                                                                     \
+    if ((args) == nullptr) {                                                               \
+      return ::seam::cpu::MakeError(absl::InvalidArgumentError(#type " pointer is null")); \
+    }                                                                                      \
+    if ((args)->struct_size < type##_STRUCT_SIZE) {                                        \
+      return ::seam::cpu::MakeError(                                                       \
+          ::seam::cpu::CheckStructSize(#type, type##_STRUCT_SIZE, (args)->struct_size));   \
+    }                                                                                      \
   } while (0)
 
 // Rejects a deleted or donated buffer where its data would be read, naming the function.
-#define SEAM_CHECK_NOT_DELETED(function, buffer)                                        \
-  do {                                                                                  \
-    if ((buffer)->deleted) {                                                            \
-      return ::seam::cpu::MakeError(absl::FailedPreconditionError(                      \
-          (buffer)->donated ? #function ": the buffer was donated to an execution"      \
-                            : #function ": the buffer was deleted"));                   \
-    }                                                                                   \
+#define SEAM_CHECK_NOT_DELETED(function, buffer)                                   \
+  do {                                                                             \
+    if ((buffer)->deleted) {                                                       \
+      return ::seam::cpu::MakeError(absl::FailedPreconditionError(                 \
+          (buffer)->donated ? #function ": the buffer was donated to an execution" \
+                            : #function ": the buffer was deleted"));              \
+    }                                                                              \
   } while (0)
 
 // Rejects a null object argument, naming the function and the field.
-#define SEAM_CHECK_NOT_NULL(function, field)                                            \
-  do {                                                                                  \
-    if ((field) == nullptr) {                                                           \
-      return ::seam::cpu::MakeError(                                                    \
-          absl::InvalidArgumentError(#function ": " #field " is null"));                \
-    }                                                                                   \
+#define SEAM_CHECK_NOT_NULL(function, field)                                                       \
+  do {                                                                                             \
+    if ((field) == nullptr) {                                                                      \
+      return ::seam::cpu::MakeError(absl::InvalidArgumentError(#function ": " #field " is null")); \
+    }                                                                                              \
   } while (0)
 
 #endif  // SEAM_PLUGINS_CPU_OBJECTS_H_

@@ -12,8 +12,7 @@
 
 namespace seam::cpu {
 
-Rewriter::Rewriter(const ir::Program& source, const SimplifyOptions& options)
-    : options_(options) {
+Rewriter::Rewriter(const ir::Program& source, const SimplifyOptions& options) : options_(options) {
   program_.name = source.name;
   program_.replica_count = source.replica_count;
   program_.aliases = source.aliases;

@@ -38,7 +38,8 @@ ir::Literal EvaluateWithKernels(const ir::Instruction& inst,
   uint8_t* out = result.bytes.data();
   std::vector<const uint8_t*> in;
   for (const ir::Literal* operand : operands) in.push_back(operand->bytes.data());
-  RunKernel(inst, [&](size_t k) -> const ir::Shape& { return operands[k]->shape; }, in, out);
+  RunKernel(
+      inst, [&](size_t k) -> const ir::Shape& { return operands[k]->shape; }, in, out);
   return result;
 }
 

@@ -99,9 +99,8 @@ void Worker::Loop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       // Never beside an inline run: queued work starts after it, in order.
-      cv_.wait(lock, [this] {
-        return (state_.load() & kBusy) == 0 && (stopping_ || !queue_.empty());
-      });
+      cv_.wait(lock,
+               [this] { return (state_.load() & kBusy) == 0 && (stopping_ || !queue_.empty()); });
       if (queue_.empty()) return;  // stopping, and everything queued has run
       work = std::move(queue_.front());
       queue_.pop_front();

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""check-modules.py [ROOT]: the module graph of src/ and the rules between its layers.
+
+A module is a header with its source file (src/lazy/donation.h + donation.cc = one node);
+an edge is an #include "src/..." from any file of one module to another module. Fails
+(exit 1) on
+  - any cycle between modules (each one printed, module by module), and
+  - any include that points up: a layer may include only the layers listed for it in
+    LAYERS below (docs/architecture.md, "The layers").
+Run by ctest as `module_check`.
+"""
+import os
+import re
+import sys
+
+# Layer (a folder under src/, or a public header folder) -> what it may include.
+# "seam/..." is the public API under include/seam; "seam/c" is the plugin ABI header.
+LAYERS = {
+    "src/base": [],
+    "src/ir": ["src/base"],
+    "src/abi": ["src/base", "src/ir", "seam/c"],
+    "src/data": ["src/base", "seam/data"],
+    "src/plugins/common": ["src/base", "src/ir", "src/abi", "seam/c"],
+    "src/plugins/cpu": ["src/base", "src/ir", "src/abi", "src/plugins/common", "seam/c"],
+    "src/plugins/null": ["src/base", "src/abi", "src/plugins/common", "seam/c"],
+    "src/conformance": ["src/base", "src/ir", "src/abi", "src/runtime", "seam/c"],
+    "src/runtime": ["src/base", "src/ir", "src/abi", "seam/c"],
+    "src/lazy": ["src/base", "src/ir", "src/runtime", "seam"],
+    "src/nn": ["src/base", "src/ir", "src/lazy", "seam"],
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:src|seam)/[^"]+)"', re.M)
+
+
+def layer_of(path):
+    """The LAYERS key a src/... or seam/... path belongs to (longest match)."""
+    best = None
+    for layer in LAYERS:
+        if path.startswith(layer + "/") and (best is None or len(layer) > len(best)):
+            best = layer
+    return best
+
+
+def allowed(from_layer, to_path):
+    if to_path.startswith(from_layer + "/"):
+        return True
+    for target in LAYERS[from_layer]:
+        if target in ("seam",):
+            # The public API headers (include/seam/*.h), not the ABI folder seam/c.
+            if to_path.startswith("seam/") and not to_path.startswith("seam/c/"):
+                return True
+        elif to_path.startswith(target + "/") or to_path == target + ".h":
+            return True
+    return False
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    os.chdir(root)
+    edges = {}
+    problems = []
+    for dirpath, _, files in os.walk("src"):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cc", ".c")):
+                continue
+            path = os.path.join(dirpath, name)
+            module = os.path.splitext(path)[0]
+            edges.setdefault(module, set())
+            layer = layer_of(path)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for target in INCLUDE.findall(text):
+                if layer is None:
+                    problems.append(f"{path}: folder has no entry in LAYERS")
+                elif not allowed(layer, target):
+                    problems.append(f"{path}: includes {target}, which {layer} may not use")
+                if target.startswith("src/"):
+                    other = os.path.splitext(target)[0]
+                    if other != module:
+                        edges[module].add(other)
+    cycles = strongly_connected(edges)
+    for component in cycles:
+        problems.append(f"module cycle among {', '.join(component)}; for example "
+                        + " -> ".join(cycle_path(component, edges)))
+    modules = len(edges)
+    links = sum(len(v) for v in edges.values())
+    if problems:
+        for p in sorted(set(problems)):
+            print(p)
+        print(f"check-modules: {len(set(problems))} problem(s) in {modules} modules")
+        return 1
+    print(f"check-modules: {modules} modules, {links} edges, no cycle, no upward include")
+    return 0
+
+
+def strongly_connected(edges):
+    """Tarjan's algorithm, iterative; returns the components with more than one module."""
+    index, low, on_stack, stack, result = {}, {}, set(), [], []
+    counter = 0
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges.get(start, ()))))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(edges.get(nxt, ())))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    result.append(sorted(component))
+    return result
+
+
+def cycle_path(component, edges):
+    """One cycle through the component's first module, for the message."""
+    members = set(component)
+    start = component[0]
+    parent = {start: None}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt == start:
+                path = [node]
+                while parent[path[-1]] is not None:
+                    path.append(parent[path[-1]])
+                return list(reversed(path)) + [start]
+            if nxt in members and nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    return component
+
+
+if __name__ == "__main__":
+    sys.exit(main())
