@@ -3,8 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/distributed.h"
-#include "src/lazy/graph_executor.h"
 #include "src/lazy/replicated.h"
+#include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/runtime.h"
 
@@ -124,9 +124,13 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
                                                            copies.device.end());
   values.push_back(std::move(first));
   if (handles.empty()) return values;
-  absl::StatusOr<std::vector<ir::Literal>> literals = Client()->TransferFromDevice(handles);
-  if (!literals.ok()) lazy::Throw(literals.status());
-  for (const ir::Literal& literal : *literals) {
+  lazy::StepRequest request;
+  request.kind = lazy::StepKind::kHostRead;
+  request.op = "gather";
+  request.reads = handles;
+  lazy::StepResult read;
+  if (absl::Status status = lazy::RunStep(request, read); !status.ok()) lazy::Throw(status);
+  for (const ir::Literal& literal : read.read) {
     const T* data = reinterpret_cast<const T*>(literal.bytes.data());
     values.emplace_back(data, data + literal.shape.num_elements());
   }

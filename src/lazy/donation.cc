@@ -30,7 +30,11 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
     NodePtr leaf = pending[k]->replaced();  // one more owner of the leaf while held here
     if (leaf == nullptr || !leaf->is_leaf()) continue;
     const std::shared_ptr<DeviceValue>& value = leaf->value;
-    if (value->donated || value->device == nullptr) continue;
+    if (value->donated) continue;
+    // A host-only value gets a buffer of its own when the step sends it.
+    if (value->device == nullptr ? !value->host.has_value() : value->device.use_count() != 1) {
+      continue;
+    }
     if (parameter_of.empty()) {
       parameter_of.reserve(walk.leaves.size());
       for (size_t p = 0; p < walk.leaves.size(); ++p) parameter_of[walk.leaves[p].get()] = p;
@@ -47,8 +51,6 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
     const size_t parameter = found->second, output = result_of[k];
     if (!(roots[output]->shape == value->shape)) continue;
     if (output_taken[output] || parameter_taken[parameter]) continue;
-    // No other handle to the device data.
-    if (value->device.use_count() != 1) continue;
     if (!value->buffer_donor) {
       // The value's owners: the walk's leaf list and this leaf alone. The leaf's
       // owners: `leaf` above and the operand edges of this program (each node of the graph
@@ -62,13 +64,6 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
     aliases.push_back({static_cast<int64_t>(output), static_cast<int64_t>(parameter)});
   }
   return aliases;
-}
-
-void MarkDonated(const std::vector<ir::Alias>& aliases,
-                 const std::vector<std::shared_ptr<DeviceValue>>& parameters) {
-  for (const ir::Alias& alias : aliases) {
-    parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
-  }
 }
 
 absl::Status CheckNotDonated(const DeviceValue& value, std::string_view op) {

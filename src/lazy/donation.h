@@ -10,7 +10,6 @@
 
 #include "absl/status/status.h"
 #include "src/ir/program.h"
-#include "src/lazy/graph_executor.h"
 #include "src/lazy/graph_key.h"
 #include "src/lazy/lazy_tensor.h"
 
@@ -18,8 +17,9 @@ namespace seam::lazy {
 
 // The aliases a sync may add to `lowered`: pending[k], whose new value is result
 // result_of[k], donates the leaf it replaced by `assign` when
-//   - the leaf's value is parameter j of the program, has result i's shape, is on the
-//     device and not donated yet, and result i and parameter j are not aliased already;
+//   - the leaf's value is parameter j of the program, has result i's shape, is not donated
+//     yet, and result i and parameter j are not aliased already; it is on the device, or
+//     on the host only (the step sends it first: the buffer it gets is the step's alone);
 //   - its device handle has no other owner, and (unless the user marked it with
 //     set_buffer_donor) the value is held by that leaf alone and the leaf only by this
 //     program's edges: no other tensor, copy of the tensor or graph outside this sync can
@@ -28,10 +28,6 @@ namespace seam::lazy {
 std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<NodePtr>& roots,
                                      const std::vector<std::shared_ptr<TensorImpl>>& pending,
                                      const std::vector<size_t>& result_of);
-
-// After the run: every aliased parameter's value is marked donated.
-void MarkDonated(const std::vector<ir::Alias>& aliases,
-                 const std::vector<std::shared_ptr<DeviceValue>>& parameters);
 
 // FailedPrecondition naming `op` and the value's shape when its buffer was donated.
 absl::Status CheckNotDonated(const DeviceValue& value, std::string_view op);

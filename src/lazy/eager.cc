@@ -7,14 +7,13 @@
 #include <string>
 
 #include "absl/cleanup/cleanup.h"
-#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "src/base/env.h"
 #include "src/base/status_macros.h"
-#include "src/ir/hash.h"
-#include "src/lazy/graph_executor.h"
-#include "src/runtime/metrics.h"
+#include "src/lazy/lowering.h"
+#include "src/lazy/step_runner.h"
 #include "src/runtime/runtime.h"
 
 namespace seam::lazy {
@@ -34,18 +33,6 @@ absl::StatusOr<bool> ReadEagerVariable() {
   if (*value == "1") return true;
   return absl::InvalidArgumentError(
       absl::StrCat("Environment variable SEAM_EAGER must be 0 or 1, got '", *value, "'"));
-}
-
-// The op-level cache: one small program per op signature (see OpKey); never evicted
-// (their number is bounded by the distinct signatures a program uses).
-struct OpCache {
-  std::mutex mu;
-  absl::flat_hash_map<std::string, ComputationClient::ComputationPtr> programs;
-};
-
-OpCache& GetOpCache() {
-  static auto* cache = new OpCache();
-  return *cache;
 }
 
 }  // namespace
@@ -134,126 +121,84 @@ bool OpKey(const Node& node, KeyBuffer* key, std::vector<std::shared_ptr<DeviceV
   return !key->full();
 }
 
+// An op keyed by its op key (OpKey): the key's bytes are the signature kept with the
+// compiled program, so a hit is confirmed by comparing them, without lowering the op.
+class OpKeyProgram final : public StepProgram {
+ public:
+  OpKeyProgram(absl::string_view key, const NodePtr& root,
+               const std::vector<std::shared_ptr<DeviceValue>>& leaves)
+      : key_(key), root_(root), leaves_(leaves) {}
+
+  uint64_t Key() const override { return absl::HashOf(key_); }
+  bool Matches(const ir::Program&, absl::Span<const uint64_t> signature) const override {
+    if (signature.size() != Words(key_.size()) + 1 || signature[0] != key_.size()) return false;
+    return std::memcmp(signature.data() + 1, key_.data(), key_.size()) == 0;
+  }
+  absl::StatusOr<ir::Program> Lower(std::vector<uint64_t>* signature) override {
+    LoweredGraph lowered = LowerGraph({root_});
+    if (lowered.leaves != leaves_) {
+      return absl::InternalError(
+          absl::StrCat(std::string(ir::OpName(root_->op)),
+                       ": eager mode numbered the operands unlike the lowering"));
+    }
+    signature->assign(Words(key_.size()) + 1, 0);
+    (*signature)[0] = key_.size();
+    std::memcpy(signature->data() + 1, key_.data(), key_.size());
+    return std::move(lowered.program);
+  }
+
+ private:
+  static size_t Words(size_t bytes) { return (bytes + sizeof(uint64_t) - 1) / sizeof(uint64_t); }
+  absl::string_view key_;
+  const NodePtr& root_;
+  const std::vector<std::shared_ptr<DeviceValue>>& leaves_;
+};
+
 }  // namespace
 
 absl::Status ExecuteEagerly(Node& node) {
-  // The client and its default device never change once made: this thread keeps them.
-  thread_local ComputationClient* client = nullptr;
+  // The default device never changes once the client exists: this thread keeps its name
+  // (it begins every op key).
   thread_local std::string device;
-  if (client == nullptr) {
-    SEAM_ASSIGN_OR_RETURN(ComputationClient * created, runtime::GetComputationClient());
-    device = created->GetDefaultDevice();
-    client = created;
+  if (device.empty()) {
+    SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+    device = client->GetDefaultDevice();
   }
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
-  std::optional<LoweredGraph> lowered;
-  // The operand values and the argument handles live in per-thread buffers: after the
-  // first op they allocate nothing (clear() keeps the capacity). The cleanup drops the
-  // references they hold when this call ends, on every path.
+  // The operand values and the step's outputs live in per-thread buffers: after the first
+  // op they allocate nothing (clear() keeps the capacity). The cleanup drops the references
+  // they hold when this call ends, on every path.
   thread_local std::vector<std::shared_ptr<DeviceValue>> leaves;
-  thread_local std::vector<ComputationClient::DataPtr> arguments;
+  thread_local StepResult result;
   leaves.clear();
-  arguments.clear();
   absl::Cleanup release = [] {
     leaves.clear();
-    arguments.clear();
+    result.computation = nullptr;
+    result.outputs.clear();
   };
   KeyBuffer op_key;
   op_key.Append(device.data(), device.size());
   op_key.Put('\0');
-  const bool one_op = OpKey(node, &op_key, &leaves);
-  std::string hashed_key;  // the key of a lowered graph
-  if (!one_op) {
+  std::optional<LoweredGraph> lowered;
+  std::optional<OpKeyProgram> by_key;
+  std::optional<BuiltProgram> built;
+  StepRequest request;
+  request.kind = StepKind::kEagerOp;
+  request.op = ir::OpName(node.op);
+  if (OpKey(node, &op_key, &leaves)) {
+    request.program = &by_key.emplace(op_key.view(), root, leaves);
+  } else {
+    // An op with a pending operand or a key too long for its buffer: the lowered graph.
     lowered = LowerGraph({root});
     leaves = lowered->leaves;
-    hashed_key = absl::StrCat(device, "\1", ir::HashProgram(lowered->program));
+    request.program = &built.emplace(lowered->program);
   }
-  const absl::string_view key = one_op ? op_key.view() : absl::string_view(hashed_key);
-
-  std::vector<ComputationClient::TensorSource> sources;
-  std::vector<DeviceValue*> targets;
-  for (const auto& leaf : leaves) {
-    if (leaf->donated) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(std::string(ir::OpName(node.op)), ": an operand ", leaf->shape.ToString(),
-                       " is a tensor whose device buffer was donated to an earlier step"));
-    }
-    if (leaf->device != nullptr) continue;
-    sources.push_back({leaf->shape, leaf->host->bytes.data(), device});
-    targets.push_back(leaf.get());
-  }
-  if (!sources.empty()) {
-    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data,
-                          client->TransferToDevice(sources));
-    for (size_t i = 0; i < targets.size(); ++i) targets[i]->device = std::move(data[i]);
-  }
-
-  // This thread's view of the shared cache, for one-op keys: a hit needs no lock and no
-  // reference count. Entries point at programs the shared cache owns (it never lets one
-  // go), so they stay valid.
-  thread_local absl::flat_hash_map<std::string, const ComputationClient::Computation*> seen;
-  const ComputationClient::Computation* computation = nullptr;
-  ComputationClient::ComputationPtr held;  // keeps an entry that may be replaced alive
-  if (one_op) {
-    auto it = seen.find(key);
-    if (it != seen.end()) computation = it->second;
-  }
-  OpCache& cache = GetOpCache();
-  if (computation == nullptr) {
-    std::lock_guard<std::mutex> lock(cache.mu);
-    auto it = cache.programs.find(key);
-    // A key made of a program hash is confirmed by comparing the programs.
-    if (it != cache.programs.end() && (one_op || it->second->program() == lowered->program)) {
-      computation = it->second.get();
-      if (one_op) {
-        seen.emplace(std::string(key), computation);
-      } else {
-        held = it->second;  // a hash key's entry may be replaced by another thread
-      }
-    }
-  }
-  if (computation != nullptr) {
-    // Looked up once: the registry lookup takes locks and compares names.
-    static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
-    cached->Add(1);
-  } else {
-    metrics::GetOrCreateCounter("UncachedCompile")->Add(1);
-    if (!lowered) lowered = LowerGraph({root});
-    if (lowered->leaves != leaves) {
-      return absl::InternalError(
-          absl::StrCat(std::string(ir::OpName(node.op)),
-                       ": eager mode numbered the operands unlike the lowering"));
-    }
-    std::vector<ComputationClient::CompileInstance> instances;
-    instances.push_back({lowered->program, device});
-    std::vector<ComputationClient::ComputationPtr> compiled;
-    {
-      metrics::ScopedTimer timer(ComputationClient::EagerOpCompileMetric());
-      SEAM_ASSIGN_OR_RETURN(compiled, client->Compile(std::move(instances)));
-    }
-    held = compiled.front();
-    computation = held.get();
-    std::lock_guard<std::mutex> lock(cache.mu);
-    if (one_op) {
-      // Another thread may have compiled the same op meanwhile: a one-op entry is never
-      // replaced (threads' views may point at it); this compile's program is dropped.
-      auto [it, inserted] = cache.programs.emplace(std::string(key), held);
-      computation = it->second.get();
-      seen.emplace(std::string(key), computation);
-    } else {
-      cache.programs[std::string(key)] = held;  // a hash key's program may differ: the newest stays
-    }
-  }
-
-  for (const auto& leaf : leaves) arguments.push_back(leaf->device);
-  ComputationClient::ExecuteComputationOptions options;
-  options.eager_mode = true;
-  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
-                        client->ExecuteComputation(*computation, arguments, device, options));
+  request.parameters = leaves;
+  SEAM_RETURN_IF_ERROR(RunStep(request, result));
   auto value = NewDeviceValue();
   value->shape = node.shape;
-  value->device = std::move(outputs.front());
+  value->device = std::move(result.outputs[0].front());
   node.value = std::move(value);
   g_ran_eagerly.store(true, std::memory_order_relaxed);
   return absl::OkStatus();
@@ -267,12 +212,6 @@ void CutEagerHistory(const std::vector<std::shared_ptr<TensorImpl>>& tensors) {
       tensor->set_node(MakeLeaf(node->value));
     }
   }
-}
-
-size_t EagerCacheSize() {
-  OpCache& cache = GetOpCache();
-  std::lock_guard<std::mutex> lock(cache.mu);
-  return cache.programs.size();
 }
 
 }  // namespace seam::lazy

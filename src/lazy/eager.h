@@ -24,12 +24,11 @@ inline bool EagerKnownOff() { return g_eager.load(std::memory_order_relaxed) == 
 
 // Runs `node` now, as a program of that one op over its operands (which eager mode has
 // already computed; constants are compiled in), and sets node->value to the result. The
-// program comes from the op-level cache, keyed by the op, its attributes, its result and
-// operand shapes and dtypes, which operands are the same value, and constant operands'
-// bytes (built without lowering, so a hit costs no program construction; a key too long
-// for its fixed buffer, e.g. a concatenate of dozens of operands, is replaced by the
-// lowered program's hash, confirmed by comparing programs). Each thread keeps its own view
-// of the cache, so a hit takes no lock. A compile is one
+// program is found in the compile cache under the op key: the op, its attributes, its
+// result and operand shapes and dtypes, which operands are the same value, and constant
+// operands' bytes (built without lowering, so a hit costs no program construction; a key
+// too long for its fixed buffer, e.g. a concatenate of dozens of operands, is replaced by
+// the lowered program's hash, confirmed by comparing programs). A compile is one
 // EagerOpCompileTime sample (and, as every compile, one CompileTime sample); a run is
 // one EagerOpExecuteTime sample. CachedCompile / UncachedCompile count the lookups.
 absl::Status ExecuteEagerly(Node& node);
@@ -38,9 +37,6 @@ absl::Status ExecuteEagerly(Node& node);
 // plain leaf of the same value, so the recorded history (kept for autodiff) does not
 // grow across steps.
 void CutEagerHistory(const std::vector<std::shared_ptr<TensorImpl>>& tensors);
-
-// Number of programs in the op-level cache.
-size_t EagerCacheSize();
 
 }  // namespace seam::lazy
 

@@ -10,28 +10,18 @@
 #include "absl/status/statusor.h"
 #include "src/ir/program.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/runtime/computation_client.h"
 
 namespace seam::lazy {
 
-// A program built from the graphs of some nodes: results[i] is the value of roots[i];
-// parameter p is the leaf value leaves[p] (distinct values, in first-use order).
-struct LoweredGraph {
-  ir::Program program;
-  std::vector<std::shared_ptr<DeviceValue>> leaves;
-};
-LoweredGraph LowerGraph(const std::vector<NodePtr>& roots);
-
-// Sends every value that exists only on the host to `device`, in one TransferToDevice.
-absl::Status UploadLeaves(runtime::ComputationClient& client, const std::string& device,
-                          const std::vector<std::shared_ptr<DeviceValue>>& leaves);
-
-// For every tensor with pending operations: builds one program over all of them, sends
-// the host values it needs (one TransferToDevice), compiles it unless the compile cache
-// has it (CachedCompile / UncachedCompile), runs it, and points each tensor at its new
-// device value. Tensors without pending operations are left alone. With `donate` (the
-// step barrier, seam::sync), tensors overwritten by `assign` give their old device buffer
-// to the program when nothing else holds it (src/lazy/donation.h). A compile-cache miss
-// is reported to the recompile explainer under the current sync site.
+// For every tensor with pending operations: one step over all of them (the program of
+// their graphs, run through the step runner, src/lazy/step_runner.h), after which each
+// tensor points at its new device value. Tensors without pending operations are left
+// alone. With `donate` (the step barrier, seam::sync, counted as MarkStep even when
+// nothing is pending), tensors overwritten by `assign` give their old device buffer to the
+// program when nothing else holds it (src/lazy/donation.h). A compile-cache miss is
+// reported to the recompile explainer under the current sync site. A step whose values are
+// per-replica runs on every replica (src/lazy/replicated.h).
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors,
                          bool donate = false);
 

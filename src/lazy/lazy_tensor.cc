@@ -6,7 +6,7 @@ namespace seam::lazy {
 namespace {
 
 struct Registry {
-  SpinLock mu;
+  base::SpinLock mu;
   TensorImpl* head = nullptr;  // oldest
   TensorImpl* tail = nullptr;  // newest
 };
@@ -129,35 +129,35 @@ TensorImpl::TensorImpl(NodePtr node) : node_(std::move(node)) {}
 
 TensorImpl::~TensorImpl() {
   Registry& registry = GetRegistry();
-  std::lock_guard<SpinLock> lock(registry.mu);
+  std::lock_guard<base::SpinLock> lock(registry.mu);
   if (!registered_) return;
   (prev_ != nullptr ? prev_->next_ : registry.head) = next_;
   (next_ != nullptr ? next_->prev_ : registry.tail) = prev_;
 }
 
 NodePtr TensorImpl::node() const {
-  std::lock_guard<SpinLock> lock(mu_);
+  std::lock_guard<base::SpinLock> lock(mu_);
   return node_;
 }
 
 void TensorImpl::set_node(NodePtr node) {
-  std::lock_guard<SpinLock> lock(mu_);
+  std::lock_guard<base::SpinLock> lock(mu_);
   node_ = std::move(node);
 }
 
 NodePtr TensorImpl::replaced() const {
-  std::lock_guard<SpinLock> lock(mu_);
+  std::lock_guard<base::SpinLock> lock(mu_);
   return replaced_.lock();
 }
 
 void TensorImpl::set_replaced(std::weak_ptr<const Node> leaf) {
-  std::lock_guard<SpinLock> lock(mu_);
+  std::lock_guard<base::SpinLock> lock(mu_);
   replaced_ = std::move(leaf);
 }
 
 void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
   Registry& registry = GetRegistry();
-  std::lock_guard<SpinLock> lock(registry.mu);
+  std::lock_guard<base::SpinLock> lock(registry.mu);
   if (impl->registered_) return;
   impl->registered_ = true;
   impl->prev_ = registry.tail;
@@ -167,7 +167,7 @@ void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
 
 std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
   Registry& registry = GetRegistry();
-  std::lock_guard<SpinLock> lock(registry.mu);
+  std::lock_guard<base::SpinLock> lock(registry.mu);
   std::vector<std::shared_ptr<TensorImpl>> live;
   static thread_local size_t last_count = 16;  // sized from the last call: one allocation
   live.reserve(last_count);

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "src/base/spin_lock.h"
 #include "src/ir/program.h"
-#include "src/lazy/spin_lock.h"
 #include "src/runtime/computation_client.h"
 
 namespace seam::lazy {
@@ -131,7 +131,7 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   friend void RegisterTensor(const std::shared_ptr<TensorImpl>& impl);
   friend std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
 
-  mutable SpinLock mu_;
+  mutable base::SpinLock mu_;
   NodePtr node_;
   std::weak_ptr<const Node> replaced_;
   // Registry links, guarded by the registry's mutex.

@@ -81,10 +81,6 @@ NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b) {
   return MakeNode(ir::Op::kSelect, {p, a, b}, {});
 }
 
-NodePtr ZerosLike(const NodePtr& x) {
-  return BroadcastTo(ConstantNode(ScalarLiteral(x->shape.dtype, 0)), x->shape.dims);
-}
-
 }  // namespace lazy
 
 namespace {

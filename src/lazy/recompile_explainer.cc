@@ -196,14 +196,13 @@ SyncSiteScope::SyncSiteScope(std::source_location location, const char* op) : pr
 
 SyncSiteScope::~SyncSiteScope() { t_site = previous_; }
 
-std::string CurrentSyncSite() { return t_site.Text(); }
-
 std::string ExplainDifference(const ir::Program& before, const ir::Program& now,
                               const std::vector<bool>& now_from_host) {
   return Compare(before, now, now_from_host, /*explain=*/true).why;
 }
 
-absl::Status NoteCompileCacheMiss(const LoweredGraph& lowered) {
+absl::Status NoteCompileCacheMiss(const ir::Program& program,
+                                  const std::vector<std::shared_ptr<DeviceValue>>& parameters) {
   absl::StatusOr<bool> debug = DebugEnabled();
   if (!debug.ok()) return debug.status();
   static metrics::Counter* recompiles = metrics::GetOrCreateCounter("RecompileAfterFirstStep");
@@ -216,19 +215,19 @@ absl::Status NoteCompileCacheMiss(const LoweredGraph& lowered) {
   if (!*debug) return absl::OkStatus();
 
   std::vector<bool> from_host;
-  for (const auto& leaf : lowered.leaves) from_host.push_back(leaf->host.has_value());
+  for (const auto& leaf : parameters) from_host.push_back(leaf->host.has_value());
   if (!site.programs.empty()) {
     const Earlier* closest = nullptr;
     Comparison best;
     for (const Earlier& earlier : site.programs) {
-      Comparison c = Compare(earlier.program, lowered.program, from_host, /*explain=*/false);
+      Comparison c = Compare(earlier.program, program, from_host, /*explain=*/false);
       if (closest == nullptr || c.structural < best.structural ||
           (c.structural == best.structural && c.differing < best.differing)) {
         closest = &earlier;
         best = c;
       }
     }
-    std::string why = ExplainDifference(closest->program, lowered.program, from_host);
+    std::string why = ExplainDifference(closest->program, program, from_host);
     if (why.empty()) {
       why =
           "the program equals one compiled here before, which the compile cache evicted "
@@ -238,7 +237,7 @@ absl::Status NoteCompileCacheMiss(const LoweredGraph& lowered) {
               absl::StrCat("recompile at ", site_text, ": program ", site.compiles,
                            " compiled here, compared with program ", closest->ordinal, ": ", why));
   }
-  site.programs.push_back({lowered.program, site.compiles});
+  site.programs.push_back({program, site.compiles});
   if (site.programs.size() > kProgramsPerSite) site.programs.pop_front();
   return absl::OkStatus();
 }

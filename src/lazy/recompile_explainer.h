@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "src/ir/program.h"
-#include "src/lazy/graph_executor.h"
+#include "src/lazy/lazy_tensor.h"
 
 namespace seam::lazy {
 
@@ -36,13 +36,14 @@ class SyncSiteScope {
  private:
   SyncSite previous_;
 };
-std::string CurrentSyncSite();
 
 // Called on every compile-cache miss of a sync. When the current site compiled a program
 // before, adds one to the counter RecompileAfterFirstStep; with SEAM_DEBUG=1 (read at
 // first use; a value other than 0 or 1 is InvalidArgument naming the variable) also logs
 // the reason, compared with the closest of the last programs compiled at that site.
-absl::Status NoteCompileCacheMiss(const LoweredGraph& lowered);
+// `program` is the program to compile; its parameter p is the value `parameters[p]`.
+absl::Status NoteCompileCacheMiss(const ir::Program& program,
+                                  const std::vector<std::shared_ptr<DeviceValue>>& parameters);
 
 // Why `now` is not `before`, in one line (empty when the programs are equal).
 // `now_from_host[j]` says whether parameter j of `now` is host data sent by this sync.

@@ -1,5 +1,6 @@
 // Data parallelism in one process: values with one copy per replica, all_reduce nodes, and
-// the replicated run of a step (one program, ExecuteReplicated over the first N devices).
+// what a replicated step needs (one program over the first N devices, run by the step
+// runner, src/lazy/step_runner.h).
 // docs/frontend.md ("Data parallel") gives the rules.
 #ifndef SEAM_LAZY_REPLICATED_H_
 #define SEAM_LAZY_REPLICATED_H_
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
 #include "src/runtime/computation_client.h"
 
@@ -27,7 +27,7 @@ struct ReplicaValues {
 NodePtr ReplicatedLeaf(std::vector<ir::Literal> per_replica);
 
 // An all_reduce of `x` over every replica of the step. It is built with the one-replica
-// group {0}; RunReplicated widens the groups to the step's replica count, so in a step that
+// group {0}; SetReplicas widens the groups to the step's replica count, so in a step that
 // is not replicated it is the identity.
 NodePtr AllReduceNode(ir::Op op, const NodePtr& x);
 
@@ -38,13 +38,11 @@ absl::StatusOr<int64_t> ReplicaCount(const std::vector<std::shared_ptr<DeviceVal
 // Makes `program` a program of `replicas` replicas whose all_reduces span all of them.
 void SetReplicas(ir::Program& program, int64_t replicas);
 
-// Runs the step on the first `replicas` local devices: sends what each replica needs (a
-// value that is not per-replica yet is copied to every device once and becomes
-// per-replica), compiles through the compile cache, runs with ExecuteReplicated, and
-// returns one new per-replica leaf for each root.
-absl::StatusOr<std::vector<NodePtr>> RunReplicated(runtime::ComputationClient& client,
-                                                   LoweredGraph lowered, int64_t replicas,
-                                                   const std::vector<NodePtr>& roots);
+// One new per-replica leaf per root, from a replicated run's outputs[d][i] (replica d's
+// value of root i).
+std::vector<NodePtr> ReplicatedLeaves(
+    const std::vector<NodePtr>& roots,
+    std::vector<std::vector<runtime::ComputationClient::DataPtr>>& outputs);
 
 // Replica d's device value of a leaf's value (d = 0 is the value's own).
 runtime::ComputationClient::DataPtr ReplicaData(const DeviceValue& value, int64_t d);

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
 #include "src/lazy/eager.h"
-#include "src/lazy/graph_executor.h"
-#include "src/runtime/metrics.h"
-#include "src/runtime/runtime.h"
+#include "src/lazy/step_runner.h"
 
 namespace seam::lazy {
 namespace {
@@ -139,24 +138,19 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
     }
   }
 
-  // The guards passed: from here on this is the step barrier.
-  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
-  const std::string& device = client->GetDefaultDevice();
-  SEAM_RETURN_IF_ERROR(UploadLeaves(*client, device, values));
-  static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
-  static metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
-  static metrics::Counter* replays = metrics::GetOrCreateCounter("CompiledStepReplay");
-  mark_step->Add(1);
-  cached->Add(1);
-  replays->Add(1);
-  std::vector<ComputationClient::DataPtr> arguments;
-  arguments.reserve(values.size());
-  for (const auto& value : values) arguments.push_back(value->device);
-  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> outputs,
-                        client->ExecuteComputation(*plan.computation, arguments, device, {}));
-  for (const ir::Alias& alias : plan.aliases) {
-    values[static_cast<size_t>(alias.parameter_index)]->donated = true;
-  }
+  // The guards passed: from here on this is the step barrier, with the captured program.
+  StepRequest request;
+  request.kind = StepKind::kReplay;
+  request.parameters = values;
+  request.computation = plan.computation;
+  request.donations = plan.aliases;
+  thread_local StepResult step;
+  absl::Cleanup release = [] {
+    step.computation = nullptr;
+    step.outputs.clear();
+  };
+  SEAM_RETURN_IF_ERROR(RunStep(request, step));
+  std::vector<ComputationClient::DataPtr>& outputs = step.outputs[0];
   std::vector<NodePtr> leaves;
   leaves.reserve(outputs.size());
   for (size_t r = 0; r < outputs.size(); ++r) {

@@ -17,10 +17,10 @@
 #include "src/lazy/fast_shape.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/lazy/lowering.h"
 #include "src/lazy/recompile_explainer.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
-#include "src/runtime/metrics.h"
 
 namespace seam {
 
@@ -408,8 +408,6 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
 }
 
 void sync(std::source_location site) {
-  static metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
-  mark_step->Add(1);
   lazy::SyncSiteScope scope(site);
   std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
   absl::Status status = lazy::SyncTensors(live, /*donate=*/true);

@@ -69,7 +69,6 @@ NodePtr Reduce(ir::Op op, const NodePtr& x, Ints sorted_axes);
 NodePtr Convert(const NodePtr& x, ir::DType dtype);
 NodePtr Select(const NodePtr& p, const NodePtr& a, const NodePtr& b);  // same shapes
 NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b);   // broadcasting
-NodePtr ZerosLike(const NodePtr& x);
 NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, Ints lhs_contracting,
                    Ints rhs_contracting, Ints lhs_batch = {}, Ints rhs_batch = {});
 

@@ -10,7 +10,7 @@
 
 #include "seam/nn.h"
 #include "seam/tensor.h"
-#include "src/lazy/graph_executor.h"
+#include "src/lazy/lowering.h"
 #include "src/lazy/tensor_internal.h"
 
 namespace seam::lazy {

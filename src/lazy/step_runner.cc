@@ -1,0 +1,285 @@
+#include "src/lazy/step_runner.h"
+
+#include <optional>
+#include <string>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "src/base/status_macros.h"
+#include "src/ir/hash.h"
+#include "src/lazy/compile_cache.h"
+#include "src/lazy/donation.h"
+#include "src/lazy/replicated.h"
+#include "src/runtime/metrics.h"
+#include "src/runtime/runtime.h"
+
+namespace seam::lazy {
+namespace {
+
+using runtime::ComputationClient;
+
+// The counters of the runner, looked up once (the registry lookup takes a lock and
+// compares names).
+struct Counters {
+  metrics::Counter* mark_step = metrics::GetOrCreateCounter("MarkStep");
+  metrics::Counter* cached = metrics::GetOrCreateCounter("CachedCompile");
+  metrics::Counter* uncached = metrics::GetOrCreateCounter("UncachedCompile");
+  metrics::Counter* replays = metrics::GetOrCreateCounter("CompiledStepReplay");
+};
+const Counters& GetCounters() {
+  static const Counters* counters = new Counters();
+  return *counters;
+}
+
+// One value to send: `literal` to `device`, stored at `*target`.
+struct Upload {
+  const ir::Literal* literal;
+  const std::string* device;
+  ComputationClient::DataPtr* target;
+};
+
+// Per-thread lists of one RunStep, emptied when it returns (so that they hold no value or
+// buffer after it) and kept with their capacity for the next step.
+struct Scratch {
+  std::vector<Upload> uploads;
+  std::vector<ComputationClient::TensorSource> sources;
+  std::vector<DeviceValue*> device_only;
+  std::vector<ComputationClient::DataPtr> handles;
+  std::vector<std::vector<ComputationClient::DataPtr>> arguments;
+  bool in_use = false;
+
+  void Clear() {
+    uploads.clear();
+    sources.clear();
+    device_only.clear();
+    handles.clear();
+    for (auto& list : arguments) list.clear();
+  }
+};
+
+// The devices of a step: the default one, or the first `replicas` local devices.
+absl::StatusOr<std::vector<std::string>> StepDevices(ComputationClient& client, int64_t replicas) {
+  if (replicas == 1) return std::vector<std::string>{client.GetDefaultDevice()};
+  std::vector<std::string> local = client.GetLocalDevices();
+  if (replicas > static_cast<int64_t>(local.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("sync: the step has ", replicas,
+                                                   " replicas but there are only ", local.size(),
+                                                   " local devices"));
+  }
+  local.resize(static_cast<size_t>(replicas));
+  return local;
+}
+
+// Makes every parameter per-replica over `devices` (a plain value already on device 0 is
+// read back once, in one crossing, to be copied to the others) and lists, in
+// scratch.uploads, every copy not yet on its device.
+absl::Status PlanReplicaUploads(ComputationClient& client, const std::vector<std::string>& devices,
+                                absl::Span<const std::shared_ptr<DeviceValue>> parameters,
+                                Scratch& scratch) {
+  const int64_t replicas = static_cast<int64_t>(devices.size());
+  for (const auto& value : parameters) {
+    if (value->replicas != nullptr) continue;
+    auto copies = std::make_shared<ReplicaValues>();
+    copies->count = replicas;
+    copies->host.resize(static_cast<size_t>(replicas));
+    copies->device.resize(static_cast<size_t>(replicas));
+    value->replicas = std::move(copies);
+    if (value->device != nullptr) {
+      scratch.device_only.push_back(value.get());
+      scratch.handles.push_back(value->device);
+    }
+  }
+  if (!scratch.handles.empty()) {
+    SEAM_ASSIGN_OR_RETURN(std::vector<ir::Literal> read,
+                          client.TransferFromDevice(scratch.handles));
+    for (size_t i = 0; i < scratch.device_only.size(); ++i) {
+      for (int64_t d = 1; d < replicas; ++d) scratch.device_only[i]->replicas->host[d] = read[i];
+    }
+  }
+  for (const auto& value : parameters) {
+    ReplicaValues& copies = *value->replicas;
+    if (value->device == nullptr)
+      scratch.uploads.push_back({&*value->host, &devices[0], &value->device});
+    for (int64_t d = 1; d < replicas; ++d) {
+      if (copies.device[d] != nullptr) continue;
+      // A value made per-replica from a plain one has the same data everywhere.
+      const ir::Literal* literal = copies.host[d] ? &*copies.host[d] : &*value->host;
+      scratch.uploads.push_back({literal, &devices[d], &copies.device[d]});
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Crossing 1: sends every value the step needs that is not on its device yet.
+absl::Status SendParameters(ComputationClient& client, const std::vector<std::string>& devices,
+                            absl::Span<const std::shared_ptr<DeviceValue>> parameters,
+                            Scratch& scratch) {
+  if (devices.size() > 1) {
+    SEAM_RETURN_IF_ERROR(PlanReplicaUploads(client, devices, parameters, scratch));
+  } else {
+    for (const auto& value : parameters) {
+      if (value->device == nullptr)
+        scratch.uploads.push_back({&*value->host, &devices[0], &value->device});
+    }
+  }
+  if (scratch.uploads.empty()) return absl::OkStatus();
+  for (const Upload& u : scratch.uploads) {
+    scratch.sources.push_back({u.literal->shape, u.literal->bytes.data(), *u.device});
+  }
+  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> data,
+                        client.TransferToDevice(scratch.sources));
+  for (size_t i = 0; i < scratch.uploads.size(); ++i)
+    *scratch.uploads[i].target = std::move(data[i]);
+  if (devices.size() > 1) {
+    // The per-replica host copies are not needed once sent (replica 0's stays, as for plain
+    // values, for host reads of values that never ran).
+    for (const auto& value : parameters) {
+      for (auto& host : value->replicas->host) host.reset();
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Crossing 2: the request's program from the compile cache, compiled on a miss.
+absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(ComputationClient& client,
+                                                                const StepRequest& request,
+                                                                const std::string& device) {
+  const Counters& counters = GetCounters();
+  if (request.computation != nullptr) {
+    counters.cached->Add(1);
+    return request.computation;
+  }
+  SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
+  StepProgram& source = *request.program;
+  const uint64_t key = CompileCacheKey(source.Key(), device);
+  ComputationClient::ComputationPtr computation = cache->FindMatching(
+      key, [&](const ir::Program& cached, absl::Span<const uint64_t> signature) {
+        return source.Matches(cached, signature);
+      });
+  if (computation != nullptr) {
+    counters.cached->Add(1);
+    return computation;
+  }
+  counters.uncached->Add(1);
+  std::vector<uint64_t> signature;
+  SEAM_ASSIGN_OR_RETURN(ir::Program program, source.Lower(&signature));
+  std::vector<ComputationClient::CompileInstance> instances;
+  instances.push_back({std::move(program), device});
+  std::vector<ComputationClient::ComputationPtr> compiled;
+  if (request.kind == StepKind::kEagerOp) {
+    metrics::ScopedTimer timer(ComputationClient::EagerOpCompileMetric());
+    SEAM_ASSIGN_OR_RETURN(compiled, client.Compile(std::move(instances)));
+  } else {
+    SEAM_ASSIGN_OR_RETURN(compiled, client.Compile(std::move(instances)));
+  }
+  cache->Insert(key, compiled.front(), std::move(signature));
+  return std::move(compiled.front());
+}
+
+// Crossing 3: runs the program on every replica's arguments.
+absl::Status Execute(ComputationClient& client, const StepRequest& request,
+                     const std::vector<std::string>& devices, Scratch& scratch,
+                     StepResult& result) {
+  const size_t replicas = devices.size();
+  if (scratch.arguments.size() < replicas) scratch.arguments.resize(replicas);
+  for (size_t d = 0; d < replicas; ++d) {
+    std::vector<ComputationClient::DataPtr>& arguments = scratch.arguments[d];
+    arguments.reserve(request.parameters.size());
+    for (const auto& value : request.parameters) {
+      arguments.push_back(ReplicaData(*value, static_cast<int64_t>(d)));
+    }
+  }
+  const ComputationClient::Computation& computation = *result.computation;
+  if (replicas == 1) {
+    ComputationClient::ExecuteComputationOptions options;
+    options.eager_mode = request.kind == StepKind::kEagerOp;
+    result.outputs.resize(1);
+    SEAM_ASSIGN_OR_RETURN(
+        result.outputs[0],
+        client.ExecuteComputation(computation, scratch.arguments[0], devices[0], options));
+    return absl::OkStatus();
+  }
+  scratch.arguments.resize(replicas);
+  SEAM_ASSIGN_OR_RETURN(result.outputs,
+                        client.ExecuteReplicated(computation, scratch.arguments, devices));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+BuiltProgram::BuiltProgram(const ir::Program& program)
+    : program_(program), hash_(ir::HashProgram(program)) {}
+
+bool BuiltProgram::Matches(const ir::Program& cached, absl::Span<const uint64_t>) const {
+  return cached == program_;
+}
+
+absl::StatusOr<ir::Program> BuiltProgram::Lower(std::vector<uint64_t>*) { return program_; }
+
+absl::Status RunStep(const StepRequest& request, StepResult& result) {
+  const Counters& counters = GetCounters();
+  if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
+    counters.mark_step->Add(1);
+  }
+  if (request.kind == StepKind::kReplay) counters.replays->Add(1);
+  result.computation = nullptr;
+  result.outputs.clear();
+  result.read.clear();
+  const bool runs = request.computation != nullptr || request.program != nullptr;
+  if (!runs && request.reads.empty()) return absl::OkStatus();
+  for (const auto& value : request.parameters) {
+    SEAM_RETURN_IF_ERROR(CheckNotDonated(*value, request.op));
+  }
+
+  // A runner inside a runner (none today) would get lists of its own.
+  thread_local Scratch thread_scratch;
+  std::optional<Scratch> nested;
+  Scratch& scratch = thread_scratch.in_use ? nested.emplace() : thread_scratch;
+  scratch.in_use = true;
+  absl::Cleanup release = [&scratch] {
+    scratch.Clear();
+    scratch.in_use = false;
+  };
+
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+  if (runs) {
+    // The devices, kept per thread for plain steps: the default device never changes.
+    thread_local std::vector<std::string> default_device;
+    std::vector<std::string> replica_devices;
+    if (request.replicas == 1 && default_device.empty()) {
+      default_device.push_back(client->GetDefaultDevice());
+    }
+    if (request.replicas != 1) {
+      SEAM_ASSIGN_OR_RETURN(replica_devices, StepDevices(*client, request.replicas));
+    }
+    const std::vector<std::string>& devices =
+        request.replicas == 1 ? default_device : replica_devices;
+    SEAM_RETURN_IF_ERROR(SendParameters(*client, devices, request.parameters, scratch));
+    SEAM_ASSIGN_OR_RETURN(result.computation, FindOrCompile(*client, request, devices[0]));
+    SEAM_RETURN_IF_ERROR(Execute(*client, request, devices, scratch, result));
+    for (const ir::Alias& alias : request.donations) {
+      request.parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
+    }
+  }
+  if (!request.reads.empty()) {
+    scratch.handles.assign(request.reads.begin(), request.reads.end());
+    SEAM_ASSIGN_OR_RETURN(result.read, client->TransferFromDevice(scratch.handles));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op) {
+  SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
+  if (value.device == nullptr) return *value.host;
+  thread_local StepResult result;
+  StepRequest request;
+  request.kind = StepKind::kHostRead;
+  request.op = op;
+  request.reads = absl::MakeConstSpan(&value.device, 1);
+  SEAM_RETURN_IF_ERROR(RunStep(request, result));
+  ir::Literal literal = std::move(result.read.front());
+  result.read.clear();
+  return literal;
+}
+
+}  // namespace seam::lazy

@@ -1,0 +1,106 @@
+// The step runner: the one function of the front end that crosses the seam.
+//
+// Every path that runs something on a device — the step barrier (seam::sync and the sync
+// before a host read), data parallel steps, eager ops, compiled-step replays, and host
+// reads — builds a StepRequest and hands it to RunStep, which performs the crossings in
+// their fixed order:
+//   1. TransferToDevice: the parameters that exist only on the host (for a replicated step,
+//      every replica's copy, after reading back once a value that is only on device 0);
+//   2. Compile: the compile cache is looked up (CachedCompile / UncachedCompile) and the
+//      program compiled and inserted on a miss;
+//   3. ExecuteComputation (ExecuteReplicated for several replicas): returns at once;
+//      then the donated parameters are marked (their buffers now belong to the outputs);
+//   4. TransferFromDevice: the values the request reads back (blocks).
+// Each crossing is skipped when the request has nothing for it.
+#ifndef SEAM_LAZY_STEP_RUNNER_H_
+#define SEAM_LAZY_STEP_RUNNER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "src/ir/program.h"
+#include "src/lazy/lazy_tensor.h"
+#include "src/runtime/computation_client.h"
+
+namespace seam::lazy {
+
+// Where a step's program comes from when it is not compiled yet: the compile-cache key
+// and the check of a cached program, both without building one, and the program itself
+// on a miss.
+class StepProgram {
+ public:
+  virtual ~StepProgram() = default;
+  // The key in the compile cache (RunStep combines it with the device).
+  virtual uint64_t Key() const = 0;
+  // Whether `cached`, inserted with `signature` (what Lower gave; maybe empty), is the
+  // program this source stands for. A key collision must never pass this check.
+  virtual bool Matches(const ir::Program& cached, absl::Span<const uint64_t> signature) const = 0;
+  // The program to compile on a miss, and (optionally) the signature to keep with it for
+  // Matches.
+  virtual absl::StatusOr<ir::Program> Lower(std::vector<uint64_t>* signature) = 0;
+};
+
+// A program already built (a replicated step's, an eager op's that has no short key):
+// keyed by its structural hash, matched by comparing instructions.
+class BuiltProgram final : public StepProgram {
+ public:
+  explicit BuiltProgram(const ir::Program& program);
+  uint64_t Key() const override { return hash_; }
+  bool Matches(const ir::Program& cached, absl::Span<const uint64_t> signature) const override;
+  absl::StatusOr<ir::Program> Lower(std::vector<uint64_t>* signature) override;
+
+ private:
+  const ir::Program& program_;
+  uint64_t hash_;
+};
+
+// What a caller of RunStep is, for the metrics: the step barrier of seam::sync and a
+// compiled-step replay count as MarkStep; a replay's program was found without a lookup
+// (CachedCompile, CompiledStepReplay); eager ops record EagerOpCompileTime and
+// EagerOpExecuteTime.
+enum class StepKind { kBarrier, kHostRead, kEagerOp, kReplay };
+
+struct StepRequest {
+  StepKind kind = StepKind::kBarrier;
+  // The replicas of a data-parallel step: the step runs on the first `replicas` local
+  // devices (one replica: the default device).
+  int64_t replicas = 1;
+  // Parameter p of the program is parameters[p] (replica d of a replicated step: its
+  // ReplicaData(d)). Values still on the host are sent first; a value whose buffer was
+  // donated is an error naming `op`.
+  absl::Span<const std::shared_ptr<DeviceValue>> parameters;
+  // The program: `computation` when the caller already holds it (a replay), else found
+  // through `program` (null: nothing runs, e.g. a plain host read).
+  runtime::ComputationClient::ComputationPtr computation;
+  StepProgram* program = nullptr;
+  // Input/output aliases of the program (output i overwrites parameter j): after the run
+  // the parameters they name are marked donated. Must equal the program's own aliases.
+  absl::Span<const ir::Alias> donations;
+  // Device values to bring back to the host after the run.
+  absl::Span<const runtime::ComputationClient::DataPtr> reads;
+  std::string_view op = "sync";  // names the caller in errors
+};
+
+struct StepResult {
+  runtime::ComputationClient::ComputationPtr computation;  // what ran, if anything
+  // outputs[d][i]: result i of replica d (d = 0 only, unless replicated).
+  std::vector<std::vector<runtime::ComputationClient::DataPtr>> outputs;
+  std::vector<ir::Literal> read;  // per entry of request.reads
+};
+
+// Runs `request` as described at the top of this file, into `result` (whose vectors keep
+// their capacity from an earlier call). On error nothing is marked donated.
+absl::Status RunStep(const StepRequest& request, StepResult& result);
+
+// The value of a host read: the value's host copy when it never went to the device, else
+// one read-only step of `value->device`. `op` names the caller in errors.
+absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op);
+
+}  // namespace seam::lazy
+
+#endif  // SEAM_LAZY_STEP_RUNNER_H_
