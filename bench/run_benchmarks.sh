@@ -15,7 +15,7 @@ export PJRT_DEVICE=${PJRT_DEVICE:-CPU}
 common=(--benchmark_repetitions=3 --benchmark_min_time=0.2 --benchmark_out_format=json)
 
 for t in 1 2; do
-  export OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t
+  export OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t SEAM_CPU_THREADS=$t
   echo "== $t thread(s)"
   "$bin/train_step_bench" --benchmark_filter='BM_SgemmPeak' "${common[@]}" \
     --benchmark_out="$out/sgemm_t$t.json"
@@ -31,7 +31,7 @@ for t in 1 2; do
   done
 done
 
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 SEAM_CPU_THREADS=1
 echo "== front end (1 thread)"
 "$bin/trace_bench" "${common[@]}" --benchmark_out="$out/trace_t1.json"
 if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
