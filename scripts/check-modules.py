@@ -25,6 +25,9 @@ LAYERS = {
     "src/plugins/null": ["src/base", "src/abi", "src/plugins/common", "seam/c"],
     "src/conformance": ["src/base", "src/ir", "src/abi", "src/runtime", "seam/c"],
     "src/runtime": ["src/base", "src/ir", "src/abi", "seam/c"],
+    # The one place that knows both the runtime and the CPU plugin: it registers the plugin
+    # as PJRT_DEVICE=CPU's in-process client in programs that link the target `seam`.
+    "src/in_process": ["src/runtime", "src/plugins/cpu", "seam/c"],
     "src/lazy": ["src/base", "src/ir", "src/runtime", "seam"],
     "src/nn": ["src/base", "src/ir", "src/lazy", "seam"],
 }

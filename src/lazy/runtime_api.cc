@@ -1,12 +1,34 @@
-// The public plugin-registration API (include/seam/runtime.h) over the runtime's registry.
+// The public plugin-registration API (include/seam/runtime.h) over the runtime's registry:
+// a public PjRtPlugin is handed to the runtime through an adapter, since nothing under the
+// seam includes the public headers.
 #include "seam/runtime.h"
 #include "seam/tensor.h"
-#include "src/runtime/pjrt_registry.h"
+#include "src/runtime/runtime.h"
 
 namespace seam {
+namespace {
+
+class PluginAdapter final : public runtime::PjRtPlugin {
+ public:
+  explicit PluginAdapter(std::shared_ptr<const seam::PjRtPlugin> plugin)
+      : plugin_(std::move(plugin)) {}
+  std::string library_path() const override { return plugin_->library_path(); }
+  runtime::PluginOptions client_create_options() const override {
+    seam::PluginOptions options = plugin_->client_create_options();
+    return runtime::PluginOptions(options.begin(), options.end());
+  }
+  bool requires_xla_coordinator() const override { return plugin_->requires_xla_coordinator(); }
+
+ private:
+  std::shared_ptr<const seam::PjRtPlugin> plugin_;
+};
+
+}  // namespace
 
 void RegisterPjRtPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin) {
-  absl::Status status = runtime::RegisterPlugin(name, std::move(plugin));
+  std::shared_ptr<const runtime::PjRtPlugin> adapted;
+  if (plugin != nullptr) adapted = std::make_shared<PluginAdapter>(std::move(plugin));
+  absl::Status status = runtime::RegisterPlugin(name, std::move(adapted));
   if (!status.ok()) throw Error(static_cast<int>(status.code()), std::string(status.message()));
 }
 

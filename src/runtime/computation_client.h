@@ -124,7 +124,6 @@ class ComputationClient {
   virtual std::vector<DeviceInfo> GetDeviceInfos() const = 0;  // the local devices
   virtual std::string GetDefaultDevice() const = 0;            // e.g. "CPU:0"
   virtual std::vector<std::string> GetLocalDevices() const = 0;
-  virtual std::vector<std::string> GetAllDevices() const = 0;
 
   // The metrics every implementation records under, whatever its kind.
   static metrics::Metric* TransferToDeviceMetric();

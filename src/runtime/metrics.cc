@@ -227,7 +227,7 @@ Counter* GetOrCreateCounter(std::string_view name) {
   return FindCounter(name);
 }
 
-std::string CreateMetricReport() {
+std::string MetricsReport() {
   std::string out;
   for (const Metric* metric : Registry::Get().Metrics()) out += metric->Report();
   for (const Counter* counter : Registry::Get().Counters()) {
@@ -236,21 +236,6 @@ std::string CreateMetricReport() {
     absl::StrAppendFormat(&out, "Counter: %s\n  Value: %d\n", counter->name(), value);
   }
   return out;
-}
-
-int64_t MetricTotalSamples(std::string_view name) {
-  const Metric* metric = FindMetric(name);
-  return metric == nullptr ? 0 : metric->TotalSamples();
-}
-
-double MetricAccumulator(std::string_view name) {
-  const Metric* metric = FindMetric(name);
-  return metric == nullptr ? 0 : metric->Accumulator();
-}
-
-int64_t CounterValue(std::string_view name) {
-  const Counter* counter = FindCounter(name);
-  return counter == nullptr ? 0 : counter->Value();
 }
 
 }  // namespace seam::metrics

@@ -14,7 +14,6 @@
 #include <string_view>
 #include <vector>
 
-#include "seam/metrics.h"
 #include "src/base/spin_lock.h"
 
 namespace seam::metrics {
@@ -87,6 +86,11 @@ class ScopedTimer {
   Metric* metric_;
   int64_t start_ns_;
 };
+
+// Every metric with samples, then every non-zero counter, each group in name order (the
+// layout of the reference's report; include/seam/metrics.h shows it). The public
+// seam::metrics::CreateMetricReport returns this.
+std::string MetricsReport();
 
 // Looks up a registered metric or counter; null when none has that name.
 Metric* FindMetric(std::string_view name);

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -13,7 +14,6 @@
 #include "src/base/env.h"
 #include "src/base/logging.h"
 #include "src/base/status_macros.h"
-#include "src/plugins/cpu/cpu_plugin.h"
 
 namespace seam::runtime {
 namespace {
@@ -218,6 +218,16 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {
   return attributes;
 }
 
-const PJRT_Api* GetInProcessCpuPjrtApi() { return cpu::GetCpuPjrtApi(); }
+namespace {
+// Constant-initialized: set by a static initializer of another file, read at any time.
+std::atomic<const PJRT_Api* (*)()> g_in_process_cpu{nullptr};
+}  // namespace
+
+void SetInProcessCpuPjrtApi(const PJRT_Api* (*get_api)()) { g_in_process_cpu.store(get_api); }
+
+const PJRT_Api* GetInProcessCpuPjrtApi() {
+  const PJRT_Api* (*get_api)() = g_in_process_cpu.load();
+  return get_api == nullptr ? nullptr : get_api();
+}
 
 }  // namespace seam::runtime

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/plugin.h"
 
 struct PJRT_Api;
 struct PJRT_Error;
@@ -78,7 +78,10 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api);
 
 // ---- Tables that need no library.
 
-// The table of the CPU plugin compiled into this process.
+// The CPU plugin linked into this program, if any: the library that links it (target
+// `seam`, src/in_process/) registers its table getter before main. Null in a program
+// linked with `seam_core` only (PJRT_DEVICE=CPU then fails with a message saying so).
+void SetInProcessCpuPjrtApi(const PJRT_Api* (*get_api)());
 const PJRT_Api* GetInProcessCpuPjrtApi();
 
 }  // namespace seam::runtime

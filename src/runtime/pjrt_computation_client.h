@@ -4,25 +4,19 @@
 #define SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "seam/runtime.h"
 #include "src/runtime/computation_client.h"
+#include "src/runtime/plugin.h"
 
 struct PJRT_Api;
 struct PJRT_Client;
 struct PJRT_Device;
 
 namespace seam::runtime {
-
-// A client-create option as a plugin receives it (a PJRT_NamedValue).
-using PluginOptionValue = ::seam::PluginOptionValue;
-using PluginOptions = ::seam::PluginOptions;
 
 class PjrtComputationClient : public ComputationClient {
  public:
@@ -47,7 +41,6 @@ class PjrtComputationClient : public ComputationClient {
   std::string GetPlatformName() const override { return platform_name_; }
   std::string GetDefaultDevice() const override { return device_names_.front(); }
   std::vector<std::string> GetLocalDevices() const override { return device_names_; }
-  std::vector<std::string> GetAllDevices() const override { return device_names_; }
   std::vector<DeviceInfo> GetDeviceInfos() const override { return device_infos_; }
 
  private:

@@ -11,7 +11,6 @@
 #include "src/base/status_macros.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client.h"
-#include "src/runtime/runtime.h"
 
 namespace seam::runtime {
 namespace {
@@ -118,10 +117,16 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
     return absl::InvalidArgumentError(
         absl::StrCat("Environment variable CPU_NUM_DEVICES must be an integer, got '", count, "'"));
   }
-  PluginVersion version = GetPluginVersion(GetInProcessCpuPjrtApi());
+  const PJRT_Api* api = GetInProcessCpuPjrtApi();
+  if (api == nullptr) {
+    return absl::FailedPreconditionError(
+        "PJRT_DEVICE=CPU: this program has no in-process CPU plugin (it links seam_core "
+        "only); link the target seam, or load the CPU plugin's shared library with "
+        "PJRT_DEVICE=LIBRARY, PJRT_DYNAMIC_PLUGINS=1 and PJRT_LIBRARY_PATH");
+  }
+  PluginVersion version = GetPluginVersion(api);
   selection->plugin_version = absl::StrCat(version.major, ".", version.minor);
-  return Wrap(
-      PjrtComputationClient::Create(GetInProcessCpuPjrtApi(), {{"cpu_device_count", devices}}));
+  return Wrap(PjrtComputationClient::Create(api, {{"cpu_device_count", devices}}));
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::string& device_type,
@@ -152,16 +157,10 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::strin
 
 }  // namespace
 
-absl::Status RegisterPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin) {
+absl::Status AddPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin) {
   if (plugin == nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat("RegisterPjRtPlugin('", name, "'): plugin is null"));
-  }
-  if (GetComputationClientIfInitialized() != nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "RegisterPjRtPlugin('", name,
-        "'): the ComputationClient already exists, so the plugin could never be used; register "
-        "plugins before the first use of a device"));
   }
   PluginRegistry& registry = Plugins();
   std::lock_guard<std::mutex> lock(registry.mu);

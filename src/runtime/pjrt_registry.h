@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "seam/runtime.h"
 #include "src/runtime/computation_client.h"
+#include "src/runtime/plugin.h"
 
 namespace seam::runtime {
 
@@ -25,9 +25,9 @@ struct ClientSelection {
   std::string plugin_version;  // "<major>.<minor>" of the plugin used, when one was loaded
 };
 
-// Registers `plugin` under `name`; replaces an earlier one. FailedPrecondition once the
-// process's client exists.
-absl::Status RegisterPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin);
+// Adds `plugin` to the registry under `name`; replaces an earlier one. (runtime.h's
+// RegisterPlugin refuses it once the process's client exists.)
+absl::Status AddPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin);
 
 // The plugin registered under `name` (exact match), or null.
 std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name);

@@ -40,4 +40,14 @@ absl::StatusOr<ComputationClient*> GetComputationClient() {
 
 ComputationClient* GetComputationClientIfInitialized() { return g_client.load(); }
 
+absl::Status RegisterPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin) {
+  if (plugin != nullptr && GetComputationClientIfInitialized() != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "RegisterPjRtPlugin('", name,
+        "'): the ComputationClient already exists, so the plugin could never be used; register "
+        "plugins before the first use of a device"));
+  }
+  return AddPlugin(name, std::move(plugin));
+}
+
 }  // namespace seam::runtime

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "src/runtime/computation_client.h"
+#include "src/runtime/plugin.h"
 
 namespace seam::runtime {
 
@@ -22,6 +23,10 @@ absl::StatusOr<ComputationClient*> GetComputationClient();
 
 // The client if GetComputationClient() has built one, else null.
 ComputationClient* GetComputationClientIfInitialized();
+
+// Registers `plugin` under `name` for PJRT_DEVICE (pjrt_registry.h); replaces an earlier
+// one. FailedPrecondition once the process's client exists (it could never be used).
+absl::Status RegisterPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin);
 
 }  // namespace seam::runtime
 

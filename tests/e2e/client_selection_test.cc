@@ -29,7 +29,9 @@ void ClearEnvironment() {
   for (const char* name : kVariables) unsetenv(name);
 }
 
-class SimplePlugin : public PjRtPlugin {
+// A user's plugin, through the public API (include/seam/runtime.h).
+using ::seam::PluginOptions;
+class SimplePlugin : public ::seam::PjRtPlugin {
  public:
   SimplePlugin(std::string path, PluginOptions options = {}, bool coordinator = false)
       : path_(std::move(path)), options_(std::move(options)), coordinator_(coordinator) {}

@@ -1,0 +1,24 @@
+// The public metrics API (include/seam/metrics.h) over the runtime's registry.
+#include "seam/metrics.h"
+#include "src/runtime/metrics.h"
+
+namespace seam::metrics {
+
+std::string CreateMetricReport() { return MetricsReport(); }
+
+int64_t MetricTotalSamples(std::string_view name) {
+  const Metric* metric = FindMetric(name);
+  return metric == nullptr ? 0 : metric->TotalSamples();
+}
+
+double MetricAccumulator(std::string_view name) {
+  const Metric* metric = FindMetric(name);
+  return metric == nullptr ? 0 : metric->Accumulator();
+}
+
+int64_t CounterValue(std::string_view name) {
+  const Counter* counter = FindCounter(name);
+  return counter == nullptr ? 0 : counter->Value();
+}
+
+}  // namespace seam::metrics
