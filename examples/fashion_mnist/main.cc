@@ -13,24 +13,17 @@
 #include <random>
 #include <vector>
 
+#include "seam/data.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
-#include "src/data/idx.h"
 
 namespace {
 
 constexpr int64_t kBatch = 128;
 constexpr int64_t kEvalBatch = 2000;
 constexpr int64_t kPixels = 28 * 28;
-
-seam::data::ImageSet Load(bool train) {
-  auto set = seam::data::LoadFashionMnist(seam::data::kFashionMnistDir, train);
-  if (!set.ok())
-    throw seam::Error(static_cast<int>(set.status().code()), std::string(set.status().message()));
-  return *std::move(set);
-}
 
 void Gather(const seam::data::ImageSet& set, const std::vector<int64_t>& order, int64_t first,
             int64_t count, std::vector<float>* images, std::vector<int32_t>* labels) {
@@ -49,8 +42,8 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 int Run(int epochs) {
   using seam::Tensor;
-  seam::data::ImageSet train = Load(true);
-  seam::data::ImageSet test = Load(false);
+  seam::data::ImageSet train = seam::data::load_fashion_mnist(/*train=*/true);
+  seam::data::ImageSet test = seam::data::load_fashion_mnist(/*train=*/false);
   std::printf("Fashion-MNIST: %lld training and %lld test images\n",
               static_cast<long long>(train.count), static_cast<long long>(test.count));
 

@@ -91,6 +91,30 @@ TEST(IdxTest, MissingDataSetNamesThePackage) {
             "Install Debian's dataset-fashion-mnist package (scripts/install-deps.sh does).");
 }
 
+TEST(IdxTest, PublicApiReadsFilesAndThrowsSeamErrors) {
+  std::string path = TempPath("public.gz");
+  WriteGz(path, Idx({3}, {7, 8, 9}));
+  IdxArray array = read_idx(path);
+  EXPECT_EQ(array.dims, (std::vector<int64_t>{3}));
+  EXPECT_EQ(array.values, (std::vector<uint8_t>{7, 8, 9}));
+  std::filesystem::remove(path);
+  try {
+    read_idx(path);
+    ADD_FAILURE() << "read_idx of a missing file did not throw";
+  } catch (const seam::Error& error) {
+    EXPECT_EQ(error.code(), static_cast<int>(absl::StatusCode::kNotFound));
+    EXPECT_EQ(std::string(error.what()), "cannot open IDX file " + path);
+  }
+  try {
+    load_fashion_mnist(/*train=*/false, "/nonexistent");
+    ADD_FAILURE() << "load_fashion_mnist of a missing directory did not throw";
+  } catch (const seam::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("/nonexistent/t10k-images-idx3-ubyte.gz is missing"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(IdxTest, InstalledFashionMnistTestSet) {
   if (!std::filesystem::exists(std::string(kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz")) {
     GTEST_SKIP() << "dataset-fashion-mnist is not installed";

@@ -1,0 +1,44 @@
+// Data sets on disk: IDX files (the MNIST family's format, plain or gzip-compressed) and
+// the Fashion-MNIST set that Debian's dataset-fashion-mnist package installs. Every failure
+// is a seam::Error naming the file and what is wrong.
+#ifndef SEAM_DATA_H_
+#define SEAM_DATA_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seam/tensor.h"
+
+namespace seam::data {
+
+// An IDX array of unsigned bytes (element type 0x08): dims and row-major values.
+struct IdxArray {
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> values;
+};
+
+// Reads one IDX file. Errors: a missing file, a bad magic number, an element type other
+// than unsigned byte, or fewer bytes than the dimensions promise.
+IdxArray read_idx(const std::string& path);
+
+// Images as floats in [0, 1] (count x rows*cols, row-major) and their labels 0..9.
+struct ImageSet {
+  int64_t count = 0;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+};
+
+// Where dataset-fashion-mnist puts the files.
+inline constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";
+
+// Reads "<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz" (the training set when
+// `train`, else the test set). When the files are missing, the error names the Debian
+// package that provides them.
+ImageSet load_fashion_mnist(bool train, const std::string& dir = kFashionMnistDir);
+
+}  // namespace seam::data
+
+#endif  // SEAM_DATA_H_
