@@ -149,6 +149,70 @@ NodePtr PadVjp(const Node& node, const NodePtr& g) {
                                   absl::StrJoin(shapes, ", "), ") has no gradient rule"));
 }
 
+// Ties go to the first operand.
+NodePtr MinMaxVjp(const Node& node, size_t i, const NodePtr& g) {
+  ir::Op cmp = node.op == ir::Op::kMaximum ? ir::Op::kGe : ir::Op::kLe;
+  NodePtr first = lazy::MakeNode(cmp, {node.operands[0], node.operands[1]}, {});
+  NodePtr zero = Full(g, 0);
+  return i == 0 ? lazy::Select(first, g, zero) : lazy::Select(first, zero, g);
+}
+
+NodePtr TransposeVjp(const Node& node, const NodePtr& g) {
+  const std::vector<int64_t>& perm = lazy::AttrValues(node.attrs(), "permutation");
+  lazy::SmallInts inverse(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) inverse[perm[k]] = static_cast<int64_t>(k);
+  return lazy::Transpose(g, inverse);
+}
+
+// The adjoint of a slice: g padded back to the operand's shape with zeros.
+NodePtr SliceVjp(const Node& node, const NodePtr& g) {
+  const auto& start = node.attrs().at("start");
+  const auto& stride = node.attrs().at("stride");
+  std::vector<int64_t> low, high, interior;
+  for (size_t d = 0; d < start.size(); ++d) {
+    int64_t n = node.shape.dims[d];
+    int64_t last = n == 0 ? start[d] : start[d] + (n - 1) * stride[d] + 1;
+    low.push_back(start[d]);
+    high.push_back(node.operands[0]->shape.dims[d] - last);
+    interior.push_back(n == 0 ? 0 : stride[d] - 1);
+  }
+  NodePtr zero = lazy::ConstantNode(lazy::ScalarLiteral(g->shape.dtype, 0));
+  return lazy::MakeNode(ir::Op::kPad, {g, zero},
+                        {{"low", low}, {"high", high}, {"interior", interior}});
+}
+
+// Operand i's part of g.
+NodePtr ConcatenateVjp(const Node& node, size_t i, const NodePtr& g) {
+  const auto& ops = node.operands;
+  int64_t axis = node.attrs().at("dimension").front();
+  int64_t offset = 0;
+  for (size_t k = 0; k < i; ++k) offset += ops[k]->shape.dims[axis];
+  std::vector<int64_t> starts(node.shape.rank(), 0), limits = node.shape.dims,
+                                                     strides(node.shape.rank(), 1);
+  starts[axis] = offset;
+  limits[axis] = offset + ops[i]->shape.dims[axis];
+  return lazy::MakeNode(ir::Op::kSlice, {g},
+                        {{"start", starts}, {"limit", limits}, {"stride", strides}});
+}
+
+NodePtr ReduceVjp(const NodePtr& self, const NodePtr& g) {
+  const Node& node = *self;
+  const NodePtr& x = node.operands[0];
+  const std::vector<int64_t>& axes = lazy::AttrValues(node.attrs(), "axes");
+  lazy::SmallInts mapping;
+  for (int64_t d = 0; d < x->shape.rank(); ++d) {
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) mapping.push_back(d);
+  }
+  NodePtr spread = lazy::BroadcastMapped(g, x->shape.dims, mapping);
+  if (node.op == ir::Op::kReduceSum) return spread;
+  if (node.op == ir::Op::kReduceProduct) {  // prod / x: not finite where x is 0
+    return Mul(spread, Div(lazy::BroadcastMapped(self, x->shape.dims, mapping), x));
+  }
+  NodePtr best = lazy::BroadcastMapped(self, x->shape.dims, mapping);
+  NodePtr is_best = lazy::Convert(lazy::MakeNode(ir::Op::kEq, {x, best}, {}), x->shape.dtype);
+  return Mul(spread, is_best);
+}
+
 // The vector-Jacobian product of `node` for operand `i`, given the output's adjoint `g`.
 NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
   const Node& node = *self;
@@ -163,13 +227,8 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kDivide:
       return i == 0 ? Div(g, ops[1]) : Neg(Mul(g, Div(self, ops[1])));
     case ir::Op::kMaximum:
-    case ir::Op::kMinimum: {
-      // Ties go to the first operand.
-      ir::Op cmp = node.op == ir::Op::kMaximum ? ir::Op::kGe : ir::Op::kLe;
-      NodePtr first = lazy::MakeNode(cmp, {ops[0], ops[1]}, {});
-      NodePtr zero = Full(g, 0);
-      return i == 0 ? lazy::Select(first, g, zero) : lazy::Select(first, zero, g);
-    }
+    case ir::Op::kMinimum:
+      return MinMaxVjp(node, i, g);
     case ir::Op::kPower:
       if (i == 0) {  // b * a^(b-1): finite at a = 0, unlike b * a^b / a
         NodePtr b_minus_1 = lazy::MakeNode(ir::Op::kSubtract, {ops[1], Full(ops[1], 1)}, {});
@@ -214,59 +273,17 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
       return Unbroadcast(node, g);
     case ir::Op::kReshape:
       return lazy::Reshape(g, ops[0]->shape.dims);
-    case ir::Op::kTranspose: {
-      const std::vector<int64_t>& perm = lazy::AttrValues(node.attrs(), "permutation");
-      lazy::SmallInts inverse(perm.size());
-      for (size_t k = 0; k < perm.size(); ++k) inverse[perm[k]] = static_cast<int64_t>(k);
-      return lazy::Transpose(g, inverse);
-    }
-    case ir::Op::kSlice: {
-      const auto& start = node.attrs().at("start");
-      const auto& limit = node.attrs().at("limit");
-      const auto& stride = node.attrs().at("stride");
-      std::vector<int64_t> low, high, interior;
-      for (size_t d = 0; d < start.size(); ++d) {
-        int64_t n = node.shape.dims[d];
-        int64_t last = n == 0 ? start[d] : start[d] + (n - 1) * stride[d] + 1;
-        low.push_back(start[d]);
-        high.push_back(ops[0]->shape.dims[d] - last);
-        interior.push_back(n == 0 ? 0 : stride[d] - 1);
-        (void)limit;
-      }
-      NodePtr zero = lazy::ConstantNode(lazy::ScalarLiteral(g->shape.dtype, 0));
-      return lazy::MakeNode(ir::Op::kPad, {g, zero},
-                            {{"low", low}, {"high", high}, {"interior", interior}});
-    }
-    case ir::Op::kConcatenate: {
-      int64_t axis = node.attrs().at("dimension").front();
-      int64_t offset = 0;
-      for (size_t k = 0; k < i; ++k) offset += ops[k]->shape.dims[axis];
-      std::vector<int64_t> starts(node.shape.rank(), 0), limits = node.shape.dims,
-                                                         strides(node.shape.rank(), 1);
-      starts[axis] = offset;
-      limits[axis] = offset + ops[i]->shape.dims[axis];
-      return lazy::MakeNode(ir::Op::kSlice, {g},
-                            {{"start", starts}, {"limit", limits}, {"stride", strides}});
-    }
+    case ir::Op::kTranspose:
+      return TransposeVjp(node, g);
+    case ir::Op::kSlice:
+      return SliceVjp(node, g);
+    case ir::Op::kConcatenate:
+      return ConcatenateVjp(node, i, g);
     case ir::Op::kReduceSum:
     case ir::Op::kReduceProduct:
     case ir::Op::kReduceMin:
-    case ir::Op::kReduceMax: {
-      const std::vector<int64_t>& axes = lazy::AttrValues(node.attrs(), "axes");
-      lazy::SmallInts mapping;
-      for (int64_t d = 0; d < ops[0]->shape.rank(); ++d) {
-        if (std::find(axes.begin(), axes.end(), d) == axes.end()) mapping.push_back(d);
-      }
-      NodePtr spread = lazy::BroadcastMapped(g, ops[0]->shape.dims, mapping);
-      if (node.op == ir::Op::kReduceSum) return spread;
-      if (node.op == ir::Op::kReduceProduct) {  // prod / x: not finite where x is 0
-        return Mul(spread, Div(lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping), ops[0]));
-      }
-      NodePtr best = lazy::BroadcastMapped(self, ops[0]->shape.dims, mapping);
-      NodePtr is_best =
-          lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], best}, {}), ops[0]->shape.dtype);
-      return Mul(spread, is_best);
-    }
+    case ir::Op::kReduceMax:
+      return ReduceVjp(self, g);
     case ir::Op::kDotGeneral:
       return DotVjp(node, i, g);
     case ir::Op::kAllReduceSum:

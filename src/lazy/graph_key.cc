@@ -108,6 +108,57 @@ uint64_t Header(int64_t kind, const ir::Shape& shape, size_t operands, size_t at
          (static_cast<uint64_t>(attr_words) & 0xffff) << 48;
 }
 
+// Records leaf `node` as the parameter of its value, the first time the walk meets the
+// value; every leaf node of the value gets the parameter's position.
+inline void WalkLeaf(const Node& node, uint64_t epoch, GraphWalk& walk, SignatureWriter& h) {
+  DeviceValue& value = *node.value;
+  if (value.walk_epoch != epoch) {
+    value.walk_epoch = epoch;
+    value.walk_index = static_cast<int>(walk.nodes.size());
+    walk.nodes.push_back(&node);
+    walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
+    h.Reserve(1 + node.shape.dims.size());
+    h.Put(Header(0xff, node.shape, 0, 0, walk.exact));  // a parameter (no op is 255)
+    h.PutDims(node.shape);
+    walk.leaves.push_back(node.value);
+  }
+  node.walk_epoch = epoch;
+  node.walk_index = value.walk_index;
+}
+
+// Records `node`, whose operands are walked, as the next instruction.
+inline void WalkInstruction(const Node& node, GraphWalk& walk, SignatureWriter& h) {
+  bool& exact = walk.exact;
+  walk.nodes.push_back(&node);
+  walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
+  const AttributeSet* attributes = node.attributes.get();
+  const size_t attr_words = attributes != nullptr ? attributes->words.size() : 0;
+  const bool constant = node.op == ir::Op::kConstant;
+  h.Reserve(1 + node.shape.dims.size() + (node.operands.size() + 1) / 2 + attr_words +
+            (constant ? 3 + node.literal.shape.dims.size() + node.literal.bytes.size() / 8 : 0));
+  h.Put(Header(static_cast<int64_t>(node.op), node.shape, node.operands.size(), attr_words, exact));
+  h.PutDims(node.shape);
+  // Operand indices two to a word.
+  uint64_t pair = 0;
+  bool half = false;
+  for (const NodePtr& operand : node.operands) {
+    const int i = operand->walk_index;
+    walk.operands.push_back(i);
+    pair = pair << 32 | static_cast<uint32_t>(i);
+    if (half) h.Put(pair);
+    half = !half;
+  }
+  if (half) h.Put(pair);
+  // The set's words go into the signature; its hash, which covers them, into the key.
+  if (attributes != nullptr) h.PutWords(attributes->words.data(), attr_words);
+  if (constant) {
+    const ir::Shape& shape = node.literal.shape;
+    h.Put(Header(0, shape, 0, 0, exact));
+    h.PutDims(shape);
+    h.PutBytes(node.literal.bytes);
+  }
+}
+
 }  // namespace
 
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
@@ -127,7 +178,6 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   walk.operand_begin.reserve(last_size + 1);
   walk.operands.reserve(2 * last_size);
   SignatureWriter h(walk.signature);
-  bool& exact = walk.exact;
   // The number of nodes first (set at the end), so that the words read back one way only.
   h.Reserve(1);
   h.Put(0);
@@ -155,54 +205,13 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
           continue;
         }
       }
-      const int position = static_cast<int>(walk.nodes.size());
       if (node->is_leaf()) {
-        DeviceValue& value = *node->value;
-        if (value.walk_epoch != epoch) {
-          value.walk_epoch = epoch;
-          value.walk_index = position;
-          walk.nodes.push_back(node);
-          walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-          h.Reserve(1 + node->shape.dims.size());
-          h.Put(Header(0xff, node->shape, 0, 0, exact));  // a parameter (no op is 255)
-          h.PutDims(node->shape);
-          walk.leaves.push_back(node->value);
-        }
-        node->walk_epoch = epoch;
-        node->walk_index = value.walk_index;
+        WalkLeaf(*node, epoch, walk, h);
         stack.pop_back();
         continue;
       }
-      walk.nodes.push_back(node);
-      walk.operand_begin.push_back(static_cast<int>(walk.operands.size()));
-      const AttributeSet* attributes = node->attributes.get();
-      const size_t attr_words = attributes != nullptr ? attributes->words.size() : 0;
-      const bool constant = node->op == ir::Op::kConstant;
-      h.Reserve(
-          1 + node->shape.dims.size() + (node->operands.size() + 1) / 2 + attr_words +
-          (constant ? 3 + node->literal.shape.dims.size() + node->literal.bytes.size() / 8 : 0));
-      h.Put(Header(static_cast<int64_t>(node->op), node->shape, node->operands.size(), attr_words,
-                   exact));
-      h.PutDims(node->shape);
-      // Operand indices two to a word.
-      uint64_t pair = 0;
-      bool half = false;
-      for (const NodePtr& operand : node->operands) {
-        const int i = operand->walk_index;
-        walk.operands.push_back(i);
-        pair = pair << 32 | static_cast<uint32_t>(i);
-        if (half) h.Put(pair);
-        half = !half;
-      }
-      if (half) h.Put(pair);
-      // The set's words go into the signature; its hash, which covers them, into the key.
-      if (attributes != nullptr) h.PutWords(attributes->words.data(), attr_words);
-      if (constant) {
-        const ir::Shape& shape = node->literal.shape;
-        h.Put(Header(0, shape, 0, 0, exact));
-        h.PutDims(shape);
-        h.PutBytes(node->literal.bytes);
-      }
+      const int position = static_cast<int>(walk.nodes.size());
+      WalkInstruction(*node, walk, h);
       node->walk_epoch = epoch;
       node->walk_index = position;
       stack.pop_back();

@@ -50,35 +50,24 @@ bool SafeToDonate(const std::shared_ptr<DeviceValue>& value,
   return leaf.use_count() == static_cast<long>(destinations.size()) + 1;
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<NodePtr>> ReplayStep(
-    const Capture& plan, const std::vector<std::shared_ptr<TensorImpl>>& inputs,
-    StepResults& results, std::string* why_not) {
-  auto fail = [&](std::string why) {
-    *why_not = std::move(why);
-    return std::vector<NodePtr>();
-  };
-  SEAM_ASSIGN_OR_RETURN(bool eager, EagerEnabled());
-  if (eager) return fail("eager mode is on");
-  if (inputs.size() != plan.inputs.size()) {
-    return fail(absl::StrCat(inputs.size(), " inputs instead of ", plan.inputs.size()));
-  }
-  // Parameter values, gathered from their sources.
-  std::vector<std::shared_ptr<DeviceValue>> values(plan.sources.size());
+// The value of every program parameter, from its source, into `values`; or why the
+// sources no longer give the captured step (empty when they do).
+std::string GatherParameters(const Capture& plan,
+                             const std::vector<std::shared_ptr<TensorImpl>>& inputs,
+                             const StepResults& results,
+                             std::vector<std::shared_ptr<DeviceValue>>& values) {
   std::vector<NodePtr> input_nodes(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     input_nodes[i] = inputs[i]->node();
     const Node& node = *input_nodes[i];
     if (!(node.shape == plan.inputs[i])) {
-      return fail(absl::StrCat("input ", i, " is ", node.shape.ToString(), ", captured as ",
-                               plan.inputs[i].ToString()));
+      return absl::StrCat("input ", i, " is ", node.shape.ToString(), ", captured as ",
+                          plan.inputs[i].ToString());
     }
-    if (!node.is_leaf()) return fail(absl::StrCat("input ", i, " has pending operations"));
-    if (!Readable(*node.value)) {
-      return fail(absl::StrCat("input ", i, " is donated or per-replica"));
-    }
+    if (!node.is_leaf()) return absl::StrCat("input ", i, " has pending operations");
+    if (!Readable(*node.value)) return absl::StrCat("input ", i, " is donated or per-replica");
   }
+  values.resize(plan.sources.size());
   for (size_t p = 0; p < plan.sources.size(); ++p) {
     const ParameterSource& source = plan.sources[p];
     switch (source.kind) {
@@ -87,11 +76,11 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
         break;
       case Kind::kCarried: {
         const auto r = static_cast<size_t>(source.index);
-        if (r >= results.values.size()) return fail("the step's state is gone");
+        if (r >= results.values.size()) return "the step's state is gone";
         values[p] = results.values[r].lock();
         if (values[p] == nullptr || !DestinationsIntact(plan.destinations[r], values[p].get())) {
-          return fail(absl::StrCat("a state tensor ", source.shape.ToString(),
-                                   " was dropped, copied or reassigned outside the step"));
+          return absl::StrCat("a state tensor ", source.shape.ToString(),
+                              " was dropped, copied or reassigned outside the step");
         }
         break;
       }
@@ -101,42 +90,64 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
       case Kind::kExternal:
         values[p] = source.external.lock();
         if (values[p] == nullptr) {
-          return fail(absl::StrCat("a tensor ", source.shape.ToString(),
-                                   " the step reads from outside is gone"));
+          return absl::StrCat("a tensor ", source.shape.ToString(),
+                              " the step reads from outside is gone");
         }
         break;
     }
     if (!Readable(*values[p])) {
-      return fail(absl::StrCat("parameter ", p, " ", source.shape.ToString(),
-                               " is donated or per-replica"));
+      return absl::StrCat("parameter ", p, " ", source.shape.ToString(),
+                          " is donated or per-replica");
     }
   }
-  input_nodes.clear();  // the input leaves' values stay owned by the inputs
+  return "";
+}
+
+// Why the captured donations and result handles no longer hold (empty when they do).
+std::string CheckHandlesAndDonations(const Capture& plan,
+                                     const std::vector<std::shared_ptr<DeviceValue>>& values) {
   // One value read twice (e.g. an input that is also a state) changes what donation means.
-  {
-    std::vector<const DeviceValue*> sorted;
-    sorted.reserve(values.size());
-    for (const auto& value : values) sorted.push_back(value.get());
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-      return fail("one tensor is read as two parameters");
-    }
+  std::vector<const DeviceValue*> sorted;
+  sorted.reserve(values.size());
+  for (const auto& value : values) sorted.push_back(value.get());
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return "one tensor is read as two parameters";
   }
   // Handles assigned a result that no later step reads (e.g. a tensor fn stored outside).
   for (size_t r = 0; r < plan.destinations.size(); ++r) {
     if (!DestinationsIntact(plan.destinations[r], nullptr)) {
-      return fail(absl::StrCat("a tensor handle that result ", r,
-                               " was assigned to was dropped or copied"));
+      return absl::StrCat("a tensor handle that result ", r,
+                          " was assigned to was dropped or copied");
     }
   }
   for (const ir::Alias& alias : plan.aliases) {
     const auto p = static_cast<size_t>(alias.parameter_index);
     const auto r = static_cast<size_t>(plan.sources[p].index);
     if (!SafeToDonate(values[p], plan.destinations[r])) {
-      return fail(absl::StrCat("parameter ", p, " ", plan.sources[p].shape.ToString(),
-                               " cannot be donated (another tensor or recorded op holds it)"));
+      return absl::StrCat("parameter ", p, " ", plan.sources[p].shape.ToString(),
+                          " cannot be donated (another tensor or recorded op holds it)");
     }
   }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NodePtr>> ReplayStep(
+    const Capture& plan, const std::vector<std::shared_ptr<TensorImpl>>& inputs,
+    StepResults& results, std::string* why_not) {
+  why_not->clear();
+  SEAM_ASSIGN_OR_RETURN(bool eager, EagerEnabled());
+  if (eager) {
+    *why_not = "eager mode is on";
+  } else if (inputs.size() != plan.inputs.size()) {
+    *why_not = absl::StrCat(inputs.size(), " inputs instead of ", plan.inputs.size());
+  }
+  std::vector<std::shared_ptr<DeviceValue>> values;
+  if (why_not->empty()) *why_not = GatherParameters(plan, inputs, results, values);
+  if (why_not->empty()) *why_not = CheckHandlesAndDonations(plan, values);
+  if (!why_not->empty()) return std::vector<NodePtr>();
 
   // The guards passed: from here on this is the step barrier, with the captured program.
   StepRequest request;
