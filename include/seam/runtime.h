@@ -7,7 +7,7 @@
 //   2. "CPU": the CPU plugin inside this process, CPU_NUM_DEVICES devices;
 //   3. "TPU": $TPU_LIBRARY_PATH, else $PTXLA_TPU_LIBRARY_PATH, else libtpu.so;
 //   4. "XPU", "NEURON": $XPU_LIBRARY_PATH (libxpu.so), $NEURON_LIBRARY_PATH
-//      (libneuronpjrt.so), built without the plugin's initialize, as the reference does;
+//      (libneuronpjrt.so), built without the plugin's initialize, as PyTorch/XLA does;
 //   5. anything else: "Unknown PJRT_DEVICE: '<value>'".
 #ifndef SEAM_RUNTIME_H_
 #define SEAM_RUNTIME_H_

@@ -199,7 +199,7 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params);
 std::string pending_ir_text(const std::vector<Tensor>& tensors);
 
 // Compiles and runs, as one program, every live tensor's pending operations (the step
-// barrier; the reference calls it mark_step). A tensor overwritten by `assign` since the
+// barrier; PyTorch/XLA calls it mark_step). A tensor overwritten by `assign` since the
 // last sync donates its old device buffer to the program when nothing else holds it (no
 // other handle, no graph outside the step); host reads never donate. `site` names the
 // code site for the recompile explainer (SEAM_DEBUG=1, docs/frontend.md). In eager mode

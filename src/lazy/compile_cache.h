@@ -19,7 +19,7 @@ namespace seam::lazy {
 
 class CompileCache {
  public:
-  // The reference's variable and default: XLA_COMPILATION_CACHE_SIZE, 1024 programs.
+  // PyTorch/XLA's variable and default: XLA_COMPILATION_CACHE_SIZE, 1024 programs.
   static constexpr int64_t kDefaultCapacity = 1024;
 
   explicit CompileCache(size_t capacity) : capacity_(capacity) {}

@@ -79,7 +79,7 @@ class ComputationClient {
   };
 
   // Results always come back as one Data per element of the program's result tuple (there
-  // is no tuple-shaped buffer to untuple), so the reference's first boolean has no
+  // is no tuple-shaped buffer to untuple), so PyTorch/XLA's first boolean has no
   // counterpart here; the second picks the metric a run is recorded under.
   struct ExecuteComputationOptions {
     bool eager_mode = false;  // record under EagerOpExecuteTime instead of ExecuteTime

@@ -88,7 +88,7 @@ class ScopedTimer {
 };
 
 // Every metric with samples, then every non-zero counter, each group in name order (the
-// layout of the reference's report; include/seam/metrics.h shows it). The public
+// layout of PyTorch/XLA's metrics report; include/seam/metrics.h shows it). The public
 // seam::metrics::CreateMetricReport returns this.
 std::string MetricsReport();
 

@@ -59,7 +59,7 @@ absl::StatusOr<bool> IsPjrtPluginInitialized(const std::string& device_type);
 bool IsPjrtCompatibilityEnabled();
 
 // With compatibility: major equal and minor >= the framework's minimum; without: both
-// equal. Returns the reference's exact messages.
+// equal. Returns PyTorch/XLA's exact messages (InitializePjrtPlugin's).
 absl::Status CheckPluginVersion(int plugin_major, int plugin_minor, bool compatibility);
 
 // The plugin's {major, minor}, read without calling any of its functions.

@@ -29,7 +29,7 @@ class EnvReader {
     std::optional<std::string> value = Get(name);
     return value.has_value() && !value->empty() ? *value : fallback;
   }
-  // The reference's boolean: "true" / "false", else a number (non-zero is true).
+  // PyTorch/XLA's sys_util::GetEnvBool: "true" / "false", else a number (non-zero is true).
   bool GetBool(const char* name, bool fallback) {
     std::optional<std::string> value = Get(name);
     if (!value.has_value() || value->empty()) return fallback;
@@ -144,7 +144,7 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::strin
     return ClientFromLibrary("tpu", path, /*initialize=*/true, {}, selection);
   }
   if (device_type == "XPU" || device_type == "NEURON") {
-    // As in the reference, these half-finished branches skip the plugin's initialize.
+    // As in PyTorch/XLA, these half-finished branches skip the plugin's initialize.
     selection->branch = device_type;
     std::string path = device_type == "XPU" ? env.GetOr("XPU_LIBRARY_PATH", "libxpu.so")
                                             : env.GetOr("NEURON_LIBRARY_PATH", "libneuronpjrt.so");

@@ -1,5 +1,5 @@
 // How PJRT_DEVICE becomes a client: the registry of plugins by device name and the branch
-// chain of the reference (pjrt_registry.cpp), with a record of what was decided.
+// chain of PyTorch/XLA's pjrt_registry.cpp, with a record of what was decided.
 #ifndef SEAM_RUNTIME_PJRT_REGISTRY_H_
 #define SEAM_RUNTIME_PJRT_REGISTRY_H_
 

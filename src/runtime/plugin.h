@@ -1,4 +1,4 @@
-// What the runtime asks of a plugin registered by device name (the reference's
+// What the runtime asks of a plugin registered by device name (PyTorch/XLA's
 // PjRtPlugin), and the named values handed to a plugin when its client is created. The
 // public API (include/seam/runtime.h) has its own copy of these types; the front end
 // adapts one to the other, so nothing under the seam includes a public header.

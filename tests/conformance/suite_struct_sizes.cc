@@ -1,4 +1,4 @@
-// Every function refuses a too-small Args struct with the reference's message, and accepts
+// Every function refuses a too-small Args struct with PyTorch/XLA's message (REFERENCE.md, "Per-call struct check"), and accepts
 // a larger one.
 #include <cctype>
 #include <cstring>
