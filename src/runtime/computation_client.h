@@ -51,16 +51,14 @@ class ComputationClient {
   // A compiled, loaded program.
   class Computation {
    public:
-    Computation(ir::Program program, uint64_t hash)
-        : program_(std::move(program)), hash_(hash), result_shapes_(program_.ResultShapes()) {}
+    explicit Computation(ir::Program program)
+        : program_(std::move(program)), result_shapes_(program_.ResultShapes()) {}
     virtual ~Computation() = default;
     const ir::Program& program() const { return program_; }
-    uint64_t hash() const { return hash_; }
     const std::vector<ir::Shape>& result_shapes() const { return result_shapes_; }
 
    private:
     ir::Program program_;
-    uint64_t hash_;
     std::vector<ir::Shape> result_shapes_;
   };
   using ComputationPtr = std::shared_ptr<Computation>;

@@ -13,7 +13,6 @@
 #include "src/abi/buffer_type.h"
 #include "src/base/object_pool.h"
 #include "src/base/status_macros.h"
-#include "src/ir/hash.h"
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
 
@@ -75,9 +74,8 @@ class PjrtData final : public ComputationClient::Data {
 
 class PjrtComputation final : public ComputationClient::Computation {
  public:
-  PjrtComputation(ir::Program program, uint64_t hash, const PJRT_Api* api,
-                  PJRT_LoadedExecutable* executable)
-      : Computation(std::move(program), hash), api_(api), executable_(executable) {
+  PjrtComputation(ir::Program program, const PJRT_Api* api, PJRT_LoadedExecutable* executable)
+      : Computation(std::move(program)), api_(api), executable_(executable) {
     for (const ir::Shape& shape : result_shapes()) {
       output_shapes_.push_back(std::make_shared<const ir::Shape>(shape));
     }
@@ -333,9 +331,8 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationCl
     args.client = client_;
     args.program = &program;
     SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_Compile(&args)));
-    uint64_t hash = ir::HashProgram(instance.program);
-    computations.push_back(std::make_shared<PjrtComputation>(std::move(instance.program), hash,
-                                                             api_, args.executable));
+    computations.push_back(
+        std::make_shared<PjrtComputation>(std::move(instance.program), api_, args.executable));
     CreateCompileHandlesCounter()->Add(1);
   }
   return computations;

@@ -1,5 +1,5 @@
-// Every function refuses a too-small Args struct with PyTorch/XLA's message (REFERENCE.md, "Per-call struct check"), and accepts
-// a larger one.
+// Every function refuses a too-small Args struct with PyTorch/XLA's message (REFERENCE.md,
+// "Per-call struct check"), and accepts a larger one.
 #include <cctype>
 #include <cstring>
 
