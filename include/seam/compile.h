@@ -25,10 +25,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <source_location>
 #include <string>
 #include <vector>
 
+#include "seam/source_location.h"
 #include "seam/tensor.h"
 
 namespace seam {
@@ -51,7 +51,7 @@ class CompiledStep {
 
   // One step. Every input must be defined; fn's outputs must be defined tensors.
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs,
-                                 std::source_location site = std::source_location::current());
+                                 SourceLocation site = SourceLocation::current());
 
   // How the calls so far ran: traced (fn called), replayed (fn not called), and the traced
   // calls that were meant to replay but a guard failed.

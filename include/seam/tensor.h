@@ -7,11 +7,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
-#include <source_location>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "seam/source_location.h"
 
 namespace seam {
 
@@ -80,9 +81,9 @@ class Tensor {
   // `site` (the caller's file:line) names the read's code site for the recompile
   // explainer (docs/frontend.md).
   template <typename T>
-  std::vector<T> to_vector(std::source_location site = std::source_location::current()) const;
+  std::vector<T> to_vector(SourceLocation site = SourceLocation::current()) const;
   template <typename T>
-  T item(std::source_location site = std::source_location::current()) const;  // the single element
+  T item(SourceLocation site = SourceLocation::current()) const;  // the single element
 
   // NumPy/PyTorch matmul: [..., m, k] x [..., k, n] -> [..., m, n] with the batch
   // dimensions (those before the last two) broadcast; a rank-1 operand is promoted to a row
@@ -204,7 +205,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors);
 // other handle, no graph outside the step); host reads never donate. `site` names the
 // code site for the recompile explainer (SEAM_DEBUG=1, docs/frontend.md). In eager mode
 // nothing is pending; sync cuts the recorded history kept for autodiff.
-void sync(std::source_location site = std::source_location::current());
+void sync(SourceLocation site = SourceLocation::current());
 
 // Eager mode: every operation runs when it is recorded (one small program per op, from an
 // op-level compile cache). Off by default; SEAM_EAGER=1 turns it on (read at first use, a

@@ -58,7 +58,7 @@ std::vector<std::shared_ptr<TensorImpl>> Impls(const std::vector<Tensor>& tensor
 // A call that runs fn and the step barrier, and captures it.
 std::vector<Tensor> Trace(CompiledStepState& s, const std::vector<Tensor>& inputs,
                           const std::vector<std::shared_ptr<TensorImpl>>& input_impls,
-                          const std::source_location& site) {
+                          const SourceLocation& site) {
   static metrics::Counter* traces = metrics::GetOrCreateCounter("CompiledStepTrace");
   traces->Add(1);
   ++s.traced;
@@ -126,7 +126,7 @@ CompiledStep::CompiledStep(CompiledStep&&) noexcept = default;
 CompiledStep& CompiledStep::operator=(CompiledStep&&) noexcept = default;
 
 std::vector<Tensor> CompiledStep::operator()(const std::vector<Tensor>& inputs,
-                                             std::source_location site) {
+                                             SourceLocation site) {
   if (!state_) throw Error(9, "compiled step: used after it was moved from");
   lazy::CompiledStepState& s = *state_;
   std::vector<std::shared_ptr<lazy::TensorImpl>> impls = lazy::Impls(inputs, "input");

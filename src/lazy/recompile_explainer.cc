@@ -190,7 +190,7 @@ std::string SyncSite::Text() const {
   return absl::StrCat(op, " at ", location.file_name(), ":", location.line());
 }
 
-SyncSiteScope::SyncSiteScope(std::source_location location, const char* op) : previous_(t_site) {
+SyncSiteScope::SyncSiteScope(SourceLocation location, const char* op) : previous_(t_site) {
   t_site = SyncSite{op, location, true};
 }
 

@@ -4,12 +4,12 @@
 #define SEAM_LAZY_RECOMPILE_EXPLAINER_H_
 
 #include <memory>
-#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "seam/source_location.h"
 #include "src/ir/program.h"
 #include "src/lazy/lazy_tensor.h"
 
@@ -20,7 +20,7 @@ namespace seam::lazy {
 // made only when a compile-cache miss needs it.
 struct SyncSite {
   const char* op = nullptr;  // a static string, or null for seam::sync()
-  std::source_location location;
+  SourceLocation location;
   bool known = false;
   std::string Text() const;
 };
@@ -28,7 +28,7 @@ struct SyncSite {
 // The code site of the syncs this thread runs while the scope is alive. Scopes nest.
 class SyncSiteScope {
  public:
-  explicit SyncSiteScope(std::source_location location, const char* op = nullptr);
+  explicit SyncSiteScope(SourceLocation location, const char* op = nullptr);
   ~SyncSiteScope();
   SyncSiteScope(const SyncSiteScope&) = delete;
   SyncSiteScope& operator=(const SyncSiteScope&) = delete;

@@ -355,7 +355,7 @@ namespace {
 
 template <typename T>
 std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* op,
-                          const std::source_location& site) {
+                          const SourceLocation& site) {
   constexpr ir::DType wanted = std::is_same_v<T, float>    ? ir::DType::kF32
                                : std::is_same_v<T, double> ? ir::DType::kF64
                                                            : ir::DType::kS32;
@@ -374,12 +374,12 @@ std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* o
 }  // namespace
 
 template <typename T>
-std::vector<T> Tensor::to_vector(std::source_location site) const {
+std::vector<T> Tensor::to_vector(SourceLocation site) const {
   return ReadVector<T>(TensorAccess::Impl(*this, "to_vector"), "to_vector", site);
 }
 
 template <typename T>
-T Tensor::item(std::source_location site) const {
+T Tensor::item(SourceLocation site) const {
   int64_t count = numel();
   if (count != 1) {
     throw Error(3, absl::StrCat("item: the tensor has ", count, " elements, not 1"));
@@ -387,12 +387,12 @@ T Tensor::item(std::source_location site) const {
   return ReadVector<T>(TensorAccess::Impl(*this, "item"), "item", site).front();
 }
 
-template std::vector<float> Tensor::to_vector<float>(std::source_location) const;
-template std::vector<int32_t> Tensor::to_vector<int32_t>(std::source_location) const;
-template std::vector<double> Tensor::to_vector<double>(std::source_location) const;
-template float Tensor::item<float>(std::source_location) const;
-template int32_t Tensor::item<int32_t>(std::source_location) const;
-template double Tensor::item<double>(std::source_location) const;
+template std::vector<float> Tensor::to_vector<float>(SourceLocation) const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>(SourceLocation) const;
+template std::vector<double> Tensor::to_vector<double>(SourceLocation) const;
+template float Tensor::item<float>(SourceLocation) const;
+template int32_t Tensor::item<int32_t>(SourceLocation) const;
+template double Tensor::item<double>(SourceLocation) const;
 
 std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   std::vector<NodePtr> roots;
@@ -407,7 +407,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   return ir::PrintProgram(lowered.program);
 }
 
-void sync(std::source_location site) {
+void sync(SourceLocation site) {
   lazy::SyncSiteScope scope(site);
   std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
   absl::Status status = lazy::SyncTensors(live, /*donate=*/true);

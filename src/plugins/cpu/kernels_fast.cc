@@ -272,6 +272,25 @@ bool IsFastBinary(Op op) {
   }
 }
 
+// The entry points come in an AVX2 and a default version, picked at load time
+// (target_clones), with everything they call inlined into each (flatten). clang refuses
+// flatten beside target_clones, and ThreadSanitizer builds crash in the clones' resolvers
+// at start-up: those builds get one version of each.
+#if defined(__SANITIZE_THREAD__)
+#define SEAM_FAST_KERNEL_ONE_VERSION 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SEAM_FAST_KERNEL_ONE_VERSION 1
+#endif
+#endif
+#if defined(SEAM_FAST_KERNEL_ONE_VERSION)
+#define SEAM_FAST_KERNEL
+#elif defined(__clang__)
+#define SEAM_FAST_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define SEAM_FAST_KERNEL __attribute__((target_clones("avx2", "default"), flatten))
+#endif
+
 ChainStep MakeChainStep(Op op, ChainShape shape, int operand) {
   ChainStep step;
   for (size_t index = 0; index < std::size(kChainOps); ++index) {
@@ -282,25 +301,25 @@ ChainStep MakeChainStep(Op op, ChainShape shape, int operand) {
   return step;
 }
 
-__attribute__((target_clones("avx2", "default"), flatten)) void FastChainF32(
-    const ChainStep* steps, int count, const uint8_t* const* operands, int num_operands,
-    uint8_t* out, int64_t n, bool stream) {
+SEAM_FAST_KERNEL void FastChainF32(const ChainStep* steps, int count,
+                                   const uint8_t* const* operands, int num_operands, uint8_t* out,
+                                   int64_t n, bool stream) {
   ChainT<float>(steps, count, operands, num_operands, out, n, stream);
 }
 
-__attribute__((target_clones("avx2", "default"), flatten)) void FastChainF64(
-    const ChainStep* steps, int count, const uint8_t* const* operands, int num_operands,
-    uint8_t* out, int64_t n, bool stream) {
+SEAM_FAST_KERNEL void FastChainF64(const ChainStep* steps, int count,
+                                   const uint8_t* const* operands, int num_operands, uint8_t* out,
+                                   int64_t n, bool stream) {
   ChainT<double>(steps, count, operands, num_operands, out, n, stream);
 }
 
-__attribute__((target_clones("avx2", "default"), flatten)) bool FastBinaryF32(
-    Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n) {
+SEAM_FAST_KERNEL bool FastBinaryF32(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                                    int64_t n) {
   return BinaryT<float>(op, a, b, out, n);
 }
 
-__attribute__((target_clones("avx2", "default"), flatten)) bool FastBinaryF64(
-    Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t n) {
+SEAM_FAST_KERNEL bool FastBinaryF64(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                                    int64_t n) {
   return BinaryT<double>(op, a, b, out, n);
 }
 
