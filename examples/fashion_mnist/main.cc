@@ -23,7 +23,7 @@ namespace {
 
 constexpr int64_t kBatch = 128;
 constexpr int64_t kEvalBatch = 2000;
-constexpr int64_t kPixels = 28 * 28;
+constexpr int64_t kPixels = int64_t{28} * 28;
 
 void Gather(const seam::data::ImageSet& set, const std::vector<int64_t>& order, int64_t first,
             int64_t count, std::vector<float>* images, std::vector<int32_t>* labels) {
@@ -75,9 +75,9 @@ int Run(int epochs) {
       }
       seam::sync();  // forward + backward + update + running loss: one program
       if (tty && (step % 20 == 0 || step + 1 == steps)) {
-        int filled = static_cast<int>(30 * (step + 1) / steps);
+        int filled = static_cast<int>(int64_t{30} * (step + 1) / steps);
         std::printf("\repoch %d [%-30s] %lld/%lld", epoch, std::string(filled, '=').c_str(),
-                    static_cast<long long>(step + 1), static_cast<long long>(steps));
+                    static_cast<long long>(step) + 1, static_cast<long long>(steps));
         std::fflush(stdout);
       }
     }

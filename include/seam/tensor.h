@@ -62,9 +62,10 @@ class Tensor {
   // Creation. Random tensors are drawn on the host with std::mt19937_64 seeded by `seed`
   // (normal: std::normal_distribution; uniform: std::uniform_real_distribution in [low, high))
   // and reach the device at the first sync, so a seed gives the same values everywhere.
-  static Tensor zeros(std::vector<int64_t> shape, DType dtype = DType::kFloat32);
-  static Tensor ones(std::vector<int64_t> shape, DType dtype = DType::kFloat32);
-  static Tensor full(std::vector<int64_t> shape, double value, DType dtype = DType::kFloat32);
+  static Tensor zeros(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
+  static Tensor ones(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
+  static Tensor full(const std::vector<int64_t>& shape, double value,
+                     DType dtype = DType::kFloat32);
   static Tensor arange(int64_t count, DType dtype = DType::kInt32);  // 0, 1, ..., count-1 (iota)
   static Tensor randn(std::vector<int64_t> shape, uint64_t seed, DType dtype = DType::kFloat32);
   static Tensor uniform(std::vector<int64_t> shape, double low, double high, uint64_t seed,

@@ -19,9 +19,12 @@
 #define SEAM_ASSIGN_OR_RETURN(lhs, expr) \
   SEAM_ASSIGN_OR_RETURN_IMPL_(SEAM_CONCAT_(seam_statusor_, __LINE__), lhs, expr)
 
+// `lhs` may be a declaration ("T* x") and `tmp` a name: neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define SEAM_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                \
   if (!tmp.ok()) return tmp.status();               \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // SEAM_BASE_STATUS_MACROS_H_

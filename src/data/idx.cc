@@ -96,7 +96,8 @@ absl::StatusOr<ImageSet> LoadFashionMnist(const std::string& dir, bool train) {
   set.rows = images.dims[1];
   set.cols = images.dims[2];
   set.images.resize(images.values.size());
-  for (size_t i = 0; i < images.values.size(); ++i) set.images[i] = images.values[i] / 255.0f;
+  for (size_t i = 0; i < images.values.size(); ++i)
+    set.images[i] = static_cast<float>(images.values[i]) / 255.0f;
   set.labels.reserve(labels.values.size());
   for (uint8_t label : labels.values) {
     if (label > 9) {

@@ -20,7 +20,7 @@ enum class Op : uint8_t {
 };
 
 inline constexpr int kNumOps = 0
-#define SEAM_IR_OP(name, text, arity, rule, dtypes) +1
+#define SEAM_IR_OP(name, text, arity, rule, dtypes) +1  // NOLINT(bugprone-macro-parentheses)
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
     ;

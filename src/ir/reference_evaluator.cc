@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "absl/status/status.h"
@@ -317,8 +318,8 @@ Value Reduce(const Instruction& inst, const Value& in) {
   bool is_float = in.is_float();
   double float_init = inst.op == Op::kReduceSum       ? 0.0
                       : inst.op == Op::kReduceProduct ? 1.0
-                      : inst.op == Op::kReduceMax     ? -INFINITY
-                                                      : INFINITY;
+                      : inst.op == Op::kReduceMax     ? -std::numeric_limits<double>::infinity()
+                                                      : std::numeric_limits<double>::infinity();
   int64_t int_init = inst.op == Op::kReduceSum       ? 0
                      : inst.op == Op::kReduceProduct ? 1
                      : inst.op == Op::kReduceMax ? (dtype == DType::kS32 ? INT32_MIN : INT64_MIN)
@@ -364,6 +365,7 @@ Value DotGeneral(const Instruction& inst, const Value& lhs, const Value& rhs) {
   std::vector<int64_t> lf = free_dims(lhs.shape, lb, lc);
   std::vector<int64_t> rf = free_dims(rhs.shape, rb, rc);
   std::vector<int64_t> contracted;
+  contracted.reserve(lc.size());
   for (int64_t d : lc) contracted.push_back(lhs.shape.dims[d]);
   int64_t terms = Shape{DType::kF32, contracted}.num_elements();
   DType dtype = lhs.shape.dtype;

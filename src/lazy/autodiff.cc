@@ -43,9 +43,8 @@ NodePtr Unbroadcast(const Node& node, const NodePtr& g) {
   lazy::SmallInts axes;
   for (int64_t d = 0; d < node.shape.rank(); ++d) {
     auto it = std::find(mapping.begin(), mapping.end(), d);
-    if (it == mapping.end()) {
-      axes.push_back(d);
-    } else if (x->shape.dims[it - mapping.begin()] != node.shape.dims[d]) {
+    // Dimensions the broadcast added, and those it stretched from 1.
+    if (it == mapping.end() || x->shape.dims[it - mapping.begin()] != node.shape.dims[d]) {
       axes.push_back(d);
     }
   }

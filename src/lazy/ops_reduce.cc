@@ -115,8 +115,9 @@ Tensor Tensor::argmax(int64_t axis) const {
   NodePtr is_best = lazy::Elementwise(ir::Op::kEq, "argmax", x, best);
   NodePtr index = lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {a}}},
                                  ir::Shape{ir::DType::kS32, x->shape.dims});
-  NodePtr big = lazy::BroadcastTo(
-      lazy::ConstantNode(lazy::ScalarLiteral(ir::DType::kS32, x->shape.dims[a])), x->shape.dims);
+  NodePtr big = lazy::BroadcastTo(lazy::ConstantNode(lazy::ScalarLiteral(
+                                      ir::DType::kS32, static_cast<double>(x->shape.dims[a]))),
+                                  x->shape.dims);
   NodePtr candidates = lazy::Select(is_best, index, big);
   return lazy::Wrap(lazy::Reduce(ir::Op::kReduceMin, candidates, {a}));
 }

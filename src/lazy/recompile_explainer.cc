@@ -170,6 +170,7 @@ Comparison Compare(const ir::Program& before, const ir::Program& now,
   if (before.aliases != now.aliases) {
     auto print = [](const std::vector<ir::Alias>& aliases) {
       std::vector<std::string> out;
+      out.reserve(aliases.size());
       for (const ir::Alias& alias : aliases) {
         out.push_back(absl::StrCat(alias.output_index, "=", alias.parameter_index));
       }
@@ -215,6 +216,7 @@ absl::Status NoteCompileCacheMiss(const ir::Program& program,
   if (!*debug) return absl::OkStatus();
 
   std::vector<bool> from_host;
+  from_host.reserve(parameters.size());
   for (const auto& leaf : parameters) from_host.push_back(leaf->host.has_value());
   if (!site.programs.empty()) {
     const Earlier* closest = nullptr;

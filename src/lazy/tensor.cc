@@ -284,16 +284,16 @@ Tensor Tensor::scalar(double value, DType dtype) {
   return FromLiteral(lazy::ScalarLiteral(lazy::ToIr(dtype), value));
 }
 
-Tensor Tensor::zeros(std::vector<int64_t> shape, DType dtype) {
-  return full(std::move(shape), 0, dtype);
+Tensor Tensor::zeros(const std::vector<int64_t>& shape, DType dtype) {
+  return full(shape, 0, dtype);
 }
-Tensor Tensor::ones(std::vector<int64_t> shape, DType dtype) {
-  return full(std::move(shape), 1, dtype);
+Tensor Tensor::ones(const std::vector<int64_t>& shape, DType dtype) {
+  return full(shape, 1, dtype);
 }
 
 // Host data, not a broadcast constant: optimizer state made with zeros() is then a plain
 // device buffer that later steps replace.
-Tensor Tensor::full(std::vector<int64_t> shape, double value, DType dtype) {
+Tensor Tensor::full(const std::vector<int64_t>& shape, double value, DType dtype) {
   return FromLiteral(lazy::FullLiteral(lazy::ToIr(dtype), shape, value));
 }
 

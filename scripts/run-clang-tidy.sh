@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# run-clang-tidy.sh BUILD_DIR: clang-tidy 14 with the root .clang-tidy over every source file
+# of src/, tools/ and examples/ that BUILD_DIR's compile_commands.json lists, two at a time.
+# Exit 1 on any finding (each printed with its check's name). Run by ctest as `clang_tidy`.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:?usage: run-clang-tidy.sh BUILD_DIR}
+runner=$(command -v run-clang-tidy-14 || command -v run-clang-tidy || true)
+if [ -z "$runner" ]; then
+  echo "run-clang-tidy.sh: run-clang-tidy-14 not found (Debian package clang-tidy-14)" >&2
+  exit 2
+fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+"$runner" -p "$build" -j "${SEAM_TIDY_JOBS:-2}" -quiet "^$root/(src|tools|examples)/" 2>&1 |
+  sed 's/\x1b\[[0-9;]*m//g' >"$log" || status=$?
+# Findings only: the runner also prints each command line and clang's warning counts.
+if grep -E ': (warning|error): ' "$log"; then
+  echo "clang-tidy: findings above (checks in .clang-tidy)"
+  exit 1
+fi
+if [ $status -ne 0 ]; then
+  cat "$log"
+  exit $status
+fi
+echo "clang-tidy: $(grep -c '^clang-tidy' "$log") files, no finding"
