@@ -172,29 +172,20 @@ void MarkDonated(PJRT_Buffer* buffer) {
 }  // namespace
 
 PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_Destroy_Args, args);
   delete args->executable;
   return nullptr;
 }
 
 PJRT_Error* LoadedExecutableNumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_NumOutputs_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_NumOutputs, args->executable);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_NumOutputs, args->executable);
   args->num_outputs = args->executable->executable->result_shapes().size();
   return nullptr;
 }
 
 PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_Execute_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->executable);
-  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->output_lists);
-  if (args->options != nullptr) {
-    if (absl::Status s = CheckStructSize("PJRT_ExecuteOptions", PJRT_ExecuteOptions_STRUCT_SIZE,
-                                         args->options->struct_size);
-        !s.ok()) {
-      return MakeError(s);
-    }
-  }
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->executable);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->output_lists);
+  if (args->options != nullptr) SEAM_PLUGIN_CHECK_STRUCT(PJRT_ExecuteOptions, *args->options);
   const PJRT_LoadedExecutable& loaded = *args->executable;
   const std::vector<PJRT_Device*>& devices = loaded.client->devices;
   if (args->num_devices == 0 || args->num_devices > devices.size()) {
@@ -219,7 +210,8 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
         absl::StrCat("PJRT_LoadedExecutable_Execute: num_args is ", args->num_args,
                      ", the program has ", params.size(), " parameter(s)")));
   }
-  if (args->num_args > 0) SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->argument_lists);
+  if (args->num_args > 0)
+    SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->argument_lists);
 
   absl::InlinedVector<PJRT_Device*, 4> run_devices;
   for (size_t d = 0; d < args->num_devices; ++d) {

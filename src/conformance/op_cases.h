@@ -1,7 +1,7 @@
 // Seeded random programs for the op x dtype conformance test: each runs one op on
 // parameters of random shapes (scalars and 0-sized dimensions included) and returns it.
-#ifndef SEAM_TESTS_CONFORMANCE_OP_CASES_H_
-#define SEAM_TESTS_CONFORMANCE_OP_CASES_H_
+#ifndef SEAM_CONFORMANCE_OP_CASES_H_
+#define SEAM_CONFORMANCE_OP_CASES_H_
 
 #include <cstdint>
 #include <vector>
@@ -27,4 +27,4 @@ int64_t IntAt(const ir::Literal& literal, int64_t index);
 
 }  // namespace seam::conformance
 
-#endif  // SEAM_TESTS_CONFORMANCE_OP_CASES_H_
+#endif  // SEAM_CONFORMANCE_OP_CASES_H_

@@ -1,4 +1,4 @@
-#include "tests/conformance/executable_harness.h"
+#include "tests/unit/executable_harness.h"
 
 #include <gtest/gtest.h>
 

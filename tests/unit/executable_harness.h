@@ -1,7 +1,7 @@
 // Shared set-up of the CPU compiler's tests: compile program text straight into an
 // Executable (no client, no ABI), copy literals into device memory, run and copy back.
-#ifndef SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
-#define SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
+#ifndef SEAM_TESTS_UNIT_EXECUTABLE_HARNESS_H_
+#define SEAM_TESTS_UNIT_EXECUTABLE_HARNESS_H_
 
 #include <cstdint>
 #include <memory>
@@ -30,4 +30,4 @@ std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
 
 }  // namespace seam::cpu::harness
 
-#endif  // SEAM_TESTS_CONFORMANCE_EXECUTABLE_HARNESS_H_
+#endif  // SEAM_TESTS_UNIT_EXECUTABLE_HARNESS_H_

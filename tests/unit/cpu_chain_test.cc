@@ -25,7 +25,7 @@
 #include "src/ir/text.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/thread_pool.h"
-#include "tests/conformance/executable_harness.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
 namespace {

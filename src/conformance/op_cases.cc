@@ -1,4 +1,4 @@
-#include "tests/conformance/op_cases.h"
+#include "src/conformance/op_cases.h"
 
 #include <algorithm>
 #include <cmath>

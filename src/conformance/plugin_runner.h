@@ -1,7 +1,7 @@
 // Runs IR programs on a plugin through its C function table only: one client, one device,
 // and for each run the four crossings (buffers down, compile, execute, buffers up).
-#ifndef SEAM_TESTS_CONFORMANCE_PLUGIN_RUNNER_H_
-#define SEAM_TESTS_CONFORMANCE_PLUGIN_RUNNER_H_
+#ifndef SEAM_CONFORMANCE_PLUGIN_RUNNER_H_
+#define SEAM_CONFORMANCE_PLUGIN_RUNNER_H_
 
 #include <vector>
 
@@ -43,4 +43,4 @@ class PluginRunner {
 
 }  // namespace seam::conformance
 
-#endif  // SEAM_TESTS_CONFORMANCE_PLUGIN_RUNNER_H_
+#endif  // SEAM_CONFORMANCE_PLUGIN_RUNNER_H_

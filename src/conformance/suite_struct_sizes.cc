@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstring>
 
-#include "tests/conformance/suite_internal.h"
+#include "src/conformance/suite_internal.h"
 
 namespace seam::conformance {
 namespace {

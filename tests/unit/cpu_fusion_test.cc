@@ -14,12 +14,12 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "src/conformance/op_cases.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/thread_pool.h"
-#include "tests/conformance/executable_harness.h"
-#include "tests/conformance/op_cases.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "src/ir/text.h"
 #include "src/plugins/cpu/executable.h"
-#include "tests/conformance/executable_harness.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/conformance/plugin_runner.h"
+#include "src/conformance/plugin_runner.h"
 
 #include <string>
 

@@ -3,7 +3,7 @@
 #include <climits>
 #include <set>
 
-#include "tests/conformance/suite_internal.h"
+#include "src/conformance/suite_internal.h"
 
 namespace seam::conformance {
 namespace {

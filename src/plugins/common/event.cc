@@ -1,10 +1,12 @@
-#include "src/plugins/cpu/event.h"
+#include "src/plugins/common/event.h"
 
 #include <utility>
 
 #include "src/base/object_pool.h"
+#include "src/plugins/common/error.h"
+#include "src/plugins/common/table.h"
 
-namespace seam::cpu {
+namespace seam::plugin {
 
 // Set publishes ready_ without the lock and takes the lock only when someone may be
 // blocked in Await or has registered a callback (slow_ > 0). Both sides use sequentially
@@ -69,4 +71,47 @@ void EventState::OnReady(Callback callback) {
   callback(status_);
 }
 
-}  // namespace seam::cpu
+PJRT_Error* EventDestroy(PJRT_Event_Destroy_Args* args) {
+  delete args->event;
+  return nullptr;
+}
+
+PJRT_Error* EventIsReady(PJRT_Event_IsReady_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Event_IsReady, args->event);
+  args->is_ready = args->event->state->IsReady();
+  return nullptr;
+}
+
+PJRT_Error* EventError(PJRT_Event_Error_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Event_Error, args->event);
+  if (!args->event->state->IsReady()) {
+    return MakeError(absl::FailedPreconditionError(
+        "PJRT_Event_Error: the event is not ready yet (await it first)"));
+  }
+  return MakeError(args->event->state->status());
+}
+
+PJRT_Error* EventAwait(PJRT_Event_Await_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Event_Await, args->event);
+  return MakeError(args->event->state->Await());
+}
+
+PJRT_Error* EventOnReady(PJRT_Event_OnReady_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Event_OnReady, args->event);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Event_OnReady, args->callback);
+  PJRT_Event_OnReadyCallback callback = args->callback;
+  void* user_arg = args->user_arg;
+  args->event->state->OnReady(
+      [callback, user_arg](const absl::Status& status) { callback(MakeError(status), user_arg); });
+  return nullptr;
+}
+
+void SetEventFunctions(PJRT_Api& api) {
+  SEAM_PLUGIN_SET(api, PJRT_Event_Destroy, EventDestroy);
+  SEAM_PLUGIN_SET(api, PJRT_Event_IsReady, EventIsReady);
+  SEAM_PLUGIN_SET(api, PJRT_Event_Error, EventError);
+  SEAM_PLUGIN_SET(api, PJRT_Event_Await, EventAwait);
+  SEAM_PLUGIN_SET(api, PJRT_Event_OnReady, EventOnReady);
+}
+
+}  // namespace seam::plugin

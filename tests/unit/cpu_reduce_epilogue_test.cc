@@ -20,7 +20,7 @@
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/thread_pool.h"
-#include "tests/conformance/executable_harness.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
 namespace {

@@ -21,7 +21,7 @@
 #include "src/ir/text.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/kernels.h"
-#include "tests/conformance/executable_harness.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
 namespace {

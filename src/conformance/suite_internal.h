@@ -1,6 +1,6 @@
 // Shared by the files that implement the conformance checks.
-#ifndef SEAM_TESTS_CONFORMANCE_SUITE_INTERNAL_H_
-#define SEAM_TESTS_CONFORMANCE_SUITE_INTERNAL_H_
+#ifndef SEAM_CONFORMANCE_SUITE_INTERNAL_H_
+#define SEAM_CONFORMANCE_SUITE_INTERNAL_H_
 
 #include <functional>
 #include <string>
@@ -9,8 +9,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
+#include "src/conformance/check_result.h"
 #include "src/runtime/pjrt_api.h"
-#include "tests/conformance/suite.h"
 
 namespace seam::conformance {
 
@@ -27,7 +27,9 @@ class Suite {
   const std::vector<PJRT_Device*>& devices() const { return devices_; }
   std::vector<CheckResult>& results() { return results_; }
 
-  void Check(const std::string& area, const std::string& name, CheckFn fn, bool required = true);
+  // Runs one check of the current section (contract until StartCapabilities).
+  void Check(const std::string& area, const std::string& name, const CheckFn& fn);
+  void StartCapabilities() { section_ = Section::kCapability; }
 
   // Takes ownership of a plugin error and converts it.
   absl::Status Call(PJRT_Error* error) const { return runtime::TakePjrtError(api_, error); }
@@ -49,6 +51,7 @@ class Suite {
   absl::Status client_status_;
   std::vector<PJRT_Device*> devices_;  // addressable devices of client_
   std::vector<CheckResult> results_;
+  Section section_ = Section::kContract;
 };
 
 // Calls a table function through `suite`, refusing a null slot instead of crashing.
@@ -57,7 +60,8 @@ class Suite {
        ? absl::InternalError(#Name " is a null slot (it must return UNIMPLEMENTED)") \
        : (suite).Call((suite).api()->Name(args)))
 
-// Each returns a failure status saying what was expected and what was found.
+// Each returns a failure status saying what was expected and what was found; ExpectError
+// passes an UNIMPLEMENTED status through unchanged (the function is not there).
 absl::Status Expect(bool condition, const std::string& what);
 absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
                          const std::string& call);
@@ -67,7 +71,8 @@ void CheckStructSizes(Suite& suite);
 void CheckClientAndDevices(Suite& suite);
 void CheckBuffersAndEvents(Suite& suite);
 void CheckCompileAndExecute(Suite& suite);
+void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
 
 }  // namespace seam::conformance
 
-#endif  // SEAM_TESTS_CONFORMANCE_SUITE_INTERNAL_H_
+#endif  // SEAM_CONFORMANCE_SUITE_INTERNAL_H_
