@@ -140,10 +140,12 @@ std::vector<CheckResult> RunSuite(const PJRT_Api* api, const SuiteOptions& optio
   suite.Check("client", "create with no options", [&] { return suite.client_status(); });
   CheckTable(suite);
   CheckStructSizes(suite);
-  CheckClientAndDevices(suite);
+  CheckClient(suite);
+  CheckDevices(suite);
   suite.StartCapabilities();
   CheckBuffersAndEvents(suite);
-  CheckCompileAndExecute(suite);
+  CheckCompile(suite);
+  CheckExecute(suite);
   if (options.ops) CheckOps(suite, options.seed);
   suite.DestroyClient();
   return std::move(suite.results());

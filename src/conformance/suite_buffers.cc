@@ -297,7 +297,7 @@ void CheckBuffersAndEvents(Suite& suite) {
       });
 }
 
-void CheckCompileAndExecute(Suite& suite) {
+void CheckCompile(Suite& suite) {
   suite.Check("compile", "an unknown program format", [&]() -> absl::Status {
     if (suite.client() == nullptr) return suite.client_status();
     absl::StatusOr<PJRT_LoadedExecutable*> executable =
@@ -345,6 +345,9 @@ void CheckCompileAndExecute(Suite& suite) {
     return ExpectError(executable.status(), absl::StatusCode::kInvalidArgument,
                        "compiling a truncated program");
   });
+}
+
+void CheckExecute(Suite& suite) {
   suite.Check("execute", "compile, run and read back", [&]() -> absl::Status {
     if (suite.client() == nullptr) return suite.client_status();
     absl::StatusOr<PJRT_LoadedExecutable*> executable = Compile(suite, kDoubleProgram, "seam-ir");

@@ -38,7 +38,7 @@ absl::Status ForEachDevice(Suite& suite, const std::function<absl::Status(PJRT_D
 
 }  // namespace
 
-void CheckClientAndDevices(Suite& suite) {
+void CheckClient(Suite& suite) {
   suite.Check("client", "platform name", [&] {
     if (suite.client() == nullptr) return suite.client_status();
     auto args = SEAM_PJRT_ARGS(PJRT_Client_PlatformName_Args);
@@ -127,7 +127,9 @@ void CheckClientAndDevices(Suite& suite) {
             std::string(status.message()).find(kName) != std::string::npos,
         absl::StrCat("expected INVALID_ARGUMENT naming the option, got: ", status.ToString()));
   });
+}
 
+void CheckDevices(Suite& suite) {
   suite.Check("devices", "ids are unique", [&] {
     std::set<int> ids;
     return ForEachDevice(suite, [&](PJRT_Device* device) -> absl::Status {

@@ -68,9 +68,11 @@ absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
 
 void CheckTable(Suite& suite);
 void CheckStructSizes(Suite& suite);
-void CheckClientAndDevices(Suite& suite);
-void CheckBuffersAndEvents(Suite& suite);
-void CheckCompileAndExecute(Suite& suite);
+void CheckClient(Suite& suite);            // suite_client.cc
+void CheckDevices(Suite& suite);           // suite_client.cc
+void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the two below
+void CheckCompile(Suite& suite);
+void CheckExecute(Suite& suite);
 void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
 
 }  // namespace seam::conformance

@@ -1,6 +1,6 @@
 // Wide-vector tile loops for the commonest f32/f64 binary ops (kernels_fast.cc).
-#ifndef SEAM_PLUGINS_CPU_FAST_KERNELS_H_
-#define SEAM_PLUGINS_CPU_FAST_KERNELS_H_
+#ifndef SEAM_PLUGINS_CPU_KERNELS_FAST_H_
+#define SEAM_PLUGINS_CPU_KERNELS_FAST_H_
 
 #include <cstdint>
 
@@ -50,4 +50,4 @@ void StreamFence();
 
 }  // namespace seam::cpu
 
-#endif  // SEAM_PLUGINS_CPU_FAST_KERNELS_H_
+#endif  // SEAM_PLUGINS_CPU_KERNELS_FAST_H_

@@ -4,16 +4,16 @@
 // tile, outside the inner loops, so those loops are the plain ones of kernels_elementwise.cc.
 // Runs of f32/f64 arithmetic where each op reads the previous one's result are one kChain
 // operation: one pass keeping the running value in registers (kernels_fast.cc).
-#ifndef SEAM_PLUGINS_CPU_LOOP_KERNEL_H_
-#define SEAM_PLUGINS_CPU_LOOP_KERNEL_H_
+#ifndef SEAM_PLUGINS_CPU_LOOP_COMPILE_H_
+#define SEAM_PLUGINS_CPU_LOOP_COMPILE_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "src/ir/program.h"
-#include "src/plugins/cpu/fast_kernels.h"
 #include "src/plugins/cpu/fusion.h"
+#include "src/plugins/cpu/kernels_fast.h"
 
 namespace seam::cpu {
 
@@ -101,4 +101,4 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel);
 
 }  // namespace seam::cpu
 
-#endif  // SEAM_PLUGINS_CPU_LOOP_KERNEL_H_
+#endif  // SEAM_PLUGINS_CPU_LOOP_COMPILE_H_
