@@ -377,3 +377,37 @@ TEST_F(CpuTableTest, NullArgsAreErrorsNotCrashes) {
 }
 
 }  // namespace
+
+// A program without parameters needs no argument lists: null is fine (it was read before).
+TEST_F(CpuTableTest, AProgramWithoutParametersRunsWithNoArgumentLists) {
+  const char code[] =
+      "program @p {\n  %0 = constant(2.5) : f32[]\n  %1 = broadcast_in_dim(%0), dims={} : "
+      "f32[3]\n  return (%1)\n}\n";
+  auto program = ARGS(PJRT_Program);
+  program.code = code;
+  program.code_size = sizeof(code) - 1;
+  program.format = "seam-ir";
+  program.format_size = 7;
+  auto compile = ARGS(PJRT_Client_Compile_Args);
+  compile.client = client_;
+  compile.program = &program;
+  ASSERT_EQ(Take(Api()->PJRT_Client_Compile(&compile)).message, "");
+  PJRT_Buffer* output = nullptr;
+  PJRT_Buffer** output_list = &output;
+  auto execute = ARGS(PJRT_LoadedExecutable_Execute_Args);
+  execute.executable = compile.executable;
+  execute.argument_lists = nullptr;
+  execute.num_devices = 1;
+  execute.num_args = 0;
+  execute.output_lists = &output_list;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_Execute(&execute));
+  ASSERT_NE(output, nullptr);
+  float values[3] = {};
+  Download(output, values, sizeof(values));
+  EXPECT_EQ(values[0], 2.5f);
+  EXPECT_EQ(values[2], 2.5f);
+  Destroy(output);
+  auto destroy = ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  destroy.executable = compile.executable;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
+}

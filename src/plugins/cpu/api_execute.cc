@@ -221,8 +221,10 @@ absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDev
       }
       SEAM_RETURN_IF_ERROR(CheckArgument(args.argument_lists[d][i], d, i, params[i], device));
     }
-    SEAM_RETURN_IF_ERROR(
-        CheckDonations(loaded.executable->program(), args.argument_lists[d], args.num_args));
+    // A program without parameters may come with no argument lists at all.
+    PJRT_Buffer* const* arguments =
+        args.argument_lists == nullptr ? nullptr : args.argument_lists[d];
+    SEAM_RETURN_IF_ERROR(CheckDonations(loaded.executable->program(), arguments, args.num_args));
     run_devices.push_back(device);
   }
   return absl::OkStatus();
