@@ -1,6 +1,6 @@
 // The 10-op elementwise chain on 4M f32 of issue 5's performance goal, as IR text: run by
 // bench/elementwise_bench.cc beside a hand-fused loop, and read back from the optimized
-// dump by tests/conformance/cpu_dump_test.cc (it must become one fused kernel).
+// dump by tests/unit/cpu_dump_test.cc (it must become one fused kernel).
 #ifndef SEAM_BENCH_TEN_OP_CHAIN_H_
 #define SEAM_BENCH_TEN_OP_CHAIN_H_
 

@@ -27,11 +27,16 @@ int main(int argc, char** argv) {
   inspect->add_option("path", inspect_path, "Path of the plugin (.so)")->required();
 
   std::string check_path;
+  bool check_ops = false;
   CLI::App* check = plugin->add_subcommand(
       "check",
-      "Run the conformance suite against a plugin; exit status 0 only when every required "
-      "check passes");
+      "Run the conformance suite against a plugin: contract checks (every plugin must pass "
+      "them) and capability checks (a capability whose function answers UNIMPLEMENTED is "
+      "listed as not implemented; a wrong answer fails). Exit status 0 when no check fails");
   check->add_option("path", check_path, "Path of the plugin (.so)")->required();
+  check->add_flag("--ops", check_ops,
+                  "Also run the op-by-dtype numeric checks against the reference evaluator "
+                  "(slow; SEAM_CONFORMANCE_SEED picks other random cases)");
 
   seam::tools::RunOptions run_options;
   CLI::App* run = app.add_subcommand(
@@ -50,6 +55,6 @@ int main(int argc, char** argv) {
   if (run->parsed()) return seam::tools::RunProgram(run_options, std::cout, std::cerr);
   if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr);
   if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
-  if (check->parsed()) return seam::tools::CheckPlugin(check_path, std::cout, std::cerr);
+  if (check->parsed()) return seam::tools::CheckPlugin(check_path, check_ops, std::cout, std::cerr);
   return 2;
 }

@@ -5,9 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/base/env.h"
+#include "src/conformance/op_checks.h"
+#include "src/conformance/suite.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client.h"
-#include "tests/conformance/suite.h"
 
 namespace seam::tools {
 namespace {
@@ -83,13 +84,16 @@ int InspectPlugin(const std::string& path, std::ostream& out, std::ostream& err)
   return 0;
 }
 
-int CheckPlugin(const std::string& path, std::ostream& out, std::ostream& err) {
+int CheckPlugin(const std::string& path, bool ops, std::ostream& out, std::ostream& err) {
   absl::StatusOr<const PJRT_Api*> api = runtime::LoadPjrtPlugin(kDeviceType, path);
   if (!api.ok()) return Fail(err, "check", api.status());
   if (absl::Status s = runtime::InitializePjrtPlugin(kDeviceType); !s.ok()) {
     return Fail(err, "check", s);
   }
-  std::vector<conformance::CheckResult> results = conformance::RunSuite(*api);
+  conformance::SuiteOptions options;
+  options.ops = ops;
+  options.seed = conformance::DefaultOpSeed();
+  std::vector<conformance::CheckResult> results = conformance::RunSuite(*api, options);
   out << conformance::FormatResults(results);
   return conformance::AllRequiredPassed(results) ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstddef>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -44,6 +45,45 @@ absl::StatusOr<Entry> FindEntry(const std::string& device_type) {
     return absl::NotFoundError(absl::StrCat("PJRT_Api not found for device type ", type));
   }
   return it->second;
+}
+
+// The table's own size is read before anything else of it: it must hold the version
+// field, and a table whose version the handshake would accept must hold every function of
+// the oldest minor the framework calls (for 1.1, up to PJRT_Buffer_OnDeviceSizeInBytes).
+constexpr size_t kVersionEnd = offsetof(PJRT_Api, pjrt_api_version) + PJRT_Api_Version_STRUCT_SIZE;
+constexpr size_t kMinimumApiSize = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes);
+static_assert(PJRT_API_MIN_MINOR == 1, "kMinimumApiSize must end at the minimum minor's last slot");
+
+absl::Status TableSizeError(const std::string& path, size_t expected, const std::string& what,
+                            size_t actual) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Unexpected PJRT_Api size in ", path, ": expected at least ", expected, " bytes (", what,
+      "), got ", actual, ". Check installed software versions. The framework PJRT API version is ",
+      PJRT_API_MAJOR, ".", PJRT_API_MINOR, "."));
+}
+
+absl::Status CheckTableSize(const PJRT_Api& api, const std::string& path) {
+  if (api.struct_size < kVersionEnd) {
+    return TableSizeError(path, kVersionEnd, "up to the version field", api.struct_size);
+  }
+  const PJRT_Api_Version& version = api.pjrt_api_version;
+  if (version.struct_size < PJRT_Api_Version_STRUCT_SIZE) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Unexpected PJRT_Api_Version size in ", path, ": expected ",
+                     PJRT_Api_Version_STRUCT_SIZE, ", got ", version.struct_size,
+                     ". Check installed software versions. The framework PJRT "
+                     "API version is ",
+                     PJRT_API_MAJOR, ".", PJRT_API_MINOR, "."));
+  }
+  if (version.major_version == PJRT_API_MAJOR && version.minor_version >= PJRT_API_MIN_MINOR &&
+      api.struct_size < kMinimumApiSize) {
+    return TableSizeError(
+        path, kMinimumApiSize,
+        absl::StrCat("every function of PJRT API version ", PJRT_API_MAJOR, ".", PJRT_API_MIN_MINOR,
+                     "; the plugin reports ", version.major_version, ".", version.minor_version),
+        api.struct_size);
+  }
+  return absl::OkStatus();
 }
 
 void Unregister(const std::string& type) {
@@ -107,6 +147,7 @@ absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
     return absl::FailedPreconditionError(
         absl::StrCat(PJRT_GET_PJRT_API_SYMBOL, " returned null in ", library_path));
   }
+  SEAM_RETURN_IF_ERROR(CheckTableSize(*api, library_path));
   SEAM_RETURN_IF_ERROR(SetPjrtApi(device_type, api));
   return api;
 }

@@ -1,10 +1,15 @@
-// The conformance suite against the CPU plugin, in-process and loaded by path, and against
-// a plugin that breaks the contract (the suite must notice).
-#include "tests/conformance/suite.h"
+// The conformance suite against the CPU plugin, in-process and loaded by path, against the
+// null plugin (every contract check passes, every capability is listed as not
+// implemented), and against plugins that break the contract or answer wrongly (the suite
+// must notice).
+#include "src/conformance/suite.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+#include "seam/c/pjrt_c_api.h"
+#include "src/plugins/common/error.h"
 #include "src/runtime/pjrt_api.h"
 
 namespace seam::conformance {
@@ -54,6 +59,91 @@ TEST(ConformanceSuiteTest, ContractBreachesAreReportedByName) {
   std::string report = FormatResults(results);
   EXPECT_THAT(report, ::testing::HasSubstr("\nFAIL  struct size: PJRT_Client_PlatformName: "));
   EXPECT_THAT(report, ::testing::EndsWith(" pass, 4 fail, 0 unimplemented (optional)\n"));
+}
+
+const PJRT_Api* LoadAndInitialize(const std::string& type, const char* path) {
+  absl::StatusOr<const PJRT_Api*> api = runtime::LoadPjrtPlugin(type, path);
+  EXPECT_TRUE(api.ok()) << api.status();
+  if (!api.ok()) return nullptr;
+  absl::Status initialized = runtime::InitializePjrtPlugin(type);
+  EXPECT_TRUE(initialized.ok()) << initialized;
+  return initialized.ok() ? *api : nullptr;
+}
+
+TEST(ConformanceSuiteTest, NullPluginPassesTheContractAndListsEachCapabilityAsNotImplemented) {
+  const PJRT_Api* api = LoadAndInitialize("null", SEAM_NULL_PLUGIN_PATH);
+  ASSERT_NE(api, nullptr);
+  std::vector<CheckResult> results = RunSuite(api);
+  EXPECT_TRUE(AllRequiredPassed(results));
+  int contract = 0, capabilities = 0;
+  for (const CheckResult& r : results) {
+    if (r.section == Section::kContract) {
+      ++contract;
+      EXPECT_EQ(r.outcome, Outcome::kPass) << r.area << ": " << r.name << ": " << r.message;
+    } else {
+      ++capabilities;
+      EXPECT_EQ(r.outcome, Outcome::kUnimplemented) << r.area << ": " << r.name;
+      EXPECT_THAT(r.message, ::testing::EndsWith(" is not implemented by this plugin"));
+    }
+  }
+  EXPECT_GE(contract, 45);
+  EXPECT_GE(capabilities, 10);
+  std::string report = FormatResults(results);
+  EXPECT_THAT(report, ::testing::StartsWith("contract checks (every plugin must pass these)\n"));
+  EXPECT_THAT(report,
+              ::testing::HasSubstr("\nNOT IMPLEMENTED  compile: an unknown program format: "
+                                   "PJRT_Client_Compile is not implemented by this plugin\n"));
+  EXPECT_THAT(report, ::testing::HasSubstr(
+                          "\nNOT IMPLEMENTED  buffers: round trip F32: scalar, 0-sized, [3,5]: "
+                          "PJRT_Client_BufferFromHostBuffer is not implemented by this plugin\n"));
+  EXPECT_THAT(report, ::testing::EndsWith(absl::StrCat(" pass, 0 fail, ", capabilities,
+                                                       " unimplemented (optional)\n")));
+}
+
+TEST(ConformanceSuiteTest, NullPluginListsTheOpChecksAsNotImplemented) {
+  const PJRT_Api* api = LoadAndInitialize("null", SEAM_NULL_PLUGIN_PATH);
+  ASSERT_NE(api, nullptr);
+  std::vector<CheckResult> results = RunSuite(api, SuiteOptions{.ops = true});
+  EXPECT_TRUE(AllRequiredPassed(results));
+  int ops = 0;
+  for (const CheckResult& r : results) {
+    if (r.area != "ops") continue;
+    ++ops;
+    EXPECT_EQ(r.section, Section::kCapability);
+    EXPECT_EQ(r.outcome, Outcome::kUnimplemented) << r.name << ": " << r.message;
+  }
+  EXPECT_GT(ops, 30);
+}
+
+// UNIMPLEMENTED is not a pass for a contract check.
+TEST(ConformanceSuiteTest, AContractCheckAnsweredUnimplementedFails) {
+  PJRT_Api api = *runtime::GetInProcessCpuPjrtApi();
+  api.PJRT_Client_LookupDevice = [](PJRT_Client_LookupDevice_Args*) {
+    return plugin::UnimplementedError("PJRT_Client_LookupDevice");
+  };
+  std::vector<CheckResult> results = RunSuite(&api);
+  EXPECT_FALSE(AllRequiredPassed(results));
+  bool found = false;
+  for (const CheckResult& r : results) {
+    if (r.area == "client" && r.name == "lookup by id finds each device") {
+      found = true;
+      EXPECT_EQ(r.outcome, Outcome::kFail) << r.message;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+// A capability that answers, but wrongly, fails the run.
+TEST(ConformanceSuiteTest, AWrongAnswerOfACapabilityFails) {
+  const PJRT_Api* api = LoadAndInitialize("wrong_size", SEAM_WRONG_SIZE_PLUGIN_PATH);
+  ASSERT_NE(api, nullptr);
+  std::vector<CheckResult> results = RunSuite(api);
+  EXPECT_FALSE(AllRequiredPassed(results));
+  std::vector<std::string> failed;
+  for (const CheckResult& r : results) {
+    if (r.outcome != Outcome::kPass) failed.push_back(r.area + ": " + r.name + ": " + r.message);
+  }
+  EXPECT_THAT(failed, ::testing::ElementsAre("buffers: on-device size: f32[3,5] reports 1 bytes"));
 }
 
 }  // namespace

@@ -5,14 +5,25 @@
 //   SEAM_TEST_NULL_API                  GetPjrtApi returns null
 //   SEAM_TEST_FUTURE_FIELD              PJRT_Client_Create reads a field of a newer header
 //   SEAM_TEST_LAX                       breaks the contract twice: PJRT_Client_PlatformName
-//                                       accepts a too-small struct, and the
-//                                       PJRT_Buffer_OnDeviceSizeInBytes slot is null
+//                                       accepts a too-small struct (it opts out of the kit's
+//                                       Args check), and the PJRT_Buffer_OnDeviceSizeInBytes
+//                                       slot is null
+//   SEAM_TEST_THROWS                    PJRT_Client_PlatformName throws std::bad_alloc and
+//                                       PJRT_Client_ProcessIndex std::runtime_error (the
+//                                       kit's firewall turns both into errors)
+//   SEAM_TEST_WRONG_SIZE                PJRT_Buffer_OnDeviceSizeInBytes answers 1 byte (a
+//                                       wrong answer of a capability)
+//   SEAM_TEST_API_SIZE                  the struct_size its PJRT_Api reports (too small)
+// Its entry points go through the plugin kit (src/plugins/common), like a real plugin's.
 #include <atomic>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "seam/c/pjrt_c_api.h"
+#include "src/plugins/common/error.h"
+#include "src/plugins/common/table.h"
 #include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/objects.h"
 #include "tests/plugins/future_args.h"
 
 #ifndef SEAM_TEST_MAJOR
@@ -78,7 +89,7 @@ PJRT_Error* Initialize(PJRT_Plugin_Initialize_Args* args) {
   ++g_calls;
 #ifdef SEAM_TEST_INIT_FAILS
   (void)args;
-  return seam::cpu::MakeError(absl::UnavailableError(
+  return seam::plugin::MakeError(absl::UnavailableError(
       "test plugin: the device is unavailable (initialize fails on purpose)"));
 #else
   return Cpu()->PJRT_Plugin_Initialize(args);
@@ -121,13 +132,32 @@ PJRT_Error* LaxPlatformName(PJRT_Client_PlatformName_Args* args) {
 }
 #endif
 
+#ifdef SEAM_TEST_THROWS
+PJRT_Error* ThrowingPlatformName(PJRT_Client_PlatformName_Args*) {
+  ++g_calls;
+  throw std::bad_alloc();
+}
+PJRT_Error* ThrowingProcessIndex(PJRT_Client_ProcessIndex_Args*) {
+  ++g_calls;
+  throw std::runtime_error("test plugin: the process index exploded");
+}
+#endif
+
+#ifdef SEAM_TEST_WRONG_SIZE
+PJRT_Error* WrongOnDeviceSize(PJRT_Buffer_OnDeviceSizeInBytes_Args* args) {
+  PJRT_Error* error = Forward_PJRT_Buffer_OnDeviceSizeInBytes(args);
+  args->on_device_size_in_bytes = 1;
+  return error;
+}
+#endif
+
 PJRT_Api MakeApi() {
   PJRT_Api api = *Cpu();
   api.pjrt_api_version.major_version = SEAM_TEST_MAJOR;
   api.pjrt_api_version.minor_version = SEAM_TEST_MINOR;
-#define SEAM_SET(Name) api.Name = Forward_##Name
-  SEAM_SET(PJRT_Error_Destroy);
-  SEAM_SET(PJRT_Error_Message);
+  api.PJRT_Error_Destroy = Forward_PJRT_Error_Destroy;
+  api.PJRT_Error_Message = Forward_PJRT_Error_Message;
+#define SEAM_SET(Name) SEAM_PLUGIN_SET(api, Name, Forward_##Name)
   SEAM_SET(PJRT_Error_GetCode);
   SEAM_SET(PJRT_Plugin_Attributes);
   SEAM_SET(PJRT_Event_Destroy);
@@ -161,11 +191,21 @@ PJRT_Api MakeApi() {
   SEAM_SET(PJRT_Buffer_IsDeleted);
   SEAM_SET(PJRT_Buffer_OnDeviceSizeInBytes);
 #undef SEAM_SET
-  api.PJRT_Plugin_Initialize = Initialize;
-  api.PJRT_Client_Create = ClientCreate;
+  SEAM_PLUGIN_SET(api, PJRT_Plugin_Initialize, Initialize);
+  SEAM_PLUGIN_SET(api, PJRT_Client_Create, ClientCreate);
 #ifdef SEAM_TEST_LAX
-  api.PJRT_Client_PlatformName = LaxPlatformName;
+  api.PJRT_Client_PlatformName = seam::plugin::UncheckedEntry<&LaxPlatformName>;
   api.PJRT_Buffer_OnDeviceSizeInBytes = nullptr;
+#endif
+#ifdef SEAM_TEST_THROWS
+  SEAM_PLUGIN_SET(api, PJRT_Client_PlatformName, ThrowingPlatformName);
+  SEAM_PLUGIN_SET(api, PJRT_Client_ProcessIndex, ThrowingProcessIndex);
+#endif
+#ifdef SEAM_TEST_WRONG_SIZE
+  SEAM_PLUGIN_SET(api, PJRT_Buffer_OnDeviceSizeInBytes, WrongOnDeviceSize);
+#endif
+#ifdef SEAM_TEST_API_SIZE
+  api.struct_size = SEAM_TEST_API_SIZE;
 #endif
   return api;
 }

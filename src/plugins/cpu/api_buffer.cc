@@ -8,9 +8,8 @@
 namespace seam::cpu {
 
 PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_BufferFromHostBuffer_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->client);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->device);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->client);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->device);
   if (args->device->client != args->client) {
     return MakeError(absl::InvalidArgumentError(
         "PJRT_Client_BufferFromHostBuffer: device belongs to another client"));
@@ -25,14 +24,14 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
     return MakeError(absl::InvalidArgumentError(
         absl::StrCat("PJRT_Client_BufferFromHostBuffer: ", dtype.status().message())));
   }
-  if (args->num_dims > 0) SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->dims);
+  if (args->num_dims > 0) SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->dims);
   ir::Shape shape{*dtype, std::vector<int64_t>(args->dims, args->dims + args->num_dims)};
   if (absl::Status s = ir::ValidateShape(shape); !s.ok()) {
     return MakeError(absl::InvalidArgumentError(
         absl::StrCat("PJRT_Client_BufferFromHostBuffer: ", s.message())));
   }
   size_t size = shape.byte_size();
-  if (size > 0) SEAM_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->data);
+  if (size > 0) SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->data);
 
   auto state = NewBufferState();
   // Every semantics is served by copying now, which meets the strictest one.
@@ -47,29 +46,25 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
 }
 
 PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_Destroy_Args, args);
   delete args->buffer;
   return nullptr;
 }
 
 PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_ElementType_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Buffer_ElementType, args->buffer);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_ElementType, args->buffer);
   args->type = ToPjrtType(args->buffer->shape->dtype);
   return nullptr;
 }
 
 PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_Dimensions_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Buffer_Dimensions, args->buffer);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_Dimensions, args->buffer);
   args->dims = args->buffer->shape->dims.data();
   args->num_dims = args->buffer->shape->dims.size();
   return nullptr;
 }
 
 PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_ToHostBuffer_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Buffer_ToHostBuffer, args->src);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_ToHostBuffer, args->src);
   SEAM_CHECK_NOT_DELETED(PJRT_Buffer_ToHostBuffer, args->src);
   std::shared_ptr<BufferState> state = args->src->state;
   size_t needed = args->src->shape->byte_size();
@@ -94,16 +89,14 @@ PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
 }
 
 PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_ReadyEvent_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Buffer_ReadyEvent, args->buffer);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_ReadyEvent, args->buffer);
   SEAM_CHECK_NOT_DELETED(PJRT_Buffer_ReadyEvent, args->buffer);
   args->event = new PJRT_Event{args->buffer->state->ready};
   return nullptr;
 }
 
 PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_Delete_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Buffer_Delete, args->buffer);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_Delete, args->buffer);
   PJRT_Buffer& buffer = *args->buffer;
   if (buffer.deleted) return nullptr;
   // Runs that already hold the state keep the memory alive until they finish.
@@ -113,15 +106,13 @@ PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
 }
 
 PJRT_Error* BufferIsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_IsDeleted_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Buffer_IsDeleted, args->buffer);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_IsDeleted, args->buffer);
   args->is_deleted = args->buffer->deleted;
   return nullptr;
 }
 
 PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Buffer_OnDeviceSizeInBytes_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
   SEAM_CHECK_NOT_DELETED(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
   args->on_device_size_in_bytes = args->buffer->shape->byte_size();
   return nullptr;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "src/plugins/common/options.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dump.h"
@@ -19,36 +20,16 @@ namespace {
 constexpr absl::string_view kProgramFormat = "seam-ir";
 constexpr int64_t kMaxDevices = 1024;
 
-absl::string_view NameOf(const PJRT_NamedValue& value) {
-  return value.name == nullptr ? absl::string_view()
-                               : absl::string_view(value.name, value.name_size);
-}
-
 absl::StatusOr<int64_t> ParseCreateOptions(const PJRT_NamedValue* options, size_t count) {
-  int64_t device_count = 1;
-  for (size_t i = 0; i < count; ++i) {
-    const PJRT_NamedValue& option = options[i];
-    if (absl::Status s =
-            CheckStructSize("PJRT_NamedValue", PJRT_NamedValue_STRUCT_SIZE, option.struct_size);
-        !s.ok()) {
-      return s;
-    }
-    absl::string_view name = NameOf(option);
-    if (name != kDeviceCountOption) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("PJRT_Client_Create: unknown client option '", name,
-                       "' (the cpu plugin accepts: ", kDeviceCountOption, ")"));
-    }
-    if (option.type != PJRT_NamedValue_kInt64) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("PJRT_Client_Create: option '", name, "' must be an int64 value"));
-    }
-    device_count = option.value.int64_value;
-    if (device_count < 1 || device_count > kMaxDevices) {
-      return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: option '", name,
-                                                     "' must be in [1, ", kMaxDevices, "], got ",
-                                                     device_count));
-    }
+  absl::StatusOr<plugin::Options> parsed =
+      plugin::Options::Parse("PJRT_Client_Create", "client option", "cpu", options, count,
+                             {{kDeviceCountOption, PJRT_NamedValue_kInt64}});
+  if (!parsed.ok()) return parsed.status();
+  int64_t device_count = parsed->Int64(kDeviceCountOption).value_or(1);
+  if (device_count < 1 || device_count > kMaxDevices) {
+    return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: option '",
+                                                   kDeviceCountOption, "' must be in [1, ",
+                                                   kMaxDevices, "], got ", device_count));
   }
   return device_count;
 }
@@ -83,8 +64,7 @@ absl::Status CheckKernelThreadsVariable() {
 }  // namespace
 
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_Create_Args, args);
-  if (args->num_options > 0) SEAM_CHECK_NOT_NULL(PJRT_Client_Create, args->create_options);
+  if (args->num_options > 0) SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Create, args->create_options);
   absl::StatusOr<int64_t> device_count =
       ParseCreateOptions(args->create_options, args->num_options);
   if (!device_count.ok()) return MakeError(device_count.status());
@@ -111,45 +91,39 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
 }
 
 PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_Destroy_Args, args);
   delete args->client;  // joins each device's worker after its queued work
   return nullptr;
 }
 
 PJRT_Error* ClientPlatformName(PJRT_Client_PlatformName_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_PlatformName_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_PlatformName, args->client);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_PlatformName, args->client);
   args->platform_name = args->client->platform_name.data();
   args->platform_name_size = args->client->platform_name.size();
   return nullptr;
 }
 
 PJRT_Error* ClientProcessIndex(PJRT_Client_ProcessIndex_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_ProcessIndex_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_ProcessIndex, args->client);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_ProcessIndex, args->client);
   args->process_index = 0;
   return nullptr;
 }
 
 PJRT_Error* ClientDevices(PJRT_Client_Devices_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_Devices_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_Devices, args->client);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Devices, args->client);
   args->devices = args->client->devices.data();
   args->num_devices = args->client->devices.size();
   return nullptr;
 }
 
 PJRT_Error* ClientAddressableDevices(PJRT_Client_AddressableDevices_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_AddressableDevices_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_AddressableDevices, args->client);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_AddressableDevices, args->client);
   args->addressable_devices = args->client->devices.data();
   args->num_addressable_devices = args->client->devices.size();
   return nullptr;
 }
 
 PJRT_Error* ClientLookupDevice(PJRT_Client_LookupDevice_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_LookupDevice_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_LookupDevice, args->client);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_LookupDevice, args->client);
   const auto& devices = args->client->devices;
   if (args->id < 0 || static_cast<size_t>(args->id) >= devices.size()) {
     return MakeError(absl::InvalidArgumentError(
@@ -161,15 +135,10 @@ PJRT_Error* ClientLookupDevice(PJRT_Client_LookupDevice_Args* args) {
 }
 
 PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Client_Compile_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_Compile, args->client);
-  SEAM_CHECK_NOT_NULL(PJRT_Client_Compile, args->program);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Compile, args->client);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Compile, args->program);
   const PJRT_Program& program = *args->program;
-  if (absl::Status s =
-          CheckStructSize("PJRT_Program", PJRT_Program_STRUCT_SIZE, program.struct_size);
-      !s.ok()) {
-    return MakeError(s);
-  }
+  SEAM_PLUGIN_CHECK_STRUCT(PJRT_Program, program);
   absl::string_view format = program.format == nullptr
                                  ? absl::string_view()
                                  : absl::string_view(program.format, program.format_size);
@@ -178,16 +147,13 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
         absl::InvalidArgumentError(absl::StrCat("Unknown program format '", format, "'.")));
   }
   if (args->num_compile_options > 0) {
-    SEAM_CHECK_NOT_NULL(PJRT_Client_Compile, args->compile_options);
-    if (absl::Status s = CheckStructSize("PJRT_NamedValue", PJRT_NamedValue_STRUCT_SIZE,
-                                         args->compile_options[0].struct_size);
-        !s.ok()) {
-      return MakeError(s);
-    }
-    return MakeError(absl::InvalidArgumentError(
-        absl::StrCat("PJRT_Client_Compile: unknown compile option '",
-                     NameOf(args->compile_options[0]), "' (the cpu plugin accepts none)")));
+    SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Compile, args->compile_options);
   }
+  // The cpu plugin has no compile option: any one given is refused by name.
+  absl::StatusOr<plugin::Options> options =
+      plugin::Options::Parse("PJRT_Client_Compile", "compile option", "cpu", args->compile_options,
+                             args->num_compile_options, {});
+  if (!options.ok()) return MakeError(options.status());
   if (program.code == nullptr && program.code_size > 0) {
     return MakeError(absl::InvalidArgumentError("PJRT_Client_Compile: program code is null"));
   }
@@ -203,44 +169,38 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
 }
 
 PJRT_Error* DeviceDescriptionId(PJRT_DeviceDescription_Id_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_DeviceDescription_Id_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_DeviceDescription_Id, args->device_description);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_DeviceDescription_Id, args->device_description);
   args->id = args->device_description->id;
   return nullptr;
 }
 
 PJRT_Error* DeviceDescriptionProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_DeviceDescription_ProcessIndex_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_DeviceDescription_ProcessIndex, args->device_description);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_DeviceDescription_ProcessIndex, args->device_description);
   args->process_index = args->device_description->process_index;
   return nullptr;
 }
 
 PJRT_Error* DeviceDescriptionKind(PJRT_DeviceDescription_Kind_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_DeviceDescription_Kind_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_DeviceDescription_Kind, args->device_description);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_DeviceDescription_Kind, args->device_description);
   args->device_kind = args->device_description->kind.data();
   args->device_kind_size = args->device_description->kind.size();
   return nullptr;
 }
 
 PJRT_Error* DeviceGetDescription(PJRT_Device_GetDescription_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Device_GetDescription_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Device_GetDescription, args->device);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_GetDescription, args->device);
   args->device_description = &args->device->description;
   return nullptr;
 }
 
 PJRT_Error* DeviceIsAddressable(PJRT_Device_IsAddressable_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Device_IsAddressable_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Device_IsAddressable, args->device);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_IsAddressable, args->device);
   args->is_addressable = true;
   return nullptr;
 }
 
 PJRT_Error* DeviceLocalHardwareId(PJRT_Device_LocalHardwareId_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_Device_LocalHardwareId_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_Device_LocalHardwareId, args->device);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_LocalHardwareId, args->device);
   args->local_hardware_id = args->device->description.id;
   return nullptr;
 }

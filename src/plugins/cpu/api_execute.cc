@@ -7,6 +7,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/object_pool.h"
+#include "src/base/status_macros.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/testing_hooks.h"
@@ -169,86 +170,145 @@ void MarkDonated(PJRT_Buffer* buffer) {
   buffer->donated = true;
 }
 
+// The devices of a launch, one per replica.
+using RunDevices = absl::InlinedVector<PJRT_Device*, 4>;
+
+// Everything about the call that can be wrong, checked before any output, event or
+// donation exists (so a refused call changes nothing). Fills `run_devices`.
+absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDevices& run_devices) {
+  const PJRT_LoadedExecutable& loaded = *args.executable;
+  const std::vector<PJRT_Device*>& devices = loaded.client->devices;
+  if (args.num_devices == 0 || args.num_devices > devices.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("PJRT_LoadedExecutable_Execute: num_devices is ",
+                                                   args.num_devices, ", the client has ",
+                                                   devices.size(), " addressable device(s)"));
+  }
+  if (args.execute_device != nullptr && args.num_devices != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: execute_device is set, so num_devices must be 1, got ",
+        args.num_devices));
+  }
+  const int64_t replicas = loaded.executable->program().replica_count;
+  if (replicas != static_cast<int64_t>(args.num_devices)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: the program has replicas=", replicas, ", the call runs on ",
+        args.num_devices, " device(s) (num_devices must equal the replica count)"));
+  }
+  const std::vector<ir::Shape>& params = loaded.executable->parameter_shapes();
+  if (args.num_args != params.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("PJRT_LoadedExecutable_Execute: num_args is ",
+                                                   args.num_args, ", the program has ",
+                                                   params.size(), " parameter(s)"));
+  }
+  if (args.num_args > 0 && args.argument_lists == nullptr) {
+    return absl::InvalidArgumentError(
+        "PJRT_LoadedExecutable_Execute: args->argument_lists is null");
+  }
+  for (size_t d = 0; d < args.num_devices; ++d) {
+    PJRT_Device* device = args.execute_device != nullptr ? args.execute_device : devices[d];
+    if (device->client != loaded.client) {
+      return absl::InvalidArgumentError(
+          "PJRT_LoadedExecutable_Execute: execute_device belongs to another client");
+    }
+    if (args.output_lists[d] == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("PJRT_LoadedExecutable_Execute: output_lists[", d, "] is null"));
+    }
+    for (size_t i = 0; i < args.num_args; ++i) {
+      if (args.argument_lists[d] == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("PJRT_LoadedExecutable_Execute: argument_lists[", d, "] is null"));
+      }
+      SEAM_RETURN_IF_ERROR(CheckArgument(args.argument_lists[d][i], d, i, params[i], device));
+    }
+    // A program without parameters may come with no argument lists at all.
+    PJRT_Buffer* const* arguments =
+        args.argument_lists == nullptr ? nullptr : args.argument_lists[d];
+    SEAM_RETURN_IF_ERROR(CheckDonations(loaded.executable->program(), arguments, args.num_args));
+    run_devices.push_back(device);
+  }
+  return absl::OkStatus();
+}
+
+// Starts replica `d` of a checked call on `device`: its outputs and completion event are
+// created, donated arguments handed over, and the run goes on the caller's thread (a
+// `small` run whose device is idle) or into the device's queue.
+void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Device* device,
+            const std::shared_ptr<Rendezvous>& rendezvous, bool small) {
+  const PJRT_LoadedExecutable& loaded = *args.executable;
+  const size_t num_outputs = loaded.output_shapes.size();
+  PJRT_Buffer* const* arguments = args.argument_lists == nullptr ? nullptr : args.argument_lists[d];
+  PJRT_Buffer** outputs = args.output_lists[d];
+  std::shared_ptr<EventState> complete = EventState::Create();
+  std::shared_ptr<EventState> outputs_ready = EventState::Create();
+  for (size_t o = 0; o < num_outputs; ++o) {
+    outputs[o] = new PJRT_Buffer{loaded.output_shapes[o], NewBufferState(outputs_ready), device};
+  }
+  if (args.device_complete_events != nullptr) {
+    args.device_complete_events[d] = new PJRT_Event{complete};
+  }
+  auto mark_donations = [&] {
+    for (const ir::Alias& alias : loaded.executable->program().aliases) {
+      MarkDonated(arguments[alias.parameter_index]);
+    }
+  };
+  Worker& worker = *device->worker;
+  if (small && MayRunInline(arguments, args.num_args)) {
+    // The run borrows the call's handles. It runs now unless the device has picked up
+    // other work since the check; then it queues behind that work like any run.
+    auto input = [&](size_t i) -> BufferState& { return *arguments[i]->state; };
+    auto output = [&](size_t o) -> BufferState& { return *outputs[o]->state; };
+    const RunView view{.executable = *loaded.executable,
+                       .replica = 0,
+                       .device_id = device->description.id,
+                       .rendezvous = nullptr,
+                       .num_inputs = args.num_args,
+                       .num_outputs = num_outputs,
+                       .input = input,
+                       .output = output,
+                       .complete = *complete,
+                       .outputs_ready = *outputs_ready};
+    if (worker.TryRunInline([&] { Perform(view); })) {
+      mark_donations();
+      return;
+    }
+  }
+  auto run = std::allocate_shared<Run>(base::PoolAllocator<Run>());
+  run->executable = loaded.executable;
+  run->replica = static_cast<int64_t>(d);
+  run->device_id = device->description.id;
+  run->rendezvous = rendezvous;
+  run->inputs.reserve(args.num_args);
+  for (size_t i = 0; i < args.num_args; ++i) run->inputs.push_back(arguments[i]->state);
+  run->outputs.reserve(num_outputs);
+  for (size_t o = 0; o < num_outputs; ++o) run->outputs.push_back(outputs[o]->state);
+  run->complete = std::move(complete);
+  run->outputs_ready = std::move(outputs_ready);
+  mark_donations();
+  worker.Enqueue([run] { Perform(*run); });
+}
+
 }  // namespace
 
 PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_Destroy_Args, args);
   delete args->executable;
   return nullptr;
 }
 
 PJRT_Error* LoadedExecutableNumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_NumOutputs_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_NumOutputs, args->executable);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_NumOutputs, args->executable);
   args->num_outputs = args->executable->executable->result_shapes().size();
   return nullptr;
 }
 
 PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
-  SEAM_CHECK_ARGS(PJRT_LoadedExecutable_Execute_Args, args);
-  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->executable);
-  SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->output_lists);
-  if (args->options != nullptr) {
-    if (absl::Status s = CheckStructSize("PJRT_ExecuteOptions", PJRT_ExecuteOptions_STRUCT_SIZE,
-                                         args->options->struct_size);
-        !s.ok()) {
-      return MakeError(s);
-    }
-  }
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->executable);
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->output_lists);
+  if (args->options != nullptr) SEAM_PLUGIN_CHECK_STRUCT(PJRT_ExecuteOptions, *args->options);
   const PJRT_LoadedExecutable& loaded = *args->executable;
-  const std::vector<PJRT_Device*>& devices = loaded.client->devices;
-  if (args->num_devices == 0 || args->num_devices > devices.size()) {
-    return MakeError(absl::InvalidArgumentError(
-        absl::StrCat("PJRT_LoadedExecutable_Execute: num_devices is ", args->num_devices,
-                     ", the client has ", devices.size(), " addressable device(s)")));
-  }
-  if (args->execute_device != nullptr && args->num_devices != 1) {
-    return MakeError(absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_LoadedExecutable_Execute: execute_device is set, so num_devices must be 1, got ",
-        args->num_devices)));
-  }
-  const int64_t replicas = loaded.executable->program().replica_count;
-  if (replicas != static_cast<int64_t>(args->num_devices)) {
-    return MakeError(absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_LoadedExecutable_Execute: the program has replicas=", replicas, ", the call runs on ",
-        args->num_devices, " device(s) (num_devices must equal the replica count)")));
-  }
-  const std::vector<ir::Shape>& params = loaded.executable->parameter_shapes();
-  if (args->num_args != params.size()) {
-    return MakeError(absl::InvalidArgumentError(
-        absl::StrCat("PJRT_LoadedExecutable_Execute: num_args is ", args->num_args,
-                     ", the program has ", params.size(), " parameter(s)")));
-  }
-  if (args->num_args > 0) SEAM_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->argument_lists);
+  RunDevices run_devices;
+  if (absl::Status s = CheckExecute(*args, run_devices); !s.ok()) return MakeError(s);
 
-  absl::InlinedVector<PJRT_Device*, 4> run_devices;
-  for (size_t d = 0; d < args->num_devices; ++d) {
-    PJRT_Device* device = args->execute_device != nullptr ? args->execute_device : devices[d];
-    if (device->client != loaded.client) {
-      return MakeError(absl::InvalidArgumentError(
-          "PJRT_LoadedExecutable_Execute: execute_device belongs to another client"));
-    }
-    if (args->output_lists[d] == nullptr) {
-      return MakeError(absl::InvalidArgumentError(
-          absl::StrCat("PJRT_LoadedExecutable_Execute: output_lists[", d, "] is null")));
-    }
-    for (size_t i = 0; i < args->num_args; ++i) {
-      if (args->argument_lists[d] == nullptr) {
-        return MakeError(absl::InvalidArgumentError(
-            absl::StrCat("PJRT_LoadedExecutable_Execute: argument_lists[", d, "] is null")));
-      }
-      absl::Status s = CheckArgument(args->argument_lists[d][i], d, i, params[i], device);
-      if (!s.ok()) return MakeError(s);
-    }
-    if (absl::Status s =
-            CheckDonations(loaded.executable->program(), args->argument_lists[d], args->num_args);
-        !s.ok()) {
-      return MakeError(s);
-    }
-    run_devices.push_back(device);
-  }
-
-  const std::vector<ir::Shape>& results = loaded.executable->result_shapes();
   std::shared_ptr<Rendezvous> rendezvous;
   if (run_devices.size() > 1) rendezvous = std::make_shared<Rendezvous>();
   // A small single-device run may go on the caller's thread (see MayRunInline).
@@ -261,56 +321,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu, std::defer_lock);
   if (run_devices.size() > 1) launch_lock.lock();
   for (size_t d = 0; d < run_devices.size(); ++d) {
-    PJRT_Buffer* const* arguments = args->argument_lists[d];
-    PJRT_Buffer** outputs = args->output_lists[d];
-    std::shared_ptr<EventState> complete = EventState::Create();
-    std::shared_ptr<EventState> outputs_ready = EventState::Create();
-    for (size_t o = 0; o < results.size(); ++o) {
-      outputs[o] =
-          new PJRT_Buffer{loaded.output_shapes[o], NewBufferState(outputs_ready), run_devices[d]};
-    }
-    if (args->device_complete_events != nullptr) {
-      args->device_complete_events[d] = new PJRT_Event{complete};
-    }
-    auto mark_donations = [&] {
-      for (const ir::Alias& alias : loaded.executable->program().aliases) {
-        MarkDonated(arguments[alias.parameter_index]);
-      }
-    };
-    Worker& worker = *run_devices[d]->worker;
-    if (small && MayRunInline(arguments, args->num_args)) {
-      // The run borrows the call's handles. It runs now unless the device has picked up
-      // other work since the check; then it queues behind that work like any run.
-      auto input = [&](size_t i) -> BufferState& { return *arguments[i]->state; };
-      auto output = [&](size_t o) -> BufferState& { return *outputs[o]->state; };
-      const RunView view{.executable = *loaded.executable,
-                         .replica = 0,
-                         .device_id = run_devices[d]->description.id,
-                         .rendezvous = nullptr,
-                         .num_inputs = args->num_args,
-                         .num_outputs = results.size(),
-                         .input = input,
-                         .output = output,
-                         .complete = *complete,
-                         .outputs_ready = *outputs_ready};
-      if (worker.TryRunInline([&] { Perform(view); })) {
-        mark_donations();
-        continue;
-      }
-    }
-    auto run = std::allocate_shared<Run>(base::PoolAllocator<Run>());
-    run->executable = loaded.executable;
-    run->replica = static_cast<int64_t>(d);
-    run->device_id = run_devices[d]->description.id;
-    run->rendezvous = rendezvous;
-    run->inputs.reserve(args->num_args);
-    for (size_t i = 0; i < args->num_args; ++i) run->inputs.push_back(arguments[i]->state);
-    run->outputs.reserve(results.size());
-    for (size_t o = 0; o < results.size(); ++o) run->outputs.push_back(outputs[o]->state);
-    run->complete = std::move(complete);
-    run->outputs_ready = std::move(outputs_ready);
-    mark_donations();
-    worker.Enqueue([run] { Perform(*run); });
+    Launch(*args, d, run_devices[d], rendezvous, small);
   }
   return nullptr;
 }

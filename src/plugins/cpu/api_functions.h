@@ -1,4 +1,6 @@
-// The CPU plugin's implementation of every slot of PJRT_Api (see api_table.cc).
+// The CPU plugin's implementation of the slots of PJRT_Api (cpu_plugin.cc puts each behind
+// the kit's entry, which has checked the Args pointer and its size before these run).
+// Errors and events are the kit's (src/plugins/common).
 #ifndef SEAM_PLUGINS_CPU_API_FUNCTIONS_H_
 #define SEAM_PLUGINS_CPU_API_FUNCTIONS_H_
 
@@ -6,17 +8,8 @@
 
 namespace seam::cpu {
 
-void ErrorDestroy(PJRT_Error_Destroy_Args* args);
-void ErrorMessage(PJRT_Error_Message_Args* args);
-PJRT_Error* ErrorGetCode(PJRT_Error_GetCode_Args* args);
 PJRT_Error* PluginInitialize(PJRT_Plugin_Initialize_Args* args);
 PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args);
-
-PJRT_Error* EventDestroy(PJRT_Event_Destroy_Args* args);
-PJRT_Error* EventIsReady(PJRT_Event_IsReady_Args* args);
-PJRT_Error* EventError(PJRT_Event_Error_Args* args);
-PJRT_Error* EventAwait(PJRT_Event_Await_Args* args);
-PJRT_Error* EventOnReady(PJRT_Event_OnReady_Args* args);
 
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args);
 PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args);

@@ -43,7 +43,6 @@ struct Pool {
   std::mutex mu;
   std::multimap<size_t, uint8_t*> free_blocks;  // capacity -> block
   size_t cached_bytes = 0;
-  int64_t reused = 0;
 };
 
 // Small blocks (up to kSmallMaximum bytes, one class per 64 bytes) are recycled through a
@@ -133,7 +132,6 @@ Block AcquireBlock(size_t size) {
       uint8_t* data = it->second;
       pool.free_blocks.erase(it);
       pool.cached_bytes -= capacity;
-      ++pool.reused;
       SEAM_UNPOISON(data, capacity);
       return Block{data, capacity};
     }
@@ -184,13 +182,6 @@ void ReleaseBlock(Block block) {
     return;
   }
   std::free(block.data);
-}
-
-BlockPoolStats GetBlockPoolStats() {
-  Pool& pool = ThePool();
-  std::lock_guard<std::mutex> lock(pool.mu);
-  return BlockPoolStats{static_cast<int64_t>(pool.free_blocks.size()),
-                        static_cast<int64_t>(pool.cached_bytes), pool.reused};
 }
 
 }  // namespace seam::cpu

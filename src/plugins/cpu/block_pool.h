@@ -26,15 +26,6 @@ Block AcquireBlock(size_t size);
 // Gives `block` back: kept for reuse while the cache holds less than its limit, else freed.
 void ReleaseBlock(Block block);
 
-// The cache's state, for tests and the dump: blocks and bytes held for reuse now, and the
-// number of Acquire calls answered from the cache since the process started.
-struct BlockPoolStats {
-  int64_t cached_blocks = 0;
-  int64_t cached_bytes = 0;
-  int64_t reused = 0;
-};
-BlockPoolStats GetBlockPoolStats();
-
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_BLOCK_POOL_H_

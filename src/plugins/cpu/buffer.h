@@ -7,9 +7,11 @@
 #include <memory>
 
 #include "src/ir/shape.h"
-#include "src/plugins/cpu/event.h"
+#include "src/plugins/common/event.h"
 
 namespace seam::cpu {
+
+using ::seam::plugin::EventState;
 
 // A 64-byte aligned block of bytes ("device memory" of the CPU plugin). The block comes
 // from, and goes back to, the plugin's block pool (block_pool.h).

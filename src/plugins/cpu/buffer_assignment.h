@@ -11,7 +11,7 @@
 
 #include "src/ir/program.h"
 #include "src/plugins/cpu/fusion.h"
-#include "src/plugins/cpu/loop_kernel.h"
+#include "src/plugins/cpu/loop_compile.h"
 
 namespace seam::cpu {
 

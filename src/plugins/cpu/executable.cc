@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/kernels.h"
-#include "src/plugins/cpu/loop_kernel.h"
+#include "src/plugins/cpu/loop_compile.h"
 #include "src/plugins/cpu/simplify.h"
 #include "src/plugins/cpu/thread_pool.h"
 

@@ -14,7 +14,7 @@
 #include "src/plugins/cpu/collectives.h"
 #include "src/plugins/cpu/fusion.h"
 #include "src/plugins/cpu/kernels.h"
-#include "src/plugins/cpu/loop_kernel.h"
+#include "src/plugins/cpu/loop_compile.h"
 
 namespace seam::cpu {
 
@@ -38,7 +38,7 @@ struct StepPlan {
 class Executable {
  public:
   // Parses and verifies IR text ("seam-ir" format), then plans the run: fusion groups
-  // (fusion.h) compiled into loop kernels (loop_kernel.h), then buffer assignment
+  // (fusion.h) compiled into loop kernels (loop_compile.h), then buffer assignment
   // (buffer_assignment.h). `fuse` false gives one kernel per instruction (for comparisons).
   static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text,
                                                                    bool fuse = true);

@@ -3,13 +3,13 @@
 // machine's wide vectors. Same results as kernels_elementwise.cc (maximum/minimum: NaN
 // wins, +0 is larger than -0), written without branches so that they vectorize. Built with
 // -ffp-contract=off (CMakeLists.txt): a multiply feeding an add must not become one FMA.
+#include "src/plugins/cpu/kernels_fast.h"
+
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <limits>
-
-#include "src/plugins/cpu/fast_kernels.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>

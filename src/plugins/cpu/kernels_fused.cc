@@ -1,11 +1,11 @@
-// RunLoop: a compiled fusion group, evaluated tile by tile (loop_kernel.h).
+// RunLoop: a compiled fusion group, evaluated tile by tile (loop_compile.h).
 #include <algorithm>
 #include <cstring>
 #include <memory>
 
-#include "src/plugins/cpu/fast_kernels.h"
 #include "src/plugins/cpu/kernels.h"
-#include "src/plugins/cpu/loop_kernel.h"
+#include "src/plugins/cpu/kernels_fast.h"
+#include "src/plugins/cpu/loop_compile.h"
 #include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::cpu {

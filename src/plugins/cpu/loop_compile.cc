@@ -1,10 +1,11 @@
-// CompileLoop and DescribeLoop: a fusion group to tile operations (loop_kernel.h).
+// CompileLoop and DescribeLoop: a fusion group to tile operations (loop_compile.h).
+#include "src/plugins/cpu/loop_compile.h"
+
 #include <algorithm>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
-#include "src/plugins/cpu/fast_kernels.h"
-#include "src/plugins/cpu/loop_kernel.h"
+#include "src/plugins/cpu/kernels_fast.h"
 #include "src/plugins/cpu/strided.h"
 
 namespace seam::cpu {

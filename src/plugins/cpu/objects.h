@@ -11,24 +11,11 @@
 #include "absl/status/status.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/base/object_pool.h"
+#include "src/plugins/common/error.h"
+#include "src/plugins/common/event.h"
 #include "src/plugins/cpu/buffer.h"
-#include "src/plugins/cpu/event.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/worker.h"
-
-struct PJRT_Error {
-  absl::Status status;
-};
-
-// The handles a run hands out (PJRT_Buffer, PJRT_Event) are allocated from the object pool.
-#define SEAM_POOLED_NEW                                                             \
-  static void* operator new(size_t size) { return seam::base::PoolAllocate(size); } \
-  static void operator delete(void* block, size_t size) { seam::base::PoolFree(block, size); }
-
-struct PJRT_Event {
-  std::shared_ptr<seam::cpu::EventState> state;
-  SEAM_POOLED_NEW
-};
 
 struct PJRT_DeviceDescription {
   int id = 0;
@@ -58,9 +45,9 @@ struct PJRT_Buffer {
   // Null once deleted; runs that already hold the state keep its memory alive.
   std::shared_ptr<seam::cpu::BufferState> state;
   PJRT_Device* device = nullptr;
-  bool deleted = false;  // after PJRT_Buffer_Delete (or donation); `state` is then null
-  bool donated = false;  // deleted because a run took its memory (an input/output alias)
-  SEAM_POOLED_NEW
+  bool deleted = false;   // after PJRT_Buffer_Delete (or donation); `state` is then null
+  bool donated = false;   // deleted because a run took its memory (an input/output alias)
+  SEAM_PLUGIN_POOLED_NEW  // a run hands out new buffer handles: from the object pool
 };
 
 struct PJRT_LoadedExecutable {
@@ -77,31 +64,12 @@ struct PJRT_LoadedExecutable {
 
 namespace seam::cpu {
 
-// Wraps a non-OK status for the caller (null for OK).
-PJRT_Error* MakeError(absl::Status status);
-
-// The per-call struct-size check. `needed` is the size this plugin reads; a larger size
-// from a newer caller is fine.
-absl::Status CheckStructSize(const char* struct_name, size_t needed, size_t actual);
+using ::seam::plugin::MakeError;
 
 PJRT_Buffer_Type ToPjrtType(ir::DType dtype);
 absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
 
 }  // namespace seam::cpu
-
-// Checks the Args pointer and its struct_size; returns the error from the current
-// function on failure (the message is built only then: this runs on every call).
-// `type` is the Args struct's type name.
-#define SEAM_CHECK_ARGS(type, args)                                                        \
-  do {                                                                                     \
-    if ((args) == nullptr) {                                                               \
-      return ::seam::cpu::MakeError(absl::InvalidArgumentError(#type " pointer is null")); \
-    }                                                                                      \
-    if ((args)->struct_size < type##_STRUCT_SIZE) {                                        \
-      return ::seam::cpu::MakeError(                                                       \
-          ::seam::cpu::CheckStructSize(#type, type##_STRUCT_SIZE, (args)->struct_size));   \
-    }                                                                                      \
-  } while (0)
 
 // Rejects a deleted or donated buffer where its data would be read, naming the function.
 #define SEAM_CHECK_NOT_DELETED(function, buffer)                                   \
@@ -111,14 +79,6 @@ absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
           (buffer)->donated ? #function ": the buffer was donated to an execution" \
                             : #function ": the buffer was deleted"));              \
     }                                                                              \
-  } while (0)
-
-// Rejects a null object argument, naming the function and the field.
-#define SEAM_CHECK_NOT_NULL(function, field)                                                       \
-  do {                                                                                             \
-    if ((field) == nullptr) {                                                                      \
-      return ::seam::cpu::MakeError(absl::InvalidArgumentError(#function ": " #field " is null")); \
-    }                                                                                              \
   } while (0)
 
 #endif  // SEAM_PLUGINS_CPU_OBJECTS_H_

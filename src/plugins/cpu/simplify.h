@@ -4,27 +4,11 @@
 #ifndef SEAM_PLUGINS_CPU_SIMPLIFY_H_
 #define SEAM_PLUGINS_CPU_SIMPLIFY_H_
 
-#include <cstdint>
-
 #include "absl/status/statusor.h"
 #include "src/ir/program.h"
+#include "src/plugins/cpu/simplify_options.h"
 
 namespace seam::cpu {
-
-// Which passes run. Every combination is valid; tests switch single passes on.
-struct SimplifyOptions {
-  // Rewrites such as x*1 -> x, neg(neg(x)) -> x, reshape to the same shape -> x, and
-  // elementwise ops over equal broadcasts computed before the broadcast.
-  bool identities = true;
-  // Instructions whose operands are all constants become constants, computed by the
-  // plugin's own kernels, when the result has at most max_fold_elements elements.
-  bool fold_constants = true;
-  int64_t max_fold_elements = 65536;
-  // Instructions equal in op, operands, attributes, shape and value share one instruction.
-  bool common_subexpressions = true;
-  // Instructions that no result depends on are removed (parameters always stay).
-  bool dead_code = true;
-};
 
 // Returns `program` simplified. The parameters (indices, shapes), the result tuple (order
 // and shapes), the input/output aliases, the replica count and the name are unchanged, and

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "src/ir/program.h"
-#include "src/plugins/cpu/simplify.h"
+#include "src/plugins/cpu/simplify_options.h"
 
 namespace seam::cpu {
 

@@ -1,0 +1,476 @@
+#include "src/conformance/op_cases.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "src/ir/bf16.h"
+#include "src/ir/shape_rules.h"
+
+namespace seam::conformance {
+namespace {
+
+using ir::DType;
+using ir::Op;
+using ir::Shape;
+using Dims = std::vector<int64_t>;
+
+constexpr int kCases = 8;
+
+bool IsReduce(Op op) {
+  return op == Op::kReduceSum || op == Op::kReduceProduct || op == Op::kReduceMax ||
+         op == Op::kReduceMin;
+}
+
+class Random {
+ public:
+  explicit Random(uint64_t seed) : engine_(seed) {}
+
+  int64_t Int(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(engine_);
+  }
+  bool OneIn(int n) { return Int(0, n - 1) == 0; }
+  double Uniform(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(engine_);
+  }
+
+  // Case 0: rank min_rank, no 0 dimension; case 1: one 0 dimension; later: random.
+  Dims Shape(int case_index, int min_rank, int max_rank = 3) {
+    int rank = case_index == 0 ? min_rank : static_cast<int>(Int(min_rank, max_rank));
+    if (case_index == 1 && rank == 0) rank = 1;
+    Dims dims;
+    for (int d = 0; d < rank; ++d) dims.push_back(Int(1, 4));
+    if (case_index == 1) dims[Int(0, rank - 1)] = 0;
+    if (case_index > 1 && rank > 0 && OneIn(10)) dims[Int(0, rank - 1)] = 0;
+    return dims;
+  }
+
+  Dims Permutation(int64_t n) {
+    Dims p(n);
+    for (int64_t i = 0; i < n; ++i) p[i] = i;
+    std::shuffle(p.begin(), p.end(), engine_);
+    return p;
+  }
+
+  Dims Subset(int64_t n) {
+    Dims s;
+    for (int64_t i = 0; i < n; ++i) {
+      if (OneIn(2)) s.push_back(i);
+    }
+    return s;
+  }
+
+  // Elementwise ops and most reductions also see signed zeros, infinities, NaN and large
+  // values; products and dots get tame values so that their error bound stays meaningful.
+  double FloatValue(bool tame) {
+    if (tame) return Uniform(-2, 2);
+    if (OneIn(4)) return kSpecialFloats[Int(0, std::size(kSpecialFloats) - 1)];
+    return Uniform(-4, 4);
+  }
+
+  int64_t IntValue(DType dtype) {
+    int64_t pick = Int(0, 9);
+    if (pick < 5) return Int(-8, 8);
+    if (pick < 8) return Int(MinOf(dtype), MaxOf(dtype));
+    std::vector<int64_t> special = SpecialInts(dtype);
+    return special[Int(0, static_cast<int64_t>(special.size()) - 1)];
+  }
+
+  ir::Literal Values(const ir::Shape& shape, bool tame) {
+    std::vector<double> floats;
+    std::vector<int64_t> ints;
+    for (int64_t i = 0; i < shape.num_elements(); ++i) {
+      if (ir::IsFloat(shape.dtype)) {
+        floats.push_back(FloatValue(tame));
+      } else {
+        ints.push_back(shape.dtype == DType::kPred ? Int(0, 1) : IntValue(shape.dtype));
+      }
+    }
+    return MakeLiteral(shape, floats, ints);
+  }
+
+  // NaN comes first so that a reduction that drops it on a later element is caught.
+  static constexpr double kSpecialFloats[] = {NAN,   0.0,  -0.0, 0.5,      -0.5,     2.5,
+                                              -2.5,  1,    -1,   100,      -100,     1e10,
+                                              -1e10, 1e-3, 3e38, INFINITY, -INFINITY};
+
+  static int64_t MinOf(DType dtype) {
+    return dtype == DType::kS32 ? std::numeric_limits<int32_t>::min()
+                                : std::numeric_limits<int64_t>::min();
+  }
+  static int64_t MaxOf(DType dtype) {
+    return dtype == DType::kS32 ? std::numeric_limits<int32_t>::max()
+                                : std::numeric_limits<int64_t>::max();
+  }
+  static std::vector<int64_t> SpecialInts(DType dtype) {
+    if (dtype == DType::kPred) return {0, 1};
+    return {0, 1, -1, 2, -2, 7, -7, MinOf(dtype), MaxOf(dtype), MinOf(dtype) + 1, MaxOf(dtype) - 1};
+  }
+
+  static ir::Literal MakeLiteral(const ir::Shape& shape, const std::vector<double>& floats,
+                                 const std::vector<int64_t>& ints) {
+    ir::Literal literal;
+    literal.shape = shape;
+    literal.bytes.resize(shape.byte_size());
+    uint8_t* out = literal.bytes.data();
+    auto put = [&](auto v) {
+      std::memcpy(out, &v, sizeof(v));
+      out += sizeof(v);
+    };
+    for (int64_t i = 0; i < shape.num_elements(); ++i) {
+      switch (shape.dtype) {
+        case DType::kF32:
+          put(static_cast<float>(floats[i]));
+          break;
+        case DType::kF64:
+          put(floats[i]);
+          break;
+        case DType::kBF16:
+          put(ir::FloatToBF16(static_cast<float>(floats[i])));
+          break;
+        case DType::kS32:
+          put(static_cast<int32_t>(ints[i]));
+          break;
+        case DType::kS64:
+          put(ints[i]);
+          break;
+        case DType::kPred:
+          put(static_cast<uint8_t>(ints[i]));
+          break;
+      }
+    }
+    return literal;
+  }
+
+  // Every special value (unary), or every pair of them (operand 0 and 1 of a binary op).
+  static ir::Literal SpecialGrid(DType dtype, int operand, int arity) {
+    std::vector<double> floats(std::begin(kSpecialFloats), std::end(kSpecialFloats));
+    std::vector<int64_t> ints = SpecialInts(dtype);
+    int64_t n = ir::IsFloat(dtype) ? static_cast<int64_t>(floats.size())
+                                   : static_cast<int64_t>(ints.size());
+    int64_t count = arity == 1 ? n : n * n;
+    std::vector<double> grid_floats;
+    std::vector<int64_t> grid_ints;
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t pick = arity == 1 ? k : operand == 0 ? k / n : k % n;
+      if (ir::IsFloat(dtype)) {
+        grid_floats.push_back(floats[pick]);
+      } else {
+        grid_ints.push_back(ints[pick]);
+      }
+    }
+    return MakeLiteral({dtype, {count}}, grid_floats, grid_ints);
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// Builds one case: parameters first, then the op.
+class CaseBuilder {
+ public:
+  CaseBuilder(Random& random, bool tame) : random_(random), tame_(tame) {}
+
+  int Param(Shape shape) { return ParamWith(random_.Values(shape, tame_)); }
+
+  int ParamWith(ir::Literal value) {
+    ir::Instruction inst;
+    inst.op = Op::kParameter;
+    inst.parameter_index = static_cast<int64_t>(case_.arguments.size());
+    inst.shape = value.shape;
+    case_.arguments.push_back(std::move(value));
+    case_.program.instructions.push_back(std::move(inst));
+    return static_cast<int>(case_.program.instructions.size()) - 1;
+  }
+
+  // `declared` matters where the result shape is not implied by the operands; elsewhere
+  // the shape rule decides (and where it refuses, the declared shape stays).
+  OpCase Finish(Op op, std::vector<int> operands, ir::Attributes attrs, Shape declared) {
+    ir::Instruction inst;
+    inst.op = op;
+    inst.operands = std::move(operands);
+    inst.attrs = std::move(attrs);
+    inst.shape = std::move(declared);
+    std::vector<Shape> shapes;
+    for (int o : inst.operands) shapes.push_back(case_.program.instructions[o].shape);
+    absl::StatusOr<Shape> inferred = ir::InferShape(inst, shapes);
+    if (inferred.ok()) inst.shape = *inferred;
+    case_.program.instructions.push_back(std::move(inst));
+    case_.program.results = {static_cast<int>(case_.program.instructions.size()) - 1};
+    return std::move(case_);
+  }
+
+  OpCase FinishConstant(Shape shape) {
+    ir::Instruction inst;
+    inst.op = Op::kConstant;
+    inst.shape = shape;
+    inst.literal = random_.Values(shape, tame_);
+    case_.program.instructions.push_back(std::move(inst));
+    case_.program.results = {0};
+    return std::move(case_);
+  }
+
+ private:
+  Random& random_;
+  bool tame_;
+  OpCase case_;
+};
+
+OpCase BroadcastCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  int64_t rank = i == 0 ? 0 : r.Int(0, 2);
+  int64_t result_rank = rank + r.Int(i <= 1 ? 1 : 0, 2);
+  Dims mapping = r.Permutation(result_rank);
+  mapping.resize(rank);
+  std::sort(mapping.begin(), mapping.end());
+  Dims result;
+  for (int64_t d = 0; d < result_rank; ++d) result.push_back(r.Int(1, 4));
+  if (i == 1) result[r.Int(0, result_rank - 1)] = 0;
+  Dims operand;
+  for (int64_t m : mapping) operand.push_back(r.OneIn(3) ? 1 : result[m]);
+  return b.Finish(Op::kBroadcastInDim, {b.Param({dtype, operand})}, {{"dims", mapping}},
+                  {dtype, result});
+}
+
+OpCase ReshapeCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  Dims operand = r.Shape(i, 0);
+  Dims result = operand;
+  std::shuffle(result.begin(), result.end(), std::mt19937_64(r.Int(0, 1 << 30)));
+  for (int64_t ones = r.Int(0, 2); ones > 0; --ones) {
+    result.insert(result.begin() + r.Int(0, static_cast<int64_t>(result.size())), 1);
+  }
+  return b.Finish(Op::kReshape, {b.Param({dtype, operand})}, {}, {dtype, result});
+}
+
+OpCase SliceCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  Dims operand = r.Shape(i, 0);
+  Dims start, limit, stride;
+  for (int64_t d : operand) {
+    start.push_back(r.Int(0, d));
+    limit.push_back(r.Int(start.back(), d));
+    stride.push_back(r.Int(1, 3));
+  }
+  return b.Finish(Op::kSlice, {b.Param({dtype, operand})},
+                  {{"start", start}, {"limit", limit}, {"stride", stride}}, {});
+}
+
+OpCase ConcatenateCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  Dims base = r.Shape(i, 1);
+  int64_t dimension = r.Int(0, static_cast<int64_t>(base.size()) - 1);
+  std::vector<int> operands;
+  for (int64_t n = r.Int(1, 3); n > 0; --n) {
+    Dims dims = base;
+    dims[dimension] = r.Int(0, 3);
+    operands.push_back(b.Param({dtype, dims}));
+  }
+  return b.Finish(Op::kConcatenate, operands, {{"dimension", {dimension}}}, {});
+}
+
+OpCase PadCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  Dims operand = r.Shape(i, 0);
+  Dims low, high, interior;
+  for (int64_t n : operand) {
+    low.push_back(r.Int(-2, 3));
+    high.push_back(r.Int(-2, 3));
+    interior.push_back(r.Int(0, 2));
+    if (low.back() + high.back() + n + std::max<int64_t>(n - 1, 0) * interior.back() < 0) {
+      low.back() = high.back() = 0;
+    }
+  }
+  int x = b.Param({dtype, operand});
+  int value = b.Param({dtype, {}});
+  return b.Finish(Op::kPad, {x, value}, {{"low", low}, {"high", high}, {"interior", interior}}, {});
+}
+
+// Random batch, free and contracting dimensions, each side in a random order; the first
+// cases are the plain, transposed and batched matrix products that BLAS serves directly.
+OpCase DotCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  struct Dim {
+    char kind;  // 'b'atch, 'c'ontracting, 'l'hs free, 'r'hs free
+    int64_t size;
+    int id;
+  };
+  static const char* kLayouts[] = {"lc|cr", "lc|cr", "cl|cr", "blc|bcr", "lc|rc", "cl|rc"};
+  std::vector<Dim> lhs, rhs;
+  int next_id = 0;
+  auto add = [&](char kind) {
+    Dim dim{kind, kind == 'b' ? r.Int(1, 3) : r.Int(1, 4), next_id++};
+    if (kind != 'r') lhs.push_back(dim);
+    if (kind != 'l') rhs.push_back(dim);
+  };
+  if (i < static_cast<int>(std::size(kLayouts))) {
+    std::string layout = kLayouts[i];
+    std::string left = layout.substr(0, layout.find('|'));
+    std::string right = layout.substr(layout.find('|') + 1);
+    std::vector<Dim> dims;
+    for (char kind : std::string("bclr")) {
+      if (layout.find(kind) != std::string::npos) {
+        dims.push_back({kind, kind == 'b' ? r.Int(1, 3) : r.Int(1, 4), next_id++});
+      }
+    }
+    auto of_kind = [&](char kind) {
+      return *std::find_if(dims.begin(), dims.end(), [&](const Dim& d) { return d.kind == kind; });
+    };
+    for (char kind : left) lhs.push_back(of_kind(kind));
+    for (char kind : right) rhs.push_back(of_kind(kind));
+  } else {
+    for (int64_t n = r.Int(0, 1); n > 0; --n) add('b');
+    for (int64_t n = r.Int(0, 2); n > 0; --n) add('c');
+    for (int64_t n = r.Int(0, 2); n > 0; --n) add('l');
+    for (int64_t n = r.Int(0, 2); n > 0; --n) add('r');
+    std::shuffle(lhs.begin(), lhs.end(), std::mt19937_64(r.Int(0, 1 << 30)));
+    std::shuffle(rhs.begin(), rhs.end(), std::mt19937_64(r.Int(0, 1 << 30)));
+  }
+  if (i == 1) (lhs.empty() ? rhs : lhs)[0].size = 0;
+  // The same dimension must have the same size on both sides.
+  for (Dim& d : rhs) {
+    for (const Dim& l : lhs) {
+      if (l.id == d.id) d.size = l.size;
+    }
+  }
+  Dims lhs_dims, rhs_dims, lb, rb, lc, rc;
+  for (size_t k = 0; k < lhs.size(); ++k) lhs_dims.push_back(lhs[k].size);
+  for (size_t k = 0; k < rhs.size(); ++k) rhs_dims.push_back(rhs[k].size);
+  for (size_t k = 0; k < lhs.size(); ++k) {
+    for (size_t j = 0; j < rhs.size(); ++j) {
+      if (lhs[k].id != rhs[j].id) continue;
+      (lhs[k].kind == 'b' ? lb : lc).push_back(static_cast<int64_t>(k));
+      (lhs[k].kind == 'b' ? rb : rc).push_back(static_cast<int64_t>(j));
+    }
+  }
+  int x = b.Param({dtype, lhs_dims});
+  int y = b.Param({dtype, rhs_dims});
+  return b.Finish(
+      Op::kDotGeneral, {x, y},
+      {{"lhs_batch", lb}, {"rhs_batch", rb}, {"lhs_contracting", lc}, {"rhs_contracting", rc}}, {});
+}
+
+// The case that feeds every special value (every pair, for binary ops).
+constexpr int kSpecialCase = 2;
+
+OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
+  bool tame = op == Op::kReduceProduct || op == Op::kDotGeneral;
+  CaseBuilder b(r, tame);
+  switch (op) {
+    case Op::kConstant:
+      return b.FinishConstant({dtype, r.Shape(i, 0)});
+    case Op::kIota: {
+      Dims dims = r.Shape(i, 1);
+      return b.Finish(op, {}, {{"dimension", {r.Int(0, static_cast<int64_t>(dims.size()) - 1)}}},
+                      {dtype, dims});
+    }
+    case Op::kSelect: {
+      Dims dims = r.Shape(i, 0);
+      int p = b.Param({DType::kPred, dims});
+      int x = b.Param({dtype, dims});
+      return b.Finish(op, {p, x, b.Param({dtype, dims})}, {}, {dtype, dims});
+    }
+    case Op::kConvert: {
+      DType to = ir::kAllDTypeList[i % ir::kNumDTypes];
+      int variant = i / ir::kNumDTypes;
+      if (variant == kSpecialCase) {
+        ir::Literal values = Random::SpecialGrid(dtype, 0, 1);
+        Dims dims = values.shape.dims;
+        return b.Finish(op, {b.ParamWith(std::move(values))}, {}, {to, dims});
+      }
+      Dims dims = r.Shape(variant, 0);
+      return b.Finish(op, {b.Param({dtype, dims})}, {}, {to, dims});
+    }
+    case Op::kBroadcastInDim:
+      return BroadcastCase(r, b, dtype, i);
+    case Op::kReshape:
+      return ReshapeCase(r, b, dtype, i);
+    case Op::kTranspose: {
+      Dims dims = r.Shape(i, 0, 4);
+      return b.Finish(op, {b.Param({dtype, dims})},
+                      {{"permutation", r.Permutation(static_cast<int64_t>(dims.size()))}}, {});
+    }
+    case Op::kSlice:
+      return SliceCase(r, b, dtype, i);
+    case Op::kConcatenate:
+      return ConcatenateCase(r, b, dtype, i);
+    case Op::kPad:
+      return PadCase(r, b, dtype, i);
+    case Op::kDotGeneral:
+      return DotCase(r, b, dtype, i);
+    case Op::kAllReduceSum:
+    case Op::kAllReduceMax:
+    case Op::kAllReduceMin:
+      return b.Finish(op, {b.Param({dtype, r.Shape(i, 0)})},
+                      {{"replica_groups", {0}}, {"group_size", {1}}}, {});
+    default:
+      break;
+  }
+  Dims dims = r.Shape(i, 0);
+  if (IsReduce(op) && i == kSpecialCase && op != Op::kReduceProduct) {
+    // Every row holds every special value; the columns run through them too.
+    ir::Literal grid = Random::SpecialGrid(dtype, 1, 2);
+    int64_t n = static_cast<int64_t>(std::sqrt(static_cast<double>(grid.shape.dims[0])));
+    grid.shape.dims = {n, n};
+    return b.Finish(op, {b.ParamWith(std::move(grid))}, {{"axes", r.Subset(2)}}, {});
+  }
+  if (IsReduce(op)) {
+    return b.Finish(op, {b.Param({dtype, dims})},
+                    {{"axes", r.Subset(static_cast<int64_t>(dims.size()))}}, {});
+  }
+  std::vector<int> operands;
+  int arity = ir::OpArity(op);
+  for (int k = 0; k < arity; ++k) {
+    operands.push_back(i == kSpecialCase ? b.ParamWith(Random::SpecialGrid(dtype, k, arity))
+                                         : b.Param({dtype, dims}));
+  }
+  return b.Finish(op, operands, {}, {dtype, dims});
+}
+
+}  // namespace
+
+std::vector<OpCase> MakeCases(Op op, DType dtype, uint64_t seed) {
+  Random random(seed * 1000003u + static_cast<uint64_t>(op) * 131u + static_cast<uint64_t>(dtype));
+  int count = op == Op::kConvert ? (kSpecialCase + 1) * ir::kNumDTypes : kCases;
+  std::vector<OpCase> cases;
+  for (int i = 0; i < count; ++i) cases.push_back(MakeCase(op, dtype, i, random));
+  return cases;
+}
+
+double FloatAt(const ir::Literal& literal, int64_t index) {
+  const uint8_t* p = literal.bytes.data() + index * ir::DTypeSize(literal.shape.dtype);
+  switch (literal.shape.dtype) {
+    case DType::kF32: {
+      float v;
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    }
+    case DType::kBF16: {
+      uint16_t v;
+      std::memcpy(&v, p, sizeof(v));
+      return ir::BF16ToFloat(v);
+    }
+    default: {
+      double v;
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    }
+  }
+}
+
+int64_t IntAt(const ir::Literal& literal, int64_t index) {
+  const uint8_t* p = literal.bytes.data() + index * ir::DTypeSize(literal.shape.dtype);
+  switch (literal.shape.dtype) {
+    case DType::kS32: {
+      int32_t v;
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    }
+    case DType::kPred:
+      return *p;
+    default: {
+      int64_t v;
+      std::memcpy(&v, p, sizeof(v));
+      return v;
+    }
+  }
+}
+
+}  // namespace seam::conformance

@@ -1,0 +1,46 @@
+// Runs IR programs on a plugin through its C function table only: one client, one device,
+// and for each run the four crossings (buffers down, compile, execute, buffers up).
+#ifndef SEAM_CONFORMANCE_PLUGIN_RUNNER_H_
+#define SEAM_CONFORMANCE_PLUGIN_RUNNER_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "seam/c/pjrt_c_api.h"
+#include "src/ir/program.h"
+
+namespace seam::conformance {
+
+class PluginRunner {
+ public:
+  // `api` is borrowed and must outlive the runner. Check status() before running.
+  explicit PluginRunner(const PJRT_Api* api);
+  ~PluginRunner();
+  PluginRunner(const PluginRunner&) = delete;
+  PluginRunner& operator=(const PluginRunner&) = delete;
+
+  const absl::Status& status() const { return status_; }
+
+  // The compile error (with the plugin's code and message), or the results.
+  absl::StatusOr<std::vector<ir::Literal>> Run(const ir::Program& program,
+                                               const std::vector<ir::Literal>& arguments);
+
+  // Sends `value` to the device and reads it back; *element_type is what the buffer reports.
+  absl::StatusOr<ir::Literal> RoundTrip(const ir::Literal& value, PJRT_Buffer_Type* element_type);
+
+ private:
+  absl::Status Take(PJRT_Error* error) const;
+  absl::Status Await(PJRT_Event* event) const;
+  void Destroy(PJRT_Buffer* buffer) const;
+  absl::StatusOr<PJRT_Buffer*> Upload(const ir::Literal& value) const;
+  absl::Status Download(PJRT_Buffer* buffer, ir::Literal* value) const;
+
+  const PJRT_Api* api_;
+  absl::Status status_;
+  PJRT_Client* client_ = nullptr;
+  PJRT_Device* device_ = nullptr;
+};
+
+}  // namespace seam::conformance
+
+#endif  // SEAM_CONFORMANCE_PLUGIN_RUNNER_H_

@@ -1,0 +1,80 @@
+// Shared by the files that implement the conformance checks.
+#ifndef SEAM_CONFORMANCE_SUITE_INTERNAL_H_
+#define SEAM_CONFORMANCE_SUITE_INTERNAL_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "seam/c/pjrt_c_api.h"
+#include "src/conformance/check_result.h"
+#include "src/runtime/pjrt_api.h"
+
+namespace seam::conformance {
+
+// A check returns OK (pass), an UNIMPLEMENTED status from the plugin (unimplemented), or
+// any other error (fail, with the message).
+using CheckFn = std::function<absl::Status()>;
+
+class Suite {
+ public:
+  explicit Suite(const PJRT_Api* api) : api_(api) {}
+
+  const PJRT_Api* api() const { return api_; }
+  PJRT_Client* client() const { return client_; }
+  const std::vector<PJRT_Device*>& devices() const { return devices_; }
+  std::vector<CheckResult>& results() { return results_; }
+
+  // Runs one check of the current section (contract until StartCapabilities).
+  void Check(const std::string& area, const std::string& name, const CheckFn& fn);
+  void StartCapabilities() { section_ = Section::kCapability; }
+
+  // Takes ownership of a plugin error and converts it.
+  absl::Status Call(PJRT_Error* error) const { return runtime::TakePjrtError(api_, error); }
+
+  // The client every check shares; null (with the reason) when it could not be created.
+  void CreateClient();
+  void DestroyClient();
+  absl::Status client_status() const { return client_status_; }
+
+  // The plugin's reported version as "<major>.<minor>", as its messages print it.
+  std::string PluginVersion() const {
+    return absl::StrCat(api_->pjrt_api_version.major_version, ".",
+                        api_->pjrt_api_version.minor_version);
+  }
+
+ private:
+  const PJRT_Api* api_;
+  PJRT_Client* client_ = nullptr;
+  absl::Status client_status_;
+  std::vector<PJRT_Device*> devices_;  // addressable devices of client_
+  std::vector<CheckResult> results_;
+  Section section_ = Section::kContract;
+};
+
+// Calls a table function through `suite`, refusing a null slot instead of crashing.
+#define SEAM_CALL(suite, Name, args)                                                 \
+  ((suite).api()->Name == nullptr                                                    \
+       ? absl::InternalError(#Name " is a null slot (it must return UNIMPLEMENTED)") \
+       : (suite).Call((suite).api()->Name(args)))
+
+// Each returns a failure status saying what was expected and what was found; ExpectError
+// passes an UNIMPLEMENTED status through unchanged (the function is not there).
+absl::Status Expect(bool condition, const std::string& what);
+absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
+                         const std::string& call);
+
+void CheckTable(Suite& suite);
+void CheckStructSizes(Suite& suite);
+void CheckClient(Suite& suite);            // suite_client.cc
+void CheckDevices(Suite& suite);           // suite_client.cc
+void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the two below
+void CheckCompile(Suite& suite);
+void CheckExecute(Suite& suite);
+void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
+
+}  // namespace seam::conformance
+
+#endif  // SEAM_CONFORMANCE_SUITE_INTERNAL_H_

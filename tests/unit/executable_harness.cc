@@ -1,0 +1,53 @@
+#include "tests/unit/executable_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <utility>
+
+namespace seam::cpu::harness {
+
+std::shared_ptr<const Executable> CompileOrDie(const std::string& text, bool fuse) {
+  absl::StatusOr<std::shared_ptr<const Executable>> executable = Executable::Compile(text, fuse);
+  EXPECT_TRUE(executable.ok()) << executable.status() << "\n" << text;
+  return executable.ok() ? *executable : nullptr;
+}
+
+std::vector<std::shared_ptr<DeviceMemory>> ToDevice(const std::vector<ir::Literal>& args) {
+  std::vector<std::shared_ptr<DeviceMemory>> memory;
+  memory.reserve(args.size());
+  for (const ir::Literal& arg : args) {
+    memory.push_back(std::make_shared<DeviceMemory>(arg.bytes.size()));
+    if (!arg.bytes.empty()) std::memcpy(memory.back()->data(), arg.bytes.data(), arg.bytes.size());
+  }
+  return memory;
+}
+
+std::vector<ir::Literal> RunProgram(const Executable& executable,
+                                    const std::vector<ir::Literal>& args) {
+  auto results = executable.Run(ToDevice(args));
+  EXPECT_TRUE(results.ok()) << results.status();
+  std::vector<ir::Literal> literals;
+  if (!results.ok()) return literals;
+  for (size_t k = 0; k < results->size(); ++k) {
+    ir::Literal literal;
+    literal.shape = executable.result_shapes()[k];
+    literal.bytes.resize(literal.shape.byte_size());
+    if (!literal.bytes.empty()) {
+      std::memcpy(literal.bytes.data(), (*results)[k]->data(), literal.bytes.size());
+    }
+    literals.push_back(std::move(literal));
+  }
+  return literals;
+}
+
+std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
+                                           const std::vector<ir::Literal>& args) {
+  std::vector<std::vector<uint8_t>> bytes;
+  for (ir::Literal& literal : RunProgram(executable, args)) {
+    bytes.push_back(std::move(literal.bytes));
+  }
+  return bytes;
+}
+
+}  // namespace seam::cpu::harness
