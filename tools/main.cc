@@ -7,7 +7,9 @@
 #include "tools/plugin_command.h"
 #include "tools/run_command.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"seam: a lazy-tensor runtime over a PJRT-style plugin ABI"};
   app.require_subcommand(1);
 
@@ -57,4 +59,19 @@ int main(int argc, char** argv) {
   if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
   if (check->parsed()) return seam::tools::CheckPlugin(check_path, check_ops, std::cout, std::cerr);
   return 2;
+}
+
+}  // namespace
+
+// No exception leaves the tool: one that escapes a command (allocation failure, a bug) is
+// reported as such, with exit status 1.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& error) {
+    std::cerr << "seam: unexpected error: " << error.what() << "\n";
+  } catch (...) {
+    std::cerr << "seam: unexpected error (not a std::exception)\n";
+  }
+  return 1;
 }

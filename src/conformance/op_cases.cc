@@ -93,9 +93,24 @@ class Random {
   }
 
   // NaN comes first so that a reduction that drops it on a later element is caught.
-  static constexpr double kSpecialFloats[] = {NAN,   0.0,  -0.0, 0.5,      -0.5,     2.5,
-                                              -2.5,  1,    -1,   100,      -100,     1e10,
-                                              -1e10, 1e-3, 3e38, INFINITY, -INFINITY};
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  static constexpr double kSpecialFloats[] = {std::numeric_limits<double>::quiet_NaN(),
+                                              0.0,
+                                              -0.0,
+                                              0.5,
+                                              -0.5,
+                                              2.5,
+                                              -2.5,
+                                              1,
+                                              -1,
+                                              100,
+                                              -100,
+                                              1e10,
+                                              -1e10,
+                                              1e-3,
+                                              3e38,
+                                              kInf,
+                                              -kInf};
 
   static int64_t MinOf(DType dtype) {
     return dtype == DType::kS32 ? std::numeric_limits<int32_t>::min()
@@ -174,7 +189,7 @@ class CaseBuilder {
  public:
   CaseBuilder(Random& random, bool tame) : random_(random), tame_(tame) {}
 
-  int Param(Shape shape) { return ParamWith(random_.Values(shape, tame_)); }
+  int Param(const Shape& shape) { return ParamWith(random_.Values(shape, tame_)); }
 
   int ParamWith(ir::Literal value) {
     ir::Instruction inst;
@@ -203,7 +218,7 @@ class CaseBuilder {
     return std::move(case_);
   }
 
-  OpCase FinishConstant(Shape shape) {
+  OpCase FinishConstant(const Shape& shape) {
     ir::Instruction inst;
     inst.op = Op::kConstant;
     inst.shape = shape;
@@ -417,6 +432,7 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
   }
   std::vector<int> operands;
   int arity = ir::OpArity(op);
+  operands.reserve(static_cast<size_t>(arity));
   for (int k = 0; k < arity; ++k) {
     operands.push_back(i == kSpecialCase ? b.ParamWith(Random::SpecialGrid(dtype, k, arity))
                                          : b.Param({dtype, dims}));
@@ -430,6 +446,7 @@ std::vector<OpCase> MakeCases(Op op, DType dtype, uint64_t seed) {
   Random random(seed * 1000003u + static_cast<uint64_t>(op) * 131u + static_cast<uint64_t>(dtype));
   int count = op == Op::kConvert ? (kSpecialCase + 1) * ir::kNumDTypes : kCases;
   std::vector<OpCase> cases;
+  cases.reserve(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i) cases.push_back(MakeCase(op, dtype, i, random));
   return cases;
 }

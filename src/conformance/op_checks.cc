@@ -258,8 +258,10 @@ absl::Status CheckChainedOps(PluginRunner& runner) {
           absl::StrCat("result ", r, " has shape ", (*actual)[r].shape.ToString()));
     }
     for (int64_t i = 0; i < (*expected)[r].shape.num_elements(); ++i) {
-      double a = ir::IsFloat(dtype) ? FloatAt((*actual)[r], i) : IntAt((*actual)[r], i);
-      double e = ir::IsFloat(dtype) ? FloatAt((*expected)[r], i) : IntAt((*expected)[r], i);
+      double a = ir::IsFloat(dtype) ? FloatAt((*actual)[r], i)
+                                    : static_cast<double>(IntAt((*actual)[r], i));
+      double e = ir::IsFloat(dtype) ? FloatAt((*expected)[r], i)
+                                    : static_cast<double>(IntAt((*expected)[r], i));
       bool ok = ir::IsFloat(dtype) ? std::fabs(a - e) <= RelativeBound(Op::kExp, dtype) : a == e;
       if (!ok) {
         return absl::InternalError(

@@ -3,7 +3,7 @@
 namespace seam::plugin {
 namespace {
 
-#define SEAM_PLUGIN_COUNT(Name) +1
+#define SEAM_PLUGIN_COUNT(Name) +1  // NOLINT(bugprone-macro-parentheses): a term of a sum
 constexpr size_t kSlots =
     0 SEAM_PLUGIN_VOID_FUNCTIONS(SEAM_PLUGIN_COUNT) SEAM_PLUGIN_FUNCTIONS(SEAM_PLUGIN_COUNT);
 #undef SEAM_PLUGIN_COUNT

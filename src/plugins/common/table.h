@@ -26,6 +26,7 @@ PJRT_Api NewApi();
 }  // namespace seam::plugin
 
 // Puts `impl` (a function taking the slot's Args) behind Entry in slot `Name` of `api`.
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `Name` is a member name, `impl` a function.
 #define SEAM_PLUGIN_SET(api, Name, impl) (api).Name = ::seam::plugin::Entry<&(impl)>
 
 #endif  // SEAM_PLUGINS_COMMON_TABLE_H_

@@ -24,7 +24,7 @@ constexpr size_t kAlignment = 64;
 // are rounded to whole 4 KiB pages so that neighbouring sizes share a class, and blocks
 // start on a page: every large block has the same offset (0) modulo 4096, whether glibc
 // serves it by mmap or from the heap (docs/plugins.md, "Block placement").
-constexpr size_t kPooledMinimum = 16 * 1024;
+constexpr size_t kPooledMinimum = size_t{16} * 1024;
 constexpr size_t kPage = 4096;
 // Blocks of this size and more are mappings of their own, starting on a 2 MiB boundary and
 // advised for transparent huge pages (docs/plugins.md, "Huge pages"): a loop streaming
@@ -55,7 +55,7 @@ constexpr size_t kSmallClasses = kSmallMaximum / kAlignment;
 // mode keeps every op's tiny result alive for autodiff until the step ends, so a step of a
 // few hundred ops gives back (and next step asks for) a few hundred blocks of one class.
 constexpr int kSmallCachedPerClass = 64;
-constexpr size_t kSmallCachedBytesPerClass = 64 * 1024;
+constexpr size_t kSmallCachedBytesPerClass = size_t{64} * 1024;
 
 constexpr int SmallLimit(size_t c) {
   const size_t by_bytes = kSmallCachedBytesPerClass / ((c + 1) * kAlignment);
@@ -107,8 +107,10 @@ uint8_t* MapHugeBlock(size_t capacity) {
   const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
   const uintptr_t end = aligned + capacity;
   if (aligned > start) munmap(mapped, aligned - start);
+  // Addresses computed from the mapping's own: the casts back to pointers are the point.
+  // NOLINTNEXTLINE(performance-no-int-to-ptr)
   if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
-  auto* data = reinterpret_cast<uint8_t*>(aligned);
+  auto* data = reinterpret_cast<uint8_t*>(aligned);  // NOLINT(performance-no-int-to-ptr)
   // Advice only: where the kernel has no transparent huge pages the block is still usable.
   madvise(data, capacity, MADV_HUGEPAGE);
   return data;

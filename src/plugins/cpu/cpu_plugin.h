@@ -19,7 +19,7 @@ inline constexpr char kDeviceCountOption[] = "cpu_device_count";
 // the caller's thread (docs/plugins.md, "Inline runs"), and its default: programs of at
 // most this many element operations (Executable::cost).
 inline constexpr char kInlineMaxCostVariable[] = "SEAM_CPU_INLINE_MAX_COST";
-inline constexpr int64_t kDefaultInlineMaxCost = 32 * 1024;
+inline constexpr int64_t kDefaultInlineMaxCost = int64_t{32} * 1024;
 
 }  // namespace seam::cpu
 

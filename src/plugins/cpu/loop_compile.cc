@@ -190,8 +190,12 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
   kernel.inputs = group.inputs;
   kernel.outputs = group.outputs;
   auto shape = [&](int v) -> const ir::Shape& { return program.instructions[v].shape; };
-  for (int v : group.inputs) kernel.input_bytes.push_back(ir::DTypeSize(shape(v).dtype));
-  for (int v : group.outputs) kernel.output_bytes.push_back(ir::DTypeSize(shape(v).dtype));
+  for (int v : group.inputs) {
+    kernel.input_bytes.push_back(static_cast<int>(ir::DTypeSize(shape(v).dtype)));
+  }
+  for (int v : group.outputs) {
+    kernel.output_bytes.push_back(static_cast<int>(ir::DTypeSize(shape(v).dtype)));
+  }
 
   std::unordered_map<int, TileRef> ref;  // value -> where a tile of it is
   std::unordered_map<int, int> output_index;
@@ -296,8 +300,9 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
         const std::string v = k == 0 ? name(op.operands[0]) : "r";
         const std::string m = link.operand >= 0 ? name(op.operands[link.operand]) : v;
         const bool last = k + 1 == op.links.size();
+        const bool right = link.shape == ChainShape::kRight;
         absl::StrAppend(&text, "%", link.instruction, " = ", std::string(ir::OpName(link.op)), "(",
-                        link.shape == ChainShape::kRight ? m + ", " + v : v + ", " + m, ") -> ",
+                        right ? m : v, ", ", right ? v : m, ") -> ",
                         last ? name(op.result) : "r (chained to the next line)",
                         last && op.stream ? " (streamed)" : "", "\n");
       }

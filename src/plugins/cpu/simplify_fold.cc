@@ -37,6 +37,7 @@ ir::Literal EvaluateWithKernels(const ir::Instruction& inst,
   result.bytes.assign(inst.shape.byte_size(), 0);
   uint8_t* out = result.bytes.data();
   std::vector<const uint8_t*> in;
+  in.reserve(operands.size());
   for (const ir::Literal* operand : operands) in.push_back(operand->bytes.data());
   RunKernel(
       inst, [&](size_t k) -> const ir::Shape& { return operands[k]->shape; }, in, out);

@@ -58,7 +58,7 @@ std::vector<uint8_t> UniformElement(const Rewriter& rewriter, int index) {
   for (size_t offset = size; offset < bytes.size(); offset += size) {
     if (std::memcmp(bytes.data(), bytes.data() + offset, size) != 0) return {};
   }
-  return std::vector<uint8_t>(bytes.begin(), bytes.begin() + size);
+  return std::vector<uint8_t>(bytes.data(), bytes.data() + size);
 }
 
 // Whether every element of value `index` is `value`, bit for bit (-0.0 is not 0.0).

@@ -11,7 +11,7 @@ namespace seam::cpu {
 
 // Loops with fewer elements than this run on the calling thread alone: below it, waking a
 // second thread costs about as much as it saves.
-inline constexpr int64_t kParallelMinimumElements = 64 * 1024;
+inline constexpr int64_t kParallelMinimumElements = int64_t{64} * 1024;
 
 // How many threads a loop may use (the calling thread included): SEAM_CPU_THREADS when set
 // to a positive number (at most 256), else the number of hardware threads. Client creation
