@@ -30,7 +30,7 @@ template <auto Impl>
 PJRT_Error* UncheckedEntry(ArgsOf<Impl>* args) {
   try {
     return Impl(args);
-  } catch (abi::__forced_unwind&) {
+  } catch (::abi::__forced_unwind&) {
     throw;  // thread cancellation unwinds through every frame; it is not an error
   } catch (...) {
     return ErrorFromCurrentException(AbiFunction<ArgsOf<Impl>>::kName);

@@ -81,6 +81,7 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   for (int64_t i = 0; i < *device_count; ++i) {
     auto device = std::make_unique<PJRT_Device>();
     device->description.id = static_cast<int>(i);
+    device->description.kind = "cpu";
     device->client = client.get();
     device->worker = std::make_unique<Worker>();
     client->devices.push_back(device.get());
@@ -92,45 +93,6 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
 
 PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args) {
   delete args->client;  // joins each device's worker after its queued work
-  return nullptr;
-}
-
-PJRT_Error* ClientPlatformName(PJRT_Client_PlatformName_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_PlatformName, args->client);
-  args->platform_name = args->client->platform_name.data();
-  args->platform_name_size = args->client->platform_name.size();
-  return nullptr;
-}
-
-PJRT_Error* ClientProcessIndex(PJRT_Client_ProcessIndex_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_ProcessIndex, args->client);
-  args->process_index = 0;
-  return nullptr;
-}
-
-PJRT_Error* ClientDevices(PJRT_Client_Devices_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Devices, args->client);
-  args->devices = args->client->devices.data();
-  args->num_devices = args->client->devices.size();
-  return nullptr;
-}
-
-PJRT_Error* ClientAddressableDevices(PJRT_Client_AddressableDevices_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_AddressableDevices, args->client);
-  args->addressable_devices = args->client->devices.data();
-  args->num_addressable_devices = args->client->devices.size();
-  return nullptr;
-}
-
-PJRT_Error* ClientLookupDevice(PJRT_Client_LookupDevice_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_LookupDevice, args->client);
-  const auto& devices = args->client->devices;
-  if (args->id < 0 || static_cast<size_t>(args->id) >= devices.size()) {
-    return MakeError(absl::InvalidArgumentError(
-        absl::StrCat("PJRT_Client_LookupDevice: no device has id ", args->id, " (ids are 0..",
-                     devices.size() - 1, ")")));
-  }
-  args->device = devices[args->id];
   return nullptr;
 }
 
@@ -165,43 +127,6 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   if (!executable.ok()) return MakeError(executable.status());
   MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable);
   args->executable = new PJRT_LoadedExecutable{*std::move(executable), args->client};
-  return nullptr;
-}
-
-PJRT_Error* DeviceDescriptionId(PJRT_DeviceDescription_Id_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_DeviceDescription_Id, args->device_description);
-  args->id = args->device_description->id;
-  return nullptr;
-}
-
-PJRT_Error* DeviceDescriptionProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_DeviceDescription_ProcessIndex, args->device_description);
-  args->process_index = args->device_description->process_index;
-  return nullptr;
-}
-
-PJRT_Error* DeviceDescriptionKind(PJRT_DeviceDescription_Kind_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_DeviceDescription_Kind, args->device_description);
-  args->device_kind = args->device_description->kind.data();
-  args->device_kind_size = args->device_description->kind.size();
-  return nullptr;
-}
-
-PJRT_Error* DeviceGetDescription(PJRT_Device_GetDescription_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_GetDescription, args->device);
-  args->device_description = &args->device->description;
-  return nullptr;
-}
-
-PJRT_Error* DeviceIsAddressable(PJRT_Device_IsAddressable_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_IsAddressable, args->device);
-  args->is_addressable = true;
-  return nullptr;
-}
-
-PJRT_Error* DeviceLocalHardwareId(PJRT_Device_LocalHardwareId_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_LocalHardwareId, args->device);
-  args->local_hardware_id = args->device->description.id;
   return nullptr;
 }
 

@@ -13,20 +13,8 @@ PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args);
 
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args);
 PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args);
-PJRT_Error* ClientPlatformName(PJRT_Client_PlatformName_Args* args);
-PJRT_Error* ClientProcessIndex(PJRT_Client_ProcessIndex_Args* args);
-PJRT_Error* ClientDevices(PJRT_Client_Devices_Args* args);
-PJRT_Error* ClientAddressableDevices(PJRT_Client_AddressableDevices_Args* args);
-PJRT_Error* ClientLookupDevice(PJRT_Client_LookupDevice_Args* args);
 PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args);
 PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
-
-PJRT_Error* DeviceDescriptionId(PJRT_DeviceDescription_Id_Args* args);
-PJRT_Error* DeviceDescriptionProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args* args);
-PJRT_Error* DeviceDescriptionKind(PJRT_DeviceDescription_Kind_Args* args);
-PJRT_Error* DeviceGetDescription(PJRT_Device_GetDescription_Args* args);
-PJRT_Error* DeviceIsAddressable(PJRT_Device_IsAddressable_Args* args);
-PJRT_Error* DeviceLocalHardwareId(PJRT_Device_LocalHardwareId_Args* args);
 
 PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args);
 PJRT_Error* LoadedExecutableNumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args);

@@ -1,8 +1,10 @@
 #include "src/plugins/cpu/cpu_plugin.h"
 
+#include "src/plugins/common/device.h"
 #include "src/plugins/common/event.h"
 #include "src/plugins/common/table.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/objects.h"
 
 namespace seam::cpu {
 
@@ -16,20 +18,9 @@ const PJRT_Api* GetCpuPjrtApi() {
 
     SEAM_PLUGIN_SET(a, PJRT_Client_Create, ClientCreate);
     SEAM_PLUGIN_SET(a, PJRT_Client_Destroy, ClientDestroy);
-    SEAM_PLUGIN_SET(a, PJRT_Client_PlatformName, ClientPlatformName);
-    SEAM_PLUGIN_SET(a, PJRT_Client_ProcessIndex, ClientProcessIndex);
-    SEAM_PLUGIN_SET(a, PJRT_Client_Devices, ClientDevices);
-    SEAM_PLUGIN_SET(a, PJRT_Client_AddressableDevices, ClientAddressableDevices);
-    SEAM_PLUGIN_SET(a, PJRT_Client_LookupDevice, ClientLookupDevice);
+    plugin::SetDeviceFunctions<PJRT_Client, PJRT_Device>(a);
     SEAM_PLUGIN_SET(a, PJRT_Client_Compile, ClientCompile);
     SEAM_PLUGIN_SET(a, PJRT_Client_BufferFromHostBuffer, ClientBufferFromHostBuffer);
-
-    SEAM_PLUGIN_SET(a, PJRT_DeviceDescription_Id, DeviceDescriptionId);
-    SEAM_PLUGIN_SET(a, PJRT_DeviceDescription_ProcessIndex, DeviceDescriptionProcessIndex);
-    SEAM_PLUGIN_SET(a, PJRT_DeviceDescription_Kind, DeviceDescriptionKind);
-    SEAM_PLUGIN_SET(a, PJRT_Device_GetDescription, DeviceGetDescription);
-    SEAM_PLUGIN_SET(a, PJRT_Device_IsAddressable, DeviceIsAddressable);
-    SEAM_PLUGIN_SET(a, PJRT_Device_LocalHardwareId, DeviceLocalHardwareId);
 
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_Destroy, LoadedExecutableDestroy);
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_NumOutputs, LoadedExecutableNumOutputs);

@@ -11,17 +11,12 @@
 #include "absl/status/status.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/base/object_pool.h"
+#include "src/plugins/common/device.h"
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/worker.h"
-
-struct PJRT_DeviceDescription {
-  int id = 0;
-  int process_index = 0;
-  std::string kind = "cpu";
-};
 
 struct PJRT_Device {
   PJRT_DeviceDescription description;
