@@ -1,9 +1,7 @@
 #include "src/lazy/graph_executor.h"
 
-#include <optional>
-
-#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
+#include "src/base/scratch.h"
 #include "src/base/status_macros.h"
 #include "src/lazy/donation.h"
 #include "src/lazy/graph_key.h"
@@ -38,7 +36,6 @@ struct BarrierTables {
   GraphWalk walk;
   StepResult step;
   std::vector<NodePtr> new_leaves;
-  bool in_use = false;
 
   void Clear() {
     new_leaves.clear();
@@ -122,14 +119,8 @@ bool CollectPending(const std::vector<std::shared_ptr<TensorImpl>>& tensors,
 
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
   // A barrier inside a barrier (from an observer) gets tables of its own.
-  thread_local BarrierTables thread_tables;
-  std::optional<BarrierTables> nested;
-  BarrierTables& tables = thread_tables.in_use ? nested.emplace() : thread_tables;
-  tables.in_use = true;
-  absl::Cleanup release = [&tables] {
-    tables.Clear();
-    tables.in_use = false;
-  };
+  base::ScratchLease<BarrierTables> lease;
+  BarrierTables& tables = *lease;
   const StepKind kind = donate ? StepKind::kBarrier : StepKind::kHostRead;
   StepRequest request;
   request.kind = kind;

@@ -1,10 +1,9 @@
 #include "src/lazy/step_runner.h"
 
-#include <optional>
 #include <string>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "src/base/scratch.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
@@ -38,15 +37,14 @@ struct Upload {
   ComputationClient::DataPtr* target;
 };
 
-// Per-thread lists of one RunStep, emptied when it returns (so that they hold no value or
-// buffer after it) and kept with their capacity for the next step.
+// The lists of one RunStep, per thread (src/base/scratch.h): emptied when it returns, so
+// that they hold no value or buffer after it, and kept with their capacity for the next.
 struct Scratch {
   std::vector<Upload> uploads;
   std::vector<ComputationClient::TensorSource> sources;
   std::vector<DeviceValue*> device_only;
   std::vector<ComputationClient::DataPtr> handles;
   std::vector<std::vector<ComputationClient::DataPtr>> arguments;
-  bool in_use = false;
 
   void Clear() {
     uploads.clear();
@@ -231,15 +229,8 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
     SEAM_RETURN_IF_ERROR(CheckNotDonated(*value, request.op));
   }
 
-  // A runner inside a runner (none today) would get lists of its own.
-  thread_local Scratch thread_scratch;
-  std::optional<Scratch> nested;
-  Scratch& scratch = thread_scratch.in_use ? nested.emplace() : thread_scratch;
-  scratch.in_use = true;
-  absl::Cleanup release = [&scratch] {
-    scratch.Clear();
-    scratch.in_use = false;
-  };
+  base::ScratchLease<Scratch> lease;
+  Scratch& scratch = *lease;
 
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   if (runs) {
