@@ -7,6 +7,10 @@ an edge is an #include "src/..." from any file of one module to another module. 
   - any cycle between modules (each one printed, module by module), and
   - any include that points up: a layer may include only the layers listed for it in
     LAYERS below (docs/architecture.md, "The layers").
+It also checks the front end's one path through the seam: in src/lazy and src/nn, only
+src/lazy/step_runner.cc calls the four crossings of ComputationClient (TransferToDevice,
+Compile, ExecuteComputation / ExecuteReplicated, TransferFromDevice) or opens the compile
+cache (GetCompileCache).
 Run by ctest as `module_check`.
 """
 import os
@@ -33,6 +37,18 @@ LAYERS = {
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:src|seam)/[^"]+)"', re.M)
+
+# The front end's calls that only the step runner may make.
+RUNNER = "src/lazy/step_runner.cc"
+RUNNER_ONLY = re.compile(r'(?:\.|->)(TransferToDevice|Compile|ExecuteComputation|ExecuteReplicated|'
+                         r'TransferFromDevice)\s*\(|\bGetCompileCache\s*\(')
+FRONT_END = ("src/lazy/", "src/nn/")
+
+
+def strip_comments(text):
+    """The text without // and /* */ comments (a crossing named in a comment is fine)."""
+    text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+    return re.sub(r'//[^\n]*', '', text)
 
 
 def layer_of(path):
@@ -72,6 +88,10 @@ def main():
             layer = layer_of(path)
             with open(path, encoding="utf-8") as f:
                 text = f.read()
+            if path.startswith(FRONT_END) and path != RUNNER and module != "src/lazy/compile_cache":
+                for call in RUNNER_ONLY.finditer(strip_comments(text)):
+                    problems.append(f"{path}: calls {call.group(0).strip('.->(').strip()}, "
+                                    f"which only {RUNNER} may (the one path through the seam)")
             for target in INCLUDE.findall(text):
                 if layer is None:
                     problems.append(f"{path}: folder has no entry in LAYERS")
@@ -92,7 +112,8 @@ def main():
             print(p)
         print(f"check-modules: {len(set(problems))} problem(s) in {modules} modules")
         return 1
-    print(f"check-modules: {modules} modules, {links} edges, no cycle, no upward include")
+    print(f"check-modules: {modules} modules, {links} edges, no cycle, no upward include, "
+          f"every crossing of the front end in {RUNNER}")
     return 0
 
 

@@ -51,6 +51,28 @@ TEST(CompileCacheTest, LeastRecentlyUsedGoesFirst) {
   EXPECT_EQ(metrics::CounterValue("UncachedCompile"), 4);
 }
 
+// Every path shares the one cache: an eager op's program and a lazy step's take turns in a
+// cache of one program, each evicting the other.
+TEST(CompileCacheTest, EagerOpsAndStepsShareTheOneCache) {
+  setenv("XLA_COMPILATION_CACHE_SIZE", "1", 1);
+  Tensor x = Tensor::from_vector({1.0f, 2.0f}, {2});
+  EXPECT_EQ(ProgramA(), 9.0f);  // a lazy step: compiled
+  EXPECT_EQ(ProgramA(), 9.0f);  // cached
+  EXPECT_EQ(metrics::CounterValue("UncachedCompile"), 1);
+  set_eager(true);
+  Tensor y = x * x;  // an eager op: compiled, evicting the step's program
+  EXPECT_EQ(metrics::CounterValue("UncachedCompile"), 2);
+  EXPECT_EQ((*lazy::GetCompileCache())->size(), 1u);
+  set_eager(false);
+  EXPECT_EQ(ProgramA(), 9.0f);  // compiled again: the eager op took its place
+  EXPECT_EQ(metrics::CounterValue("UncachedCompile"), 3);
+  set_eager(true);
+  Tensor z = x * x;  // and the eager op's program is gone too
+  EXPECT_EQ(metrics::CounterValue("UncachedCompile"), 4);
+  EXPECT_EQ(z.to_vector<float>(), (std::vector<float>{1.0f, 4.0f}));
+  set_eager(false);
+}
+
 TEST(CompileCacheTest, ABadSizeIsAnErrorNamingTheVariable) {
   setenv("XLA_COMPILATION_CACHE_SIZE", "lots", 1);
   try {
