@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/env.h"
 #include "src/base/scratch.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
@@ -162,22 +163,39 @@ absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(ComputationClien
   std::vector<uint64_t> signature;
   SEAM_ASSIGN_OR_RETURN(ir::Program program, source.Lower(&signature));
   std::vector<ComputationClient::CompileInstance> instances;
-  instances.push_back({std::move(program), device});
-  std::vector<ComputationClient::ComputationPtr> compiled;
-  if (request.kind == StepKind::kEagerOp) {
-    metrics::ScopedTimer timer(ComputationClient::EagerOpCompileMetric());
-    SEAM_ASSIGN_OR_RETURN(compiled, client.Compile(std::move(instances)));
-  } else {
-    SEAM_ASSIGN_OR_RETURN(compiled, client.Compile(std::move(instances)));
-  }
+  instances.push_back({std::move(program), device, request.kind == StepKind::kEagerOp});
+  SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> compiled,
+                        client.Compile(std::move(instances)));
   cache->Insert(key, compiled.front(), std::move(signature));
   return std::move(compiled.front());
 }
 
-// Crossing 3: runs the program on every replica's arguments.
+// SEAM_MAX_INFLIGHT_STEPS, read once: how many steps may be launched and unfinished on a
+// device (default 1, PyTorch/XLA's device lock).
+absl::StatusOr<int64_t> MaxStepsInFlight() {
+  static const absl::StatusOr<int64_t>* limit = [] {
+    absl::StatusOr<int64_t> value = base::GetEnvInt(kMaxInflightStepsVariable, 1);
+    if (value.ok() && *value < 1) {
+      value = absl::InvalidArgumentError(absl::StrCat(
+          "Environment variable ", kMaxInflightStepsVariable, " must be at least 1, got ", *value));
+    }
+    return new absl::StatusOr<int64_t>(value);
+  }();
+  return *limit;
+}
+
+// Crossing 3: runs the program on every replica's arguments. A step (a barrier's or a
+// replay's) first waits until fewer than SEAM_MAX_INFLIGHT_STEPS runs are unfinished on
+// each of its devices, so the host is never more steps ahead than that.
 absl::Status Execute(ComputationClient& client, const StepRequest& request,
                      const std::vector<std::string>& devices, Scratch& scratch,
                      StepResult& result) {
+  if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
+    SEAM_ASSIGN_OR_RETURN(int64_t limit, MaxStepsInFlight());
+    for (const std::string& device : devices) {
+      SEAM_RETURN_IF_ERROR(client.AwaitRunsInFlightBelow(device, limit));
+    }
+  }
   const size_t replicas = devices.size();
   if (scratch.arguments.size() < replicas) scratch.arguments.resize(replicas);
   for (size_t d = 0; d < replicas; ++d) {

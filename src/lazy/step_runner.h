@@ -9,7 +9,9 @@
 //   2. Compile: the compile cache is looked up (CachedCompile / UncachedCompile) and the
 //      program compiled and inserted on a miss;
 //   3. ExecuteComputation (ExecuteReplicated for several replicas): returns at once;
-//      then the donated parameters are marked (their buffers now belong to the outputs);
+//      then the donated parameters are marked (their buffers now belong to the outputs).
+//      A step of seam::sync or a replay first waits until fewer than
+//      SEAM_MAX_INFLIGHT_STEPS (default 1) runs are unfinished on its devices;
 //   4. TransferFromDevice: the values the request reads back (blocks).
 // Each crossing is skipped when the request has nothing for it.
 #ifndef SEAM_LAZY_STEP_RUNNER_H_
@@ -58,6 +60,9 @@ class BuiltProgram final : public StepProgram {
   const ir::Program& program_;
   uint64_t hash_;
 };
+
+// The variable that bounds the steps in flight per device (RunStep's crossing 3).
+inline constexpr char kMaxInflightStepsVariable[] = "SEAM_MAX_INFLIGHT_STEPS";
 
 // What a caller of RunStep is, for the metrics: the step barrier of seam::sync and a
 // compiled-step replay count as MarkStep; a replay's program was found without a lookup

@@ -74,6 +74,8 @@ class ComputationClient {
   struct CompileInstance {
     ir::Program program;
     std::string compilation_device;
+    // An eager op's program: timed under EagerOpCompileTime instead of CompileTime.
+    bool eager_mode = false;
   };
 
   // Results always come back as one Data per element of the program's result tuple (there
@@ -93,12 +95,14 @@ class ComputationClient {
   virtual absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
       const std::vector<DataPtr>& handles) = 0;
 
-  // Compiles and loads each instance; one sample on CompileTime per call.
+  // Compiles and loads each instance; one sample per call, on CompileTime (or on
+  // EagerOpCompileTime when the first instance is an eager op's).
   virtual absl::StatusOr<std::vector<ComputationPtr>> Compile(
       std::vector<CompileInstance> instances) = 0;
 
   // Starts the run and returns at once with outputs that may not be ready yet. The run's
-  // ExecuteTime sample is recorded when the device finishes it.
+  // ExecuteTime sample is recorded when the device finishes it, and covers the run itself
+  // (from the later of its launch and the end of the device's previous run).
   virtual absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
       const Computation& computation, const std::vector<DataPtr>& arguments,
       const std::string& device, const ExecuteComputationOptions& options) = 0;
@@ -111,6 +115,13 @@ class ComputationClient {
   virtual absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
       const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
       const std::vector<std::string>& devices) = 0;
+
+  // Blocks until fewer than `limit` runs launched on `device` are unfinished. The step
+  // runner calls it before launching a step, so that the host is at most `limit` steps ahead
+  // of the device (SEAM_MAX_INFLIGHT_STEPS; PyTorch/XLA's device lock is a depth of 1).
+  virtual absl::Status AwaitRunsInFlightBelow(const std::string& device, int64_t limit) = 0;
+  // Runs launched on `device` and not finished yet.
+  virtual absl::StatusOr<int64_t> RunsInFlight(const std::string& device) const = 0;
 
   struct DeviceInfo {
     std::string name;  // e.g. "CPU:0"

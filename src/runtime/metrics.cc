@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace seam::metrics {
@@ -34,6 +35,21 @@ class Registry {
   void Register(Counter* counter) {
     std::lock_guard<std::mutex> lock(mu_);
     counters_.emplace(counter->name(), counter);
+  }
+  void Register(Gauge* gauge) {
+    std::lock_guard<std::mutex> lock(mu_);
+    gauges_.emplace(gauge->name(), gauge);
+  }
+  Gauge* FindGauge(std::string_view name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = gauges_.find(name);
+    return it == gauges_.end() ? nullptr : it->second;
+  }
+  std::vector<Gauge*> Gauges() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Gauge*> out;
+    for (const auto& [name, gauge] : gauges_) out.push_back(gauge);
+    return out;
   }
 
   Metric* FindMetric(std::string_view name) {
@@ -65,6 +81,7 @@ class Registry {
   std::mutex mu_;
   std::map<std::string, Metric*, std::less<>> metrics_;
   std::map<std::string, Counter*, std::less<>> counters_;
+  std::map<std::string, Gauge*, std::less<>> gauges_;
 };
 
 constexpr int64_t kNsPerUs = 1000;
@@ -156,6 +173,17 @@ double Metric::Accumulator() const {
   return accumulator_;
 }
 
+std::vector<double> Metric::KeptValues() const {
+  std::lock_guard<base::SpinLock> lock(mu_);
+  std::vector<double> values;
+  values.reserve(samples_.size());
+  // The ring's oldest entry is at next_ once it has wrapped.
+  const size_t n = samples_.size();
+  const size_t first = n < kMaxSamples ? 0 : next_;
+  for (size_t k = 0; k < n; ++k) values.push_back(samples_[(first + k) % n].value);
+  return values;
+}
+
 std::string Metric::Report() const {
   std::vector<Sample> samples;
   int64_t total_samples;
@@ -211,7 +239,30 @@ void Counter::Add(int64_t delta) { value_.fetch_add(delta, std::memory_order_rel
 
 int64_t Counter::Value() const { return value_.load(std::memory_order_relaxed); }
 
+Gauge::Gauge(std::string name, Formatter formatter)
+    : name_(std::move(name)), formatter_(formatter) {
+  Registry::Get().Register(this);
+}
+
+std::string Gauge::Report() const {
+  int64_t value = Value();
+  if (value == 0) return "";
+  std::string shown =
+      formatter_ != nullptr ? formatter_(static_cast<double>(value)) : absl::StrCat(value);
+  return absl::StrFormat("Gauge: %s\n  Value: %s\n", name_, shown);
+}
+
 Metric* FindMetric(std::string_view name) { return Registry::Get().FindMetric(name); }
+
+Gauge* FindGauge(std::string_view name) { return Registry::Get().FindGauge(name); }
+
+Gauge* GetOrCreateGauge(std::string_view name, Formatter formatter) {
+  static std::mutex create_mu;
+  std::lock_guard<std::mutex> lock(create_mu);
+  if (Gauge* gauge = FindGauge(name)) return gauge;
+  new Gauge(std::string(name), formatter);  // NOLINT: lives until exit, owned by the registry
+  return FindGauge(name);
+}
 
 Counter* FindCounter(std::string_view name) { return Registry::Get().FindCounter(name); }
 
@@ -235,6 +286,7 @@ std::string MetricsReport() {
     if (value == 0) continue;
     absl::StrAppendFormat(&out, "Counter: %s\n  Value: %d\n", counter->name(), value);
   }
+  for (const Gauge* gauge : Registry::Get().Gauges()) out += gauge->Report();
   return out;
 }
 

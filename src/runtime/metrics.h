@@ -40,6 +40,8 @@ class Metric {
 
   int64_t TotalSamples() const;
   double Accumulator() const;
+  // The values of the samples kept (the last kMaxSamples), oldest first.
+  std::vector<double> KeptValues() const;
   // The entry for the report; empty when the metric has no samples.
   std::string Report() const;
 
@@ -74,6 +76,25 @@ class Counter {
   std::atomic<int64_t> value_{0};
 };
 
+// A value that goes up and down (live buffers, live bytes): reported while non-zero, after
+// the counters, as "Gauge: <name>" with its value printed by the formatter.
+class Gauge {
+ public:
+  explicit Gauge(std::string name, Formatter formatter = nullptr);
+  Gauge(const Gauge&) = delete;
+  Gauge& operator=(const Gauge&) = delete;
+
+  const std::string& name() const { return name_; }
+  void Add(int64_t delta) { value_.fetch_add(delta, std::memory_order_relaxed); }
+  int64_t Value() const { return value_.load(std::memory_order_relaxed); }
+  std::string Report() const;  // empty at 0
+
+ private:
+  std::string name_;
+  Formatter formatter_;  // null: the integer as it is
+  std::atomic<int64_t> value_{0};
+};
+
 // Records the time from construction to destruction (nanoseconds) on `metric`.
 class ScopedTimer {
  public:
@@ -87,7 +108,8 @@ class ScopedTimer {
   int64_t start_ns_;
 };
 
-// Every metric with samples, then every non-zero counter, each group in name order (the
+// Every metric with samples, then every non-zero counter and gauge, each group in name
+// order (the
 // layout of PyTorch/XLA's metrics report; include/seam/metrics.h shows it). The public
 // seam::metrics::CreateMetricReport returns this.
 std::string MetricsReport();
@@ -99,6 +121,9 @@ Counter* FindCounter(std::string_view name);
 // Returns the counter registered under `name`, creating it on first use (for counters used
 // in many places, e.g. from the lazy front end).
 Counter* GetOrCreateCounter(std::string_view name);
+// The same for a gauge (`formatter` is used when the gauge is created here).
+Gauge* GetOrCreateGauge(std::string_view name, Formatter formatter = nullptr);
+Gauge* FindGauge(std::string_view name);
 
 }  // namespace seam::metrics
 

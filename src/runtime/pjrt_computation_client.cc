@@ -34,14 +34,21 @@ absl::Status AwaitAndDestroy(const PJRT_Api* api, PJRT_Event* event) {
   return status;
 }
 
+// A buffer handle. It counts itself in its device's live-buffer gauges while it lives.
 class PjrtData final : public ComputationClient::Data {
  public:
-  PjrtData(std::string device, ir::Shape shape, const PJRT_Api* api, PJRT_Buffer* buffer)
-      : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer) {}
+  PjrtData(std::string device, ir::Shape shape, const PJRT_Api* api, PJRT_Buffer* buffer,
+           DeviceActivity* activity)
+      : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer), activity_(activity) {
+    activity_->BufferCreated(this->shape().byte_size());
+  }
   PjrtData(std::string device, std::shared_ptr<const ir::Shape> shape, const PJRT_Api* api,
-           PJRT_Buffer* buffer)
-      : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer) {}
+           PJRT_Buffer* buffer, DeviceActivity* activity)
+      : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer), activity_(activity) {
+    activity_->BufferCreated(this->shape().byte_size());
+  }
   ~PjrtData() override {
+    activity_->BufferReleased(shape().byte_size());
     auto args = SEAM_PJRT_ARGS(PJRT_Buffer_Destroy_Args);
     args.buffer = buffer_;
     TakePjrtError(api_, api_->PJRT_Buffer_Destroy(&args)).IgnoreError();
@@ -70,6 +77,7 @@ class PjrtData final : public ComputationClient::Data {
  private:
   const PJRT_Api* api_;
   PJRT_Buffer* buffer_;
+  DeviceActivity* activity_;  // never freed (DeviceActivity::For)
 };
 
 class PjrtComputation final : public ComputationClient::Computation {
@@ -110,37 +118,60 @@ const T* AsExactly(const Base* object) {
 struct RunTimer {
   const PJRT_Api* api;
   metrics::Metric* metric;
-  int64_t start_ns;
+  DeviceActivity* activity;
+  int64_t launch_ns;
 };
 
 // One per run: from the thread-cached pool, not the heap.
-RunTimer* NewRunTimer(const PJRT_Api* api, metrics::Metric* metric, int64_t start_ns) {
-  return new (base::PoolAllocate(sizeof(RunTimer))) RunTimer{api, metric, start_ns};
+RunTimer* NewRunTimer(const PJRT_Api* api, metrics::Metric* metric, DeviceActivity* activity,
+                      int64_t launch_ns) {
+  return new (base::PoolAllocate(sizeof(RunTimer))) RunTimer{api, metric, activity, launch_ns};
 }
 
 void FreeRunTimer(RunTimer* timer) { base::PoolFree(timer, sizeof(RunTimer)); }
 
+// One sample: the run's own time (device_activity.h), stamped with its start.
+void RecordRun(metrics::Metric* metric, DeviceActivity& activity, int64_t launch_ns,
+               bool was_launched) {
+  const int64_t done_ns = metrics::NowNs();
+  const int64_t began_ns = activity.Finished(launch_ns, done_ns, was_launched);
+  metric->AddSample(began_ns, static_cast<double>(done_ns - began_ns));
+}
+
 void OnRunComplete(PJRT_Error* error, void* user_arg) {
   auto* timer = static_cast<RunTimer*>(user_arg);
-  timer->metric->AddSample(timer->start_ns,
-                           static_cast<double>(metrics::NowNs() - timer->start_ns));
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
+  RecordRun(timer->metric, *timer->activity, timer->launch_ns, /*was_launched=*/true);
   FreeRunTimer(timer);
 }
 
-// ExecuteReplicatedTime: one sample when the last device of a launch finishes.
+// ExecuteReplicatedTime: one sample when the last device of a launch finishes, from the
+// earliest moment a replica began (device_activity.h) to the last one's end.
 struct ReplicatedTimer {
+  struct Replica {
+    ReplicatedTimer* timer;
+    DeviceActivity* activity;
+  };
   const PJRT_Api* api;
-  int64_t start_ns;
+  int64_t launch_ns;
   std::atomic<int> remaining;
+  std::atomic<int64_t> began_ns{INT64_MAX};
+  std::vector<Replica> replicas;
 };
 
 void OnReplicaComplete(PJRT_Error* error, void* user_arg) {
-  auto* timer = static_cast<ReplicatedTimer*>(user_arg);
+  auto* replica = static_cast<ReplicatedTimer::Replica*>(user_arg);
+  ReplicatedTimer* timer = replica->timer;
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
+  const int64_t done_ns = metrics::NowNs();
+  const int64_t began = replica->activity->Finished(timer->launch_ns, done_ns, true);
+  int64_t earliest = timer->began_ns.load();
+  while (began < earliest && !timer->began_ns.compare_exchange_weak(earliest, began)) {
+  }
   if (timer->remaining.fetch_sub(1) == 1) {
-    ComputationClient::ExecuteReplicatedMetric()->AddSample(
-        timer->start_ns, static_cast<double>(metrics::NowNs() - timer->start_ns));
+    const int64_t start = timer->began_ns.load();
+    ComputationClient::ExecuteReplicatedMetric()->AddSample(start,
+                                                            static_cast<double>(done_ns - start));
     delete timer;
   }
 }
@@ -180,9 +211,10 @@ std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
 // Output handles come from the object pool: a tiny step makes one per result.
 std::shared_ptr<PjrtData> NewData(const std::string& device,
                                   const std::shared_ptr<const ir::Shape>& shape,
-                                  const PJRT_Api* api, PJRT_Buffer* buffer) {
-  return std::allocate_shared<PjrtData>(base::PoolAllocator<PjrtData>(), device, shape, api,
-                                        buffer);
+                                  const PJRT_Api* api, PJRT_Buffer* buffer,
+                                  DeviceActivity* activity) {
+  return std::allocate_shared<PjrtData>(base::PoolAllocator<PjrtData>(), device, shape, api, buffer,
+                                        activity);
 }
 
 }  // namespace
@@ -234,6 +266,7 @@ absl::Status PjrtComputationClient::DiscoverDevices() {
     SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_DeviceDescription_Kind(&kind_args)));
     devices_.push_back(device);
     device_names_.push_back(absl::StrCat(prefix, ":", id_args.id));
+    activity_.push_back(DeviceActivity::For(device_names_.back()));
     device_infos_.push_back({device_names_.back(), id_args.id,
                              std::string(kind_args.device_kind, kind_args.device_kind_size)});
   }
@@ -244,17 +277,29 @@ absl::Status PjrtComputationClient::DiscoverDevices() {
   return absl::OkStatus();
 }
 
-PJRT_Device* PjrtComputationClient::FindDevice(const std::string& name) const {
+int PjrtComputationClient::FindDevice(const std::string& name) const {
   for (size_t i = 0; i < device_names_.size(); ++i) {
-    if (device_names_[i] == name) return devices_[i];
+    if (device_names_[i] == name) return static_cast<int>(i);
   }
-  return nullptr;
+  return -1;
 }
 
-absl::StatusOr<PJRT_Device*> PjrtComputationClient::DeviceByName(const std::string& name) const {
-  if (PJRT_Device* device = FindDevice(name)) return device;
+absl::StatusOr<int> PjrtComputationClient::DeviceIndex(const std::string& name) const {
+  if (int index = FindDevice(name); index >= 0) return index;
   return absl::InvalidArgumentError(absl::StrCat(
       "Unknown device '", name, "' (devices: ", absl::StrJoin(device_names_, ", "), ")"));
+}
+
+absl::Status PjrtComputationClient::AwaitRunsInFlightBelow(const std::string& device,
+                                                           int64_t limit) {
+  SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(device));
+  activity_[static_cast<size_t>(index)]->AwaitInFlightBelow(limit);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> PjrtComputationClient::RunsInFlight(const std::string& device) const {
+  SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(device));
+  return activity_[static_cast<size_t>(index)]->InFlight();
 }
 
 absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::TransferToDevice(
@@ -263,7 +308,8 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
   std::vector<DataPtr> handles;
   handles.reserve(tensors.size());
   for (const TensorSource& tensor : tensors) {
-    SEAM_ASSIGN_OR_RETURN(PJRT_Device * device, DeviceByName(tensor.device));
+    SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(tensor.device));
+    PJRT_Device* device = devices_[static_cast<size_t>(index)];
     auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
     args.client = client_;
     args.data = tensor.data;
@@ -276,7 +322,8 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
     DestroyEvent(api_, args.done_with_host_buffer);  // the data was read during the call
     InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
     CreateDataHandlesCounter()->Add(1);
-    handles.push_back(std::make_shared<PjrtData>(tensor.device, tensor.shape, api_, args.buffer));
+    handles.push_back(std::make_shared<PjrtData>(tensor.device, tensor.shape, api_, args.buffer,
+                                                 activity_[static_cast<size_t>(index)]));
   }
   return handles;
 }
@@ -316,10 +363,11 @@ absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevi
 
 absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationClient::Compile(
     std::vector<CompileInstance> instances) {
-  metrics::ScopedTimer timer(CompileMetric());
+  const bool eager = !instances.empty() && instances.front().eager_mode;
+  metrics::ScopedTimer timer(eager ? EagerOpCompileMetric() : CompileMetric());
   std::vector<ComputationPtr> computations;
   for (CompileInstance& instance : instances) {
-    SEAM_RETURN_IF_ERROR(DeviceByName(instance.compilation_device).status());
+    SEAM_RETURN_IF_ERROR(DeviceIndex(instance.compilation_device).status());
     std::string text = ir::PrintProgram(instance.program);
     static constexpr char kFormat[] = "seam-ir";
     auto program = SEAM_PJRT_ARGS(PJRT_Program);
@@ -345,8 +393,10 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   if (pjrt_computation == nullptr) {
     return absl::InvalidArgumentError("ExecuteComputation: computation is not from this client");
   }
-  PJRT_Device* pjrt_device = FindDevice(device);
-  if (pjrt_device == nullptr) return DeviceByName(device).status();  // the error, named
+  const int index = FindDevice(device);
+  if (index < 0) return DeviceIndex(device).status();  // the error, named
+  PJRT_Device* pjrt_device = devices_[static_cast<size_t>(index)];
+  DeviceActivity* activity = activity_[static_cast<size_t>(index)];
   // Inline storage: a usual run's handle lists need no heap block.
   absl::InlinedVector<PJRT_Buffer*, 16> buffers;
   buffers.reserve(arguments.size());
@@ -377,30 +427,34 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
   args.execute_device = pjrt_device;
 
   metrics::Metric* metric = options.eager_mode ? EagerOpExecuteMetric() : ExecuteMetric();
-  int64_t start_ns = metrics::NowNs();
+  int64_t launch_ns = metrics::NowNs();
   SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
 
   // A run the plugin finished during the call (a small one, run on this thread) is timed
-  // now; any other when its completion event fires.
+  // now; any other is in flight until its completion event fires.
   absl::Status timer_status;
   auto is_ready = SEAM_PJRT_ARGS(PJRT_Event_IsReady_Args);
   is_ready.event = complete;
   if (TakePjrtError(api_, api_->PJRT_Event_IsReady(&is_ready)).ok() && is_ready.is_ready) {
-    metric->AddSample(start_ns, static_cast<double>(metrics::NowNs() - start_ns));
+    RecordRun(metric, *activity, launch_ns, /*was_launched=*/false);
   } else {
+    activity->Launched();
     auto on_ready = SEAM_PJRT_ARGS(PJRT_Event_OnReady_Args);
     on_ready.event = complete;
     on_ready.callback = OnRunComplete;
-    on_ready.user_arg = NewRunTimer(api_, metric, start_ns);
+    on_ready.user_arg = NewRunTimer(api_, metric, activity, launch_ns);
     timer_status = TakePjrtError(api_, api_->PJRT_Event_OnReady(&on_ready));
-    if (!timer_status.ok()) FreeRunTimer(static_cast<RunTimer*>(on_ready.user_arg));
+    if (!timer_status.ok()) {
+      // Never called back: the run counts as finished now, so no one waits for it forever.
+      OnRunComplete(nullptr, on_ready.user_arg);
+    }
   }
   DestroyEvent(api_, complete);
 
   std::vector<DataPtr> results;
   results.reserve(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    results.push_back(NewData(device, result_shapes[i], api_, outputs[i]));
+    results.push_back(NewData(device, result_shapes[i], api_, outputs[i], activity));
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(results.size()));
   if (!computation.program().aliases.empty()) {
@@ -465,20 +519,25 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
   args.output_lists = output_lists.data();
   args.device_complete_events = complete.data();
 
-  int64_t start_ns = metrics::NowNs();
+  int64_t launch_ns = metrics::NowNs();
   SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
 
-  auto* timer = new ReplicatedTimer{api_, start_ns, static_cast<int>(n)};
+  auto* timer = new ReplicatedTimer{api_, launch_ns, static_cast<int>(n), INT64_MAX, {}};
+  timer->replicas.resize(n);
+  for (size_t d = 0; d < n; ++d) {
+    timer->replicas[d] = {timer, activity_[d]};
+    activity_[d]->Launched();
+  }
   absl::Status timer_status;
   for (size_t d = 0; d < n; ++d) {
     auto on_ready = SEAM_PJRT_ARGS(PJRT_Event_OnReady_Args);
     on_ready.event = complete[d];
     on_ready.callback = OnReplicaComplete;
-    on_ready.user_arg = timer;
+    on_ready.user_arg = &timer->replicas[d];
     absl::Status s = TakePjrtError(api_, api_->PJRT_Event_OnReady(&on_ready));
     if (!s.ok()) {
       // This device will never count down; do it here so the timer is still freed.
-      OnReplicaComplete(nullptr, timer);
+      OnReplicaComplete(nullptr, &timer->replicas[d]);
       if (timer_status.ok()) timer_status = s;
     }
     DestroyEvent(api_, complete[d]);
@@ -487,8 +546,8 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
   std::vector<std::vector<DataPtr>> results(n);
   for (size_t d = 0; d < n; ++d) {
     for (size_t i = 0; i < result_shapes.size(); ++i) {
-      results[d].push_back(
-          NewData(devices[d], pjrt_computation->output_shapes()[i], api_, outputs[d][i]));
+      results[d].push_back(NewData(devices[d], pjrt_computation->output_shapes()[i], api_,
+                                   outputs[d][i], activity_[d]));
     }
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(n * result_shapes.size()));

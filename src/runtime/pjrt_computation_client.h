@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "src/runtime/computation_client.h"
+#include "src/runtime/device_activity.h"
 #include "src/runtime/plugin.h"
 
 struct PJRT_Api;
@@ -42,13 +43,15 @@ class PjrtComputationClient : public ComputationClient {
   std::string GetDefaultDevice() const override { return device_names_.front(); }
   std::vector<std::string> GetLocalDevices() const override { return device_names_; }
   std::vector<DeviceInfo> GetDeviceInfos() const override { return device_infos_; }
+  absl::Status AwaitRunsInFlightBelow(const std::string& device, int64_t limit) override;
+  absl::StatusOr<int64_t> RunsInFlight(const std::string& device) const override;
 
  private:
   PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client);
   absl::Status DiscoverDevices();
-  absl::StatusOr<PJRT_Device*> DeviceByName(const std::string& name) const;
-  // The device named `name`, or null (no error built: for the per-run path).
-  PJRT_Device* FindDevice(const std::string& name) const;
+  // The index of the device named `name`, or -1 (no error built: for the per-run path).
+  int FindDevice(const std::string& name) const;
+  absl::StatusOr<int> DeviceIndex(const std::string& name) const;
 
   const PJRT_Api* api_;
   PJRT_Client* client_;
@@ -56,6 +59,7 @@ class PjrtComputationClient : public ComputationClient {
   std::vector<std::string> device_names_;  // "<PLATFORM>:<id>", addressable devices
   std::vector<PJRT_Device*> devices_;      // same order
   std::vector<DeviceInfo> device_infos_;   // same order
+  std::vector<DeviceActivity*> activity_;  // same order; never freed
 };
 
 }  // namespace seam::runtime

@@ -1,9 +1,11 @@
 #include "src/plugins/cpu/testing_hooks.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "src/plugins/cpu/objects.h"
 
@@ -14,6 +16,7 @@ struct HoldState {
   std::mutex mu;
   std::condition_variable cv;
   int holds = 0;
+  int64_t delay_ns = 0;
   std::map<int, absl::Status> failures;  // device id -> injected failure
   // Holds plus injected failures alive, kept beside the fields above (changed under mu):
   // every run asks, and without any hook set (outside these tests, always) the answer
@@ -27,6 +30,18 @@ HoldState& State() {
 }
 
 }  // namespace
+
+RunDelay::RunDelay(int64_t delay_ns) {
+  std::lock_guard<std::mutex> lock(State().mu);
+  State().delay_ns = delay_ns;
+  State().active.fetch_add(1);
+}
+
+RunDelay::~RunDelay() {
+  std::lock_guard<std::mutex> lock(State().mu);
+  State().delay_ns = 0;
+  State().active.fetch_sub(1);
+}
 
 ExecutionHold::ExecutionHold() {
   std::lock_guard<std::mutex> lock(State().mu);
@@ -45,14 +60,19 @@ ExecutionHold::~ExecutionHold() {
 
 void WaitWhileExecutionHeld() {
   if (State().active.load() == 0) return;
-  std::unique_lock<std::mutex> lock(State().mu);
-  State().cv.wait(lock, [] { return State().holds == 0; });
+  int64_t delay_ns = 0;
+  {
+    std::unique_lock<std::mutex> lock(State().mu);
+    State().cv.wait(lock, [] { return State().holds == 0; });
+    delay_ns = State().delay_ns;
+  }
+  if (delay_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(delay_ns));
 }
 
 bool ExecutionHeld() {
   if (State().active.load() == 0) return false;
   std::lock_guard<std::mutex> lock(State().mu);
-  return State().holds > 0;
+  return State().holds > 0 || State().delay_ns > 0;
 }
 
 RunFailure::RunFailure(int device_id, absl::Status status) : device_id_(device_id) {

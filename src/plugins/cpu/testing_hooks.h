@@ -3,11 +3,24 @@
 #ifndef SEAM_PLUGINS_CPU_TESTING_HOOKS_H_
 #define SEAM_PLUGINS_CPU_TESTING_HOOKS_H_
 
+#include <cstdint>
+
 #include "absl/status/status.h"
 
 struct PJRT_Buffer;
 
 namespace seam::cpu::testing {
+
+// While a RunDelay is alive, every program run sleeps `delay` before computing and runs
+// on its device's worker (never on the caller's thread): a device slower than the host,
+// for tests of the steps in flight and of the run timers.
+class RunDelay {
+ public:
+  explicit RunDelay(int64_t delay_ns);
+  ~RunDelay();
+  RunDelay(const RunDelay&) = delete;
+  RunDelay& operator=(const RunDelay&) = delete;
+};
 
 // While at least one ExecutionHold is alive, program runs that reach a device worker wait
 // before computing anything (transfers are not held). Destroying the last hold lets them go.
@@ -21,7 +34,8 @@ class ExecutionHold {
 
 // Called by each run before it computes: blocks while a hold is alive.
 void WaitWhileExecutionHeld();
-// Whether a hold is alive now (a run that would wait is not started on the caller's thread).
+// Whether a hold or a delay is alive now (a run that would wait is not started on the
+// caller's thread).
 bool ExecutionHeld();
 
 // While alive, every run on device `device_id` fails with `status` before computing

@@ -1,0 +1,144 @@
+// Steps in flight and what the execute timers measure, with a device slower than the host
+// (the CPU plugin's RunDelay test hook: every run sleeps a known time d first and runs on
+// the device's worker). Each TEST runs in its own process (the client is per process).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "seam/metrics.h"
+#include "seam/tensor.h"
+#include "src/plugins/cpu/testing_hooks.h"
+#include "src/runtime/computation_client.h"
+#include "src/runtime/metrics.h"
+#include "src/runtime/runtime.h"
+
+namespace seam {
+namespace {
+
+using runtime::ComputationClient;
+
+constexpr int64_t kDelayNs = 20'000'000;   // d: each run's sleep
+constexpr int64_t kMarginNs = 30'000'000;  // what a loaded machine may add to a sleep
+
+ComputationClient& Client() {
+  absl::StatusOr<ComputationClient*> client = runtime::GetComputationClient();
+  EXPECT_TRUE(client.ok()) << client.status();
+  return **client;
+}
+
+int64_t InFlight() {
+  absl::StatusOr<int64_t> n = Client().RunsInFlight(Client().GetDefaultDevice());
+  EXPECT_TRUE(n.ok()) << n.status();
+  return n.ok() ? *n : -1;
+}
+
+double NowNs() {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count());
+}
+
+// Records `steps` steps as fast as the host can (no host read) with every run taking d,
+// and returns the largest number of runs in flight seen after a barrier.
+int64_t RunSteps(int steps, double* wall_ns) {
+  Tensor w = Tensor::from_vector({1.0f, 2.0f, 3.0f}, {3});
+  sync();  // nothing to run: w is host data until a step reads it
+  cpu::testing::RunDelay delay(kDelayNs);
+  const double start = NowNs();
+  int64_t most = 0;
+  for (int i = 0; i < steps; ++i) {
+    w.assign(w * 0.5f + 1.0f);
+    sync();
+    most = std::max(most, InFlight());
+  }
+  std::vector<float> values = w.to_vector<float>();  // waits for the last step
+  *wall_ns = NowNs() - start;
+  EXPECT_EQ(values.size(), 3u);
+  return most;
+}
+
+// Every ExecuteTime sample is between d and d plus the margin: the run itself, not the
+// time it waited in the device's queue.
+void ExpectSamplesAreRuns(int64_t samples_before) {
+  std::vector<double> values = ComputationClient::ExecuteMetric()->KeptValues();
+  ASSERT_GT(values.size(), static_cast<size_t>(samples_before));
+  for (size_t i = static_cast<size_t>(samples_before); i < values.size(); ++i) {
+    EXPECT_GE(values[i], static_cast<double>(kDelayNs)) << "sample " << i;
+    EXPECT_LE(values[i], static_cast<double>(kDelayNs + kMarginNs)) << "sample " << i;
+  }
+}
+
+TEST(StepPacingTest, ByDefaultOneStepIsInFlight) {
+  const int64_t before = metrics::MetricTotalSamples("ExecuteTime");
+  const double accumulated = metrics::MetricAccumulator("ExecuteTime");
+  double wall_ns = 0;
+  EXPECT_EQ(RunSteps(6, &wall_ns), 1);
+  EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime") - before, 6);
+  ExpectSamplesAreRuns(before);
+  // One device: the runs' times cannot add up to more than the time that passed.
+  EXPECT_LE(metrics::MetricAccumulator("ExecuteTime") - accumulated, wall_ns);
+}
+
+TEST(StepPacingTest, TheVariableAllowsMoreStepsAndNeverMore) {
+  setenv("SEAM_MAX_INFLIGHT_STEPS", "3", 1);
+  const int64_t before = metrics::MetricTotalSamples("ExecuteTime");
+  const double accumulated = metrics::MetricAccumulator("ExecuteTime");
+  double wall_ns = 0;
+  // The host records far faster than d: without the bound all 8 would queue at once.
+  EXPECT_EQ(RunSteps(8, &wall_ns), 3);
+  ExpectSamplesAreRuns(before);  // queued runs still measure d, not d plus their wait
+  EXPECT_LE(metrics::MetricAccumulator("ExecuteTime") - accumulated, wall_ns);
+}
+
+TEST(StepPacingTest, ABadLimitIsAnErrorNamingTheVariable) {
+  setenv("SEAM_MAX_INFLIGHT_STEPS", "0", 1);
+  Tensor w = Tensor::from_vector({1.0f}, {1});
+  w.assign(w + 2.0f);
+  try {
+    sync();
+    FAIL() << "expected seam::Error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "Environment variable SEAM_MAX_INFLIGHT_STEPS must be at least 1, got 0");
+  }
+}
+
+TEST(StepPacingTest, EagerCompilesAreTimedOnceUnderTheirOwnMetric) {
+  const int64_t compiles = metrics::MetricTotalSamples("CompileTime");
+  const int64_t eager_compiles = metrics::MetricTotalSamples("EagerOpCompileTime");
+  set_eager(true);
+  Tensor x = Tensor::from_vector({1.0f, 2.0f}, {2});
+  Tensor y = x * x;
+  set_eager(false);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{1.0f, 4.0f}));
+  EXPECT_EQ(metrics::MetricTotalSamples("EagerOpCompileTime") - eager_compiles, 1);
+  EXPECT_EQ(metrics::MetricTotalSamples("CompileTime") - compiles, 0);
+}
+
+TEST(StepPacingTest, LiveBufferGaugesFollowTheHandles) {
+  const std::string name = "LiveBuffers[" + Client().GetDefaultDevice() + "]";
+  auto live = [&] {
+    metrics::Gauge* gauge = metrics::FindGauge(name);
+    return gauge == nullptr ? 0 : gauge->Value();
+  };
+  const int64_t bytes_name_found =
+      metrics::FindGauge("LiveBytes[" + Client().GetDefaultDevice() + "]") != nullptr;
+  EXPECT_EQ(bytes_name_found, 1);
+  const int64_t before = live();
+  {
+    std::vector<Tensor> kept;
+    for (int i = 0; i < 5; ++i) {
+      kept.push_back(Tensor::from_vector({1.0f, 2.0f}, {2}) * static_cast<float>(i + 2));
+    }
+    sync();
+    EXPECT_GE(live() - before, 5);  // each result is a live buffer on the device
+    EXPECT_NE(metrics::CreateMetricReport().find("Gauge: " + name), std::string::npos);
+  }
+  EXPECT_EQ(live(), before);  // and none is left once the tensors are gone
+}
+
+}  // namespace
+}  // namespace seam
