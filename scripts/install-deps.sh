@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgloo-dev libopenblas-dev libdnnl-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
-  clang-format clang-tidy python3
+  clang-format clang-tidy clang-14 libclang-rt-14-dev python3
 )
 
 exec "$(dirname "$0")/apt-install-missing.sh" install-deps "${packages[@]}"

@@ -111,17 +111,25 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
   std::vector<T> first = t.to_vector<T>();  // checks the dtype and syncs
   NodePtr node = impl->node();
   std::vector<std::vector<T>> values;
-  if (node->value->replicas == nullptr) {
+  bool replicated = false;
+  {
+    std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();
+    replicated = node->value->replicas != nullptr;
+  }
+  if (!replicated) {
     values.assign(static_cast<size_t>(replicas_), first);
     return values;
   }
-  const lazy::ReplicaValues& copies = *node->value->replicas;
-  if (copies.count != replicas_) {
-    lazy::ThrowInvalid(absl::StrCat("gather: the tensor has ", copies.count,
-                                    " replicas, this DataParallel ", replicas_));
+  std::vector<runtime::ComputationClient::DataPtr> handles;
+  {
+    std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();
+    const lazy::ReplicaValues& copies = *node->value->replicas;
+    if (copies.count != replicas_) {
+      lazy::ThrowInvalid(absl::StrCat("gather: the tensor has ", copies.count,
+                                      " replicas, this DataParallel ", replicas_));
+    }
+    handles.assign(copies.device.begin() + 1, copies.device.end());
   }
-  std::vector<runtime::ComputationClient::DataPtr> handles(copies.device.begin() + 1,
-                                                           copies.device.end());
   values.push_back(std::move(first));
   if (handles.empty()) return values;
   lazy::StepRequest request;

@@ -164,6 +164,7 @@ absl::Status ExecuteEagerly(Node& node) {
     SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
     device = client->GetDefaultDevice();
   }
+  std::unique_lock<std::recursive_mutex> lock = LockSteps();
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
   // The operand values and the step's outputs live in per-thread buffers: after the first

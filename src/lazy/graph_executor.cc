@@ -118,6 +118,7 @@ bool CollectPending(const std::vector<std::shared_ptr<TensorImpl>>& tensors,
 }  // namespace
 
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
+  std::unique_lock<std::recursive_mutex> lock = LockSteps();
   // A barrier inside a barrier (from an observer) gets tables of its own.
   base::ScratchLease<BarrierTables> lease;
   BarrierTables& tables = *lease;

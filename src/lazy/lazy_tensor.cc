@@ -1,18 +1,43 @@
 #include "src/lazy/lazy_tensor.h"
 
+#include <mutex>
+
 #include "src/base/object_pool.h"
 
 namespace seam::lazy {
-namespace {
+namespace {}  // namespace
 
-struct Registry {
+// The tensors one thread made, as an intrusive list. A thread's registry is made at its
+// first tensor and never freed (tensors may outlive their thread, and die during exit);
+// every registry is on one process-wide list, for LiveTensors().
+struct TensorRegistry {
   base::SpinLock mu;
   TensorImpl* head = nullptr;  // oldest
   TensorImpl* tail = nullptr;  // newest
+  TensorRegistry* next_registry = nullptr;
 };
 
-Registry& GetRegistry() {
-  static auto* registry = new Registry();  // leaked: tensors may die during exit
+namespace {
+
+struct Registries {
+  std::mutex mu;
+  TensorRegistry* first = nullptr;
+};
+
+Registries& AllRegistries() {
+  static auto* registries = new Registries();  // leaked, as the registries are
+  return *registries;
+}
+
+TensorRegistry& ThisThreadRegistry() {
+  thread_local TensorRegistry* registry = [] {
+    auto* made = new TensorRegistry();
+    Registries& all = AllRegistries();
+    std::lock_guard<std::mutex> lock(all.mu);
+    made->next_registry = all.first;
+    all.first = made;
+    return made;
+  }();
   return *registry;
 }
 
@@ -128,9 +153,9 @@ GraphMarks::~GraphMarks() { MarksMutex().unlock(); }
 TensorImpl::TensorImpl(NodePtr node) : node_(std::move(node)) {}
 
 TensorImpl::~TensorImpl() {
-  Registry& registry = GetRegistry();
+  if (registry_ == nullptr) return;
+  TensorRegistry& registry = *registry_;
   std::lock_guard<base::SpinLock> lock(registry.mu);
-  if (!registered_) return;
   (prev_ != nullptr ? prev_->next_ : registry.head) = next_;
   (next_ != nullptr ? next_->prev_ : registry.tail) = prev_;
 }
@@ -156,27 +181,42 @@ void TensorImpl::set_replaced(std::weak_ptr<const Node> leaf) {
 }
 
 void RegisterTensor(const std::shared_ptr<TensorImpl>& impl) {
-  Registry& registry = GetRegistry();
+  if (impl->registry_ != nullptr) return;
+  TensorRegistry& registry = ThisThreadRegistry();
   std::lock_guard<base::SpinLock> lock(registry.mu);
-  if (impl->registered_) return;
-  impl->registered_ = true;
+  impl->registry_ = &registry;
   impl->prev_ = registry.tail;
   (registry.tail != nullptr ? registry.tail->next_ : registry.head) = impl.get();
   registry.tail = impl.get();
 }
 
-std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
-  Registry& registry = GetRegistry();
+// The registry's live tensors, oldest first, appended to `live` (a friend of TensorImpl).
+void CollectLive(TensorRegistry& registry, std::vector<std::shared_ptr<TensorImpl>>& live) {
   std::lock_guard<base::SpinLock> lock(registry.mu);
-  std::vector<std::shared_ptr<TensorImpl>> live;
-  static thread_local size_t last_count = 16;  // sized from the last call: one allocation
-  live.reserve(last_count);
   for (TensorImpl* impl = registry.head; impl != nullptr; impl = impl->next_) {
     // A tensor whose last handle is going away (its destructor waits for this lock) is
     // no longer live.
     if (auto locked = impl->weak_from_this().lock()) live.push_back(std::move(locked));
   }
+}
+
+std::vector<std::shared_ptr<TensorImpl>> ThreadLiveTensors() {
+  std::vector<std::shared_ptr<TensorImpl>> live;
+  static thread_local size_t last_count = 16;  // sized from the last call: one allocation
+  live.reserve(last_count);
+  CollectLive(ThisThreadRegistry(), live);
   last_count = live.size();
+  return live;
+}
+
+std::vector<std::shared_ptr<TensorImpl>> LiveTensors() {
+  std::vector<std::shared_ptr<TensorImpl>> live;
+  Registries& all = AllRegistries();
+  std::lock_guard<std::mutex> lock(all.mu);
+  for (TensorRegistry* registry = all.first; registry != nullptr;
+       registry = registry->next_registry) {
+    CollectLive(*registry, live);
+  }
   return live;
 }
 

@@ -2,6 +2,7 @@
 #ifndef SEAM_LAZY_LAZY_TENSOR_H_
 #define SEAM_LAZY_LAZY_TENSOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -16,7 +17,8 @@
 
 namespace seam::lazy {
 
-struct ReplicaValues;  // src/lazy/replicated.h
+struct ReplicaValues;   // src/lazy/replicated.h
+struct TensorRegistry;  // lazy_tensor.cc
 
 // A value that exists outside any pending graph: host data not yet sent, or device data.
 struct DeviceValue {
@@ -27,10 +29,11 @@ struct DeviceValue {
   // device). `host` and `device` above are then replica 0's.
   std::shared_ptr<ReplicaValues> replicas;
   // Set when a sync gave the device buffer to a program as an input/output alias (see
-  // src/lazy/donation.h); reading or computing with the value is then an error.
-  bool donated = false;
+  // src/lazy/donation.h); reading or computing with the value is then an error. Atomic:
+  // recording an op reads it on any thread while a step (under the step lock) sets it.
+  std::atomic<bool> donated{false};
   // seam::set_buffer_donor: donate at the next sync that overwrites it, other handles or not.
-  bool buffer_donor = false;
+  std::atomic<bool> buffer_donor{false};
   // Scratch of graph traversals (GraphMarks below), valid while walk_epoch is the current
   // traversal's.
   uint64_t walk_epoch = 0;
@@ -110,8 +113,9 @@ std::shared_ptr<Node> NewNode();
 std::shared_ptr<DeviceValue> NewDeviceValue();
 
 // What a seam::Tensor points at. Registered while alive, so that sync() finds every
-// tensor with pending operations: the registry is an intrusive list in creation order
-// (linking and unlinking allocate nothing, which matters since every op makes one).
+// tensor with pending operations that its thread recorded: each thread's registry is an
+// intrusive list in creation order (linking and unlinking allocate nothing, which matters
+// since every op makes one).
 class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
  public:
   explicit TensorImpl(NodePtr node);
@@ -129,18 +133,20 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
 
  private:
   friend void RegisterTensor(const std::shared_ptr<TensorImpl>& impl);
-  friend std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
+  friend void CollectLive(TensorRegistry& registry, std::vector<std::shared_ptr<TensorImpl>>& live);
 
   mutable base::SpinLock mu_;
   NodePtr node_;
   std::weak_ptr<const Node> replaced_;
-  // Registry links, guarded by the registry's mutex.
+  // Registry links, guarded by the registry's lock.
+  TensorRegistry* registry_ = nullptr;  // of the thread that made it; null until registered
   TensorImpl* prev_ = nullptr;
   TensorImpl* next_ = nullptr;
-  bool registered_ = false;
 };
 
-// Every live tensor, oldest first.
+// Every live tensor the calling thread made, oldest first: what seam::sync() syncs.
+std::vector<std::shared_ptr<TensorImpl>> ThreadLiveTensors();
+// Every live tensor of the process (each thread's, oldest first).
 std::vector<std::shared_ptr<TensorImpl>> LiveTensors();
 // Must be called once right after a TensorImpl is put in a shared_ptr.
 void RegisterTensor(const std::shared_ptr<TensorImpl>& impl);

@@ -79,13 +79,17 @@ StepRecorder::StepRecorder(const std::vector<std::shared_ptr<TensorImpl>>& input
     }
     input_values_.push_back(node->value.get());
   }
-  // What exists before fn runs; a value fn reads that is none of these was made by fn.
+  // What exists before fn runs, on any thread; a value fn reads that is none of these was
+  // made by fn.
   for (const std::shared_ptr<TensorImpl>& live : LiveTensors()) {
     NodePtr node = live->node();
-    if (node->is_leaf()) {
-      preexisting_.insert(node->value.get());
-    } else {
+    if (node->is_leaf()) preexisting_.insert(node->value.get());
+  }
+  // This thread's pending tensors would join the step's barrier (other threads' would not).
+  for (const std::shared_ptr<TensorImpl>& live : ThreadLiveTensors()) {
+    if (!live->node()->is_leaf()) {
       capture_.Reject("tensors had pending operations before the call");
+      break;
     }
   }
 }

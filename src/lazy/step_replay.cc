@@ -138,6 +138,8 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
     const Capture& plan, const std::vector<std::shared_ptr<TensorImpl>>& inputs,
     StepResults& results, std::string* why_not) {
   why_not->clear();
+  // The guards read the values the run will use: they and the run are one step.
+  std::unique_lock<std::recursive_mutex> lock = LockSteps();
   SEAM_ASSIGN_OR_RETURN(bool eager, EagerEnabled());
   if (eager) {
     *why_not = "eager mode is on";

@@ -277,14 +277,24 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
   return absl::OkStatus();
 }
 
+std::unique_lock<std::recursive_mutex> LockSteps() {
+  static auto* mu = new std::recursive_mutex();  // leaked: steps may run during exit
+  return std::unique_lock<std::recursive_mutex>(*mu);
+}
+
 absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op) {
-  SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
-  if (value.device == nullptr) return *value.host;
+  ComputationClient::DataPtr device;
+  {
+    std::unique_lock<std::recursive_mutex> lock = LockSteps();
+    SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
+    if (value.device == nullptr) return *value.host;
+    device = value.device;
+  }
   thread_local StepResult result;
   StepRequest request;
   request.kind = StepKind::kHostRead;
   request.op = op;
-  request.reads = absl::MakeConstSpan(&value.device, 1);
+  request.reads = absl::MakeConstSpan(&device, 1);
   SEAM_RETURN_IF_ERROR(RunStep(request, result));
   ir::Literal literal = std::move(result.read.front());
   result.read.clear();

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -98,12 +99,22 @@ struct StepResult {
   std::vector<ir::Literal> read;  // per entry of request.reads
 };
 
+// The step lock. Every path holds it from the moment it reads the device values of a step
+// (which are on the device, which donated) until the step is launched and the tensors
+// point at its results: the barrier (SyncTensors), an eager op, a replay, the inspection
+// of a value before a host read. So steps of different threads are atomic with respect to
+// each other, and a donation decided under it sees every other step's references. A
+// blocking read of a value (TransferFromDevice) runs outside it. Recursive: a barrier
+// inside a barrier (from an observer) takes it again.
+std::unique_lock<std::recursive_mutex> LockSteps();
+
 // Runs `request` as described at the top of this file, into `result` (whose vectors keep
 // their capacity from an earlier call). On error nothing is marked donated.
 absl::Status RunStep(const StepRequest& request, StepResult& result);
 
 // The value of a host read: the value's host copy when it never went to the device, else
-// one read-only step of `value->device`. `op` names the caller in errors.
+// one read-only step of `value->device`. `op` names the caller in errors. Takes the step
+// lock to look at the value, and reads the device outside it.
 absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op);
 
 }  // namespace seam::lazy

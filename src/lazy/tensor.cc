@@ -20,6 +20,7 @@
 #include "src/lazy/lowering.h"
 #include "src/lazy/recompile_explainer.h"
 #include "src/lazy/replicated.h"
+#include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
 
 namespace seam {
@@ -400,6 +401,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
     NodePtr node = lazy::NodeOf(tensor, "pending_ir_text");
     if (!node->is_leaf()) roots.push_back(std::move(node));
   }
+  std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();  // reads the leaves' copies
   lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
   absl::StatusOr<int64_t> replicas = lazy::ReplicaCount(lowered.leaves);
   if (!replicas.ok()) lazy::Throw(replicas.status());
@@ -409,7 +411,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
 
 void sync(SourceLocation site) {
   lazy::SyncSiteScope scope(site);
-  std::vector<std::shared_ptr<TensorImpl>> live = lazy::LiveTensors();
+  std::vector<std::shared_ptr<TensorImpl>> live = lazy::ThreadLiveTensors();
   absl::Status status = lazy::SyncTensors(live, /*donate=*/true);
   if (!status.ok()) lazy::Throw(status);
   lazy::CutEagerHistory(live);
