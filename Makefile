@@ -7,7 +7,7 @@ SAN_COMPILERS = -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
 BUILD_TYPE ?= Release
 JOBS ?= 2
 
-.PHONY: demo test test-sanitize test-tsan build deps bench bench-deps clean
+.PHONY: demo test test-sanitize test-tsan fuzz build deps bench bench-deps clean
 
 # The main job: train an MLP on Fashion-MNIST, then print the test accuracy and the
 # metrics report.
@@ -23,7 +23,7 @@ test: build
 	$(MAKE) test-tsan
 
 test-sanitize: deps
-	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined"
+	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined" -DSEAM_FUZZ=ON
 	cmake --build $(SAN_BUILD_DIR) -j$(JOBS) --target seam_sanitize_tests
 	cd $(SAN_BUILD_DIR) && ctest --output-on-failure -j$(JOBS) -L sanitize
 
@@ -35,6 +35,12 @@ test-tsan: deps
 	cd $(TSAN_BUILD_DIR) && SEAM_CPU_GEMM=openblas OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
 	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j$(JOBS) -L tsan
+
+# The IR fuzzer, open-ended (stop it with Ctrl-C); new inputs go to $(SAN_BUILD_DIR)/tests/fuzz.
+fuzz: deps
+	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined" -DSEAM_FUZZ=ON
+	cmake --build $(SAN_BUILD_DIR) -j$(JOBS) --target ir_compile_fuzzer
+	tests/fuzz/run_fuzzer.sh open $(SAN_BUILD_DIR)/tests/fuzz/ir_compile_fuzzer tests/fuzz/corpus $(SAN_BUILD_DIR)/tests/fuzz
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
