@@ -2,12 +2,13 @@
 BUILD_DIR ?= build
 SAN_BUILD_DIR ?= build-sanitize
 TSAN_BUILD_DIR ?= build-tsan
+FUZZ_BUILD_DIR ?= build-fuzz
 # The sanitizer passes build with clang 14, the main build with g++ 12: CI proves both.
 SAN_COMPILERS = -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
 BUILD_TYPE ?= Release
 JOBS ?= 2
 
-.PHONY: demo test test-sanitize test-tsan fuzz build deps bench bench-deps clean
+.PHONY: demo test test-sanitize test-tsan test-fuzz fuzz build deps bench bench-deps clean
 
 # The main job: train an MLP on Fashion-MNIST, then print the test accuracy and the
 # metrics report.
@@ -21,9 +22,10 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 	$(MAKE) test-sanitize
 	$(MAKE) test-tsan
+	$(MAKE) test-fuzz
 
 test-sanitize: deps
-	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined" -DSEAM_FUZZ=ON
+	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined"
 	cmake --build $(SAN_BUILD_DIR) -j$(JOBS) --target seam_sanitize_tests
 	cd $(SAN_BUILD_DIR) && ctest --output-on-failure -j$(JOBS) -L sanitize
 
@@ -36,11 +38,19 @@ test-tsan: deps
 	  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	  ctest --output-on-failure -j$(JOBS) -L tsan
 
-# The IR fuzzer, open-ended (stop it with Ctrl-C); new inputs go to $(SAN_BUILD_DIR)/tests/fuzz.
+# The IR fuzzer (clang, libFuzzer with ASan+UBSan, a build directory of its own): the
+# committed corpus replayed and a fixed-seed run (test-fuzz), or open-ended (fuzz: stop it
+# with Ctrl-C; new inputs go to $(FUZZ_BUILD_DIR)/tests/fuzz/fuzz-open).
+FUZZ_CONFIG = -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined" -DSEAM_FUZZ=ON
+test-fuzz: deps
+	cmake -S . -B $(FUZZ_BUILD_DIR) $(FUZZ_CONFIG)
+	cmake --build $(FUZZ_BUILD_DIR) -j$(JOBS) --target ir_compile_fuzzer
+	cd $(FUZZ_BUILD_DIR) && ctest --output-on-failure -L fuzz
+
 fuzz: deps
-	cmake -S . -B $(SAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined" -DSEAM_FUZZ=ON
-	cmake --build $(SAN_BUILD_DIR) -j$(JOBS) --target ir_compile_fuzzer
-	tests/fuzz/run_fuzzer.sh open $(SAN_BUILD_DIR)/tests/fuzz/ir_compile_fuzzer tests/fuzz/corpus $(SAN_BUILD_DIR)/tests/fuzz
+	cmake -S . -B $(FUZZ_BUILD_DIR) $(FUZZ_CONFIG)
+	cmake --build $(FUZZ_BUILD_DIR) -j$(JOBS) --target ir_compile_fuzzer
+	tests/fuzz/run_fuzzer.sh open $(FUZZ_BUILD_DIR)/tests/fuzz/ir_compile_fuzzer tests/fuzz/corpus $(FUZZ_BUILD_DIR)/tests/fuzz
 
 build: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -61,4 +71,4 @@ bench-deps:
 	./scripts/install-bench-deps.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR) $(TSAN_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR) $(TSAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

@@ -14,22 +14,13 @@
 
 #include "seam/compile.h"
 #include "seam/tensor.h"
+#include "src/base/sanitizers.h"
 
 namespace seam {
 namespace {
 
 // Fewer rounds under ThreadSanitizer, which runs everything several times slower.
-#if defined(__SANITIZE_THREAD__)
-constexpr int kRounds = 40;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr int kRounds = 40;
-#else
-constexpr int kRounds = 150;
-#endif
-#else
-constexpr int kRounds = 150;
-#endif
+constexpr int kRounds = SEAM_TSAN ? 40 : 150;
 
 // Runs body(t) on `threads` threads at once; a seam::Error or a wrong value in any thread
 // is recorded and reported (a thread must not throw out of std::thread).

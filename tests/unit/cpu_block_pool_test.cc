@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "src/base/sanitizers.h"
 #include "src/plugins/cpu/block_pool.h"
 
-#if defined(__SANITIZE_ADDRESS__)
+#if SEAM_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -142,7 +143,7 @@ TEST(BlockPool, SmallBlocksAre64ByteAligned) {
 }
 
 TEST(BlockPool, CachedLargeBlocksArePoisoned) {
-#if defined(__SANITIZE_ADDRESS__)
+#if SEAM_ASAN
   // A size no other test caches, so that the cache holds exactly this block afterwards.
   constexpr size_t kSize = (1u << 20) + 3 * 4096;
   Block block = AcquireBlock(kSize);

@@ -7,7 +7,9 @@
 #include <mutex>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__)
+#include "src/base/sanitizers.h"
+
+#if SEAM_ASAN
 #include <sanitizer/asan_interface.h>
 #define SEAM_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
 #define SEAM_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)

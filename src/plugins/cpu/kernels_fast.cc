@@ -11,6 +11,8 @@
 #include <iterator>
 #include <limits>
 
+#include "src/base/sanitizers.h"
+
 #if defined(__x86_64__)
 #include <emmintrin.h>
 #define SEAM_HAVE_STREAM_STORES 1
@@ -276,14 +278,7 @@ bool IsFastBinary(Op op) {
 // (target_clones), with everything they call inlined into each (flatten). clang refuses
 // flatten beside target_clones, and ThreadSanitizer builds crash in the clones' resolvers
 // at start-up: those builds get one version of each.
-#if defined(__SANITIZE_THREAD__)
-#define SEAM_FAST_KERNEL_ONE_VERSION 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SEAM_FAST_KERNEL_ONE_VERSION 1
-#endif
-#endif
-#if defined(SEAM_FAST_KERNEL_ONE_VERSION)
+#if SEAM_TSAN
 #define SEAM_FAST_KERNEL
 #elif defined(__clang__)
 #define SEAM_FAST_KERNEL __attribute__((target_clones("avx2", "default")))
