@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <numeric>
 #include <random>
 #include <string>
@@ -131,9 +132,8 @@ int Run(int epochs, const std::string& dir) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Parses the command line (anything but the options below is refused) and trains.
+int Main(int argc, char** argv) {
   CLI::App app{"Trains an MLP on Fashion-MNIST with seam's lazy tensors"};
   int epochs = 10;
   std::string dir = seam::data::kFashionMnistDir;
@@ -142,10 +142,18 @@ int main(int argc, char** argv) {
                  "Folder holding {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz (default: where "
                  "Debian's dataset-fashion-mnist puts them)");
   CLI11_PARSE(app, argc, argv);
+  return Run(epochs, dir);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    return Run(epochs, dir);
+    return Main(argc, argv);
   } catch (const seam::Error& error) {
     std::fprintf(stderr, "fashion_mnist: %s\n", error.what());
-    return 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "fashion_mnist: unexpected error: %s\n", error.what());
   }
+  return 1;
 }
