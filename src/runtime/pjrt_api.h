@@ -38,12 +38,13 @@ absl::Status SetPjrtApi(const std::string& device_type, const PJRT_Api* api);
 // NotFound "PJRT_Api not found for device type <type>".
 absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type);
 
-// dlopen(path, RTLD_LAZY), dlsym("GetPjrtApi"), call it, and register the table under
-// `device_type`. The library is never closed: the table lives inside it. Errors:
-// "Failed to open <path>: <dlerror>", NotFound "GetPjrtApi not found in <path>",
-// "GetPjrtApi returned null in <path>", "Unexpected PJRT_Api size in <path>: ..." (the
-// table's struct_size, checked before any other field is read, cannot hold the version
-// field, or the functions of the oldest accepted minor), and SetPjrtApi's.
+// CheckPluginFile (plugin_file.h), dlopen(path, RTLD_LAZY), dlsym("GetPjrtApi"), call it,
+// and register the table under `device_type`. The library is never closed: the table lives
+// inside it. Errors: "Failed to open <path>: <file>: <problem>" (not an ELF shared object
+// of this machine, or cut short), "Failed to open <path>: <dlerror>", NotFound "GetPjrtApi not
+// found in <path>", "GetPjrtApi returned null in <path>", "Unexpected PJRT_Api size in <path>: ..."
+// (the table's struct_size, checked before any other field is read, cannot hold the version field,
+// or the functions of the oldest accepted minor), and SetPjrtApi's.
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
                                                const std::string& library_path);
 

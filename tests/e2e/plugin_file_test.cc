@@ -3,12 +3,14 @@
 // client selection. Each case runs in a process of its own (plugin tables are per process).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -35,9 +37,22 @@ std::vector<char> ReadBytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// A copy of `bytes` in a fresh temporary folder, under `name`.
+// This process's temporary folder, removed when the process exits.
+const fs::path& TempDir() {
+  struct Dir {
+    fs::path path = fs::temp_directory_path() / absl::StrCat("seam_plugin_file_test_", ::getpid());
+    ~Dir() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  };
+  static Dir dir;
+  return dir.path;
+}
+
+// A copy of `bytes` in this process's temporary folder, under `name`.
 std::string WriteTemp(const std::string& name, const std::vector<char>& bytes) {
-  fs::path dir = fs::temp_directory_path() / absl::StrCat("seam_plugin_file_test_", ::getpid());
+  const fs::path& dir = TempDir();
   fs::create_directories(dir);
   std::string path = (dir / name).string();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
