@@ -1,15 +1,19 @@
 #include "tools/run_command.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <random>
-#include <sstream>
 #include <thread>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_format.h"
 #include "src/ir/bf16.h"
 #include "src/ir/text.h"
@@ -128,6 +132,62 @@ int Fail(std::ostream& err, const std::string& message) {
   return 1;
 }
 
+// A program's text is read up to this size; beyond it the file is refused (`seam run
+// /dev/zero` read without limit).
+constexpr size_t kMaxProgramBytes = size_t{64} << 20;
+
+absl::StatusOr<std::string> ReadProgramText(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("'%s' is a directory, not a program's text", path));
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return absl::NotFoundError(absl::StrFormat("cannot read '%s': %s", path, std::strerror(errno)));
+  }
+  std::string text;
+  std::vector<char> chunk(size_t{1} << 16);
+  while (file.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || file.gcount() > 0) {
+    text.append(chunk.data(), static_cast<size_t>(file.gcount()));
+    if (text.size() > kMaxProgramBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("'%s' holds more than %d bytes, the most a program's text may have", path,
+                          kMaxProgramBytes));
+    }
+  }
+  return text;
+}
+
+// Seeded random inputs for every device, refused up front when they cannot fit in this
+// machine's memory (a parameter of f32[274877906944] is 1 TiB).
+absl::StatusOr<std::vector<std::vector<ir::Literal>>> MakeHostArguments(
+    const std::vector<ir::Shape>& params, int64_t devices, std::mt19937_64& rng) {
+  const auto memory =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  uint64_t total = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const uint64_t bytes = params[i].byte_size();
+    if (bytes <= memory) total += bytes * static_cast<uint64_t>(devices);
+    if (bytes > memory || total > memory) {
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "parameter %d (%s) needs %d bytes of host memory per device; with %d device(s) the "
+          "inputs need more than this machine's %d bytes",
+          i, params[i].ToString(), bytes, devices, memory));
+    }
+  }
+  std::vector<std::vector<ir::Literal>> host_args(devices);
+  try {
+    for (int64_t d = 0; d < devices; ++d) {
+      for (const ir::Shape& shape : params) host_args[d].push_back(RandomLiteral(shape, rng));
+    }
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        absl::StrFormat("cannot allocate the %d bytes of host memory the inputs need", total));
+  }
+  return host_args;
+}
+
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -137,12 +197,9 @@ int64_t NowNs() {
 }  // namespace
 
 int RunProgram(const RunOptions& options, std::ostream& out, std::ostream& err) {
-  std::ifstream file(options.path, std::ios::binary);
-  if (!file)
-    return Fail(err, absl::StrFormat("cannot read '%s': %s", options.path, std::strerror(errno)));
-  std::stringstream text;
-  text << file.rdbuf();
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(text.str());
+  absl::StatusOr<std::string> text = ReadProgramText(options.path);
+  if (!text.ok()) return Fail(err, std::string(text.status().message()));
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(*text);
   if (!program.ok()) {
     return Fail(err,
                 absl::StrFormat("%s: %s", options.path, std::string(program.status().message())));
@@ -168,12 +225,9 @@ int RunProgram(const RunOptions& options, std::ostream& out, std::ostream& err) 
 
   std::mt19937_64 rng(options.seed);
   std::vector<std::vector<ComputationClient::DataPtr>> arguments(devices);
-  std::vector<ir::Shape> params = program->ParameterShapes();
   bool donates = !program->aliases.empty();
-  std::vector<std::vector<ir::Literal>> host_args(devices);
-  for (int64_t d = 0; d < devices; ++d) {
-    for (const ir::Shape& shape : params) host_args[d].push_back(RandomLiteral(shape, rng));
-  }
+  auto host_args = MakeHostArguments(program->ParameterShapes(), devices, rng);
+  if (!host_args.ok()) return Fail(err, std::string(host_args.status().message()));
   std::vector<double> times;
   std::vector<std::vector<ComputationClient::DataPtr>> outputs;
   for (int64_t k = 0; k < options.repeat; ++k) {
@@ -181,7 +235,7 @@ int RunProgram(const RunOptions& options, std::ostream& out, std::ostream& err) 
     if (k == 0 || donates) {
       for (int64_t d = 0; d < devices; ++d) {
         std::vector<ComputationClient::TensorSource> sources;
-        for (const ir::Literal& lit : host_args[d]) {
+        for (const ir::Literal& lit : (*host_args)[d]) {
           sources.push_back({lit.shape, lit.bytes.data(), names[d]});
         }
         auto data = (*client)->TransferToDevice(sources);

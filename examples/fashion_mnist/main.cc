@@ -2,17 +2,19 @@
 // each step records forward, backward and the Adam update, and one sync runs them as one
 // program, compiled once and then served by the compile cache.
 //
-//   PJRT_DEVICE=CPU ./fashion_mnist [epochs]
+//   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR]
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "CLI/CLI.hpp"
 #include "seam/data.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
@@ -40,10 +42,34 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-int Run(int epochs) {
+// The loader refuses empty sets and images that are not 28x28; the example also needs a
+// training set of at least one batch (the last partial batch is dropped).
+bool CheckSets(const seam::data::ImageSet& train, const seam::data::ImageSet& test,
+               const std::string& dir) {
+  for (const seam::data::ImageSet* set : {&train, &test}) {
+    if (set->rows * set->cols != kPixels || set->count < 1) {
+      std::fprintf(stderr,
+                   "fashion_mnist: %s: a set of %lld images of %lldx%lld pixels; need 28x28\n",
+                   dir.c_str(), static_cast<long long>(set->count),
+                   static_cast<long long>(set->rows), static_cast<long long>(set->cols));
+      return false;
+    }
+  }
+  if (train.count < kBatch) {
+    std::fprintf(stderr,
+                 "fashion_mnist: %s: the training set has %lld images, fewer than one batch "
+                 "(%lld)\n",
+                 dir.c_str(), static_cast<long long>(train.count), static_cast<long long>(kBatch));
+    return false;
+  }
+  return true;
+}
+
+int Run(int epochs, const std::string& dir) {
   using seam::Tensor;
-  seam::data::ImageSet train = seam::data::load_fashion_mnist(/*train=*/true);
-  seam::data::ImageSet test = seam::data::load_fashion_mnist(/*train=*/false);
+  seam::data::ImageSet train = seam::data::load_fashion_mnist(/*train=*/true, dir);
+  seam::data::ImageSet test = seam::data::load_fashion_mnist(/*train=*/false, dir);
+  if (!CheckSets(train, test, dir)) return 1;
   std::printf("Fashion-MNIST: %lld training and %lld test images\n",
               static_cast<long long>(train.count), static_cast<long long>(test.count));
 
@@ -106,14 +132,28 @@ int Run(int epochs) {
   return 0;
 }
 
+// Parses the command line (anything but the options below is refused) and trains.
+int Main(int argc, char** argv) {
+  CLI::App app{"Trains an MLP on Fashion-MNIST with seam's lazy tensors"};
+  int epochs = 10;
+  std::string dir = seam::data::kFashionMnistDir;
+  app.add_option("--epochs", epochs, "Training epochs (default 10)")->check(CLI::Range(1, 100000));
+  app.add_option("--data", dir,
+                 "Folder holding {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz (default: where "
+                 "Debian's dataset-fashion-mnist puts them)");
+  CLI11_PARSE(app, argc, argv);
+  return Run(epochs, dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int epochs = argc > 1 ? std::atoi(argv[1]) : 10;
   try {
-    return Run(epochs);
+    return Main(argc, argv);
   } catch (const seam::Error& error) {
     std::fprintf(stderr, "fashion_mnist: %s\n", error.what());
-    return 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "fashion_mnist: unexpected error: %s\n", error.what());
   }
+  return 1;
 }

@@ -18,8 +18,11 @@ struct IdxArray {
   std::vector<uint8_t> values;
 };
 
-// Reads one IDX file. Errors: a missing file, a bad magic number, an element type other
-// than unsigned byte, or fewer bytes than the dimensions promise.
+// Reads one IDX file, plain or gzip-compressed. Every header field is checked before
+// anything is allocated. Errors: a missing file or a directory, a bad magic number, an
+// element type other than unsigned byte, dimensions describing more than 4 GiB, fewer or
+// more bytes than the dimensions describe, corrupt or truncated gzip data, and running out
+// of memory (RESOURCE_EXHAUSTED).
 IdxArray read_idx(const std::string& path);
 
 // Images as floats in [0, 1] (count x rows*cols, row-major) and their labels 0..9.
@@ -36,7 +39,8 @@ inline constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";
 
 // Reads "<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz" (the training set when
 // `train`, else the test set). When the files are missing, the error names the Debian
-// package that provides them.
+// package that provides them. A set is refused unless its images are count x 28 x 28, its
+// labels count values in 0..9, and count at least 1.
 ImageSet load_fashion_mnist(bool train, const std::string& dir = kFashionMnistDir);
 
 }  // namespace seam::data

@@ -1,4 +1,7 @@
 // The public data API (include/seam/data.h): the loaders of idx.h, with seam::Error.
+#include <new>
+
+#include "absl/strings/str_cat.h"
 #include "seam/data.h"
 #include "src/data/idx.h"
 
@@ -9,18 +12,27 @@ namespace {
   throw Error(static_cast<int>(status.code()), std::string(status.message()));
 }
 
+// Running out of memory is a seam::Error too (RESOURCE_EXHAUSTED naming the file).
+template <typename Load>
+auto Call(const std::string& what, Load load) {
+  decltype(load()) result = absl::UnknownError("");
+  try {
+    result = load();
+  } catch (const std::bad_alloc&) {
+    Throw(absl::ResourceExhaustedError(absl::StrCat(what, ": out of host memory")));
+  }
+  if (!result.ok()) Throw(result.status());
+  return *std::move(result);
+}
+
 }  // namespace
 
 IdxArray read_idx(const std::string& path) {
-  absl::StatusOr<IdxArray> array = ReadIdx(path);
-  if (!array.ok()) Throw(array.status());
-  return *std::move(array);
+  return Call(path, [&] { return ReadIdx(path); });
 }
 
 ImageSet load_fashion_mnist(bool train, const std::string& dir) {
-  absl::StatusOr<ImageSet> set = LoadFashionMnist(dir, train);
-  if (!set.ok()) Throw(set.status());
-  return *std::move(set);
+  return Call(dir, [&] { return LoadFashionMnist(dir, train); });
 }
 
 }  // namespace seam::data

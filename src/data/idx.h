@@ -10,12 +10,16 @@
 
 namespace seam::data {
 
-// Errors name the file and what is wrong: a missing file, a bad magic number, an element
-// type other than unsigned byte, or fewer bytes than the dimensions promise.
+// Errors name the file and what is wrong: a missing file or a directory, a bad magic
+// number, an element type other than unsigned byte, dimensions describing more than 2^32
+// bytes, fewer (DATA_LOSS) or more bytes than the dimensions describe, a corrupt or
+// truncated gzip stream (DATA_LOSS). Nothing is allocated on the header's word alone: a
+// plain file's size is checked first, gzip data is read 1 MiB at a time.
 absl::StatusOr<IdxArray> ReadIdx(const std::string& path);
 
 // Reads "<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz". When the files are
-// missing, the error names the Debian package that provides them.
+// missing, the error names the Debian package that provides them; a set whose images are
+// not count x 28 x 28, whose labels do not match, or that holds no images is refused.
 absl::StatusOr<ImageSet> LoadFashionMnist(const std::string& dir, bool train);
 
 }  // namespace seam::data

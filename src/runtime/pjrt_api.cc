@@ -15,6 +15,7 @@
 #include "src/base/env.h"
 #include "src/base/logging.h"
 #include "src/base/status_macros.h"
+#include "src/runtime/plugin_file.h"
 
 namespace seam::runtime {
 namespace {
@@ -131,6 +132,8 @@ absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type) {
 
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
                                                const std::string& library_path) {
+  // A file cut short would kill the process with SIGBUS inside dlopen.
+  SEAM_RETURN_IF_ERROR(CheckPluginFile(library_path));
   void* library = dlopen(library_path.c_str(), RTLD_LAZY);
   if (library == nullptr) {
     const char* error = dlerror();
@@ -190,6 +193,20 @@ absl::Status CheckPluginVersion(int plugin_major, int plugin_minor, bool compati
   return absl::OkStatus();
 }
 
+absl::Status CheckPjrtPluginVersion(const std::string& device_type) {
+  std::string type = Canonical(device_type);
+  SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, PjrtApi(type));
+  PluginVersion version = GetPluginVersion(api);
+  base::Log(base::LogSeverity::kInfo,
+            absl::StrCat("The PJRT plugin has PJRT API version ", version.major, ".", version.minor,
+                         ". The framework PJRT API version is ", PJRT_API_MAJOR, ".",
+                         PJRT_API_MINOR, "."));
+  absl::Status status =
+      CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled());
+  if (!status.ok()) Unregister(type);
+  return status;
+}
+
 absl::Status InitializePjrtPlugin(const std::string& device_type) {
   std::string type = Canonical(device_type);
   SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, PjrtApi(type));
@@ -201,18 +218,9 @@ absl::Status InitializePjrtPlugin(const std::string& device_type) {
           absl::StrCat("PJRT plugin for device type ", type, " is already initialized"));
     }
   }
-  PluginVersion version = GetPluginVersion(api);
-  base::Log(base::LogSeverity::kInfo,
-            absl::StrCat("The PJRT plugin has PJRT API version ", version.major, ".", version.minor,
-                         ". The framework PJRT API version is ", PJRT_API_MAJOR, ".",
-                         PJRT_API_MINOR, "."));
-  absl::Status status =
-      CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled());
-  if (status.ok()) {
-    auto args = SEAM_PJRT_ARGS(PJRT_Plugin_Initialize_Args);
-    status = TakePjrtError(api, api->PJRT_Plugin_Initialize(&args));
-  }
-  if (!status.ok()) {
+  SEAM_RETURN_IF_ERROR(CheckPjrtPluginVersion(type));
+  auto args = SEAM_PJRT_ARGS(PJRT_Plugin_Initialize_Args);
+  if (absl::Status status = TakePjrtError(api, api->PJRT_Plugin_Initialize(&args)); !status.ok()) {
     Unregister(type);
     return status;
   }

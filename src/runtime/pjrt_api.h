@@ -38,19 +38,27 @@ absl::Status SetPjrtApi(const std::string& device_type, const PJRT_Api* api);
 // NotFound "PJRT_Api not found for device type <type>".
 absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type);
 
-// dlopen(path, RTLD_LAZY), dlsym("GetPjrtApi"), call it, and register the table under
-// `device_type`. The library is never closed: the table lives inside it. Errors:
-// "Failed to open <path>: <dlerror>", NotFound "GetPjrtApi not found in <path>",
-// "GetPjrtApi returned null in <path>", "Unexpected PJRT_Api size in <path>: ..." (the
-// table's struct_size, checked before any other field is read, cannot hold the version
-// field, or the functions of the oldest accepted minor), and SetPjrtApi's.
+// CheckPluginFile (plugin_file.h), dlopen(path, RTLD_LAZY), dlsym("GetPjrtApi"), call it,
+// and register the table under `device_type`. The library is never closed: the table lives
+// inside it. Errors: "Failed to open <path>: <file>: <problem>" (not an ELF shared object
+// of this machine, or cut short), "Failed to open <path>: <dlerror>", NotFound "GetPjrtApi not
+// found in <path>", "GetPjrtApi returned null in <path>", "Unexpected PJRT_Api size in <path>: ..."
+// (the table's struct_size, checked before any other field is read, cannot hold the version field,
+// or the functions of the oldest accepted minor), and SetPjrtApi's.
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
                                                const std::string& library_path);
 
-// Logs the two versions (always), applies the version rule, then calls the plugin's
-// PJRT_Plugin_Initialize. A second initialization of the same type is FailedPrecondition.
-// When the rule or the plugin's initialize fails, the type is unregistered again, so that
-// a retry (load + initialize) reports the same error instead of "already exists".
+// The handshake without the plugin's initialize: logs the two versions (always) and applies
+// the version rule to the table registered under `device_type`; on failure the type is
+// unregistered again. Calls none of the plugin's functions. Every branch that builds a
+// client from a loaded table runs it (InitializePjrtPlugin does, and the XPU and NEURON
+// branches, which skip the plugin's initialize, call it directly).
+absl::Status CheckPjrtPluginVersion(const std::string& device_type);
+
+// CheckPjrtPluginVersion, then the plugin's PJRT_Plugin_Initialize. A second initialization of the
+// same type is FailedPrecondition. When the rule or the plugin's initialize fails, the type is
+// unregistered again, so that a retry (load + initialize) reports the same error instead of
+// "already exists".
 absl::Status InitializePjrtPlugin(const std::string& device_type);
 absl::StatusOr<bool> IsPjrtPluginInitialized(const std::string& device_type);
 

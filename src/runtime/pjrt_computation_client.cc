@@ -331,19 +331,33 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
 absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevice(
     const std::vector<DataPtr>& handles) {
   metrics::ScopedTimer timer(TransferFromDeviceMetric());
-  std::vector<ir::Literal> literals(handles.size());
+  absl::InlinedVector<const PjrtData*, 4> buffers;
+  for (const DataPtr& handle : handles) {
+    const auto* data = AsExactly<PjrtData>(handle.get());
+    if (data == nullptr) {
+      return absl::InvalidArgumentError("TransferFromDevice: handle is not from this client");
+    }
+    buffers.push_back(data);
+  }
+  // Errors first, sizes after: the outputs of a run that failed (out of memory, say) report
+  // its error here, before any host memory is sized by their shapes.
+  for (const PjrtData* data : buffers) SEAM_RETURN_IF_ERROR(data->AwaitReady());
+  std::vector<ir::Literal> literals(buffers.size());
   absl::InlinedVector<PJRT_Event*, 4> events;
   absl::Status status;
-  for (size_t i = 0; i < handles.size() && status.ok(); ++i) {
-    const auto* data = AsExactly<PjrtData>(handles[i].get());
-    if (data == nullptr) {
-      status = absl::InvalidArgumentError("TransferFromDevice: handle is not from this client");
+  for (size_t i = 0; i < buffers.size() && status.ok(); ++i) {
+    literals[i].shape = buffers[i]->shape();
+    const size_t size = literals[i].shape.byte_size();
+    try {
+      literals[i].bytes.resize(size);
+    } catch (const std::bad_alloc&) {
+      status = absl::ResourceExhaustedError(absl::StrCat("TransferFromDevice: cannot allocate ",
+                                                         size, " bytes of host memory for ",
+                                                         literals[i].shape.ToString()));
       break;
     }
-    literals[i].shape = data->shape();
-    literals[i].bytes.resize(data->shape().byte_size());
     auto args = SEAM_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
-    args.src = data->buffer();
+    args.src = buffers[i]->buffer();
     args.dst = literals[i].bytes.data();
     args.dst_size = literals[i].bytes.size();
     status = TakePjrtError(api_, api_->PJRT_Buffer_ToHostBuffer(&args));

@@ -77,7 +77,10 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(const std::
   SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, LoadPjrtPlugin(device_type, path));
   PluginVersion version = GetPluginVersion(api);
   selection->plugin_version = absl::StrCat(version.major, ".", version.minor);
-  if (initialize) SEAM_RETURN_IF_ERROR(InitializePjrtPlugin(device_type));
+  // The version rule runs on every branch before any slot is called: a table of another
+  // major version has another layout. XPU and NEURON skip only the plugin's initialize.
+  SEAM_RETURN_IF_ERROR(initialize ? InitializePjrtPlugin(device_type)
+                                  : CheckPjrtPluginVersion(device_type));
   return Wrap(PjrtComputationClient::Create(api, options));
 }
 
@@ -126,6 +129,9 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
   }
   PluginVersion version = GetPluginVersion(api);
   selection->plugin_version = absl::StrCat(version.major, ".", version.minor);
+  // Built from the same header, so it always passes; checked all the same, like every branch.
+  SEAM_RETURN_IF_ERROR(
+      CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled()));
   return Wrap(PjrtComputationClient::Create(api, {{"cpu_device_count", devices}}));
 }
 

@@ -213,6 +213,33 @@ TEST_F(CpuTableTest, UnsupportedElementTypeNamesIt) {
             "(supported: PRED = 1, S32 = 4, S64 = 5, F32 = 11, F64 = 12, BF16 = 13)");
 }
 
+// Issue 14, item 4: a size that overflows is INVALID_ARGUMENT, one that cannot be allocated
+// RESOURCE_EXHAUSTED; both name the shape, and nothing is read from the (small) host data.
+TEST_F(CpuTableTest, ImpossibleBufferSizesAreCleanErrors) {
+  float value = 1.0f;
+  auto create = [&](std::vector<int64_t> dims) {
+    auto args = ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+    args.client = client_;
+    args.data = &value;
+    args.type = PJRT_Buffer_Type_F32;
+    args.dims = dims.data();
+    args.num_dims = dims.size();
+    args.device = device_;
+    ErrorInfo error = Take(Api()->PJRT_Client_BufferFromHostBuffer(&args));
+    EXPECT_EQ(args.buffer, nullptr);
+    return error;
+  };
+  ErrorInfo overflow = create({int64_t{1} << 40, int64_t{1} << 30});
+  EXPECT_EQ(overflow.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_NE(overflow.message.find("f32[1099511627776,1073741824]"), std::string::npos)
+      << overflow.message;
+  ErrorInfo too_big = create({int64_t{1} << 60});  // 2^62 bytes: no address space holds it
+  EXPECT_EQ(too_big.code, PJRT_Error_Code_RESOURCE_EXHAUSTED);
+  EXPECT_EQ(too_big.message,
+            "PJRT_Client_BufferFromHostBuffer: cannot allocate 4611686018427387904 bytes of "
+            "device memory for f32[1152921504606846976]");
+}
+
 TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   const char code[] = "program @p {\n  %0 = parameter(0) : f32[2]\n  return (%0)\n}\n";
   auto program = ARGS(PJRT_Program);

@@ -1,5 +1,6 @@
 // Buffers: host to device, device to host, and their properties.
 #include <cstring>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/api_functions.h"
@@ -35,7 +36,13 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
 
   auto state = NewBufferState();
   // Every semantics is served by copying now, which meets the strictest one.
-  state->memory = NewDeviceMemory(size);
+  try {
+    state->memory = NewDeviceMemory(size);
+  } catch (const std::bad_alloc&) {
+    return MakeError(absl::ResourceExhaustedError(
+        absl::StrCat("PJRT_Client_BufferFromHostBuffer: cannot allocate ", size,
+                     " bytes of device memory for ", shape.ToString())));
+  }
   if (size > 0) std::memcpy(state->memory->data(), args->data, size);
   state->ready->Set(absl::OkStatus());
 

@@ -1,0 +1,56 @@
+// Allocation failures through the seam (issue 14, item 4): a run whose output the plugin
+// cannot allocate reports RESOURCE_EXHAUSTED on that output, and TransferFromDevice returns
+// that error before it sizes a host buffer by the output's shape (it used to allocate the
+// shape's bytes first and throw std::bad_alloc).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "src/ir/text.h"
+#include "src/runtime/runtime.h"
+
+namespace seam::runtime {
+namespace {
+
+// 2^60 f32 elements: 2^62 bytes, more than any address space holds.
+constexpr char kHugeOutput[] = R"(program @huge_output {
+  %a = parameter(0) : f32[]
+  %b = broadcast_in_dim(%a), dims={} : f32[1152921504606846976]
+  return (%b)
+}
+)";
+
+TEST(AllocationFailureTest, TransferFromDeviceReportsTheRunsErrorBeforeSizingAHostBuffer) {
+  ComputationClient* client = *GetComputationClient();
+  std::string device = client->GetDefaultDevice();
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(kHugeOutput);
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto compiled = client->Compile({{*program, device}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ir::Literal a = ir::Literal::FromF32({2}, {});
+  auto inputs = client->TransferToDevice({{a.shape, a.bytes.data(), device}});
+  ASSERT_TRUE(inputs.ok()) << inputs.status();
+  auto outputs = client->ExecuteComputation(*compiled->front(), *inputs, device, {});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  auto host = client->TransferFromDevice(*outputs);
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(host.status().message(),
+            "PJRT_LoadedExecutable_Execute: out of host memory while running the program");
+}
+
+TEST(AllocationFailureTest, TransferToDeviceOfAnImpossibleSizeIsResourceExhausted) {
+  ComputationClient* client = *GetComputationClient();
+  std::string device = client->GetDefaultDevice();
+  float value = 1;
+  ir::Shape shape{ir::DType::kF32, {int64_t{1} << 60}};
+  auto data = client->TransferToDevice({{shape, &value, device}});
+  ASSERT_FALSE(data.ok());
+  EXPECT_EQ(data.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(data.status().message(),
+            "PJRT_Client_BufferFromHostBuffer: cannot allocate 4611686018427387904 bytes of "
+            "device memory for f32[1152921504606846976]");
+}
+
+}  // namespace
+}  // namespace seam::runtime
