@@ -27,6 +27,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
+#include "src/base/object_pool.h"
 
 namespace {
 
@@ -44,6 +45,7 @@ struct Sample {
   int64_t step;
   double rss_kib;
   double heap_kib;
+  int64_t pooled;  // blocks the object pool holds (live objects and cached ones)
 };
 
 double RssKib() {
@@ -97,18 +99,19 @@ int RunMode(const std::string& mode, const Options& options) {
   for (int64_t s = 1; s <= options.steps; ++s) {
     loss = step();
     if (s % options.every == 0 || s == options.warmup) {
-      samples.push_back({s, RssKib(), LiveHeapKib()});
+      samples.push_back({s, RssKib(), LiveHeapKib(), seam::base::GetPoolCounts().outstanding});
     }
   }
   std::printf("mode %s: %lld steps, batch %lld, final loss %.4f\n", mode.c_str(),
               static_cast<long long>(options.steps),         // NOLINT(google-runtime-int)
               static_cast<long long>(options.batch), loss);  // NOLINT(google-runtime-int)
-  std::printf("  %8s %12s %12s\n", "step", "RSS KiB", "heap KiB");
+  std::printf("  %8s %12s %12s %14s\n", "step", "RSS KiB", "heap KiB", "pooled blocks");
   const Sample* base = nullptr;
   double peak_rss = 0, peak_heap = 0;
   for (const Sample& sample : samples) {
-    std::printf("  %8lld %12.0f %12.0f\n", static_cast<long long>(sample.step),  // NOLINT
-                sample.rss_kib, sample.heap_kib);
+    std::printf("  %8lld %12.0f %12.0f %14lld\n", static_cast<long long>(sample.step),  // NOLINT
+                sample.rss_kib, sample.heap_kib,
+                static_cast<long long>(sample.pooled));  // NOLINT(google-runtime-int)
     if (sample.step == options.warmup) base = &sample;
     if (base != nullptr) {
       peak_rss = std::max(peak_rss, sample.rss_kib);
