@@ -9,14 +9,16 @@
 // So each thread's list of a class is bounded; a block freed beyond the bound sends
 // Policy::kBatch blocks of the list to the shared lists, and a thread whose own list is
 // empty takes a batch from there before making a new block. The bound adapts, as
-// tcmalloc's per-thread lists do: it starts at two batches and grows by a batch (up to
-// Policy::ThreadLimit) each time the thread finds its list empty, so a thread that only
-// frees a class (a worker freeing run records) keeps two batches of it, and a thread that
-// recycles many blocks of a class in each step (a front end recording a graph) soon keeps
-// enough to serve a step from its own list. Blocks thus return to the threads that
-// allocate, and a steady flow from one thread to another keeps a bounded number of blocks.
-// The shared lists hold at most Policy::kMaxSharedBatches batches per class; a thread that
-// ends leaves its blocks there.
+// tcmalloc's per-thread lists do: it starts at two batches, grows by a batch (up to
+// Policy::ThreadLimit) each time the thread finds its list empty, and shrinks by a batch
+// (down to two) each time the list overflows twice with no empty list in between. So a
+// thread that recycles many blocks of a class in each step (a front end recording a
+// graph) soon keeps enough to serve a step from its own list, and a thread that only
+// frees a class (a worker freeing run records), or stopped allocating it, keeps two
+// batches and passes the rest on. Blocks thus return to the threads that allocate, and a
+// steady flow from one thread to another keeps a bounded number of blocks. The shared
+// lists hold at most Policy::kMaxSharedBatches batches per class; a thread that ends
+// leaves its blocks there.
 //
 // A Policy gives:
 //   static constexpr size_t kClasses;             // classes 0 .. kClasses - 1
@@ -128,6 +130,8 @@ class FreeLists {
     // paths compare with zero instead of loading the class's limit.
     std::array<int, Policy::kClasses> room{};
     std::array<int, Policy::kClasses> limit{};  // 2 kBatch .. ThreadLimit(c)
+    // Per class, whether the list ran empty since it last overflowed.
+    std::array<bool, Policy::kClasses> ran_empty{};
   };
 
   struct Shared {
@@ -206,6 +210,7 @@ class FreeLists {
     Cache* cache = t_cache != nullptr ? t_cache : MakeCache();
     if (cache != nullptr) {
       // This thread allocates class c faster than it frees it: let its list hold more.
+      cache->ran_empty[c] = true;
       if (cache->limit[c] < Policy::ThreadLimit(c)) {
         const int grown = std::min(cache->limit[c] + Policy::kBatch, Policy::ThreadLimit(c));
         cache->room[c] += grown - cache->limit[c];
@@ -236,8 +241,9 @@ class FreeLists {
   }
 
   // This thread's list of class c is full (or the thread has no cache yet, or is ending):
-  // the block joins it and a batch leaves for the shared lists, where the threads that
-  // allocate find it.
+  // the block joins it and batches leave for the shared lists, where the threads that
+  // allocate find them. A list that overflows again without having run empty belongs to
+  // a thread that frees more of the class than it allocates: its bound shrinks by a batch.
   [[gnu::noinline]] static void GiveSlow(size_t c, FreeBlock* block) {
     Cache* cache = t_cache != nullptr ? t_cache : MakeCache();
     if (cache == nullptr) {
@@ -247,7 +253,14 @@ class FreeLists {
     }
     block->next = cache->heads[c];
     cache->heads[c] = block;
-    if (--cache->room[c] < 0) SendBatch(cache, c);
+    if (--cache->room[c] >= 0) return;
+    if (!cache->ran_empty[c]) {
+      const int shrink = std::min(Policy::kBatch, cache->limit[c] - 2 * Policy::kBatch);
+      cache->limit[c] -= shrink;
+      cache->room[c] -= shrink;
+    }
+    cache->ran_empty[c] = false;
+    while (cache->room[c] < 0) SendBatch(cache, c);
   }
 };
 
