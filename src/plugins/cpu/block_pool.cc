@@ -58,13 +58,16 @@ struct SmallPolicy {
   static constexpr int kBatch = 16;
   static constexpr int kMaxSharedBatches = 32;
   static constexpr size_t BlockBytes(size_t c) { return (c + 1) * kAlignment; }
-  // A thread's list of a class grows up to 64 KiB (at least 64 blocks) when the thread
-  // allocates that class faster than it frees it: eager mode keeps every op's tiny result
-  // alive for autodiff until the step ends, so a step of a few hundred ops gives back (and
-  // the next step asks for) a few hundred blocks of one class.
+  // A thread's list of a class grows up to 8 KiB (at least two batches) when the thread
+  // allocates that class faster than it frees it. Larger lists (64 KiB per class before)
+  // made the soak's eager mode jump by a few hundred KiB when its runs moved between the
+  // caller and the worker: a list grown on one thread held blocks the other then had to
+  // make anew. A step that recycles more of a class through one thread (eager mode keeps
+  // every op's tiny result alive until the step ends) passes batches through the shared
+  // lists instead, one lock per 16 blocks.
   static constexpr int ThreadLimit(size_t c) {
-    const size_t by_bytes = size_t{64} * 1024 / BlockBytes(c);
-    return by_bytes > 64 ? static_cast<int>(by_bytes) : 64;
+    const size_t by_bytes = size_t{8} * 1024 / BlockBytes(c);
+    return by_bytes > 2 * kBatch ? static_cast<int>(by_bytes) : 2 * kBatch;
   }
   static void* New(size_t c) {
     void* data = std::aligned_alloc(kAlignment, BlockBytes(c));
@@ -78,8 +81,8 @@ struct SmallPolicy {
 };
 using SmallLists = base::FreeLists<SmallPolicy>;
 static_assert(SmallLists::kLinkBytes <= kAlignment);
-static_assert(SmallPolicy::ThreadLimit(0) == 1024 &&
-              SmallPolicy::ThreadLimit(SmallPolicy::kClasses - 1) == 64);
+static_assert(SmallPolicy::ThreadLimit(0) == 128 &&
+              SmallPolicy::ThreadLimit(SmallPolicy::kClasses - 1) == 32);
 
 void SmallPolicy::Cached(void* block, size_t c) {
   SEAM_POISON(static_cast<uint8_t*>(block) + SmallLists::kLinkBytes,
