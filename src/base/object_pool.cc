@@ -18,7 +18,8 @@ struct ObjectPolicy {
   // recycles all of its objects within its own thread's lists.
   static constexpr int ThreadLimit(size_t c) {
     const size_t by_bytes = size_t{32} * 1024 / BlockBytes(c);
-    return by_bytes > 2 * kBatch ? static_cast<int>(by_bytes) : 2 * kBatch;
+    constexpr int kMinimum = 2 * kBatch;
+    return by_bytes > size_t{kMinimum} ? static_cast<int>(by_bytes) : kMinimum;
   }
   static void* New(size_t c) { return ::operator new(BlockBytes(c)); }
   static void Delete(void* block, size_t /*c*/) { ::operator delete(block); }

@@ -67,7 +67,8 @@ struct SmallPolicy {
   // lists instead, one lock per 16 blocks.
   static constexpr int ThreadLimit(size_t c) {
     const size_t by_bytes = size_t{8} * 1024 / BlockBytes(c);
-    return by_bytes > 2 * kBatch ? static_cast<int>(by_bytes) : 2 * kBatch;
+    constexpr int kMinimum = 2 * kBatch;
+    return by_bytes > size_t{kMinimum} ? static_cast<int>(by_bytes) : kMinimum;
   }
   static void* New(size_t c) {
     void* data = std::aligned_alloc(kAlignment, BlockBytes(c));
