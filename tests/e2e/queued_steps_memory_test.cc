@@ -53,20 +53,24 @@ class QueuedStepsMemoryTest : public ::testing::Test {
   void SetUp() override { setenv("SEAM_CPU_INLINE_MAX_COST", "0", /*overwrite=*/1); }
 };
 
-// Before the fix this window made one new block per step (3,000; the other classes' lists
-// on the worker were full by then and freed what came); now up to a few dozen (blocks in
-// transit when the caller runs ahead of the worker).
+// Before the fix this window made 65,071 new blocks (about 11 per step: the worker's lists
+// were full and it freed what came, while the caller made each run's objects anew). Now a
+// few hundred at most: the caller
+// and the worker both allocate and free some classes (buffer states, device-memory
+// records), and each thread's list of such a class wanders between empty and its bound
+// (32 KiB of blocks) before the pair holds enough; what is made is bounded by the lists'
+// bounds, not by the number of steps.
 TEST_F(QueuedStepsMemoryTest, LazyStepsReuseTheBlocksTheWorkerFrees) {
-  const Window window = CountSteps(/*eager=*/false, 1000, 3000);
-  EXPECT_LE(window.made, 500) << "blocks made in the window; " << window.outstanding
-                              << " held at the end";
+  const Window window = CountSteps(/*eager=*/false, 1000, 6000);
+  EXPECT_LE(window.made, 1500) << "blocks made in the window; " << window.outstanding
+                               << " held at the end";
 }
 
-// An eager step queues each of its ops: before the fix this window made about 118,000 new
-// blocks; now up to a few hundred.
+// An eager step queues each of its ops: before the fix this window made about 118,000-
+// 146,000 new blocks; now up to a few hundred.
 TEST_F(QueuedStepsMemoryTest, EagerStepsReuseTheBlocksTheWorkerFrees) {
   const Window window = CountSteps(/*eager=*/true, 200, 300);
-  EXPECT_LE(window.made, 1000) << "blocks made in the window; " << window.outstanding
+  EXPECT_LE(window.made, 1500) << "blocks made in the window; " << window.outstanding
                                << " held at the end";
 }
 
