@@ -1,8 +1,34 @@
 #include "tools/info_command.h"
 
+#include "absl/strings/ascii.h"
+#include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_registry.h"
+#include "tools/option_value.h"
 
 namespace seam::tools {
+
+namespace {
+
+// The selected plugin's attributes (PJRT_Plugin_Attributes): the CPU plugin's include the
+// OpenBLAS core it runs and, when that core is generic, what to do about it.
+void PrintAttributes(std::ostream& out, const runtime::ClientSelection& selection) {
+  const PJRT_Api* api =
+      selection.branch == "CPU"
+          ? runtime::GetInProcessCpuPjrtApi()
+          : runtime::PjrtApi(absl::AsciiStrToLower(selection.device_type)).value_or(nullptr);
+  if (api == nullptr) return;
+  absl::StatusOr<runtime::PluginOptions> attributes = runtime::GetPluginAttributes(api);
+  if (!attributes.ok()) {
+    out << "attributes    (" << attributes.status().message() << ")\n";
+    return;
+  }
+  out << "attributes" << (attributes->empty() ? "    (none)" : "") << "\n";
+  for (const auto& [name, value] : *attributes) {
+    out << "  " << name << " = " << DescribeOptionValue(value) << "\n";
+  }
+}
+
+}  // namespace
 
 int PrintInfo(std::ostream& out, std::ostream& err) {
   runtime::ClientSelection selection;
@@ -30,6 +56,7 @@ int PrintInfo(std::ostream& out, std::ostream& err) {
   for (const auto& device : devices) {
     out << "  " << device.name << "  id " << device.id << "  kind " << device.kind << "\n";
   }
+  PrintAttributes(out, selection);
   return 0;
 }
 

@@ -7,8 +7,10 @@
 namespace seam::tools {
 
 // Runs client selection as the runtime would and prints PJRT_DEVICE, the branch taken,
-// every environment variable read (or "unset"), the plugin path and version, the platform
-// and the devices. On failure prints the runtime's error; returns 1 then, else 0.
+// every environment variable read (or "unset"), the plugin path and version, the platform,
+// the devices and the plugin's attributes (for the CPU plugin: the OpenBLAS core, and a
+// note when OpenBLAS runs generic kernels). On failure prints the runtime's error; returns 1 then,
+// else 0.
 int PrintInfo(std::ostream& out, std::ostream& err);
 
 }  // namespace seam::tools

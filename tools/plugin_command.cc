@@ -1,14 +1,12 @@
 #include "tools/plugin_command.h"
 
-#include <variant>
-
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "src/base/env.h"
 #include "src/conformance/op_checks.h"
 #include "src/conformance/suite.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client.h"
+#include "tools/option_value.h"
 
 namespace seam::tools {
 namespace {
@@ -16,19 +14,6 @@ namespace {
 // The registry is per process and write-once; the command registers its one plugin under
 // this name.
 constexpr char kDeviceType[] = "plugin-under-test";
-
-std::string Describe(const runtime::PluginOptionValue& value) {
-  struct Visitor {
-    std::string operator()(int64_t v) const { return absl::StrCat(v); }
-    std::string operator()(const std::string& v) const { return absl::StrCat("\"", v, "\""); }
-    std::string operator()(bool v) const { return v ? "true" : "false"; }
-    std::string operator()(float v) const { return absl::StrCat(v); }
-    std::string operator()(const std::vector<int64_t>& v) const {
-      return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
-    }
-  };
-  return std::visit(Visitor{}, value);
-}
 
 std::string CompatibilityLine() {
   std::optional<std::string> raw = base::GetEnv("ENABLE_PJRT_COMPATIBILITY");
@@ -71,7 +56,7 @@ int InspectPlugin(const std::string& path, std::ostream& out, std::ostream& err)
   if (!attributes.ok()) return Fail(err, "inspect", attributes.status());
   out << "attributes" << (attributes->empty() ? "     (none)" : "") << "\n";
   for (const auto& [name, value] : *attributes) {
-    out << "  " << name << " = " << Describe(value) << "\n";
+    out << "  " << name << " = " << DescribeOptionValue(value) << "\n";
   }
   auto client = runtime::PjrtComputationClient::Create(*api);
   if (!client.ok()) return Fail(err, "inspect", client.status());

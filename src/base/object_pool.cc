@@ -2,52 +2,33 @@
 
 #include <new>
 
+#include "src/base/free_lists.h"
+
 namespace seam::base {
 namespace {
 
 constexpr size_t kGranule = 32;  // size classes of 32 bytes
-constexpr size_t kClasses = kMaxPooledBytes / kGranule;
-constexpr int kMaxCached = 4096;  // blocks kept per class and thread
 
-struct FreeBlock {
-  FreeBlock* next;
-};
-
-struct ThreadCache {
-  FreeBlock* heads[kClasses] = {};
-  int counts[kClasses] = {};
-  ~ThreadCache();
-};
-
-// This thread's cache: not made yet, alive, or destroyed (the thread is ending). Blocks
-// freed when it is not alive go straight back to operator delete. A trivially
-// destructible thread_local stays readable until the thread ends.
-enum class CacheState : unsigned char { kNone, kAlive, kDead };
-thread_local CacheState t_cache_state = CacheState::kNone;
-// The cache while it is alive, else null: the fast paths read this one trivially
-// destructible thread_local instead of the cache's own (whose every use checks that it
-// was constructed).
-thread_local ThreadCache* t_cache = nullptr;
-
-ThreadCache::~ThreadCache() {
-  t_cache = nullptr;
-  t_cache_state = CacheState::kDead;
-  for (size_t c = 0; c < kClasses; ++c) {
-    while (FreeBlock* block = heads[c]) {
-      heads[c] = block->next;
-      ::operator delete(block);
-    }
+struct ObjectPolicy {
+  static constexpr size_t kClasses = kMaxPooledBytes / kGranule;
+  static constexpr int kBatch = 32;
+  static constexpr int kMaxSharedBatches = 64;
+  static constexpr size_t BlockBytes(size_t c) { return (c + 1) * kGranule; }
+  // 32 KiB of blocks per class and thread, at least two batches: a tiny training step
+  // recycles all of its objects within its own thread's lists.
+  static constexpr int ThreadLimit(size_t c) {
+    const size_t by_bytes = size_t{32} * 1024 / BlockBytes(c);
+    constexpr int kMinimum = 2 * kBatch;
+    return by_bytes > size_t{kMinimum} ? static_cast<int>(by_bytes) : kMinimum;
   }
-}
+  static void* New(size_t c) { return ::operator new(BlockBytes(c)); }
+  static void Delete(void* block, size_t /*c*/) { ::operator delete(block); }
+  static void Cached(void* /*block*/, size_t /*c*/) {}
+  static void Uncached(void* /*block*/, size_t /*c*/) {}
+};
 
-// Makes the cache at the thread's first allocation; null once the thread is ending.
-ThreadCache* MakeCache() {
-  if (t_cache_state == CacheState::kDead) return nullptr;
-  thread_local ThreadCache cache;
-  t_cache_state = CacheState::kAlive;
-  t_cache = &cache;
-  return &cache;
-}
+using Lists = FreeLists<ObjectPolicy>;
+static_assert(Lists::kLinkBytes <= kGranule);
 
 size_t ClassOf(size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
 
@@ -55,17 +36,7 @@ size_t ClassOf(size_t bytes) { return (bytes + kGranule - 1) / kGranule - 1; }
 
 void* PoolAllocate(size_t bytes) {
   if (bytes == 0 || bytes > kMaxPooledBytes) return ::operator new(bytes);
-  const size_t c = ClassOf(bytes);
-  ThreadCache* cache = t_cache;
-  if (cache == nullptr) cache = MakeCache();
-  if (cache != nullptr) {
-    if (FreeBlock* block = cache->heads[c]) {
-      cache->heads[c] = block->next;
-      --cache->counts[c];
-      return block;
-    }
-  }
-  return ::operator new((c + 1) * kGranule);
+  return Lists::Take(ClassOf(bytes));
 }
 
 void PoolFree(void* block, size_t bytes) {
@@ -74,16 +45,12 @@ void PoolFree(void* block, size_t bytes) {
     ::operator delete(block);
     return;
   }
-  const size_t c = ClassOf(bytes);
-  ThreadCache* cache = t_cache;  // a thread that never allocated here keeps no cache
-  if (cache != nullptr && cache->counts[c] < kMaxCached) {
-    auto* free_block = static_cast<FreeBlock*>(block);
-    free_block->next = cache->heads[c];
-    cache->heads[c] = free_block;
-    ++cache->counts[c];
-    return;
-  }
-  ::operator delete(block);
+  Lists::Give(block, ClassOf(bytes));
+}
+
+PoolCounts GetPoolCounts() {
+  const FreeListCounts counts = Lists::Counts();
+  return PoolCounts{counts.made, counts.outstanding, counts.thread_cached, counts.shared_cached};
 }
 
 }  // namespace seam::base

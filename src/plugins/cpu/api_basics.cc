@@ -1,11 +1,14 @@
 // Plugin-level calls and the element-type mapping. Errors and events are the kit's
 // (src/plugins/common).
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "src/abi/buffer_type.h"
 #include "src/plugins/common/options.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/blas_core.h"
+#include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
 
 namespace seam::cpu {
@@ -37,14 +40,30 @@ std::vector<int64_t> SupportedElementTypes() {
   return types;
 }
 
+// The attributes under one SEAM_CPU_GEMM choice (blas_note depends on it). Never
+// destroyed: the table hands out pointers into them.
+const plugin::Attributes* MakeAttributes(GemmLibrary choice) {
+  auto* attributes = new plugin::Attributes();
+  attributes->String("seam_plugin_name", "cpu")
+      .String("program_formats", "seam-ir")
+      .Int64List("supported_element_types", SupportedElementTypes())
+      .String("blas_core", ThisBlasCore().name)
+      .Bool("blas_generic_kernels", ThisBlasCore().generic);
+  if (std::string note = BlasCoreNote(choice); !note.empty()) {
+    attributes->String("blas_note", std::move(note));
+  }
+  return attributes;
+}
+
 }  // namespace
 
+// The OpenBLAS core and, when it runs generic kernels, the note of gemm.h: as chosen by
+// the last PJRT_Client_Create (auto before any).
 PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args) {
-  static const plugin::Attributes* attributes =
-      &(new plugin::Attributes())
-           ->String("seam_plugin_name", "cpu")
-           .String("program_formats", "seam-ir")
-           .Int64List("supported_element_types", SupportedElementTypes());
+  static const plugin::Attributes* const by_choice[] = {MakeAttributes(GemmLibrary::kAuto),
+                                                        MakeAttributes(GemmLibrary::kOpenBlas),
+                                                        MakeAttributes(GemmLibrary::kOneDnn)};
+  const plugin::Attributes* attributes = by_choice[static_cast<int>(GetGemmLibrary())];
   args->attributes = attributes->data();
   args->num_attributes = attributes->size();
   return nullptr;

@@ -76,6 +76,7 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();
   if (!gemm.ok()) return MakeError(gemm.status());
   SetGemmLibrary(*gemm);  // process-wide, like the kernel threads and the block pool
+  LogBlasCoreOnce();      // OpenBLAS on generic kernels: say so, and how to fix it
   auto client = std::make_unique<PJRT_Client>();
   client->inline_max_cost = *inline_max_cost;
   for (int64_t i = 0; i < *device_count; ++i) {

@@ -47,56 +47,49 @@ struct Pool {
   size_t cached_bytes = 0;
 };
 
-// Small blocks (up to kSmallMaximum bytes, one class per 64 bytes) are recycled through a
-// per-thread list instead: tiny programs free and allocate a few of them on every run, and
-// aligned_alloc has no fast path. Not part of the stats above (those describe the shared
-// cache of large blocks).
+// Small blocks (up to kSmallMaximum bytes, one class per 64 bytes) are recycled through
+// per-thread lists over lists every thread shares (src/base/free_lists.h): tiny programs
+// free and allocate a few of them on every run, and aligned_alloc has no fast path. A
+// run's results are made on the device's worker and freed on the calling thread; the
+// shared lists bring them back to the worker. Not part of the stats above (those describe
+// the shared cache of large blocks).
 constexpr size_t kSmallMaximum = 4096;
-constexpr size_t kSmallClasses = kSmallMaximum / kAlignment;
-// Each class keeps up to 64 blocks, and the smaller classes up to 64 KiB of them: eager
-// mode keeps every op's tiny result alive for autodiff until the step ends, so a step of a
-// few hundred ops gives back (and next step asks for) a few hundred blocks of one class.
-constexpr int kSmallCachedPerClass = 64;
-constexpr size_t kSmallCachedBytesPerClass = size_t{64} * 1024;
 
-constexpr int SmallLimit(size_t c) {
-  const size_t by_bytes = kSmallCachedBytesPerClass / ((c + 1) * kAlignment);
-  return by_bytes > kSmallCachedPerClass ? static_cast<int>(by_bytes) : kSmallCachedPerClass;
-}
-static_assert(SmallLimit(0) == 1024 && SmallLimit(kSmallClasses - 1) == kSmallCachedPerClass);
-
-struct SmallBlock {
-  SmallBlock* next;
-};
-
-struct SmallCache {
-  SmallBlock* heads[kSmallClasses] = {};
-  int counts[kSmallClasses] = {};
-  ~SmallCache();
-};
-
-// Whether this thread's small cache is usable: not made yet, alive, or destroyed (the
-// thread is ending; blocks go back to free() directly). Trivially destructible, so it is
-// readable until the thread ends.
-enum class SmallState : unsigned char { kNone, kAlive, kDead };
-thread_local SmallState t_small_state = SmallState::kNone;
-
-SmallCache::~SmallCache() {
-  t_small_state = SmallState::kDead;
-  for (size_t c = 0; c < kSmallClasses; ++c) {
-    while (SmallBlock* block = heads[c]) {
-      SEAM_UNPOISON(block, (c + 1) * kAlignment);
-      heads[c] = block->next;
-      std::free(block);
-    }
+struct SmallPolicy {
+  static constexpr size_t kClasses = kSmallMaximum / kAlignment;
+  static constexpr int kBatch = 16;
+  static constexpr int kMaxSharedBatches = 32;
+  static constexpr size_t BlockBytes(size_t c) { return (c + 1) * kAlignment; }
+  // A thread's list of a class grows up to 8 KiB (at least two batches) when the thread
+  // allocates that class faster than it frees it. Larger lists (64 KiB per class before)
+  // made the soak's eager mode jump by a few hundred KiB when its runs moved between the
+  // caller and the worker: a list grown on one thread held blocks the other then had to
+  // make anew. A step that recycles more of a class through one thread (eager mode keeps
+  // every op's tiny result alive until the step ends) passes batches through the shared
+  // lists instead, one lock per 16 blocks.
+  static constexpr int ThreadLimit(size_t c) {
+    const size_t by_bytes = size_t{8} * 1024 / BlockBytes(c);
+    constexpr int kMinimum = 2 * kBatch;
+    return by_bytes > size_t{kMinimum} ? static_cast<int>(by_bytes) : kMinimum;
   }
-}
+  static void* New(size_t c) {
+    void* data = std::aligned_alloc(kAlignment, BlockBytes(c));
+    if (data == nullptr) throw std::bad_alloc();
+    return data;
+  }
+  static void Delete(void* block, size_t /*c*/) { std::free(block); }
+  // Only the list's words stay readable: a stale read of the old contents is still caught.
+  static void Cached(void* block, size_t c);
+  static void Uncached(void* block, size_t c) { SEAM_UNPOISON(block, BlockBytes(c)); }
+};
+using SmallLists = base::FreeLists<SmallPolicy>;
+static_assert(SmallLists::kLinkBytes <= kAlignment);
+static_assert(SmallPolicy::ThreadLimit(0) == 128 &&
+              SmallPolicy::ThreadLimit(SmallPolicy::kClasses - 1) == 32);
 
-SmallCache* Small() {
-  if (t_small_state == SmallState::kDead) return nullptr;
-  thread_local SmallCache cache;
-  t_small_state = SmallState::kAlive;
-  return &cache;
+void SmallPolicy::Cached(void* block, size_t c) {
+  SEAM_POISON(static_cast<uint8_t*>(block) + SmallLists::kLinkBytes,
+              BlockBytes(c) - SmallLists::kLinkBytes);
 }
 
 // A fresh mapping of `capacity` bytes (a multiple of kPage) starting on a huge-page
@@ -140,15 +133,7 @@ Block AcquireBlock(size_t size) {
       return Block{data, capacity};
     }
   } else if (capacity <= kSmallMaximum) {
-    if (SmallCache* cache = Small()) {
-      const size_t c = capacity / kAlignment - 1;
-      if (SmallBlock* block = cache->heads[c]) {
-        SEAM_UNPOISON(block, capacity);
-        cache->heads[c] = block->next;
-        --cache->counts[c];
-        return Block{reinterpret_cast<uint8_t*>(block), capacity};
-      }
-    }
+    return Block{static_cast<uint8_t*>(SmallLists::Take(capacity / kAlignment - 1)), capacity};
   }
   if (capacity >= kHugePage) return Block{MapHugeBlock(capacity), capacity};
   const size_t alignment = capacity >= kPooledMinimum ? kPage : kAlignment;
@@ -169,17 +154,8 @@ void ReleaseBlock(Block block) {
       return;
     }
   } else if (block.capacity <= kSmallMaximum) {
-    SmallCache* cache = Small();
-    const size_t c = block.capacity / kAlignment - 1;
-    if (cache != nullptr && cache->counts[c] < SmallLimit(c)) {
-      auto* small = reinterpret_cast<SmallBlock*>(block.data);
-      small->next = cache->heads[c];
-      cache->heads[c] = small;
-      ++cache->counts[c];
-      // Only the link stays readable: a stale read of the old contents is still caught.
-      SEAM_POISON(block.data + sizeof(SmallBlock), block.capacity - sizeof(SmallBlock));
-      return;
-    }
+    SmallLists::Give(block.data, block.capacity / kAlignment - 1);
+    return;
   }
   if (block.capacity >= kHugePage) {
     munmap(block.data, block.capacity);
@@ -187,5 +163,7 @@ void ReleaseBlock(Block block) {
   }
   std::free(block.data);
 }
+
+base::FreeListCounts SmallBlockCounts() { return SmallLists::Counts(); }
 
 }  // namespace seam::cpu

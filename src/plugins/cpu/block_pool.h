@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "src/base/free_lists.h"
+
 namespace seam::cpu {
 
 // Blocks are 64-byte aligned; blocks of 16 KiB or more start on a 4 KiB page
@@ -25,6 +27,9 @@ Block AcquireBlock(size_t size);
 
 // Gives `block` back: kept for reuse while the cache holds less than its limit, else freed.
 void ReleaseBlock(Block block);
+
+// The small blocks' lists (blocks of up to 4 KiB, per thread over shared lists), for tests.
+base::FreeListCounts SmallBlockCounts();
 
 }  // namespace seam::cpu
 

@@ -27,7 +27,6 @@ class Grouper {
         needed_(std::move(needed)),
         update_of_(update_of),
         group_of_(program.instructions.size(), -1),
-        mark_(program.instructions.size(), 0),
         seen_(program.instructions.size(), 0) {}
 
   void Run() {
@@ -58,6 +57,7 @@ class Grouper {
       if (!joined) {
         group_of_[i] = static_cast<int>(members_.size());
         members_.push_back({i});
+        group_mark_.push_back(0);
       }
     }
   }
@@ -72,30 +72,39 @@ class Grouper {
   // outside value that belongs to another group depends on everything that group reads,
   // because the group runs as one loop. (Tracing only instruction edges let two groups each
   // wait for the other, through a reduction between them.)
+  //
+  // The members of the union are marked through their groups (and i), so joining one
+  // group costs the search, not the group's size (a long chain joins its group once per
+  // link); joining several still reads every member's operands.
   bool CanJoin(int i, const std::vector<int>& groups) {
     ++stamp_;
-    std::vector<int> set;
-    for (int g : groups) {
-      for (int m : members_[g]) {
-        mark_[m] = stamp_;
-        set.push_back(m);
-      }
-    }
-    mark_[i] = stamp_;
-    set.push_back(i);
-    // With one group, only the new member's outside operands can depend on the group (the
-    // group was valid, and nothing reads i yet); with several, any member's can.
-    const bool all = groups.size() > 1;
+    for (int g : groups) group_mark_[g] = stamp_;
+    joining_ = i;
     int budget = kSearchBudget;
     ++search_;
-    for (int m : set) {
-      if (!all && m != i) continue;
+    auto outside_operands_ok = [&](int m) {
       for (int o : program_.instructions[m].operands) {
-        if (mark_[o] == stamp_) continue;
+        if (Marked(o)) continue;
         if (DependsOnMarked(o, &budget)) return false;
       }
+      return true;
+    };
+    // With one group, only the new member's outside operands can depend on the group (the
+    // group was valid, and nothing reads i yet); with several, any member's can.
+    if (groups.size() > 1) {
+      for (int g : groups) {
+        for (int m : members_[g]) {
+          if (!outside_operands_ok(m)) return false;
+        }
+      }
     }
-    return true;
+    return outside_operands_ok(i);
+  }
+
+  // Whether `value` is a member of the union CanJoin is checking.
+  bool Marked(int value) const {
+    const int g = group_of_[value];
+    return value == joining_ || (g >= 0 && group_mark_[g] == stamp_);
   }
 
   // Depth-first search from `value` through operands, for a marked instruction; a grouped
@@ -117,12 +126,12 @@ class Grouper {
       const int g = group_of_[v];
       if (g >= 0) {
         for (int m : members_[g]) {
-          if (mark_[m] == stamp_) return true;
+          if (Marked(m)) return true;
           visit(m);
         }
       }
       for (int o : program_.instructions[v].operands) {
-        if (mark_[o] == stamp_) return true;
+        if (Marked(o)) return true;
         visit(o);
       }
     }
@@ -147,7 +156,9 @@ class Grouper {
   const std::vector<int>& update_of_;
   std::vector<int> group_of_;
   std::vector<std::vector<int>> members_;
-  std::vector<int> mark_, seen_;
+  std::vector<int> group_mark_;  // per group: stamp_ while CanJoin checks a union with it
+  std::vector<int> seen_;        // per instruction: search_ once a search visited it
+  int joining_ = -1;             // the instruction CanJoin checks
   int stamp_ = 0, search_ = 0;
 };
 

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/logging.h"
+#include "src/plugins/cpu/blas_core.h"
 #include "src/plugins/cpu/thread_pool.h"
 
 #ifdef SEAM_HAVE_ONEDNN
@@ -145,18 +147,46 @@ void SetGemmLibrary(GemmLibrary library) { chosen.store(library, std::memory_ord
 
 GemmLibrary GetGemmLibrary() { return chosen.load(std::memory_order_relaxed); }
 
-GemmLibrary SgemmLibraryFor(int64_t m, int64_t n, int64_t k) {
-  switch (GetGemmLibrary()) {
+const GemmHost& ThisGemmHost() {
+  static const GemmHost host{OneDnnAvailable(), OneDnnHasAvx512(), ThisBlasCore().generic};
+  return host;
+}
+
+GemmLibrary ChooseSgemmLibrary(GemmLibrary choice, const GemmHost& host, int64_t m, int64_t n,
+                               int64_t k) {
+  switch (choice) {
     case GemmLibrary::kOpenBlas:
       return GemmLibrary::kOpenBlas;
     case GemmLibrary::kOneDnn:
-      return OneDnnAvailable() ? GemmLibrary::kOneDnn : GemmLibrary::kOpenBlas;
+      return host.onednn ? GemmLibrary::kOneDnn : GemmLibrary::kOpenBlas;
     case GemmLibrary::kAuto:
       break;
   }
+  if (!host.onednn) return GemmLibrary::kOpenBlas;
+  if (host.blas_generic) return GemmLibrary::kOneDnn;
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  return OneDnnHasAvx512() && work >= kOneDnnMinimumWork ? GemmLibrary::kOneDnn
-                                                         : GemmLibrary::kOpenBlas;
+  return host.onednn_avx512 && work >= kOneDnnMinimumWork ? GemmLibrary::kOneDnn
+                                                          : GemmLibrary::kOpenBlas;
+}
+
+GemmLibrary SgemmLibraryFor(int64_t m, int64_t n, int64_t k) {
+  return ChooseSgemmLibrary(GetGemmLibrary(), ThisGemmHost(), m, n, k);
+}
+
+std::string BlasCoreNote(GemmLibrary choice) {
+  // A generic core sends every f32 product of `auto` to oneDNN: a 1x1x1 product says where
+  // they all go.
+  const bool f32_elsewhere =
+      ChooseSgemmLibrary(choice, ThisGemmHost(), 1, 1, 1) == GemmLibrary::kOneDnn;
+  return GenericBlasCoreNote(ThisBlasCore(), f32_elsewhere);
+}
+
+void LogBlasCoreOnce() {
+  static std::atomic<bool> logged{false};
+  if (logged.exchange(true)) return;
+  if (std::string note = BlasCoreNote(GetGemmLibrary()); !note.empty()) {
+    base::Log(base::LogSeverity::kWarning, absl::StrCat("cpu plugin: ", note));
+  }
 }
 
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,

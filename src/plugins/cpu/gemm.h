@@ -1,13 +1,17 @@
 // The CPU plugin's matrix products: which library computes a row-major gemm, and the call.
 //
-// f64 always goes to OpenBLAS. f32 goes to oneDNN's sgemm or to OpenBLAS, as
-// SEAM_CPU_GEMM says (read at client creation, docs/plugins.md "Matrix products"):
-//   auto      (the default) oneDNN for products of at least kOneDnnMinimumWork
-//             multiply-adds on a CPU where oneDNN runs AVX-512 code, else OpenBLAS. Both
-//             were measured on the shapes of the training steps (BENCHMARKS.md, "Session 5:
-//             matrix products"): with AVX-512 oneDNN is the faster on large products and
-//             OpenBLAS on small ones (oneDNN's call costs about 0.2 us more); with AVX2 only,
-//             OpenBLAS was the faster everywhere.
+// f64 always goes to OpenBLAS (oneDNN has no f64 gemm). f32 goes to oneDNN's sgemm or to
+// OpenBLAS, as SEAM_CPU_GEMM says (read at client creation, docs/plugins.md "Matrix
+// products"):
+//   auto      (the default) oneDNN for every product when OpenBLAS runs generic kernels on
+//             a CPU with AVX2 or AVX-512 (blas_core.h: Debian's OpenBLAS has taken an AVX-512
+//             CPU for `Prescott`, 5x slower than the CPU allows); otherwise oneDNN for
+//             products of at least kOneDnnMinimumWork multiply-adds on a CPU where oneDNN
+//             runs AVX-512 code, else OpenBLAS. Both were measured on the shapes of the
+//             training steps (BENCHMARKS.md, "Session 5: matrix products"): with AVX-512
+//             oneDNN is the faster on large products and OpenBLAS on small ones (oneDNN's
+//             call costs about 0.2 us more); with AVX2 only, OpenBLAS was the faster
+//             everywhere.
 //   openblas  every product on OpenBLAS.
 //   onednn    every f32 product on oneDNN, whatever its size (an error at client creation
 //             when this build has no oneDNN).
@@ -18,6 +22,7 @@
 #define SEAM_PLUGINS_CPU_GEMM_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -45,9 +50,31 @@ absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment();
 void SetGemmLibrary(GemmLibrary library);
 GemmLibrary GetGemmLibrary();
 
-// The library that computes an f32 product of these sizes under the current choice
+// What `auto` reads besides the product's size: facts of the process (ThisGemmHost finds
+// them once), passed in so that the rule can be tested for any machine.
+struct GemmHost {
+  bool onednn = false;         // this build links oneDNN
+  bool onednn_avx512 = false;  // and oneDNN runs AVX-512 code on this CPU
+  bool blas_generic = false;   // OpenBLAS runs generic kernels on a CPU with AVX2 (blas_core.h)
+};
+const GemmHost& ThisGemmHost();
+
+// The rule above: the library for an f32 product of these sizes under `choice` on `host`
 // (kOpenBlas or kOneDnn, never kAuto).
+GemmLibrary ChooseSgemmLibrary(GemmLibrary choice, const GemmHost& host, int64_t m, int64_t n,
+                               int64_t k);
+
+// ChooseSgemmLibrary under the current choice on this host.
 GemmLibrary SgemmLibraryFor(int64_t m, int64_t n, int64_t k);
+
+// What a user should know about OpenBLAS's kernels here under `choice` (GenericBlasCoreNote:
+// which products stay on the slow kernels and how OPENBLAS_CORETYPE fixes it); empty when
+// its kernels fit the CPU. `seam info` shows it (the plugin attribute blas_note).
+std::string BlasCoreNote(GemmLibrary choice);
+
+// Logs BlasCoreNote(GetGemmLibrary()) as a warning, once per process, when it is not empty.
+// PJRT_Client_Create calls it.
+void LogBlasCoreOnce();
 
 // C[m,n] = alpha * op(A) . op(B) + beta * C, row-major; op(A) is [m,k] (A is stored [k,m]
 // when trans_a), op(B) is [k,n] (B stored [n,k] when trans_b). With beta = 0, C's old

@@ -77,13 +77,17 @@ int OperandIndex(std::vector<TileRef>* operands, const TileRef& r) {
 // when it reads the previous op's scratch result and no later op reads that result (scratch
 // results still name their member here, so each is written once).
 void ChainOps(std::vector<TileOp>* ops) {
-  auto read_from = [&](size_t first, const TileRef& value) {
-    for (size_t j = first; j < ops->size(); ++j) {
-      for (const TileRef& r : (*ops)[j].operands) {
-        if (SameRef(r, value)) return true;
-      }
+  // Per scratch value, the last op that reads it: whether a value is read after a link is
+  // one lookup, so a chain of n links costs O(n), not O(n^2).
+  std::unordered_map<int, size_t> last_reader;
+  for (size_t j = 0; j < ops->size(); ++j) {
+    for (const TileRef& r : (*ops)[j].operands) {
+      if (r.kind == TileRef::kScratch) last_reader[r.index] = j;
     }
-    return false;
+  }
+  auto read_from = [&](size_t first, const TileRef& value) {
+    auto it = last_reader.find(value.index);
+    return it != last_reader.end() && it->second >= first;
   };
   std::vector<TileOp> out;
   for (size_t i = 0; i < ops->size();) {
@@ -247,14 +251,16 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
 
   ChainOps(&kernel.ops);
   kernel.scratch_slots = AssignScratch(&kernel.ops);
+  std::vector<bool> output_read(group.outputs.size(), false);
+  for (const TileOp& op : kernel.ops) {
+    for (const TileRef& r : op.operands) {
+      if (r.kind == TileRef::kOutput) output_read[r.index] = true;
+    }
+  }
   for (TileOp& op : kernel.ops) {
     if (op.kind != TileOp::kChain || op.result.kind != TileRef::kOutput) continue;
     const int64_t bytes = kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype));
-    bool read = false;
-    for (const TileOp& other : kernel.ops) {
-      for (const TileRef& r : other.operands) read = read || SameRef(r, op.result);
-    }
-    op.stream = bytes >= kStreamMinimumBytes && !read;
+    op.stream = bytes >= kStreamMinimumBytes && !output_read[op.result.index];
     kernel.streams = kernel.streams || op.stream;
   }
 
