@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,32 @@ TEST(StepPacingTest, EagerCompilesAreTimedOnceUnderTheirOwnMetric) {
   EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{1.0f, 4.0f}));
   EXPECT_EQ(metrics::MetricTotalSamples("EagerOpCompileTime") - eager_compiles, 1);
   EXPECT_EQ(metrics::MetricTotalSamples("CompileTime") - compiles, 0);
+}
+
+// A run that throws (a bug in a kernel, simulated) fails with INTERNAL, on the device's
+// worker thread and on the caller's; the thread lives on and the next step runs.
+TEST(StepPacingTest, AnExceptionInARunFailsThatRunAndTheDeviceGoesOn) {
+  for (bool on_worker : {true, false}) {
+    Tensor x = Tensor::from_vector({1.0f, 2.0f}, {2});
+    {
+      std::optional<cpu::testing::RunDelay> delay;
+      if (on_worker) delay.emplace(1'000'000);  // runs go to the worker
+      cpu::testing::RunThrow thrown("injected kernel bug");
+      Tensor y = x * 3.0f;
+      sync();
+      try {
+        y.to_vector<float>();
+        ADD_FAILURE() << "the run's failure did not reach the read";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("internal error while running the program: "
+                                             "injected kernel bug"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+    Tensor z = x * 4.0f;  // the device still runs steps
+    EXPECT_EQ(z.to_vector<float>(), (std::vector<float>{4.0f, 8.0f})) << "worker " << on_worker;
+  }
 }
 
 TEST(StepPacingTest, LiveBufferGaugesFollowTheHandles) {

@@ -66,10 +66,20 @@ absl::Status Compute(const RunView& run) {
   };
   absl::Status status;
   try {
+    testing::ThrowIfInjected();
     status = run.executable.RunInto(input, results, run.replica, run.rendezvous);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         "PJRT_LoadedExecutable_Execute: out of host memory while running the program");
+  } catch (const std::exception& e) {
+    // Never expected; but the run may be on the device's worker thread, which must live on:
+    // the failure goes to this run's events and outputs like any other.
+    return absl::InternalError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: internal error while running the program: ", e.what()));
+  } catch (...) {
+    return absl::InternalError(
+        "PJRT_LoadedExecutable_Execute: internal error while running the program (an exception "
+        "that is not a std::exception)");
   }
   if (!status.ok()) return status;
   for (size_t o = 0; o < results.size(); ++o) run.output(o).memory = std::move(results[o]);

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "src/plugins/cpu/objects.h"
@@ -17,6 +18,7 @@ struct HoldState {
   std::condition_variable cv;
   int holds = 0;
   int64_t delay_ns = 0;
+  const char* throw_what = nullptr;
   std::map<int, absl::Status> failures;  // device id -> injected failure
   // Holds plus injected failures alive, kept beside the fields above (changed under mu):
   // every run asks, and without any hook set (outside these tests, always) the answer
@@ -41,6 +43,28 @@ RunDelay::~RunDelay() {
   std::lock_guard<std::mutex> lock(State().mu);
   State().delay_ns = 0;
   State().active.fetch_sub(1);
+}
+
+RunThrow::RunThrow(const char* what) {
+  std::lock_guard<std::mutex> lock(State().mu);
+  State().throw_what = what;
+  State().active.fetch_add(1);
+}
+
+RunThrow::~RunThrow() {
+  std::lock_guard<std::mutex> lock(State().mu);
+  State().throw_what = nullptr;
+  State().active.fetch_sub(1);
+}
+
+void ThrowIfInjected() {
+  if (State().active.load() == 0) return;
+  const char* what = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(State().mu);
+    what = State().throw_what;
+  }
+  if (what != nullptr) throw std::runtime_error(what);
 }
 
 ExecutionHold::ExecutionHold() {

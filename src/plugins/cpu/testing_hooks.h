@@ -22,6 +22,18 @@ class RunDelay {
   RunDelay& operator=(const RunDelay&) = delete;
 };
 
+// While a RunThrow is alive, every program run throws `std::runtime_error(what)` from inside
+// its computation, as a bug would: the run must fail with INTERNAL and its thread go on.
+class RunThrow {
+ public:
+  explicit RunThrow(const char* what);
+  ~RunThrow();
+  RunThrow(const RunThrow&) = delete;
+  RunThrow& operator=(const RunThrow&) = delete;
+};
+// Called inside each run's computation: throws while a RunThrow is alive.
+void ThrowIfInjected();
+
 // While at least one ExecutionHold is alive, program runs that reach a device worker wait
 // before computing anything (transfers are not held). Destroying the last hold lets them go.
 class ExecutionHold {
