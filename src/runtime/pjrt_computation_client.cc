@@ -40,15 +40,15 @@ class PjrtData final : public ComputationClient::Data {
   PjrtData(std::string device, ir::Shape shape, const PJRT_Api* api, PJRT_Buffer* buffer,
            DeviceActivity* activity)
       : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer), activity_(activity) {
-    activity_->BufferCreated(this->shape().byte_size());
+    activity_->BufferCreated(static_cast<int64_t>(this->shape().byte_size()));
   }
   PjrtData(std::string device, std::shared_ptr<const ir::Shape> shape, const PJRT_Api* api,
            PJRT_Buffer* buffer, DeviceActivity* activity)
       : Data(std::move(device), std::move(shape)), api_(api), buffer_(buffer), activity_(activity) {
-    activity_->BufferCreated(this->shape().byte_size());
+    activity_->BufferCreated(static_cast<int64_t>(this->shape().byte_size()));
   }
   ~PjrtData() override {
-    activity_->BufferReleased(shape().byte_size());
+    activity_->BufferReleased(static_cast<int64_t>(shape().byte_size()));
     auto args = SEAM_PJRT_ARGS(PJRT_Buffer_Destroy_Args);
     args.buffer = buffer_;
     TakePjrtError(api_, api_->PJRT_Buffer_Destroy(&args)).IgnoreError();
