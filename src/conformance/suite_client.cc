@@ -1,7 +1,10 @@
 // Client and device queries.
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <mutex>
 #include <set>
+#include <string>
 
 #include "src/conformance/suite_internal.h"
 
@@ -36,9 +39,99 @@ absl::Status ForEachDevice(Suite& suite, const std::function<absl::Status(PJRT_D
   return absl::OkStatus();
 }
 
+// A key-value store in this process's memory, behind the ABI's callbacks (1.2): what a
+// plugin that asks for the job's store receives, for the checks below.
+struct MemoryStore {
+  std::mutex mu;
+  std::map<std::string, std::string> values;
+  int calls = 0;
+};
+
+MemoryStore& Store(void* user_arg) { return *static_cast<MemoryStore*>(user_arg); }
+
+PJRT_Error* NotFound(PJRT_CallbackError* make, const std::string& key) {
+  const std::string message = "key '" + key + "' not found";
+  return make(PJRT_Error_Code_NOT_FOUND, message.data(), message.size());
+}
+
+void DeleteValue(char* value) { delete[] value; }
+
+PJRT_Error* Found(const std::string& value, char** out, size_t* size, void (**deleter)(char*)) {
+  *out = new char[value.size() + 1];
+  std::copy(value.begin(), value.end(), *out);
+  *size = value.size();
+  *deleter = &DeleteValue;
+  return nullptr;
+}
+
+PJRT_Error* MemoryGet(PJRT_KeyValueGetCallback_Args* args) {
+  MemoryStore& store = Store(args->user_arg);
+  std::lock_guard<std::mutex> lock(store.mu);
+  ++store.calls;
+  const std::string key(args->key, args->key_size);
+  auto it = store.values.find(key);
+  if (it == store.values.end()) return NotFound(args->callback_error, key);  // no one else puts
+  return Found(it->second, &args->value, &args->value_size, &args->value_deleter);
+}
+
+PJRT_Error* MemoryTryGet(PJRT_KeyValueTryGetCallback_Args* args) {
+  MemoryStore& store = Store(args->user_arg);
+  std::lock_guard<std::mutex> lock(store.mu);
+  ++store.calls;
+  const std::string key(args->key, args->key_size);
+  auto it = store.values.find(key);
+  if (it == store.values.end()) return NotFound(args->callback_error, key);
+  return Found(it->second, &args->value, &args->value_size, &args->value_deleter);
+}
+
+PJRT_Error* MemoryPut(PJRT_KeyValuePutCallback_Args* args) {
+  MemoryStore& store = Store(args->user_arg);
+  std::lock_guard<std::mutex> lock(store.mu);
+  ++store.calls;
+  store.values[std::string(args->key, args->key_size)] = std::string(args->value, args->value_size);
+  return nullptr;
+}
+
+// Creates and destroys a client with `args`; the creation's status.
+absl::Status CreateAndDestroy(Suite& suite, PJRT_Client_Create_Args& args) {
+  absl::Status status = SEAM_CALL(suite, PJRT_Client_Create, &args);
+  if (!status.ok()) return status;
+  auto destroy = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
+  destroy.client = args.client;
+  return SEAM_CALL(suite, PJRT_Client_Destroy, &destroy);
+}
+
+void CheckKeyValueStore(Suite& suite) {
+  suite.Check("client", "a 1.1 caller's smaller PJRT_Client_Create_Args is accepted", [&] {
+    // The 1.2 fields past the caller's struct_size hold a store that fails the check if
+    // the plugin reads and calls it.
+    MemoryStore store;
+    auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
+    args.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE_1_1;
+    args.kv_user_arg = &store;
+    args.kv_get = &MemoryGet;
+    args.kv_try_get = &MemoryTryGet;
+    args.kv_put = &MemoryPut;
+    absl::Status status = CreateAndDestroy(suite, args);
+    if (!status.ok()) return status;
+    return Expect(store.calls == 0, absl::StrCat("the plugin called the key-value store ",
+                                                 store.calls, " times past struct_size"));
+  });
+  suite.Check("client", "a client receives the job's key-value store", [&] {
+    MemoryStore store;
+    auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
+    args.kv_user_arg = &store;
+    args.kv_get = &MemoryGet;
+    args.kv_try_get = &MemoryTryGet;
+    args.kv_put = &MemoryPut;
+    return CreateAndDestroy(suite, args);  // a single-process job: it may use it or not
+  });
+}
+
 }  // namespace
 
 void CheckClient(Suite& suite) {
+  CheckKeyValueStore(suite);
   suite.Check("client", "platform name", [&] {
     if (suite.client() == nullptr) return suite.client_status();
     auto args = SEAM_PJRT_ARGS(PJRT_Client_PlatformName_Args);

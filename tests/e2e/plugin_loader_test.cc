@@ -223,14 +223,14 @@ TEST_F(PluginLoaderTest, AFieldOfALargerStructIsReadOnlyWhenTheCallerHasIt) {
   destroy.client = future.current.client;
   EXPECT_TRUE(TakePjrtError(api, api->PJRT_Client_Destroy(&destroy)).ok());
 
-  // An older caller's smaller struct is refused with the exact message.
+  // A struct smaller than the oldest layout (1.1's) is refused with the exact message.
   PJRT_Client_Create_Args old{};
-  old.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE - sizeof(void*);
+  old.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE_1_1 - sizeof(void*);
   absl::Status status = TakePjrtError(api, api->PJRT_Client_Create(&old));
   EXPECT_EQ(status.message(),
             absl::StrCat("Unexpected PJRT_Client_Create_Args size: expected ",
-                         PJRT_Client_Create_Args_STRUCT_SIZE, ", got ",
-                         PJRT_Client_Create_Args_STRUCT_SIZE - sizeof(void*),
+                         PJRT_Client_Create_Args_STRUCT_SIZE_1_1, ", got ",
+                         PJRT_Client_Create_Args_STRUCT_SIZE_1_1 - sizeof(void*),
                          ". Check installed software versions. The framework PJRT API version is ",
                          Version(kFramework.major, kFramework.minor), "."));
 }

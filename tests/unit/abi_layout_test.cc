@@ -58,11 +58,17 @@ std::map<std::string, size_t> ActualLayout() {
   FIELD(PJRT_Buffer_IsDeleted);
   FIELD(PJRT_Buffer_OnDeviceSizeInBytes);
 #undef FIELD
+  // The prefix minor 1 defined must not move: a 1.1 caller passes exactly this many bytes.
+  static_assert(PJRT_Client_Create_Args_STRUCT_SIZE_1_1 == 40,
+                "PJRT_Client_Create_Args up to `client` is the 1.1 layout");
 #define SIZE(s) layout[#s "_STRUCT_SIZE"] = s##_STRUCT_SIZE
   SIZE(PJRT_Api);
   SIZE(PJRT_Api_Version);
   SIZE(PJRT_Extension_Base);
   SIZE(PJRT_NamedValue);
+  SIZE(PJRT_KeyValueGetCallback_Args);
+  SIZE(PJRT_KeyValueTryGetCallback_Args);
+  SIZE(PJRT_KeyValuePutCallback_Args);
   SIZE(PJRT_Program);
   SIZE(PJRT_ExecuteOptions);
   SIZE(PJRT_Error_Destroy_Args);

@@ -154,7 +154,7 @@ TEST(PluginKitTest, NewApiFillsEverySlotWithACheckedUnimplementedStub) {
     Taken taken = Take(api.Name(reinterpret_cast<Name##_Args*>(buffer)));                  \
     EXPECT_EQ(taken.code, absl::StatusCode::kUnimplemented) << #Name;                      \
     EXPECT_EQ(taken.message, #Name " is not implemented by this plugin");                  \
-    size = Name##_Args_STRUCT_SIZE - 1;                                                    \
+    size = kMinArgsSize<Name##_Args> - 1;                                                  \
     std::memcpy(buffer, &size, sizeof(size));                                              \
     Taken small = Take(api.Name(reinterpret_cast<Name##_Args*>(buffer)));                  \
     EXPECT_EQ(small.code, absl::StatusCode::kInvalidArgument) << #Name;                    \

@@ -48,7 +48,7 @@ extern "C" {
  * ENABLE_PJRT_COMPATIBILITY set to a false value, or to anything that is not a boolean,
  * both numbers must match exactly. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 1
+#define PJRT_API_MINOR 2
 /* The oldest minor the framework loads: every slot up to this version may be called. */
 #define PJRT_API_MIN_MINOR 1
 
@@ -258,6 +258,60 @@ typedef PJRT_Error* PJRT_Event_OnReady(PJRT_Event_OnReady_Args* args);
  * Client
  * ---------------------------------------------------------------------------------- */
 
+/* The job's key-value store, for a plugin whose processes must find each other (a
+ * multi-process job: the framework's coordinator serves it). Keys and values are bytes;
+ * every key the plugin passes is its own (the framework adds the job's prefix). Each
+ * callback returns NULL on success, or an error it made with `callback_error` (the
+ * plugin's own error factory, so that the plugin frees it with PJRT_Error_Destroy). The
+ * callbacks may be called from any thread, as long as the client lives. (1.2) */
+typedef PJRT_Error* PJRT_CallbackError(PJRT_Error_Code code, const char* message,
+                                       size_t message_size);
+
+typedef struct PJRT_KeyValueGetCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key; /* borrowed for the call */
+  size_t key_size;
+  int64_t timeout_in_ms; /* waits at most this long for the key: DEADLINE_EXCEEDED after */
+  PJRT_CallbackError* callback_error;
+  void* user_arg;                     /* the kv_user_arg given to PJRT_Client_Create */
+  char* value;                        /* out; owned by the plugin, freed with value_deleter */
+  size_t value_size;                  /* out */
+  void (*value_deleter)(char* value); /* out */
+} PJRT_KeyValueGetCallback_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_KeyValueGetCallback_Args, value_deleter);
+/* Blocks until `key` exists (or the timeout passes), then returns its value. */
+typedef PJRT_Error* (*PJRT_KeyValueGetCallback)(PJRT_KeyValueGetCallback_Args* args);
+
+typedef struct PJRT_KeyValueTryGetCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key; /* borrowed for the call */
+  size_t key_size;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+  char* value;                        /* out; freed with value_deleter */
+  size_t value_size;                  /* out */
+  void (*value_deleter)(char* value); /* out */
+} PJRT_KeyValueTryGetCallback_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_KeyValueTryGetCallback_Args, value_deleter);
+/* The value of `key` now, or NOT_FOUND without waiting. */
+typedef PJRT_Error* (*PJRT_KeyValueTryGetCallback)(PJRT_KeyValueTryGetCallback_Args* args);
+
+typedef struct PJRT_KeyValuePutCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key; /* borrowed for the call */
+  size_t key_size;
+  const char* value; /* borrowed for the call */
+  size_t value_size;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+} PJRT_KeyValuePutCallback_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_KeyValuePutCallback_Args, user_arg);
+/* Sets `key` (a key is written once per job; writing it again is ALREADY_EXISTS). */
+typedef PJRT_Error* (*PJRT_KeyValuePutCallback)(PJRT_KeyValuePutCallback_Args* args);
+
 typedef struct PJRT_Client_Create_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
@@ -265,8 +319,19 @@ typedef struct PJRT_Client_Create_Args {
                                             INVALID_ARGUMENT error naming the option */
   size_t num_options;
   PJRT_Client* client; /* out; owned by the caller, freed with PJRT_Client_Destroy */
+  /* 1.2: the job's key-value store, all NULL in a single-process job. Read only when
+   * struct_size covers them (a 1.1 caller passes PJRT_Client_Create_Args_STRUCT_SIZE_1_1).
+   * The callbacks and user arg stay valid until PJRT_Client_Destroy. */
+  void* kv_user_arg;
+  PJRT_KeyValueGetCallback kv_get;
+  PJRT_KeyValueTryGetCallback kv_try_get;
+  PJRT_KeyValuePutCallback kv_put;
 } PJRT_Client_Create_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Create_Args, client);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Create_Args, kv_put);
+/* The struct as minor 1 defined it (up to `client`): the least a plugin may accept. */
+enum {
+  PJRT_Client_Create_Args_STRUCT_SIZE_1_1 = PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, client)
+};
 typedef PJRT_Error* PJRT_Client_Create(PJRT_Client_Create_Args* args);
 
 typedef struct PJRT_Client_Destroy_Args {

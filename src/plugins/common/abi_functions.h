@@ -69,6 +69,14 @@ SEAM_PLUGIN_VOID_FUNCTIONS(SEAM_PLUGIN_ABI_FUNCTION_TRAITS)
 SEAM_PLUGIN_FUNCTIONS(SEAM_PLUGIN_ABI_FUNCTION_TRAITS)
 #undef SEAM_PLUGIN_ABI_FUNCTION_TRAITS
 
+// Args structs that grew: the least a caller must pass is the size of the minor that
+// introduced the struct; the later fields are read only when struct_size covers them.
+template <typename Args>
+inline constexpr size_t kMinArgsSize = AbiFunction<Args>::kArgsSize;
+template <>
+inline constexpr size_t kMinArgsSize<PJRT_Client_Create_Args> =
+    PJRT_Client_Create_Args_STRUCT_SIZE_1_1;
+
 // The Args type of a table function's pointer type.
 template <typename Fn>
 struct ArgsOfFunction;

@@ -43,8 +43,8 @@ PJRT_Error* Entry(ArgsOf<Impl>* args) {
   if (args == nullptr) [[unlikely]] {
     return NullArgsError(Function::kArgsName);
   }
-  if (args->struct_size < Function::kArgsSize) [[unlikely]] {
-    return StructSizeError(Function::kArgsName, Function::kArgsSize, args->struct_size);
+  if (args->struct_size < kMinArgsSize<ArgsOf<Impl>>) [[unlikely]] {
+    return StructSizeError(Function::kArgsName, kMinArgsSize<ArgsOf<Impl>>, args->struct_size);
   }
   return UncheckedEntry<Impl>(args);
 }

@@ -77,8 +77,11 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (!gemm.ok()) return MakeError(gemm.status());
   SetGemmLibrary(*gemm);  // process-wide, like the kernel threads and the block pool
   LogBlasCoreOnce();      // OpenBLAS on generic kernels: say so, and how to fix it
+  absl::StatusOr<std::optional<plugin::KvStore>> kv_store = plugin::KvStore::FromCreateArgs(*args);
+  if (!kv_store.ok()) return MakeError(kv_store.status());
   auto client = std::make_unique<PJRT_Client>();
   client->inline_max_cost = *inline_max_cost;
+  client->kv_store = *std::move(kv_store);
   for (int64_t i = 0; i < *device_count; ++i) {
     auto device = std::make_unique<PJRT_Device>();
     device->description.id = static_cast<int>(i);

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "src/plugins/common/device.h"
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
+#include "src/plugins/common/kv_store.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/worker.h"
@@ -32,6 +34,9 @@ struct PJRT_Client {
   // Single-device runs of programs whose cost (Executable::cost) is at most this run on
   // the caller's thread when the device is idle (api_execute.cc); 0 turns that off.
   int64_t inline_max_cost = 0;
+  // The job's key-value store (PJRT_Client_Create_Args 1.2), when the framework passed one:
+  // how the processes of a multi-process job find each other for collectives.
+  std::optional<seam::plugin::KvStore> kv_store;
 };
 
 struct PJRT_Buffer {
