@@ -28,7 +28,10 @@ LAYERS = {
     "src/plugins/cpu": ["src/base", "src/ir", "src/abi", "src/plugins/common", "seam/c"],
     "src/plugins/null": ["src/base", "src/abi", "src/plugins/common", "seam/c"],
     "src/conformance": ["src/base", "src/ir", "src/abi", "src/runtime", "seam/c"],
-    "src/runtime": ["src/base", "src/ir", "src/abi", "seam/c"],
+    # The coordinator's gRPC code: the runtime includes the generated headers, built from
+    # src/proto/*.proto into libseam_proto.so and included as "proto/<name>.pb.h".
+    "src/proto": [],
+    "src/runtime": ["src/base", "src/ir", "src/abi", "src/proto", "seam/c"],
     # The one place that knows both the runtime and the CPU plugin: it registers the plugin
     # as PJRT_DEVICE=CPU's in-process client in programs that link the target `seam`.
     "src/in_process": ["src/runtime", "src/plugins/cpu", "seam/c"],
@@ -36,7 +39,7 @@ LAYERS = {
     "src/nn": ["src/base", "src/ir", "src/lazy", "seam"],
 }
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:src|seam)/[^"]+)"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:src|seam|proto)/[^"]+)"', re.M)
 
 # The front end's calls that only the step runner may make.
 RUNNER = "src/lazy/step_runner.cc"
@@ -61,6 +64,9 @@ def layer_of(path):
 
 
 def allowed(from_layer, to_path):
+    if to_path.startswith("proto/"):
+        # Generated from src/proto/<name>.proto (the build tree's gen/proto/).
+        to_path = "src/" + to_path
     if to_path.startswith(from_layer + "/"):
         return True
     for target in LAYERS[from_layer]:

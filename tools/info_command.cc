@@ -1,6 +1,7 @@
 #include "tools/info_command.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_format.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_registry.h"
 #include "tools/option_value.h"
@@ -28,6 +29,24 @@ void PrintAttributes(std::ostream& out, const runtime::ClientSelection& selectio
   }
 }
 
+// Where this process stands in its job, when the branch read it.
+void PrintJob(std::ostream& out, const runtime::ClientSelection& selection) {
+  if (!selection.job.has_value()) return;
+  const runtime::JobTopology& job = *selection.job;
+  out << "job           rank " << job.rank << " of " << job.world_size << " (local rank "
+      << job.local_rank << " of " << job.local_world_size << ")\n";
+  if (selection.coordinator.empty()) {
+    out << "coordinator   none (a single process)\n";
+    return;
+  }
+  out << "coordinator   " << selection.coordinator
+      << (job.rank == 0 ? " (hosted by this process)" : " (hosted by rank 0)");
+  if (selection.job_incarnation != 0) {
+    out << ", job incarnation " << absl::StrFormat("%016x", selection.job_incarnation);
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 int PrintInfo(std::ostream& out, std::ostream& err) {
@@ -46,6 +65,7 @@ int PrintInfo(std::ostream& out, std::ostream& err) {
                                            : selection.library_path)
         << ", PJRT API " << selection.plugin_version << "\n";
   }
+  PrintJob(out, selection);
   if (!client.ok()) {
     err << "seam info: " << client.status().message() << "\n";
     return 1;

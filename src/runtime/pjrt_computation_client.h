@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "src/runtime/computation_client.h"
 #include "src/runtime/device_activity.h"
+#include "src/runtime/key_value_store.h"
 #include "src/runtime/plugin.h"
 
 struct PJRT_Api;
@@ -19,11 +21,18 @@ struct PJRT_Device;
 
 namespace seam::runtime {
 
+struct KvCallbackState;
+
 class PjrtComputationClient : public ComputationClient {
  public:
-  // Creates a client of the plugin behind `api` (which must outlive it).
+  // Creates a client of the plugin behind `api` (which must outlive it). With `store`, the
+  // plugin receives the job's key-value store as PJRT_Client_Create's callbacks (ABI 1.2):
+  // each adds `store->key_prefix` to the plugin's key; a try-get miss is NOT_FOUND, a get
+  // that times out DEADLINE_EXCEEDED; errors are made with the plugin's callback_error. The
+  // store is kept until the plugin's client is destroyed.
   static absl::StatusOr<std::unique_ptr<PjrtComputationClient>> Create(
-      const PJRT_Api* api, const PluginOptions& options = {});
+      const PJRT_Api* api, const PluginOptions& options = {},
+      std::optional<JobKeyValueStore> store = std::nullopt);
   ~PjrtComputationClient() override;
 
   absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
@@ -60,6 +69,8 @@ class PjrtComputationClient : public ComputationClient {
   std::vector<PJRT_Device*> devices_;      // same order
   std::vector<DeviceInfo> device_infos_;   // same order
   std::vector<DeviceActivity*> activity_;  // same order; never freed
+  // The key-value callbacks' user arg; outlives the plugin's client (destroyed after it).
+  std::unique_ptr<KvCallbackState> kv_;
 };
 
 }  // namespace seam::runtime

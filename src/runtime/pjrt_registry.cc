@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
 #include "src/base/status_macros.h"
+#include "src/runtime/coordinator.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client.h"
 
@@ -36,6 +37,10 @@ class EnvReader {
     if (*value == "true") return true;
     if (*value == "false") return false;
     return std::atoi(value->c_str()) != 0;
+  }
+  // For the readers of distributed_config.h; every read is recorded the same way.
+  EnvGetter Getter() {
+    return [this](const char* name) { return Get(name); };
   }
 
  private:
@@ -67,12 +72,22 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> Wrap(
   return std::unique_ptr<ComputationClient>(*std::move(client));
 }
 
+// Creates the process's coordinator (the job's variables read through `env`): the store a
+// plugin receives.
+absl::StatusOr<JobKeyValueStore> StartCoordinator(EnvReader& env, const JobTopology& topology,
+                                                  ClientSelection* selection) {
+  SEAM_ASSIGN_OR_RETURN(CoordinatorOptions options, ReadCoordinatorOptions(env.Getter()));
+  selection->coordinator = options.Target();
+  SEAM_ASSIGN_OR_RETURN(Coordinator * coordinator, InitializeCoordinator(topology, options));
+  selection->job_incarnation = coordinator->incarnation();
+  return coordinator->PluginStore();
+}
+
 // Load + (optionally) initialize + client, for the branches that use a shared library.
-absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(const std::string& device_type,
-                                                                     const std::string& path,
-                                                                     bool initialize,
-                                                                     const PluginOptions& options,
-                                                                     ClientSelection* selection) {
+absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(
+    const std::string& device_type, const std::string& path, bool initialize,
+    const PluginOptions& options, ClientSelection* selection,
+    std::optional<JobKeyValueStore> store = std::nullopt) {
   selection->library_path = path;
   SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, LoadPjrtPlugin(device_type, path));
   PluginVersion version = GetPluginVersion(api);
@@ -81,7 +96,7 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(const std::
   // major version has another layout. XPU and NEURON skip only the plugin's initialize.
   SEAM_RETURN_IF_ERROR(initialize ? InitializePjrtPlugin(device_type)
                                   : CheckPjrtPluginVersion(device_type));
-  return Wrap(PjrtComputationClient::Create(api, options));
+  return Wrap(PjrtComputationClient::Create(api, options, std::move(store)));
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> DynamicPluginClient(
@@ -95,20 +110,20 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> DynamicPluginClient(
         kRegisterPluginDocs));
   }
   if (device_type == "LIBRARY") env.Get("PJRT_LIBRARY_PATH");  // what LibraryPlugin reads
-  if (plugin->requires_xla_coordinator()) {
-    return absl::UnimplementedError(absl::StrCat(
-        "PjRtPlugin '", device_type,
-        "' requires the multi-process coordinator (a distributed key-value store), which "
-        "seam does not provide yet; no client was created"));
-  }
   std::string path = plugin->library_path();
   if (path.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("PjRtPlugin '", device_type, "' has an empty library path",
                      device_type == "LIBRARY" ? " (set PJRT_LIBRARY_PATH)" : ""));
   }
+  std::optional<JobKeyValueStore> store;
+  if (plugin->requires_xla_coordinator()) {
+    SEAM_ASSIGN_OR_RETURN(JobTopology topology, ReadJobTopology(env.Getter()));
+    selection->job = topology;
+    SEAM_ASSIGN_OR_RETURN(store, StartCoordinator(env, topology, selection));
+  }
   return ClientFromLibrary(absl::AsciiStrToLower(device_type), path, /*initialize=*/true,
-                           plugin->client_create_options(), selection);
+                           plugin->client_create_options(), selection, std::move(store));
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
@@ -132,7 +147,18 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
   // Built from the same header, so it always passes; checked all the same, like every branch.
   SEAM_RETURN_IF_ERROR(
       CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled()));
-  return Wrap(PjrtComputationClient::Create(api, {{"cpu_device_count", devices}}));
+  // Single-process in PyTorch/XLA; here a job of several processes (world size above 1)
+  // starts the coordinator and hands its store to the plugin (docs/architecture.md).
+  SEAM_ASSIGN_OR_RETURN(JobTopology topology, ReadJobTopology(env.Getter()));
+  selection->job = topology;
+  PluginOptions options{{"cpu_device_count", devices}};
+  std::optional<JobKeyValueStore> store;
+  if (topology.world_size > 1) {
+    SEAM_ASSIGN_OR_RETURN(store, StartCoordinator(env, topology, selection));
+    options["process_index"] = int64_t{topology.rank};
+    options["process_count"] = int64_t{topology.world_size};
+  }
+  return Wrap(PjrtComputationClient::Create(api, options, std::move(store)));
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::string& device_type,

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "src/runtime/computation_client.h"
+#include "src/runtime/distributed_config.h"
 #include "src/runtime/plugin.h"
 
 namespace seam::runtime {
@@ -23,6 +24,10 @@ struct ClientSelection {
   std::vector<std::pair<std::string, std::optional<std::string>>> env_read;
   std::string library_path;    // the plugin loaded, "" for the in-process CPU plugin
   std::string plugin_version;  // "<major>.<minor>" of the plugin used, when one was loaded
+  // The job, when the branch read it (PJRT_DEVICE=CPU, or a plugin requiring the coordinator).
+  std::optional<JobTopology> job;
+  std::string coordinator;       // "address:port" when a coordinator was asked for, else ""
+  uint64_t job_incarnation = 0;  // once the coordinator is up
 };
 
 // Adds `plugin` to the registry under `name`; replaces an earlier one. (runtime.h's
@@ -33,7 +38,10 @@ absl::Status AddPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin
 std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name);
 
 // Reads PJRT_DEVICE (refusing unset or empty with "$PJRT_DEVICE is not set.") and runs the
-// branch chain. `selection` (optional) receives the record, on failure too.
+// branch chain. `selection` (optional) receives the record, on failure too. The job's
+// coordinator (coordinator.h) is created, before the client, for a registered plugin that
+// requires it and for PJRT_DEVICE=CPU when the world size is above 1; the CPU plugin then
+// also receives the options process_index and process_count (docs/distributed.md).
 absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
     ClientSelection* selection);
 

@@ -11,9 +11,11 @@
 
 #include "seam/runtime.h"
 #include "seam/tensor.h"
+#include "src/runtime/coordinator.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_registry.h"
 #include "src/runtime/runtime.h"
+#include "tests/distributed/spawn.h"
 
 namespace seam::runtime {
 namespace {
@@ -27,7 +29,13 @@ constexpr const char* kVariables[] = {
 
 void ClearEnvironment() {
   for (const char* name : kVariables) unsetenv(name);
+  for (const std::string& name : testing::JobVariables()) unsetenv(name.c_str());
 }
+
+// What the CPU branch reads after CPU_NUM_DEVICES: the job's place (a single process here).
+#define SEAM_JOB_READS                                                                             \
+  "PJRT_LOCAL_PROCESS_RANK", "LOCAL_RANK", "RANK", "PJRT_LOCAL_PROCESS_COUNT", "LOCAL_WORLD_SIZE", \
+      "WORLD_SIZE"
 
 // A user's plugin, through the public API (include/seam/runtime.h).
 using ::seam::PluginOptions;
@@ -111,8 +119,8 @@ const std::string kMissCpu = Miss("cpu"), kMissTpu = Miss("TPU"), kMissTpuLower 
 
 INSTANTIATE_TEST_SUITE_P(
     DeviceStrings, ClientSelectionTest,
-    ::testing::Values(Case{"CPU", false, "CPU", {"CPU_NUM_DEVICES"}, nullptr},
-                      Case{"CPU", true, "CPU", {"CPU_NUM_DEVICES"}, nullptr},
+    ::testing::Values(Case{"CPU", false, "CPU", {"CPU_NUM_DEVICES", SEAM_JOB_READS}, nullptr},
+                      Case{"CPU", true, "CPU", {"CPU_NUM_DEVICES", SEAM_JOB_READS}, nullptr},
                       Case{"cpu", false, "none", {}, "Unknown PJRT_DEVICE: 'cpu'"},
                       Case{"cpu", true, "dynamic plugin", {}, kMissCpu.c_str()},
                       Case{"TPU", false, "TPU", {"TPU_LIBRARY_PATH"}, nullptr},
@@ -239,18 +247,51 @@ TEST(PluginOptionsTest, CpuNumDevicesGivesThatManyDevices) {
   EXPECT_EQ((*client)->GetLocalDevices().size(), 4u);
 }
 
-TEST(PluginOptionsTest, CoordinatorPluginsAreRefusedClearly) {
+TEST(PluginOptionsTest, APluginRequiringTheCoordinatorGetsOne) {
   ClearEnvironment();
   setenv("PJRT_DEVICE", "MULTI", 1);
   setenv("PJRT_DYNAMIC_PLUGINS", "1", 1);
+  setenv("MASTER_ADDR", "127.0.0.1", 1);
+  const std::string port = std::to_string(testing::FreePort());
+  setenv("XLA_COORDINATOR_PORT", port.c_str(), 1);
   RegisterPjRtPlugin("MULTI", std::make_shared<SimplePlugin>(SEAM_CPU_PLUGIN_PATH, PluginOptions{},
                                                              /*coordinator=*/true));
+  ClientSelection selection;
+  auto client = CreateClientFromEnvironment(&selection);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_EQ(selection.coordinator, "127.0.0.1:" + port);
+  ASSERT_TRUE(selection.job.has_value());
+  EXPECT_EQ(selection.job->world_size, 1);
+  absl::StatusOr<Coordinator*> coordinator = GetCoordinator();
+  ASSERT_TRUE(coordinator.ok()) << coordinator.status();
+  EXPECT_EQ((*coordinator)->incarnation(), selection.job_incarnation);
+  std::vector<std::string> read;
+  for (const EnvRead& r : selection.env_read) read.push_back(r.first);
+  EXPECT_EQ(read, (std::vector<std::string>{
+                      "PJRT_DEVICE", "PJRT_DYNAMIC_PLUGINS", SEAM_JOB_READS, "MASTER_ADDR",
+                      "XLA_COORDINATOR_PORT", "DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC",
+                      "DIST_SERVICE_MAX_MISSING_HEARTBEATS", "SEAM_COORDINATOR_TIMEOUT_SEC",
+                      "DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN", "SEAM_LOST_JOB_GRACE_SEC"}));
+}
+
+TEST(PluginOptionsTest, ASingleProcessCpuJobHasNoCoordinator) {
+  ClearEnvironment();
+  setenv("PJRT_DEVICE", "CPU", 1);
+  ClientSelection selection;
+  auto client = CreateClientFromEnvironment(&selection);
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_EQ(selection.coordinator, "");
+  EXPECT_EQ(GetCoordinator().status().message(), "XlaCoordinator has not been initialized");
+}
+
+TEST(PluginOptionsTest, ABadJobVariableFailsTheCpuBranchNamingIt) {
+  ClearEnvironment();
+  setenv("PJRT_DEVICE", "CPU", 1);
+  setenv("WORLD_SIZE", "two", 1);
   auto client = CreateClientFromEnvironment(nullptr);
   ASSERT_FALSE(client.ok());
-  EXPECT_EQ(client.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(client.status().message(),
-            "PjRtPlugin 'MULTI' requires the multi-process coordinator (a distributed key-value "
-            "store), which seam does not provide yet; no client was created");
+            "Environment variable WORLD_SIZE must be an integer from 1 to 2147483647, got 'two'");
 }
 
 TEST(PluginOptionsTest, RegisteringAfterTheClientExistsIsAnError) {

@@ -14,14 +14,24 @@
 //   SEAM_TEST_WRONG_SIZE                PJRT_Buffer_OnDeviceSizeInBytes answers 1 byte (a
 //                                       wrong answer of a capability)
 //   SEAM_TEST_API_SIZE                  the struct_size its PJRT_Api reports (too small)
+//   SEAM_TEST_KV                        requires the job's key-value store: PJRT_Client_Create
+//                                       takes the options process_index and process_count,
+//                                       puts "hello/<index>", reads the next process's key and
+//                                       tries the store's error cases; SeamTestPluginKvReport
+//                                       says what it saw
 // Its entry points go through the plugin kit (src/plugins/common), like a real plugin's.
 #include <atomic>
+#include <chrono>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/plugins/common/error.h"
+#include "src/plugins/common/kv_store.h"
 #include "src/plugins/common/table.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "tests/plugins/future_args.h"
@@ -36,6 +46,7 @@
 namespace {
 
 std::atomic<int> g_calls{0};
+std::string g_kv_report;  // SEAM_TEST_KV: what the last PJRT_Client_Create saw
 
 const PJRT_Api* Cpu() { return seam::cpu::GetCpuPjrtApi(); }
 
@@ -119,6 +130,63 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
 #endif
   return Cpu()->PJRT_Client_Create(args);
 }
+
+#ifdef SEAM_TEST_KV
+std::string CodeName(const absl::Status& status) { return absl::StatusCodeToString(status.code()); }
+
+// The store's round trip across the job's processes, then the CPU plugin's client (without
+// the two options it does not take).
+PJRT_Error* KvClientCreate(PJRT_Client_Create_Args* args) {
+  ++g_calls;
+  using seam::plugin::MakeError;
+  absl::StatusOr<std::optional<seam::plugin::KvStore>> store =
+      seam::plugin::KvStore::FromCreateArgs(*args);
+  if (!store.ok()) return MakeError(store.status());
+  if (!store->has_value()) {
+    return MakeError(absl::FailedPreconditionError(
+        "test plugin (kv): PJRT_Client_Create was given no key-value store"));
+  }
+  int64_t index = -1;
+  int64_t count = -1;
+  std::vector<PJRT_NamedValue> rest;
+  for (size_t i = 0; i < args->num_options; ++i) {
+    const PJRT_NamedValue& option = args->create_options[i];
+    const std::string name(option.name, option.name_size);
+    if (name == "process_index") {
+      index = option.value.int64_value;
+    } else if (name == "process_count") {
+      count = option.value.int64_value;
+    } else {
+      rest.push_back(option);
+    }
+  }
+  if (index < 0 || count < 1) {
+    return MakeError(absl::InvalidArgumentError(
+        "test plugin (kv): the options process_index and process_count are required"));
+  }
+  const seam::plugin::KvStore& kv = **store;
+  const std::string mine = absl::StrCat("hello/", index);
+  if (absl::Status put = kv.Put(mine, absl::StrCat("from process ", index)); !put.ok()) {
+    return MakeError(put);
+  }
+  absl::StatusOr<std::string> next =
+      kv.Get(absl::StrCat("hello/", (index + 1) % count), std::chrono::seconds(30));
+  if (!next.ok()) return MakeError(next.status());
+  absl::StatusOr<std::string> miss = kv.TryGet("never-set");
+  absl::StatusOr<std::string> late = kv.Get("never-set", std::chrono::milliseconds(100));
+  absl::Status again = kv.Put(mine, "twice");
+  g_kv_report =
+      absl::StrCat("process ", index, " of ", count, " read '", *next,
+                   "'; try-get miss: ", CodeName(miss.status()), " (", miss.status().message(),
+                   "); get timeout: ", CodeName(late.status()), "; second put: ", CodeName(again));
+  PJRT_Client_Create_Args inner = *args;
+  inner.create_options = rest.data();
+  inner.num_options = rest.size();
+  PJRT_Error* error = Cpu()->PJRT_Client_Create(&inner);
+  args->client = inner.client;
+  return error;
+}
+#endif
 
 #ifdef SEAM_TEST_LAX
 PJRT_Error* LaxPlatformName(PJRT_Client_PlatformName_Args* args) {
@@ -207,6 +275,9 @@ PJRT_Api MakeApi() {
 #ifdef SEAM_TEST_API_SIZE
   api.struct_size = SEAM_TEST_API_SIZE;
 #endif
+#ifdef SEAM_TEST_KV
+  SEAM_PLUGIN_SET(api, PJRT_Client_Create, KvClientCreate);
+#endif
   return api;
 }
 
@@ -225,4 +296,9 @@ extern "C" __attribute__((visibility("default"))) const PJRT_Api* GetPjrtApi(voi
 // never called.
 extern "C" __attribute__((visibility("default"))) int SeamTestPluginCallCount(void) {
   return g_calls.load();
+}
+
+// What the SEAM_TEST_KV plugin's last PJRT_Client_Create saw ("" in the other plugins).
+extern "C" __attribute__((visibility("default"))) const char* SeamTestPluginKvReport(void) {
+  return g_kv_report.c_str();
 }

@@ -1,0 +1,425 @@
+#include "src/runtime/coordinator_service.h"
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "proto/coordinator.grpc.pb.h"
+
+namespace seam::runtime {
+namespace {
+
+namespace pb = ::seam::coordinator;
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// How often a blocked call checks whether its caller went away or the service stops.
+constexpr milliseconds kPollPeriod{100};
+constexpr milliseconds kDefaultDrain{2000};
+
+grpc::Status Error(grpc::StatusCode code, const std::string& message) { return {code, message}; }
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  return {static_cast<grpc::StatusCode>(status.code()), std::string(status.message())};
+}
+
+std::string Key(const std::string& key) { return absl::StrCat("'", absl::CHexEscape(key), "'"); }
+
+std::string Ranks(const std::vector<int>& ranks) {
+  return absl::StrCat(ranks.size() == 1 ? "rank " : "ranks ", absl::StrJoin(ranks, ", "));
+}
+
+// Differs between two services with overwhelming probability, also when they start in the
+// same process or at the same instant.
+uint64_t NewIncarnation() {
+  std::random_device device;
+  uint64_t value = (static_cast<uint64_t>(device()) << 32) ^ device();
+  value ^= static_cast<uint64_t>(Clock::now().time_since_epoch().count()) * 0x9E3779B97F4A7C15ULL;
+  value ^= static_cast<uint64_t>(getpid());
+  return value == 0 ? 1 : value;
+}
+
+struct RankState {
+  bool connected = false;
+  bool left = false;  // its process is exiting (Leave)
+  std::string who;    // "pid <pid> on <host>"
+  Clock::time_point last_heartbeat;
+};
+
+struct BarrierState {
+  std::set<int> arrived;
+  bool done = false;
+  absl::Status failure;  // sticky: a barrier that timed out fails for every rank
+};
+
+}  // namespace
+
+class CoordinationService::Impl final : public pb::Coordinator::Service {
+ public:
+  explicit Impl(Options options)
+      : options_(std::move(options)),
+        incarnation_(NewIncarnation()),
+        ranks_(static_cast<size_t>(options_.world_size)) {}
+
+  ~Impl() override { Stop(kDefaultDrain); }
+
+  absl::Status Start() {
+    grpc::ServerBuilder builder;
+    int port = 0;
+    // Exactly the address given: gRPC adds no wildcard for an explicit host. SO_REUSEPORT
+    // off, so that a second service on the same port fails instead of sharing it.
+    builder.AddListeningPort(options_.target, grpc::InsecureServerCredentials(), &port);
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    builder.SetMaxReceiveMessageSize(-1);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    if (server_ == nullptr || port == 0) {
+      if (server_ != nullptr) server_->Shutdown();
+      server_.reset();
+      return absl::UnavailableError(absl::StrCat(
+          "Failed to initialize distributed runtime service. Cannot listen on ", options_.target,
+          " (MASTER_ADDR:XLA_COORDINATOR_PORT): the port is in use, or the address is not one "
+          "of this machine's"));
+    }
+    checker_ = std::thread([this] { CheckHeartbeats(); });
+    return absl::OkStatus();
+  }
+
+  void Stop(milliseconds drain) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (checker_.joinable()) checker_.join();
+    // Blocked calls see stopping_ within kPollPeriod; `drain` bounds the wait for calls of a
+    // peer that no longer reads (a stopped process keeps its connection open).
+    if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now() + drain);
+  }
+
+  uint64_t incarnation() const { return incarnation_; }
+
+  grpc::Status Connect(grpc::ServerContext* /*context*/, const pb::ConnectRequest* request,
+                       pb::ConnectReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int rank = request->rank();
+    const std::string who = absl::StrCat("pid ", request->pid(), " on ", request->host());
+    if (request->world_size() != options_.world_size) {
+      std::string reason = absl::StrCat(
+          "The ranks disagree about the world size: rank 0 (which hosts the coordinator) has "
+          "world size ",
+          options_.world_size, ", rank ", rank, " (", who, ") has world size ",
+          request->world_size());
+      FailJobLocked(-1, reason);
+      return Error(grpc::StatusCode::FAILED_PRECONDITION, reason);
+    }
+    if (rank < 0 || rank >= options_.world_size) {
+      return Error(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          absl::StrCat("Rank ", rank, " is not below the world size ", options_.world_size));
+    }
+    if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
+    RankState& state = ranks_[static_cast<size_t>(rank)];
+    if (state.connected) {
+      return Error(
+          grpc::StatusCode::ALREADY_EXISTS,
+          absl::StrCat("Rank ", rank, " is already connected to the coordinator at ",
+                       options_.target, " (", state.who, "), and ", who, " connects as rank ", rank,
+                       " too: two processes with the same rank, or a second job on the "
+                       "same address and port"));
+    }
+    state.connected = true;
+    state.who = who;
+    state.last_heartbeat = Clock::now();
+    reply->set_incarnation(incarnation_);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Barrier(grpc::ServerContext* context, const pb::BarrierRequest* request,
+                       pb::BarrierReply* /*reply*/) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
+        !status.ok()) {
+      return status;
+    }
+    BarrierState& barrier = barriers_[request->name()];
+    if (!barrier.failure.ok()) return ToGrpc(barrier.failure);
+    if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
+    barrier.arrived.insert(request->rank());
+    if (static_cast<int>(barrier.arrived.size()) == options_.world_size) {
+      barrier.done = true;
+      cv_.notify_all();
+      return grpc::Status::OK;
+    }
+    const auto deadline = Clock::now() + milliseconds(std::max<int64_t>(0, request->timeout_ms()));
+    WaitLocked(lock, context, deadline,
+               [&] { return barrier.done || !barrier.failure.ok() || job_.lost(); });
+    if (barrier.done) return grpc::Status::OK;
+    if (!barrier.failure.ok()) return ToGrpc(barrier.failure);
+    if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
+    if (grpc::Status status = Interrupted(context); !status.ok()) return status;
+    std::vector<int> missing;
+    std::vector<int> never_connected;
+    for (int r = 0; r < options_.world_size; ++r) {
+      if (barrier.arrived.count(r) != 0) continue;
+      missing.push_back(r);
+      if (!ranks_[static_cast<size_t>(r)].connected) never_connected.push_back(r);
+    }
+    std::string text =
+        absl::StrCat("Barrier '", request->name(), "' timed out after ", request->timeout_ms(),
+                     " ms: ", Ranks(missing), " of ", options_.world_size, " did not arrive");
+    if (!never_connected.empty()) {
+      absl::StrAppend(&text, " (", Ranks(never_connected), " never connected to the coordinator)");
+    }
+    barrier.failure = absl::DeadlineExceededError(text);
+    cv_.notify_all();
+    return ToGrpc(barrier.failure);
+  }
+
+  grpc::Status Heartbeat(grpc::ServerContext* /*context*/, const pb::HeartbeatRequest* request,
+                         pb::HeartbeatReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
+        !status.ok()) {
+      return status;
+    }
+    ranks_[static_cast<size_t>(request->rank())].last_heartbeat = Clock::now();
+    *reply->mutable_state() = job_;
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Watch(grpc::ServerContext* context, const pb::WatchRequest* request,
+                     grpc::ServerWriter<pb::JobState>* writer) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
+        !status.ok()) {
+      return status;
+    }
+    const auto rank = static_cast<size_t>(request->rank());
+    // The first message tells the client that the service watches it from now on.
+    pb::JobState first = job_;
+    lock.unlock();
+    writer->Write(first);
+    lock.lock();
+    while (true) {
+      if (job_.lost()) {
+        pb::JobState state = job_;
+        lock.unlock();
+        writer->Write(state);
+        return grpc::Status::OK;
+      }
+      if (stopping_) return grpc::Status::OK;
+      if (context->IsCancelled()) {
+        if (!ranks_[rank].left) {
+          MarkLostLocked(request->rank(),
+                         "its connection to the coordinator closed before it left the job (the "
+                         "process was killed or crashed)");
+        }
+        return grpc::Status::CANCELLED;
+      }
+      cv_.wait_for(lock, kPollPeriod);
+    }
+  }
+
+  grpc::Status Leave(grpc::ServerContext* context, const pb::LeaveRequest* request,
+                     pb::LeaveReply* /*reply*/) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
+        !status.ok()) {
+      return status;
+    }
+    ranks_[static_cast<size_t>(request->rank())].left = true;
+    if (request->exit_status() != 0) {
+      MarkLostLocked(request->rank(),
+                     absl::StrCat("its process is exiting with status ", request->exit_status()));
+      return grpc::Status::OK;
+    }
+    cv_.notify_all();
+    // An orderly exit waits for the other connected ranks, so that none of them loses the
+    // coordinator while it still works.
+    const auto deadline = Clock::now() + milliseconds(std::max<int64_t>(0, request->timeout_ms()));
+    WaitLocked(lock, context, deadline, [&] { return job_.lost() || AllConnectedLeftLocked(); });
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Put(grpc::ServerContext* /*context*/, const pb::PutRequest* request,
+                   pb::PutReply* /*reply*/) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), -1); !status.ok()) {
+      return status;
+    }
+    if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
+    if (!kv_.try_emplace(request->key(), request->value()).second) {
+      return Error(grpc::StatusCode::ALREADY_EXISTS,
+                   absl::StrCat("Key ", Key(request->key()),
+                                " is already set (a key is written once per job)"));
+    }
+    cv_.notify_all();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Get(grpc::ServerContext* context, const pb::GetRequest* request,
+                   pb::GetReply* reply) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), -1); !status.ok()) {
+      return status;
+    }
+    const auto deadline = Clock::now() + milliseconds(std::max<int64_t>(0, request->timeout_ms()));
+    WaitLocked(lock, context, deadline,
+               [&] { return job_.lost() || kv_.contains(request->key()); });
+    if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
+    if (auto it = kv_.find(request->key()); it != kv_.end()) {
+      reply->set_value(it->second);
+      return grpc::Status::OK;
+    }
+    if (grpc::Status status = Interrupted(context); !status.ok()) return status;
+    return Error(grpc::StatusCode::DEADLINE_EXCEEDED,
+                 absl::StrCat("Key ", Key(request->key()), " was not set within ",
+                              request->timeout_ms(), " ms"));
+  }
+
+  grpc::Status TryGet(grpc::ServerContext* /*context*/, const pb::TryGetRequest* request,
+                      pb::GetReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), -1); !status.ok()) {
+      return status;
+    }
+    if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
+    auto it = kv_.find(request->key());
+    if (it == kv_.end()) {
+      return Error(grpc::StatusCode::NOT_FOUND,
+                   absl::StrCat("Key ", Key(request->key()), " is not set"));
+    }
+    reply->set_value(it->second);
+    return grpc::Status::OK;
+  }
+
+ private:
+  // The request's job incarnation, and its rank (unless -1) as a connected rank.
+  grpc::Status CheckCallerLocked(uint64_t incarnation, int rank) const {
+    if (incarnation != incarnation_) {
+      return Error(grpc::StatusCode::FAILED_PRECONDITION,
+                   absl::StrCat("The coordinator at ", options_.target, " serves job incarnation ",
+                                absl::Hex(incarnation_, absl::kZeroPad16),
+                                ", not the caller's job incarnation ",
+                                absl::Hex(incarnation, absl::kZeroPad16),
+                                " (a process of an earlier job on the same address and port?)"));
+    }
+    if (rank == -1) return grpc::Status::OK;
+    if (rank < 0 || rank >= options_.world_size || !ranks_[static_cast<size_t>(rank)].connected) {
+      return Error(
+          grpc::StatusCode::FAILED_PRECONDITION,
+          absl::StrCat("Rank ", rank, " is not connected to the coordinator at ", options_.target));
+    }
+    return grpc::Status::OK;
+  }
+
+  // Why a blocked call ended early: the service stops, or the caller went away.
+  grpc::Status Interrupted(grpc::ServerContext* context) const {
+    if (stopping_) {
+      return Error(grpc::StatusCode::UNAVAILABLE,
+                   absl::StrCat("The coordinator at ", options_.target, " is shutting down"));
+    }
+    if (context->IsCancelled())
+      return Error(grpc::StatusCode::CANCELLED, "Cancelled by the caller");
+    return grpc::Status::OK;
+  }
+
+  template <typename Done>
+  void WaitLocked(std::unique_lock<std::mutex>& lock, grpc::ServerContext* context,
+                  Clock::time_point deadline, Done done) {
+    while (!done() && !stopping_ && !context->IsCancelled()) {
+      const auto now = Clock::now();
+      if (now >= deadline) return;
+      cv_.wait_until(lock, std::min(deadline, now + kPollPeriod));
+    }
+  }
+
+  bool AllConnectedLeftLocked() const {
+    return std::all_of(ranks_.begin(), ranks_.end(),
+                       [](const RankState& r) { return !r.connected || r.left; });
+  }
+
+  void FailJobLocked(int rank, const std::string& reason) {
+    if (job_.lost()) return;
+    job_.set_lost(true);
+    job_.set_lost_rank(rank);
+    job_.set_reason(reason);
+    cv_.notify_all();
+  }
+
+  void MarkLostLocked(int rank, const std::string& what) {
+    FailJobLocked(rank, absl::StrCat("The job has lost rank ", rank, " (",
+                                     ranks_[static_cast<size_t>(rank)].who, "): ", what));
+  }
+
+  void CheckHeartbeats() {
+    const milliseconds period =
+        std::clamp(options_.loss_timeout / 20, milliseconds(20), milliseconds(500));
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      cv_.wait_for(lock, period);
+      if (stopping_ || job_.lost()) continue;
+      const auto now = Clock::now();
+      for (size_t r = 0; r < ranks_.size(); ++r) {
+        const RankState& state = ranks_[r];
+        if (!state.connected || state.left || now - state.last_heartbeat <= options_.loss_timeout) {
+          continue;
+        }
+        const auto silent = std::chrono::duration_cast<milliseconds>(now - state.last_heartbeat);
+        MarkLostLocked(static_cast<int>(r),
+                       absl::StrCat("it sent no heartbeat for ", silent.count(), " ms (limit ",
+                                    options_.loss_timeout_source,
+                                    "): its host is unreachable, or the process is stopped"));
+        break;
+      }
+    }
+  }
+
+  const Options options_;
+  const uint64_t incarnation_;
+  std::unique_ptr<grpc::Server> server_;
+  std::thread checker_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::vector<RankState> ranks_;
+  pb::JobState job_;
+  std::map<std::string, BarrierState> barriers_;
+  absl::flat_hash_map<std::string, std::string> kv_;
+};
+
+absl::StatusOr<std::unique_ptr<CoordinationService>> CoordinationService::Start(
+    const Options& options) {
+  if (options.world_size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Coordinator world size must be at least 1, got ", options.world_size));
+  }
+  auto impl = std::make_unique<Impl>(options);
+  if (absl::Status status = impl->Start(); !status.ok()) return status;
+  return std::unique_ptr<CoordinationService>(new CoordinationService(std::move(impl)));
+}
+
+CoordinationService::CoordinationService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+CoordinationService::~CoordinationService() { impl_->Stop(kDefaultDrain); }
+
+uint64_t CoordinationService::incarnation() const { return impl_->incarnation(); }
+
+void CoordinationService::Stop(std::chrono::milliseconds drain) { impl_->Stop(drain); }
+
+}  // namespace seam::runtime
