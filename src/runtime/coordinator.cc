@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -123,7 +124,8 @@ JobKeyValueStore Coordinator::PluginStore() const {
 }
 
 absl::Status Coordinator::Barrier(const std::string& name, milliseconds timeout) {
-  return client_->Barrier("user:" + name, Clock::now() + timeout);
+  const milliseconds limit = std::clamp(timeout, milliseconds(0), milliseconds(std::chrono::hours(24 * 30)));
+  return client_->Barrier("user:" + name, Clock::now() + limit);
 }
 
 absl::Status Coordinator::Health() const { return client_->Health(); }

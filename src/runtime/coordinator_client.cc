@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -22,6 +23,8 @@ using std::chrono::milliseconds;
 // Extra time an RPC's own deadline gets beyond the wait the service is asked for, so that
 // the service's answer (naming what it waited for) normally arrives first.
 constexpr milliseconds kRpcMargin{2000};
+// The longest wait a caller may ask for (a larger one is cut to it): no clock overflows.
+constexpr milliseconds kMaxWait{int64_t{30} * 24 * 3600 * 1000};
 
 void SetDeadline(grpc::ClientContext& context, Clock::time_point deadline) {
   context.set_deadline(std::chrono::system_clock::now() + (deadline - Clock::now()));
@@ -124,7 +127,7 @@ class CoordinatorClient::Impl {
 
   absl::StatusOr<std::string> Get(std::string_view key, milliseconds timeout) {
     if (absl::Status lost = Health(); !lost.ok()) return lost;  // a lost job fails every call
-    timeout = std::max(timeout, milliseconds(0));
+    timeout = std::clamp(timeout, milliseconds(0), kMaxWait);
     grpc::ClientContext context;
     SetDeadline(context, Clock::now() + timeout + kRpcMargin);
     pb::GetRequest request;
@@ -174,6 +177,7 @@ class CoordinatorClient::Impl {
       std::lock_guard<std::mutex> lock(mu_);
       leaving_ = true;
     }
+    timeout = std::clamp(timeout, milliseconds(0), kMaxWait);
     grpc::ClientContext context;
     SetDeadline(context, Clock::now() + timeout + kRpcMargin);
     pb::LeaveRequest request;

@@ -28,6 +28,12 @@ using std::chrono::milliseconds;
 // How often a blocked call checks whether its caller went away or the service stops.
 constexpr milliseconds kPollPeriod{100};
 constexpr milliseconds kDefaultDrain{2000};
+// The longest wait a request may ask for (a larger one is cut to it): no clock overflows.
+constexpr int64_t kMaxWaitMs = int64_t{30} * 24 * 3600 * 1000;
+
+Clock::time_point DeadlineIn(int64_t timeout_ms) {
+  return Clock::now() + milliseconds(std::clamp<int64_t>(timeout_ms, 0, kMaxWaitMs));
+}
 
 grpc::Status Error(grpc::StatusCode code, const std::string& message) { return {code, message}; }
 
@@ -164,7 +170,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
       cv_.notify_all();
       return grpc::Status::OK;
     }
-    const auto deadline = Clock::now() + milliseconds(std::max<int64_t>(0, request->timeout_ms()));
+    const auto deadline = DeadlineIn(request->timeout_ms());
     WaitLocked(lock, context, deadline,
                [&] { return barrier.done || !barrier.failure.ok() || job_.lost(); });
     if (barrier.done) return grpc::Status::OK;
@@ -250,7 +256,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     cv_.notify_all();
     // An orderly exit waits for the other connected ranks, so that none of them loses the
     // coordinator while it still works.
-    const auto deadline = Clock::now() + milliseconds(std::max<int64_t>(0, request->timeout_ms()));
+    const auto deadline = DeadlineIn(request->timeout_ms());
     WaitLocked(lock, context, deadline, [&] { return job_.lost() || AllConnectedLeftLocked(); });
     return grpc::Status::OK;
   }
@@ -277,7 +283,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), -1); !status.ok()) {
       return status;
     }
-    const auto deadline = Clock::now() + milliseconds(std::max<int64_t>(0, request->timeout_ms()));
+    const auto deadline = DeadlineIn(request->timeout_ms());
     WaitLocked(lock, context, deadline,
                [&] { return job_.lost() || kv_.contains(request->key()); });
     if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
