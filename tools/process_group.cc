@@ -63,7 +63,9 @@ void WriteAll(int fd, std::string_view data) {
 }
 
 // Installs the handlers for its lifetime (a self-pipe carries each signal to the loop) and
-// puts the previous ones back when it ends.
+// puts the previous ones back when it ends. A forwarded signal that this process was
+// started with ignored (nohup's SIGHUP, SIGINT in a shell's background job) stays ignored,
+// as the shell meant: no handler, and the children inherit the same.
 class SignalRelay {
  public:
   static absl::StatusOr<std::unique_ptr<SignalRelay>> Create() {
@@ -82,7 +84,11 @@ class SignalRelay {
     struct sigaction ignore {};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
-    for (int signal : kForwarded) relay->Install(signal, action);
+    for (int signal : kForwarded) {
+      struct sigaction current {};
+      if (sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+      relay->Install(signal, action);
+    }
     relay->Install(SIGCHLD, action);
     relay->Install(SIGPIPE, ignore);
     return relay;
@@ -98,6 +104,8 @@ class SignalRelay {
   SignalRelay& operator=(const SignalRelay&) = delete;
 
   int fd() const { return read_fd_; }
+  // What this process was started with, for each signal whose disposition it changed.
+  const std::vector<std::pair<int, struct sigaction>>& previous() const { return previous_; }
 
   // The signals received since the last call, in order.
   std::vector<int> Take() {
@@ -151,29 +159,35 @@ struct SpawnPipes {
   }
 };
 
-// In the child, between fork and exec: async-signal-safe calls only.
-[[noreturn]] void ExecChild(const ChildSpec& spec, char* const* argv, char* const* envp,
-                            const SpawnPipes& pipes, int dev_null, pid_t parent) {
+// What the child needs between fork and exec, all prepared before the fork.
+struct ChildSetup {
+  const ChildSpec* spec;
+  char* const* argv;
+  char* const* envp;
+  const SpawnPipes* pipes;
+  int dev_null;
+  pid_t parent;
+  const SignalRelay* relay;  // the dispositions to put back
+  const sigset_t* mask;      // the signal mask to put back
+};
+
+// In the child, between fork and exec: async-signal-safe calls only. The program starts
+// with the signal dispositions and mask this process was started with.
+[[noreturn]] void ExecChild(const ChildSetup& setup) {
   setpgid(0, 0);
 #ifdef __linux__
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(127);  // the parent died before the line above
-#else
-  (void)parent;
+  if (getppid() != setup.parent) _exit(127);  // the parent died before the line above
 #endif
-  struct sigaction fallback {};
-  fallback.sa_handler = SIG_DFL;
-  sigemptyset(&fallback.sa_mask);
-  for (int signal : kForwarded) sigaction(signal, &fallback, nullptr);
-  sigaction(SIGCHLD, &fallback, nullptr);
-  sigaction(SIGPIPE, &fallback, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (dup2(dev_null, 0) < 0 || dup2(pipes.out[1], 1) < 0 || dup2(pipes.err[1], 2) < 0) {
+  for (const auto& [signal, previous] : setup.relay->previous()) {
+    sigaction(signal, &previous, nullptr);
+  }
+  sigprocmask(SIG_SETMASK, setup.mask, nullptr);
+  const SpawnPipes& pipes = *setup.pipes;
+  if (dup2(setup.dev_null, 0) < 0 || dup2(pipes.out[1], 1) < 0 || dup2(pipes.err[1], 2) < 0) {
     _exit(127);
   }
-  execve(spec.path.c_str(), argv, envp);
+  execve(setup.spec->path.c_str(), setup.argv, setup.envp);
   const int error = errno;
   if (write(pipes.exec_error[1], &error, sizeof error) < 0) {
     // Nothing more a child that could not exec can say.
@@ -202,7 +216,8 @@ ChildExit ExitFromWaitStatus(int status) {
 }
 
 // Starts one child; on success fills child.pid and its two streams.
-absl::Status Spawn(const ChildSpec& spec, int dev_null, const GroupOptions& options, Child& child) {
+absl::Status Spawn(const ChildSpec& spec, int dev_null, const SignalRelay& relay,
+                   const GroupOptions& options, Child& child) {
   SpawnPipes pipes;
   for (auto* pair : {&pipes.out, &pipes.err, &pipes.exec_error}) {
     if (pipe2(pair->data(), O_CLOEXEC) != 0) {
@@ -211,15 +226,16 @@ absl::Status Spawn(const ChildSpec& spec, int dev_null, const GroupOptions& opti
   }
   std::vector<char*> argv = CStrings(spec.argv);
   std::vector<char*> envp = CStrings(spec.env);
-  const pid_t parent = getpid();
   // No handler of ours may run in the child before exec resets them (it would write to
   // our self-pipe): signals stay blocked across the fork.
   sigset_t all;
   sigset_t previous;
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, &previous);
+  const ChildSetup setup{&spec,    argv.data(), envp.data(), &pipes,
+                         dev_null, getpid(),    &relay,      &previous};
   const pid_t pid = fork();
-  if (pid == 0) ExecChild(spec, argv.data(), envp.data(), pipes, dev_null, parent);
+  if (pid == 0) ExecChild(setup);
   const int fork_errno = errno;
   sigprocmask(SIG_SETMASK, &previous, nullptr);
   if (pid < 0) {
@@ -508,7 +524,7 @@ absl::StatusOr<GroupResult> RunProcessGroup(const std::vector<ChildSpec>& childr
   }
   std::vector<Child> started(children.size());
   for (size_t i = 0; i < children.size(); ++i) {
-    absl::Status status = Spawn(children[i], dev_null, options, started[i]);
+    absl::Status status = Spawn(children[i], dev_null, **relay, options, started[i]);
     if (!status.ok()) {
       KillStarted(started);
       CloseFd(dev_null);

@@ -6,10 +6,13 @@
 //   launch_probe kill RANK SIGNAL DIR         every rank writes DIR/pid.<rank>; once all
 //                                             have, rank RANK exits with CODE (or raises
 //                                             SIGNAL); the others wait (at most 60 s)
-//   launch_probe wait-signal DIR [stay]       write DIR/pid.<rank>, print "ready", wait for
-//                                             SIGINT or SIGTERM (at most 60 s), say so and
-//                                             exit with 128 + its number (stay: go on
-//                                             waiting)
+//   launch_probe wait-signal DIR [stay]       write DIR/pid.<rank>, print "ready" (and
+//                                             whether SIGHUP is ignored), wait for SIGINT
+//                                             or SIGTERM (at most 60 s), say so and exit
+//                                             with 128 + its number (stay: go on waiting)
+//   launch_probe default-signals PROG ARGS... run PROG with SIGINT, SIGTERM, SIGHUP and
+//                                             SIGQUIT at their defaults (a shell starts a
+//                                             background job with SIGINT ignored)
 #include <signal.h>
 #include <unistd.h>
 
@@ -118,7 +121,10 @@ int WaitSignal(const std::string& dir, bool stay) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   WritePid(dir, rank);
-  Say("rank " + std::to_string(rank) + " ready");
+  struct sigaction hup {};
+  sigaction(SIGHUP, nullptr, &hup);
+  Say("rank " + std::to_string(rank) + " ready" +
+      (hup.sa_handler == SIG_IGN ? ", SIGHUP ignored" : ""));
   while (true) {
     const int signal = WaitForSignal();
     if (signal == 0) {
@@ -136,6 +142,12 @@ int WaitSignal(const std::string& dir, bool stay) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "env") return Env();
+  if (mode == "default-signals" && argc > 2) {
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(signal, SIG_DFL);
+    execvp(argv[2], argv + 2);
+    std::perror("launch_probe: execvp");
+    return 127;
+  }
   if (mode == "lines" && argc == 3) return Lines(std::atoi(argv[2]));
   if ((mode == "fail" || mode == "kill") && argc >= 5) {
     return Fail(std::atoi(argv[2]), mode == "kill", std::atoi(argv[3]), argv[4],

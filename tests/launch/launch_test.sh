@@ -38,10 +38,12 @@ launch() {
   elapsed=$((SECONDS - start))
 }
 
-# seam launch ARGS... in the background (no `timeout` in between: the signals of a case go
-# to launch itself); sets launch_pid.
+# seam launch ARGS... in the background, through the commands of the array `wrapper` (no
+# `timeout` in between: the signals of a case go to launch itself), with the signals a
+# shell ignores in a background job at their defaults; sets launch_pid.
+wrapper=()
 launch_in_background() {
-  "$seam" launch "$@" >"$work/out" 2>"$work/err" &
+  "$probe" default-signals "${wrapper[@]}" "$seam" launch "$@" >"$work/out" 2>"$work/err" &
   launch_pid=$!
 }
 
@@ -81,6 +83,20 @@ alive() {
   local state
   state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
   [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# Waits (at most 30 s) until no process whose pid a child wrote to $work/pid.* runs.
+wait_for_no_survivor() {
+  local f
+  for _ in $(seq 300); do
+    local running=0
+    for f in "$work"/pid.*; do
+      if [ -f "$f" ] && alive "$(cat "$f")"; then running=1; fi
+    done
+    [ $running = 0 ] && return 0
+    sleep 0.1
+  done
+  expect_no_survivor
 }
 
 # No process whose pid a child wrote to $work/pid.* runs any more.
@@ -187,7 +203,7 @@ case "$case_name" in
   sigint | sigterm)
     sig=$([ "$case_name" = sigint ] && echo INT || echo TERM)
     launch_in_background -n 2 -- "$probe" wait-signal "$work"
-    wait_for_lines out 2 'ready$'
+    wait_for_lines out 2 'ready'
     kill -"$sig" "$launch_pid"
     wait_for_launch
     expect_rc $([ "$sig" = INT ] && echo 130 || echo 143)
@@ -198,13 +214,35 @@ case "$case_name" in
     ;;
   second_sigint)  # the children stay after the first Ctrl-C; the second one kills them
     launch_in_background -n 2 --grace-period 600 -- "$probe" wait-signal "$work" stay
-    wait_for_lines out 2 'ready$'
+    wait_for_lines out 2 'ready'
     kill -INT "$launch_pid"
     wait_for_lines out 2 'got SIGINT$'
     kill -INT "$launch_pid"
     wait_for_launch
     expect_rc 130
     expect_line err "seam launch: received SIGINT and forwarded it to every rank; 2 ranks still running got SIGKILL"
+    expect_no_survivor
+    ;;
+  killed)  # launch dies by SIGKILL: its children die too (PR_SET_PDEATHSIG)
+    launch_in_background -n 2 -- "$probe" wait-signal "$work"
+    wait_for_lines out 2 'ready'
+    kill -KILL "$launch_pid"
+    wait_for_launch
+    expect_rc 137
+    wait_for_no_survivor
+    expect_no_line out 'got'
+    ;;
+  nohup)  # started with SIGHUP ignored: launch and the children keep ignoring it
+    wrapper=(nohup)
+    launch_in_background -n 2 -- "$probe" wait-signal "$work"
+    wait_for_lines out 2 'ready, SIGHUP ignored$'
+    kill -HUP "$launch_pid"
+    sleep 1
+    kill -0 "$launch_pid" 2>/dev/null || fail "SIGHUP ended seam launch"
+    kill -TERM "$launch_pid"
+    wait_for_launch
+    expect_rc 143
+    expect_line out "[rank 1] rank 1 got SIGTERM"
     expect_no_survivor
     ;;
   port_precedence)  # --master-port > XLA_COORDINATOR_PORT > MASTER_PORT > a free port
