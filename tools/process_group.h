@@ -70,12 +70,14 @@ struct GroupResult {
 // When a child fails (a non-zero status or a signal), every other child's process group
 // gets SIGTERM. When this process receives SIGINT, SIGTERM, SIGHUP or SIGQUIT, the same
 // signal goes to every child's process group. Either way, the children still running after
-// `grace_period` get SIGKILL; a second signal to this process sends SIGKILL at once.
+// `grace_period` get SIGKILL; a signal to this process while the group is stopping sends
+// SIGKILL at once.
 //
 // Errors: a child that cannot be started (pipe, fork or exec failed); the children started
-// before it are killed and reaped first. Handlers of the signals above (and SIGCHLD,
-// SIGPIPE, ignored meanwhile) are installed for the call and restored before it returns;
-// call it from one thread.
+// before it are killed and reaped first. Handlers of the signals above (except one this
+// process was started with ignored: it stays ignored), of SIGCHLD, and SIGPIPE ignored are
+// installed for the call and restored before it returns; the children start with the
+// dispositions and mask from before the call. Call it from one thread.
 absl::StatusOr<GroupResult> RunProcessGroup(const std::vector<ChildSpec>& children,
                                             const GroupOptions& options);
 
