@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "tools/info_command.h"
+#include "tools/launch_command.h"
 #include "tools/plugin_command.h"
 #include "tools/run_command.h"
 
@@ -53,7 +54,11 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   run->add_option("--seed", run_options.seed, "Seed of the random inputs (default 0)");
 
+  seam::tools::LaunchOptions launch_options;
+  CLI::App* launch = seam::tools::AddLaunchCommand(app, launch_options);
+
   CLI11_PARSE(app, argc, argv);
+  if (launch->parsed()) return seam::tools::Launch(launch_options, std::cerr);
   if (run->parsed()) return seam::tools::RunProgram(run_options, std::cout, std::cerr);
   if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr);
   if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
