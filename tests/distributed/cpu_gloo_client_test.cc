@@ -2,7 +2,12 @@
 // index it reports, the execute rule, the address rule, the store's timeout, a dtype Gloo
 // does not take, and that a single-process job never touches Gloo.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -12,6 +17,7 @@
 #include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/gloo_store.h"
 #include "src/plugins/cpu/local_address.h"
+#include "src/plugins/cpu/sigpipe_guard.h"
 #include "tests/distributed/file_kv_store.h"
 #include "tests/distributed/pjrt_client.h"
 #include "tests/distributed/process_sockets.h"
@@ -265,6 +271,31 @@ TEST(LocalAddressTest, TheInterfaceThatRoutesToTheMaster) {
   ASSERT_TRUE(named.ok()) << named.status();
   EXPECT_TRUE(named->ToString() == "127.0.0.1" || named->ToString() == "::1") << named->ToString();
   EXPECT_EQ(cpu::MasterAddress("").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// Gloo writes with writev(2): to a peer that died, that raises SIGPIPE, which by default
+// ends the process. Inside the guard the write fails with EPIPE and nothing is left pending.
+TEST(SigpipeGuardTest, AWriteToAPeerThatIsGoneFailsInsteadOfEndingTheProcess) {
+  auto write_to_closed_peer = [] {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return -2;
+    close(fds[1]);
+    const char byte = 1;
+    const ssize_t written = write(fds[0], &byte, 1);
+    const int error = errno;
+    close(fds[0]);
+    return written == -1 ? error : 0;
+  };
+  EXPECT_EXIT(write_to_closed_peer(), ::testing::KilledBySignal(SIGPIPE), "");
+  {
+    const cpu::SigpipeGuard guard;
+    EXPECT_EQ(write_to_closed_peer(), EPIPE);
+  }
+  sigset_t pending, mask;
+  sigpending(&pending);
+  pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+  EXPECT_FALSE(sigismember(&pending, SIGPIPE));
+  EXPECT_FALSE(sigismember(&mask, SIGPIPE));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "gloo/transport/tcp/device.h"
 #include "src/plugins/cpu/gloo_store.h"
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/sigpipe_guard.h"
 
 namespace seam::cpu {
 namespace {
@@ -198,6 +199,7 @@ GlooCollectives::GlooCollectives(GlooConfig config) : config_(std::move(config))
 
 GlooCollectives::~GlooCollectives() {
   // Contexts before the device they use; neither throws on a closed connection.
+  const SigpipeGuard no_sigpipe;
   groups_.clear();
   device_.reset();
 }
@@ -213,6 +215,7 @@ absl::Status GlooCollectives::AllReduce(const std::vector<int64_t>& processes, i
   if (absl::Status supported = CheckDType(dtype); !supported.ok()) return supported;
   if (count == 0 || inputs.empty() || outputs.empty()) return absl::OkStatus();
   std::lock_guard<std::mutex> lock(mu_);
+  const SigpipeGuard no_sigpipe;  // a write to a peer that died must fail, not kill us
   Group& group = groups_[processes];
   if (absl::Status connected = Connect(processes, group); !connected.ok()) return connected;
   const int64_t generation = group.generation;
@@ -289,6 +292,7 @@ void GlooCollectives::Break(const std::vector<int64_t>& processes, Group& group)
 
 void GlooCollectives::BreakAll() {
   std::lock_guard<std::mutex> lock(mu_);
+  const SigpipeGuard no_sigpipe;
   for (auto& [processes, group] : groups_) {
     if (group.context != nullptr) Break(processes, group);
   }
