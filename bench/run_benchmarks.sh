@@ -41,6 +41,13 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
   done
 fi
 
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/cross_process_bench" ]; then
+  echo "== cross-process all_reduce: the CPU plugin over Gloo beside plain Gloo (1 thread)"
+  for p in 2 4; do
+    "$bin/cross_process_bench" processes=$p | tee "$out/cross_process_p$p.md"
+  done
+fi
+
 if [ ! -x "$bin/torch_step_bench" ]; then
   echo "note: torch_step_bench was not built (libtorch-dev missing?): no libtorch column" >&2
 fi

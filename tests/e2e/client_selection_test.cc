@@ -235,7 +235,7 @@ TEST(PluginOptionsTest, AnUnknownOptionIsRefusedByName) {
   ASSERT_FALSE(client.ok());
   EXPECT_EQ(client.status().message(),
             "PJRT_Client_Create: unknown client option 'num_cores' (the cpu plugin accepts: "
-            "cpu_device_count)");
+            "cpu_device_count, process_index, process_count, collective_timeout_ms)");
 }
 
 TEST(PluginOptionsTest, CpuNumDevicesGivesThatManyDevices) {

@@ -112,7 +112,7 @@ TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
             "PJRT_Client_Create: unknown client option 'device_count' (the cpu plugin accepts: "
-            "cpu_device_count)");
+            "cpu_device_count, process_index, process_count, collective_timeout_ms)");
 }
 
 TEST(PluginDlopenTest, MissingLibraryIsAClearError) {

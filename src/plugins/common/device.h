@@ -11,7 +11,8 @@
 //     ...
 //   };
 // and calls SetDeviceFunctions<PJRT_Client, PJRT_Device>(api) where both are complete.
-// Every device is addressable and the process index is 0 (one process per client).
+// Every device is addressable. The client's process index is its `process_index` member
+// (an integer) where it has one, else 0 (a plugin whose clients are one process each).
 #ifndef SEAM_PLUGINS_COMMON_DEVICE_H_
 #define SEAM_PLUGINS_COMMON_DEVICE_H_
 
@@ -47,7 +48,12 @@ struct DeviceFunctions {
   }
   static PJRT_Error* ProcessIndex(PJRT_Client_ProcessIndex_Args* args) {
     SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_ProcessIndex, args->client);
-    args->process_index = 0;
+    const Client& client = *args->client;
+    if constexpr (requires { client.process_index; }) {
+      args->process_index = static_cast<int>(client.process_index);
+    } else {
+      args->process_index = 0;
+    }
     return nullptr;
   }
   static PJRT_Error* Devices(PJRT_Client_Devices_Args* args) {

@@ -6,11 +6,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "src/base/status_macros.h"
 #include "src/plugins/common/options.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/gemm.h"
+#include "src/plugins/cpu/gloo_collectives.h"
+#include "src/plugins/cpu/local_address.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/thread_pool.h"
 
@@ -19,19 +22,45 @@ namespace {
 
 constexpr absl::string_view kProgramFormat = "seam-ir";
 constexpr int64_t kMaxDevices = 1024;
+constexpr int64_t kMaxProcesses = 65536;
+constexpr int64_t kMaxCollectiveTimeoutMs = int64_t{7} * 24 * 3600 * 1000;  // a week
 
-absl::StatusOr<int64_t> ParseCreateOptions(const PJRT_NamedValue* options, size_t count) {
+struct CreateOptions {
+  int64_t device_count = 1;
+  int64_t process_index = 0;
+  int64_t process_count = 1;
+  std::optional<int64_t> collective_timeout_ms;
+};
+
+absl::Status CheckRange(std::string_view name, int64_t value, int64_t low, int64_t high) {
+  if (value >= low && value <= high) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: option '", std::string(name),
+                                                 "' must be in [", low, ", ", high, "], got ",
+                                                 value));
+}
+
+absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options, size_t count) {
   absl::StatusOr<plugin::Options> parsed =
       plugin::Options::Parse("PJRT_Client_Create", "client option", "cpu", options, count,
-                             {{kDeviceCountOption, PJRT_NamedValue_kInt64}});
+                             {{kDeviceCountOption, PJRT_NamedValue_kInt64},
+                              {kProcessIndexOption, PJRT_NamedValue_kInt64},
+                              {kProcessCountOption, PJRT_NamedValue_kInt64},
+                              {kCollectiveTimeoutOption, PJRT_NamedValue_kInt64}});
   if (!parsed.ok()) return parsed.status();
-  int64_t device_count = parsed->Int64(kDeviceCountOption).value_or(1);
-  if (device_count < 1 || device_count > kMaxDevices) {
-    return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: option '",
-                                                   kDeviceCountOption, "' must be in [1, ",
-                                                   kMaxDevices, "], got ", device_count));
+  CreateOptions out;
+  out.device_count = parsed->Int64(kDeviceCountOption).value_or(1);
+  SEAM_RETURN_IF_ERROR(CheckRange(kDeviceCountOption, out.device_count, 1, kMaxDevices));
+  out.process_count = parsed->Int64(kProcessCountOption).value_or(1);
+  SEAM_RETURN_IF_ERROR(CheckRange(kProcessCountOption, out.process_count, 1, kMaxProcesses));
+  out.process_index = parsed->Int64(kProcessIndexOption).value_or(0);
+  SEAM_RETURN_IF_ERROR(
+      CheckRange(kProcessIndexOption, out.process_index, 0, out.process_count - 1));
+  out.collective_timeout_ms = parsed->Int64(kCollectiveTimeoutOption);
+  if (out.collective_timeout_ms.has_value()) {
+    SEAM_RETURN_IF_ERROR(CheckRange(kCollectiveTimeoutOption, *out.collective_timeout_ms, 1,
+                                    kMaxCollectiveTimeoutMs));
   }
-  return device_count;
+  return out;
 }
 
 // An integer environment variable of at least `minimum`; `fallback` when unset or empty.
@@ -61,13 +90,53 @@ absl::Status CheckKernelThreadsVariable() {
   return EnvInteger(kKernelThreadsVariable, 1, 1, "positive integer").status();
 }
 
+// A job of several processes: the collectives' settings, checked now so that a bad one
+// fails the client's creation rather than its first collective. Creates no socket.
+absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
+    const CreateOptions& options, const std::optional<plugin::KvStore>& kv_store) {
+  if (!kv_store.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_Create: option '", kProcessCountOption, "' is ", options.process_count,
+        " but no key-value store was given (kv_get, kv_try_get, kv_put): the processes of a "
+        "job find each other through it"));
+  }
+  const char* master = std::getenv(kMasterAddressVariable);
+  if (master == nullptr || *master == '\0') {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_Create: option '", kProcessCountOption, "' is ", options.process_count,
+        " but the environment variable ", kMasterAddressVariable,
+        " is not set (the collectives use the interface that routes to it)"));
+  }
+  auto failed = [](const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat("PJRT_Client_Create: ", status.message()));
+  };
+  absl::StatusOr<SocketAddress> master_address = MasterAddress(master);
+  if (!master_address.ok()) return failed(master_address.status());
+  absl::StatusOr<SocketAddress> local = LocalAddressTowards(*master_address);
+  if (!local.ok()) return failed(local.status());
+  int64_t timeout_ms = kDefaultCollectiveTimeoutMs;
+  if (options.collective_timeout_ms.has_value()) {
+    timeout_ms = *options.collective_timeout_ms;
+  } else {
+    SEAM_ASSIGN_OR_RETURN(timeout_ms, EnvInteger(kCollectiveTimeoutVariable, 1,
+                                                 kDefaultCollectiveTimeoutMs, "positive integer"));
+  }
+  return std::make_unique<GlooCollectives>(
+      GlooConfig{.store = *kv_store,
+                 .process_index = options.process_index,
+                 .process_count = options.process_count,
+                 .local_devices = options.device_count,
+                 .local_address = *local,
+                 .timeout = std::chrono::milliseconds(timeout_ms)});
+}
+
 }  // namespace
 
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (args->num_options > 0) SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Create, args->create_options);
-  absl::StatusOr<int64_t> device_count =
+  absl::StatusOr<CreateOptions> options =
       ParseCreateOptions(args->create_options, args->num_options);
-  if (!device_count.ok()) return MakeError(device_count.status());
+  if (!options.ok()) return MakeError(options.status());
   absl::StatusOr<int64_t> inline_max_cost = InlineMaxCost();
   if (!inline_max_cost.ok()) return MakeError(inline_max_cost.status());
   if (absl::Status threads = CheckKernelThreadsVariable(); !threads.ok()) {
@@ -80,11 +149,20 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   absl::StatusOr<std::optional<plugin::KvStore>> kv_store = plugin::KvStore::FromCreateArgs(*args);
   if (!kv_store.ok()) return MakeError(kv_store.status());
   auto client = std::make_unique<PJRT_Client>();
+  if (options->process_count > 1) {
+    absl::StatusOr<std::unique_ptr<GlooCollectives>> gloo =
+        MakeGlooCollectives(*options, *kv_store);
+    if (!gloo.ok()) return MakeError(gloo.status());
+    client->gloo = *std::move(gloo);
+  }
+  client->process_index = options->process_index;
+  client->process_count = options->process_count;
   client->inline_max_cost = *inline_max_cost;
   client->kv_store = *std::move(kv_store);
-  for (int64_t i = 0; i < *device_count; ++i) {
+  for (int64_t i = 0; i < options->device_count; ++i) {
     auto device = std::make_unique<PJRT_Device>();
     device->description.id = static_cast<int>(i);
+    device->description.process_index = static_cast<int>(options->process_index);
     device->description.kind = "cpu";
     device->client = client.get();
     device->worker = std::make_unique<Worker>();

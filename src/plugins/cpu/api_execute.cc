@@ -183,6 +183,16 @@ void MarkDonated(PJRT_Buffer* buffer) {
 // The devices of a launch, one per replica.
 using RunDevices = absl::InlinedVector<PJRT_Device*, 4>;
 
+// Whether the call runs this process's share of a program over every process of the job:
+// replicas = process_count x the client's devices, run on all of them, in order.
+bool SpansProcesses(const PJRT_LoadedExecutable_Execute_Args& args) {
+  const PJRT_Client& client = *args.executable->client;
+  return client.process_count > 1 && args.execute_device == nullptr &&
+         args.num_devices == client.devices.size() &&
+         args.executable->executable->program().replica_count ==
+             client.process_count * static_cast<int64_t>(args.num_devices);
+}
+
 // Everything about the call that can be wrong, checked before any output, event or
 // donation exists (so a refused call changes nothing). Fills `run_devices`.
 absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDevices& run_devices) {
@@ -199,10 +209,17 @@ absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDev
         args.num_devices));
   }
   const int64_t replicas = loaded.executable->program().replica_count;
-  if (replicas != static_cast<int64_t>(args.num_devices)) {
+  if (replicas != static_cast<int64_t>(args.num_devices) && !SpansProcesses(args)) {
+    const int64_t processes = loaded.client->process_count;
     return absl::InvalidArgumentError(absl::StrCat(
         "PJRT_LoadedExecutable_Execute: the program has replicas=", replicas, ", the call runs on ",
-        args.num_devices, " device(s) (num_devices must equal the replica count)"));
+        args.num_devices, " device(s) (num_devices must equal the replica count",
+        processes == 1 ? ")"
+                       : absl::StrCat(", or, in this job of ", processes, " processes, be all ",
+                                      devices.size(),
+                                      " devices of this process for a program of "
+                                      "replicas=",
+                                      processes * static_cast<int64_t>(devices.size()), ")")));
   }
   const std::vector<ir::Shape>& params = loaded.executable->parameter_shapes();
   if (args.num_args != params.size()) {
@@ -244,7 +261,7 @@ absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDev
 // created, donated arguments handed over, and the run goes on the caller's thread (a
 // `small` run whose device is idle) or into the device's queue.
 void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Device* device,
-            const std::shared_ptr<Rendezvous>& rendezvous, bool small) {
+            const std::shared_ptr<Rendezvous>& rendezvous, bool small, int64_t first_replica) {
   const PJRT_LoadedExecutable& loaded = *args.executable;
   const size_t num_outputs = loaded.output_shapes.size();
   PJRT_Buffer* const* arguments = args.argument_lists == nullptr ? nullptr : args.argument_lists[d];
@@ -285,7 +302,7 @@ void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Devic
   }
   auto run = std::allocate_shared<Run>(base::PoolAllocator<Run>());
   run->executable = loaded.executable;
-  run->replica = static_cast<int64_t>(d);
+  run->replica = first_replica + static_cast<int64_t>(d);
   run->device_id = device->description.id;
   run->rendezvous = rendezvous;
   run->inputs.reserve(args.num_args);
@@ -320,9 +337,24 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   if (absl::Status s = CheckExecute(*args, run_devices); !s.ok()) return MakeError(s);
 
   std::shared_ptr<Rendezvous> rendezvous;
-  if (run_devices.size() > 1) rendezvous = std::make_shared<Rendezvous>();
-  // A small single-device run may go on the caller's thread (see MayRunInline).
-  const bool small = run_devices.size() == 1 && loaded.client->inline_max_cost > 0 &&
+  int64_t first_replica = 0;
+  const bool spans_processes = SpansProcesses(*args);
+  if (spans_processes) {
+    // This process runs global replicas first_replica .. first_replica + num_devices - 1.
+    const auto local_replicas = static_cast<int64_t>(run_devices.size());
+    first_replica = loaded.client->process_index * local_replicas;
+    rendezvous =
+        std::make_shared<Rendezvous>(ProcessSpan{.gloo = loaded.client->gloo.get(),
+                                                 .process_index = loaded.client->process_index,
+                                                 .local_replicas = local_replicas,
+                                                 .all_reduces = loaded.executable->all_reduces()});
+  } else if (run_devices.size() > 1) {
+    rendezvous = std::make_shared<Rendezvous>();
+  }
+  // A small single-device run may go on the caller's thread (see MayRunInline); never one
+  // that meets other processes (it would block the call).
+  const bool small = !spans_processes && run_devices.size() == 1 &&
+                     loaded.client->inline_max_cost > 0 &&
                      loaded.executable->cost() <= loaded.client->inline_max_cost;
   // One launch's runs reach every worker's queue before another launch's, so replicas
   // waiting for each other at an all_reduce never wait behind a second launch. A
@@ -331,7 +363,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu, std::defer_lock);
   if (run_devices.size() > 1) launch_lock.lock();
   for (size_t d = 0; d < run_devices.size(); ++d) {
-    Launch(*args, d, run_devices[d], rendezvous, small);
+    Launch(*args, d, run_devices[d], rendezvous, small, first_replica);
   }
   return nullptr;
 }

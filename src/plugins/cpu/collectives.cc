@@ -4,9 +4,38 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/kernels.h"
 
 namespace seam::cpu {
+namespace {
+
+ir::Op Combiner(ir::Op all_reduce) {
+  return all_reduce == ir::Op::kAllReduceSum   ? ir::Op::kAdd
+         : all_reduce == ir::Op::kAllReduceMax ? ir::Op::kMaximum
+                                               : ir::Op::kMinimum;
+}
+
+// Folds `inputs` in order into outputs[0] and copies the result into the other outputs.
+void FoldInto(ir::Op op, ir::DType dtype, const std::vector<const uint8_t*>& inputs,
+              const std::vector<uint8_t*>& outputs, int64_t count) {
+  const size_t bytes = static_cast<size_t>(count) * ir::DTypeSize(dtype);
+  if (bytes == 0) return;
+  std::memmove(outputs[0], inputs[0], bytes);
+  for (size_t k = 1; k < inputs.size(); ++k) {
+    Binary(Combiner(op), dtype, outputs[0], inputs[k], outputs[0], count);
+  }
+  for (size_t k = 1; k < outputs.size(); ++k) std::memcpy(outputs[k], outputs[0], bytes);
+}
+
+absl::Status WithInstruction(int instruction, ir::Op op, const absl::Status& status,
+                             const char* what) {
+  return absl::Status(status.code(),
+                      absl::StrCat("%", instruction, " (", std::string(ir::OpName(op)), "): ", what,
+                                   status.message()));
+}
+
+}  // namespace
 
 std::vector<int64_t> GroupOf(const ir::Instruction& all_reduce, int64_t replica) {
   const std::vector<int64_t>& replicas = all_reduce.attrs.at("replica_groups");
@@ -54,9 +83,7 @@ absl::Status Rendezvous::AllReduce(int instruction, ir::Op op, ir::DType dtype,
     }
     inputs = meeting.inputs;
   }
-  const ir::Op combine = op == ir::Op::kAllReduceSum   ? ir::Op::kAdd
-                         : op == ir::Op::kAllReduceMax ? ir::Op::kMaximum
-                                                       : ir::Op::kMinimum;
+  const ir::Op combine = Combiner(op);
   const size_t bytes = static_cast<size_t>(count) * ir::DTypeSize(dtype);
   if (bytes > 0) std::memmove(out, inputs[0], bytes);
   for (size_t k = 1; k < inputs.size(); ++k) Binary(combine, dtype, out, inputs[k], out, count);
@@ -80,11 +107,82 @@ bool Rendezvous::HasFailedMember(const std::vector<int64_t>& group) const {
 }
 
 void Rendezvous::Abort(int64_t replica, absl::Status status) {
+  bool close_connections = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     failed_.emplace(replica, std::move(status));
+    close_connections = spans_processes() && meetings_done_ < span_.all_reduces;
   }
   cv_.notify_all();
+  if (close_connections) span_.gloo->BreakAll();
+}
+
+absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
+                                                  int64_t replica, const uint8_t* in,
+                                                  uint8_t* out) {
+  const auto local = static_cast<size_t>(replica - span_.process_index * span_.local_replicas);
+  std::unique_lock<std::mutex> lock(mu_);
+  ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
+  if (meeting.inputs.empty()) {
+    meeting.inputs.assign(static_cast<size_t>(span_.local_replicas), nullptr);
+    meeting.outputs.assign(static_cast<size_t>(span_.local_replicas), nullptr);
+  }
+  meeting.inputs[local] = in;
+  meeting.outputs[local] = out;
+  ++meeting.arrived;
+  if (meeting.arrived == span_.local_replicas && failed_.empty()) {
+    meeting.started = true;
+    lock.unlock();
+    absl::Status status = ReduceGroups(inst, meeting);
+    lock.lock();
+    meeting.status = std::move(status);
+    meeting.done = true;
+    if (meeting.status.ok()) ++meetings_done_;
+    cv_.notify_all();
+  } else {
+    cv_.wait(lock, [&] { return meeting.done || (!meeting.started && !failed_.empty()); });
+  }
+  if (!meeting.done) {
+    // A replica of this process failed before arriving: nobody reads the inputs.
+    return WithInstruction(instruction, inst.op, failed_.begin()->second,
+                           "the launch was aborted: ");
+  }
+  if (!meeting.status.ok()) return WithInstruction(instruction, inst.op, meeting.status, "");
+  return absl::OkStatus();
+}
+
+absl::Status Rendezvous::ReduceGroups(const ir::Instruction& inst, const ProcessMeeting& meeting) {
+  const std::vector<int64_t>& replicas = inst.attrs.at("replica_groups");
+  const auto size = static_cast<size_t>(inst.attrs.at("group_size")[0]);
+  const int64_t first = span_.process_index * span_.local_replicas;
+  const int64_t count = inst.shape.num_elements();
+  std::vector<const uint8_t*> inputs;
+  std::vector<uint8_t*> outputs;
+  std::vector<int64_t> processes;
+  for (size_t start = 0; size > 0 && start + size <= replicas.size(); start += size) {
+    inputs.clear();
+    outputs.clear();
+    processes.clear();
+    for (size_t k = start; k < start + size; ++k) {
+      const int64_t member = replicas[k];
+      if (member >= first && member < first + span_.local_replicas) {
+        inputs.push_back(meeting.inputs[static_cast<size_t>(member - first)]);
+        outputs.push_back(meeting.outputs[static_cast<size_t>(member - first)]);
+      }
+      processes.push_back(member / span_.local_replicas);
+    }
+    if (inputs.empty()) continue;
+    std::sort(processes.begin(), processes.end());
+    processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
+    if (processes.size() == 1) {
+      FoldInto(inst.op, inst.shape.dtype, inputs, outputs, count);
+      continue;
+    }
+    absl::Status status =
+        span_.gloo->AllReduce(processes, inst.op, inst.shape.dtype, inputs, outputs, count);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace seam::cpu

@@ -1,5 +1,7 @@
 // All-reduce among the replicas of one launch: each replica runs on its own device worker
-// and meets the others of its group at every all_reduce instruction.
+// and meets the others of its group at every all_reduce instruction. In a launch over every
+// process of a job, the replicas of this process meet at each all_reduce and one of them
+// combines them with the other processes' (gloo_collectives.h).
 #ifndef SEAM_PLUGINS_CPU_COLLECTIVES_H_
 #define SEAM_PLUGINS_CPU_COLLECTIVES_H_
 
@@ -16,9 +18,36 @@
 
 namespace seam::cpu {
 
+class GlooCollectives;
+
+// A launch over every process of a job: this process runs global replicas
+// [process_index * local_replicas, (process_index + 1) * local_replicas).
+struct ProcessSpan {
+  GlooCollectives* gloo = nullptr;
+  int64_t process_index = 0;
+  int64_t local_replicas = 1;
+  int64_t all_reduces = 0;  // all_reduce instructions of the program
+};
+
 // Shared by the replicas of one launch (one PJRT_LoadedExecutable_Execute call).
 class Rendezvous {
  public:
+  Rendezvous() = default;
+  explicit Rendezvous(ProcessSpan span) : span_(span) {}
+
+  // Whether this launch spans processes: then every all_reduce goes through
+  // AllReduceAcrossProcesses.
+  bool spans_processes() const { return span_.gloo != nullptr; }
+
+  // Replica `replica` (a global replica id) reaches the all_reduce `inst` (instruction
+  // `instruction`) with `in`; returns with `out` holding its group's reduction. Waits for
+  // every replica of this process; the last to arrive reduces each group that has members
+  // here, in the order the attribute lists them: its members here folded in the group's
+  // order, then (for a group with members in other processes) Gloo's all-reduce of the
+  // processes' partial results.
+  absl::Status AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
+                                        int64_t replica, const uint8_t* in, uint8_t* out);
+
   // Replica `replica` of group `group` (replica ids, in the group's order) contributes `in`
   // to the all_reduce at instruction `instruction`, waits for the rest of the group and
   // writes the group's reduction (in the group's order) into `out`. Returns the abort
@@ -28,10 +57,26 @@ class Rendezvous {
                          uint8_t* out, int64_t count);
 
   // Replica `replica` failed: every replica waiting, now or later, for a group that
-  // contains it gets `status` (groups without it are not affected).
+  // contains it gets `status` (groups without it are not affected). In a launch that spans
+  // processes every replica of this process waiting at an all_reduce gets it, and when the
+  // program has all_reduces left, Gloo's connections are closed so that the peers fail
+  // at once instead of at their timeout.
   void Abort(int64_t replica, absl::Status status);
 
  private:
+  // One all_reduce instruction of a launch that spans processes.
+  struct ProcessMeeting {
+    std::vector<const uint8_t*> inputs;  // per local replica
+    std::vector<uint8_t*> outputs;
+    int64_t arrived = 0;
+    bool started = false;  // every local replica arrived: nobody leaves before `done`
+    bool done = false;
+    absl::Status status;
+  };
+
+  // Reduces every group of `inst` with members here (the meeting's performer).
+  absl::Status ReduceGroups(const ir::Instruction& inst, const ProcessMeeting& meeting);
+
   struct Meeting {
     std::vector<const uint8_t*> inputs;
     size_t arrived = 0;
@@ -46,6 +91,9 @@ class Rendezvous {
   std::condition_variable cv_;
   std::map<std::pair<int, int64_t>, Meeting> meetings_;  // (instruction, first of group)
   std::map<int64_t, absl::Status> failed_;               // replica -> its failure
+  const ProcessSpan span_;
+  std::map<int, ProcessMeeting> process_meetings_;  // by instruction
+  int64_t meetings_done_ = 0;
 };
 
 // The group of `replica` in an all_reduce's replica_groups/group_size attributes; empty

@@ -15,6 +15,16 @@ const PJRT_Api* GetCpuPjrtApi();
 // Name of the client-create option that sets the number of devices (int64, >= 1).
 inline constexpr char kDeviceCountOption[] = "cpu_device_count";
 
+// A job of several processes (docs/plugins.md, "Multi-process collectives"): this
+// process's index and the number of processes (int64 each; 0 of 1 by default), and the
+// bound on any one wait of a collective across processes (int64 milliseconds), which
+// defaults to $SEAM_CPU_COLLECTIVE_TIMEOUT_MS, else 5 minutes.
+inline constexpr char kProcessIndexOption[] = "process_index";
+inline constexpr char kProcessCountOption[] = "process_count";
+inline constexpr char kCollectiveTimeoutOption[] = "collective_timeout_ms";
+inline constexpr char kCollectiveTimeoutVariable[] = "SEAM_CPU_COLLECTIVE_TIMEOUT_MS";
+inline constexpr int64_t kDefaultCollectiveTimeoutMs = int64_t{5} * 60 * 1000;
+
 // The environment variable read at client creation that bounds which runs may execute on
 // the caller's thread (docs/plugins.md, "Inline runs"), and its default: programs of at
 // most this many element operations (Executable::cost).

@@ -164,6 +164,9 @@ Executable::Executable(ir::Program program, bool fuse)
     }
   }
   cost_ = ProgramCost(program_);
+  all_reduces_ =
+      std::count_if(program_.instructions.begin(), program_.instructions.end(),
+                    [](const ir::Instruction& inst) { return ir::IsAllReduce(inst.op); });
 }
 
 void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
@@ -245,7 +248,15 @@ absl::Status Executable::RunInto(InputBlock input,
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);
     std::vector<int64_t> group;
-    if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) group = GroupOf(inst, replica);
+    if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) {
+      if (rendezvous->spans_processes()) {
+        absl::Status status =
+            rendezvous->AllReduceAcrossProcesses(i, inst, replica, operands[0], value[i]);
+        if (!status.ok()) return status;
+        continue;
+      }
+      group = GroupOf(inst, replica);
+    }
     if (group.size() > 1) {
       absl::Status status = rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica,
                                                   operands[0], value[i], inst.shape.num_elements());

@@ -57,6 +57,8 @@ class Executable {
   // multiply-adds of each dot_general. Small programs run on the caller's thread
   // (api_execute.cc); the figure only has to tell tiny runs from the rest.
   int64_t cost() const { return cost_; }
+  // How many all_reduce instructions the (simplified) program has.
+  int64_t all_reduces() const { return all_reduces_; }
 
   // Runs the program on the calling thread (large loops also use the kernel threads).
   // `inputs[i]` holds parameter i (shapes were checked by the caller). Returns one memory
@@ -65,7 +67,9 @@ class Executable {
   // the run), so the caller must not read a donated input elsewhere.
   // `replica` is this run's replica id; its all_reduce instructions meet the other
   // replicas of their group through `rendezvous` (null: a lone replica, where every
-  // all_reduce is a copy). Fails only when the rendezvous is aborted.
+  // all_reduce is a copy); in a launch that spans processes `replica` is the global
+  // replica id. Fails only when the rendezvous is aborted or a collective across
+  // processes fails.
   absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Run(
       const std::vector<std::shared_ptr<DeviceMemory>>& inputs, int64_t replica = 0,
       Rendezvous* rendezvous = nullptr) const;
@@ -102,6 +106,7 @@ class Executable {
   std::vector<uint8_t*> fixed_values_;
   std::vector<RunHome> parameter_homes_, arena_homes_, result_homes_;
   int64_t cost_ = 0;
+  int64_t all_reduces_ = 0;
 };
 
 }  // namespace seam::cpu

@@ -18,6 +18,7 @@
 #include "src/plugins/common/kv_store.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/worker.h"
 
 struct PJRT_Device {
@@ -28,6 +29,14 @@ struct PJRT_Device {
 
 struct PJRT_Client {
   std::string platform_name = "cpu";
+  // This process among the processes of its job (create options process_index and
+  // process_count; 0 of 1 in a single-process job). The kit's PJRT_Client_ProcessIndex
+  // reads process_index.
+  int64_t process_index = 0;
+  int64_t process_count = 1;
+  // Collectives across processes, when process_count > 1. Declared before the devices, so
+  // that it outlives their workers (members are destroyed in reverse order).
+  std::unique_ptr<seam::cpu::GlooCollectives> gloo;
   std::vector<std::unique_ptr<PJRT_Device>> owned_devices;
   std::vector<PJRT_Device*> devices;
   std::mutex launch_mu;  // held while one Execute call enqueues its runs
