@@ -1,21 +1,28 @@
 // Trains an MLP 784-256-128-10 on Fashion-MNIST (Debian's dataset-fashion-mnist) lazily:
 // each step records forward, backward and the Adam update, and one sync runs them as one
-// program, compiled once and then served by the compile cache.
+// program, compiled once and then served by the compile cache. With --data-parallel the
+// batch of 128 is split over every device of the job (CPU_NUM_DEVICES per process, and
+// every process `seam launch` started): each process gathers its replicas' rows, and the
+// gradients are averaged inside the step's program.
 //
-//   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR]
+//   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR] [--data-parallel]
+//   PJRT_DEVICE=CPU seam launch -n 2 -- ./fashion_mnist --data-parallel
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
 #include "seam/data.h"
+#include "seam/distributed.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
@@ -65,7 +72,24 @@ bool CheckSets(const seam::data::ImageSet& train, const seam::data::ImageSet& te
   return true;
 }
 
-int Run(int epochs, const std::string& dir) {
+// The replicas of --data-parallel (null without it); the batch must split over them.
+std::unique_ptr<seam::DataParallel> MakeDataParallel(bool enabled) {
+  if (!enabled) return nullptr;
+  auto dp = std::make_unique<seam::DataParallel>();
+  if (kBatch % dp->replicas() != 0) {
+    throw std::runtime_error("--data-parallel: the batch of " + std::to_string(kBatch) +
+                             " does not split over " + std::to_string(dp->replicas()) +
+                             " replicas");
+  }
+  std::printf("data parallel: %lld replicas, this process %lld of %lld holds %lld\n",
+              static_cast<long long>(dp->replicas()),
+              static_cast<long long>(seam::process_index()),
+              static_cast<long long>(seam::process_count()),
+              static_cast<long long>(dp->local_replicas()));
+  return dp;
+}
+
+int Run(int epochs, const std::string& dir, bool data_parallel) {
   using seam::Tensor;
   seam::data::ImageSet train = seam::data::load_fashion_mnist(/*train=*/true, dir);
   seam::data::ImageSet test = seam::data::load_fashion_mnist(/*train=*/false, dir);
@@ -75,6 +99,10 @@ int Run(int epochs, const std::string& dir) {
 
   seam::nn::Mlp model({kPixels, 256, 128, 10}, /*seed=*/42);
   seam::optim::Adam optimizer(model.parameters(), 1e-3f);
+  std::unique_ptr<seam::DataParallel> dp = MakeDataParallel(data_parallel);
+  // This process's rows of each batch: all of them, or those of its replicas.
+  const int64_t rows = dp == nullptr ? kBatch : kBatch / dp->replicas() * dp->local_replicas();
+  const int64_t first_row = dp == nullptr ? 0 : kBatch / dp->replicas() * dp->first_replica();
   const bool tty = isatty(STDOUT_FILENO) != 0;
   std::mt19937_64 rng(7);
   std::vector<int64_t> order(static_cast<size_t>(train.count));
@@ -91,13 +119,19 @@ int Run(int epochs, const std::string& dir) {
     auto start = std::chrono::steady_clock::now();
     Tensor loss_sum = Tensor::zeros({});
     for (int64_t step = 0; step < steps; ++step) {
-      Gather(train, order, step * kBatch, kBatch, &images, &labels);
-      {
+      Gather(train, order, step * kBatch + first_row, rows, &images, &labels);
+      if (dp == nullptr) {
         Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
         Tensor y = Tensor::from_vector(labels, {kBatch});
         Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
         optimizer.step(loss);
         loss_sum.assign(loss_sum + loss);
+      } else {
+        Tensor x = dp->shard(images, {rows, kPixels});
+        Tensor y = dp->shard(labels, {rows});
+        Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
+        optimizer.step(loss, *dp);
+        loss_sum.assign(loss_sum + dp->mean(loss));  // the whole batch's loss
       }
       seam::sync();  // forward + backward + update + running loss: one program
       if (tty && (step % 20 == 0 || step + 1 == steps)) {
@@ -141,8 +175,12 @@ int Main(int argc, char** argv) {
   app.add_option("--data", dir,
                  "Folder holding {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz (default: where "
                  "Debian's dataset-fashion-mnist puts them)");
+  bool data_parallel = false;
+  app.add_flag("--data-parallel", data_parallel,
+               "Split each batch over every device of the job (all local devices, and every "
+               "process of a job started by `seam launch`)");
   CLI11_PARSE(app, argc, argv);
-  return Run(epochs, dir);
+  return Run(epochs, dir, data_parallel);
 }
 
 }  // namespace

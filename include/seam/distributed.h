@@ -1,7 +1,8 @@
-// Data parallelism in one process, as PyTorch/XLA users know it: every replica (one per
-// local device; CPU_NUM_DEVICES of them for PJRT_DEVICE=CPU) runs the same program on its
-// own shard of the batch, gradients are all-reduced inside that program, and parameters stay
-// identical on every replica. docs/frontend.md ("Data parallel") has the rules.
+// Data parallelism, as PyTorch/XLA users know it: every replica (one per device: the local
+// devices, CPU_NUM_DEVICES of them for PJRT_DEVICE=CPU, of every process of the job) runs
+// the same program on its own shard of the batch, gradients are all-reduced inside that
+// program, and parameters stay identical on every replica. docs/frontend.md ("Data
+// parallel") has the rules; docs/distributed.md the jobs of several processes.
 //
 //   seam::DataParallel dp;                       // every local device
 //   Tensor x = dp.shard(images, {256, 784});     // replica d sees rows [128d, 128d+128)
@@ -32,32 +33,48 @@ Tensor all_reduce(const Tensor& t, ReduceOp op);
 // The number of local devices of the process's client (starting it if needed).
 int64_t local_device_count();
 
+// This process's rank in a job of several processes (RANK; 0 in a job of one), and the
+// job's process count (WORLD_SIZE; 1 in a job of one). Start the client if needed, which in
+// a job of several processes waits for all of them (docs/distributed.md).
+int64_t process_index();
+int64_t process_count();
+
 class DataParallel {
  public:
-  // Over the first `replicas` local devices; 0 means all of them. More replicas than local
-  // devices is an Error.
+  // In a job of one process: over the first `replicas` local devices; 0 means all of them.
+  // More replicas than local devices is an Error. In a job of several processes: over every
+  // device of every process (replicas 0 or process_count() x local_device_count(), anything
+  // else an Error); this process holds replicas [first_replica(), first_replica() +
+  // local_replicas()).
   explicit DataParallel(int64_t replicas = 0);
   int64_t replicas() const { return replicas_; }
+  int64_t local_replicas() const { return local_replicas_; }
+  int64_t first_replica() const { return first_replica_; }
 
-  // A host batch split along axis 0 into replicas() equal shards: replica d holds rows
-  // [d*B/N, (d+1)*B/N), and the tensor's shape is the shard's ([B/N, ...]). B must be a
-  // multiple of replicas(). With one replica it is a plain tensor.
+  // This process's share of a batch split along axis 0 into local_replicas() equal shards:
+  // local replica d holds rows [d*B/N, (d+1)*B/N) of the B rows given (N = local_replicas()),
+  // and the tensor's shape is the shard's ([B/N, ...]). B must be a multiple of N. With one
+  // local replica it is a plain tensor. In a job of one process this is the whole batch; in
+  // a job of several each process passes its own rows (those of its replicas).
   Tensor shard(const std::vector<float>& values, std::vector<int64_t> shape) const;
   Tensor shard(const std::vector<int32_t>& values, std::vector<int64_t> shape) const;
   Tensor shard(const std::vector<double>& values, std::vector<int64_t> shape) const;
 
-  // all_reduce(t, kSum) / replicas(): the mean over the replicas (the divisor is a program
-  // constant). For float tensors.
+  // all_reduce(t, kSum) / replicas(): the mean over every replica of the job (the divisor
+  // is a program constant). For float tensors.
   Tensor mean(const Tensor& t) const;
 
-  // Each replica's value of `t` ([d] is replica d's), syncing `t` first if it is pending. A
-  // plain (not per-replica) value is the same on every replica and is returned replicas()
-  // times. T is float, int32_t or double, as for Tensor::to_vector.
+  // Each local replica's value of `t` ([d] is local replica d's, global replica
+  // first_replica() + d), syncing `t` first if it is pending. A plain (not per-replica)
+  // value is the same on every local replica and is returned local_replicas() times. T is
+  // float, int32_t or double, as for Tensor::to_vector.
   template <typename T>
   std::vector<std::vector<T>> gather(const Tensor& t) const;
 
  private:
   int64_t replicas_;
+  int64_t local_replicas_;
+  int64_t first_replica_ = 0;
 };
 
 }  // namespace seam

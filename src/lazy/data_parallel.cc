@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "seam/distributed.h"
+#include "src/lazy/eager.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
@@ -52,9 +53,23 @@ void CheckCount(size_t count, const std::vector<int64_t>& shape) {
   }
 }
 
+// In a job of several processes an all_reduce spans every process, which only a whole
+// step can do: eager mode's one-op programs would silently reduce this process alone.
+void CheckNotEagerAcrossProcesses(const char* op) {
+  if (lazy::EagerKnownOff()) return;
+  absl::StatusOr<bool> eager = lazy::EagerEnabled();
+  if (!eager.ok()) lazy::Throw(eager.status());
+  if (*eager && Client()->GetNumProcesses() > 1) {
+    lazy::ThrowInvalid(absl::StrCat(op, ": in a job of ", Client()->GetNumProcesses(),
+                                    " processes an all_reduce needs lazy mode (eager mode runs "
+                                    "each op alone, on this process only)"));
+  }
+}
+
 }  // namespace
 
 Tensor all_reduce(const Tensor& t, ReduceOp op) {
+  CheckNotEagerAcrossProcesses("all_reduce");
   NodePtr x = lazy::NodeOf(t, "all_reduce");
   if (!ir::IsFloat(x->shape.dtype) && !ir::IsInteger(x->shape.dtype)) {
     lazy::ThrowInvalid(
@@ -68,32 +83,52 @@ Tensor all_reduce(const Tensor& t, ReduceOp op) {
 
 int64_t local_device_count() { return static_cast<int64_t>(Client()->GetLocalDevices().size()); }
 
+int64_t process_index() { return Client()->GetProcessIndex(); }
+
+int64_t process_count() { return Client()->GetNumProcesses(); }
+
 DataParallel::DataParallel(int64_t replicas) {
-  int64_t local = local_device_count();
+  runtime::ComputationClient* client = Client();
+  const auto local = static_cast<int64_t>(client->GetLocalDevices().size());
+  const int64_t processes = client->GetNumProcesses();
+  if (processes > 1) {
+    if (replicas != 0 && replicas != processes * local) {
+      lazy::ThrowInvalid(absl::StrCat(
+          "DataParallel: ", replicas, " replicas asked for, but in a job of ", processes,
+          " processes a data-parallel step spans every device of the job: 0 or ",
+          processes * local, " (", processes, " processes x ", local, " local devices)"));
+    }
+    replicas_ = processes * local;
+    local_replicas_ = local;
+    first_replica_ = client->GetProcessIndex() * local;
+    return;
+  }
   if (replicas < 0 || replicas > local) {
     lazy::ThrowInvalid(absl::StrCat("DataParallel: ", replicas,
                                     " replicas asked for, but there are ", local,
                                     " local devices (set CPU_NUM_DEVICES for more CPU devices)"));
   }
   replicas_ = replicas == 0 ? local : replicas;
+  local_replicas_ = replicas_;
 }
 
 Tensor DataParallel::shard(const std::vector<float>& values, std::vector<int64_t> shape) const {
   CheckCount(values.size(), shape);
-  return ShardLiteral(ir::Literal::FromF32(values, std::move(shape)), replicas_);
+  return ShardLiteral(ir::Literal::FromF32(values, std::move(shape)), local_replicas_);
 }
 
 Tensor DataParallel::shard(const std::vector<int32_t>& values, std::vector<int64_t> shape) const {
   CheckCount(values.size(), shape);
-  return ShardLiteral(ir::Literal::FromS32(values, std::move(shape)), replicas_);
+  return ShardLiteral(ir::Literal::FromS32(values, std::move(shape)), local_replicas_);
 }
 
 Tensor DataParallel::shard(const std::vector<double>& values, std::vector<int64_t> shape) const {
   CheckCount(values.size(), shape);
-  return ShardLiteral(ir::Literal::FromF64(values, std::move(shape)), replicas_);
+  return ShardLiteral(ir::Literal::FromF64(values, std::move(shape)), local_replicas_);
 }
 
 Tensor DataParallel::mean(const Tensor& t) const {
+  CheckNotEagerAcrossProcesses("DataParallel::mean");
   NodePtr x = lazy::NodeOf(t, "DataParallel::mean");
   if (!ir::IsFloat(x->shape.dtype)) {
     lazy::ThrowInvalid(
@@ -117,16 +152,16 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
     replicated = node->value->replicas != nullptr;
   }
   if (!replicated) {
-    values.assign(static_cast<size_t>(replicas_), first);
+    values.assign(static_cast<size_t>(local_replicas_), first);
     return values;
   }
   std::vector<runtime::ComputationClient::DataPtr> handles;
   {
     std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();
     const lazy::ReplicaValues& copies = *node->value->replicas;
-    if (copies.count != replicas_) {
+    if (copies.count != local_replicas_) {
       lazy::ThrowInvalid(absl::StrCat("gather: the tensor has ", copies.count,
-                                      " replicas, this DataParallel ", replicas_));
+                                      " local replicas, this DataParallel ", local_replicas_));
     }
     handles.assign(copies.device.begin() + 1, copies.device.end());
   }

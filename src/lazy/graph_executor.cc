@@ -75,18 +75,21 @@ class WalkProgram final : public StepProgram {
   const std::vector<NodePtr>& roots_;
 };
 
-// A step whose values are per-replica: the lowered program over `replicas` devices.
-absl::Status SyncReplicated(BarrierTables& tables, StepKind kind, int64_t replicas) {
+// A step whose values are per-replica, or that spans the devices of several processes:
+// the lowered program over its replicas.
+absl::Status SyncReplicated(BarrierTables& tables, StepKind kind, StepReplicas replicas) {
   tables.walk.leaves.clear();  // holds no value while the replicas run
   LoweredGraph lowered = LowerGraph(tables.roots);
-  SetReplicas(lowered.program, replicas);
+  SetReplicas(lowered.program, replicas.global);
   BuiltProgram program(lowered.program);
   StepRequest request;
   request.kind = kind;
-  request.replicas = replicas;
+  request.replicas = replicas.local;
+  request.global_replicas = replicas.global;
   request.parameters = lowered.leaves;
   request.program = &program;
   SEAM_RETURN_IF_ERROR(RunStep(request, tables.step));
+  if (replicas.job_wide()) CountCrossProcessCollectives(lowered.program);
   std::vector<NodePtr> results = ReplicatedLeaves(tables.roots, tables.step.outputs);
   for (size_t i = 0; i < tables.pending.size(); ++i) {
     tables.pending[i]->set_node(results[tables.root_index[i]]);
@@ -131,8 +134,13 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   // The cache is keyed and checked on the graph itself: a hit builds no program.
   GraphWalk& walk = tables.walk;
   WalkGraph(tables.roots, walk);
-  SEAM_ASSIGN_OR_RETURN(int64_t replicas, ReplicaCount(walk.leaves));
-  if (replicas > 1) return SyncReplicated(tables, kind, replicas);
+  SEAM_ASSIGN_OR_RETURN(StepReplicas replicas, PlanStepReplicas(walk.leaves, [&] {
+                          for (const Node* node : walk.nodes) {
+                            if (ir::IsAllReduce(node->op)) return true;
+                          }
+                          return false;
+                        }));
+  if (replicas.global > 1) return SyncReplicated(tables, kind, replicas);
   if (donate) walk.aliases = PlanDonations(walk, tables.roots, tables.pending, tables.root_index);
 
   WalkProgram program(walk, tables.roots);

@@ -1,7 +1,10 @@
 #include "src/lazy/replicated.h"
 
 #include "absl/strings/str_cat.h"
+#include "src/base/status_macros.h"
 #include "src/lazy/tensor_internal.h"
+#include "src/runtime/metrics.h"
+#include "src/runtime/runtime.h"
 
 namespace seam::lazy {
 using runtime::ComputationClient;
@@ -39,6 +42,41 @@ absl::StatusOr<int64_t> ReplicaCount(const std::vector<std::shared_ptr<DeviceVal
   return count;
 }
 
+absl::StatusOr<StepReplicas> PlanStepReplicas(
+    const std::vector<std::shared_ptr<DeviceValue>>& leaves,
+    absl::FunctionRef<bool()> has_all_reduce) {
+  SEAM_ASSIGN_OR_RETURN(int64_t sharded, ReplicaCount(leaves));
+  StepReplicas replicas{sharded, sharded};
+  SEAM_ASSIGN_OR_RETURN(runtime::ComputationClient * client, runtime::GetComputationClient());
+  const int64_t processes = client->GetNumProcesses();
+  if (processes <= 1 || !has_all_reduce()) return replicas;
+  const auto local = static_cast<int64_t>(client->GetLocalDevices().size());
+  if (sharded != 1 && sharded != local) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sync: in a job of ", processes, " processes a step with an all_reduce spans every ",
+        "device of the job, but its values are sharded over ", sharded, " of the ", local,
+        " local devices (use DataParallel() over all of them)"));
+  }
+  return StepReplicas{local, processes * local};
+}
+
+bool HasAllReduce(const ir::Program& program) {
+  for (const ir::Instruction& inst : program.instructions) {
+    if (ir::IsAllReduce(inst.op)) return true;
+  }
+  return false;
+}
+
+void CountCrossProcessCollectives(const ir::Program& program) {
+  static metrics::Counter* count = metrics::GetOrCreateCounter("CrossProcessAllReduce");
+  static metrics::Counter* bytes = metrics::GetOrCreateCounter("CrossProcessAllReduceBytes");
+  for (const ir::Instruction& inst : program.instructions) {
+    if (!ir::IsAllReduce(inst.op)) continue;
+    count->Add(1);
+    bytes->Add(inst.shape.byte_size());
+  }
+}
+
 void SetReplicas(ir::Program& program, int64_t replicas) {
   program.replica_count = replicas;
   std::vector<int64_t> group(replicas);
@@ -64,6 +102,10 @@ std::vector<NodePtr> ReplicatedLeaves(
     auto value = NewDeviceValue();
     value->shape = roots[i]->shape;
     value->device = std::move(outputs[0][i]);
+    if (replicas == 1) {
+      results.push_back(MakeLeaf(std::move(value)));
+      continue;
+    }
     auto copies = std::make_shared<ReplicaValues>();
     copies->count = replicas;
     copies->host.resize(replicas);

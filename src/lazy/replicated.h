@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "src/lazy/lazy_tensor.h"
 #include "src/runtime/computation_client.h"
@@ -35,11 +36,36 @@ NodePtr AllReduceNode(ir::Op op, const NodePtr& x);
 // Leaves replicated over different counts are an error.
 absl::StatusOr<int64_t> ReplicaCount(const std::vector<std::shared_ptr<DeviceValue>>& leaves);
 
+// Where a step runs. `local`: on this process's first `local` devices (1: the default
+// device). `global`: the program's replica count, which is `local` except in a job of
+// several processes for a step with an all_reduce: that step spans every device of the job
+// (global = processes x local devices, local = every local device; this process's device d
+// runs global replica process_index x local + d).
+struct StepReplicas {
+  int64_t local = 1;
+  int64_t global = 1;
+  bool job_wide() const { return global > local; }
+};
+
+// The replicas of a step that reads `leaves`; `has_all_reduce` (asked only in a job of
+// several processes) says whether it combines values across replicas. Errors: leaves
+// sharded over different counts; in a job of several processes, an all_reduce over values
+// sharded on fewer than every local device.
+absl::StatusOr<StepReplicas> PlanStepReplicas(
+    const std::vector<std::shared_ptr<DeviceValue>>& leaves,
+    absl::FunctionRef<bool()> has_all_reduce);
+bool HasAllReduce(const ir::Program& program);
+
 // Makes `program` a program of `replicas` replicas whose all_reduces span all of them.
 void SetReplicas(ir::Program& program, int64_t replicas);
 
+// Counts a job-wide program's all_reduces on the counters CrossProcessAllReduce and
+// CrossProcessAllReduceBytes (each all_reduce's one-replica operand size), after its launch.
+void CountCrossProcessCollectives(const ir::Program& program);
+
 // One new per-replica leaf per root, from a replicated run's outputs[d][i] (replica d's
-// value of root i).
+// value of root i); plain leaves when there is one local replica (a job-wide step of a
+// process with one device).
 std::vector<NodePtr> ReplicatedLeaves(
     const std::vector<NodePtr>& roots,
     std::vector<std::vector<runtime::ComputationClient::DataPtr>>& outputs);

@@ -1,6 +1,8 @@
 #include "src/lazy/step_runner.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
@@ -10,6 +12,7 @@
 #include "src/lazy/compile_cache.h"
 #include "src/lazy/donation.h"
 #include "src/lazy/replicated.h"
+#include "src/runtime/coordinator.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
 
@@ -206,7 +209,7 @@ absl::Status Execute(ComputationClient& client, const StepRequest& request,
     }
   }
   const ComputationClient::Computation& computation = *result.computation;
-  if (replicas == 1) {
+  if (replicas == 1 && request.global_replicas <= 1) {
     ComputationClient::ExecuteComputationOptions options;
     options.eager_mode = request.kind == StepKind::kEagerOp;
     result.outputs.resize(1);
@@ -219,6 +222,33 @@ absl::Status Execute(ComputationClient& client, const StepRequest& request,
   SEAM_ASSIGN_OR_RETURN(result.outputs,
                         client.ExecuteReplicated(computation, scratch.arguments, devices));
   return absl::OkStatus();
+}
+
+// How long a failed step of a job of several processes waits for the coordinator to report
+// a lost process (it usually knows within 100 ms of a kill; a collective with the dead peer
+// may fail sooner).
+constexpr std::chrono::milliseconds kLossNoticeWait{3000};
+
+// A step of a job of several processes that failed as a collective with a lost peer does
+// (unavailable, aborted, deadline exceeded, cancelled): when the job has lost a process,
+// the error names it, and the collective's own error follows.
+absl::Status NameLostProcess(const ComputationClient& client, absl::Status status) {
+  if (status.ok() || client.GetNumProcesses() <= 1) return status;
+  const absl::StatusCode code = status.code();
+  if (code != absl::StatusCode::kUnavailable && code != absl::StatusCode::kAborted &&
+      code != absl::StatusCode::kDeadlineExceeded && code != absl::StatusCode::kCancelled) {
+    return status;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + kLossNoticeWait;
+  for (;;) {
+    absl::Status health = runtime::JobHealth();
+    if (!health.ok()) {
+      return absl::Status(health.code(), absl::StrCat(health.message(), " (the step failed: ",
+                                                      status.message(), ")"));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 }  // namespace
@@ -252,6 +282,8 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
 
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
   if (runs) {
+    // A job that lost a process fails every step, naming it (an atomic load when whole).
+    SEAM_RETURN_IF_ERROR(runtime::JobHealth());
     // The devices, kept per thread for plain steps: the default device never changes.
     thread_local std::vector<std::string> default_device;
     std::vector<std::string> replica_devices;
@@ -265,14 +297,17 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
         request.replicas == 1 ? default_device : replica_devices;
     SEAM_RETURN_IF_ERROR(SendParameters(*client, devices, request.parameters, scratch));
     SEAM_ASSIGN_OR_RETURN(result.computation, FindOrCompile(*client, request, devices[0]));
-    SEAM_RETURN_IF_ERROR(Execute(*client, request, devices, scratch, result));
+    SEAM_RETURN_IF_ERROR(
+        NameLostProcess(*client, Execute(*client, request, devices, scratch, result)));
     for (const ir::Alias& alias : request.donations) {
       request.parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
     }
   }
   if (!request.reads.empty()) {
     scratch.handles.assign(request.reads.begin(), request.reads.end());
-    SEAM_ASSIGN_OR_RETURN(result.read, client->TransferFromDevice(scratch.handles));
+    absl::StatusOr<std::vector<ir::Literal>> read = client->TransferFromDevice(scratch.handles);
+    if (!read.ok()) return NameLostProcess(*client, read.status());
+    result.read = *std::move(read);
   }
   return absl::OkStatus();
 }

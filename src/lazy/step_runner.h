@@ -76,6 +76,10 @@ struct StepRequest {
   // The replicas of a data-parallel step: the step runs on the first `replicas` local
   // devices (one replica: the default device).
   int64_t replicas = 1;
+  // The program's replica count when the step spans every device of a job of several
+  // processes (replicas = every local device, this process's share); 0: `replicas`. Such a
+  // step always runs with ExecuteReplicated, even on one local device.
+  int64_t global_replicas = 0;
   // Parameter p of the program is parameters[p] (replica d of a replicated step: its
   // ReplicaData(d)). Values still on the host are sent first; a value whose buffer was
   // donated is an error naming `op`.

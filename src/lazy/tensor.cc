@@ -403,9 +403,10 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   }
   std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();  // reads the leaves' copies
   lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
-  absl::StatusOr<int64_t> replicas = lazy::ReplicaCount(lowered.leaves);
+  absl::StatusOr<lazy::StepReplicas> replicas = lazy::PlanStepReplicas(
+      lowered.leaves, [&] { return lazy::HasAllReduce(lowered.program); });
   if (!replicas.ok()) lazy::Throw(replicas.status());
-  if (*replicas > 1) lazy::SetReplicas(lowered.program, *replicas);
+  if (replicas->global > 1) lazy::SetReplicas(lowered.program, replicas->global);
   return ir::PrintProgram(lowered.program);
 }
 

@@ -110,8 +110,11 @@ class ComputationClient {
   // Runs one replica per device: arguments[d] are replica d's arguments, on devices[d].
   // Returns replica d's outputs at [d], at once, before they are ready. `devices` must be
   // the first devices.size() addressable devices in order, and the program's replica count
-  // must equal devices.size(). One ExecuteReplicatedTime sample per call, recorded when
-  // every device has finished.
+  // must equal devices.size() -- or, in a job of several processes, be GetNumProcesses()
+  // times the number of local devices, `devices` being all of them: this process's share
+  // of one launch over every device of the job, local device d running global replica
+  // GetProcessIndex() * devices.size() + d (docs/distributed.md). One
+  // ExecuteReplicatedTime sample per call, recorded when every device has finished.
   virtual absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
       const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
       const std::vector<std::string>& devices) = 0;
@@ -133,6 +136,10 @@ class ComputationClient {
   virtual std::vector<DeviceInfo> GetDeviceInfos() const = 0;  // the local devices
   virtual std::string GetDefaultDevice() const = 0;            // e.g. "CPU:0"
   virtual std::vector<std::string> GetLocalDevices() const = 0;
+  // The process of a multi-process job this client belongs to (the job's rank) and the
+  // job's process count: 0 and 1 for a client of one process.
+  virtual int64_t GetProcessIndex() const { return 0; }
+  virtual int64_t GetNumProcesses() const { return 1; }
 
   // The metrics every implementation records under, whatever its kind.
   static metrics::Metric* TransferToDeviceMetric();

@@ -52,6 +52,13 @@ class PjrtComputationClient : public ComputationClient {
   std::string GetDefaultDevice() const override { return device_names_.front(); }
   std::vector<std::string> GetLocalDevices() const override { return device_names_; }
   std::vector<DeviceInfo> GetDeviceInfos() const override { return device_infos_; }
+  int64_t GetProcessIndex() const override { return process_index_; }
+  int64_t GetNumProcesses() const override { return process_count_; }
+  // Client selection says which process of which job this is (with a coordinator).
+  void SetJob(int64_t process_index, int64_t process_count) {
+    process_index_ = process_index;
+    process_count_ = process_count;
+  }
   absl::Status AwaitRunsInFlightBelow(const std::string& device, int64_t limit) override;
   absl::StatusOr<int64_t> RunsInFlight(const std::string& device) const override;
 
@@ -71,6 +78,8 @@ class PjrtComputationClient : public ComputationClient {
   std::vector<DeviceActivity*> activity_;  // same order; never freed
   // The key-value callbacks' user arg; outlives the plugin's client (destroyed after it).
   std::unique_ptr<KvCallbackState> kv_;
+  int64_t process_index_ = 0;
+  int64_t process_count_ = 1;
 };
 
 }  // namespace seam::runtime

@@ -66,9 +66,12 @@ PluginRegistry& Plugins() {
   return *registry;
 }
 
+// `job`: the job the client is a process of, when a coordinator was created for it.
 absl::StatusOr<std::unique_ptr<ComputationClient>> Wrap(
-    absl::StatusOr<std::unique_ptr<PjrtComputationClient>> client) {
+    absl::StatusOr<std::unique_ptr<PjrtComputationClient>> client,
+    const std::optional<JobTopology>& job = std::nullopt) {
   if (!client.ok()) return client.status();
+  if (job.has_value()) (*client)->SetJob(job->rank, job->world_size);
   return std::unique_ptr<ComputationClient>(*std::move(client));
 }
 
@@ -96,7 +99,9 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> ClientFromLibrary(
   // major version has another layout. XPU and NEURON skip only the plugin's initialize.
   SEAM_RETURN_IF_ERROR(initialize ? InitializePjrtPlugin(device_type)
                                   : CheckPjrtPluginVersion(device_type));
-  return Wrap(PjrtComputationClient::Create(api, options, std::move(store)));
+  std::optional<JobTopology> job;
+  if (store.has_value()) job = selection->job;
+  return Wrap(PjrtComputationClient::Create(api, options, std::move(store)), job);
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> DynamicPluginClient(
@@ -158,7 +163,9 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
     options["process_index"] = int64_t{topology.rank};
     options["process_count"] = int64_t{topology.world_size};
   }
-  return Wrap(PjrtComputationClient::Create(api, options, std::move(store)));
+  std::optional<JobTopology> job;
+  if (store.has_value()) job = topology;
+  return Wrap(PjrtComputationClient::Create(api, options, std::move(store)), job);
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::string& device_type,

@@ -1,0 +1,199 @@
+// Data-parallel training across processes, started the way users start it: `seam launch`
+// with tests/distributed/dp_worker (public API only), PJRT_DEVICE=CPU, 127.0.0.1 and a free
+// port per test. Against one process on the whole batch: the same losses within float
+// tolerance, parameters bit-identical on every rank (compared by hash), the cross-process
+// counters derived from the program. And a rank killed with SIGKILL mid-training: every
+// other rank and `seam launch` end non-zero within 30 s, naming it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/distributed/spawn.h"
+
+namespace seam::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using ::testing::HasSubstr;
+
+constexpr int kSteps = 5;
+// The worker's model: Mlp {6, 16, 3}; its parameters in bytes (f32).
+constexpr int64_t kParamBytes = (6 * 16 + 16 + 16 * 3 + 3) * 4;
+
+std::map<std::string, std::string> CpuEnv() {
+  return {{"PJRT_DEVICE", "CPU"},
+          {"MASTER_ADDR", "127.0.0.1"},
+          {"DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC", "1"},
+          {"DIST_SERVICE_MAX_MISSING_HEARTBEATS", "3"},
+          {"SEAM_COORDINATOR_TIMEOUT_SEC", "60"},
+          {"SEAM_LOST_JOB_GRACE_SEC", "5"}};
+}
+
+// What one rank printed (lines of `seam launch` start with "[rank <r>] ").
+struct RankOutput {
+  std::vector<double> losses;
+  std::string params;
+  double checksum = -1;
+  std::string replicas;
+  int64_t collectives = -1;
+  int64_t collective_bytes = -1;
+};
+
+void ParseLine(const std::string& line, RankOutput& out) {
+  std::istringstream in(line);
+  std::string word;
+  in >> word;
+  if (word == "loss") {
+    int step = 0;
+    double value = 0;
+    in >> step >> value;
+    out.losses.push_back(value);
+  } else if (word == "params") {
+    in >> out.params;
+  } else if (word == "checksum") {
+    in >> out.checksum;
+  } else if (word == "replicas") {
+    std::getline(in, out.replicas);
+  } else if (word.rfind("CrossProcessAllReduce=", 0) == 0) {
+    out.collectives = std::stoll(word.substr(word.find('=') + 1));
+  } else if (word.rfind("CrossProcessAllReduceBytes=", 0) == 0) {
+    out.collective_bytes = std::stoll(word.substr(word.find('=') + 1));
+  }
+}
+
+std::map<int, RankOutput> ParseRanks(const std::string& text) {
+  std::map<int, RankOutput> ranks;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    int rank = -1;
+    int consumed = 0;
+    if (std::sscanf(line.c_str(), "[rank %d] %n", &rank, &consumed) != 1 || consumed == 0) {
+      continue;
+    }
+    ParseLine(line.substr(static_cast<size_t>(consumed)), ranks[rank]);
+  }
+  return ranks;
+}
+
+RankOutput Reference() {
+  Child child({SEAM_DP_WORKER, "--reference", "--steps", std::to_string(kSteps)},
+              {{"PJRT_DEVICE", "CPU"}});
+  Exit exit = child.WaitOrKill(seconds(60));
+  EXPECT_TRUE(exit.exited && exit.code == 0) << exit.Describe() << child.Stderr();
+  RankOutput out;
+  std::istringstream in(child.Stdout());
+  std::string line;
+  while (std::getline(in, line)) ParseLine(line, out);
+  return out;
+}
+
+// `seam launch -n <processes> --devices-per-process <devices>` of the worker.
+void TrainAcross(int processes, int devices) {
+  const RankOutput reference = Reference();
+  ASSERT_EQ(reference.losses.size(), static_cast<size_t>(kSteps));
+  std::vector<std::string> argv = {SEAM_CLI,
+                                   "launch",
+                                   "-n",
+                                   std::to_string(processes),
+                                   "--devices-per-process",
+                                   std::to_string(devices),
+                                   "--master-port",
+                                   std::to_string(FreePort()),
+                                   "--",
+                                   SEAM_DP_WORKER,
+                                   "--steps",
+                                   std::to_string(kSteps)};
+  Child launch(argv, CpuEnv());
+  Exit exit = launch.WaitOrKill(seconds(120));
+  ASSERT_TRUE(exit.exited && exit.code == 0)
+      << exit.Describe() << "\n" << launch.Stdout() << launch.Stderr();
+  std::map<int, RankOutput> ranks = ParseRanks(launch.Stdout());
+  ASSERT_EQ(ranks.size(), static_cast<size_t>(processes)) << launch.Stdout();
+  const int64_t replicas = int64_t{processes} * devices;
+  for (const auto& [rank, out] : ranks) {
+    SCOPED_TRACE(::testing::Message() << "rank " << rank);
+    ASSERT_EQ(out.losses.size(), reference.losses.size());
+    for (size_t s = 0; s < out.losses.size(); ++s) {
+      EXPECT_NEAR(out.losses[s], reference.losses[s], 1e-5 * std::abs(reference.losses[s]) + 1e-6)
+          << "step " << s;
+    }
+    EXPECT_NEAR(out.checksum, reference.checksum, 1e-4 * reference.checksum);
+    EXPECT_EQ(out.params, ranks.begin()->second.params) << "parameters differ between ranks";
+    std::ostringstream expected;
+    expected << ' ' << replicas << ' ' << devices << ' ' << int64_t{rank} * devices;
+    EXPECT_EQ(out.replicas, expected.str());
+    // Per step: one all_reduce per parameter gradient (the optimizer's mean) and the loss's
+    // mean, each counted with one replica's operand.
+    EXPECT_EQ(out.collectives, kSteps * 5);
+    EXPECT_EQ(out.collective_bytes, kSteps * (kParamBytes + 4));
+  }
+}
+
+TEST(DataParallelJob, TwoProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 1); }
+
+TEST(DataParallelJob, FourProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(4, 1); }
+
+TEST(DataParallelJob, TwoProcessesOfTwoDevicesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 2); }
+
+std::vector<std::string> DyingJobArgs() {
+  return {"--steps", "100000", "--step-delay-ms", "20", "--die-rank", "1", "--die-at", "10"};
+}
+
+// Through seam launch: launch stops the other ranks and exits non-zero naming rank 1.
+TEST(DataParallelJob, ARankKilledMidTrainingEndsTheLaunchNamingIt) {
+  std::vector<std::string> argv = {SEAM_CLI, "launch", "-n", "2", "--master-port",
+                                   std::to_string(FreePort()), "--", SEAM_DP_WORKER};
+  for (const std::string& arg : DyingJobArgs()) argv.push_back(arg);
+  Child launch(argv, CpuEnv());
+  ASSERT_TRUE(launch.WaitForOutput("dying at step 10", seconds(60)))
+      << launch.Stdout() << launch.Stderr();
+  const int64_t killed_at = WallMillis();
+  Exit exit = launch.WaitOrKill(seconds(30));
+  ASSERT_TRUE(exit.exited) << "seam launch still running 30 s after the kill\n"
+                           << launch.Stdout() << launch.Stderr();
+  EXPECT_NE(exit.code, 0);
+  EXPECT_THAT(launch.Stderr(), HasSubstr("seam launch: rank 1 was killed by signal 9 (SIGKILL)"));
+  std::printf("from the kill to the end of seam launch: %lld ms\n",
+              static_cast<long long>(WallMillis() - killed_at));
+}
+
+// Without a launcher to stop it: the surviving rank's next step fails naming the lost rank,
+// and the process exits non-zero, within 30 s.
+TEST(DataParallelJob, ARankKilledMidTrainingEndsEveryOtherRankNamingIt) {
+  std::map<std::string, std::string> env = CpuEnv();
+  env["XLA_COORDINATOR_PORT"] = std::to_string(FreePort());
+  env["WORLD_SIZE"] = "2";
+  std::vector<std::string> argv = {SEAM_DP_WORKER};
+  for (const std::string& arg : DyingJobArgs()) argv.push_back(arg);
+  std::vector<Child> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    env["RANK"] = std::to_string(rank);
+    ranks.emplace_back(argv, env);
+  }
+  ASSERT_TRUE(ranks[1].WaitForOutput("dying at step 10", seconds(60))) << ranks[1].Stderr();
+  const int64_t killed_at = WallMillis();
+  Exit dead = ranks[1].WaitOrKill(seconds(10));
+  EXPECT_EQ(dead.signal, SIGKILL) << dead.Describe();
+  Exit survivor = ranks[0].WaitOrKill(seconds(30));
+  const int64_t took = WallMillis() - killed_at;
+  ASSERT_TRUE(survivor.exited) << "rank 0 still running 30 s after rank 1 was killed\n"
+                               << ranks[0].Stdout() << ranks[0].Stderr();
+  EXPECT_NE(survivor.code, 0) << survivor.Describe();
+  EXPECT_LT(took, 30000);
+  // The worker prints the step's error: it names the lost rank first.
+  EXPECT_THAT(ranks[0].Stderr(), HasSubstr("dp_worker: The job has lost rank 1"));
+  std::printf("from the kill to the end of rank 0: %lld ms\n", static_cast<long long>(took));
+}
+
+}  // namespace
+}  // namespace seam::testing
