@@ -82,8 +82,7 @@ std::unique_ptr<seam::DataParallel> MakeDataParallel(bool enabled) {
                              " replicas");
   }
   std::printf("data parallel: %lld replicas, this process %lld of %lld holds %lld\n",
-              static_cast<long long>(dp->replicas()),
-              static_cast<long long>(seam::process_index()),
+              static_cast<long long>(dp->replicas()), static_cast<long long>(seam::process_index()),
               static_cast<long long>(seam::process_count()),
               static_cast<long long>(dp->local_replicas()));
   return dp;

@@ -95,8 +95,8 @@ DataParallel::DataParallel(int64_t replicas) {
     if (replicas != 0 && replicas != processes * local) {
       lazy::ThrowInvalid(absl::StrCat(
           "DataParallel: ", replicas, " replicas asked for, but in a job of ", processes,
-          " processes a data-parallel step spans every device of the job: 0 or ",
-          processes * local, " (", processes, " processes x ", local, " local devices)"));
+          " processes a data-parallel step spans every device of the job: 0 or ", processes * local,
+          " (", processes, " processes x ", local, " local devices)"));
     }
     replicas_ = processes * local;
     local_replicas_ = local;

@@ -73,7 +73,7 @@ void CountCrossProcessCollectives(const ir::Program& program) {
   for (const ir::Instruction& inst : program.instructions) {
     if (!ir::IsAllReduce(inst.op)) continue;
     count->Add(1);
-    bytes->Add(inst.shape.byte_size());
+    bytes->Add(static_cast<int64_t>(inst.shape.byte_size()));
   }
 }
 

@@ -243,8 +243,9 @@ absl::Status NameLostProcess(const ComputationClient& client, absl::Status statu
   for (;;) {
     absl::Status health = runtime::JobHealth();
     if (!health.ok()) {
-      return absl::Status(health.code(), absl::StrCat(health.message(), " (the step failed: ",
-                                                      status.message(), ")"));
+      return absl::Status(
+          health.code(),
+          absl::StrCat(health.message(), " (the step failed: ", status.message(), ")"));
     }
     if (std::chrono::steady_clock::now() >= deadline) return status;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -403,8 +403,8 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   }
   std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();  // reads the leaves' copies
   lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
-  absl::StatusOr<lazy::StepReplicas> replicas = lazy::PlanStepReplicas(
-      lowered.leaves, [&] { return lazy::HasAllReduce(lowered.program); });
+  absl::StatusOr<lazy::StepReplicas> replicas =
+      lazy::PlanStepReplicas(lowered.leaves, [&] { return lazy::HasAllReduce(lowered.program); });
   if (!replicas.ok()) lazy::Throw(replicas.status());
   if (replicas->global > 1) lazy::SetReplicas(lowered.program, replicas->global);
   return ir::PrintProgram(lowered.program);

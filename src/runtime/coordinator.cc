@@ -124,7 +124,8 @@ JobKeyValueStore Coordinator::PluginStore() const {
 }
 
 absl::Status Coordinator::Barrier(const std::string& name, milliseconds timeout) {
-  const milliseconds limit = std::clamp(timeout, milliseconds(0), milliseconds(std::chrono::hours(24 * 30)));
+  const milliseconds limit =
+      std::clamp(timeout, milliseconds(0), milliseconds(std::chrono::hours(24 * 30)));
   return client_->Barrier("user:" + name, Clock::now() + limit);
 }
 

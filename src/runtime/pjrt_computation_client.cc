@@ -243,7 +243,7 @@ absl::Status GiveKvValue(const std::string& value, char** out, size_t* out_size,
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", value.size(), " bytes for a key-value store value"));
   }
-  std::memcpy(copy, value.data(), value.size());
+  std::copy(value.begin(), value.end(), copy);  // bytes, not a C string
   *out = copy;
   *out_size = value.size();
   *deleter = &FreeKvValue;

@@ -115,8 +115,8 @@ void TrainAcross(int processes, int devices) {
                                    std::to_string(kSteps)};
   Child launch(argv, CpuEnv());
   Exit exit = launch.WaitOrKill(seconds(120));
-  ASSERT_TRUE(exit.exited && exit.code == 0)
-      << exit.Describe() << "\n" << launch.Stdout() << launch.Stderr();
+  ASSERT_TRUE(exit.exited && exit.code == 0) << exit.Describe() << "\n"
+                                             << launch.Stdout() << launch.Stderr();
   std::map<int, RankOutput> ranks = ParseRanks(launch.Stdout());
   ASSERT_EQ(ranks.size(), static_cast<size_t>(processes)) << launch.Stdout();
   const int64_t replicas = int64_t{processes} * devices;
@@ -151,8 +151,9 @@ std::vector<std::string> DyingJobArgs() {
 
 // Through seam launch: launch stops the other ranks and exits non-zero naming rank 1.
 TEST(DataParallelJob, ARankKilledMidTrainingEndsTheLaunchNamingIt) {
-  std::vector<std::string> argv = {SEAM_CLI, "launch", "-n", "2", "--master-port",
-                                   std::to_string(FreePort()), "--", SEAM_DP_WORKER};
+  std::vector<std::string> argv = {SEAM_CLI, "launch",        "-n",
+                                   "2",      "--master-port", std::to_string(FreePort()),
+                                   "--",     SEAM_DP_WORKER};
   for (const std::string& arg : DyingJobArgs()) argv.push_back(arg);
   Child launch(argv, CpuEnv());
   ASSERT_TRUE(launch.WaitForOutput("dying at step 10", seconds(60)))

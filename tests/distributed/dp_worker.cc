@@ -139,7 +139,8 @@ int Train(const Options& options) {
     }
     std::printf("loss %d %.9g\n", step, static_cast<double>(value));
     std::fflush(stdout);
-    if (options.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(options.delay_ms));
+    if (options.delay_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.delay_ms));
   }
   uint64_t hash = 14695981039346656037ULL;
   double checksum = 0;

@@ -84,6 +84,24 @@ TEST_F(PluginLoaderTest, InitializeLogsBothVersionsAndRunsTheCurrentPlugin) {
   EXPECT_EQ(again.message(), "PJRT plugin for device type current is already initialized");
 }
 
+// Runs a small program through `client` and checks its result.
+void ExpectRunsAProgram(PjrtComputationClient& client) {
+  auto program = ir::ParseProgram(
+      "program @p {\n  %0 = parameter(0) : s32[3]\n  %1 = add(%0, %0) : s32[3]\n  return "
+      "(%1)\n}\n");
+  ASSERT_TRUE(program.ok()) << program.status();
+  ir::Literal input = ir::Literal::FromS32({1, -2, 40}, {3});
+  auto data = client.TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(data.ok());
+  auto computation = client.Compile({{*program, "CPU:0"}});
+  ASSERT_TRUE(computation.ok()) << computation.status();
+  auto outputs = client.ExecuteComputation(*computation->front(), *data, "CPU:0", {});
+  ASSERT_TRUE(outputs.ok());
+  auto host = client.TransferFromDevice(*outputs);
+  ASSERT_TRUE(host.ok());
+  EXPECT_EQ(*host, std::vector<ir::Literal>{ir::Literal::FromS32({2, -4, 80}, {3})});
+}
+
 TEST_F(PluginLoaderTest, NewerMinorIsAcceptedAndRunsAProgram) {
   ASSERT_TRUE(LoadPjrtPlugin("newer", SEAM_PLUGIN_NEWER_MINOR).ok());
   ASSERT_TRUE(InitializePjrtPlugin("newer").ok());
@@ -93,21 +111,24 @@ TEST_F(PluginLoaderTest, NewerMinorIsAcceptedAndRunsAProgram) {
                                      Version(kFramework.major, kFramework.minor), "."));
   auto client = PjrtComputationClient::Create(*PjrtApi("newer"));
   ASSERT_TRUE(client.ok()) << client.status();
-  auto program = ir::ParseProgram(
-      "program @p {\n  %0 = parameter(0) : s32[3]\n  %1 = add(%0, %0) : s32[3]\n  return "
-      "(%1)\n}\n");
-  ASSERT_TRUE(program.ok()) << program.status();
-  ir::Literal input = ir::Literal::FromS32({1, -2, 40}, {3});
-  auto data = (*client)->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
-  ASSERT_TRUE(data.ok());
-  auto computation = (*client)->Compile({{*program, "CPU:0"}});
-  ASSERT_TRUE(computation.ok()) << computation.status();
-  auto outputs = (*client)->ExecuteComputation(*computation->front(), *data, "CPU:0", {});
-  ASSERT_TRUE(outputs.ok());
-  auto host = (*client)->TransferFromDevice(*outputs);
-  ASSERT_TRUE(host.ok());
-  EXPECT_EQ(*host, std::vector<ir::Literal>{ir::Literal::FromS32({2, -4, 80}, {3})});
+  ExpectRunsAProgram(**client);
   EXPECT_GT(CallCount(SEAM_PLUGIN_NEWER_MINOR), 0);
+}
+
+// A plugin built against the previous minor (1.1: PJRT_Client_Create_Args without the
+// key-value callbacks) still loads (the version difference is logged) and runs programs.
+TEST_F(PluginLoaderTest, PreviousMinorStillLoadsAndRunsAProgram) {
+  ASSERT_GE(kFramework.minor - 1, FrameworkMinimumMinor());
+  ASSERT_TRUE(LoadPjrtPlugin("previous", SEAM_PLUGIN_PREVIOUS_MINOR).ok());
+  ASSERT_TRUE(InitializePjrtPlugin("previous").ok());
+  EXPECT_EQ(log_.at(0), absl::StrCat("The PJRT plugin has PJRT API version ",
+                                     Version(kFramework.major, kFramework.minor - 1),
+                                     ". The framework PJRT API version is ",
+                                     Version(kFramework.major, kFramework.minor), "."));
+  auto client = PjrtComputationClient::Create(*PjrtApi("previous"));
+  ASSERT_TRUE(client.ok()) << client.status();
+  ExpectRunsAProgram(**client);
+  EXPECT_GT(CallCount(SEAM_PLUGIN_PREVIOUS_MINOR), 0);
 }
 
 TEST_F(PluginLoaderTest, OlderThanTheMinimumIsRefused) {

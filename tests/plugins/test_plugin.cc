@@ -14,6 +14,8 @@
 //   SEAM_TEST_WRONG_SIZE                PJRT_Buffer_OnDeviceSizeInBytes answers 1 byte (a
 //                                       wrong answer of a capability)
 //   SEAM_TEST_API_SIZE                  the struct_size its PJRT_Api reports (too small)
+//   SEAM_TEST_PREVIOUS_CREATE_ARGS      PJRT_Client_Create reads only the fields of 1.1's
+//                                       PJRT_Client_Create_Args, as a plugin built then does
 //   SEAM_TEST_KV                        requires the job's key-value store: PJRT_Client_Create
 //                                       takes the options process_index and process_count,
 //                                       puts "hello/<index>", reads the next process's key and
@@ -22,6 +24,7 @@
 // Its entry points go through the plugin kit (src/plugins/common), like a real plugin's.
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -123,6 +126,17 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
     inner.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE;
     inner.create_options = &option;
     inner.num_options = 1;
+    PJRT_Error* error = Cpu()->PJRT_Client_Create(&inner);
+    args->client = inner.client;
+    return error;
+  }
+#endif
+#ifdef SEAM_TEST_PREVIOUS_CREATE_ARGS
+  // Built against 1.1: only that minor's fields exist for it (no key-value callbacks).
+  if (args != nullptr && args->struct_size >= PJRT_Client_Create_Args_STRUCT_SIZE_1_1) {
+    PJRT_Client_Create_Args inner{};
+    std::memcpy(&inner, args, PJRT_Client_Create_Args_STRUCT_SIZE_1_1);
+    inner.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE_1_1;
     PJRT_Error* error = Cpu()->PJRT_Client_Create(&inner);
     args->client = inner.client;
     return error;

@@ -91,7 +91,7 @@ class Rendezvous {
   std::condition_variable cv_;
   std::map<std::pair<int, int64_t>, Meeting> meetings_;  // (instruction, first of group)
   std::map<int64_t, absl::Status> failed_;               // replica -> its failure
-  const ProcessSpan span_;
+  const ProcessSpan span_{};
   std::map<int, ProcessMeeting> process_meetings_;  // by instruction
   int64_t meetings_done_ = 0;
 };

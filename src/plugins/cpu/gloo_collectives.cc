@@ -195,7 +195,7 @@ std::string GlooKeyPrefix(const std::vector<int64_t>& processes, int64_t generat
 
 int64_t GlooContextsBuilt() { return contexts_built.load(); }
 
-GlooCollectives::GlooCollectives(GlooConfig config) : config_(std::move(config)) {}
+GlooCollectives::GlooCollectives(GlooConfig config) : config_(config) {}
 
 GlooCollectives::~GlooCollectives() {
   // Contexts before the device they use; neither throws on a closed connection.
