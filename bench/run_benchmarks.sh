@@ -48,6 +48,11 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/cross_process_bench" ]; then
   done
 fi
 
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/data_parallel_bench" ]; then
+  echo "== data parallel across processes and the coordinator's start-up (1 thread each)"
+  bash "$(dirname "$0")/data_parallel_bench.sh" "$build" | tee "$out/data_parallel.md"
+fi
+
 if [ ! -x "$bin/torch_step_bench" ]; then
   echo "note: torch_step_bench was not built (libtorch-dev missing?): no libtorch column" >&2
 fi

@@ -22,6 +22,7 @@ class Optimizer {
   // Data parallel (torch_xla's xm.optimizer_step): each gradient is averaged over the
   // replicas of `dp` (all_reduce sum divided by the replica count, inside the program)
   // before the update, so every replica applies the same update to the same parameters.
+  // The gradients of one element type share one all_reduce (flattened and concatenated).
   void step(const Tensor& loss, const DataParallel& dp);
   virtual void update(const std::vector<Tensor>& grads) = 0;
   const std::vector<Tensor*>& params() const { return params_; }

@@ -132,9 +132,9 @@ void TrainAcross(int processes, int devices) {
     std::ostringstream expected;
     expected << ' ' << replicas << ' ' << devices << ' ' << int64_t{rank} * devices;
     EXPECT_EQ(out.replicas, expected.str());
-    // Per step: one all_reduce per parameter gradient (the optimizer's mean) and the loss's
-    // mean, each counted with one replica's operand.
-    EXPECT_EQ(out.collectives, kSteps * 5);
+    // Per step: one all_reduce of every gradient (the optimizer concatenates them) and the
+    // loss's mean, each counted with one replica's operand.
+    EXPECT_EQ(out.collectives, kSteps * 2);
     EXPECT_EQ(out.collective_bytes, kSteps * (kParamBytes + 4));
   }
 }
