@@ -13,7 +13,7 @@ seam=$build/tools/seam
 steps=${STEPS:-200}
 export PJRT_DEVICE=CPU OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 SEAM_CPU_THREADS=1
 field() { awk -v k="$1" '$1 == k || $3 == k { print $NF }' | sort -n | tail -1; }
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc --all) cores"
 one=$("$bench" --steps "$steps")
 two=$("$seam" launch -n 2 -- "$bench" --steps "$steps")
 alone=$("$seam" launch -n 2 -- "$bench" --steps "$steps" --no-reduce)

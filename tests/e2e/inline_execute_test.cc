@@ -208,6 +208,16 @@ TEST(InlineExecuteTest, ABadBoundIsAClearError) {
   EXPECT_NE(client.status().message().find("'lots'"), std::string::npos) << client.status();
 }
 
+// SEAM_CPU_INLINE_CROSS_PROCESS is a flag: anything but 0 or 1 fails the creation.
+TEST(InlineExecuteTest, ABadCrossProcessFlagIsAClearError) {
+  setenv("SEAM_CPU_INLINE_CROSS_PROCESS", "2", 1);
+  absl::StatusOr<ComputationClient*> client = GetComputationClient();
+  ASSERT_FALSE(client.ok());
+  EXPECT_EQ(client.status().message(),
+            "PJRT_Client_Create: environment variable SEAM_CPU_INLINE_CROSS_PROCESS must be a "
+            "flag (0 or 1), got '2'");
+}
+
 // SEAM_CPU_THREADS is read by the plugin's kernel threads; client creation refuses a value
 // that is not a positive integer instead of ignoring it.
 TEST(ClientEnvironmentTest, ABadKernelThreadCountIsAClearError) {

@@ -84,6 +84,18 @@ absl::StatusOr<int64_t> InlineMaxCost() {
   return EnvInteger(kInlineMaxCostVariable, 0, kDefaultInlineMaxCost, "non-negative integer");
 }
 
+// SEAM_CPU_INLINE_CROSS_PROCESS: 0 or 1 (default 1).
+absl::StatusOr<bool> InlineCrossProcess() {
+  SEAM_ASSIGN_OR_RETURN(int64_t value,
+                        EnvInteger(kInlineCrossProcessVariable, 0, 1, "flag (0 or 1)"));
+  if (value > 1) {
+    return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: environment variable ",
+                                                   kInlineCrossProcessVariable,
+                                                   " must be a flag (0 or 1), got '", value, "'"));
+  }
+  return value == 1;
+}
+
 // SEAM_CPU_THREADS (thread_pool.h reads it for the kernel threads): checked here, so that a
 // bad value is an error instead of being ignored.
 absl::Status CheckKernelThreadsVariable() {
@@ -139,6 +151,8 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (!options.ok()) return MakeError(options.status());
   absl::StatusOr<int64_t> inline_max_cost = InlineMaxCost();
   if (!inline_max_cost.ok()) return MakeError(inline_max_cost.status());
+  absl::StatusOr<bool> inline_cross_process = InlineCrossProcess();
+  if (!inline_cross_process.ok()) return MakeError(inline_cross_process.status());
   if (absl::Status threads = CheckKernelThreadsVariable(); !threads.ok()) {
     return MakeError(threads);
   }
@@ -158,6 +172,7 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   client->process_index = options->process_index;
   client->process_count = options->process_count;
   client->inline_max_cost = *inline_max_cost;
+  client->inline_cross_process = *inline_cross_process;
   client->kv_store = *std::move(kv_store);
   for (int64_t i = 0; i < options->device_count; ++i) {
     auto device = std::make_unique<PJRT_Device>();

@@ -258,10 +258,11 @@ absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDev
 }
 
 // Starts replica `d` of a checked call on `device`: its outputs and completion event are
-// created, donated arguments handed over, and the run goes on the caller's thread (a
-// `small` run whose device is idle) or into the device's queue.
+// created, donated arguments handed over, and the run goes on the caller's thread (an
+// `inline_ok` run whose device is idle and whose arguments are ready) or into the device's
+// queue.
 void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Device* device,
-            const std::shared_ptr<Rendezvous>& rendezvous, bool small, int64_t first_replica) {
+            const std::shared_ptr<Rendezvous>& rendezvous, bool inline_ok, int64_t first_replica) {
   const PJRT_LoadedExecutable& loaded = *args.executable;
   const size_t num_outputs = loaded.output_shapes.size();
   PJRT_Buffer* const* arguments = args.argument_lists == nullptr ? nullptr : args.argument_lists[d];
@@ -280,15 +281,15 @@ void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Devic
     }
   };
   Worker& worker = *device->worker;
-  if (small && MayRunInline(arguments, args.num_args)) {
+  if (inline_ok && MayRunInline(arguments, args.num_args)) {
     // The run borrows the call's handles. It runs now unless the device has picked up
     // other work since the check; then it queues behind that work like any run.
     auto input = [&](size_t i) -> BufferState& { return *arguments[i]->state; };
     auto output = [&](size_t o) -> BufferState& { return *outputs[o]->state; };
     const RunView view{.executable = *loaded.executable,
-                       .replica = 0,
+                       .replica = first_replica + static_cast<int64_t>(d),
                        .device_id = device->description.id,
-                       .rendezvous = nullptr,
+                       .rendezvous = rendezvous.get(),
                        .num_inputs = args.num_args,
                        .num_outputs = num_outputs,
                        .input = input,
@@ -351,11 +352,16 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   } else if (run_devices.size() > 1) {
     rendezvous = std::make_shared<Rendezvous>();
   }
-  // A small single-device run may go on the caller's thread (see MayRunInline); never one
-  // that meets other processes (it would block the call).
-  const bool small = !spans_processes && run_devices.size() == 1 &&
-                     loaded.client->inline_max_cost > 0 &&
+  // A single-device run may go on the caller's thread (see MayRunInline) when it is small,
+  // or when it is this process's one replica of a launch across processes: that call then
+  // returns once the run (and its collectives) finished. A hand-off to the device's thread
+  // costs each cross-process collective about 1 ms on a 2-core VM (the woken threads wait
+  // for a core that Gloo's event loops hold), more than the launch's asynchrony is worth
+  // there (docs/plugins.md, "Multi-process collectives").
+  const bool small = loaded.client->inline_max_cost > 0 &&
                      loaded.executable->cost() <= loaded.client->inline_max_cost;
+  const bool inline_ok =
+      run_devices.size() == 1 && (spans_processes ? loaded.client->inline_cross_process : small);
   // One launch's runs reach every worker's queue before another launch's, so replicas
   // waiting for each other at an all_reduce never wait behind a second launch. A
   // single-device launch puts one run in one queue: wherever it lands between another
@@ -363,7 +369,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   std::unique_lock<std::mutex> launch_lock(loaded.client->launch_mu, std::defer_lock);
   if (run_devices.size() > 1) launch_lock.lock();
   for (size_t d = 0; d < run_devices.size(); ++d) {
-    Launch(*args, d, run_devices[d], rendezvous, small, first_replica);
+    Launch(*args, d, run_devices[d], rendezvous, inline_ok, first_replica);
   }
   return nullptr;
 }

@@ -30,6 +30,9 @@ inline constexpr int64_t kDefaultCollectiveTimeoutMs = int64_t{5} * 60 * 1000;
 // most this many element operations (Executable::cost).
 inline constexpr char kInlineMaxCostVariable[] = "SEAM_CPU_INLINE_MAX_COST";
 inline constexpr int64_t kDefaultInlineMaxCost = int64_t{32} * 1024;
+// 1 (the default): a process's one replica of a launch across processes runs on the
+// caller's thread when its device is idle; 0: on the device's thread, like other runs.
+inline constexpr char kInlineCrossProcessVariable[] = "SEAM_CPU_INLINE_CROSS_PROCESS";
 
 }  // namespace seam::cpu
 

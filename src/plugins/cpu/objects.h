@@ -43,6 +43,9 @@ struct PJRT_Client {
   // Single-device runs of programs whose cost (Executable::cost) is at most this run on
   // the caller's thread when the device is idle (api_execute.cc); 0 turns that off.
   int64_t inline_max_cost = 0;
+  // A process's one replica of a launch across processes runs on the caller's thread when
+  // the device is idle (SEAM_CPU_INLINE_CROSS_PROCESS, api_execute.cc).
+  bool inline_cross_process = true;
   // The job's key-value store (PJRT_Client_Create_Args 1.2), when the framework passed one:
   // how the processes of a multi-process job find each other for collectives.
   std::optional<seam::plugin::KvStore> kv_store;
