@@ -1,0 +1,40 @@
+// Named tensors in a safetensors file (docs/checkpoints.md): the format PyTorch
+// (`safetensors.torch.load_file`), NumPy and the safetensors library read, so a file written
+// here opens in those tools and theirs opens here.
+//
+//   seam::checkpoint::save_file("weights.safetensors", {{"w", w}, {"b", b}}, {{"step", "10"}});
+//   seam::checkpoint::Loaded file = seam::checkpoint::load_file("weights.safetensors");
+//   Tensor w = file.tensors.at("w");
+//
+// Saving is atomic: the file appears complete under its name or not at all (a temporary file
+// in the same folder, fsync, rename). Loading validates the whole file first and creates no
+// tensor unless every one can be made; every failure is a seam::Error naming the file and
+// what is wrong with it.
+#ifndef SEAM_CHECKPOINT_H_
+#define SEAM_CHECKPOINT_H_
+
+#include <map>
+#include <string>
+
+#include "seam/tensor.h"
+
+namespace seam::checkpoint {
+
+// Writes `tensors` (float32, float64 and int32; syncing pending ones) with `metadata` (the
+// header's "__metadata__", strings only). A name may not be "__metadata__".
+void save_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
+               const std::map<std::string, std::string>& metadata = {});
+
+struct Loaded {
+  std::map<std::string, Tensor> tensors;
+  std::map<std::string, std::string> metadata;
+};
+
+// Reads a safetensors file. Tensors of dtype F32, F64 and I32 become tensors of that type;
+// any other dtype (valid in the format, e.g. BF16 or I64) is an Error naming the tensor and
+// the dtype, since the tensor API has no such type yet.
+Loaded load_file(const std::string& path);
+
+}  // namespace seam::checkpoint
+
+#endif  // SEAM_CHECKPOINT_H_

@@ -1,0 +1,94 @@
+// The safetensors file format (docs/checkpoints.md): an 8-byte little-endian header length
+// N, N bytes of a JSON object (each tensor's dtype, shape and [begin, end) byte offsets into
+// the data that follows; an optional "__metadata__" object of strings), then the tensors'
+// raw little-endian bytes, packed without holes. The format PyTorch, NumPy and the
+// safetensors library read and write, so a seam checkpoint opens in those tools.
+//
+// Reading validates the whole header against the file before any tensor is touched, and
+// refuses with a message naming the offending tensor and value: a header length past the
+// end of the file or above 100 MB, a header that is not a JSON object or not UTF-8, a
+// duplicate name, an unknown dtype, a shape or offset that is not a non-negative integer,
+// an element count whose byte size overflows, a byte range that does not match its shape,
+// runs past the data or overlaps another, and data bytes that no tensor covers. Writing is
+// atomic: a temporary file in the same folder, fsync, rename, fsync of the folder.
+#ifndef SEAM_CHECKPOINT_SAFETENSORS_H_
+#define SEAM_CHECKPOINT_SAFETENSORS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace seam::checkpoint {
+
+// Every dtype of the safetensors specification.
+enum class DType { kBool, kU8, kI8, kU16, kI16, kF16, kBF16, kU32, kI32, kF32, kU64, kI64, kF64 };
+
+// "F32" -> kF32 ...; InvalidArgument naming the string for anything else.
+absl::StatusOr<DType> ParseDType(std::string_view name);
+const char* DTypeName(DType dtype);
+int64_t DTypeSize(DType dtype);  // bytes per element
+
+// The largest header a file may declare (the safetensors library's limit).
+inline constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  uint64_t begin = 0;  // byte offsets into the data section
+  uint64_t end = 0;
+};
+
+struct Header {
+  std::vector<TensorInfo> tensors;  // ordered by their offsets
+  std::map<std::string, std::string> metadata;
+};
+
+// Parses and validates a header (the N bytes after the length) for a data section of
+// `data_bytes` bytes. The checks listed at the top of this file.
+absl::StatusOr<Header> ParseHeader(std::string_view header, uint64_t data_bytes);
+
+// One tensor to write: `bytes` holds its elements, little-endian, row-major.
+struct TensorToWrite {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;
+  absl::Span<const uint8_t> bytes;
+};
+
+// Writes `tensors` (names unique; each byte size must match its shape) and `metadata`
+// to `path` atomically: either the new file is complete under `path`, or `path` is as it
+// was (the temporary file is removed on every error).
+absl::Status WriteFile(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                       const std::map<std::string, std::string>& metadata);
+
+// An open file: validated, then mapped read-only; tensors' bytes point into the mapping.
+class File {
+ public:
+  static absl::StatusOr<std::unique_ptr<File>> Open(const std::string& path);
+  ~File();
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  const Header& header() const { return header_; }
+  // The bytes of tensor `info` (one of header().tensors).
+  absl::Span<const uint8_t> Bytes(const TensorInfo& info) const;
+
+ private:
+  File() = default;
+  Header header_;
+  void* map_ = nullptr;
+  size_t map_size_ = 0;
+  const uint8_t* data_ = nullptr;
+};
+
+}  // namespace seam::checkpoint
+
+#endif  // SEAM_CHECKPOINT_SAFETENSORS_H_

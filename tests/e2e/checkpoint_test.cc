@@ -1,0 +1,129 @@
+// seam::checkpoint (include/seam/checkpoint.h) through the public API: a round trip, files
+// read and written by NumPy with only the json module (tests/e2e/safetensors_numpy.py, run
+// with Debian's python3, which has NumPy), a dtype the tensor API lacks, and misuse.
+#include "seam/checkpoint.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace seam::checkpoint {
+namespace {
+
+using ::testing::HasSubstr;
+
+class CheckpointTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("seam_checkpoint_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Runs the NumPy script; skips the test when NumPy is missing.
+  std::string Python(const std::string& verb, const std::string& path) {
+    const std::string check = std::string(SEAM_PYTHON) + " -c 'import numpy' 2>/dev/null";
+    if (std::system(check.c_str()) != 0) {
+      skipped_ = true;
+      return "";
+    }
+    const std::string command =
+        std::string(SEAM_PYTHON) + " " + SEAM_NUMPY_SCRIPT + " " + verb + " " + path + " 2>&1";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    std::string out;
+    std::array<char, 256> buffer{};
+    while (pipe && fgets(buffer.data(), buffer.size(), pipe.get()) != nullptr) out += buffer.data();
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  bool skipped_ = false;
+};
+
+TEST_F(CheckpointTest, RoundTrip) {
+  Tensor w = Tensor::from_vector({1.5F, -2.0F, 3.0F, 4.25F, 5.0F, 6.0F}, {2, 3});
+  Tensor pending = w * 2.0F;  // saved after a sync
+  save_file(Path("m.safetensors"),
+            {{"w", w},
+             {"w2", pending},
+             {"n", Tensor::from_vector({3, -4}, {2})},
+             {"d", Tensor::from_vector(std::vector<double>{0.1, 0.2}, {2, 1})}},
+            {{"step", "12"}});
+  Loaded loaded = load_file(Path("m.safetensors"));
+  EXPECT_EQ(loaded.metadata.at("step"), "12");
+  EXPECT_EQ(loaded.tensors.at("w").shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(loaded.tensors.at("w").to_vector<float>(), w.to_vector<float>());
+  EXPECT_EQ(loaded.tensors.at("w2").to_vector<float>(), pending.to_vector<float>());
+  EXPECT_EQ(loaded.tensors.at("n").to_vector<int32_t>(), (std::vector<int32_t>{3, -4}));
+  EXPECT_EQ(loaded.tensors.at("d").dtype(), DType::kFloat64);
+  EXPECT_EQ(loaded.tensors.at("d").to_vector<double>(), (std::vector<double>{0.1, 0.2}));
+}
+
+TEST_F(CheckpointTest, NumPyReadsWhatSeamWrites) {
+  save_file(Path("m.safetensors"),
+            {{"layers.0.weight", Tensor::from_vector({1.5F, 2.0F, 3.0F, 4.0F}, {2, 2})},
+             {"ids", Tensor::from_vector({5, 6, 7}, {3})}},
+            {{"epoch", "3"}});
+  const std::string out = Python("read", Path("m.safetensors"));
+  if (skipped_) GTEST_SKIP() << SEAM_PYTHON << " has no NumPy (Debian package python3-numpy)";
+  EXPECT_EQ(out,
+            "meta epoch 3\n"
+            "ids I32 3 18.0 5.0\n"
+            "layers.0.weight F32 2x2 10.5 1.5\n");
+}
+
+TEST_F(CheckpointTest, SeamReadsWhatNumPyWrites) {
+  const std::string out = Python("write", Path("np.safetensors"));
+  if (skipped_) GTEST_SKIP() << SEAM_PYTHON << " has no NumPy (Debian package python3-numpy)";
+  ASSERT_EQ(out, "");
+  Loaded loaded = load_file(Path("np.safetensors"));
+  EXPECT_EQ(loaded.metadata.at("written_by"), "numpy");
+  EXPECT_EQ(loaded.tensors.at("fc.weight").shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(loaded.tensors.at("fc.weight").to_vector<float>(),
+            (std::vector<float>{0, 0.25F, 0.5F, 0.75F, 1, 1.25F}));
+  EXPECT_EQ(loaded.tensors.at("fc.bias").to_vector<double>(), (std::vector<double>{-1.5, 2.5}));
+  EXPECT_EQ(loaded.tensors.at("steps").to_vector<int32_t>(), (std::vector<int32_t>{7}));
+}
+
+TEST_F(CheckpointTest, ADTypeTheTensorApiLacksLoadsNothing) {
+  // An I64 tensor beside an F32 one: valid safetensors, but no int64 tensors yet.
+  const std::string header = R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                             R"("b":{"dtype":"I64","shape":[1],"data_offsets":[4,12]}})";
+  {
+    std::ofstream out(Path("i64.safetensors"), std::ios::binary);
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>(header.size() >> (8 * i)));
+    out << header << std::string(12, '\0');
+  }
+  try {
+    load_file(Path("i64.safetensors"));
+    FAIL() << "loaded a file with an I64 tensor";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("tensor 'b' is I64"));
+    EXPECT_EQ(e.code(), 12);
+  }
+}
+
+TEST_F(CheckpointTest, MisuseIsAClearError) {
+  EXPECT_THROW(save_file(Path("m.safetensors"), {{"__metadata__", Tensor::zeros({1})}}), Error);
+  try {
+    load_file(Path("missing.safetensors"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot open"));
+    EXPECT_THAT(e.what(), HasSubstr("missing.safetensors"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(Path("m.safetensors")));
+}
+
+}  // namespace
+}  // namespace seam::checkpoint

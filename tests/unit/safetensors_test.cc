@@ -1,0 +1,183 @@
+// The safetensors format (src/checkpoint/safetensors.h): every hostile header is refused
+// with a message naming what is wrong; a written file reads back byte for byte; a write is
+// atomic (no temporary file is left, a failed write leaves the old file).
+#include "src/checkpoint/safetensors.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace seam::checkpoint {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Error(std::string_view header, uint64_t data_bytes) {
+  absl::StatusOr<Header> parsed = ParseHeader(header, data_bytes);
+  EXPECT_FALSE(parsed.ok()) << header;
+  return parsed.ok() ? "" : std::string(parsed.status().message());
+}
+
+TEST(SafetensorsHeader, AValidHeaderWithMetadata) {
+  absl::StatusOr<Header> header = ParseHeader(
+      R"({"__metadata__":{"step":"3"},"b":{"dtype":"I32","shape":[2],"data_offsets":[24,32]},)"
+      R"("a":{"dtype":"F64","shape":[3],"data_offsets":[0,24]}}   )",
+      32);
+  ASSERT_TRUE(header.ok()) << header.status();
+  ASSERT_EQ(header->tensors.size(), 2u);
+  EXPECT_EQ(header->tensors[0].name, "a");  // ordered by offset
+  EXPECT_EQ(header->tensors[0].dtype, DType::kF64);
+  EXPECT_EQ(header->tensors[1].shape, std::vector<int64_t>{2});
+  EXPECT_EQ(header->metadata.at("step"), "3");
+}
+
+TEST(SafetensorsHeader, HostileHeadersAreRefusedNamingTheProblem) {
+  EXPECT_THAT(Error("{not json", 0), HasSubstr("not valid JSON"));
+  EXPECT_THAT(Error("[1,2]", 0), HasSubstr("not a JSON object"));
+  EXPECT_THAT(Error("{\"\xff\":{}}", 0), HasSubstr("not valid JSON (or not UTF-8)"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                    R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                    8),
+              HasSubstr("tensor 'a' appears twice"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F33","shape":[1],"data_offsets":[0,4]}})", 4),
+              HasSubstr("tensor 'a': unknown dtype 'F33'"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", 4),
+              HasSubstr("dimension that is not a non-negative integer: -1"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1.5],"data_offsets":[0,4]}})", 4),
+              HasSubstr("not a non-negative integer: 1.5"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F64","shape":[4294967296,4294967296],)"
+                    R"("data_offsets":[0,8]}})",
+                    8),
+              HasSubstr("byte size overflows 64 bits"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", 4),
+              HasSubstr("needs 8 bytes but its data_offsets [0,4] span 4"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}})", 4),
+              HasSubstr("0 <= begin <= end, got [4,0]"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1]}})", 4),
+              HasSubstr("needs data_offsets [begin, end]"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 2),
+              HasSubstr("tensor 'a' ends at byte 4 of a data section of 2 bytes"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                    R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                    8),
+              HasSubstr("overlaps the tensor before it"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8),
+              HasSubstr("bytes [0, 4) of the data section belong to no tensor"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 12),
+              HasSubstr("bytes [4, 12) of the data section belong to no tensor"));
+  EXPECT_THAT(Error(R"({"__metadata__":{"step":3}})", 0),
+              HasSubstr("__metadata__ value of 'step' is not a string: 3"));
+  EXPECT_THAT(Error(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":1}})", 4),
+              HasSubstr("unknown field 'x'"));
+}
+
+class SafetensorsFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("seam_safetensors_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // A file of an 8-byte length (`declared`), `header` and `data` bytes of zeros.
+  std::string Raw(const std::string& name, uint64_t declared, const std::string& header,
+                  size_t data) const {
+    std::string path = Path(name);
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>(declared >> (8 * i)));
+    out << header << std::string(data, '\0');
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(SafetensorsFileTest, WrittenFilesReadBackByteForByte) {
+  const std::vector<float> a = {1.5F, -2.0F, 3.25F};
+  const std::vector<int32_t> b = {7, -8};
+  std::vector<TensorToWrite> tensors = {
+      {"layers.0.weight",
+       DType::kF32,
+       {3},
+       {reinterpret_cast<const uint8_t*>(a.data()), a.size() * 4}},
+      {"b", DType::kI32, {1, 2}, {reinterpret_cast<const uint8_t*>(b.data()), b.size() * 4}},
+      {"empty", DType::kF64, {0, 5}, {}}};
+  ASSERT_TRUE(WriteFile(Path("x.safetensors"), tensors, {{"epoch", "2"}}).ok());
+  absl::StatusOr<std::unique_ptr<File>> file = File::Open(Path("x.safetensors"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  const Header& header = (*file)->header();
+  EXPECT_EQ(header.metadata.at("epoch"), "2");
+  ASSERT_EQ(header.tensors.size(), 3u);
+  for (const TensorInfo& info : header.tensors) {
+    absl::Span<const uint8_t> bytes = (*file)->Bytes(info);
+    if (info.name == "layers.0.weight") {
+      ASSERT_EQ(bytes.size(), 12u);
+      EXPECT_EQ(std::memcmp(bytes.data(), a.data(), 12), 0);
+    } else if (info.name == "b") {
+      EXPECT_EQ(info.shape, (std::vector<int64_t>{1, 2}));
+      EXPECT_EQ(std::memcmp(bytes.data(), b.data(), 8), 0);
+    } else {
+      EXPECT_EQ(info.name, "empty");
+      EXPECT_TRUE(bytes.empty());
+    }
+  }
+  // The data starts 8-byte aligned, and no temporary file is left.
+  std::ifstream in(Path("x.safetensors"), std::ios::binary);
+  uint64_t length = 0;
+  in.read(reinterpret_cast<char*>(&length), 8);
+  EXPECT_EQ(length % 8, 0u);
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "x.safetensors");
+  }
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(SafetensorsFileTest, AFailedWriteLeavesTheOldFile) {
+  const float one = 1;
+  std::vector<TensorToWrite> good = {
+      {"a", DType::kF32, {1}, {reinterpret_cast<const uint8_t*>(&one), 4}}};
+  ASSERT_TRUE(WriteFile(Path("x.safetensors"), good, {}).ok());
+  std::vector<TensorToWrite> bad = {
+      {"a", DType::kF32, {2}, {reinterpret_cast<const uint8_t*>(&one), 4}}};
+  absl::Status status = WriteFile(Path("x.safetensors"), bad, {});
+  EXPECT_THAT(std::string(status.message()), HasSubstr("tensor 'a' (F32) needs 8 bytes, 4 given"));
+  absl::StatusOr<std::unique_ptr<File>> file = File::Open(Path("x.safetensors"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ((*file)->header().tensors.at(0).shape, std::vector<int64_t>{1});
+  EXPECT_EQ(WriteFile(Path("no/such/folder/x.safetensors"), good, {}).code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(SafetensorsFileTest, BadFilesAreRefusedBeforeAnyTensorIsRead) {
+  { std::ofstream(Path("short"), std::ios::binary) << "abc"; }
+  EXPECT_THAT(std::string(File::Open(Path("short")).status().message()),
+              HasSubstr("3 bytes, too short for a safetensors file"));
+  EXPECT_THAT(std::string(File::Open(Raw("past", 1000, "{}", 0)).status().message()),
+              HasSubstr("the header length 1000 is larger than the 2 bytes after it"));
+  EXPECT_THAT(std::string(File::Open(Raw("huge", uint64_t{1} << 62, "{}", 0)).status().message()),
+              HasSubstr("larger than the limit of 100000000 bytes"));
+  const std::string header = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})";
+  EXPECT_THAT(
+      std::string(File::Open(Raw("truncated", header.size(), header, 8)).status().message()),
+      HasSubstr("tensor 'a' ends at byte 16 of a data section of 8 bytes"));
+  EXPECT_EQ(File::Open(Path("missing")).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(File::Open(dir_.string()).status().message()),
+              HasSubstr("not a regular file"));
+}
+
+}  // namespace
+}  // namespace seam::checkpoint
