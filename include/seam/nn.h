@@ -4,12 +4,27 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "seam/tensor.h"
 
 namespace seam::nn {
+
+// A parameter with its dotted name as PyTorch names the same parameter of the same
+// architecture ("layers.0.weight"). `transposed`: PyTorch keeps it as the transpose of
+// seam's layout (a Linear weight: seam [in, out], PyTorch [out, in]).
+struct NamedParameter {
+  std::string name;
+  Tensor* tensor = nullptr;
+  bool transposed = false;
+};
+
+// The state of a module or an Mlp, by name, in PyTorch's layout: what
+// seam::checkpoint::save_file writes and what torch's load_state_dict takes.
+using StateDict = std::map<std::string, Tensor>;
 
 // A layer: a function of one tensor and the parameters it holds.
 class Module {
@@ -18,6 +33,14 @@ class Module {
   virtual Tensor forward(const Tensor& x) const = 0;
   // Handles to the module's parameters; an optimizer assigns through them.
   virtual std::vector<Tensor*> parameters() { return {}; }
+  // The same parameters with their names, in the same order.
+  virtual std::vector<NamedParameter> named_parameters() { return {}; }
+  // Every parameter by name, in PyTorch's layout (a lazy transpose where it differs).
+  StateDict state_dict();
+  // Sets every parameter from `state` (PyTorch's layout). Every name, shape and dtype is
+  // checked first: a missing, unexpected or mismatched entry is an Error naming each one,
+  // and then no parameter has changed.
+  void load_state_dict(const StateDict& state);
 };
 
 // y = x @ weight + bias; weight [in, out], bias [out]. Both are drawn uniformly from
@@ -29,6 +52,8 @@ class Linear : public Module {
   Linear(int64_t in, int64_t out, uint64_t seed, DType dtype = DType::kFloat32);
   Tensor forward(const Tensor& x) const override;
   std::vector<Tensor*> parameters() override { return {&weight, &bias}; }
+  // "weight" (transposed: PyTorch's [out, in]) and "bias".
+  std::vector<NamedParameter> named_parameters() override;
   Tensor weight, bias;
 };
 
@@ -54,6 +79,8 @@ class Sequential : public Module {
   Sequential& add(std::shared_ptr<Module> module);
   Tensor forward(const Tensor& x) const override;
   std::vector<Tensor*> parameters() override;  // every module's, in order
+  // Module i's parameters prefixed "<i>." (torch.nn.Sequential's names).
+  std::vector<NamedParameter> named_parameters() override;
   std::vector<std::shared_ptr<Module>> modules;
 };
 
@@ -64,6 +91,11 @@ class Mlp {
   Tensor forward(const Tensor& x) const;
   // Handles to every weight and bias, in layer order; an optimizer assigns through them.
   std::vector<Tensor*> parameters();
+  // "layers.<i>.weight" and "layers.<i>.bias" (a PyTorch module holding an nn.ModuleList
+  // named `layers`); state_dict and load_state_dict as for a Module.
+  std::vector<NamedParameter> named_parameters();
+  StateDict state_dict();
+  void load_state_dict(const StateDict& state);
   std::vector<Linear> layers;
 };
 

@@ -1,0 +1,132 @@
+// Names and state dicts of modules (include/seam/nn.h): PyTorch's names and layout, and a
+// load that checks everything before it changes anything.
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "seam/nn.h"
+
+namespace seam::nn {
+namespace {
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::ostringstream out;
+  out << '[';
+  for (size_t i = 0; i < shape.size(); ++i) out << (i ? "," : "") << shape[i];
+  out << ']';
+  return out.str();
+}
+
+const char* DTypeText(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kInt32:
+      return "int32";
+    case DType::kBool:
+      return "bool";
+  }
+  return "?";
+}
+
+// The shape PyTorch keeps `p` in.
+std::vector<int64_t> TorchShape(const NamedParameter& p) {
+  std::vector<int64_t> shape = p.tensor->shape();
+  if (p.transposed && shape.size() == 2) std::swap(shape[0], shape[1]);
+  return shape;
+}
+
+StateDict StateDictOf(const std::vector<NamedParameter>& params) {
+  StateDict state;
+  for (const NamedParameter& p : params) {
+    state.emplace(p.name, p.transposed ? p.tensor->transpose() : *p.tensor);
+  }
+  return state;
+}
+
+// Every problem of `state` against `params`, one line each (empty: it fits).
+std::vector<std::string> Problems(const std::vector<NamedParameter>& params,
+                                  const StateDict& state) {
+  std::vector<std::string> problems;
+  std::set<std::string> expected;
+  for (const NamedParameter& p : params) {
+    expected.insert(p.name);
+    auto it = state.find(p.name);
+    if (it == state.end()) {
+      problems.push_back("missing '" + p.name + "'");
+      continue;
+    }
+    const std::vector<int64_t> want = TorchShape(p);
+    if (it->second.shape() != want) {
+      problems.push_back("'" + p.name + "' has shape " + ShapeText(it->second.shape()) +
+                         ", the module's is " + ShapeText(want) +
+                         (p.transposed ? " (PyTorch's layout, [out, in])" : ""));
+    } else if (it->second.dtype() != p.tensor->dtype()) {
+      problems.push_back("'" + p.name + "' is " + DTypeText(it->second.dtype()) +
+                         ", the module's is " + DTypeText(p.tensor->dtype()));
+    }
+  }
+  for (const auto& [name, tensor] : state) {
+    if (!expected.count(name)) problems.push_back("unexpected '" + name + "'");
+  }
+  return problems;
+}
+
+void LoadStateDict(const std::vector<NamedParameter>& params, const StateDict& state) {
+  std::vector<std::string> problems = Problems(params, state);
+  if (!problems.empty()) {
+    std::string message = "load_state_dict: the state does not fit the module (nothing loaded): ";
+    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    throw Error(3, message);
+  }
+  for (const NamedParameter& p : params) {
+    const Tensor& value = state.at(p.name);
+    *p.tensor = p.transposed ? value.transpose() : value;
+  }
+}
+
+std::vector<NamedParameter> Prefixed(const std::string& prefix,
+                                     std::vector<NamedParameter> params) {
+  for (NamedParameter& p : params) p.name = prefix + p.name;
+  return params;
+}
+
+}  // namespace
+
+StateDict Module::state_dict() { return StateDictOf(named_parameters()); }
+
+void Module::load_state_dict(const StateDict& state) { LoadStateDict(named_parameters(), state); }
+
+std::vector<NamedParameter> Linear::named_parameters() {
+  return {{"weight", &weight, /*transposed=*/true}, {"bias", &bias, false}};
+}
+
+std::vector<NamedParameter> Sequential::named_parameters() {
+  std::vector<NamedParameter> params;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    for (NamedParameter& p : Prefixed(std::to_string(i) + ".", modules[i]->named_parameters())) {
+      params.push_back(std::move(p));
+    }
+  }
+  return params;
+}
+
+std::vector<NamedParameter> Mlp::named_parameters() {
+  std::vector<NamedParameter> params;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    for (NamedParameter& p :
+         Prefixed("layers." + std::to_string(i) + ".", layers[i].named_parameters())) {
+      params.push_back(std::move(p));
+    }
+  }
+  return params;
+}
+
+StateDict Mlp::state_dict() { return StateDictOf(named_parameters()); }
+
+void Mlp::load_state_dict(const StateDict& state) { LoadStateDict(named_parameters(), state); }
+
+}  // namespace seam::nn
