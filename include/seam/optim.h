@@ -6,9 +6,11 @@
 #define SEAM_OPTIM_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "seam/distributed.h"
+#include "seam/nn.h"
 #include "seam/tensor.h"
 
 namespace seam::optim {
@@ -30,7 +32,37 @@ class Optimizer {
   // overwrites like the parameters: SGD's velocities, Adam's first then second moments.
   virtual std::vector<const Tensor*> state() const { return {}; }
 
+  // The optimizer's state by PyTorch's names: per parameter i, "state.<i>.<key>" (Sgd with
+  // momentum: momentum_buffer; Adam: exp_avg, exp_avg_sq, step, a float32 scalar), and each
+  // hyperparameter as a float32 scalar "param_groups.0.<name>" (lr, momentum, ...). With
+  // `layout` (the model's named_parameters()), the state of a parameter PyTorch keeps
+  // transposed is given transposed too. Before the first step the per-parameter state is
+  // zeros, as it starts.
+  nn::StateDict state_dict(const std::vector<nn::NamedParameter>& layout = {});
+  // Sets the state and the hyperparameters from `state` (the same `layout`). The optimizer
+  // must have the same parameters and the same kind of settings (momentum on or off,
+  // capturable or not). Every name, shape and dtype is checked first; any problem is an
+  // Error naming each one, and then nothing has changed.
+  void load_state_dict(const nn::StateDict& state,
+                       const std::vector<nn::NamedParameter>& layout = {});
+
  protected:
+  // One state tensor: its key under "state.<param>." (param < 0: none).
+  struct StateEntry {
+    std::string key;
+    int64_t param = -1;
+    Tensor* tensor = nullptr;
+  };
+  // The state tensors, created as zeros first if the optimizer has not stepped yet.
+  virtual std::vector<StateEntry> StateEntries() { return {}; }
+  // Called after a load wrote the state tensors (Adam: its host step count).
+  virtual void StateLoaded() {}
+  struct Hyperparameter {
+    std::string name;
+    float* value = nullptr;
+  };
+  virtual std::vector<Hyperparameter> Hyperparameters() { return {}; }
+
   std::vector<Tensor*> params_;
 };
 
@@ -41,6 +73,10 @@ class Sgd : public Optimizer {
   void update(const std::vector<Tensor>& grads) override;
   std::vector<const Tensor*> state() const override;
   float lr, momentum, weight_decay;
+
+ protected:
+  std::vector<StateEntry> StateEntries() override;
+  std::vector<Hyperparameter> Hyperparameters() override;
 
  private:
   std::vector<Tensor> velocity_;
@@ -65,7 +101,14 @@ class Adam : public Optimizer {
   float lr, beta1, beta2, eps, weight_decay;
   bool capturable() const { return capturable_; }
 
+ protected:
+  std::vector<StateEntry> StateEntries() override;
+  void StateLoaded() override;
+  std::vector<Hyperparameter> Hyperparameters() override;
+
  private:
+  // The step count of each parameter's state (one value for all), when not capturable.
+  std::vector<Tensor> host_steps_;
   bool capturable_;
   int64_t t_ = 0;
   std::vector<Tensor> m_, v_;
