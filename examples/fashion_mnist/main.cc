@@ -6,6 +6,7 @@
 // gradients are averaged inside the step's program.
 //
 //   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR] [--data-parallel]
+//                                   [--save DIR] [--resume DIR]
 //   PJRT_DEVICE=CPU seam launch -n 2 -- ./fashion_mnist --data-parallel
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "examples/fashion_mnist/checkpointing.h"
 #include "seam/data.h"
 #include "seam/distributed.h"
 #include "seam/metrics.h"
@@ -88,8 +90,18 @@ std::unique_ptr<seam::DataParallel> MakeDataParallel(bool enabled) {
   return dp;
 }
 
-int Run(int epochs, const std::string& dir, bool data_parallel) {
+struct Options {
+  int epochs = 10;
+  std::string data = seam::data::kFashionMnistDir;
+  bool data_parallel = false;
+  std::string save;    // --save DIR: a checkpoint after every epoch
+  std::string resume;  // --resume DIR: continue from the one DIR/latest names
+};
+
+int Run(const Options& options) {
   using seam::Tensor;
+  const int epochs = options.epochs;
+  const std::string& dir = options.data;
   seam::data::ImageSet train = seam::data::load_fashion_mnist(/*train=*/true, dir);
   seam::data::ImageSet test = seam::data::load_fashion_mnist(/*train=*/false, dir);
   if (!CheckSets(train, test, dir)) return 1;
@@ -98,22 +110,28 @@ int Run(int epochs, const std::string& dir, bool data_parallel) {
 
   seam::nn::Mlp model({kPixels, 256, 128, 10}, /*seed=*/42);
   seam::optim::Adam optimizer(model.parameters(), 1e-3f);
-  std::unique_ptr<seam::DataParallel> dp = MakeDataParallel(data_parallel);
+  std::unique_ptr<seam::DataParallel> dp = MakeDataParallel(options.data_parallel);
   // This process's rows of each batch: all of them, or those of its replicas.
   const int64_t rows = dp == nullptr ? kBatch : kBatch / dp->replicas() * dp->local_replicas();
   const int64_t first_row = dp == nullptr ? 0 : kBatch / dp->replicas() * dp->first_replica();
   const bool tty = isatty(STDOUT_FILENO) != 0;
   std::mt19937_64 rng(7);
+  int first_epoch = 1;
+  if (!options.resume.empty()) {
+    first_epoch = fashion_mnist::ResumeFrom(options.resume, model, optimizer, rng) + 1;
+    std::printf("resumed from %s after epoch %d\n", options.resume.c_str(), first_epoch - 1);
+  }
   std::vector<int64_t> order(static_cast<size_t>(train.count));
-  std::iota(order.begin(), order.end(), 0);
   const int64_t steps = train.count / kBatch;  // the last partial batch is dropped: one shape
   std::vector<float> images;
   std::vector<int32_t> labels;
 
-  for (int epoch = 1; epoch <= epochs; ++epoch) {
+  for (int epoch = first_epoch; epoch <= epochs; ++epoch) {
     // Adam at 1e-3, halved every epoch over the last four: the rate is program data, so
     // changing it does not recompile.
     if (epoch > epochs - 4 && epoch > 1) optimizer.lr *= 0.5f;
+    // Each epoch's order depends only on the generator's state, which a checkpoint keeps.
+    std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
     auto start = std::chrono::steady_clock::now();
     Tensor loss_sum = Tensor::zeros({});
@@ -146,6 +164,10 @@ int Run(int epochs, const std::string& dir, bool data_parallel) {
                 epoch, static_cast<double>(optimizer.lr), loss,
                 static_cast<double>(steps * kBatch) / elapsed, elapsed);
     std::fflush(stdout);
+    // Parameters are the same on every process of a job: rank 0 writes.
+    if (!options.save.empty() && (dp == nullptr || seam::process_index() == 0)) {
+      fashion_mnist::SaveEpoch(options.save, epoch, model, optimizer, rng);
+    }
   }
 
   std::vector<int64_t> test_order(static_cast<size_t>(test.count));
@@ -168,18 +190,23 @@ int Run(int epochs, const std::string& dir, bool data_parallel) {
 // Parses the command line (anything but the options below is refused) and trains.
 int Main(int argc, char** argv) {
   CLI::App app{"Trains an MLP on Fashion-MNIST with seam's lazy tensors"};
-  int epochs = 10;
-  std::string dir = seam::data::kFashionMnistDir;
-  app.add_option("--epochs", epochs, "Training epochs (default 10)")->check(CLI::Range(1, 100000));
-  app.add_option("--data", dir,
+  Options options;
+  app.add_option("--epochs", options.epochs, "Training epochs (default 10)")
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--data", options.data,
                  "Folder holding {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz (default: where "
                  "Debian's dataset-fashion-mnist puts them)");
-  bool data_parallel = false;
-  app.add_flag("--data-parallel", data_parallel,
+  app.add_option("--save", options.save,
+                 "Write a checkpoint after every epoch: DIR/epoch-<k>/{model,optimizer}"
+                 ".safetensors, then DIR/latest");
+  app.add_option("--resume", options.resume,
+                 "Continue from the checkpoint DIR/latest names (the same --epochs as the "
+                 "interrupted run gives the same result)");
+  app.add_flag("--data-parallel", options.data_parallel,
                "Split each batch over every device of the job (all local devices, and every "
                "process of a job started by `seam launch`)");
   CLI11_PARSE(app, argc, argv);
-  return Run(epochs, dir, data_parallel);
+  return Run(options);
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ struct Loaded {
 // the dtype, since the tensor API has no such type yet.
 Loaded load_file(const std::string& path);
 
+// `text` as the whole content of `path`, atomically (readers see the old content or the new,
+// never a mix): e.g. a checkpoint folder's one-line `latest` file.
+void write_text_file(const std::string& path, const std::string& text);
+
 }  // namespace seam::checkpoint
 
 #endif  // SEAM_CHECKPOINT_H_

@@ -90,4 +90,8 @@ Loaded load_file(const std::string& path) {
   return loaded;
 }
 
+void write_text_file(const std::string& path, const std::string& text) {
+  if (absl::Status status = WriteTextFile(path, text); !status.ok()) Throw(status);
+}
+
 }  // namespace seam::checkpoint

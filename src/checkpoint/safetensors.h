@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -68,6 +69,16 @@ struct TensorToWrite {
 // was (the temporary file is removed on every error).
 absl::Status WriteFile(const std::string& path, const std::vector<TensorToWrite>& tensors,
                        const std::map<std::string, std::string>& metadata);
+
+// Writes a file atomically: `write` fills the temporary file `<path>.tmp.<pid>` through the
+// descriptor it is given (its second argument names the file, for errors); then fsync,
+// rename onto `path`, fsync of the folder. On any error the temporary file is removed and
+// `path` is as it was. Test hook: SEAM_TEST_KILL_BEFORE_RENAME=N ends the process with
+// SIGKILL just before the N-th such rename of the process (docs/checkpoints.md).
+absl::Status WriteAtomically(const std::string& path,
+                             const std::function<absl::Status(int fd, const std::string&)>& write);
+// `text` as the whole content of `path`, atomically (e.g. a checkpoint folder's `latest`).
+absl::Status WriteTextFile(const std::string& path, const std::string& text);
 
 // An open file: validated, then mapped read-only; tensors' bytes point into the mapping.
 class File {

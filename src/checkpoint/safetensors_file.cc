@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -111,30 +115,28 @@ void SyncFolderOf(const std::string& path) {
   if (dir.get() >= 0) fsync(dir.get());
 }
 
+// The test hook of docs/checkpoints.md: SEAM_TEST_KILL_BEFORE_RENAME=N ends the process
+// with SIGKILL when its N-th atomic write (counted from 1) has its temporary file complete
+// and synced, before the rename.
+void MaybeKillBeforeRename() {
+  static std::atomic<int64_t> writes{0};
+  const char* env = std::getenv("SEAM_TEST_KILL_BEFORE_RENAME");
+  if (env == nullptr || *env == '\0') return;
+  if (++writes == std::strtoll(env, nullptr, 10)) raise(SIGKILL);
+}
+
 }  // namespace
 
-absl::Status WriteFile(const std::string& path, const std::vector<TensorToWrite>& tensors,
-                       const std::map<std::string, std::string>& metadata) {
-  uint64_t data_bytes = 0;
-  absl::StatusOr<std::string> header = BuildHeader(tensors, metadata, &data_bytes);
-  if (!header.ok()) return header.status();
+absl::Status WriteAtomically(const std::string& path,
+                             const std::function<absl::Status(int fd, const std::string&)>& write) {
   const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
   Fd fd(open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return Errno("cannot create", temporary);
   auto write_all = [&]() -> absl::Status {
-    uint8_t length[8];
-    for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(header->size() >> (8 * i));
-    if (absl::Status s = WriteAll(fd.get(), length, 8, temporary); !s.ok()) return s;
-    if (absl::Status s = WriteAll(fd.get(), header->data(), header->size(), temporary); !s.ok()) {
-      return s;
-    }
-    for (const TensorToWrite& t : tensors) {
-      if (absl::Status s = WriteAll(fd.get(), t.bytes.data(), t.bytes.size(), temporary); !s.ok()) {
-        return s;
-      }
-    }
+    if (absl::Status s = write(fd.get(), temporary); !s.ok()) return s;
     if (fsync(fd.get()) != 0) return Errno("cannot sync", temporary);
     if (close(fd.Release()) != 0) return Errno("cannot close", temporary);
+    MaybeKillBeforeRename();
     if (rename(temporary.c_str(), path.c_str()) != 0) return Errno("cannot rename onto", path);
     return absl::OkStatus();
   };
@@ -145,6 +147,33 @@ absl::Status WriteFile(const std::string& path, const std::vector<TensorToWrite>
   }
   SyncFolderOf(path);
   return absl::OkStatus();
+}
+
+absl::Status WriteFile(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  uint64_t data_bytes = 0;
+  absl::StatusOr<std::string> header = BuildHeader(tensors, metadata, &data_bytes);
+  if (!header.ok()) return header.status();
+  return WriteAtomically(path, [&](int fd, const std::string& temporary) -> absl::Status {
+    uint8_t length[8];
+    for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(header->size() >> (8 * i));
+    if (absl::Status s = WriteAll(fd, length, 8, temporary); !s.ok()) return s;
+    if (absl::Status s = WriteAll(fd, header->data(), header->size(), temporary); !s.ok()) {
+      return s;
+    }
+    for (const TensorToWrite& t : tensors) {
+      if (absl::Status s = WriteAll(fd, t.bytes.data(), t.bytes.size(), temporary); !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status WriteTextFile(const std::string& path, const std::string& text) {
+  return WriteAtomically(path, [&](int fd, const std::string& temporary) {
+    return WriteAll(fd, text.data(), text.size(), temporary);
+  });
 }
 
 absl::StatusOr<std::unique_ptr<File>> File::Open(const std::string& path) {
