@@ -1,7 +1,8 @@
 // Resuming training from files (issue 19): a run interrupted after k steps, saved with the
 // module's and the optimizer's state dicts, and resumed in fresh objects ends with the
 // parameters of the uninterrupted run, bit for bit (SGD with momentum and weight decay,
-// Adam, capturable Adam); and an optimizer state that does not fit loads nothing.
+// Adam, capturable Adam; lazy steps, and compiled steps for SGD and capturable Adam); and an
+// optimizer state that does not fit loads nothing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "seam/checkpoint.h"
+#include "seam/compile.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 
@@ -26,17 +28,44 @@ using MakeOptimizer = std::function<std::unique_ptr<optim::Optimizer>(std::vecto
 constexpr int kSteps = 5;
 constexpr int kInterruptAfter = 3;
 
-void Step(nn::Mlp& model, optim::Optimizer& opt, int step) {
+Tensor Batch(int step) {
   std::mt19937 rng(static_cast<uint32_t>(100 + step));
   std::normal_distribution<float> dist(0, 1);
   std::vector<float> xs(8 * 5);
   for (float& v : xs) v = dist(rng);
-  std::vector<int32_t> ys = {0, 1, 2, 0, 1, 2, 0, 1};
-  Tensor loss = nn::cross_entropy(model.forward(Tensor::from_vector(xs, {8, 5})),
-                                  Tensor::from_vector(ys, {8}));
+  return Tensor::from_vector(xs, {8, 5});
+}
+
+Tensor Labels() { return Tensor::from_vector({0, 1, 2, 0, 1, 2, 0, 1}, {8}); }
+
+void Step(nn::Mlp& model, optim::Optimizer& opt, int step) {
+  Tensor loss = nn::cross_entropy(model.forward(Batch(step)), Labels());
   opt.step(loss);
   sync();
 }
+
+// Steps through seam::compile (traced twice, then replayed), or plain lazy steps.
+class Trainer {
+ public:
+  Trainer(nn::Mlp& model, optim::Optimizer& opt, bool compiled) : model_(model), opt_(opt) {
+    if (!compiled) return;
+    step_ = std::make_unique<CompiledStep>([this](const std::vector<Tensor>& in) {
+      Tensor loss = nn::cross_entropy(model_.forward(in[0]), in[1]);
+      opt_.step(loss);
+      return std::vector<Tensor>{loss};
+    });
+  }
+  int64_t replayed() const { return step_ == nullptr ? 0 : step_->replayed_calls(); }
+  void Run(int step) {
+    if (step_ == nullptr) return Step(model_, opt_, step);
+    (*step_)({Batch(step), Labels()});
+  }
+
+ private:
+  nn::Mlp& model_;
+  optim::Optimizer& opt_;
+  std::unique_ptr<CompiledStep> step_;
+};
 
 std::vector<std::vector<float>> Params(nn::Mlp& model) {
   std::vector<std::vector<float>> values;
@@ -46,10 +75,14 @@ std::vector<std::vector<float>> Params(nn::Mlp& model) {
 
 class ResumeTest : public ::testing::TestWithParam<std::string> {
  protected:
+  bool Compiled() const { return GetParam().find("compiled") != std::string::npos; }
   std::unique_ptr<optim::Optimizer> Make(std::vector<Tensor*> params) const {
-    if (GetParam() == "sgd") return std::make_unique<optim::Sgd>(params, 0.1F, 0.9F, 0.01F);
-    return std::make_unique<optim::Adam>(params, 0.01F, 0.9F, 0.999F, 1e-8F, 0.0F,
-                                         /*capturable=*/GetParam() == "adam_capturable");
+    if (GetParam().rfind("sgd", 0) == 0) {
+      return std::make_unique<optim::Sgd>(params, 0.1F, 0.9F, 0.01F);
+    }
+    return std::make_unique<optim::Adam>(
+        params, 0.01F, 0.9F, 0.999F, 1e-8F, 0.0F,
+        /*capturable=*/GetParam().find("capturable") != std::string::npos);
   }
   std::string Path(const std::string& name) const {
     return (std::filesystem::temp_directory_path() /
@@ -61,12 +94,17 @@ class ResumeTest : public ::testing::TestWithParam<std::string> {
 TEST_P(ResumeTest, AResumedRunEndsBitIdenticalToTheUninterruptedOne) {
   nn::Mlp whole({5, 6, 3}, 3);
   std::unique_ptr<optim::Optimizer> whole_opt = Make(whole.parameters());
-  for (int step = 0; step < kSteps; ++step) Step(whole, *whole_opt, step);
+  Trainer whole_trainer(whole, *whole_opt, Compiled());
+  for (int step = 0; step < kSteps; ++step) whole_trainer.Run(step);
+  if (Compiled()) {
+    EXPECT_GT(whole_trainer.replayed(), 0);  // the compiled path really ran
+  }
 
   {
     nn::Mlp first({5, 6, 3}, 3);
     std::unique_ptr<optim::Optimizer> opt = Make(first.parameters());
-    for (int step = 0; step < kInterruptAfter; ++step) Step(first, *opt, step);
+    Trainer trainer(first, *opt, Compiled());
+    for (int step = 0; step < kInterruptAfter; ++step) trainer.Run(step);
     checkpoint::save_file(Path("model"), first.state_dict());
     checkpoint::save_file(Path("optimizer"), opt->state_dict(first.named_parameters()),
                           {{"step", std::to_string(kInterruptAfter)}});
@@ -78,14 +116,16 @@ TEST_P(ResumeTest, AResumedRunEndsBitIdenticalToTheUninterruptedOne) {
   opt->load_state_dict(saved.tensors, resumed.named_parameters());
   std::filesystem::remove(Path("model"));
   std::filesystem::remove(Path("optimizer"));
+  Trainer trainer(resumed, *opt, Compiled());
   for (int step = std::stoi(saved.metadata.at("step")); step < kSteps; ++step) {
-    Step(resumed, *opt, step);
+    trainer.Run(step);
   }
   EXPECT_EQ(Params(resumed), Params(whole));
 }
 
 INSTANTIATE_TEST_SUITE_P(Optimizers, ResumeTest,
-                         ::testing::Values("sgd", "adam", "adam_capturable"));
+                         ::testing::Values("sgd", "adam", "adam_capturable", "sgd_compiled",
+                                           "adam_capturable_compiled"));
 
 TEST(OptimizerStateDict, PyTorchNamesAndLayout) {
   nn::Mlp model({5, 6, 3}, 3);
