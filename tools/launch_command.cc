@@ -88,6 +88,12 @@ absl::Status ValidateLaunchOptions(const LaunchOptions& options) {
                      ": every node must be given the address of node 0, where rank 0's "
                      "coordinator listens"));
   }
+  if (options.max_restarts > 0 && options.nnodes > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--max-restarts needs --nnodes 1: restarting a job of ", options.nnodes,
+        " nodes needs every node's launcher to restart together, which seam launch cannot "
+        "arrange yet"));
+  }
   if (!options.command.empty() && options.command[0].empty()) {
     return absl::InvalidArgumentError("the program's name is empty");
   }
@@ -163,7 +169,7 @@ absl::StatusOr<Endpoint> ResolveEndpoint(const LaunchOptions& options, const Env
 
 std::vector<std::string> ChildEnvironment(const std::vector<std::string>& inherited,
                                           const LaunchOptions& options, const Endpoint& endpoint,
-                                          int64_t local_rank) {
+                                          int64_t local_rank, int64_t restart) {
   const std::string port = absl::StrCat(endpoint.port);
   std::vector<std::pair<std::string, std::string>> set = {
       {"RANK", absl::StrCat(options.node_rank * options.nproc + local_rank)},
@@ -177,6 +183,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& inheri
       {"MASTER_ADDR", endpoint.addr},
       {"MASTER_PORT", port},
       {"XLA_COORDINATOR_PORT", port},
+      {"SEAM_RESTART_COUNT", absl::StrCat(restart)},
   };
   if (options.devices_per_process > 0) {
     set.emplace_back("CPU_NUM_DEVICES", absl::StrCat(options.devices_per_process));
@@ -245,6 +252,11 @@ CLI::App* AddLaunchCommand(CLI::App& app, LaunchOptions& options) {
                    "Seconds the processes have to exit after SIGTERM (or a forwarded signal) "
                    "before SIGKILL (default 10)")
       ->check(CLI::Range(0.0, 3600.0));
+  launch
+      ->add_option("--max-restarts", options.max_restarts,
+                   "Start the whole job again when a rank fails, up to N times (default 0; "
+                   "one node only); each attempt's processes see SEAM_RESTART_COUNT")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000}));
   launch->add_flag("-v,--verbose", options.verbose, "Say which ranks and port the job uses");
   launch->add_option("command", options.command, "The program and its arguments, after --")
       ->required();
@@ -254,6 +266,38 @@ CLI::App* AddLaunchCommand(CLI::App& app, LaunchOptions& options) {
   });
   return launch;
 }
+
+namespace {
+
+// One attempt of the job: its processes, started and waited for; Launch's exit status.
+int RunAttempt(const LaunchOptions& options, const std::string& path,
+               const std::vector<std::string>& inherited, const Endpoint& endpoint, int64_t restart,
+               std::ostream& err) {
+  std::vector<ChildSpec> children;
+  for (int64_t local = 0; local < options.nproc; ++local) {
+    const int64_t rank = options.node_rank * options.nproc + local;
+    children.push_back({path, options.command,
+                        ChildEnvironment(inherited, options, endpoint, local, restart),
+                        absl::StrCat("[rank ", rank, "] ")});
+  }
+  if (options.verbose) {
+    err << "seam launch: node " << options.node_rank << " of " << options.nnodes << ": ranks "
+        << options.node_rank * options.nproc << " to "
+        << (options.node_rank + 1) * options.nproc - 1 << " of " << options.nnodes * options.nproc
+        << "; coordinator " << endpoint.addr << ":" << endpoint.port << " (port from "
+        << endpoint.port_source << ")\n";
+  }
+  GroupOptions group;
+  group.grace_period = std::chrono::milliseconds(std::llround(options.grace_period_s * 1000));
+  absl::StatusOr<GroupResult> result = RunProcessGroup(children, group);
+  if (!result.ok()) {
+    err << "seam launch: " << result.status().message() << "\n";
+    return absl::IsFailedPrecondition(result.status()) ? 127 : 1;
+  }
+  return Report(*result, options, err);
+}
+
+}  // namespace
 
 int Launch(const LaunchOptions& options, std::ostream& err) {
   absl::Status valid = ValidateLaunchOptions(options);
@@ -272,28 +316,21 @@ int Launch(const LaunchOptions& options, std::ostream& err) {
     return 127;
   }
   const std::vector<std::string> inherited = InheritedEnvironment();
-  std::vector<ChildSpec> children;
-  for (int64_t local = 0; local < options.nproc; ++local) {
-    const int64_t rank = options.node_rank * options.nproc + local;
-    children.push_back({*path, options.command,
-                        ChildEnvironment(inherited, options, *endpoint, local),
-                        absl::StrCat("[rank ", rank, "] ")});
+  for (int64_t restart = 0;; ++restart) {
+    if (restart > 0 && endpoint->port_source == "free") {
+      // The previous job's coordinator may still hold its port for a moment.
+      absl::StatusOr<int> port = PickFreePort(endpoint->addr);
+      if (!port.ok()) {
+        err << "seam launch: " << port.status().message() << "\n";
+        return 1;
+      }
+      endpoint->port = *port;
+    }
+    const int status = RunAttempt(options, *path, inherited, *endpoint, restart, err);
+    if (status != 1 || restart >= options.max_restarts) return status;
+    err << "seam launch: restarting the job (restart " << restart + 1 << " of "
+        << options.max_restarts << ")\n";
   }
-  if (options.verbose) {
-    err << "seam launch: node " << options.node_rank << " of " << options.nnodes << ": ranks "
-        << options.node_rank * options.nproc << " to "
-        << (options.node_rank + 1) * options.nproc - 1 << " of " << options.nnodes * options.nproc
-        << "; coordinator " << endpoint->addr << ":" << endpoint->port << " (port from "
-        << endpoint->port_source << ")\n";
-  }
-  GroupOptions group;
-  group.grace_period = std::chrono::milliseconds(std::llround(options.grace_period_s * 1000));
-  absl::StatusOr<GroupResult> result = RunProcessGroup(children, group);
-  if (!result.ok()) {
-    err << "seam launch: " << result.status().message() << "\n";
-    return absl::IsFailedPrecondition(result.status()) ? 127 : 1;
-  }
-  return Report(*result, options, err);
 }
 
 }  // namespace seam::tools

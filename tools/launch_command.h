@@ -27,6 +27,8 @@ struct LaunchOptions {
   std::string master_addr;  // "": 127.0.0.1 (allowed only with nnodes == 1)
   int64_t master_port = 0;  // 0: from the environment, else a free port
   double grace_period_s = 10;
+  // Restarts of the whole job after a rank fails (torchrun's --max-restarts); one node only.
+  int64_t max_restarts = 0;
   bool verbose = false;
   std::vector<std::string> command;  // the program and its arguments
 };
@@ -37,7 +39,10 @@ CLI::App* AddLaunchCommand(CLI::App& app, LaunchOptions& options);
 
 // Runs the job; returns the exit status for `seam`: 0 when every process exited with 0;
 // 1 when one failed (or the job could not start), named on `err`; 127 when the program
-// cannot be found or run; 128 + n when this process received signal n (forwarded).
+// cannot be found or run; 128 + n when this process received signal n (forwarded). With
+// max_restarts, a job in which a rank failed is started again, whole, up to that many
+// times (a signal to launch is never followed by a restart); each attempt's processes get
+// SEAM_RESTART_COUNT (0 for the first) and, when launch picked the port, a fresh one.
 int Launch(const LaunchOptions& options, std::ostream& err);
 
 // The pieces of Launch, for tests.
@@ -65,10 +70,11 @@ absl::StatusOr<int> PickFreePort(const std::string& addr);
 // The environment of local process `local_rank`: `inherited` ("NAME=value" each) without
 // the variables launch sets, then RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 // PJRT_LOCAL_PROCESS_RANK, PJRT_LOCAL_PROCESS_COUNT, MASTER_ADDR, MASTER_PORT,
-// XLA_COORDINATOR_PORT and, with devices_per_process, CPU_NUM_DEVICES.
+// XLA_COORDINATOR_PORT, SEAM_RESTART_COUNT (`restart`) and, with devices_per_process,
+// CPU_NUM_DEVICES.
 std::vector<std::string> ChildEnvironment(const std::vector<std::string>& inherited,
                                           const LaunchOptions& options, const Endpoint& endpoint,
-                                          int64_t local_rank);
+                                          int64_t local_rank, int64_t restart = 0);
 
 // `name` itself when it holds a '/', else the first executable regular file `dir/name` for
 // the directories of `path_var` (an empty entry is the current directory). NotFound when

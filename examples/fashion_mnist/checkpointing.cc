@@ -29,6 +29,7 @@ void SaveEpoch(const std::string& dir, int epoch, seam::nn::Mlp& model,
 int ResumeFrom(const std::string& dir, seam::nn::Mlp& model, seam::optim::Optimizer& optimizer,
                std::mt19937_64& rng) {
   const std::string latest_path = (std::filesystem::path(dir) / "latest").string();
+  if (!std::filesystem::exists(latest_path)) return 0;  // nothing saved yet: from the start
   std::ifstream latest(latest_path);
   std::string name;
   if (!(latest >> name) || name.rfind("epoch-", 0) != 0) {

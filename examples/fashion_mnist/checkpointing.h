@@ -17,7 +17,8 @@ void SaveEpoch(const std::string& dir, int epoch, seam::nn::Mlp& model,
                seam::optim::Optimizer& optimizer, const std::mt19937_64& rng);
 
 // Loads the checkpoint DIR/latest names into `model`, `optimizer` and `rng`; returns its
-// epoch. Throws seam::Error naming the file when something is missing or does not fit.
+// epoch, or 0 when DIR/latest does not exist (a job restarted before its first save).
+// Throws seam::Error naming the file when something is unreadable or does not fit.
 int ResumeFrom(const std::string& dir, seam::nn::Mlp& model, seam::optim::Optimizer& optimizer,
                std::mt19937_64& rng);
 

@@ -119,7 +119,11 @@ int Run(const Options& options) {
   int first_epoch = 1;
   if (!options.resume.empty()) {
     first_epoch = fashion_mnist::ResumeFrom(options.resume, model, optimizer, rng) + 1;
-    std::printf("resumed from %s after epoch %d\n", options.resume.c_str(), first_epoch - 1);
+    if (first_epoch > 1) {
+      std::printf("resumed from %s after epoch %d\n", options.resume.c_str(), first_epoch - 1);
+    } else {
+      std::printf("no checkpoint in %s yet: starting from epoch 1\n", options.resume.c_str());
+    }
   }
   std::vector<int64_t> order(static_cast<size_t>(train.count));
   const int64_t steps = train.count / kBatch;  // the last partial batch is dropped: one shape
@@ -201,7 +205,8 @@ int Main(int argc, char** argv) {
                  ".safetensors, then DIR/latest");
   app.add_option("--resume", options.resume,
                  "Continue from the checkpoint DIR/latest names (the same --epochs as the "
-                 "interrupted run gives the same result)");
+                 "interrupted run gives the same result); without DIR/latest, start from "
+                 "epoch 1 (so a restarted job can pass it every time)");
   app.add_flag("--data-parallel", options.data_parallel,
                "Split each batch over every device of the job (all local devices, and every "
                "process of a job started by `seam launch`)");

@@ -114,16 +114,17 @@ TEST(ChildEnvironment, RanksFromNodeRankAndOverridesInherited) {
   Endpoint endpoint{"10.0.0.1", 4444, "--master-port"};
   const std::vector<std::string> env =
       ChildEnvironment({"PATH=/bin", "RANK=9", "CPU_NUM_DEVICES=1", "PJRT_LOCAL_PROCESS_RANK=5"},
-                       options, endpoint, 1);
+                       options, endpoint, 1, /*restart=*/2);
   for (const char* expected :
        {"PATH=/bin", "RANK=5", "WORLD_SIZE=6", "LOCAL_RANK=1", "LOCAL_WORLD_SIZE=2",
         "PJRT_LOCAL_PROCESS_RANK=1", "PJRT_LOCAL_PROCESS_COUNT=2", "MASTER_ADDR=10.0.0.1",
-        "MASTER_PORT=4444", "XLA_COORDINATOR_PORT=4444", "CPU_NUM_DEVICES=4"}) {
+        "MASTER_PORT=4444", "XLA_COORDINATOR_PORT=4444", "SEAM_RESTART_COUNT=2",
+        "CPU_NUM_DEVICES=4"}) {
     EXPECT_THAT(env, Contains(std::string(expected)));
   }
   EXPECT_THAT(env, Not(Contains(std::string("RANK=9"))));
   EXPECT_THAT(env, Not(Contains(std::string("CPU_NUM_DEVICES=1"))));
-  EXPECT_EQ(env.size(), 11u);
+  EXPECT_EQ(env.size(), 12u);
 }
 
 TEST(ChildEnvironment, LeavesCpuNumDevicesWithoutDevicesPerProcess) {
