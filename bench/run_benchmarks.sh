@@ -53,6 +53,11 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/data_parallel_bench" ]; then
   bash "$(dirname "$0")/data_parallel_bench.sh" "$build" | tee "$out/data_parallel.md"
 fi
 
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/checkpoint_bench" ]; then
+  echo "== checkpoints: save and load beside plain write and read, peak memory while loading"
+  "$bin/checkpoint_bench" | tee "$out/checkpoint.txt"
+fi
+
 if [ ! -x "$bin/torch_step_bench" ]; then
   echo "note: torch_step_bench was not built (libtorch-dev missing?): no libtorch column" >&2
 fi

@@ -24,7 +24,7 @@ LAYERS = {
     "src/ir": ["src/base"],
     "src/abi": ["src/base", "src/ir", "seam/c"],
     "src/data": ["src/base", "seam"],
-    "src/checkpoint": ["src/base", "seam"],
+    "src/checkpoint": ["src/base", "src/ir", "src/lazy", "seam"],
     "src/plugins/common": ["src/base", "src/ir", "src/abi", "seam/c"],
     "src/plugins/cpu": ["src/base", "src/ir", "src/abi", "src/plugins/common", "seam/c"],
     "src/plugins/null": ["src/base", "src/abi", "src/plugins/common", "seam/c"],

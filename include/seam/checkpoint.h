@@ -30,7 +30,10 @@ struct Loaded {
   std::map<std::string, std::string> metadata;
 };
 
-// Reads a safetensors file. Tensors of dtype F32, F64 and I32 become tensors of that type;
+// Reads a safetensors file. Every tensor is sent to the device straight from the file's
+// read-only mapping, one at a time, and keeps no host copy (host memory for the mapped
+// pages only, which the kernel can drop). Tensors of dtype F32, F64 and I32 become tensors
+// of that type;
 // any other dtype (valid in the format, e.g. BF16 or I64) is an Error naming the tensor and
 // the dtype, since the tensor API has no such type yet.
 Loaded load_file(const std::string& path);

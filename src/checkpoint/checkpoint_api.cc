@@ -1,11 +1,14 @@
 // The public safetensors API (include/seam/checkpoint.h) over src/checkpoint/safetensors.h.
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "seam/checkpoint.h"
 #include "src/checkpoint/safetensors.h"
+#include "src/lazy/step_runner.h"
+#include "src/lazy/tensor_internal.h"
 
 namespace seam::checkpoint {
 namespace {
@@ -17,28 +20,29 @@ static_assert(std::endian::native == std::endian::little,
   throw Error(static_cast<int>(status.code()), std::string(status.message()));
 }
 
-// A tensor's host bytes, kept alive until the file is written.
+// A tensor's host bytes (its values as read from the device, not copied again), kept
+// alive until the file is written.
 struct HostCopy {
   DType dtype = DType::kF32;
-  std::vector<uint8_t> bytes;
+  std::shared_ptr<const void> owner;
+  absl::Span<const uint8_t> bytes;
 };
 
 template <typename T>
-std::vector<uint8_t> BytesOf(const Tensor& t) {
-  std::vector<T> values = t.to_vector<T>();
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
+HostCopy Read(DType dtype, const Tensor& t) {
+  auto values = std::make_shared<const std::vector<T>>(t.to_vector<T>());
+  const auto* data = reinterpret_cast<const uint8_t*>(values->data());
+  return {dtype, values, absl::Span<const uint8_t>(data, values->size() * sizeof(T))};
 }
 
 HostCopy CopyOut(const std::string& name, const Tensor& t) {
   switch (t.dtype()) {
     case seam::DType::kFloat32:
-      return {DType::kF32, BytesOf<float>(t)};
+      return Read<float>(DType::kF32, t);
     case seam::DType::kFloat64:
-      return {DType::kF64, BytesOf<double>(t)};
+      return Read<double>(DType::kF64, t);
     case seam::DType::kInt32:
-      return {DType::kI32, BytesOf<int32_t>(t)};
+      return Read<int32_t>(DType::kI32, t);
     case seam::DType::kBool:
       break;
   }
@@ -46,11 +50,17 @@ HostCopy CopyOut(const std::string& name, const Tensor& t) {
                               "' is bool; the files hold float32, float64 and int32 tensors"));
 }
 
-template <typename T>
-Tensor MakeTensor(absl::Span<const uint8_t> bytes, const std::vector<int64_t>& shape) {
-  std::vector<T> values(bytes.size() / sizeof(T));
-  if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
-  return Tensor::from_vector(values, shape);
+// A tensor on the device, sent straight from the file's mapping: no host copy is made or
+// kept, so loading needs host memory for the mapping's pages only (file-backed).
+Tensor Upload(const TensorInfo& info, absl::Span<const uint8_t> bytes) {
+  const ir::DType dtype = info.dtype == DType::kF32   ? ir::DType::kF32
+                          : info.dtype == DType::kF64 ? ir::DType::kF64
+                                                      : ir::DType::kS32;
+  static const uint8_t kNoBytes = 0;  // an empty tensor still needs a valid pointer
+  absl::StatusOr<lazy::NodePtr> leaf =
+      lazy::UploadedLeaf(ir::Shape{dtype, info.shape}, bytes.empty() ? &kNoBytes : bytes.data());
+  if (!leaf.ok()) Throw(leaf.status());
+  return lazy::Wrap(*std::move(leaf));
 }
 
 }  // namespace
@@ -81,11 +91,7 @@ Loaded load_file(const std::string& path) {
   Loaded loaded;
   loaded.metadata = header.metadata;
   for (const TensorInfo& info : header.tensors) {
-    absl::Span<const uint8_t> bytes = (*file)->Bytes(info);
-    Tensor t = info.dtype == DType::kF32   ? MakeTensor<float>(bytes, info.shape)
-               : info.dtype == DType::kF64 ? MakeTensor<double>(bytes, info.shape)
-                                           : MakeTensor<int32_t>(bytes, info.shape);
-    loaded.tensors.emplace(info.name, std::move(t));
+    loaded.tensors.emplace(info.name, Upload(info, (*file)->Bytes(info)));
   }
   return loaded;
 }

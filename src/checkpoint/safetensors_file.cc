@@ -209,7 +209,8 @@ absl::StatusOr<std::unique_ptr<File>> File::Open(const std::string& path) {
   std::unique_ptr<File> file(new File());
   file->header_ = *std::move(header);
   if (size - 8 - length > 0) {
-    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    // Populated at once: one pass over the page cache instead of a fault per page.
+    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
     if (map == MAP_FAILED) return Errno("cannot map", path);
     file->map_ = map;
     file->map_size_ = size;

@@ -272,8 +272,9 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
   result.computation = nullptr;
   result.outputs.clear();
   result.read.clear();
+  result.uploaded.clear();
   const bool runs = request.computation != nullptr || request.program != nullptr;
-  if (!runs && request.reads.empty()) return absl::OkStatus();
+  if (!runs && request.reads.empty() && request.uploads.empty()) return absl::OkStatus();
   for (const auto& value : request.parameters) {
     SEAM_RETURN_IF_ERROR(CheckNotDonated(*value, request.op));
   }
@@ -282,6 +283,14 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
   Scratch& scratch = *lease;
 
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+  if (!request.uploads.empty()) {
+    const std::string device = client->GetDefaultDevice();
+    for (const ComputationClient::TensorSource& source : request.uploads) {
+      scratch.sources.push_back({source.shape, source.data, device});
+    }
+    SEAM_ASSIGN_OR_RETURN(result.uploaded, client->TransferToDevice(scratch.sources));
+    scratch.sources.clear();
+  }
   if (runs) {
     // A job that lost a process fails every step, naming it (an atomic load when whole).
     SEAM_RETURN_IF_ERROR(runtime::JobHealth());
@@ -316,6 +325,20 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
 std::unique_lock<std::recursive_mutex> LockSteps() {
   static auto* mu = new std::recursive_mutex();  // leaked: steps may run during exit
   return std::unique_lock<std::recursive_mutex>(*mu);
+}
+
+absl::StatusOr<NodePtr> UploadedLeaf(const ir::Shape& shape, const void* bytes) {
+  const ComputationClient::TensorSource source{shape, bytes, ""};
+  StepRequest request;
+  request.kind = StepKind::kHostRead;
+  request.op = "upload";
+  request.uploads = absl::MakeConstSpan(&source, 1);
+  StepResult result;
+  SEAM_RETURN_IF_ERROR(RunStep(request, result));
+  auto value = NewDeviceValue();
+  value->shape = shape;
+  value->device = std::move(result.uploaded.front());
+  return MakeLeaf(std::move(value));
 }
 
 absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op) {

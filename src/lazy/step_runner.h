@@ -93,6 +93,10 @@ struct StepRequest {
   absl::Span<const ir::Alias> donations;
   // Device values to bring back to the host after the run.
   absl::Span<const runtime::ComputationClient::DataPtr> reads;
+  // Host bytes to send to the default device as new values (crossing 1, before anything
+  // else; a source's `device` is ignored): result.uploaded[i] holds the i-th. The bytes are
+  // read during the call only (a checkpoint's mapping, say), never kept.
+  absl::Span<const runtime::ComputationClient::TensorSource> uploads;
   std::string_view op = "sync";  // names the caller in errors
 };
 
@@ -100,7 +104,8 @@ struct StepResult {
   runtime::ComputationClient::ComputationPtr computation;  // what ran, if anything
   // outputs[d][i]: result i of replica d (d = 0 only, unless replicated).
   std::vector<std::vector<runtime::ComputationClient::DataPtr>> outputs;
-  std::vector<ir::Literal> read;  // per entry of request.reads
+  std::vector<ir::Literal> read;                              // per entry of request.reads
+  std::vector<runtime::ComputationClient::DataPtr> uploaded;  // per entry of request.uploads
 };
 
 // The step lock. Every path holds it from the moment it reads the device values of a step
@@ -115,6 +120,10 @@ std::unique_lock<std::recursive_mutex> LockSteps();
 // Runs `request` as described at the top of this file, into `result` (whose vectors keep
 // their capacity from an earlier call). On error nothing is marked donated.
 absl::Status RunStep(const StepRequest& request, StepResult& result);
+
+// A leaf whose value is on the default device only (no host copy), sent from `bytes`
+// (shape.byte_size() of them, read during the call only).
+absl::StatusOr<NodePtr> UploadedLeaf(const ir::Shape& shape, const void* bytes);
 
 // The value of a host read: the value's host copy when it never went to the device, else
 // one read-only step of `value->device`. `op` names the caller in errors. Takes the step
