@@ -10,13 +10,7 @@
 set -u
 example=$1
 data=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() {
-  echo "FAIL: $*"
-  cat "$work"/*.log 2>/dev/null
-  exit 1
-}
+source "$(dirname "$0")/script_lib.sh"
 run() {  # run NAME ARGS...: the example on the tiny set, output to NAME.log; sets rc
   local name=$1
   shift

@@ -10,13 +10,7 @@ set -u
 seam=$1
 example=$2
 data=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() {
-  echo "FAIL: $*"
-  cat "$work"/*.log 2>/dev/null
-  exit 1
-}
+source "$(dirname "$0")/script_lib.sh"
 cat >"$work/rank.sh" <<SCRIPT
 #!/usr/bin/env bash
 # rank.sh DIR [kill]: with "kill", the first attempt's rank 0 dies during its 4th atomic
