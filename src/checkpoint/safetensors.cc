@@ -163,7 +163,9 @@ int64_t DTypeSize(DType dtype) {
   return 1;
 }
 
-absl::StatusOr<Header> ParseHeader(std::string_view text, uint64_t data_bytes) {
+namespace {
+
+absl::StatusOr<Header> ParseHeaderOrThrow(std::string_view text, uint64_t data_bytes) {
   // Duplicate names: the JSON library keeps the last, so they are caught while parsing.
   std::set<std::string> names;
   std::string duplicate;
@@ -179,6 +181,8 @@ absl::StatusOr<Header> ParseHeader(std::string_view text, uint64_t data_bytes) {
     root = Json::parse(text.begin(), text.end(), on_event);
   } catch (const Json::parse_error& e) {
     return Invalid(absl::StrCat("not valid JSON (or not UTF-8): ", e.what()));
+  } catch (const Json::exception& e) {  // e.g. a number too large for any JSON number type
+    return Invalid(absl::StrCat("not valid JSON: ", e.what()));
   }
   if (!root.is_object()) return Invalid("not a JSON object");
   if (!duplicate.empty()) return Invalid(absl::StrCat("tensor '", duplicate, "' appears twice"));
@@ -196,6 +200,16 @@ absl::StatusOr<Header> ParseHeader(std::string_view text, uint64_t data_bytes) {
   }
   if (absl::Status layout = CheckLayout(header.tensors, data_bytes); !layout.ok()) return layout;
   return header;
+}
+
+}  // namespace
+
+absl::StatusOr<Header> ParseHeader(std::string_view text, uint64_t data_bytes) {
+  try {
+    return ParseHeaderOrThrow(text, data_bytes);
+  } catch (const Json::exception& e) {  // no input may escape as an exception
+    return Invalid(absl::StrCat("cannot be read: ", e.what()));
+  }
 }
 
 }  // namespace seam::checkpoint
