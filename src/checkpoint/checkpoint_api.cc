@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/checkpoint.h"
 #include "src/checkpoint/safetensors.h"
+#include "src/lazy/graph_executor.h"
 #include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -20,29 +21,30 @@ static_assert(std::endian::native == std::endian::little,
   throw Error(static_cast<int>(status.code()), std::string(status.message()));
 }
 
-// A tensor's host bytes (its values as read from the device, not copied again), kept
-// alive until the file is written.
+// A tensor's host bytes (the literal read from the device, not copied again), kept alive
+// until the file is written.
 struct HostCopy {
   DType dtype = DType::kF32;
-  std::shared_ptr<const void> owner;
+  std::shared_ptr<const ir::Literal> owner;
   absl::Span<const uint8_t> bytes;
 };
 
-template <typename T>
 HostCopy Read(DType dtype, const Tensor& t) {
-  auto values = std::make_shared<const std::vector<T>>(t.to_vector<T>());
-  const auto* data = reinterpret_cast<const uint8_t*>(values->data());
-  return {dtype, values, absl::Span<const uint8_t>(data, values->size() * sizeof(T))};
+  absl::StatusOr<ir::Literal> literal =
+      lazy::ReadTensor(TensorAccess::Impl(t, "save_file"), "save_file");
+  if (!literal.ok()) Throw(literal.status());
+  auto owner = std::make_shared<const ir::Literal>(*std::move(literal));
+  return {dtype, owner, absl::Span<const uint8_t>(owner->bytes.data(), owner->bytes.size())};
 }
 
 HostCopy CopyOut(const std::string& name, const Tensor& t) {
   switch (t.dtype()) {
     case seam::DType::kFloat32:
-      return Read<float>(DType::kF32, t);
+      return Read(DType::kF32, t);
     case seam::DType::kFloat64:
-      return Read<double>(DType::kF64, t);
+      return Read(DType::kF64, t);
     case seam::DType::kInt32:
-      return Read<int32_t>(DType::kI32, t);
+      return Read(DType::kI32, t);
     case seam::DType::kBool:
       break;
   }
