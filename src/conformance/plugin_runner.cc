@@ -3,28 +3,18 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "src/abi/args.h"
 #include "src/abi/buffer_type.h"
 #include "src/ir/text.h"
 
 namespace seam::conformance {
-namespace {
-
-template <typename Args>
-Args Make(size_t size) {
-  Args args{};
-  args.struct_size = size;
-  return args;
-}
-#define ARGS(type) Make<type>(type##_STRUCT_SIZE)
-
-}  // namespace
 
 PluginRunner::PluginRunner(const PJRT_Api* api) : api_(api) {
-  auto create = ARGS(PJRT_Client_Create_Args);
+  auto create = SEAM_ABI_ARGS(PJRT_Client_Create_Args);
   status_ = Take(api_->PJRT_Client_Create(&create));
   if (!status_.ok()) return;
   client_ = create.client;
-  auto devices = ARGS(PJRT_Client_AddressableDevices_Args);
+  auto devices = SEAM_ABI_ARGS(PJRT_Client_AddressableDevices_Args);
   devices.client = client_;
   status_ = Take(api_->PJRT_Client_AddressableDevices(&devices));
   if (status_.ok() && devices.num_addressable_devices == 0) {
@@ -35,24 +25,24 @@ PluginRunner::PluginRunner(const PJRT_Api* api) : api_(api) {
 
 PluginRunner::~PluginRunner() {
   if (client_ == nullptr) return;
-  auto destroy = ARGS(PJRT_Client_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_Client_Destroy_Args);
   destroy.client = client_;
   Take(api_->PJRT_Client_Destroy(&destroy)).IgnoreError();
 }
 
 absl::Status PluginRunner::Take(PJRT_Error* error) const {
   if (error == nullptr) return absl::OkStatus();
-  auto message = ARGS(PJRT_Error_Message_Args);
+  auto message = SEAM_ABI_ARGS(PJRT_Error_Message_Args);
   message.error = error;
   api_->PJRT_Error_Message(&message);
-  auto code = ARGS(PJRT_Error_GetCode_Args);
+  auto code = SEAM_ABI_ARGS(PJRT_Error_GetCode_Args);
   code.error = error;
   PJRT_Error* code_error = api_->PJRT_Error_GetCode(&code);
   absl::Status status(
       code_error == nullptr ? static_cast<absl::StatusCode>(code.code) : absl::StatusCode::kUnknown,
       std::string(message.message, message.message_size));
   for (PJRT_Error* e : {code_error, error}) {
-    auto destroy = ARGS(PJRT_Error_Destroy_Args);
+    auto destroy = SEAM_ABI_ARGS(PJRT_Error_Destroy_Args);
     destroy.error = e;
     if (e != nullptr) api_->PJRT_Error_Destroy(&destroy);
   }
@@ -60,10 +50,10 @@ absl::Status PluginRunner::Take(PJRT_Error* error) const {
 }
 
 absl::Status PluginRunner::Await(PJRT_Event* event) const {
-  auto await = ARGS(PJRT_Event_Await_Args);
+  auto await = SEAM_ABI_ARGS(PJRT_Event_Await_Args);
   await.event = event;
   absl::Status status = Take(api_->PJRT_Event_Await(&await));
-  auto destroy = ARGS(PJRT_Event_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_Event_Destroy_Args);
   destroy.event = event;
   Take(api_->PJRT_Event_Destroy(&destroy)).IgnoreError();
   return status;
@@ -71,13 +61,13 @@ absl::Status PluginRunner::Await(PJRT_Event* event) const {
 
 void PluginRunner::Destroy(PJRT_Buffer* buffer) const {
   if (buffer == nullptr) return;
-  auto destroy = ARGS(PJRT_Buffer_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_Buffer_Destroy_Args);
   destroy.buffer = buffer;
   Take(api_->PJRT_Buffer_Destroy(&destroy)).IgnoreError();
 }
 
 absl::StatusOr<PJRT_Buffer*> PluginRunner::Upload(const ir::Literal& value) const {
-  auto upload = ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+  auto upload = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
   upload.client = client_;
   upload.data = value.bytes.data();
   upload.type = abi::ToPjrtBufferType(value.shape.dtype);
@@ -96,7 +86,7 @@ absl::StatusOr<PJRT_Buffer*> PluginRunner::Upload(const ir::Literal& value) cons
 // `value->shape` says what to expect; its bytes are filled in.
 absl::Status PluginRunner::Download(PJRT_Buffer* buffer, ir::Literal* value) const {
   value->bytes.resize(value->shape.byte_size());
-  auto download = ARGS(PJRT_Buffer_ToHostBuffer_Args);
+  auto download = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
   download.src = buffer;
   // A null dst asks for the size only, so an empty value still gets a real address.
   uint8_t empty = 0;
@@ -111,7 +101,7 @@ absl::StatusOr<ir::Literal> PluginRunner::RoundTrip(const ir::Literal& value,
   if (!status_.ok()) return status_;
   absl::StatusOr<PJRT_Buffer*> buffer = Upload(value);
   if (!buffer.ok()) return buffer.status();
-  auto type = ARGS(PJRT_Buffer_ElementType_Args);
+  auto type = SEAM_ABI_ARGS(PJRT_Buffer_ElementType_Args);
   type.buffer = *buffer;
   absl::Status status = Take(api_->PJRT_Buffer_ElementType(&type));
   *element_type = type.type;
@@ -127,12 +117,12 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
     const ir::Program& program, const std::vector<ir::Literal>& arguments) {
   if (!status_.ok()) return status_;
   std::string code = ir::PrintProgram(program);
-  auto pjrt_program = ARGS(PJRT_Program);
+  auto pjrt_program = SEAM_ABI_ARGS(PJRT_Program);
   pjrt_program.code = code.data();
   pjrt_program.code_size = code.size();
   pjrt_program.format = "seam-ir";
   pjrt_program.format_size = 7;
-  auto compile = ARGS(PJRT_Client_Compile_Args);
+  auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   compile.client = client_;
   compile.program = &pjrt_program;
   if (absl::Status s = Take(api_->PJRT_Client_Compile(&compile)); !s.ok()) return s;
@@ -149,7 +139,7 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
   }
   std::vector<ir::Literal> results;
   if (status.ok()) {
-    auto num_outputs = ARGS(PJRT_LoadedExecutable_NumOutputs_Args);
+    auto num_outputs = SEAM_ABI_ARGS(PJRT_LoadedExecutable_NumOutputs_Args);
     num_outputs.executable = executable;
     status = Take(api_->PJRT_LoadedExecutable_NumOutputs(&num_outputs));
     outputs.assign(status.ok() ? num_outputs.num_outputs : 0, nullptr);
@@ -157,7 +147,7 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
   if (status.ok()) {
     PJRT_Buffer* const* argument_list = inputs.data();
     PJRT_Buffer** output_list = outputs.data();
-    auto execute = ARGS(PJRT_LoadedExecutable_Execute_Args);
+    auto execute = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Execute_Args);
     execute.executable = executable;
     execute.argument_lists = &argument_list;
     execute.num_devices = 1;
@@ -173,7 +163,7 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
   }
   for (PJRT_Buffer* buffer : inputs) Destroy(buffer);
   for (PJRT_Buffer* buffer : outputs) Destroy(buffer);
-  auto destroy = ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
   destroy.executable = executable;
   Take(api_->PJRT_LoadedExecutable_Destroy(&destroy)).IgnoreError();
   if (!status.ok()) return status;

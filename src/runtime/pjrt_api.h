@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "src/abi/args.h"
 #include "src/runtime/plugin.h"
 
 struct PJRT_Api;
@@ -19,17 +20,8 @@ namespace seam::runtime {
 // message.
 absl::Status TakePjrtError(const PJRT_Api* api, PJRT_Error* error);
 
-namespace internal {
-template <typename Args>
-Args MakePjrtArgs(size_t struct_size) {
-  Args args{};
-  args.struct_size = struct_size;
-  args.extension_start = nullptr;
-  return args;
-}
-}  // namespace internal
 // An Args struct with its header filled in: SEAM_PJRT_ARGS(PJRT_Client_Create_Args).
-#define SEAM_PJRT_ARGS(type) ::seam::runtime::internal::MakePjrtArgs<type>(type##_STRUCT_SIZE)
+#define SEAM_PJRT_ARGS(type) SEAM_ABI_ARGS(type)
 
 // ---- The registry: device type (lowercased) -> {table, initialized}. Write-once.
 

@@ -1,29 +1,20 @@
 #include "tests/distributed/pjrt_client.h"
 
+#include "src/abi/args.h"
+
 namespace seam::testing {
-namespace {
-
-template <typename Args>
-Args Make(size_t size) {
-  Args args{};
-  args.struct_size = size;
-  return args;
-}
-#define SEAM_ARGS(type) Make<type>(type##_STRUCT_SIZE)
-
-}  // namespace
 
 absl::Status PjrtClient::Take(PJRT_Error* error) const {
   if (error == nullptr) return absl::OkStatus();
-  auto message = SEAM_ARGS(PJRT_Error_Message_Args);
+  auto message = SEAM_ABI_ARGS(PJRT_Error_Message_Args);
   message.error = error;
   api_->PJRT_Error_Message(&message);
-  auto code = SEAM_ARGS(PJRT_Error_GetCode_Args);
+  auto code = SEAM_ABI_ARGS(PJRT_Error_GetCode_Args);
   code.error = error;
   PJRT_Error* code_error = api_->PJRT_Error_GetCode(&code);
   absl::Status status(static_cast<absl::StatusCode>(code.code),
                       std::string(message.message, message.message_size));
-  auto destroy = SEAM_ARGS(PJRT_Error_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_Error_Destroy_Args);
   destroy.error = error;
   api_->PJRT_Error_Destroy(&destroy);
   if (code_error != nullptr) {
@@ -46,7 +37,7 @@ absl::StatusOr<std::unique_ptr<PjrtClient>> PjrtClient::Create(
     value.value_size = 1;
     values.push_back(value);
   }
-  auto args = SEAM_ARGS(PJRT_Client_Create_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Client_Create_Args);
   args.create_options = values.data();
   args.num_options = values.size();
   if (store != nullptr) store->Attach(args);
@@ -54,7 +45,7 @@ absl::StatusOr<std::unique_ptr<PjrtClient>> PjrtClient::Create(
   absl::Status created = client->Take(api->PJRT_Client_Create(&args));
   if (!created.ok()) return created;
   client->client_ = args.client;
-  auto devices = SEAM_ARGS(PJRT_Client_AddressableDevices_Args);
+  auto devices = SEAM_ABI_ARGS(PJRT_Client_AddressableDevices_Args);
   devices.client = args.client;
   absl::Status listed = client->Take(api->PJRT_Client_AddressableDevices(&devices));
   if (!listed.ok()) return listed;
@@ -65,13 +56,13 @@ absl::StatusOr<std::unique_ptr<PjrtClient>> PjrtClient::Create(
 
 PjrtClient::~PjrtClient() {
   if (client_ == nullptr) return;
-  auto args = SEAM_ARGS(PJRT_Client_Destroy_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Client_Destroy_Args);
   args.client = client_;
   Take(api_->PJRT_Client_Destroy(&args)).IgnoreError();
 }
 
 absl::StatusOr<int> PjrtClient::ProcessIndex() const {
-  auto args = SEAM_ARGS(PJRT_Client_ProcessIndex_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Client_ProcessIndex_Args);
   args.client = client_;
   absl::Status status = Take(api_->PJRT_Client_ProcessIndex(&args));
   if (!status.ok()) return status;
@@ -79,11 +70,11 @@ absl::StatusOr<int> PjrtClient::ProcessIndex() const {
 }
 
 absl::StatusOr<int> PjrtClient::DeviceProcessIndex(size_t device) const {
-  auto description = SEAM_ARGS(PJRT_Device_GetDescription_Args);
+  auto description = SEAM_ABI_ARGS(PJRT_Device_GetDescription_Args);
   description.device = devices_.at(device);
   absl::Status status = Take(api_->PJRT_Device_GetDescription(&description));
   if (!status.ok()) return status;
-  auto args = SEAM_ARGS(PJRT_DeviceDescription_ProcessIndex_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_DeviceDescription_ProcessIndex_Args);
   args.device_description = description.device_description;
   status = Take(api_->PJRT_DeviceDescription_ProcessIndex(&args));
   if (!status.ok()) return status;
@@ -91,12 +82,12 @@ absl::StatusOr<int> PjrtClient::DeviceProcessIndex(size_t device) const {
 }
 
 absl::StatusOr<PJRT_LoadedExecutable*> PjrtClient::Compile(const std::string& program_text) {
-  auto program = SEAM_ARGS(PJRT_Program);
+  auto program = SEAM_ABI_ARGS(PJRT_Program);
   program.code = program_text.data();
   program.code_size = program_text.size();
   program.format = "seam-ir";
   program.format_size = 7;
-  auto args = SEAM_ARGS(PJRT_Client_Compile_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   args.client = client_;
   args.program = &program;
   absl::Status status = Take(api_->PJRT_Client_Compile(&args));
@@ -106,7 +97,7 @@ absl::StatusOr<PJRT_LoadedExecutable*> PjrtClient::Compile(const std::string& pr
 
 absl::StatusOr<PJRT_Buffer*> PjrtClient::Upload(const void* data, PJRT_Buffer_Type type,
                                                 const std::vector<int64_t>& dims, size_t device) {
-  auto args = SEAM_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
   args.client = client_;
   args.data = data;
   args.type = type;
@@ -132,7 +123,7 @@ absl::StatusOr<PjrtClient::Launch> PjrtClient::Execute(PJRT_LoadedExecutable* ex
     argument_lists[d] = &arguments[d];
     output_lists[d] = &launch.outputs[d];
   }
-  auto args = SEAM_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Execute_Args);
   args.executable = executable;
   args.argument_lists = argument_lists.data();
   args.num_devices = n;
@@ -145,13 +136,13 @@ absl::StatusOr<PjrtClient::Launch> PjrtClient::Execute(PJRT_LoadedExecutable* ex
 }
 
 absl::Status PjrtClient::Await(PJRT_Event* event) const {
-  auto args = SEAM_ARGS(PJRT_Event_Await_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Event_Await_Args);
   args.event = event;
   return Take(api_->PJRT_Event_Await(&args));
 }
 
 absl::Status PjrtClient::ReadyStatus(PJRT_Buffer* buffer) const {
-  auto args = SEAM_ARGS(PJRT_Buffer_ReadyEvent_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Buffer_ReadyEvent_Args);
   args.buffer = buffer;
   absl::Status status = Take(api_->PJRT_Buffer_ReadyEvent(&args));
   if (!status.ok()) return status;
@@ -161,7 +152,7 @@ absl::Status PjrtClient::ReadyStatus(PJRT_Buffer* buffer) const {
 }
 
 absl::Status PjrtClient::Download(PJRT_Buffer* buffer, void* destination, size_t bytes) const {
-  auto args = SEAM_ARGS(PJRT_Buffer_ToHostBuffer_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
   args.src = buffer;
   args.dst = destination;
   args.dst_size = bytes;
@@ -174,21 +165,21 @@ absl::Status PjrtClient::Download(PJRT_Buffer* buffer, void* destination, size_t
 
 void PjrtClient::Destroy(PJRT_Buffer* buffer) const {
   if (buffer == nullptr) return;
-  auto args = SEAM_ARGS(PJRT_Buffer_Destroy_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Buffer_Destroy_Args);
   args.buffer = buffer;
   Take(api_->PJRT_Buffer_Destroy(&args)).IgnoreError();
 }
 
 void PjrtClient::Destroy(PJRT_Event* event) const {
   if (event == nullptr) return;
-  auto args = SEAM_ARGS(PJRT_Event_Destroy_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Event_Destroy_Args);
   args.event = event;
   Take(api_->PJRT_Event_Destroy(&args)).IgnoreError();
 }
 
 void PjrtClient::Destroy(PJRT_LoadedExecutable* executable) const {
   if (executable == nullptr) return;
-  auto args = SEAM_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
   args.executable = executable;
   Take(api_->PJRT_LoadedExecutable_Destroy(&args)).IgnoreError();
 }

@@ -6,19 +6,12 @@
 #include <string>
 
 #include "seam/c/pjrt_c_api.h"
+#include "src/abi/args.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 
 namespace {
 
 const PJRT_Api* Api() { return seam::cpu::GetCpuPjrtApi(); }
-
-template <typename Args>
-Args Make(size_t size) {
-  Args args{};
-  args.struct_size = size;
-  return args;
-}
-#define ARGS(type) Make<type>(type##_STRUCT_SIZE)
 
 struct ErrorInfo {
   PJRT_Error_Code code;
@@ -28,14 +21,14 @@ struct ErrorInfo {
 // Reads and frees an error; code 0 means "no error".
 ErrorInfo Take(PJRT_Error* error) {
   if (error == nullptr) return {static_cast<PJRT_Error_Code>(0), ""};
-  auto message = ARGS(PJRT_Error_Message_Args);
+  auto message = SEAM_ABI_ARGS(PJRT_Error_Message_Args);
   message.error = error;
   Api()->PJRT_Error_Message(&message);
-  auto code = ARGS(PJRT_Error_GetCode_Args);
+  auto code = SEAM_ABI_ARGS(PJRT_Error_GetCode_Args);
   code.error = error;
   EXPECT_EQ(Api()->PJRT_Error_GetCode(&code), nullptr);
   ErrorInfo info{code.code, std::string(message.message, message.message_size)};
-  auto destroy = ARGS(PJRT_Error_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_Error_Destroy_Args);
   destroy.error = error;
   Api()->PJRT_Error_Destroy(&destroy);
   return info;
@@ -46,23 +39,23 @@ ErrorInfo Take(PJRT_Error* error) {
 class CpuTableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto args = ARGS(PJRT_Client_Create_Args);
+    auto args = SEAM_ABI_ARGS(PJRT_Client_Create_Args);
     ASSERT_EQ(Take(Api()->PJRT_Client_Create(&args)).message, "");
     client_ = args.client;
-    auto devices = ARGS(PJRT_Client_AddressableDevices_Args);
+    auto devices = SEAM_ABI_ARGS(PJRT_Client_AddressableDevices_Args);
     devices.client = client_;
     EXPECT_OK(Api()->PJRT_Client_AddressableDevices(&devices));
     ASSERT_EQ(devices.num_addressable_devices, 1u);
     device_ = devices.addressable_devices[0];
   }
   void TearDown() override {
-    auto args = ARGS(PJRT_Client_Destroy_Args);
+    auto args = SEAM_ABI_ARGS(PJRT_Client_Destroy_Args);
     args.client = client_;
     EXPECT_OK(Api()->PJRT_Client_Destroy(&args));
   }
 
   PJRT_Buffer* Upload(const void* data, PJRT_Buffer_Type type, std::vector<int64_t> dims) {
-    auto args = ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+    auto args = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
     args.client = client_;
     args.data = data;
     args.type = type;
@@ -71,28 +64,28 @@ class CpuTableTest : public ::testing::Test {
     args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
     args.device = device_;
     EXPECT_OK(Api()->PJRT_Client_BufferFromHostBuffer(&args));
-    auto destroy = ARGS(PJRT_Event_Destroy_Args);
+    auto destroy = SEAM_ABI_ARGS(PJRT_Event_Destroy_Args);
     destroy.event = args.done_with_host_buffer;
     EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy));
     return args.buffer;
   }
 
   void Download(PJRT_Buffer* buffer, void* dst, size_t size) {
-    auto args = ARGS(PJRT_Buffer_ToHostBuffer_Args);
+    auto args = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
     args.src = buffer;
     args.dst = dst;
     args.dst_size = size;
     EXPECT_OK(Api()->PJRT_Buffer_ToHostBuffer(&args));
-    auto await = ARGS(PJRT_Event_Await_Args);
+    auto await = SEAM_ABI_ARGS(PJRT_Event_Await_Args);
     await.event = args.event;
     EXPECT_OK(Api()->PJRT_Event_Await(&await));
-    auto destroy = ARGS(PJRT_Event_Destroy_Args);
+    auto destroy = SEAM_ABI_ARGS(PJRT_Event_Destroy_Args);
     destroy.event = args.event;
     EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy));
   }
 
   void Destroy(PJRT_Buffer* buffer) {
-    auto args = ARGS(PJRT_Buffer_Destroy_Args);
+    auto args = SEAM_ABI_ARGS(PJRT_Buffer_Destroy_Args);
     args.buffer = buffer;
     EXPECT_OK(Api()->PJRT_Buffer_Destroy(&args));
   }
@@ -112,7 +105,8 @@ TEST_F(CpuTableTest, VersionAndEverySlotFilled) {
 }
 
 TEST_F(CpuTableTest, TooSmallStructIsRejectedWithTheExactMessage) {
-  auto args = Make<PJRT_Client_PlatformName_Args>(PJRT_Client_PlatformName_Args_STRUCT_SIZE - 1);
+  auto args = seam::abi::MakeArgs<PJRT_Client_PlatformName_Args>(
+      PJRT_Client_PlatformName_Args_STRUCT_SIZE - 1);
   args.client = client_;
   ErrorInfo error = Take(Api()->PJRT_Client_PlatformName(&args));
   EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
@@ -136,15 +130,15 @@ TEST_F(CpuTableTest, LargerStructFromANewerCallerIsAccepted) {
 }
 
 TEST_F(CpuTableTest, DevicesAndLookup) {
-  auto desc = ARGS(PJRT_Device_GetDescription_Args);
+  auto desc = SEAM_ABI_ARGS(PJRT_Device_GetDescription_Args);
   desc.device = device_;
   EXPECT_OK(Api()->PJRT_Device_GetDescription(&desc));
-  auto kind = ARGS(PJRT_DeviceDescription_Kind_Args);
+  auto kind = SEAM_ABI_ARGS(PJRT_DeviceDescription_Kind_Args);
   kind.device_description = desc.device_description;
   EXPECT_OK(Api()->PJRT_DeviceDescription_Kind(&kind));
   EXPECT_EQ(std::string(kind.device_kind, kind.device_kind_size), "cpu");
 
-  auto lookup = ARGS(PJRT_Client_LookupDevice_Args);
+  auto lookup = SEAM_ABI_ARGS(PJRT_Client_LookupDevice_Args);
   lookup.client = client_;
   lookup.id = 0;
   EXPECT_OK(Api()->PJRT_Client_LookupDevice(&lookup));
@@ -165,14 +159,14 @@ TEST_F(CpuTableTest, BufferRoundTripsForEveryShapeKind) {
   Download(s, &scalar_back, sizeof(scalar_back));
   EXPECT_EQ(scalar_back, -7);
 
-  auto dims = ARGS(PJRT_Buffer_Dimensions_Args);
+  auto dims = SEAM_ABI_ARGS(PJRT_Buffer_Dimensions_Args);
   dims.buffer = s;
   EXPECT_OK(Api()->PJRT_Buffer_Dimensions(&dims));
   EXPECT_EQ(dims.num_dims, 0u);
   Destroy(s);
 
   PJRT_Buffer* empty = Upload(nullptr, PJRT_Buffer_Type_F32, {3, 0});
-  auto size_query = ARGS(PJRT_Buffer_ToHostBuffer_Args);
+  auto size_query = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
   size_query.src = empty;
   EXPECT_OK(Api()->PJRT_Buffer_ToHostBuffer(&size_query));
   EXPECT_EQ(size_query.dst_size, 0u);
@@ -180,7 +174,7 @@ TEST_F(CpuTableTest, BufferRoundTripsForEveryShapeKind) {
 
   float values[6] = {1.5f, -2, 3, 4, 5, 6};
   PJRT_Buffer* m = Upload(values, PJRT_Buffer_Type_F32, {2, 3});
-  auto type = ARGS(PJRT_Buffer_ElementType_Args);
+  auto type = SEAM_ABI_ARGS(PJRT_Buffer_ElementType_Args);
   type.buffer = m;
   EXPECT_OK(Api()->PJRT_Buffer_ElementType(&type));
   EXPECT_EQ(type.type, PJRT_Buffer_Type_F32);
@@ -189,7 +183,7 @@ TEST_F(CpuTableTest, BufferRoundTripsForEveryShapeKind) {
   EXPECT_EQ(std::memcmp(values, back, sizeof(values)), 0);
 
   float small[2];
-  auto too_small = ARGS(PJRT_Buffer_ToHostBuffer_Args);
+  auto too_small = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
   too_small.src = m;
   too_small.dst = small;
   too_small.dst_size = sizeof(small);
@@ -201,7 +195,7 @@ TEST_F(CpuTableTest, BufferRoundTripsForEveryShapeKind) {
 
 TEST_F(CpuTableTest, UnsupportedElementTypeNamesIt) {
   uint16_t half = 0x3c00;
-  auto args = ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
   args.client = client_;
   args.data = &half;
   args.type = PJRT_Buffer_Type_F16;
@@ -218,7 +212,7 @@ TEST_F(CpuTableTest, UnsupportedElementTypeNamesIt) {
 TEST_F(CpuTableTest, ImpossibleBufferSizesAreCleanErrors) {
   float value = 1.0f;
   auto create = [&](std::vector<int64_t> dims) {
-    auto args = ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+    auto args = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
     args.client = client_;
     args.data = &value;
     args.type = PJRT_Buffer_Type_F32;
@@ -242,12 +236,12 @@ TEST_F(CpuTableTest, ImpossibleBufferSizesAreCleanErrors) {
 
 TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   const char code[] = "program @p {\n  %0 = parameter(0) : f32[2]\n  return (%0)\n}\n";
-  auto program = ARGS(PJRT_Program);
+  auto program = SEAM_ABI_ARGS(PJRT_Program);
   program.code = code;
   program.code_size = sizeof(code) - 1;
   program.format = "hlo";
   program.format_size = 3;
-  auto compile = ARGS(PJRT_Client_Compile_Args);
+  auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   compile.client = client_;
   compile.program = &program;
   ErrorInfo error = Take(Api()->PJRT_Client_Compile(&compile));
@@ -287,16 +281,16 @@ TEST_F(CpuTableTest, ExecuteIsAsynchronousWithEventsAndReadyBuffers) {
   const char code[] =
       "program @p {\n  %0 = parameter(0) : f32[3]\n  %1 = add(%0, %0) : f32[3]\n"
       "  return (%1, %0)\n}\n";
-  auto program = ARGS(PJRT_Program);
+  auto program = SEAM_ABI_ARGS(PJRT_Program);
   program.code = code;
   program.code_size = sizeof(code) - 1;
   program.format = "seam-ir";
   program.format_size = 7;
-  auto compile = ARGS(PJRT_Client_Compile_Args);
+  auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   compile.client = client_;
   compile.program = &program;
   EXPECT_OK(Api()->PJRT_Client_Compile(&compile));
-  auto num_outputs = ARGS(PJRT_LoadedExecutable_NumOutputs_Args);
+  auto num_outputs = SEAM_ABI_ARGS(PJRT_LoadedExecutable_NumOutputs_Args);
   num_outputs.executable = compile.executable;
   EXPECT_OK(Api()->PJRT_LoadedExecutable_NumOutputs(&num_outputs));
   ASSERT_EQ(num_outputs.num_outputs, 2u);
@@ -307,7 +301,7 @@ TEST_F(CpuTableTest, ExecuteIsAsynchronousWithEventsAndReadyBuffers) {
   PJRT_Buffer* const* arg_list = &arg;
   PJRT_Buffer** out_list = outputs;
   PJRT_Event* done = nullptr;
-  auto execute = ARGS(PJRT_LoadedExecutable_Execute_Args);
+  auto execute = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Execute_Args);
   execute.executable = compile.executable;
   execute.argument_lists = &arg_list;
   execute.num_devices = 1;
@@ -318,24 +312,24 @@ TEST_F(CpuTableTest, ExecuteIsAsynchronousWithEventsAndReadyBuffers) {
   Destroy(arg);  // the run keeps what it needs alive
 
   int calls = 0;
-  auto on_ready = ARGS(PJRT_Event_OnReady_Args);
+  auto on_ready = SEAM_ABI_ARGS(PJRT_Event_OnReady_Args);
   on_ready.event = done;
   on_ready.callback = CountCallback;
   on_ready.user_arg = &calls;
   EXPECT_OK(Api()->PJRT_Event_OnReady(&on_ready));
 
-  auto ready = ARGS(PJRT_Buffer_ReadyEvent_Args);
+  auto ready = SEAM_ABI_ARGS(PJRT_Buffer_ReadyEvent_Args);
   ready.buffer = outputs[0];
   EXPECT_OK(Api()->PJRT_Buffer_ReadyEvent(&ready));
-  auto await = ARGS(PJRT_Event_Await_Args);
+  auto await = SEAM_ABI_ARGS(PJRT_Event_Await_Args);
   await.event = ready.event;
   EXPECT_OK(Api()->PJRT_Event_Await(&await));
-  auto is_ready = ARGS(PJRT_Event_IsReady_Args);
+  auto is_ready = SEAM_ABI_ARGS(PJRT_Event_IsReady_Args);
   is_ready.event = ready.event;
   EXPECT_OK(Api()->PJRT_Event_IsReady(&is_ready));
   EXPECT_TRUE(is_ready.is_ready);
   EXPECT_EQ(calls, 1);  // the completion event fires before the outputs are ready
-  auto event_error = ARGS(PJRT_Event_Error_Args);
+  auto event_error = SEAM_ABI_ARGS(PJRT_Event_Error_Args);
   event_error.event = done;
   EXPECT_OK(Api()->PJRT_Event_Error(&event_error));
 
@@ -346,25 +340,25 @@ TEST_F(CpuTableTest, ExecuteIsAsynchronousWithEventsAndReadyBuffers) {
   EXPECT_EQ(std::vector<float>(copy, copy + 3), (std::vector<float>{1, 2, 3}));
 
   for (PJRT_Event* event : {ready.event, done}) {
-    auto destroy = ARGS(PJRT_Event_Destroy_Args);
+    auto destroy = SEAM_ABI_ARGS(PJRT_Event_Destroy_Args);
     destroy.event = event;
     EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy));
   }
   Destroy(outputs[0]);
   Destroy(outputs[1]);
-  auto destroy = ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
   destroy.executable = compile.executable;
   EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
 }
 
 TEST_F(CpuTableTest, ExecuteRejectsWrongArgumentsByName) {
   const char code[] = "program @p {\n  %0 = parameter(0) : f32[3]\n  return (%0)\n}\n";
-  auto program = ARGS(PJRT_Program);
+  auto program = SEAM_ABI_ARGS(PJRT_Program);
   program.code = code;
   program.code_size = sizeof(code) - 1;
   program.format = "seam-ir";
   program.format_size = 7;
-  auto compile = ARGS(PJRT_Client_Compile_Args);
+  auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   compile.client = client_;
   compile.program = &program;
   EXPECT_OK(Api()->PJRT_Client_Compile(&compile));
@@ -373,7 +367,7 @@ TEST_F(CpuTableTest, ExecuteRejectsWrongArgumentsByName) {
   PJRT_Buffer* output = nullptr;
   PJRT_Buffer* const* arg_list = &arg;
   PJRT_Buffer** out_list = &output;
-  auto execute = ARGS(PJRT_LoadedExecutable_Execute_Args);
+  auto execute = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Execute_Args);
   execute.executable = compile.executable;
   execute.argument_lists = &arg_list;
   execute.num_devices = 1;
@@ -390,7 +384,7 @@ TEST_F(CpuTableTest, ExecuteRejectsWrongArgumentsByName) {
             "PJRT_LoadedExecutable_Execute: num_args is 0, the program has 1 parameter(s)");
   EXPECT_EQ(output, nullptr);
   Destroy(arg);
-  auto destroy = ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
   destroy.executable = compile.executable;
   EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
 }
@@ -398,7 +392,7 @@ TEST_F(CpuTableTest, ExecuteRejectsWrongArgumentsByName) {
 TEST_F(CpuTableTest, NullArgsAreErrorsNotCrashes) {
   ErrorInfo error = Take(Api()->PJRT_Client_Compile(nullptr));
   EXPECT_EQ(error.message, "PJRT_Client_Compile_Args pointer is null");
-  auto args = ARGS(PJRT_Client_Devices_Args);
+  auto args = SEAM_ABI_ARGS(PJRT_Client_Devices_Args);
   error = Take(Api()->PJRT_Client_Devices(&args));
   EXPECT_EQ(error.message, "PJRT_Client_Devices: args->client is null");
 }
@@ -410,18 +404,18 @@ TEST_F(CpuTableTest, AProgramWithoutParametersRunsWithNoArgumentLists) {
   const char code[] =
       "program @p {\n  %0 = constant(2.5) : f32[]\n  %1 = broadcast_in_dim(%0), dims={} : "
       "f32[3]\n  return (%1)\n}\n";
-  auto program = ARGS(PJRT_Program);
+  auto program = SEAM_ABI_ARGS(PJRT_Program);
   program.code = code;
   program.code_size = sizeof(code) - 1;
   program.format = "seam-ir";
   program.format_size = 7;
-  auto compile = ARGS(PJRT_Client_Compile_Args);
+  auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   compile.client = client_;
   compile.program = &program;
   ASSERT_EQ(Take(Api()->PJRT_Client_Compile(&compile)).message, "");
   PJRT_Buffer* output = nullptr;
   PJRT_Buffer** output_list = &output;
-  auto execute = ARGS(PJRT_LoadedExecutable_Execute_Args);
+  auto execute = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Execute_Args);
   execute.executable = compile.executable;
   execute.argument_lists = nullptr;
   execute.num_devices = 1;
@@ -434,7 +428,7 @@ TEST_F(CpuTableTest, AProgramWithoutParametersRunsWithNoArgumentLists) {
   EXPECT_EQ(values[0], 2.5f);
   EXPECT_EQ(values[2], 2.5f);
   Destroy(output);
-  auto destroy = ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
   destroy.executable = compile.executable;
   EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
 }
