@@ -1,6 +1,6 @@
-// The public plugin-registration API (include/seam/runtime.h) over the runtime's registry:
-// a public PjRtPlugin is handed to the runtime through an adapter, since nothing under the
-// seam includes the public headers.
+// The public API over the runtime: plugin registration (include/seam/runtime.h; a public
+// PjRtPlugin is handed to the runtime through an adapter, since nothing under the seam
+// includes the public headers) and wait_device_ops (include/seam/tensor.h).
 #include "seam/runtime.h"
 #include "seam/tensor.h"
 #include "src/runtime/runtime.h"
@@ -29,7 +29,19 @@ void RegisterPjRtPlugin(const std::string& name, std::shared_ptr<const PjRtPlugi
   std::shared_ptr<const runtime::PjRtPlugin> adapted;
   if (plugin != nullptr) adapted = std::make_shared<PluginAdapter>(std::move(plugin));
   absl::Status status = runtime::RegisterPlugin(name, std::move(adapted));
-  if (!status.ok()) throw Error(static_cast<int>(status.code()), std::string(status.message()));
+  if (!status.ok())
+    throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
+}
+
+void wait_device_ops() {
+  runtime::ComputationClient* client = runtime::GetComputationClientIfInitialized();
+  if (client == nullptr) return;
+  for (const std::string& device : client->GetLocalDevices()) {
+    absl::Status status = client->AwaitRunsInFlightBelow(device, 1);
+    if (!status.ok()) {
+      throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
+    }
+  }
 }
 
 }  // namespace seam

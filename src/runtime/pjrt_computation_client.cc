@@ -139,8 +139,9 @@ void FreeRunTimer(RunTimer* timer) { base::PoolFree(timer, sizeof(RunTimer)); }
 void RecordRun(metrics::Metric* metric, DeviceActivity& activity, int64_t launch_ns,
                bool was_launched) {
   const int64_t done_ns = metrics::NowNs();
-  const int64_t began_ns = activity.Finished(launch_ns, done_ns, was_launched);
+  const int64_t began_ns = activity.Ended(launch_ns, done_ns);
   metric->AddSample(began_ns, static_cast<double>(done_ns - began_ns));
+  if (was_launched) activity.Retired();
 }
 
 void OnRunComplete(PJRT_Error* error, void* user_arg) {
@@ -169,7 +170,8 @@ void OnReplicaComplete(PJRT_Error* error, void* user_arg) {
   ReplicatedTimer* timer = replica->timer;
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
   const int64_t done_ns = metrics::NowNs();
-  const int64_t began = replica->activity->Finished(timer->launch_ns, done_ns, true);
+  DeviceActivity* activity = replica->activity;
+  const int64_t began = activity->Ended(timer->launch_ns, done_ns);
   int64_t earliest = timer->began_ns.load();
   while (began < earliest && !timer->began_ns.compare_exchange_weak(earliest, began)) {
   }
@@ -179,6 +181,8 @@ void OnReplicaComplete(PJRT_Error* error, void* user_arg) {
                                                             static_cast<double>(done_ns - start));
     delete timer;
   }
+  // After the sample: the last replica retires once the launch's metrics are recorded.
+  activity->Retired();
 }
 
 std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
