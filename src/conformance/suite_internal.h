@@ -65,6 +65,10 @@ class Suite {
 absl::Status Expect(bool condition, const std::string& what);
 absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
                          const std::string& call);
+// The struct-size refusal "Unexpected <struct_name> size: expected <expected>, got <got>.
+// Check installed software versions. The framework PJRT API version is <major>.<minor>."
+absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& struct_name,
+                               size_t expected, size_t got);
 
 void CheckTable(Suite& suite);
 void CheckStructSizes(Suite& suite);
@@ -73,6 +77,7 @@ void CheckDevices(Suite& suite);           // suite_client.cc
 void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the two below
 void CheckCompile(Suite& suite);
 void CheckExecute(Suite& suite);
+void CheckMemory(Suite& suite);              // suite_memory.cc
 void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
 
 }  // namespace seam::conformance
