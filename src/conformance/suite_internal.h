@@ -77,8 +77,11 @@ void CheckDevices(Suite& suite);           // suite_client.cc
 void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the two below
 void CheckCompile(Suite& suite);
 void CheckExecute(Suite& suite);
-void CheckMemory(Suite& suite);              // suite_memory.cc
-void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
+void CheckMemory(Suite& suite);  // suite_memory.cc
+// UNIMPLEMENTED, saying why, when the plugin's version or table has no
+// PJRT_Device_MemoryStats (ABI 1.3): its slot is then never read.
+absl::Status HasMemoryQuery(const Suite& suite);  // suite_memory.cc
+void CheckOps(Suite& suite, uint64_t seed);       // op_checks.cc
 
 }  // namespace seam::conformance
 

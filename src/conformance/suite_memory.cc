@@ -1,6 +1,5 @@
 // The devices' memory figures (PJRT_Device_MemoryStats, ABI 1.3): that the query answers
 // with consistent figures, and that bytes in use follows a buffer's life.
-#include <cstring>
 #include <vector>
 
 #include "src/conformance/suite_internal.h"
@@ -11,19 +10,21 @@ namespace {
 // The first minor whose table has PJRT_Device_MemoryStats.
 constexpr int kMemoryStatsMinor = 3;
 
-// UNIMPLEMENTED, saying why, when the plugin's version or table has no memory query (the
-// slot is then not read at all).
+}  // namespace
+
 absl::Status HasMemoryQuery(const Suite& suite) {
   const PJRT_Api* api = suite.api();
   constexpr size_t kSlotEnd = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats);
   if (api->pjrt_api_version.minor_version < kMemoryStatsMinor || api->struct_size < kSlotEnd) {
-    return absl::UnimplementedError(absl::StrCat(
-        "the plugin reports version ", suite.PluginVersion(), " and a ", api->struct_size,
-        "-byte table; PJRT_Device_MemoryStats is a function of ", PJRT_API_MAJOR, ".",
-        kMemoryStatsMinor, " (not called)"));
+    return absl::UnimplementedError(
+        absl::StrCat("the plugin reports version ", suite.PluginVersion(), " and a ",
+                     api->struct_size, "-byte table; PJRT_Device_MemoryStats is a function of ",
+                     PJRT_API_MAJOR, ".", kMemoryStatsMinor, " (not called)"));
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 absl::StatusOr<PJRT_Device_MemoryStats_Args> Query(Suite& suite, PJRT_Device* device) {
   if (absl::Status status = HasMemoryQuery(suite); !status.ok()) return status;
@@ -49,8 +50,7 @@ absl::Status Consistent(const PJRT_Device_MemoryStats_Args& s, size_t device) {
                                             " is below bytes_in_use ", s.bytes_in_use));
   }
   if (s.pool_cached_bytes_is_set && s.pool_cached_bytes < 0) {
-    return absl::InternalError(
-        absl::StrCat(where, "pool_cached_bytes is ", s.pool_cached_bytes));
+    return absl::InternalError(absl::StrCat(where, "pool_cached_bytes is ", s.pool_cached_bytes));
   }
   return absl::OkStatus();
 }
@@ -101,18 +101,18 @@ absl::Status FollowsABuffer(Suite& suite) {
   // Whatever a plugin adds (padding, layout), the buffer holds at least its dense bytes.
   constexpr int64_t bytes = int64_t{64} * 64 * sizeof(float);
   if (during->bytes_in_use - before->bytes_in_use < bytes) {
-    return absl::InternalError(absl::StrCat(
-        "f32[64,64] of ", bytes, " bytes on the device: bytes_in_use went from ",
-        before->bytes_in_use, " to ", during->bytes_in_use));
+    return absl::InternalError(absl::StrCat("f32[64,64] of ", bytes,
+                                            " bytes on the device: bytes_in_use went from ",
+                                            before->bytes_in_use, " to ", during->bytes_in_use));
   }
   if (during->peak_bytes_in_use_is_set && during->peak_bytes_in_use < during->bytes_in_use) {
     return absl::InternalError(absl::StrCat("peak_bytes_in_use ", during->peak_bytes_in_use,
                                             " is below bytes_in_use ", during->bytes_in_use));
   }
   if (during->bytes_in_use - after->bytes_in_use < bytes) {
-    return absl::InternalError(absl::StrCat(
-        "after destroying f32[64,64] (", bytes, " bytes): bytes_in_use went from ",
-        during->bytes_in_use, " to ", after->bytes_in_use));
+    return absl::InternalError(absl::StrCat("after destroying f32[64,64] (", bytes,
+                                            " bytes): bytes_in_use went from ",
+                                            during->bytes_in_use, " to ", after->bytes_in_use));
   }
   return absl::OkStatus();
 }
@@ -120,16 +120,6 @@ absl::Status FollowsABuffer(Suite& suite) {
 }  // namespace
 
 void CheckMemory(Suite& suite) {
-  suite.Check("memory", "a too-small PJRT_Device_MemoryStats_Args is refused", [&] {
-    if (absl::Status status = HasMemoryQuery(suite); !status.ok()) return status;
-    alignas(16) unsigned char buffer[PJRT_Device_MemoryStats_Args_STRUCT_SIZE] = {};
-    const size_t size = PJRT_Device_MemoryStats_Args_STRUCT_SIZE - 1;
-    std::memcpy(buffer, &size, sizeof(size));
-    absl::Status status = SEAM_CALL(
-        suite, PJRT_Device_MemoryStats, reinterpret_cast<PJRT_Device_MemoryStats_Args*>(buffer));
-    return ExpectSizeMessage(status, "PJRT_Device_MemoryStats_Args",
-                             PJRT_Device_MemoryStats_Args_STRUCT_SIZE, size);
-  });
   suite.Check("memory", "every device answers with consistent figures", [&]() -> absl::Status {
     if (absl::Status status = HasMemoryQuery(suite); !status.ok()) return status;
     if (suite.client() == nullptr) return suite.client_status();

@@ -1,9 +1,8 @@
 // The public runtime API (include/seam/runtime.h): plugin registration over the runtime's
 // registry (a public PjRtPlugin is handed to the runtime through an adapter, since nothing
 // under the seam includes the public headers), and the devices' memory figures.
-#include "seam/runtime.h"
-
 #include "absl/strings/str_cat.h"
+#include "seam/runtime.h"
 #include "seam/tensor.h"
 #include "src/runtime/runtime.h"
 

@@ -430,11 +430,11 @@ absl::StatusOr<ComputationClient::MemoryStats> PjrtComputationClient::GetMemoryS
   const PluginVersion version = GetPluginVersion(api_);
   constexpr size_t kSlotEnd = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats);
   if (version.minor < kMemoryStatsMinor || api_->struct_size < kSlotEnd) {
-    return absl::UnimplementedError(absl::StrCat(
-        "memory figures of ", device, ": the plugin has PJRT API version ", version.major, ".",
-        version.minor, " and a ", api_->struct_size,
-        "-byte table; PJRT_Device_MemoryStats needs version ", PJRT_API_MAJOR, ".",
-        kMemoryStatsMinor, " (a table of at least ", kSlotEnd, " bytes)"));
+    return absl::UnimplementedError(
+        absl::StrCat("memory figures of ", device, ": the plugin has PJRT API version ",
+                     version.major, ".", version.minor, " and a ", api_->struct_size,
+                     "-byte table; PJRT_Device_MemoryStats needs version ", PJRT_API_MAJOR, ".",
+                     kMemoryStatsMinor, " (a table of at least ", kSlotEnd, " bytes)"));
   }
   auto args = SEAM_PJRT_ARGS(PJRT_Device_MemoryStats_Args);
   args.device = devices_[static_cast<size_t>(index)];

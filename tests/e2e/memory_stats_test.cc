@@ -84,9 +84,9 @@ TEST(MemoryStatsTest, TheReportShowsEachDevicesFigures) {
   EXPECT_NE(report.find(absl::StrCat("Gauge: LiveBytes[CPU:0]\n  Value: ", bytes, "\n")),
             std::string::npos)
       << report;
-  EXPECT_NE(report.find(absl::StrCat("Memory: CPU:0\n  BytesInUse: ", bytes,
-                                     "\n  PeakBytesInUse: ")),
-            std::string::npos)
+  EXPECT_NE(
+      report.find(absl::StrCat("Memory: CPU:0\n  BytesInUse: ", bytes, "\n  PeakBytesInUse: ")),
+      std::string::npos)
       << report;
   EXPECT_NE(report.find("\n  BytesLimit: not reported\n  PoolCachedBytes: "), std::string::npos)
       << report;
@@ -104,9 +104,8 @@ TEST(MemoryStatsTest, ABadDeviceIndexIsAnErrorNamingIt) {
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), 3);  // INVALID_ARGUMENT
       EXPECT_EQ(std::string(e.what()),
-                absl::StrCat("memory_stats: device ", device,
-                             " is out of range: the process has ", count, " local devices (0 to ",
-                             count - 1, ")"));
+                absl::StrCat("memory_stats: device ", device, " is out of range: the process has ",
+                             count, " local devices (0 to ", count - 1, ")"));
     }
   }
 }

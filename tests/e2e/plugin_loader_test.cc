@@ -135,12 +135,12 @@ TEST_F(PluginLoaderTest, PreviousMinorStillLoadsAndRunsAProgram) {
   EXPECT_GT(CallCount(SEAM_PLUGIN_PREVIOUS_MINOR), 0);
   absl::StatusOr<ComputationClient::MemoryStats> stats = (*client)->GetMemoryStats("CPU:0");
   EXPECT_EQ(stats.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_EQ(stats.status().message(),
-            absl::StrCat("memory figures of CPU:0: the plugin has PJRT API version ",
-                         Version(kFramework.major, kFramework.minor - 1), " and a ",
-                         PJRT_Api_STRUCT_SIZE_1_2,
-                         "-byte table; PJRT_Device_MemoryStats needs version ", kFramework.major,
-                         ".3 (a table of at least ", PJRT_Api_STRUCT_SIZE, " bytes)"));
+  EXPECT_EQ(
+      stats.status().message(),
+      absl::StrCat("memory figures of CPU:0: the plugin has PJRT API version ",
+                   Version(kFramework.major, kFramework.minor - 1), " and a ",
+                   PJRT_Api_STRUCT_SIZE_1_2, "-byte table; PJRT_Device_MemoryStats needs version ",
+                   kFramework.major, ".3 (a table of at least ", PJRT_Api_STRUCT_SIZE, " bytes)"));
 }
 
 // A plugin of the current minor answers the memory query through the ABI.
@@ -152,8 +152,8 @@ TEST_F(PluginLoaderTest, CurrentMinorAnswersTheMemoryQuery) {
   absl::StatusOr<ComputationClient::MemoryStats> before = (*client)->GetMemoryStats("CPU:0");
   ASSERT_TRUE(before.ok()) << before.status();
   std::vector<float> values(100, 1.0f);
-  auto data = (*client)->TransferToDevice(
-      {{ir::Shape{ir::DType::kF32, {100}}, values.data(), "CPU:0"}});
+  auto data =
+      (*client)->TransferToDevice({{ir::Shape{ir::DType::kF32, {100}}, values.data(), "CPU:0"}});
   ASSERT_TRUE(data.ok()) << data.status();
   absl::StatusOr<ComputationClient::MemoryStats> after = (*client)->GetMemoryStats("CPU:0");
   ASSERT_TRUE(after.ok()) << after.status();

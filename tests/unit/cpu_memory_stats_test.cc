@@ -164,25 +164,33 @@ TEST_F(CpuMemoryStatsTest, BytesInUseIsTheSumOfTheLiveBuffersSizes) {
   EXPECT_FALSE(before.bytes_limit_is_set);  // no limit of its own (docs/plugins.md)
   EXPECT_TRUE(before.pool_cached_bytes_is_set);
 
+  struct Spec {
+    PJRT_Buffer_Type type;
+    int64_t element_size;
+    std::vector<int64_t> dims;
+  };
+  // Sizes off the pool's 64-byte and 4 KiB roundings on purpose: the figure counts the
+  // buffers' own sizes, not the blocks' capacities.
+  const std::vector<Spec> specs = {{PJRT_Buffer_Type_F32, 4, {3, 5}},
+                                   {PJRT_Buffer_Type_PRED, 1, {1001}},
+                                   {PJRT_Buffer_Type_F64, 8, {65, 64}},
+                                   {PJRT_Buffer_Type_BF16, 2, {0, 7}}};
   struct Made {
     PJRT_Buffer* buffer;
     int64_t bytes;
   };
-  // Sizes off the pool's 64-byte and 4 KiB roundings on purpose: the figure counts the
-  // buffers' own sizes, not the blocks' capacities.
   std::vector<Made> made;
-  made.push_back({Upload(PJRT_Buffer_Type_F32, 4, {3, 5}), DenseBytes({3, 5}, 4)});
-  made.push_back({Upload(PJRT_Buffer_Type_S8, 1, {1001}), DenseBytes({1001}, 1)});
-  made.push_back({Upload(PJRT_Buffer_Type_F64, 8, {65, 64}), DenseBytes({65, 64}, 8)});
-  made.push_back({Upload(PJRT_Buffer_Type_F16, 2, {0, 7}), 0});
   int64_t expected = before.bytes_in_use;
-  for (const Made& m : made) {
-    EXPECT_EQ(OnDeviceSize(m.buffer), m.bytes);
-    expected += m.bytes;
+  for (const Spec& spec : specs) {
+    made.push_back({Upload(spec.type, spec.element_size, spec.dims),
+                    DenseBytes(spec.dims, spec.element_size)});
+    EXPECT_EQ(OnDeviceSize(made.back().buffer), made.back().bytes);
+    expected += made.back().bytes;
     const PJRT_Device_MemoryStats_Args now = Stats();
     EXPECT_EQ(now.bytes_in_use, expected);
     EXPECT_GE(now.peak_bytes_in_use, now.bytes_in_use);
   }
+  EXPECT_EQ(expected - before.bytes_in_use, 60 + 1001 + 33280 + 0);
   const int64_t peak = Stats().peak_bytes_in_use;
   EXPECT_EQ(Stats(1).bytes_in_use, 0);  // the other device holds none of them
 
@@ -208,11 +216,11 @@ TEST_F(CpuMemoryStatsTest, EachDeviceCountsItsOwnBuffers) {
 TEST_F(CpuMemoryStatsTest, PoolFigureIsTheBlockCacheOfFreedLargeBlocks) {
   // 32 KiB: a pooled block (16 KiB and more) whose size is already whole 4 KiB pages.
   constexpr int64_t kBytes = 32 * 1024;
-  PJRT_Buffer* buffer = Upload(PJRT_Buffer_Type_U8, 1, {kBytes});
+  PJRT_Buffer* buffer = Upload(PJRT_Buffer_Type_PRED, 1, {kBytes});
   const int64_t cached = Stats().pool_cached_bytes;
   Destroy(buffer);
   EXPECT_EQ(Stats().pool_cached_bytes, cached + kBytes);  // kept for reuse, not in use
-  buffer = Upload(PJRT_Buffer_Type_U8, 1, {kBytes});
+  buffer = Upload(PJRT_Buffer_Type_PRED, 1, {kBytes});
   EXPECT_EQ(Stats().pool_cached_bytes, cached);  // reused
   Destroy(buffer);
 }
@@ -239,7 +247,7 @@ TEST_F(CpuMemoryStatsTest, RunOutputsCountAndADestroyedArgumentCountsUntilTheRun
   while (Stats().bytes_in_use != base + kBytes && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  EXPECT_EQ(Stats().bytes_in_use, base + kBytes);  // the output only
+  EXPECT_EQ(Stats().bytes_in_use, base + kBytes);           // the output only
   EXPECT_GE(Stats().peak_bytes_in_use, base + 2 * kBytes);  // argument and output at once
   Destroy(output);
   EXPECT_EQ(Stats().bytes_in_use, base);

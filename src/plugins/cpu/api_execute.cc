@@ -21,7 +21,7 @@ struct RunView {
   const Executable& executable;
   int64_t replica;
   int device_id;
-  Rendezvous* rendezvous;  // null for a single replica
+  Rendezvous* rendezvous;                         // null for a single replica
   const std::shared_ptr<MemoryCounters>& memory;  // the device's memory figures
   size_t num_inputs, num_outputs;
   absl::FunctionRef<BufferState&(size_t)> input;

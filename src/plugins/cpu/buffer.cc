@@ -6,9 +6,8 @@
 namespace seam::cpu {
 
 void MemoryCounters::Allocated(size_t bytes) {
-  const int64_t now =
-      in_use_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) +
-      static_cast<int64_t>(bytes);
+  const int64_t now = in_use_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) +
+                      static_cast<int64_t>(bytes);
   int64_t peak = peak_.load(std::memory_order_relaxed);
   while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
