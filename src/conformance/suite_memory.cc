@@ -91,7 +91,8 @@ absl::Status FollowsABuffer(Suite& suite) {
   absl::StatusOr<PJRT_Device_MemoryStats_Args> before = Query(suite, device);
   if (!before.ok()) return before.status();
   const std::vector<int64_t> dims = {64, 64};
-  absl::StatusOr<PJRT_Buffer*> buffer = UploadZeros(suite, std::vector<float>(64 * 64), dims);
+  absl::StatusOr<PJRT_Buffer*> buffer =
+      UploadZeros(suite, std::vector<float>(size_t{64} * 64), dims);
   if (!buffer.ok()) return buffer.status();
   absl::StatusOr<PJRT_Device_MemoryStats_Args> during = Query(suite, device);
   DestroyBuffer(suite, *buffer);
