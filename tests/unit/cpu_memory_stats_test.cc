@@ -254,6 +254,30 @@ TEST_F(CpuMemoryStatsTest, RunOutputsCountAndADestroyedArgumentCountsUntilTheRun
   DestroyExecutable(executable);
 }
 
+// Threads making and freeing buffers while another reads the figures (also run under
+// ThreadSanitizer): every figure read is one that really occurred, and the counts end exact.
+TEST_F(CpuMemoryStatsTest, FiguresStayExactUnderConcurrentUploadsAndQueries) {
+  constexpr int kThreads = 4;
+  constexpr int64_t kBytes = 256 * 4;
+  ASSERT_EQ(Stats().bytes_in_use, 0);  // a new client
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([this] {
+      for (int i = 0; i < 200; ++i) Destroy(Upload(PJRT_Buffer_Type_F32, 4, {256}));
+    });
+  }
+  for (int i = 0; i < 200; ++i) {
+    const PJRT_Device_MemoryStats_Args now = Stats();
+    EXPECT_GE(now.bytes_in_use, 0);
+    EXPECT_LE(now.bytes_in_use, kThreads * kBytes);  // one buffer per thread at most
+    EXPECT_EQ(now.bytes_in_use % kBytes, 0);
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(Stats().bytes_in_use, 0);
+  EXPECT_GE(Stats().peak_bytes_in_use, kBytes);
+  EXPECT_LE(Stats().peak_bytes_in_use, kThreads * kBytes);
+}
+
 TEST_F(CpuMemoryStatsTest, BadArgumentsAreRefusedByName) {
   auto args = SEAM_ABI_ARGS(PJRT_Device_MemoryStats_Args);
   args.device = nullptr;
