@@ -425,6 +425,32 @@ absl::StatusOr<int64_t> PjrtComputationClient::RunsInFlight(const std::string& d
   return activity_[static_cast<size_t>(index)]->InFlight();
 }
 
+// The first minor whose table has PJRT_Device_MemoryStats.
+constexpr int kMemoryStatsMinor = 3;
+
+absl::StatusOr<ComputationClient::MemoryStats> PjrtComputationClient::GetMemoryStats(
+    const std::string& device) const {
+  SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(device));
+  const PluginVersion version = GetPluginVersion(api_);
+  constexpr size_t kSlotEnd = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats);
+  if (version.minor < kMemoryStatsMinor || api_->struct_size < kSlotEnd) {
+    return absl::UnimplementedError(
+        absl::StrCat("memory figures of ", device, ": the plugin has PJRT API version ",
+                     version.major, ".", version.minor, " and a ", api_->struct_size,
+                     "-byte table; PJRT_Device_MemoryStats needs version ", PJRT_API_MAJOR, ".",
+                     kMemoryStatsMinor, " (a table of at least ", kSlotEnd, " bytes)"));
+  }
+  auto args = SEAM_PJRT_ARGS(PJRT_Device_MemoryStats_Args);
+  args.device = devices_[static_cast<size_t>(index)];
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Device_MemoryStats(&args)));
+  MemoryStats stats;
+  stats.bytes_in_use = args.bytes_in_use;
+  if (args.peak_bytes_in_use_is_set) stats.peak_bytes_in_use = args.peak_bytes_in_use;
+  if (args.bytes_limit_is_set) stats.bytes_limit = args.bytes_limit;
+  if (args.pool_cached_bytes_is_set) stats.pool_cached_bytes = args.pool_cached_bytes;
+  return stats;
+}
+
 absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::TransferToDevice(
     const std::vector<TensorSource>& tensors) {
   metrics::ScopedTimer timer(TransferToDeviceMetric());
