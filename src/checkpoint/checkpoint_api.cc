@@ -21,30 +21,25 @@ static_assert(std::endian::native == std::endian::little,
   throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
 }
 
-// A tensor's host bytes (the literal read from the device, not copied again), kept alive
-// until the file is written.
-struct HostCopy {
-  DType dtype = DType::kF32;
-  std::shared_ptr<const ir::Literal> owner;
-  absl::Span<const uint8_t> bytes;
-};
-
-HostCopy Read(DType dtype, const Tensor& t) {
+// A tensor's host bytes: the literal read from the device (not copied again), kept alive
+// by the result until the file has them.
+absl::StatusOr<TensorBytes> Read(const Tensor& t) {
   absl::StatusOr<ir::Literal> literal =
       lazy::ReadTensor(TensorAccess::Impl(t, "save_file"), "save_file");
-  if (!literal.ok()) Throw(literal.status());
+  if (!literal.ok()) return literal.status();
   auto owner = std::make_shared<const ir::Literal>(*std::move(literal));
-  return {dtype, owner, absl::Span<const uint8_t>(owner->bytes.data(), owner->bytes.size())};
+  return TensorBytes{absl::Span<const uint8_t>(owner->bytes.data(), owner->bytes.size()), owner};
 }
 
-HostCopy CopyOut(const std::string& name, const Tensor& t) {
+// The file's dtype for `t`, or an Error naming the tensor.
+DType FileDType(const std::string& name, const Tensor& t) {
   switch (t.dtype()) {
     case seam::DType::kFloat32:
-      return Read(DType::kF32, t);
+      return DType::kF32;
     case seam::DType::kFloat64:
-      return Read(DType::kF64, t);
+      return DType::kF64;
     case seam::DType::kInt32:
-      return Read(DType::kI32, t);
+      return DType::kI32;
     case seam::DType::kBool:
       break;
   }
@@ -70,14 +65,17 @@ Tensor Upload(const TensorInfo& info, absl::Span<const uint8_t> bytes) {
 
 void save_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
                const std::map<std::string, std::string>& metadata) {
-  std::vector<HostCopy> copies;
-  copies.reserve(tensors.size());
+  // Names, dtypes and shapes first (the header); each tensor is read from the device only
+  // when the writing reaches it, overlapping the write of the one before.
+  std::vector<const Tensor*> order;
   std::vector<TensorToWrite> writes;
   for (const auto& [name, tensor] : tensors) {
-    copies.push_back(CopyOut(name, tensor));
-    writes.push_back({name, copies.back().dtype, tensor.shape(), copies.back().bytes});
+    writes.push_back({name, FileDType(name, tensor), tensor.shape(), {}});
+    order.push_back(&tensor);
   }
-  if (absl::Status status = WriteFile(path, writes, metadata); !status.ok()) Throw(status);
+  absl::Status status = WriteFileStreamed(
+      path, writes, metadata, [&](size_t i) { return Read(*order[i]); });
+  if (!status.ok()) Throw(status);
 }
 
 Loaded load_file(const std::string& path) {

@@ -70,10 +70,29 @@ struct TensorToWrite {
 absl::Status WriteFile(const std::string& path, const std::vector<TensorToWrite>& tensors,
                        const std::map<std::string, std::string>& metadata);
 
+// One tensor's bytes for WriteFileStreamed, and what keeps them alive until written.
+struct TensorBytes {
+  absl::Span<const uint8_t> bytes;
+  std::shared_ptr<const void> owner;
+};
+// Produces tensor `index`'s bytes (little-endian, row-major), on the caller's thread.
+using TensorProducer = std::function<absl::StatusOr<TensorBytes>(size_t index)>;
+
+// WriteFile with each tensor's bytes produced as the writing reaches it (the `bytes` of
+// `tensors` are not read; sizes come from the shapes and are checked against what
+// `produce` returns): tensor i + 1 is produced on the calling thread while a second thread
+// writes tensor i, so reading a tensor from the device overlaps writing the previous one,
+// and at most three tensors' bytes are alive at a time, not the whole file's. An exception
+// thrown by `produce` stops the writing, removes the temporary file and is rethrown.
+absl::Status WriteFileStreamed(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                               const std::map<std::string, std::string>& metadata,
+                               const TensorProducer& produce);
+
 // Writes a file atomically: `write` fills the temporary file `<path>.tmp.<pid>` through the
 // descriptor it is given (its second argument names the file, for errors); then fsync,
 // rename onto `path`, fsync of the folder. On any error the temporary file is removed and
-// `path` is as it was. Test hook: SEAM_TEST_KILL_BEFORE_RENAME=N ends the process with
+// `path` is as it was (an exception thrown by `write` is passed on, after the temporary file
+// is removed). Test hook: SEAM_TEST_KILL_BEFORE_RENAME=N ends the process with
 // SIGKILL just before the N-th such rename of the process (docs/checkpoints.md).
 absl::Status WriteAtomically(const std::string& path,
                              const std::function<absl::Status(int fd, const std::string&)>& write);

@@ -8,9 +8,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
@@ -67,9 +72,11 @@ absl::Status ReadAll(int fd, void* data, size_t size, const std::string& path) {
 
 // The header text for `tensors` in the given order, padded with spaces so that the data
 // starts 8-byte aligned, and the data section's size.
+// The header of `tensors`; each tensor's byte size goes to `sizes`, and is checked against
+// its `bytes` when `check_bytes`.
 absl::StatusOr<std::string> BuildHeader(const std::vector<TensorToWrite>& tensors,
                                         const std::map<std::string, std::string>& metadata,
-                                        uint64_t* data_bytes) {
+                                        bool check_bytes, std::vector<uint64_t>* sizes) {
   nlohmann::json root = nlohmann::json::object();
   if (!metadata.empty()) root["__metadata__"] = metadata;
   std::set<std::string> names;
@@ -86,7 +93,8 @@ absl::StatusOr<std::string> BuildHeader(const std::vector<TensorToWrite>& tensor
             absl::StrCat("safetensors: tensor '", t.name, "' has a bad shape"));
       }
     }
-    if (bytes != t.bytes.size()) {
+    sizes->push_back(bytes);
+    if (check_bytes && bytes != t.bytes.size()) {
       return absl::InvalidArgumentError(absl::StrCat("safetensors: tensor '", t.name, "' (",
                                                      DTypeName(t.dtype), ") needs ", bytes,
                                                      " bytes, ", t.bytes.size(), " given"));
@@ -103,7 +111,6 @@ absl::StatusOr<std::string> BuildHeader(const std::vector<TensorToWrite>& tensor
     return absl::InvalidArgumentError(absl::StrCat("safetensors: ", e.what()));
   }
   text.append((8 - (8 + text.size()) % 8) % 8, ' ');
-  *data_bytes = offset;
   return text;
 }
 
@@ -125,6 +132,84 @@ void MaybeKillBeforeRename() {
   if (++writes == std::strtoll(env, nullptr, 10)) raise(SIGKILL);
 }
 
+absl::Status WriteHeader(int fd, const std::string& header, const std::string& temporary) {
+  uint8_t length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(header.size() >> (8 * i));
+  if (absl::Status s = WriteAll(fd, length, 8, temporary); !s.ok()) return s;
+  return WriteAll(fd, header.data(), header.size(), temporary);
+}
+
+// Writes the tensors pushed to it, in order, on a thread of its own; holds at most one
+// tensor waiting besides the one being written.
+class OverlappedWriter {
+ public:
+  OverlappedWriter(int fd, const std::string& path)
+      : fd_(fd), path_(path), thread_([this] { Run(); }) {}
+  ~OverlappedWriter() { Finish(/*abandon=*/true).IgnoreError(); }
+  OverlappedWriter(const OverlappedWriter&) = delete;
+  OverlappedWriter& operator=(const OverlappedWriter&) = delete;
+
+  // Queues `bytes` once the previous tensor has been taken; false if the writer failed.
+  bool Push(TensorBytes bytes) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait(lock, [&] { return !waiting_.has_value() || stop_; });
+    if (stop_) return false;
+    waiting_ = std::move(bytes);
+    changed_.notify_all();
+    return true;
+  }
+
+  // Writes what was pushed (drops it when `abandon`), ends the thread, returns the first
+  // write error.
+  absl::Status Finish(bool abandon) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (abandon) {
+        waiting_.reset();
+        stop_ = true;
+      }
+      no_more_ = true;
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    return status_;
+  }
+
+ private:
+  void Run() {
+    for (;;) {
+      TensorBytes item;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        changed_.wait(lock, [&] { return waiting_.has_value() || no_more_ || stop_; });
+        if (!waiting_.has_value()) return;
+        item = *std::move(waiting_);
+        waiting_.reset();
+      }
+      changed_.notify_all();
+      absl::Status s = WriteAll(fd_, item.bytes.data(), item.bytes.size(), path_);
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(mu_);
+        status_ = s;
+        stop_ = true;
+        waiting_.reset();
+        changed_.notify_all();
+        return;
+      }
+    }
+  }
+
+  const int fd_;
+  const std::string path_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::optional<TensorBytes> waiting_;  // guarded by mu_
+  bool no_more_ = false;                // guarded by mu_
+  bool stop_ = false;                   // guarded by mu_
+  absl::Status status_;                 // written by the thread, read after the join
+  std::thread thread_;                  // last: starts once the members above exist
+};
+
 }  // namespace
 
 absl::Status WriteAtomically(const std::string& path,
@@ -140,7 +225,13 @@ absl::Status WriteAtomically(const std::string& path,
     if (rename(temporary.c_str(), path.c_str()) != 0) return Errno("cannot rename onto", path);
     return absl::OkStatus();
   };
-  absl::Status status = write_all();
+  absl::Status status;
+  try {
+    status = write_all();
+  } catch (...) {  // `write` may throw (a reader's error): no temporary file is left behind
+    unlink(temporary.c_str());
+    throw;
+  }
   if (!status.ok()) {
     unlink(temporary.c_str());
     return status;
@@ -151,22 +242,50 @@ absl::Status WriteAtomically(const std::string& path,
 
 absl::Status WriteFile(const std::string& path, const std::vector<TensorToWrite>& tensors,
                        const std::map<std::string, std::string>& metadata) {
-  uint64_t data_bytes = 0;
-  absl::StatusOr<std::string> header = BuildHeader(tensors, metadata, &data_bytes);
+  std::vector<uint64_t> sizes;
+  absl::StatusOr<std::string> header = BuildHeader(tensors, metadata, true, &sizes);
   if (!header.ok()) return header.status();
   return WriteAtomically(path, [&](int fd, const std::string& temporary) -> absl::Status {
-    uint8_t length[8];
-    for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(header->size() >> (8 * i));
-    if (absl::Status s = WriteAll(fd, length, 8, temporary); !s.ok()) return s;
-    if (absl::Status s = WriteAll(fd, header->data(), header->size(), temporary); !s.ok()) {
-      return s;
-    }
+    if (absl::Status s = WriteHeader(fd, *header, temporary); !s.ok()) return s;
     for (const TensorToWrite& t : tensors) {
       if (absl::Status s = WriteAll(fd, t.bytes.data(), t.bytes.size(), temporary); !s.ok()) {
         return s;
       }
     }
     return absl::OkStatus();
+  });
+}
+
+absl::Status WriteFileStreamed(const std::string& path, const std::vector<TensorToWrite>& tensors,
+                               const std::map<std::string, std::string>& metadata,
+                               const TensorProducer& produce) {
+  std::vector<uint64_t> sizes;
+  absl::StatusOr<std::string> header = BuildHeader(tensors, metadata, false, &sizes);
+  if (!header.ok()) return header.status();
+  return WriteAtomically(path, [&](int fd, const std::string& temporary) -> absl::Status {
+    if (absl::Status s = WriteHeader(fd, *header, temporary); !s.ok()) return s;
+    OverlappedWriter writer(fd, temporary);
+    std::exception_ptr thrown;
+    absl::Status status;
+    try {
+      for (size_t i = 0; i < tensors.size() && status.ok(); ++i) {
+        absl::StatusOr<TensorBytes> bytes = produce(i);
+        if (!bytes.ok()) {
+          status = bytes.status();
+        } else if (bytes->bytes.size() != sizes[i]) {
+          status = absl::InvalidArgumentError(
+              absl::StrCat("safetensors: tensor '", tensors[i].name, "' needs ", sizes[i],
+                           " bytes, ", bytes->bytes.size(), " given"));
+        } else if (!writer.Push(*std::move(bytes))) {
+          break;  // the writer failed: its error is returned below
+        }
+      }
+    } catch (...) {
+      thrown = std::current_exception();
+    }
+    absl::Status written = writer.Finish(/*abandon=*/!status.ok() || thrown != nullptr);
+    if (thrown != nullptr) std::rethrow_exception(thrown);
+    return status.ok() ? written : status;
   });
 }
 

@@ -12,6 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -162,6 +165,82 @@ TEST_F(SafetensorsFileTest, AFailedWriteLeavesTheOldFile) {
   EXPECT_EQ((*file)->header().tensors.at(0).shape, std::vector<int64_t>{1});
   EXPECT_EQ(WriteFile(Path("no/such/folder/x.safetensors"), good, {}).code(),
             absl::StatusCode::kNotFound);
+}
+
+std::string Contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Temporary files of the atomic writes left in `dir` (none after any write, good or bad).
+int Leftovers(const std::filesystem::path& dir) {
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    count += entry.path().filename().string().find(".tmp.") != std::string::npos;
+  }
+  return count;
+}
+
+TEST_F(SafetensorsFileTest, StreamedWritesEqualPlainWritesAndProduceInOrder) {
+  // Sizes around the writer's hand-over (several tensors waiting, empty ones, a large one).
+  std::vector<std::vector<float>> values;
+  for (size_t n : {3u, 0u, 100000u, 1u, 4096u, 7u}) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i * 3 + n);
+    values.push_back(v);
+  }
+  std::vector<TensorToWrite> tensors;
+  for (size_t t = 0; t < values.size(); ++t) {
+    tensors.push_back({"t" + std::to_string(t), DType::kF32,
+                       {static_cast<int64_t>(values[t].size())},
+                       {reinterpret_cast<const uint8_t*>(values[t].data()), values[t].size() * 4}});
+  }
+  ASSERT_TRUE(WriteFile(Path("plain.safetensors"), tensors, {{"k", "v"}}).ok());
+  std::vector<size_t> produced;
+  absl::Status status = WriteFileStreamed(
+      Path("streamed.safetensors"), tensors, {{"k", "v"}},
+      [&](size_t i) -> absl::StatusOr<TensorBytes> {
+        produced.push_back(i);
+        auto copy = std::make_shared<std::vector<float>>(values[i]);  // freed once written
+        return TensorBytes{{reinterpret_cast<const uint8_t*>(copy->data()), copy->size() * 4},
+                           copy};
+      });
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(produced, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(Contents(Path("streamed.safetensors")), Contents(Path("plain.safetensors")));
+  EXPECT_EQ(Leftovers(Path("")), 0);
+}
+
+TEST_F(SafetensorsFileTest, AFailedStreamedWriteLeavesTheOldFile) {
+  const float one = 1;
+  std::vector<TensorToWrite> tensors = {
+      {"a", DType::kF32, {1}, {reinterpret_cast<const uint8_t*>(&one), 4}},
+      {"b", DType::kF32, {1}, {reinterpret_cast<const uint8_t*>(&one), 4}}};
+  ASSERT_TRUE(WriteFile(Path("x.safetensors"), tensors, {}).ok());
+  const std::string before = Contents(Path("x.safetensors"));
+  auto good = TensorBytes{{reinterpret_cast<const uint8_t*>(&one), 4}, nullptr};
+  // The second tensor cannot be read, is the wrong size, or its read throws.
+  absl::Status failed = WriteFileStreamed(
+      Path("x.safetensors"), tensors, {}, [&](size_t i) -> absl::StatusOr<TensorBytes> {
+        if (i == 1) return absl::UnavailableError("device lost");
+        return good;
+      });
+  EXPECT_EQ(failed, absl::UnavailableError("device lost"));
+  absl::Status short_bytes = WriteFileStreamed(
+      Path("x.safetensors"), tensors, {}, [&](size_t i) -> absl::StatusOr<TensorBytes> {
+        if (i == 1) return TensorBytes{{reinterpret_cast<const uint8_t*>(&one), 2}, nullptr};
+        return good;
+      });
+  EXPECT_EQ(short_bytes.message(), "safetensors: tensor 'b' needs 4 bytes, 2 given");
+  EXPECT_THROW(WriteFileStreamed(Path("x.safetensors"), tensors, {},
+                                 [&](size_t i) -> absl::StatusOr<TensorBytes> {
+                                   if (i == 1) throw std::runtime_error("read failed");
+                                   return good;
+                                 })
+                   .IgnoreError(),
+               std::runtime_error);
+  EXPECT_EQ(Contents(Path("x.safetensors")), before);
+  EXPECT_EQ(Leftovers(Path("")), 0);
 }
 
 TEST_F(SafetensorsFileTest, BadFilesAreRefusedBeforeAnyTensorIsRead) {
