@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
+#include "src/plugins/common/profiler.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_compile.h"
 #include "src/plugins/cpu/simplify.h"
@@ -90,9 +91,15 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKerne
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
                                                                       bool fuse) {
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(ir_text);
+  absl::StatusOr<ir::Program> program = [&] {
+    const plugin::profiler::Scope pass("parse", "compile");
+    return ir::ParseProgram(ir_text);
+  }();
   if (!program.ok()) return program.status();
-  absl::StatusOr<ir::Program> simplified = Simplify(*program);
+  absl::StatusOr<ir::Program> simplified = [&] {
+    const plugin::profiler::Scope pass("simplify", "compile");
+    return Simplify(*program);
+  }();
   if (!simplified.ok()) return simplified.status();
   return std::shared_ptr<const Executable>(new Executable(*std::move(simplified), fuse));
 }
@@ -101,10 +108,22 @@ Executable::Executable(ir::Program program, bool fuse)
     : program_(std::move(program)),
       parameter_shapes_(program_.ParameterShapes()),
       result_shapes_(program_.ResultShapes()),
-      fusion_(PlanFusion(program_, fuse)) {
-  kernels_.reserve(fusion_.groups.size());
-  for (const FusionGroup& group : fusion_.groups) kernels_.push_back(CompileLoop(program_, group));
-  buffers_ = AssignBuffers(program_, fusion_, kernels_);
+      fusion_([&] {
+        const plugin::profiler::Scope pass("fusion", "compile");
+        return PlanFusion(program_, fuse);
+      }()) {
+  {
+    const plugin::profiler::Scope pass("loop compile", "compile");
+    kernels_.reserve(fusion_.groups.size());
+    for (const FusionGroup& group : fusion_.groups) {
+      kernels_.push_back(CompileLoop(program_, group));
+    }
+  }
+  {
+    const plugin::profiler::Scope pass("buffer assignment", "compile");
+    buffers_ = AssignBuffers(program_, fusion_, kernels_);
+  }
+  const plugin::profiler::Scope pass("run plans", "compile");
   auto reduce_plan = [&](int r) {
     const ir::Instruction& reduce = program_.instructions[r];
     const int operand = reduce.operands[0];
@@ -169,6 +188,13 @@ Executable::Executable(ir::Program program, bool fuse)
                     [](const ir::Instruction& inst) { return ir::IsAllReduce(inst.op); });
 }
 
+Executable::KernelLabel Executable::KernelLabelOf(size_t step) const {
+  const Step& s = fusion_.steps[step];
+  if (s.group >= 0) return {"fused loop", s.group};
+  if (fusion_.update_of[s.instruction] >= 0) return {"dot update", s.instruction};
+  return {ir::OpName(program_.instructions[s.instruction].op), s.instruction};
+}
+
 void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                                 uint8_t* out) const {
   RunKernel(
@@ -211,7 +237,8 @@ absl::Status Executable::RunInto(InputBlock input,
   for (const RunHome& home : arena_homes_) value[home.value] = arena->data() + home.offset;
   for (const RunHome& home : result_homes_) value[home.value] = results[home.index]->data();
 
-  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+  // One step of the plan: a fused loop or one instruction's kernel.
+  auto run_step = [&](size_t s) -> absl::Status {
     const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
       const LoopKernel& kernel = kernels_[step.group];
@@ -224,46 +251,57 @@ absl::Status Executable::RunInto(InputBlock input,
       } else {
         RunGroupWithReduces(step_plans_[s].reduces, kernel, operands.data(), outputs.data(), value);
       }
-      continue;
+      return absl::OkStatus();
     }
     const int i = step.instruction;
     if (fusion_.update_of[i] >= 0) {
       RunDotUpdate(fusion_.updates[fusion_.update_of[i]], value.data(), value[i]);
-      continue;
+      return absl::OkStatus();
     }
     const ir::Instruction& inst = program_.instructions[i];
     if (inst.op == ir::Op::kDotGeneral) {
       RunDot(step_plans_[s].dot, value[inst.operands[0]], value[inst.operands[1]], value[i]);
-      continue;
+      return absl::OkStatus();
     }
     if (inst.op == ir::Op::kBroadcastInDim) {
       Gather(step_plans_[s].gather, value[inst.operands[0]], value[i]);
-      continue;
+      return absl::OkStatus();
     }
     if (!step_plans_[s].reduces.empty()) {
       const ReducePlan& r = step_plans_[s].reduces[0];
       Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[i]);
-      continue;
+      return absl::OkStatus();
     }
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);
     std::vector<int64_t> group;
     if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) {
       if (rendezvous->spans_processes()) {
-        absl::Status status =
-            rendezvous->AllReduceAcrossProcesses(i, inst, replica, operands[0], value[i]);
-        if (!status.ok()) return status;
-        continue;
+        return rendezvous->AllReduceAcrossProcesses(i, inst, replica, operands[0], value[i]);
       }
       group = GroupOf(inst, replica);
     }
     if (group.size() > 1) {
-      absl::Status status = rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica,
-                                                  operands[0], value[i], inst.shape.num_elements());
-      if (!status.ok()) return status;
-    } else {
-      RunInstruction(inst, operands, value[i]);
+      return rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica, operands[0],
+                                   value[i], inst.shape.num_elements());
     }
+    RunInstruction(inst, operands, value[i]);
+    return absl::OkStatus();
+  };
+  // Each step is a kernel on the profiler's timeline while a collection is on.
+  const int64_t device = plugin::profiler::CurrentDevice();
+  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    if (!plugin::profiler::On()) [[likely]] {
+      absl::Status status = run_step(s);
+      if (!status.ok()) return status;
+      continue;
+    }
+    const int64_t begin_ns = plugin::profiler::NowNs();
+    absl::Status status = run_step(s);
+    const KernelLabel label = KernelLabelOf(s);
+    plugin::profiler::Record(label.name, label.index, "kernel", device, begin_ns,
+                             plugin::profiler::NowNs());
+    if (!status.ok()) return status;
   }
 
   // Results that are parameters, constants or repeats get a copy of their own; then outputs

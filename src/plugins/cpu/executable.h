@@ -86,6 +86,13 @@ class Executable {
   // Computes one instruction outside the fusion groups from its operands' memory into `out`.
   void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                       uint8_t* out) const;
+  // How the profiler names step `step`'s kernel: "fused loop #<group>", or the op (or "dot
+  // update") with the instruction's index.
+  struct KernelLabel {
+    std::string_view name;  // static storage
+    int64_t index;
+  };
+  KernelLabel KernelLabelOf(size_t step) const;
 
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;
