@@ -32,16 +32,23 @@ namespace {
 // A barrier on the step timeline (docs/tracing.md). A step runs from the end of the
 // previous step's barrier (or the trace's start) to the end of its own: first the
 // recording of its operations (and whatever else the program does between barriers), then
-// the barrier. A sync for a host read is drawn as "sync for read". Costs a relaxed load
-// while no trace is on.
+// the barrier. A sync for a host read is drawn as "sync for read". A trace that started
+// during the barrier (SEAM_TRACE_TO starts one with the client, which the first barrier
+// may create) draws it from the trace's start. Costs two relaxed loads while no trace is
+// on.
 class BarrierSpan {
  public:
   explicit BarrierSpan(bool step) : step_(step), begin_ns_(trace::On() ? trace::NowNs() : -1) {
     if (step_) ++steps_;
   }
   ~BarrierSpan() {
-    if (begin_ns_ < 0) return;
+    if (!trace::On()) return;
     const int64_t end_ns = trace::NowNs();
+    if (begin_ns_ < 0) {
+      const int64_t started_ns = trace::StartedAtNs();
+      if (started_ns == 0) return;  // stopped meanwhile
+      begin_ns_ = std::min(started_ns, end_ns);
+    }
     if (!step_) {
       trace::Record("sync for read", "step", begin_ns_, end_ns);
       return;

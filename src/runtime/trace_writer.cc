@@ -23,8 +23,13 @@ std::string PluginTrackName(const PluginEvent& event) {
   return absl::StrCat("device ", event.device_id, " (plugin thread ", event.thread_id, ")");
 }
 
-// Microseconds from the trace's start, to the nanosecond.
-std::string Micros(int64_t ns) { return absl::StrFormat("%.3f", static_cast<double>(ns) / 1e3); }
+// Nanoseconds as microseconds, exactly: a parent's end and its child's, each ts + dur, are
+// equal in the file when they are equal in the recording.
+std::string Micros(int64_t ns) {
+  const char* sign = ns < 0 ? "-" : "";
+  const uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  return absl::StrFormat("%s%d.%03d", sign, magnitude / 1000, magnitude % 1000);
+}
 
 void AppendName(std::string& out, const char* what, int pid, const int64_t* tid,
                 const std::string& name) {
