@@ -146,6 +146,7 @@ std::vector<CheckResult> RunSuite(const PJRT_Api* api, const SuiteOptions& optio
   CheckBuffersAndEvents(suite);
   CheckCompile(suite);
   CheckExecute(suite);
+  CheckProfiler(suite);
   if (options.ops) CheckOps(suite, options.seed);
   suite.DestroyClient();
   return std::move(suite.results());

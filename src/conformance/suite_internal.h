@@ -74,6 +74,11 @@ void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the two bel
 void CheckCompile(Suite& suite);
 void CheckExecute(Suite& suite);
 void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
+void CheckProfiler(Suite& suite);            // suite_profiler.cc
+
+// Compiles a small program, runs it once on the first device and reads the result back
+// (suite_buffers.cc): work for the checks that watch what a plugin does.
+absl::Status CompileRunAndReadBack(Suite& suite);
 
 }  // namespace seam::conformance
 
