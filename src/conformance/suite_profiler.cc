@@ -48,8 +48,8 @@ absl::Status CheckEvents(const PJRT_Profiler_Collect_Args& collect, int64_t begi
                                               " to ", end_ns, " (CLOCK_MONOTONIC)"));
     }
     if (e->device_id < -1 || e->thread_id < 0) {
-      return absl::InternalError(absl::StrCat(name, " has device_id ", e->device_id,
-                                              " and thread_id ", e->thread_id));
+      return absl::InternalError(
+          absl::StrCat(name, " has device_id ", e->device_id, " and thread_id ", e->thread_id));
     }
     const std::string_view category = e->category;
     if (category == "compile") ++compiles;
