@@ -705,7 +705,9 @@ typedef enum {
  * this process, every client included. Optional: a plugin without it contributes no
  * events. While no collection is on, the plugin's cost should be a relaxed atomic load
  * per would-be event. The functions are thread-safe against each other and against the
- * plugin's other work.
+ * plugin's other work. A plugin that offers it records, while collecting, at least one
+ * "compile" event per PJRT_Client_Compile and one "run" or "kernel" event on the device
+ * per run of PJRT_LoadedExecutable_Execute (the conformance suite checks it).
  *
  * Clock: every timestamp is CLOCK_MONOTONIC in nanoseconds (clock_gettime; on Linux also
  * what std::chrono::steady_clock reads), the same clock for framework and plugin. */

@@ -195,6 +195,14 @@ Executable::KernelLabel Executable::KernelLabelOf(size_t step) const {
   return {ir::OpName(program_.instructions[s.instruction].op), s.instruction};
 }
 
+void Executable::KernelSpan::Begin() { begin_ns_ = plugin::profiler::NowNs(); }
+
+void Executable::KernelSpan::End() {
+  const KernelLabel label = executable_->KernelLabelOf(step_);
+  plugin::profiler::Record(label.name, label.index, "kernel", device_, begin_ns_,
+                           plugin::profiler::NowNs());
+}
+
 void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                                 uint8_t* out) const {
   RunKernel(
@@ -212,6 +220,31 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
               replica, rendezvous);
   if (!status.ok()) return status;
   return results;
+}
+
+void Executable::PlaceResults(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
+                              const std::vector<uint8_t*>& value) const {
+  const int num_results = static_cast<int>(program_.results.size());
+  // Results that are parameters, constants or repeats get a copy of their own; then outputs
+  // aliased to a donated parameter but not computed in place are copied into that block.
+  // The copies from parameters all come first, so no donated block is overwritten before
+  // it is read.
+  for (int k = 0; k < num_results; ++k) {
+    const OutputPlan& out = buffers_.outputs[k];
+    if (out.how == OutputPlan::kInPlace) {
+      results[k] = input(buffers_.homes[out.value].index);
+    } else if (out.how == OutputPlan::kCopy) {
+      results[k] = NewDeviceMemory(result_shapes_[k].byte_size());
+      Copy(value[out.value], results[k]->data(), results[k]->size());
+    }
+  }
+  for (int k = 0; k < num_results; ++k) {
+    const int parameter = buffers_.outputs[k].copy_into_parameter;
+    if (parameter < 0) continue;
+    const std::shared_ptr<DeviceMemory>& donated = input(parameter);
+    if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
+    results[k] = donated;
+  }
 }
 
 absl::Status Executable::RunInto(InputBlock input,
@@ -237,8 +270,11 @@ absl::Status Executable::RunInto(InputBlock input,
   for (const RunHome& home : arena_homes_) value[home.value] = arena->data() + home.offset;
   for (const RunHome& home : result_homes_) value[home.value] = results[home.index]->data();
 
-  // One step of the plan: a fused loop or one instruction's kernel.
-  auto run_step = [&](size_t s) -> absl::Status {
+  // While the profiler collects, each step is a kernel on its timeline (read once a run).
+  const bool profiled = plugin::profiler::On();
+  const int64_t device = profiled ? plugin::profiler::CurrentDevice() : -1;
+  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    const KernelSpan span(profiled ? this : nullptr, s, device);
     const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
       const LoopKernel& kernel = kernels_[step.group];
@@ -251,79 +287,49 @@ absl::Status Executable::RunInto(InputBlock input,
       } else {
         RunGroupWithReduces(step_plans_[s].reduces, kernel, operands.data(), outputs.data(), value);
       }
-      return absl::OkStatus();
+      continue;
     }
     const int i = step.instruction;
     if (fusion_.update_of[i] >= 0) {
       RunDotUpdate(fusion_.updates[fusion_.update_of[i]], value.data(), value[i]);
-      return absl::OkStatus();
+      continue;
     }
     const ir::Instruction& inst = program_.instructions[i];
     if (inst.op == ir::Op::kDotGeneral) {
       RunDot(step_plans_[s].dot, value[inst.operands[0]], value[inst.operands[1]], value[i]);
-      return absl::OkStatus();
+      continue;
     }
     if (inst.op == ir::Op::kBroadcastInDim) {
       Gather(step_plans_[s].gather, value[inst.operands[0]], value[i]);
-      return absl::OkStatus();
+      continue;
     }
     if (!step_plans_[s].reduces.empty()) {
       const ReducePlan& r = step_plans_[s].reduces[0];
       Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[i]);
-      return absl::OkStatus();
+      continue;
     }
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);
     std::vector<int64_t> group;
     if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) {
       if (rendezvous->spans_processes()) {
-        return rendezvous->AllReduceAcrossProcesses(i, inst, replica, operands[0], value[i]);
+        absl::Status status =
+            rendezvous->AllReduceAcrossProcesses(i, inst, replica, operands[0], value[i]);
+        if (!status.ok()) return status;
+        continue;
       }
       group = GroupOf(inst, replica);
     }
     if (group.size() > 1) {
-      return rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica, operands[0],
-                                   value[i], inst.shape.num_elements());
-    }
-    RunInstruction(inst, operands, value[i]);
-    return absl::OkStatus();
-  };
-  // Each step is a kernel on the profiler's timeline while a collection is on.
-  const int64_t device = plugin::profiler::CurrentDevice();
-  for (size_t s = 0; s < fusion_.steps.size(); ++s) {
-    if (!plugin::profiler::On()) [[likely]] {
-      absl::Status status = run_step(s);
+      absl::Status status = rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica,
+                                                  operands[0], value[i], inst.shape.num_elements());
       if (!status.ok()) return status;
-      continue;
+    } else {
+      RunInstruction(inst, operands, value[i]);
     }
-    const int64_t begin_ns = plugin::profiler::NowNs();
-    absl::Status status = run_step(s);
-    const KernelLabel label = KernelLabelOf(s);
-    plugin::profiler::Record(label.name, label.index, "kernel", device, begin_ns,
-                             plugin::profiler::NowNs());
-    if (!status.ok()) return status;
   }
 
-  // Results that are parameters, constants or repeats get a copy of their own; then outputs
-  // aliased to a donated parameter but not computed in place are copied into that block.
-  // The copies from parameters all come first, so no donated block is overwritten before
-  // it is read.
-  for (int k = 0; k < num_results; ++k) {
-    const OutputPlan& out = buffers_.outputs[k];
-    if (out.how == OutputPlan::kInPlace) {
-      results[k] = input(buffers_.homes[out.value].index);
-    } else if (out.how == OutputPlan::kCopy) {
-      results[k] = NewDeviceMemory(result_shapes_[k].byte_size());
-      Copy(value[out.value], results[k]->data(), results[k]->size());
-    }
-  }
-  for (int k = 0; k < num_results; ++k) {
-    const int parameter = buffers_.outputs[k].copy_into_parameter;
-    if (parameter < 0) continue;
-    const std::shared_ptr<DeviceMemory>& donated = input(parameter);
-    if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
-    results[k] = donated;
-  }
+  PlaceResults(input, results, value);
   return absl::OkStatus();
 }
 

@@ -93,6 +93,34 @@ class Executable {
     int64_t index;
   };
   KernelLabel KernelLabelOf(size_t step) const;
+  // Records step `step`'s kernel with the profiler from construction to destruction; a
+  // null executable records nothing (no collection was on when the run began).
+  class KernelSpan {
+   public:
+    KernelSpan(const Executable* executable, size_t step, int64_t device)
+        : executable_(executable), step_(step), device_(device) {
+      if (executable_ != nullptr) [[unlikely]]
+        Begin();
+    }
+    ~KernelSpan() {
+      if (executable_ != nullptr) [[unlikely]]
+        End();
+    }
+    KernelSpan(const KernelSpan&) = delete;
+    KernelSpan& operator=(const KernelSpan&) = delete;
+
+   private:
+    void Begin();
+    void End();
+    const Executable* executable_;
+    size_t step_;
+    int64_t device_;
+    int64_t begin_ns_ = 0;
+  };
+  // The end of a run: results that are parameters, constants or repeats get a block of
+  // their own, outputs aliased to a donated parameter land in its block.
+  void PlaceResults(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
+                    const std::vector<uint8_t*>& value) const;
 
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;
