@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "src/runtime/trace_event.h"
 
 namespace seam::trace {
 
@@ -61,16 +62,6 @@ class Span {
   int64_t begin_ns_;
   std::string_view name_;
   std::string_view category_;
-};
-
-// One event of a plugin's, as the profiler extension hands it over.
-struct PluginEvent {
-  std::string name;
-  std::string category;
-  int64_t device_id = -1;  // -1: not tied to a device
-  int64_t thread_id = 0;
-  int64_t begin_ns = 0;
-  int64_t end_ns = 0;
 };
 
 // A plugin that records events of its own (the runtime wraps a plugin's profiler

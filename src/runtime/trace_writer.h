@@ -6,20 +6,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "src/runtime/trace.h"
+#include "src/runtime/trace_event.h"
 
 namespace seam::trace {
-
-// A framework span on one of the framework's tracks.
-struct FrameworkEvent {
-  std::string name;
-  std::string category;
-  int64_t track = 0;
-  int64_t begin_ns = 0;
-  int64_t end_ns = 0;
-};
 
 // One plugin's part of a trace.
 struct PluginTrace {
