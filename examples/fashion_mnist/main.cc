@@ -91,6 +91,23 @@ std::unique_ptr<seam::DataParallel> MakeDataParallel(bool enabled) {
   return dp;
 }
 
+// How many test images the model classifies right, in batches of kEvalBatch.
+int64_t CountCorrect(const seam::nn::Mlp& model, const seam::data::ImageSet& test) {
+  std::vector<int64_t> order(static_cast<size_t>(test.count));
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  int64_t correct = 0;
+  for (int64_t first = 0; first < test.count; first += kEvalBatch) {
+    int64_t count = std::min(kEvalBatch, test.count - first);
+    Gather(test, order, first, count, &images, &labels);
+    seam::Tensor x = seam::Tensor::from_vector(images, {count, kPixels});
+    seam::Tensor y = seam::Tensor::from_vector(labels, {count});
+    correct += seam::nn::correct_count(model.forward(x), y).item<int32_t>();
+  }
+  return correct;
+}
+
 struct Options {
   int epochs = 10;
   std::string data = seam::data::kFashionMnistDir;
@@ -184,16 +201,7 @@ int Run(const Options& options) {
     }
   }
 
-  std::vector<int64_t> test_order(static_cast<size_t>(test.count));
-  std::iota(test_order.begin(), test_order.end(), 0);
-  int64_t correct = 0;
-  for (int64_t first = 0; first < test.count; first += kEvalBatch) {
-    int64_t count = std::min(kEvalBatch, test.count - first);
-    Gather(test, test_order, first, count, &images, &labels);
-    Tensor x = Tensor::from_vector(images, {count, kPixels});
-    Tensor y = Tensor::from_vector(labels, {count});
-    correct += seam::nn::correct_count(model.forward(x), y).item<int32_t>();
-  }
+  const int64_t correct = CountCorrect(model, test);
   if (!options.trace.empty()) {
     seam::trace::stop();
     std::printf("trace of %lld step(s) written to %s\n", static_cast<long long>(steps_taken),
