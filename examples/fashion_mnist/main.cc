@@ -6,7 +6,7 @@
 // gradients are averaged inside the step's program.
 //
 //   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR] [--data-parallel]
-//                                   [--save DIR] [--resume DIR]
+//                                   [--save DIR] [--resume DIR] [--steps N] [--trace FILE]
 //   PJRT_DEVICE=CPU seam launch -n 2 -- ./fashion_mnist --data-parallel
 #include <unistd.h>
 
@@ -29,6 +29,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
+#include "seam/trace.h"
 
 namespace {
 
@@ -90,12 +91,31 @@ std::unique_ptr<seam::DataParallel> MakeDataParallel(bool enabled) {
   return dp;
 }
 
+// How many test images the model classifies right, in batches of kEvalBatch.
+int64_t CountCorrect(const seam::nn::Mlp& model, const seam::data::ImageSet& test) {
+  std::vector<int64_t> order(static_cast<size_t>(test.count));
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  int64_t correct = 0;
+  for (int64_t first = 0; first < test.count; first += kEvalBatch) {
+    int64_t count = std::min(kEvalBatch, test.count - first);
+    Gather(test, order, first, count, &images, &labels);
+    seam::Tensor x = seam::Tensor::from_vector(images, {count, kPixels});
+    seam::Tensor y = seam::Tensor::from_vector(labels, {count});
+    correct += seam::nn::correct_count(model.forward(x), y).item<int32_t>();
+  }
+  return correct;
+}
+
 struct Options {
   int epochs = 10;
   std::string data = seam::data::kFashionMnistDir;
   bool data_parallel = false;
-  std::string save;    // --save DIR: a checkpoint after every epoch
-  std::string resume;  // --resume DIR: continue from the one DIR/latest names
+  std::string save;       // --save DIR: a checkpoint after every epoch
+  std::string resume;     // --resume DIR: continue from the one DIR/latest names
+  int64_t max_steps = 0;  // --steps N: stop training after N steps in all (0: no limit)
+  std::string trace;      // --trace FILE: the step timeline, written when training ends
 };
 
 int Run(const Options& options) {
@@ -129,8 +149,13 @@ int Run(const Options& options) {
   const int64_t steps = train.count / kBatch;  // the last partial batch is dropped: one shape
   std::vector<float> images;
   std::vector<int32_t> labels;
+  int64_t steps_taken = 0;
+  const auto step_limit_reached = [&] {
+    return options.max_steps > 0 && steps_taken >= options.max_steps;
+  };
+  if (!options.trace.empty()) seam::trace::start(options.trace);
 
-  for (int epoch = first_epoch; epoch <= epochs; ++epoch) {
+  for (int epoch = first_epoch; epoch <= epochs && !step_limit_reached(); ++epoch) {
     // Adam at 1e-3, halved every epoch over the last four: the rate is program data, so
     // changing it does not recompile.
     if (epoch > epochs - 4 && epoch > 1) optimizer.lr *= 0.5f;
@@ -139,7 +164,8 @@ int Run(const Options& options) {
     std::shuffle(order.begin(), order.end(), rng);
     auto start = std::chrono::steady_clock::now();
     Tensor loss_sum = Tensor::zeros({});
-    for (int64_t step = 0; step < steps; ++step) {
+    int64_t epoch_steps = 0;
+    for (int64_t step = 0; step < steps && !step_limit_reached(); ++step, ++epoch_steps) {
       Gather(train, order, step * kBatch + first_row, rows, &images, &labels);
       if (dp == nullptr) {
         Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
@@ -155,6 +181,7 @@ int Run(const Options& options) {
         loss_sum.assign(loss_sum + dp->mean(loss));  // the whole batch's loss
       }
       seam::sync();  // forward + backward + update + running loss: one program
+      ++steps_taken;
       if (tty && (step % 20 == 0 || step + 1 == steps)) {
         int filled = static_cast<int>(int64_t{30} * (step + 1) / steps);
         std::printf("\repoch %d [%-30s] %lld/%lld", epoch, std::string(filled, '=').c_str(),
@@ -162,11 +189,11 @@ int Run(const Options& options) {
         std::fflush(stdout);
       }
     }
-    double loss = loss_sum.item<float>() / static_cast<double>(steps);
+    double loss = loss_sum.item<float>() / static_cast<double>(epoch_steps);
     double elapsed = Seconds(start);
     std::printf("%sepoch %d  lr %.2g  loss %.4f  %.0f images/s  (%.1f s)\n", tty ? "\r\033[K" : "",
                 epoch, static_cast<double>(optimizer.lr), loss,
-                static_cast<double>(steps * kBatch) / elapsed, elapsed);
+                static_cast<double>(epoch_steps * kBatch) / elapsed, elapsed);
     std::fflush(stdout);
     // Parameters are the same on every process of a job: rank 0 writes.
     if (!options.save.empty() && (dp == nullptr || seam::process_index() == 0)) {
@@ -174,15 +201,11 @@ int Run(const Options& options) {
     }
   }
 
-  std::vector<int64_t> test_order(static_cast<size_t>(test.count));
-  std::iota(test_order.begin(), test_order.end(), 0);
-  int64_t correct = 0;
-  for (int64_t first = 0; first < test.count; first += kEvalBatch) {
-    int64_t count = std::min(kEvalBatch, test.count - first);
-    Gather(test, test_order, first, count, &images, &labels);
-    Tensor x = Tensor::from_vector(images, {count, kPixels});
-    Tensor y = Tensor::from_vector(labels, {count});
-    correct += seam::nn::correct_count(model.forward(x), y).item<int32_t>();
+  const int64_t correct = CountCorrect(model, test);
+  if (!options.trace.empty()) {
+    seam::trace::stop();
+    std::printf("trace of %lld step(s) written to %s\n", static_cast<long long>(steps_taken),
+                options.trace.c_str());
   }
   std::printf("test accuracy: %.4f (%lld/%lld)\n\n",
               static_cast<double>(correct) / static_cast<double>(test.count),
@@ -210,6 +233,12 @@ int Main(int argc, char** argv) {
   app.add_flag("--data-parallel", options.data_parallel,
                "Split each batch over every device of the job (all local devices, and every "
                "process of a job started by `seam launch`)");
+  app.add_option("--steps", options.max_steps,
+                 "Stop training after N steps in all (default: every step of every epoch)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--trace", options.trace,
+                 "Record the step timeline of training and the test pass to FILE "
+                 "(Chrome-trace JSON for ui.perfetto.dev; docs/tracing.md)");
   CLI11_PARSE(app, argc, argv);
   return Run(options);
 }

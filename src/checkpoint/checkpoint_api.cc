@@ -73,8 +73,8 @@ void save_file(const std::string& path, const std::map<std::string, Tensor>& ten
     writes.push_back({name, FileDType(name, tensor), tensor.shape(), {}});
     order.push_back(&tensor);
   }
-  absl::Status status = WriteFileStreamed(
-      path, writes, metadata, [&](size_t i) { return Read(*order[i]); });
+  absl::Status status =
+      WriteFileStreamed(path, writes, metadata, [&](size_t i) { return Read(*order[i]); });
   if (!status.ok()) Throw(status);
 }
 

@@ -6,9 +6,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstdlib>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -273,9 +273,9 @@ absl::Status WriteFileStreamed(const std::string& path, const std::vector<Tensor
         if (!bytes.ok()) {
           status = bytes.status();
         } else if (bytes->bytes.size() != sizes[i]) {
-          status = absl::InvalidArgumentError(
-              absl::StrCat("safetensors: tensor '", tensors[i].name, "' needs ", sizes[i],
-                           " bytes, ", bytes->bytes.size(), " given"));
+          status = absl::InvalidArgumentError(absl::StrCat("safetensors: tensor '", tensors[i].name,
+                                                           "' needs ", sizes[i], " bytes, ",
+                                                           bytes->bytes.size(), " given"));
         } else if (!writer.Push(*std::move(bytes))) {
           break;  // the writer failed: its error is returned below
         }

@@ -152,6 +152,7 @@ std::vector<CheckResult> RunSuite(const PJRT_Api* api, const SuiteOptions& optio
   CheckCompile(suite);
   CheckExecute(suite);
   CheckMemory(suite);
+  CheckProfiler(suite);
   if (options.ops) CheckOps(suite, options.seed);
   suite.DestroyClient();
   return std::move(suite.results());

@@ -416,4 +416,38 @@ void CheckExecute(Suite& suite) {
   });
 }
 
+absl::Status CompileRunAndReadBack(Suite& suite) {
+  absl::StatusOr<PJRT_LoadedExecutable*> executable = Compile(suite, kDoubleProgram, "seam-ir");
+  if (!executable.ok()) return executable.status();
+  struct Guard {
+    Suite& suite;
+    PJRT_LoadedExecutable* e;
+    ~Guard() { DestroyExecutable(suite, e); }
+  } guard{suite, *executable};
+  float input[4] = {1, -2, 3.5f, 0};
+  absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, input, PJRT_Buffer_Type_F32, {4});
+  if (!uploaded.ok()) return uploaded.status();
+  Buffer argument(suite, *uploaded);
+  PJRT_Buffer* arg = argument.get();
+  PJRT_Buffer* const* arg_list = &arg;
+  PJRT_Buffer* output = nullptr;
+  PJRT_Buffer** out_list = &output;
+  PJRT_Event* done = nullptr;
+  auto execute = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  execute.executable = *executable;
+  execute.argument_lists = &arg_list;
+  execute.num_devices = 1;
+  execute.num_args = 1;
+  execute.output_lists = &out_list;
+  execute.device_complete_events = &done;
+  execute.execute_device = suite.devices().front();
+  absl::Status status = SEAM_CALL(suite, PJRT_LoadedExecutable_Execute, &execute);
+  if (!status.ok()) return status;
+  Buffer result(suite, output);
+  status = AwaitAndDestroy(suite, done);
+  if (!status.ok()) return status;
+  std::vector<uint8_t> back;
+  return Download(suite, result.get(), back);
+}
+
 }  // namespace seam::conformance

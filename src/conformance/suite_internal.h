@@ -82,6 +82,11 @@ void CheckMemory(Suite& suite);  // suite_memory.cc
 // PJRT_Device_MemoryStats (ABI 1.3): its slot is then never read.
 absl::Status HasMemoryQuery(const Suite& suite);  // suite_memory.cc
 void CheckOps(Suite& suite, uint64_t seed);       // op_checks.cc
+void CheckProfiler(Suite& suite);                 // suite_profiler.cc
+
+// Compiles a small program, runs it once on the first device and reads the result back
+// (suite_buffers.cc): work for the checks that watch what a plugin does.
+absl::Status CompileRunAndReadBack(Suite& suite);
 
 }  // namespace seam::conformance
 

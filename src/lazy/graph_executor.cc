@@ -1,6 +1,9 @@
 #include "src/lazy/graph_executor.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "src/base/scratch.h"
 #include "src/base/status_macros.h"
 #include "src/lazy/donation.h"
@@ -9,6 +12,7 @@
 #include "src/lazy/recompile_explainer.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/step_runner.h"
+#include "src/runtime/trace.h"
 
 namespace seam::lazy {
 namespace {
@@ -24,6 +28,49 @@ BarrierObserver* SetBarrierObserver(BarrierObserver* observer) {
 }
 
 namespace {
+
+// A barrier on the step timeline (docs/tracing.md). A step runs from the end of the
+// previous step's barrier (or the trace's start) to the end of its own: first the
+// recording of its operations (and whatever else the program does between barriers), then
+// the barrier. A sync for a host read is drawn as "sync for read". A trace that started
+// during the barrier (SEAM_TRACE_TO starts one with the client, which the first barrier
+// may create) draws it from the trace's start. Costs two relaxed loads while no trace is
+// on.
+class BarrierSpan {
+ public:
+  explicit BarrierSpan(bool step) : step_(step), begin_ns_(trace::On() ? trace::NowNs() : -1) {
+    if (step_) ++steps_;
+  }
+  ~BarrierSpan() {
+    if (!trace::On()) return;
+    const int64_t end_ns = trace::NowNs();
+    if (begin_ns_ < 0) {
+      const int64_t started_ns = trace::StartedAtNs();
+      if (started_ns == 0) return;  // stopped meanwhile
+      begin_ns_ = std::min(started_ns, end_ns);
+    }
+    if (!step_) {
+      trace::Record("sync for read", "step", begin_ns_, end_ns);
+      return;
+    }
+    // The previous barrier's end when it was traced in this trace, else the trace's start.
+    const int64_t since_ns = std::max(last_end_ns_, trace::StartedAtNs());
+    const int64_t recording_ns = since_ns > 0 && since_ns <= begin_ns_ ? since_ns : begin_ns_;
+    trace::Record(absl::StrCat("step ", steps_), "step", recording_ns, end_ns);
+    trace::Record("recording", "step", recording_ns, begin_ns_);
+    trace::Record("barrier", "step", begin_ns_, end_ns);
+    last_end_ns_ = end_ns;
+  }
+  BarrierSpan(const BarrierSpan&) = delete;
+  BarrierSpan& operator=(const BarrierSpan&) = delete;
+
+ private:
+  // Guarded by LockSteps(), as every barrier is.
+  static inline int64_t steps_ = 0;
+  static inline int64_t last_end_ns_ = 0;
+  bool step_;
+  int64_t begin_ns_;
+};
 
 // The tables of one step barrier, kept per thread for the next barrier (one runs every
 // step) and emptied when the barrier ends, so that they hold no tensor, graph or buffer
@@ -122,6 +169,7 @@ bool CollectPending(const std::vector<std::shared_ptr<TensorImpl>>& tensors,
 
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
   std::unique_lock<std::recursive_mutex> lock = LockSteps();
+  const BarrierSpan span(donate);
   // A barrier inside a barrier (from an observer) gets tables of its own.
   base::ScratchLease<BarrierTables> lease;
   BarrierTables& tables = *lease;
@@ -132,6 +180,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     return donate ? RunStep(request, tables.step) : absl::OkStatus();  // MarkStep only
   }
   // The cache is keyed and checked on the graph itself: a hit builds no program.
+  const int64_t capture_ns = trace::On() ? trace::NowNs() : -1;
   GraphWalk& walk = tables.walk;
   WalkGraph(tables.roots, walk);
   SEAM_ASSIGN_OR_RETURN(StepReplicas replicas, PlanStepReplicas(walk.leaves, [&] {
@@ -147,6 +196,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   request.parameters = walk.leaves;
   request.program = &program;
   request.donations = walk.aliases;
+  if (capture_ns >= 0) trace::Record("graph capture", "step", capture_ns, trace::NowNs());
   SEAM_RETURN_IF_ERROR(RunStep(request, tables.step));
 
   std::vector<runtime::ComputationClient::DataPtr>& outputs = tables.step.outputs[0];

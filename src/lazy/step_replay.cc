@@ -7,6 +7,7 @@
 #include "src/base/status_macros.h"
 #include "src/lazy/eager.h"
 #include "src/lazy/step_runner.h"
+#include "src/runtime/trace.h"
 
 namespace seam::lazy {
 namespace {
@@ -162,7 +163,10 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
     step.computation = nullptr;
     step.outputs.clear();
   };
-  SEAM_RETURN_IF_ERROR(RunStep(request, step));
+  {
+    const trace::Span span("compiled step replay", "step");  // its crossings nest inside
+    SEAM_RETURN_IF_ERROR(RunStep(request, step));
+  }
   std::vector<ComputationClient::DataPtr>& outputs = step.outputs[0];
   std::vector<NodePtr> leaves;
   leaves.reserve(outputs.size());

@@ -17,6 +17,7 @@
 #include "src/runtime/coordinator.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
+#include "src/runtime/trace.h"
 
 namespace seam::lazy {
 namespace {
@@ -156,10 +157,14 @@ absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(ComputationClien
   SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
   StepProgram& source = *request.program;
   const uint64_t key = CompileCacheKey(source.Key(), device);
-  ComputationClient::ComputationPtr computation = cache->FindMatching(
-      key, [&](const ir::Program& cached, absl::Span<const uint64_t> signature) {
-        return source.Matches(cached, signature);
-      });
+  ComputationClient::ComputationPtr computation;
+  {
+    const trace::Span span("cache lookup", "step");
+    computation = cache->FindMatching(
+        key, [&](const ir::Program& cached, absl::Span<const uint64_t> signature) {
+          return source.Matches(cached, signature);
+        });
+  }
   if (computation != nullptr) {
     counters.cached->Add(1);
     return computation;
@@ -210,6 +215,7 @@ absl::Status Execute(ComputationClient& client, const StepRequest& request,
   if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
     SEAM_RETURN_IF_ERROR(MaybeKillAtStep());
     SEAM_ASSIGN_OR_RETURN(int64_t limit, MaxStepsInFlight());
+    const trace::Span span("wait: runs in flight", "wait");
     for (const std::string& device : devices) {
       SEAM_RETURN_IF_ERROR(client.AwaitRunsInFlightBelow(device, limit));
     }

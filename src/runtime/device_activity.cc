@@ -4,6 +4,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "src/runtime/trace.h"
 
 namespace seam::runtime {
 
@@ -17,7 +18,8 @@ DeviceActivity* DeviceActivity::For(const std::string& device) {
 }
 
 DeviceActivity::DeviceActivity(const std::string& device)
-    : live_buffers_(metrics::GetOrCreateGauge(absl::StrCat("LiveBuffers[", device, "]"))),
+    : device_(device),
+      live_buffers_(metrics::GetOrCreateGauge(absl::StrCat("LiveBuffers[", device, "]"))),
       live_bytes_(metrics::GetOrCreateGauge(absl::StrCat("LiveBytes[", device, "]"),
                                             metrics::FormatBytes)) {}
 
@@ -33,7 +35,10 @@ int64_t DeviceActivity::Ended(int64_t launch_ns, int64_t done_ns) {
     began = std::max(launch_ns, last_done_ns_);
     last_done_ns_ = std::max(last_done_ns_, done_ns);
   }
-  return std::min(began, done_ns);
+  began = std::min(began, done_ns);
+  // The run's own time on the device's track of the timeline.
+  if (trace::On()) trace::RecordOnDevice(device_, "run", began, done_ns);
+  return began;
 }
 
 void DeviceActivity::Retired() {

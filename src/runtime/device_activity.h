@@ -55,6 +55,7 @@ class DeviceActivity {
  private:
   explicit DeviceActivity(const std::string& device);
 
+  const std::string device_;
   metrics::Gauge* live_buffers_;
   metrics::Gauge* live_bytes_;
   mutable std::mutex mu_;

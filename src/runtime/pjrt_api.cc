@@ -267,6 +267,84 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {
   return attributes;
 }
 
+const PJRT_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api) {
+  constexpr int kProfilerMinor = 4;  // 1.4: the profiler extension
+  constexpr int kMaxLinks = 64;      // a chain that loops is not followed forever
+  if (api == nullptr || GetPluginVersion(api).major != PJRT_API_MAJOR ||
+      GetPluginVersion(api).minor < kProfilerMinor) {
+    return nullptr;
+  }
+  const PJRT_Extension_Base* link = api->extension_start;
+  for (int i = 0; link != nullptr && i < kMaxLinks; ++i, link = link->next) {
+    if (link->type == PJRT_Extension_Type_Profiler &&
+        link->struct_size >= PJRT_Profiler_Extension_STRUCT_SIZE) {
+      return reinterpret_cast<const PJRT_Profiler_Extension*>(link);
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+class ProfilerSource final : public trace::Source {
+ public:
+  ProfilerSource(const PJRT_Api* api, const PJRT_Profiler_Extension* extension, std::string name)
+      : api_(api), extension_(extension), name_(std::move(name)) {}
+
+  std::string name() const override { return name_; }
+
+  absl::Status Start() override {
+    auto args = SEAM_PJRT_ARGS(PJRT_Profiler_Start_Args);
+    args.max_events = 0;  // the plugin's default
+    return TakePjrtError(api_, extension_->start(&args));
+  }
+
+  absl::Status StopAndCollect(std::vector<trace::PluginEvent>& events, uint64_t& dropped) override {
+    auto stop = SEAM_PJRT_ARGS(PJRT_Profiler_Stop_Args);
+    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, extension_->stop(&stop)));
+    auto collect = SEAM_PJRT_ARGS(PJRT_Profiler_Collect_Args);
+    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, extension_->collect(&collect)));
+    dropped += collect.num_dropped;
+    if (collect.num_events > 0 && collect.events == nullptr) {
+      return absl::InternalError(absl::StrCat("PJRT_Profiler_Collect reported ", collect.num_events,
+                                              " events and no array"));
+    }
+    events.reserve(events.size() + collect.num_events);
+    for (size_t i = 0; i < collect.num_events; ++i) {
+      const PJRT_Profiler_Event* e = collect.events[i];
+      if (e == nullptr || e->struct_size < PJRT_Profiler_Event_STRUCT_SIZE) {
+        return absl::InternalError(
+            absl::StrCat("PJRT_Profiler_Collect: event ", i, " is ",
+                         e == nullptr ? std::string("null")
+                                      : absl::StrCat(e->struct_size, " bytes, expected at least ",
+                                                     PJRT_Profiler_Event_STRUCT_SIZE)));
+      }
+      trace::PluginEvent event;
+      event.name = e->name == nullptr ? "" : e->name;
+      event.category = e->category == nullptr ? "" : e->category;
+      event.device_id = e->device_id;
+      event.thread_id = e->thread_id;
+      event.begin_ns = e->begin_ns;
+      event.end_ns = e->end_ns;
+      events.push_back(std::move(event));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const PJRT_Api* api_;
+  const PJRT_Profiler_Extension* extension_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<trace::Source> MakeProfilerSource(const PJRT_Api* api, std::string name) {
+  const PJRT_Profiler_Extension* extension = FindProfilerExtension(api);
+  if (extension == nullptr) return nullptr;
+  return std::make_unique<ProfilerSource>(api, extension, std::move(name));
+}
+
 namespace {
 // Constant-initialized: set by a static initializer of another file, read at any time.
 std::atomic<const PJRT_Api* (*)()> g_in_process_cpu{nullptr};

@@ -3,14 +3,17 @@
 #ifndef SEAM_RUNTIME_PJRT_API_H_
 #define SEAM_RUNTIME_PJRT_API_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "src/abi/args.h"
 #include "src/runtime/plugin.h"
+#include "src/runtime/trace.h"
 
 struct PJRT_Api;
 struct PJRT_Error;
+struct PJRT_Profiler_Extension;
 
 namespace seam::runtime {
 
@@ -83,6 +86,16 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api);
 // The CPU plugin linked into this program, if any: the library that links it (target
 // `seam`, src/in_process/) registers its table getter before main. Null in a program
 // linked with `seam_core` only (PJRT_DEVICE=CPU then fails with a message saying so).
+// The plugin's profiler extension (ABI 1.3), or null: a plugin reporting a minor below 3
+// has none (its chain is not read), nor has one whose chain lacks the type or whose
+// extension struct is smaller than this header's. The chain is followed for at most 64
+// links.
+const PJRT_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api);
+
+// The plugin's profiler extension as a trace source named `name` (the platform), or null
+// when the plugin has none.
+std::unique_ptr<trace::Source> MakeProfilerSource(const PJRT_Api* api, std::string name);
+
 void SetInProcessCpuPjrtApi(const PJRT_Api* (*get_api)());
 const PJRT_Api* GetInProcessCpuPjrtApi();
 

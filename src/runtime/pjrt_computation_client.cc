@@ -20,6 +20,7 @@
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
+#include "src/runtime/trace.h"
 
 namespace seam::runtime {
 namespace {
@@ -352,6 +353,9 @@ absl::StatusOr<std::unique_ptr<PjrtComputationClient>> PjrtComputationClient::Cr
   std::unique_ptr<PjrtComputationClient> client(new PjrtComputationClient(api, args.client));
   client->kv_ = std::move(kv);
   SEAM_RETURN_IF_ERROR(client->DiscoverDevices());
+  // A plugin with the profiler extension adds its events to every trace from now on.
+  client->profiler_ = MakeProfilerSource(api, client->platform_name_);
+  trace::AddSource(client->profiler_.get());
   return client;
 }
 
@@ -359,6 +363,7 @@ PjrtComputationClient::PjrtComputationClient(const PJRT_Api* api, PJRT_Client* c
     : api_(api), client_(client) {}
 
 PjrtComputationClient::~PjrtComputationClient() {
+  trace::RemoveSource(profiler_.get());
   auto args = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
   args.client = client_;
   TakePjrtError(api_, api_->PJRT_Client_Destroy(&args)).IgnoreError();
@@ -454,6 +459,7 @@ absl::StatusOr<ComputationClient::MemoryStats> PjrtComputationClient::GetMemoryS
 absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::TransferToDevice(
     const std::vector<TensorSource>& tensors) {
   metrics::ScopedTimer timer(TransferToDeviceMetric());
+  const trace::Span span("TransferToDevice", "crossing");
   std::vector<DataPtr> handles;
   handles.reserve(tensors.size());
   for (const TensorSource& tensor : tensors) {
@@ -480,6 +486,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
 absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevice(
     const std::vector<DataPtr>& handles) {
   metrics::ScopedTimer timer(TransferFromDeviceMetric());
+  const trace::Span span("TransferFromDevice", "crossing");
   absl::InlinedVector<const PjrtData*, 4> buffers;
   for (const DataPtr& handle : handles) {
     const auto* data = AsExactly<PjrtData>(handle.get());
@@ -490,7 +497,10 @@ absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevi
   }
   // Errors first, sizes after: the outputs of a run that failed (out of memory, say) report
   // its error here, before any host memory is sized by their shapes.
-  for (const PjrtData* data : buffers) SEAM_RETURN_IF_ERROR(data->AwaitReady());
+  {
+    const trace::Span wait("wait: values ready", "wait");
+    for (const PjrtData* data : buffers) SEAM_RETURN_IF_ERROR(data->AwaitReady());
+  }
   std::vector<ir::Literal> literals(buffers.size());
   absl::InlinedVector<PJRT_Event*, 4> events;
   absl::Status status;
@@ -513,6 +523,7 @@ absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevi
     if (status.ok()) events.push_back(args.event);
   }
   // Every started copy is awaited, even after a failure, before `literals` can go away.
+  const trace::Span wait("wait: copies to host", "wait");
   for (PJRT_Event* event : events) {
     absl::Status copy_status = AwaitAndDestroy(api_, event);
     if (status.ok()) status = copy_status;
@@ -528,6 +539,7 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationCl
     std::vector<CompileInstance> instances) {
   const bool eager = !instances.empty() && instances.front().eager_mode;
   metrics::ScopedTimer timer(eager ? EagerOpCompileMetric() : CompileMetric());
+  const trace::Span span("Compile", "crossing");
   std::vector<ComputationPtr> computations;
   for (CompileInstance& instance : instances) {
     SEAM_RETURN_IF_ERROR(DeviceIndex(instance.compilation_device).status());
@@ -552,6 +564,7 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationCl
 absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::ExecuteComputation(
     const Computation& computation, const std::vector<DataPtr>& arguments,
     const std::string& device, const ExecuteComputationOptions& options) {
+  const trace::Span span("ExecuteComputation", "crossing");
   const auto* pjrt_computation = AsExactly<PjrtComputation>(&computation);
   if (pjrt_computation == nullptr) {
     return absl::InvalidArgumentError("ExecuteComputation: computation is not from this client");
@@ -631,6 +644,7 @@ absl::StatusOr<std::vector<std::vector<ComputationClient::DataPtr>>>
 PjrtComputationClient::ExecuteReplicated(const Computation& computation,
                                          const std::vector<std::vector<DataPtr>>& arguments,
                                          const std::vector<std::string>& devices) {
+  const trace::Span span("ExecuteReplicated", "crossing");
   const auto* pjrt_computation = AsExactly<PjrtComputation>(&computation);
   if (pjrt_computation == nullptr) {
     return absl::InvalidArgumentError("ExecuteReplicated: computation is not from this client");

@@ -14,6 +14,7 @@
 #include "src/runtime/device_activity.h"
 #include "src/runtime/key_value_store.h"
 #include "src/runtime/plugin.h"
+#include "src/runtime/trace.h"
 
 struct PJRT_Api;
 struct PJRT_Client;
@@ -81,6 +82,8 @@ class PjrtComputationClient : public ComputationClient {
   std::vector<DeviceActivity*> activity_;  // same order; never freed
   // The key-value callbacks' user arg; outlives the plugin's client (destroyed after it).
   std::unique_ptr<KvCallbackState> kv_;
+  // The plugin's profiler extension as a trace source; null when it has none.
+  std::unique_ptr<trace::Source> profiler_;
   int64_t process_index_ = 0;
   int64_t process_count_ = 1;
 };

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
 #include "src/runtime/pjrt_registry.h"
+#include "src/runtime/trace.h"
 
 namespace seam::runtime {
 namespace {
@@ -30,6 +31,11 @@ absl::StatusOr<ComputationClient*> GetComputationClient() {
   // Leaked on purpose: device work may still be finishing while the process exits (the CPU
   // plugin drains its device threads in an exit handler, docs/architecture.md).
   static const absl::StatusOr<ComputationClient*>* outcome = [] {
+    // SEAM_TRACE_TO: the trace starts with the client (its plugin joins it when created)
+    // and is written at exit; a path that cannot be written fails the client's creation.
+    if (absl::Status traced = trace::StartFromEnvironment(); !traced.ok()) {
+      return new absl::StatusOr<ComputationClient*>(traced);
+    }
     absl::StatusOr<std::unique_ptr<ComputationClient>> client = InitializeComputationClient();
     if (!client.ok()) return new absl::StatusOr<ComputationClient*>(client.status());
     g_client.store(client->get());

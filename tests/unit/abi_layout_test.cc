@@ -113,6 +113,12 @@ std::map<std::string, size_t> ActualLayout() {
   SIZE(PJRT_Buffer_IsDeleted_Args);
   SIZE(PJRT_Buffer_OnDeviceSizeInBytes_Args);
   SIZE(PJRT_Device_MemoryStats_Args);
+  // 1.4: the profiler extension.
+  SIZE(PJRT_Profiler_Event);
+  SIZE(PJRT_Profiler_Start_Args);
+  SIZE(PJRT_Profiler_Stop_Args);
+  SIZE(PJRT_Profiler_Collect_Args);
+  SIZE(PJRT_Profiler_Extension);
 #undef SIZE
   return layout;
 }

@@ -191,7 +191,8 @@ TEST_F(SafetensorsFileTest, StreamedWritesEqualPlainWritesAndProduceInOrder) {
   }
   std::vector<TensorToWrite> tensors;
   for (size_t t = 0; t < values.size(); ++t) {
-    tensors.push_back({"t" + std::to_string(t), DType::kF32,
+    tensors.push_back({"t" + std::to_string(t),
+                       DType::kF32,
                        {static_cast<int64_t>(values[t].size())},
                        {reinterpret_cast<const uint8_t*>(values[t].data()), values[t].size() * 4}});
   }
@@ -220,11 +221,12 @@ TEST_F(SafetensorsFileTest, AFailedStreamedWriteLeavesTheOldFile) {
   const std::string before = Contents(Path("x.safetensors"));
   auto good = TensorBytes{{reinterpret_cast<const uint8_t*>(&one), 4}, nullptr};
   // The second tensor cannot be read, is the wrong size, or its read throws.
-  absl::Status failed = WriteFileStreamed(
-      Path("x.safetensors"), tensors, {}, [&](size_t i) -> absl::StatusOr<TensorBytes> {
-        if (i == 1) return absl::UnavailableError("device lost");
-        return good;
-      });
+  absl::Status failed = WriteFileStreamed(Path("x.safetensors"), tensors, {},
+                                          [&](size_t i) -> absl::StatusOr<TensorBytes> {
+                                            if (i == 1)
+                                              return absl::UnavailableError("device lost");
+                                            return good;
+                                          });
   EXPECT_EQ(failed, absl::UnavailableError("device lost"));
   absl::Status short_bytes = WriteFileStreamed(
       Path("x.safetensors"), tensors, {}, [&](size_t i) -> absl::StatusOr<TensorBytes> {

@@ -52,6 +52,13 @@
   X(PJRT_Buffer_OnDeviceSizeInBytes)     \
   X(PJRT_Device_MemoryStats)
 
+// The functions of the profiler extension (1.4): not slots of the table, but entered the
+// same way (entry.h).
+#define SEAM_PLUGIN_EXTENSION_FUNCTIONS(X) \
+  X(PJRT_Profiler_Start)                   \
+  X(PJRT_Profiler_Stop)                    \
+  X(PJRT_Profiler_Collect)
+
 namespace seam::plugin {
 
 // AbiFunction<PJRT_Client_Create_Args>::kName is "PJRT_Client_Create", kArgsName
@@ -68,6 +75,7 @@ struct AbiFunction;
   };
 SEAM_PLUGIN_VOID_FUNCTIONS(SEAM_PLUGIN_ABI_FUNCTION_TRAITS)
 SEAM_PLUGIN_FUNCTIONS(SEAM_PLUGIN_ABI_FUNCTION_TRAITS)
+SEAM_PLUGIN_EXTENSION_FUNCTIONS(SEAM_PLUGIN_ABI_FUNCTION_TRAITS)
 #undef SEAM_PLUGIN_ABI_FUNCTION_TRAITS
 
 // Args structs that grew: the least a caller must pass is the size of the minor that

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/object_pool.h"
 #include "src/base/status_macros.h"
+#include "src/plugins/common/profiler.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/testing_hooks.h"
@@ -48,6 +49,9 @@ struct Run {
 };
 
 absl::Status Compute(const RunView& run) {
+  // The run's span on the profiler's timeline; its kernels name the device too.
+  const plugin::profiler::DeviceScope device(run.device_id);
+  const plugin::profiler::Scope span("run", "run", run.device_id);
   if (absl::Status injected = testing::InjectedRunFailure(run.device_id); !injected.ok()) {
     return injected;
   }

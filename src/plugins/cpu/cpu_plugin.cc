@@ -2,6 +2,7 @@
 
 #include "src/plugins/common/device.h"
 #include "src/plugins/common/event.h"
+#include "src/plugins/common/profiler.h"
 #include "src/plugins/common/table.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/objects.h"
@@ -12,6 +13,7 @@ const PJRT_Api* GetCpuPjrtApi() {
   // Every slot goes through the kit's entry (Args check, exception firewall).
   static const PJRT_Api api = [] {
     PJRT_Api a = plugin::NewApi();
+    a.extension_start = plugin::profiler::Extension();  // 1.4: compile passes, runs, kernels
     SEAM_PLUGIN_SET(a, PJRT_Plugin_Initialize, PluginInitialize);
     SEAM_PLUGIN_SET(a, PJRT_Plugin_Attributes, PluginAttributes);
     plugin::SetEventFunctions(a);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
+#include "src/plugins/common/profiler.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_compile.h"
 #include "src/plugins/cpu/simplify.h"
@@ -90,9 +91,15 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKerne
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
                                                                       bool fuse) {
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(ir_text);
+  absl::StatusOr<ir::Program> program = [&] {
+    const plugin::profiler::Scope pass("parse", "compile");
+    return ir::ParseProgram(ir_text);
+  }();
   if (!program.ok()) return program.status();
-  absl::StatusOr<ir::Program> simplified = Simplify(*program);
+  absl::StatusOr<ir::Program> simplified = [&] {
+    const plugin::profiler::Scope pass("simplify", "compile");
+    return Simplify(*program);
+  }();
   if (!simplified.ok()) return simplified.status();
   return std::shared_ptr<const Executable>(new Executable(*std::move(simplified), fuse));
 }
@@ -101,10 +108,22 @@ Executable::Executable(ir::Program program, bool fuse)
     : program_(std::move(program)),
       parameter_shapes_(program_.ParameterShapes()),
       result_shapes_(program_.ResultShapes()),
-      fusion_(PlanFusion(program_, fuse)) {
-  kernels_.reserve(fusion_.groups.size());
-  for (const FusionGroup& group : fusion_.groups) kernels_.push_back(CompileLoop(program_, group));
-  buffers_ = AssignBuffers(program_, fusion_, kernels_);
+      fusion_([&] {
+        const plugin::profiler::Scope pass("fusion", "compile");
+        return PlanFusion(program_, fuse);
+      }()) {
+  {
+    const plugin::profiler::Scope pass("loop compile", "compile");
+    kernels_.reserve(fusion_.groups.size());
+    for (const FusionGroup& group : fusion_.groups) {
+      kernels_.push_back(CompileLoop(program_, group));
+    }
+  }
+  {
+    const plugin::profiler::Scope pass("buffer assignment", "compile");
+    buffers_ = AssignBuffers(program_, fusion_, kernels_);
+  }
+  const plugin::profiler::Scope pass("run plans", "compile");
   auto reduce_plan = [&](int r) {
     const ir::Instruction& reduce = program_.instructions[r];
     const int operand = reduce.operands[0];
@@ -169,6 +188,21 @@ Executable::Executable(ir::Program program, bool fuse)
                     [](const ir::Instruction& inst) { return ir::IsAllReduce(inst.op); });
 }
 
+Executable::KernelLabel Executable::KernelLabelOf(size_t step) const {
+  const Step& s = fusion_.steps[step];
+  if (s.group >= 0) return {"fused loop", s.group};
+  if (fusion_.update_of[s.instruction] >= 0) return {"dot update", s.instruction};
+  return {ir::OpName(program_.instructions[s.instruction].op), s.instruction};
+}
+
+void Executable::KernelSpan::Begin() { begin_ns_ = plugin::profiler::NowNs(); }
+
+void Executable::KernelSpan::End() {
+  const KernelLabel label = executable_->KernelLabelOf(step_);
+  plugin::profiler::Record(label.name, label.index, "kernel", device_, begin_ns_,
+                           plugin::profiler::NowNs());
+}
+
 void Executable::RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                                 uint8_t* out) const {
   RunKernel(
@@ -186,6 +220,32 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
               replica, rendezvous);
   if (!status.ok()) return status;
   return results;
+}
+
+void Executable::PlaceResults(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
+                              const std::vector<uint8_t*>& value,
+                              const std::shared_ptr<MemoryCounters>& memory) const {
+  const int num_results = static_cast<int>(program_.results.size());
+  // Results that are parameters, constants or repeats get a copy of their own; then outputs
+  // aliased to a donated parameter but not computed in place are copied into that block.
+  // The copies from parameters all come first, so no donated block is overwritten before
+  // it is read.
+  for (int k = 0; k < num_results; ++k) {
+    const OutputPlan& out = buffers_.outputs[k];
+    if (out.how == OutputPlan::kInPlace) {
+      results[k] = input(buffers_.homes[out.value].index);
+    } else if (out.how == OutputPlan::kCopy) {
+      results[k] = NewDeviceMemory(result_shapes_[k].byte_size(), memory);
+      Copy(value[out.value], results[k]->data(), results[k]->size());
+    }
+  }
+  for (int k = 0; k < num_results; ++k) {
+    const int parameter = buffers_.outputs[k].copy_into_parameter;
+    if (parameter < 0) continue;
+    const std::shared_ptr<DeviceMemory>& donated = input(parameter);
+    if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
+    results[k] = donated;
+  }
 }
 
 absl::Status Executable::RunInto(InputBlock input,
@@ -212,7 +272,11 @@ absl::Status Executable::RunInto(InputBlock input,
   for (const RunHome& home : arena_homes_) value[home.value] = arena->data() + home.offset;
   for (const RunHome& home : result_homes_) value[home.value] = results[home.index]->data();
 
+  // While the profiler collects, each step is a kernel on its timeline (read once a run).
+  const bool profiled = plugin::profiler::On();
+  const int64_t device = profiled ? plugin::profiler::CurrentDevice() : -1;
   for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    const KernelSpan span(profiled ? this : nullptr, s, device);
     const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
       const LoopKernel& kernel = kernels_[step.group];
@@ -267,26 +331,7 @@ absl::Status Executable::RunInto(InputBlock input,
     }
   }
 
-  // Results that are parameters, constants or repeats get a copy of their own; then outputs
-  // aliased to a donated parameter but not computed in place are copied into that block.
-  // The copies from parameters all come first, so no donated block is overwritten before
-  // it is read.
-  for (int k = 0; k < num_results; ++k) {
-    const OutputPlan& out = buffers_.outputs[k];
-    if (out.how == OutputPlan::kInPlace) {
-      results[k] = input(buffers_.homes[out.value].index);
-    } else if (out.how == OutputPlan::kCopy) {
-      results[k] = NewDeviceMemory(result_shapes_[k].byte_size(), memory);
-      Copy(value[out.value], results[k]->data(), results[k]->size());
-    }
-  }
-  for (int k = 0; k < num_results; ++k) {
-    const int parameter = buffers_.outputs[k].copy_into_parameter;
-    if (parameter < 0) continue;
-    const std::shared_ptr<DeviceMemory>& donated = input(parameter);
-    if (results[k] != donated) Copy(results[k]->data(), donated->data(), donated->size());
-    results[k] = donated;
-  }
+  PlaceResults(input, results, value, memory);
   return absl::OkStatus();
 }
 

@@ -88,6 +88,42 @@ class Executable {
   // Computes one instruction outside the fusion groups from its operands' memory into `out`.
   void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                       uint8_t* out) const;
+  // How the profiler names step `step`'s kernel: "fused loop #<group>", or the op (or "dot
+  // update") with the instruction's index.
+  struct KernelLabel {
+    std::string_view name;  // static storage
+    int64_t index;
+  };
+  KernelLabel KernelLabelOf(size_t step) const;
+  // Records step `step`'s kernel with the profiler from construction to destruction; a
+  // null executable records nothing (no collection was on when the run began).
+  class KernelSpan {
+   public:
+    KernelSpan(const Executable* executable, size_t step, int64_t device)
+        : executable_(executable), step_(step), device_(device) {
+      if (executable_ != nullptr) [[unlikely]]
+        Begin();
+    }
+    ~KernelSpan() {
+      if (executable_ != nullptr) [[unlikely]]
+        End();
+    }
+    KernelSpan(const KernelSpan&) = delete;
+    KernelSpan& operator=(const KernelSpan&) = delete;
+
+   private:
+    void Begin();
+    void End();
+    const Executable* executable_;
+    size_t step_;
+    int64_t device_;
+    int64_t begin_ns_ = 0;
+  };
+  // The end of a run: results that are parameters, constants or repeats get a block of
+  // their own, outputs aliased to a donated parameter land in its block.
+  void PlaceResults(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
+                    const std::vector<uint8_t*>& value,
+                    const std::shared_ptr<MemoryCounters>& memory) const;
 
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;
