@@ -1,11 +1,11 @@
 // A user's program against the installed seam: the row [1, 2, ..., n] times an n x 4
 // matrix of ones, summed. Prints "sum <value>"; the test knows the value from arithmetic
 // (4 * n(n+1)/2), not from seam. Usage: app <n>.
+#include <seam/tensor.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-#include <seam/tensor.h>
 
 int main(int argc, char** argv) {
   if (argc != 2) {
