@@ -97,7 +97,8 @@ install(EXPORT seamTargets NAMESPACE seam:: DESTINATION ${seam_cmake_dir})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/seamConfig.cmake.in
                               ${CMAKE_BINARY_DIR}/package/seamConfig.cmake
-                              INSTALL_DESTINATION ${seam_cmake_dir})
+                              INSTALL_DESTINATION ${seam_cmake_dir}
+                              PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 # 0.x: a new minor version may break the API.
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/package/seamConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
@@ -107,6 +108,7 @@ install(FILES ${CMAKE_BINARY_DIR}/package/seamConfig.cmake
 
 # pkg-config: seam.pc (with the CPU plugin) and seam-core.pc, relocatable (${pcfiledir}).
 file(RELATIVE_PATH SEAM_PC_PREFIX_FROM_PCDIR /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" SEAM_PC_PREFIX_FROM_PCDIR "${SEAM_PC_PREFIX_FROM_PCDIR}")
 if(SEAM_BUILD_SHARED)
   set(SEAM_PC_CORE_LIBS "-lseam_core")
   set(SEAM_PC_CPU_LIBS "-Wl,--no-as-needed -lseam")
