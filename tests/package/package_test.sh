@@ -53,9 +53,12 @@ fi
 out=$(PJRT_DEVICE=LIBRARY PJRT_DYNAMIC_PLUGINS=1 PJRT_LIBRARY_PATH="$libdir/libseam_pjrt_cpu.so" \
   "$work/consumer/core_app" 300) || fail "core_app through the installed plugin failed"
 check_sum "seam::core, libseam_pjrt_cpu.so by path" 300 "$out"
-if PJRT_DEVICE=CPU "$work/consumer/core_app" 3 >/dev/null 2>&1; then
-  fail "core_app (seam::core, no CPU plugin) ran with PJRT_DEVICE=CPU"
+if out=$(PJRT_DEVICE=CPU "$work/consumer/core_app" 3 2>&1); then
+  fail "core_app (seam::core, no CPU plugin) ran with PJRT_DEVICE=CPU: $out"
 fi
+[[ $out == *"no in-process CPU plugin"* ]] ||
+  fail "core_app with PJRT_DEVICE=CPU: expected the refusal that names the missing plugin, got: $out"
+echo "ok: seam::core refuses PJRT_DEVICE=CPU"
 
 # The same program through pkg-config.
 export PKG_CONFIG_PATH=$libdir/pkgconfig
