@@ -62,8 +62,11 @@ else()
   add_library(seam_core INTERFACE)
   target_link_libraries(seam_core INTERFACE seam_lazy seam_nn seam_data seam_checkpoint)
   add_library(seam INTERFACE)
+  # (The exported name is spelled out: install(EXPORT) does not rename targets inside
+  # $<LINK_LIBRARY>.)
   target_link_libraries(seam INTERFACE seam_core
-                        "$<LINK_LIBRARY:WHOLE_ARCHIVE,seam_cpu_registration_archive>")
+    "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,seam_cpu_registration_archive>>"
+    "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,seam::seam_cpu_registration_archive>>")
   set(seam_exported seam_core seam seam_cpu_registration_archive ${seam_core_archives}
                     ${seam_cpu_archives} seam_proto)
 endif()
