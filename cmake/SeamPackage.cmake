@@ -99,14 +99,14 @@ install(DIRECTORY include/seam DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT seamTargets NAMESPACE seam:: DESTINATION ${seam_cmake_dir})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/seamConfig.cmake.in
-                              ${CMAKE_BINARY_DIR}/package/seamConfig.cmake
+                              ${PROJECT_BINARY_DIR}/package/seamConfig.cmake
                               INSTALL_DESTINATION ${seam_cmake_dir}
                               PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 # 0.x: a new minor version may break the API.
-write_basic_package_version_file(${CMAKE_BINARY_DIR}/package/seamConfigVersion.cmake
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/seamConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_BINARY_DIR}/package/seamConfig.cmake
-              ${CMAKE_BINARY_DIR}/package/seamConfigVersion.cmake
+install(FILES ${PROJECT_BINARY_DIR}/package/seamConfig.cmake
+              ${PROJECT_BINARY_DIR}/package/seamConfigVersion.cmake
         DESTINATION ${seam_cmake_dir})
 
 # pkg-config: seam.pc (with the CPU plugin) and seam-core.pc, relocatable (${pcfiledir}).
@@ -132,8 +132,8 @@ absl_strings absl_str_format absl_flat_hash_map absl_flat_hash_set absl_inlined_
   set(SEAM_PC_CPU_REQUIRES ", openblas")
 endif()
 foreach(pc seam seam-core)
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${CMAKE_BINARY_DIR}/package/${pc}.pc
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/package/${pc}.pc
                  @ONLY)
-  install(FILES ${CMAKE_BINARY_DIR}/package/${pc}.pc
+  install(FILES ${PROJECT_BINARY_DIR}/package/${pc}.pc
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()
