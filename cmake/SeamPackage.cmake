@@ -118,14 +118,18 @@ if(SEAM_BUILD_SHARED)
   set(SEAM_PC_CORE_REQUIRES "")
   set(SEAM_PC_CPU_REQUIRES "")
 else()
-  # Archives: their dependencies are needed by every program, not only static ones.
-  set(SEAM_PC_CORE_LIBS "-lseam_checkpoint -lseam_safetensors -lseam_data -lseam_nn \
--lseam_lazy -lseam_runtime -lseam_metrics -lseam_abi_types -lseam_ir -lseam_base -lseam_proto \
--ldl -pthread")
+  # Archives: their dependencies are needed by every program, not only static ones. Named
+  # by file (-l:lib<name>.a): libseam_pjrt_cpu.so next to them is the plugin loaded by path.
+  set(SEAM_PC_CORE_LIBS "")
+  foreach(archive seam_checkpoint seam_safetensors seam_data seam_nn seam_lazy seam_runtime
+                  seam_metrics seam_abi_types seam_ir seam_base)
+    string(APPEND SEAM_PC_CORE_LIBS " -l:lib${archive}.a")
+  endforeach()
+  string(APPEND SEAM_PC_CORE_LIBS " -lseam_proto -ldl -pthread")
   set(SEAM_PC_CORE_REQUIRES "Requires: zlib grpc++ protobuf absl_status absl_statusor \
 absl_strings absl_str_format absl_flat_hash_map absl_flat_hash_set absl_inlined_vector absl_span")
-  set(SEAM_PC_CPU_LIBS "-Wl,--whole-archive -lseam_cpu_registration -Wl,--no-whole-archive \
--lseam_pjrt_cpu -lseam_plugin_kit -lgloo")
+  set(SEAM_PC_CPU_LIBS "-Wl,--whole-archive -l:libseam_cpu_registration.a -Wl,--no-whole-archive \
+-l:libseam_pjrt_cpu.a -l:libseam_plugin_kit.a -lgloo")
   if(SEAM_HAVE_ONEDNN)
     string(APPEND SEAM_PC_CPU_LIBS " -ldnnl -fopenmp")
   endif()
