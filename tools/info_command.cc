@@ -1,6 +1,7 @@
 #include "tools/info_command.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_registry.h"
@@ -47,9 +48,26 @@ void PrintJob(std::ostream& out, const runtime::ClientSelection& selection) {
   out << "\n";
 }
 
+std::string Bytes(int64_t bytes) {
+  return bytes < 0 ? "not reported" : absl::StrCat(bytes, " bytes");
+}
+
+// One device's memory figures, under its line.
+void PrintMemory(std::ostream& out, const runtime::ComputationClient& client,
+                 const std::string& device) {
+  absl::StatusOr<runtime::ComputationClient::MemoryStats> stats = client.GetMemoryStats(device);
+  if (!stats.ok()) {
+    out << "    memory unavailable: " << stats.status().message() << "\n";
+    return;
+  }
+  out << "    memory in use " << Bytes(stats->bytes_in_use) << ", peak "
+      << Bytes(stats->peak_bytes_in_use) << ", limit " << Bytes(stats->bytes_limit)
+      << ", pool cache " << Bytes(stats->pool_cached_bytes) << "\n";
+}
+
 }  // namespace
 
-int PrintInfo(std::ostream& out, std::ostream& err) {
+int PrintInfo(std::ostream& out, std::ostream& err, bool memory) {
   runtime::ClientSelection selection;
   auto client = runtime::CreateClientFromEnvironment(&selection);
   out << "PJRT_DEVICE   " << (selection.device_type.empty() ? "(unset)" : selection.device_type)
@@ -75,6 +93,7 @@ int PrintInfo(std::ostream& out, std::ostream& err) {
   out << "devices       " << devices.size() << "\n";
   for (const auto& device : devices) {
     out << "  " << device.name << "  id " << device.id << "  kind " << device.kind << "\n";
+    if (memory) PrintMemory(out, **client, device.name);
   }
   PrintAttributes(out, selection);
   return 0;

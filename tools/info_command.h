@@ -9,9 +9,10 @@ namespace seam::tools {
 // Runs client selection as the runtime would and prints PJRT_DEVICE, the branch taken,
 // every environment variable read (or "unset"), the plugin path and version, the platform,
 // the devices and the plugin's attributes (for the CPU plugin: the OpenBLAS core, and a
-// note when OpenBLAS runs generic kernels). On failure prints the runtime's error; returns 1 then,
-// else 0.
-int PrintInfo(std::ostream& out, std::ostream& err);
+// note when OpenBLAS runs generic kernels). With `memory` (`seam info --devices`), each
+// device's line is followed by its memory figures (seam::memory_stats), or by why the plugin
+// cannot give them. On failure prints the runtime's error; returns 1 then, else 0.
+int PrintInfo(std::ostream& out, std::ostream& err, bool memory = false);
 
 }  // namespace seam::tools
 

@@ -18,6 +18,10 @@ int Main(int argc, char** argv) {
       "info",
       "Show which client PJRT_DEVICE selects: the branch taken, every environment variable "
       "read, the plugin and its version, the platform and the devices");
+  bool info_memory = false;
+  info->add_flag("--devices", info_memory,
+                 "Also print each device's memory figures: bytes in use, peak, limit and the "
+                 "plugin's pool cache (what seam::memory_stats returns)");
 
   CLI::App* plugin = app.add_subcommand("plugin", "Work with plugin shared libraries");
   plugin->require_subcommand(1);
@@ -60,7 +64,7 @@ int Main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (launch->parsed()) return seam::tools::Launch(launch_options, std::cerr);
   if (run->parsed()) return seam::tools::RunProgram(run_options, std::cout, std::cerr);
-  if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr);
+  if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr, info_memory);
   if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
   if (check->parsed()) return seam::tools::CheckPlugin(check_path, check_ops, std::cout, std::cerr);
   return 2;

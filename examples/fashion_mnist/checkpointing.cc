@@ -15,7 +15,8 @@ void SaveEpoch(const std::string& dir, int epoch, seam::nn::Mlp& model,
   std::error_code error;
   std::filesystem::create_directories(folder, error);
   if (error)
-    throw seam::Error(13, "--save: cannot create " + folder.string() + ": " + error.message());
+    throw seam::Error(seam::ErrorCode::kInternal,
+                      "--save: cannot create " + folder.string() + ": " + error.message());
   std::ostringstream rng_state;
   rng_state << rng;
   seam::checkpoint::save_file((folder / "model.safetensors").string(), model.state_dict(),
@@ -34,7 +35,8 @@ int ResumeFrom(const std::string& dir, seam::nn::Mlp& model, seam::optim::Optimi
   std::string name;
   if (!(latest >> name) || name.rfind("epoch-", 0) != 0) {
     throw seam::Error(
-        5, "--resume: " + latest_path + " is missing or does not name a checkpoint (epoch-<k>)");
+        seam::ErrorCode::kNotFound,
+        "--resume: " + latest_path + " is missing or does not name a checkpoint (epoch-<k>)");
   }
   const std::filesystem::path folder = std::filesystem::path(dir) / name;
   model.load_state_dict(
@@ -44,15 +46,18 @@ int ResumeFrom(const std::string& dir, seam::nn::Mlp& model, seam::optim::Optimi
   auto field = [&](const std::string& key) {
     auto it = saved.metadata.find(key);
     if (it == saved.metadata.end()) {
-      throw seam::Error(3, "--resume: " + (folder / "optimizer.safetensors").string() +
-                               " has no '" + key + "' in its metadata");
+      throw seam::Error(seam::ErrorCode::kInvalidArgument,
+                        "--resume: " + (folder / "optimizer.safetensors").string() + " has no '" +
+                            key + "' in its metadata");
     }
     return it->second;
   };
   const int epoch = std::stoi(field("epoch"));
   std::istringstream rng_state(field("data_rng"));
   rng_state >> rng;
-  if (!rng_state) throw seam::Error(3, "--resume: the saved data_rng state does not parse");
+  if (!rng_state)
+    throw seam::Error(seam::ErrorCode::kInvalidArgument,
+                      "--resume: the saved data_rng state does not parse");
   optimizer.load_state_dict(saved.tensors, model.named_parameters());
   return epoch;
 }

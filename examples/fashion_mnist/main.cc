@@ -109,7 +109,7 @@ int Run(const Options& options) {
               static_cast<long long>(train.count), static_cast<long long>(test.count));
 
   seam::nn::Mlp model({kPixels, 256, 128, 10}, /*seed=*/42);
-  seam::optim::Adam optimizer(model.parameters(), 1e-3f);
+  seam::optim::Adam optimizer(model, 1e-3f);
   std::unique_ptr<seam::DataParallel> dp = MakeDataParallel(options.data_parallel);
   // This process's rows of each batch: all of them, or those of its replicas.
   const int64_t rows = dp == nullptr ? kBatch : kBatch / dp->replicas() * dp->local_replicas();

@@ -85,17 +85,15 @@ class Sequential : public Module {
 };
 
 // Linear layers with relu between them: sizes {784, 256, 128, 10} gives three layers.
-class Mlp {
+class Mlp : public Module {
  public:
   Mlp(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype = DType::kFloat32);
-  Tensor forward(const Tensor& x) const;
-  // Handles to every weight and bias, in layer order; an optimizer assigns through them.
-  std::vector<Tensor*> parameters();
+  Tensor forward(const Tensor& x) const override;
+  // Every weight and bias, in layer order.
+  std::vector<Tensor*> parameters() override;
   // "layers.<i>.weight" and "layers.<i>.bias" (a PyTorch module holding an nn.ModuleList
-  // named `layers`); state_dict and load_state_dict as for a Module.
-  std::vector<NamedParameter> named_parameters();
-  StateDict state_dict();
-  void load_state_dict(const StateDict& state);
+  // named `layers`).
+  std::vector<NamedParameter> named_parameters() override;
   std::vector<Linear> layers;
 };
 

@@ -17,6 +17,9 @@ namespace seam::optim {
 
 class Optimizer {
  public:
+  // The parameters to update: a module's (Sgd opt(model, 0.1f)), or handles given one by
+  // one. The module (or the tensors) must outlive the optimizer and stay where they are.
+  explicit Optimizer(nn::Module& module) : params_(module.parameters()) {}
   explicit Optimizer(std::vector<Tensor*> params) : params_(std::move(params)) {}
   virtual ~Optimizer() = default;
   // Gradients of the scalar `loss` for every parameter, then one update.
@@ -69,6 +72,8 @@ class Optimizer {
 // p -= lr * v, v = momentum * v + (g + weight_decay * p).
 class Sgd : public Optimizer {
  public:
+  Sgd(nn::Module& module, float lr, float momentum = 0, float weight_decay = 0)
+      : Sgd(module.parameters(), lr, momentum, weight_decay) {}
   Sgd(std::vector<Tensor*> params, float lr, float momentum = 0, float weight_decay = 0);
   void update(const std::vector<Tensor>& grads) override;
   std::vector<const Tensor*> state() const override;
@@ -93,6 +98,9 @@ class Sgd : public Optimizer {
 // agree within float rounding, not bit for bit (docs/frontend.md, Compiled steps).
 class Adam : public Optimizer {
  public:
+  explicit Adam(nn::Module& module, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
+                float eps = 1e-8f, float weight_decay = 0, bool capturable = false)
+      : Adam(module.parameters(), lr, beta1, beta2, eps, weight_decay, capturable) {}
   Adam(std::vector<Tensor*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
        float eps = 1e-8f, float weight_decay = 0, bool capturable = false);
   void update(const std::vector<Tensor>& grads) override;

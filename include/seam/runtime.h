@@ -42,6 +42,22 @@ class PjRtPlugin {
 // seam::Error (FailedPrecondition) once the process's client exists: register first.
 void RegisterPjRtPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin);
 
+// One device's memory figures in bytes, as its plugin counts them (docs/plugins.md, "Memory
+// figures", says what the CPU plugin counts). A figure the plugin does not report is -1.
+struct MemoryStats {
+  int64_t bytes_in_use = 0;        // device memory held for the device now
+  int64_t peak_bytes_in_use = -1;  // the most held at once since the client was created
+  int64_t bytes_limit = -1;        // what the plugin refuses to allocate beyond; -1: no limit
+  int64_t pool_cached_bytes = -1;  // memory the plugin keeps for reuse, not in use
+};
+
+// The memory figures of local device `device` (0 to local_device_count() - 1, in the order
+// of the client's devices: CPU:0, CPU:1, ...), read from the plugin now; starts the
+// process's client if needed. Throws seam::Error: INVALID_ARGUMENT naming the index when
+// there is no such device; UNIMPLEMENTED naming the plugin's ABI version when the plugin
+// has no memory query (ABI minor 1 or 2); the client's error when it cannot start.
+MemoryStats memory_stats(int device);
+
 }  // namespace seam
 
 #endif  // SEAM_RUNTIME_H_

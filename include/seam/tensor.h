@@ -19,15 +19,71 @@ namespace seam {
 // kBool holds comparison results (IR pred); kFloat64 is for gradient checks and precise work.
 enum class DType { kFloat32, kInt32, kFloat64, kBool };
 
-// Every failure of the tensor API: misuse, a bad environment, a device error. `code` is an
-// absl/gRPC canonical status code (3 = invalid argument, 9 = failed precondition, ...).
+// "float32", "int32", "float64", "bool" (PyTorch's names without the "torch." prefix).
+const char* dtype_name(DType dtype);
+
+// Why an operation failed: the canonical codes of absl::Status and gRPC, with their numbers.
+enum class ErrorCode : int {
+  kCancelled = 1,
+  kUnknown = 2,
+  kInvalidArgument = 3,  // misuse of the API: a bad shape, dtype, axis or argument
+  kDeadlineExceeded = 4,
+  kNotFound = 5,  // a file or a plugin library that is not there
+  kAlreadyExists = 6,
+  kPermissionDenied = 7,
+  kResourceExhausted = 8,   // out of memory
+  kFailedPrecondition = 9,  // a bad environment (PJRT_DEVICE unset) or a call made too late
+  kAborted = 10,            // the distributed job was lost
+  kOutOfRange = 11,
+  kUnimplemented = 12,  // a plugin or build lacks the feature
+  kInternal = 13,
+  kUnavailable = 14,
+  kDataLoss = 15,  // a malformed or truncated file
+  kUnauthenticated = 16,
+};
+
+// "INVALID_ARGUMENT", "FAILED_PRECONDITION", ... (absl's names).
+const char* error_code_name(ErrorCode code);
+
+// Every failure of the API: misuse, a bad environment, a device error.
 class Error : public std::runtime_error {
  public:
-  Error(int code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  int code() const { return code_; }
+  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const { return code_; }
 
  private:
-  int code_;
+  ErrorCode code_;
+};
+
+// A number combined with a tensor (t + 1, 0.5f * t, t > 0, maximum(t, 0)). It takes the
+// tensor's dtype, and never silently loses its kind: an integer scalar goes with int32 and
+// float tensors (it must fit int32 for an int32 tensor), a floating-point scalar only with
+// float tensors (int32 + 1.5 is an Error: convert the tensor first, t.to(DType::kFloat32)),
+// a bool only with bool tensors. Tensors of two dtypes are never combined implicitly either.
+class Scalar {
+ public:
+  enum class Kind { kFloat, kInt, kBool };
+  Scalar(double value) : kind_(Kind::kFloat), float_(value) {}     // NOLINT: implicit on purpose
+  Scalar(float value) : Scalar(static_cast<double>(value)) {}      // NOLINT
+  Scalar(bool value) : kind_(Kind::kBool), int_(value ? 1 : 0) {}  // NOLINT
+  Scalar(int value) : kind_(Kind::kInt), int_(value) {}            // NOLINT
+  Scalar(long value) : kind_(Kind::kInt), int_(value) {}           // NOLINT
+  Scalar(long long value) : kind_(Kind::kInt), int_(value) {}      // NOLINT
+  Scalar(unsigned value) : kind_(Kind::kInt), int_(value) {}       // NOLINT
+  Scalar(unsigned long value) : Scalar(static_cast<unsigned long long>(value)) {}  // NOLINT
+  Scalar(unsigned long long value)                                                 // NOLINT
+      : kind_(Kind::kInt), int_(static_cast<int64_t>(value)), too_large_(value > INT64_MAX) {}
+  Kind kind() const { return kind_; }
+  double to_double() const { return kind_ == Kind::kFloat ? float_ : static_cast<double>(int_); }
+  int64_t to_int() const { return int_; }  // kInt and kBool
+  // An unsigned integer above INT64_MAX (every operation refuses it).
+  bool too_large() const { return too_large_; }
+
+ private:
+  Kind kind_;
+  double float_ = 0;
+  int64_t int_ = 0;
+  bool too_large_ = false;
 };
 
 namespace lazy {
@@ -111,6 +167,9 @@ class Tensor {
   // NumPy broadcast_to / torch expand: dims aligned at the end, a size-1 dim stretches,
   // new leading dims are added (IR broadcast_in_dim).
   Tensor broadcast_to(std::vector<int64_t> shape) const;
+  // Elements start, start + step, ... before end along `axis` (Python's x[start:end:step],
+  // step >= 1). start and end follow one rule: a negative value counts from the end, then
+  // each is clamped into [0, size]; an end at or before the start gives an empty axis.
   Tensor slice(int64_t axis, int64_t start, int64_t end, int64_t step = 1) const;
   static Tensor cat(const std::vector<Tensor>& tensors, int64_t axis);
   // `low[d]` elements of `value` before and `high[d]` after each dimension d (negative
@@ -146,6 +205,16 @@ class Tensor {
   // old value and graphs that used it are unaffected. copy_ is the same.
   Tensor& assign(const Tensor& value);
   Tensor& copy_(const Tensor& value) { return assign(value); }
+  // t += x is t.assign(t + x): the result must keep t's shape and dtype (x may broadcast to
+  // t, not the other way round), or it is an Error naming the operator.
+  Tensor& operator+=(const Tensor& other);
+  Tensor& operator-=(const Tensor& other);
+  Tensor& operator*=(const Tensor& other);
+  Tensor& operator/=(const Tensor& other);
+  Tensor& operator+=(Scalar other);
+  Tensor& operator-=(Scalar other);
+  Tensor& operator*=(Scalar other);
+  Tensor& operator/=(Scalar other);
 
   // True while the tensor is a recorded operation not yet run by a sync.
   bool has_pending_ops() const;
@@ -156,24 +225,27 @@ class Tensor {
   std::shared_ptr<lazy::TensorImpl> impl_;
 };
 
-// Elementwise with numpy-style broadcasting; a float operand is a scalar tensor.
+// Elementwise with numpy-style broadcasting. Both tensors have one dtype; a Scalar takes
+// the tensor's (see Scalar). Division of int32 tensors truncates toward zero (IR divide).
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);
 Tensor operator*(const Tensor& a, const Tensor& b);
-Tensor operator+(const Tensor& a, float b);
-Tensor operator-(const Tensor& a, float b);
-Tensor operator*(const Tensor& a, float b);
-Tensor operator*(float a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator/(const Tensor& a, float b);
-Tensor operator/(float a, const Tensor& b);
-Tensor operator+(float a, const Tensor& b);
-Tensor operator-(float a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(Scalar a, const Tensor& b);
 Tensor operator-(const Tensor& a);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, Scalar b);
+Tensor minimum(const Tensor& a, Scalar b);
 Tensor pow(const Tensor& a, const Tensor& b);
-Tensor pow(const Tensor& a, float exponent);
+Tensor pow(const Tensor& a, Scalar exponent);
 // Comparisons give kBool tensors (broadcasting as above); where picks a where cond is true.
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -181,14 +253,52 @@ Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
+// The same as operators, elementwise like libtorch's: `(x > 0)` is a bool tensor, not a
+// truth value (read it with .to(DType::kInt32) and to_vector).
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator!=(const Tensor& a, Scalar b);
+Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator>=(const Tensor& a, Scalar b);
+Tensor operator==(Scalar a, const Tensor& b);
+Tensor operator!=(Scalar a, const Tensor& b);
+Tensor operator<(Scalar a, const Tensor& b);
+Tensor operator<=(Scalar a, const Tensor& b);
+Tensor operator>(Scalar a, const Tensor& b);
+Tensor operator>=(Scalar a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 // The remainder of a / b with the sign of a (C's fmod, torch.fmod; IR remainder).
 Tensor fmod(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);  // bool tensors, broadcasting
 Tensor logical_or(const Tensor& a, const Tensor& b);
-Tensor maximum(const Tensor& a, float b);
-Tensor minimum(const Tensor& a, float b);
 Tensor matmul(const Tensor& a, const Tensor& b);
+
+// The unary math as free functions too (torch::exp(x), mlx::core::exp(x)): each is the
+// member of the same name.
+inline Tensor neg(const Tensor& x) { return x.neg(); }
+inline Tensor exp(const Tensor& x) { return x.exp(); }
+inline Tensor log(const Tensor& x) { return x.log(); }
+inline Tensor tanh(const Tensor& x) { return x.tanh(); }
+inline Tensor sigmoid(const Tensor& x) { return x.sigmoid(); }
+inline Tensor relu(const Tensor& x) { return x.relu(); }
+inline Tensor sqrt(const Tensor& x) { return x.sqrt(); }
+inline Tensor rsqrt(const Tensor& x) { return x.rsqrt(); }
+inline Tensor abs(const Tensor& x) { return x.abs(); }
+inline Tensor sign(const Tensor& x) { return x.sign(); }
+inline Tensor log1p(const Tensor& x) { return x.log1p(); }
+inline Tensor floor(const Tensor& x) { return x.floor(); }
+inline Tensor ceil(const Tensor& x) { return x.ceil(); }
+inline Tensor gelu(const Tensor& x) { return x.gelu(); }
+inline Tensor logical_not(const Tensor& x) { return x.logical_not(); }
+inline Tensor softmax(const Tensor& x, int64_t axis) { return x.softmax(axis); }
+inline Tensor log_softmax(const Tensor& x, int64_t axis) { return x.log_softmax(axis); }
 
 // Reverse-mode gradients of a scalar `loss` with respect to each of `params`, as lazy
 // tensors (forward and backward then run as one program at the next sync). A non-scalar
@@ -207,6 +317,13 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors);
 // code site for the recompile explainer (SEAM_DEBUG=1, docs/frontend.md). In eager mode
 // nothing is pending; sync cuts the recorded history kept for autodiff.
 void sync(SourceLocation site = SourceLocation::current());
+
+// Blocks until every run launched on this process's devices so far has finished (torch_xla's
+// wait_device_ops). It launches nothing: operations not yet synced stay pending. Metrics read
+// after it include every finished run (ExecuteTime, ExecuteReplicatedTime). Returns at once
+// when no device has been used yet. A run that failed is not reported here but by the
+// tensors it produced, when they are read.
+void wait_device_ops();
 
 // Eager mode: every operation runs when it is recorded (one small program per op, from an
 // op-level compile cache). Off by default; SEAM_EAGER=1 turns it on (read at first use, a

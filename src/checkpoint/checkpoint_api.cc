@@ -18,7 +18,7 @@ static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian; seam writes host bytes as they are");
 
 [[noreturn]] void Throw(const absl::Status& status) {
-  throw Error(static_cast<int>(status.code()), std::string(status.message()));
+  throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
 }
 
 // A tensor's host bytes (the literal read from the device, not copied again), kept alive
@@ -48,8 +48,9 @@ HostCopy CopyOut(const std::string& name, const Tensor& t) {
     case seam::DType::kBool:
       break;
   }
-  throw Error(3, absl::StrCat("save_file: tensor '", name,
-                              "' is bool; the files hold float32, float64 and int32 tensors"));
+  throw Error(ErrorCode::kInvalidArgument,
+              absl::StrCat("save_file: tensor '", name,
+                           "' is bool; the files hold float32, float64 and int32 tensors"));
 }
 
 // A tensor on the device, sent straight from the file's mapping: no host copy is made or
@@ -85,9 +86,10 @@ Loaded load_file(const std::string& path) {
   const Header& header = (*file)->header();
   for (const TensorInfo& info : header.tensors) {  // every dtype first: load all or nothing
     if (info.dtype != DType::kF32 && info.dtype != DType::kF64 && info.dtype != DType::kI32) {
-      throw Error(12, absl::StrCat("load_file: ", path, ": tensor '", info.name, "' is ",
-                                   DTypeName(info.dtype), "; the tensor API reads F32, F64 ",
-                                   "and I32 (other dtypes come with the front end's types)"));
+      throw Error(ErrorCode::kUnimplemented,
+                  absl::StrCat("load_file: ", path, ": tensor '", info.name, "' is ",
+                               DTypeName(info.dtype), "; the tensor API reads F32, F64 ",
+                               "and I32 (other dtypes come with the front end's types)"));
     }
   }
   Loaded loaded;

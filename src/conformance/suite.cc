@@ -76,9 +76,14 @@ void CheckTable(Suite& suite) {
                                PJRT_API_MAJOR, ".", PJRT_API_MIN_MINOR, " or a newer minor"));
   });
   suite.Check("api", "table size", [&] {
-    return Expect(api->struct_size >= PJRT_Api_STRUCT_SIZE,
-                  absl::StrCat("PJRT_Api is ", api->struct_size, " bytes, the suite reads ",
-                               PJRT_Api_STRUCT_SIZE));
+    // The table holds every function of the minor the plugin reports: 1.1 and 1.2 end at
+    // PJRT_Buffer_OnDeviceSizeInBytes, 1.3 at PJRT_Device_MemoryStats.
+    const size_t needed = api->pjrt_api_version.minor_version >= 3
+                              ? PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats)
+                              : size_t{PJRT_Api_STRUCT_SIZE_1_2};
+    return Expect(api->struct_size >= needed,
+                  absl::StrCat("PJRT_Api is ", api->struct_size, " bytes, version ",
+                               suite.PluginVersion(), " needs ", needed));
   });
   suite.Check("api", "no null slots", [&] {
     size_t first = offsetof(PJRT_Api, PJRT_Error_Destroy);
@@ -146,6 +151,7 @@ std::vector<CheckResult> RunSuite(const PJRT_Api* api, const SuiteOptions& optio
   CheckBuffersAndEvents(suite);
   CheckCompile(suite);
   CheckExecute(suite);
+  CheckMemory(suite);
   if (options.ops) CheckOps(suite, options.seed);
   suite.DestroyClient();
   return std::move(suite.results());

@@ -65,6 +65,10 @@ class Suite {
 absl::Status Expect(bool condition, const std::string& what);
 absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
                          const std::string& call);
+// The struct-size refusal "Unexpected <struct_name> size: expected <expected>, got <got>.
+// Check installed software versions. The framework PJRT API version is <major>.<minor>."
+absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& struct_name,
+                               size_t expected, size_t got);
 
 void CheckTable(Suite& suite);
 void CheckStructSizes(Suite& suite);
@@ -73,7 +77,11 @@ void CheckDevices(Suite& suite);           // suite_client.cc
 void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the two below
 void CheckCompile(Suite& suite);
 void CheckExecute(Suite& suite);
-void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
+void CheckMemory(Suite& suite);  // suite_memory.cc
+// UNIMPLEMENTED, saying why, when the plugin's version or table has no
+// PJRT_Device_MemoryStats (ABI 1.3): its slot is then never read.
+absl::Status HasMemoryQuery(const Suite& suite);  // suite_memory.cc
+void CheckOps(Suite& suite, uint64_t seed);       // op_checks.cc
 
 }  // namespace seam::conformance
 

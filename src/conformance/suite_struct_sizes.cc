@@ -7,11 +7,9 @@
 #include "src/conformance/suite_internal.h"
 
 namespace seam::conformance {
-namespace {
 
-// "Unexpected <Args> size: expected <n>, got <m>. Check installed software versions. The
-// framework PJRT API version is <major>.<minor>." -- the version is the one the plugin was
-// built with, so only its form is checked.
+// The version in the message is the one the plugin was built with, so only its form is
+// checked.
 absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& struct_name,
                                size_t expected, size_t got) {
   if (status.ok()) {
@@ -40,6 +38,8 @@ absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& st
   return Expect(ok,
                 absl::StrCat("message '", message, "', expected '", prefix, "<major>.<minor>.'"));
 }
+
+namespace {
 
 // The least struct_size a plugin must accept for an Args struct: its size in the minor
 // that introduced it. Structs that grew later name their first size (docs/abi.md).
@@ -100,6 +100,10 @@ void CheckStructSizes(Suite& suite) {
   SEAM_SIZE_CHECK(PJRT_Buffer_Delete);
   SEAM_SIZE_CHECK(PJRT_Buffer_IsDeleted);
   SEAM_SIZE_CHECK(PJRT_Buffer_OnDeviceSizeInBytes);
+  // 1.3: only where the plugin's version and table have it.
+  if (HasMemoryQuery(suite).ok()) {
+    SEAM_SIZE_CHECK(PJRT_Device_MemoryStats);
+  }
 
   suite.Check("struct size", "a larger struct from a newer caller is accepted", [&] {
     if (suite.client() == nullptr) return suite.client_status();

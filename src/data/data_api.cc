@@ -9,7 +9,7 @@ namespace seam::data {
 namespace {
 
 [[noreturn]] void Throw(const absl::Status& status) {
-  throw Error(static_cast<int>(status.code()), std::string(status.message()));
+  throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
 }
 
 // Running out of memory is a seam::Error too (RESOURCE_EXHAUSTED naming the file).

@@ -413,17 +413,26 @@ void WalkForGrad(const NodePtr& root, const std::vector<NodePtr>& param_nodes, c
 
 }  // namespace
 
-std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) {
-  NodePtr root = lazy::NodeOf(loss, "grad");
+namespace lazy {
+
+std::vector<Tensor> Gradients(const char* caller, const Tensor& loss,
+                              const std::vector<Tensor>& params) {
+  NodePtr root = lazy::NodeOf(loss, caller);
   if (root->shape.rank() != 0 || !ir::IsFloat(root->shape.dtype)) {
     lazy::ThrowInvalid(
-        absl::StrCat("grad: the loss must be a float scalar, got ", root->shape.ToString()));
+        absl::StrCat(caller, ": the loss must be a float scalar, got ", root->shape.ToString()));
+  }
+  if (root->is_leaf() && root->operands.empty() && !params.empty()) {
+    lazy::ThrowInvalid(absl::StrCat(
+        caller, ": the loss ", root->shape.ToString(),
+        " has no recorded operations (it was synced or read, or made from data), so nothing "
+        "has a gradient: compute the gradients before syncing or reading the loss"));
   }
   std::vector<NodePtr> param_nodes;
   param_nodes.reserve(params.size());
   KeySet wanted;
   for (const Tensor& p : params) {
-    param_nodes.push_back(lazy::NodeOf(p, "grad"));
+    param_nodes.push_back(lazy::NodeOf(p, caller));
     wanted.Insert(Key(param_nodes.back().get()));
   }
 
@@ -479,13 +488,19 @@ std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) 
     const int slot = graph.param_slots[k];
     if (slot < 0 || adjoint[slot] == nullptr) {
       lazy::ThrowInvalid(absl::StrCat(
-          "grad: parameter ", k, " (", param_nodes[k]->shape.ToString(),
-          ") is not in the graph of the loss (a synced loss is a plain value: take grad before "
-          "reading or syncing it)"));
+          caller, ": parameter ", k, " (", param_nodes[k]->shape.ToString(),
+          ") is not used by the loss: the loss does not depend on it (leave it out of the "
+          "parameters, or use it in the computation of the loss)"));
     }
     grads.push_back(lazy::Wrap(adjoint[slot]));
   }
   return grads;
+}
+
+}  // namespace lazy
+
+std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params) {
+  return lazy::Gradients("grad", loss, params);
 }
 
 }  // namespace seam

@@ -38,7 +38,7 @@ bool EnvFlag(const char* name) {
   std::optional<std::string> value = base::GetEnv(name);
   if (!value || value->empty() || *value == "0") return false;
   if (*value == "1") return true;
-  throw Error(3,
+  throw Error(ErrorCode::kInvalidArgument,
               absl::StrCat("Environment variable ", name, " must be 0 or 1, got '", *value, "'"));
 }
 
@@ -48,7 +48,8 @@ std::vector<std::shared_ptr<TensorImpl>> Impls(const std::vector<Tensor>& tensor
   impls.reserve(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (!tensors[i].defined()) {
-      throw Error(3, absl::StrCat("compiled step: ", what, " ", i, " is undefined"));
+      throw Error(ErrorCode::kInvalidArgument,
+                  absl::StrCat("compiled step: ", what, " ", i, " is undefined"));
     }
     impls.push_back(TensorAccess::Impl(tensors[i], what));
   }
@@ -92,9 +93,10 @@ std::vector<Tensor> Trace(CompiledStepState& s, const std::vector<Tensor>& input
     bool guarded = false;
     std::string change = DescribeChange(*s.plan, *capture, &guarded);
     if (!change.empty() && !guarded) {
-      throw Error(9, absl::StrCat("SEAM_COMPILE_CHECK: the compiled step changed since it was "
-                                  "captured: ",
-                                  change));
+      throw Error(ErrorCode::kFailedPrecondition,
+                  absl::StrCat("SEAM_COMPILE_CHECK: the compiled step changed since it was "
+                               "captured: ",
+                               change));
     }
   }
   if (s.last) {
@@ -115,7 +117,7 @@ std::vector<Tensor> Trace(CompiledStepState& s, const std::vector<Tensor>& input
 }  // namespace lazy
 
 CompiledStep::CompiledStep(StepFunction fn) : state_(std::make_unique<lazy::CompiledStepState>()) {
-  if (!fn) throw Error(3, "compile: the step function is empty");
+  if (!fn) throw Error(ErrorCode::kInvalidArgument, "compile: the step function is empty");
   state_->fn = std::move(fn);
   state_->check = lazy::EnvFlag("SEAM_COMPILE_CHECK");
   state_->debug = lazy::EnvFlag("SEAM_DEBUG");
@@ -127,7 +129,8 @@ CompiledStep& CompiledStep::operator=(CompiledStep&&) noexcept = default;
 
 std::vector<Tensor> CompiledStep::operator()(const std::vector<Tensor>& inputs,
                                              SourceLocation site) {
-  if (!state_) throw Error(9, "compiled step: used after it was moved from");
+  if (!state_)
+    throw Error(ErrorCode::kFailedPrecondition, "compiled step: used after it was moved from");
   lazy::CompiledStepState& s = *state_;
   std::vector<std::shared_ptr<lazy::TensorImpl>> impls = lazy::Impls(inputs, "input");
   // Inside another compiled step's function a call is always traced, so that the enclosing

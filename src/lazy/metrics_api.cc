@@ -1,10 +1,18 @@
 // The public metrics API (include/seam/metrics.h) over the runtime's registry.
 #include "seam/metrics.h"
 #include "src/runtime/metrics.h"
+#include "src/runtime/runtime.h"
 
 namespace seam::metrics {
 
-std::string CreateMetricReport() { return MetricsReport(); }
+std::string CreateMetricReport() {
+  std::string report = MetricsReport();
+  // The devices' memory figures, when the process's client exists (a report never starts it).
+  if (const runtime::ComputationClient* client = runtime::GetComputationClientIfInitialized()) {
+    report += runtime::MemoryReport(*client);
+  }
+  return report;
+}
 
 int64_t MetricTotalSamples(std::string_view name) {
   const Metric* metric = FindMetric(name);

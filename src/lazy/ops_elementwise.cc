@@ -1,4 +1,5 @@
-// Elementwise operations: numpy broadcasting, scalar operands, unary math, comparisons.
+// Elementwise operations: numpy broadcasting, unary math, comparisons (the C++ operators
+// and scalar operands are in ops_operators.cc).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -96,16 +97,6 @@ NodePtr ScalarFor(const Tensor& like, float value, const char* name) {
   return lazy::ScalarNode(NodeOf(like, name)->shape.dtype, value);
 }
 
-Tensor BinaryScalar(ir::Op op, const char* name, const Tensor& a, float b) {
-  NodePtr x = NodeOf(a, name);
-  return lazy::Wrap(lazy::Elementwise(op, name, x, lazy::ScalarNode(x->shape.dtype, b)));
-}
-
-Tensor ScalarBinary(ir::Op op, const char* name, float a, const Tensor& b) {
-  NodePtr y = NodeOf(b, name);
-  return lazy::Wrap(lazy::Elementwise(op, name, lazy::ScalarNode(y->shape.dtype, a), y));
-}
-
 Tensor UnaryFloat(ir::Op op, const char* name, const Tensor& t) {
   NodePtr x = NodeOf(t, name);
   if (!ir::IsFloat(x->shape.dtype)) {
@@ -116,34 +107,6 @@ Tensor UnaryFloat(ir::Op op, const char* name, const Tensor& t) {
 
 }  // namespace
 
-Tensor operator+(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kAdd, "add", a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) {
-  return Binary(ir::Op::kSubtract, "subtract", a, b);
-}
-Tensor operator*(const Tensor& a, const Tensor& b) {
-  return Binary(ir::Op::kMultiply, "multiply", a, b);
-}
-Tensor operator/(const Tensor& a, const Tensor& b) {
-  return Binary(ir::Op::kDivide, "divide", a, b);
-}
-Tensor operator+(const Tensor& a, float b) { return BinaryScalar(ir::Op::kAdd, "add", a, b); }
-Tensor operator-(const Tensor& a, float b) {
-  return BinaryScalar(ir::Op::kSubtract, "subtract", a, b);
-}
-Tensor operator*(const Tensor& a, float b) {
-  return BinaryScalar(ir::Op::kMultiply, "multiply", a, b);
-}
-Tensor operator/(const Tensor& a, float b) { return BinaryScalar(ir::Op::kDivide, "divide", a, b); }
-Tensor operator*(float a, const Tensor& b) {
-  return ScalarBinary(ir::Op::kMultiply, "multiply", a, b);
-}
-Tensor operator+(float a, const Tensor& b) { return ScalarBinary(ir::Op::kAdd, "add", a, b); }
-Tensor operator-(float a, const Tensor& b) {
-  return ScalarBinary(ir::Op::kSubtract, "subtract", a, b);
-}
-Tensor operator/(float a, const Tensor& b) { return ScalarBinary(ir::Op::kDivide, "divide", a, b); }
-Tensor operator-(const Tensor& a) { return a.neg(); }
-
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return Binary(ir::Op::kMaximum, "maximum", a, b);
 }
@@ -151,9 +114,6 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return Binary(ir::Op::kMinimum, "minimum", a, b);
 }
 Tensor pow(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kPower, "pow", a, b); }
-Tensor pow(const Tensor& a, float exponent) {
-  return BinaryScalar(ir::Op::kPower, "pow", a, exponent);
-}
 Tensor eq(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kEq, "eq", a, b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kLt, "lt", a, b); }
 Tensor gt(const Tensor& a, const Tensor& b) { return Binary(ir::Op::kGt, "gt", a, b); }

@@ -1,5 +1,5 @@
 // The remaining elementwise IR primitives (abs, sign, log1p, rsqrt, floor, ceil, remainder,
-// ne/le/ge, and/or/not), scalar forms of maximum/minimum, and the gelu composite.
+// ne/le/ge, and/or/not) and the gelu composite.
 #include "absl/strings/str_cat.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -34,11 +34,6 @@ Tensor Logical(ir::Op op, const char* name, const Tensor& a, const Tensor& b) {
                                     " and ", y->shape.ToString()));
   }
   return lazy::Wrap(lazy::Elementwise(op, name, x, y));
-}
-
-Tensor WithScalar(ir::Op op, const char* name, const Tensor& a, float b) {
-  NodePtr x = NodeOf(a, name);
-  return lazy::Wrap(lazy::Elementwise(op, name, x, lazy::ScalarNode(x->shape.dtype, b)));
 }
 
 }  // namespace
@@ -77,7 +72,5 @@ Tensor logical_and(const Tensor& a, const Tensor& b) {
 Tensor logical_or(const Tensor& a, const Tensor& b) {
   return Logical(ir::Op::kOr, "logical_or", a, b);
 }
-Tensor maximum(const Tensor& a, float b) { return WithScalar(ir::Op::kMaximum, "maximum", a, b); }
-Tensor minimum(const Tensor& a, float b) { return WithScalar(ir::Op::kMinimum, "minimum", a, b); }
 
 }  // namespace seam

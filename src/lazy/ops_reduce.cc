@@ -126,6 +126,7 @@ Tensor Tensor::argmax(int64_t axis) const {
 // the errors of the tensor operations they are made of.
 Tensor Tensor::log_softmax(int64_t axis) const {
   NodePtr x = NodeOf(*this, "log_softmax");
+  lazy::UserOpScope scope("log_softmax", x->shape, "axis", axis);
   NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
                                       ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
   CheckFloat("exp", shifted);
@@ -137,6 +138,7 @@ Tensor Tensor::log_softmax(int64_t axis) const {
 
 Tensor Tensor::softmax(int64_t axis) const {
   NodePtr x = NodeOf(*this, "softmax");
+  lazy::UserOpScope scope("softmax", x->shape, "axis", axis);
   NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
                                       ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
   CheckFloat("exp", shifted);

@@ -118,14 +118,19 @@ Tensor Tensor::permute(const std::vector<int64_t>& order) const {
 Tensor Tensor::slice(int64_t axis, int64_t start, int64_t end, int64_t step) const {
   NodePtr x = NodeOf(*this, "slice");
   int64_t a = lazy::NormalizeAxes("slice", x->shape, {axis}).front();
-  int64_t dim = x->shape.dims[a];
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  end = std::min(end, dim);
-  if (start < 0 || start > end || step < 1) {
-    lazy::ThrowInvalid(absl::StrCat("slice: [", start, ":", end, ":", step, "] of axis ", axis,
-                                    " is invalid for ", x->shape.ToString()));
+  if (step < 1) {
+    lazy::ThrowInvalid(absl::StrCat("slice: step ", step, " of [", start, ":", end, ":", step,
+                                    "] on axis ", axis, " of ", x->shape.ToString(),
+                                    " must be at least 1"));
   }
+  // Python's rule, the same for start and end: a negative bound counts from the end, then
+  // both are clamped into [0, dim]; an end at or before the start selects nothing.
+  const int64_t dim = x->shape.dims[a];
+  auto clamp = [dim](int64_t bound) {
+    return std::clamp<int64_t>(bound < 0 ? bound + dim : bound, 0, dim);
+  };
+  start = clamp(start);
+  end = std::max(start, clamp(end));
   int64_t rank = x->shape.rank();
   std::vector<int64_t> starts(rank, 0), limits = x->shape.dims, strides(rank, 1);
   starts[a] = start;

@@ -219,13 +219,15 @@ absl::Status NoteCompileCacheMiss(const ir::Program& program,
   from_host.reserve(parameters.size());
   for (const auto& leaf : parameters) from_host.push_back(leaf->host.has_value());
   if (!site.programs.empty()) {
+    // The closest earlier program; among equally close ones the most recent (batch 17
+    // after batch 13 is explained against 13, not against the 256 of the first step).
     const Earlier* closest = nullptr;
     Comparison best;
-    for (const Earlier& earlier : site.programs) {
-      Comparison c = Compare(earlier.program, program, from_host, /*explain=*/false);
+    for (auto earlier = site.programs.rbegin(); earlier != site.programs.rend(); ++earlier) {
+      Comparison c = Compare(earlier->program, program, from_host, /*explain=*/false);
       if (closest == nullptr || c.structural < best.structural ||
           (c.structural == best.structural && c.differing < best.differing)) {
-        closest = &earlier;
+        closest = &*earlier;
         best = c;
       }
     }

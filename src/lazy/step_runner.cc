@@ -1,6 +1,8 @@
 #include "src/lazy/step_runner.h"
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <string>
 #include <thread>
 
@@ -187,6 +189,18 @@ absl::StatusOr<int64_t> MaxStepsInFlight() {
   return *limit;
 }
 
+// The test hook of docs/checkpoints.md: SEAM_TEST_KILL_AT_STEP=N ends the process with
+// SIGKILL as it launches its N-th step (a barrier's or a replay's, counted from 1), so that a
+// test can kill a rank at a known point in the middle of an epoch.
+absl::Status MaybeKillAtStep() {
+  static const auto* at = new absl::StatusOr<int64_t>(base::GetEnvInt("SEAM_TEST_KILL_AT_STEP", 0));
+  if (!at->ok()) return at->status();
+  if (**at <= 0) return absl::OkStatus();
+  static std::atomic<int64_t> steps{0};
+  if (++steps == **at) raise(SIGKILL);
+  return absl::OkStatus();
+}
+
 // Crossing 3: runs the program on every replica's arguments. A step (a barrier's or a
 // replay's) first waits until fewer than SEAM_MAX_INFLIGHT_STEPS runs are unfinished on
 // each of its devices, so the host is never more steps ahead than that.
@@ -194,6 +208,7 @@ absl::Status Execute(ComputationClient& client, const StepRequest& request,
                      const std::vector<std::string>& devices, Scratch& scratch,
                      StepResult& result) {
   if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
+    SEAM_RETURN_IF_ERROR(MaybeKillAtStep());
     SEAM_ASSIGN_OR_RETURN(int64_t limit, MaxStepsInFlight());
     for (const std::string& device : devices) {
       SEAM_RETURN_IF_ERROR(client.AwaitRunsInFlightBelow(device, limit));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <random>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/base/object_pool.h"
@@ -36,17 +37,55 @@ Tensor TensorAccess::Wrap(NodePtr node) {
 }
 
 const std::shared_ptr<TensorImpl>& TensorAccess::Impl(const Tensor& tensor, const char* what) {
-  if (!tensor.impl_) throw Error(3, absl::StrCat(what, ": tensor is undefined"));
+  if (!tensor.impl_)
+    throw Error(ErrorCode::kInvalidArgument, absl::StrCat(what, ": tensor is undefined"));
   return tensor.impl_;
 }
 
 namespace lazy {
 
-void Throw(const absl::Status& status) {
-  throw Error(static_cast<int>(status.code()), std::string(status.message()));
+namespace {
+
+struct UserOp {
+  const char* op = nullptr;  // null: no scope is open
+  const ir::Shape* input = nullptr;
+  const char* arg = nullptr;
+  int64_t value = 0;
+};
+thread_local UserOp t_user_op;
+
+// `message` with the open scope's operation in place of the leading "<internal op>: ".
+std::string InUserTerms(absl::string_view message) {
+  const UserOp& user = t_user_op;
+  if (user.op == nullptr) return std::string(message);
+  size_t colon = message.find(": ");
+  bool named = colon != absl::string_view::npos && colon > 0 &&
+               std::all_of(message.begin(), message.begin() + colon, [](char c) {
+                 return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '_';
+               });
+  if (named) message.remove_prefix(colon + 2);
+  std::string args = user.arg == nullptr ? "" : absl::StrCat("(", user.arg, "=", user.value, ")");
+  return absl::StrCat(user.op, args, " on ", user.input->ToString(), ": ", message);
 }
 
-void ThrowInvalid(const std::string& message) { throw Error(3, message); }
+}  // namespace
+
+UserOpScope::UserOpScope(const char* op, const ir::Shape& input, const char* arg, int64_t value)
+    : outermost_(t_user_op.op == nullptr) {
+  if (outermost_) t_user_op = UserOp{op, &input, arg, value};
+}
+
+UserOpScope::~UserOpScope() {
+  if (outermost_) t_user_op = UserOp{};
+}
+
+void Throw(const absl::Status& status) {
+  throw Error(static_cast<ErrorCode>(status.code()), InUserTerms(status.message()));
+}
+
+void ThrowInvalid(const std::string& message) {
+  throw Error(ErrorCode::kInvalidArgument, InUserTerms(message));
+}
 
 NodePtr NodeOf(const Tensor& tensor, const char* what) {
   return TensorAccess::Impl(tensor, what)->node();
@@ -222,13 +261,28 @@ DType FromIr(ir::DType dtype) {
 
 namespace {
 
+// The shape a creation function `op` was given, checked in the caller's terms.
+ir::Shape CheckedShape(const char* op, const std::vector<int64_t>& dims, ir::DType dtype) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) {
+      lazy::ThrowInvalid(absl::StrCat(op, ": dimension ", i, " of the shape [",
+                                      absl::StrJoin(dims, ","), "] is negative"));
+    }
+  }
+  ir::Shape s{dtype, dims};
+  if (absl::Status status = ir::ValidateShape(s); !status.ok()) {
+    lazy::ThrowInvalid(absl::StrCat(op, ": ", status.message()));
+  }
+  return s;
+}
+
 void CheckCount(size_t count, const std::vector<int64_t>& shape) {
-  ir::Shape s{ir::DType::kF32, shape};
-  if (absl::Status status = ir::ValidateShape(s); !status.ok()) lazy::Throw(status);
+  ir::Shape s = CheckedShape("from_vector", shape, ir::DType::kF32);
   if (static_cast<int64_t>(count) != s.num_elements()) {
     throw Error(
-        3, absl::StrCat("from_vector: ", count, " values given for shape [",
-                        absl::StrJoin(shape, ","), "], which has ", s.num_elements(), " elements"));
+        ErrorCode::kInvalidArgument,
+        absl::StrCat("from_vector: ", count, " values given for shape [", absl::StrJoin(shape, ","),
+                     "], which has ", s.num_elements(), " elements"));
   }
 }
 
@@ -237,15 +291,19 @@ Tensor FromLiteral(ir::Literal literal) { return lazy::Wrap(lazy::DataLeaf(std::
 Tensor FromDoubles(const std::vector<double>& values, std::vector<int64_t> shape, DType dtype) {
   CheckCount(values.size(), shape);
   if (dtype == DType::kFloat64) return FromLiteral(ir::Literal::FromF64(values, std::move(shape)));
-  if (dtype != DType::kFloat32) throw Error(3, "randn/uniform: the dtype must be a float type");
+  if (dtype != DType::kFloat32)
+    throw Error(ErrorCode::kInvalidArgument, "randn/uniform: the dtype must be a float type");
   return FromLiteral(
       ir::Literal::FromF32(std::vector<float>(values.begin(), values.end()), std::move(shape)));
 }
 
-int64_t Count(const std::vector<int64_t>& shape) {
-  ir::Shape s{ir::DType::kF32, shape};
-  if (absl::Status status = ir::ValidateShape(s); !status.ok()) lazy::Throw(status);
-  return s.num_elements();
+int64_t Count(const char* op, const std::vector<int64_t>& shape) {
+  return CheckedShape(op, shape, ir::DType::kF32).num_elements();
+}
+
+Tensor Full(const char* op, const std::vector<int64_t>& shape, double value, DType dtype) {
+  CheckedShape(op, shape, lazy::ToIr(dtype));
+  return FromLiteral(lazy::FullLiteral(lazy::ToIr(dtype), shape, value));
 }
 
 }  // namespace
@@ -285,21 +343,21 @@ Tensor Tensor::scalar(double value, DType dtype) {
   return FromLiteral(lazy::ScalarLiteral(lazy::ToIr(dtype), value));
 }
 
-Tensor Tensor::zeros(const std::vector<int64_t>& shape, DType dtype) {
-  return full(shape, 0, dtype);
-}
-Tensor Tensor::ones(const std::vector<int64_t>& shape, DType dtype) {
-  return full(shape, 1, dtype);
-}
-
 // Host data, not a broadcast constant: optimizer state made with zeros() is then a plain
 // device buffer that later steps replace.
+Tensor Tensor::zeros(const std::vector<int64_t>& shape, DType dtype) {
+  return Full("zeros", shape, 0, dtype);
+}
+Tensor Tensor::ones(const std::vector<int64_t>& shape, DType dtype) {
+  return Full("ones", shape, 1, dtype);
+}
 Tensor Tensor::full(const std::vector<int64_t>& shape, double value, DType dtype) {
-  return FromLiteral(lazy::FullLiteral(lazy::ToIr(dtype), shape, value));
+  return Full("full", shape, value, dtype);
 }
 
 Tensor Tensor::arange(int64_t count, DType dtype) {
-  if (count < 0) throw Error(3, absl::StrCat("arange: count ", count, " is negative"));
+  if (count < 0)
+    throw Error(ErrorCode::kInvalidArgument, absl::StrCat("arange: count ", count, " is negative"));
   return lazy::Wrap(lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {0}}},
                                    lazy::MakeShape(lazy::ToIr(dtype), {count})));
 }
@@ -307,7 +365,7 @@ Tensor Tensor::arange(int64_t count, DType dtype) {
 Tensor Tensor::randn(std::vector<int64_t> shape, uint64_t seed, DType dtype) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> dist(0.0, 1.0);
-  std::vector<double> values(static_cast<size_t>(Count(shape)));
+  std::vector<double> values(static_cast<size_t>(Count("randn", shape)));
   for (double& v : values) v = dist(rng);
   return FromDoubles(values, std::move(shape), dtype);
 }
@@ -316,7 +374,7 @@ Tensor Tensor::uniform(std::vector<int64_t> shape, double low, double high, uint
                        DType dtype) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> dist(low, high);
-  std::vector<double> values(static_cast<size_t>(Count(shape)));
+  std::vector<double> values(static_cast<size_t>(Count("uniform", shape)));
   for (double& v : values) v = dist(rng);
   return FromDoubles(values, std::move(shape), dtype);
 }
@@ -335,8 +393,9 @@ Tensor& Tensor::assign(const Tensor& value) {
   NodePtr current = lazy::NodeOf(*this, "assign");
   NodePtr next = lazy::NodeOf(value, "assign");
   if (!(current->shape == next->shape)) {
-    throw Error(3, absl::StrCat("assign: the new value ", next->shape.ToString(),
-                                " does not match the tensor ", current->shape.ToString()));
+    throw Error(ErrorCode::kInvalidArgument,
+                absl::StrCat("assign: the new value ", next->shape.ToString(),
+                             " does not match the tensor ", current->shape.ToString()));
   }
   // A fresh handle impl: other handles that shared this one's impl keep the old value.
   // The new impl remembers the leaf it replaces, whose buffer the next sync may donate
@@ -362,8 +421,9 @@ std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* o
                                                            : ir::DType::kS32;
   ir::DType actual = impl->node()->shape.dtype;
   if (actual != wanted) {
-    throw Error(3, absl::StrCat(op, ": the tensor holds ", std::string(ir::DTypeName(actual)),
-                                " elements, not ", std::string(ir::DTypeName(wanted))));
+    throw Error(ErrorCode::kInvalidArgument,
+                absl::StrCat(op, ": the tensor holds ", std::string(ir::DTypeName(actual)),
+                             " elements, not ", std::string(ir::DTypeName(wanted))));
   }
   lazy::SyncSiteScope scope(site, op);
   absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl, op);
@@ -383,7 +443,8 @@ template <typename T>
 T Tensor::item(SourceLocation site) const {
   int64_t count = numel();
   if (count != 1) {
-    throw Error(3, absl::StrCat("item: the tensor has ", count, " elements, not 1"));
+    throw Error(ErrorCode::kInvalidArgument,
+                absl::StrCat("item: the tensor has ", count, " elements, not 1"));
   }
   return ReadVector<T>(TensorAccess::Impl(*this, "item"), "item", site).front();
 }
@@ -429,8 +490,9 @@ bool is_eager() {
 void set_buffer_donor(const Tensor& tensor, bool donor) {
   NodePtr node = lazy::NodeOf(tensor, "set_buffer_donor");
   if (!node->is_leaf()) {
-    throw Error(9, absl::StrCat("set_buffer_donor: the tensor ", node->shape.ToString(),
-                                " has pending operations; sync it first"));
+    throw Error(ErrorCode::kFailedPrecondition,
+                absl::StrCat("set_buffer_donor: the tensor ", node->shape.ToString(),
+                             " has pending operations; sync it first"));
   }
   node->value->buffer_donor = donor;
 }

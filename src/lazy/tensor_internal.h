@@ -28,7 +28,27 @@ namespace lazy {
 [[noreturn]] void Throw(const absl::Status& status);
 [[noreturn]] void ThrowInvalid(const std::string& message);
 
+// While alive, an error thrown through Throw or ThrowInvalid names the user's operation
+// instead of the internal one that raised it: "softmax(axis=5) on f32[4,3]: axis 5 is out of
+// range for f32[4,3]", not "max: ...". Composites (softmax, gelu, cross_entropy) open one;
+// the outermost scope on a thread wins. Nothing is formatted unless an error is thrown.
+class UserOpScope {
+ public:
+  // `input` must outlive the scope; `arg` (optional) names one integer argument.
+  UserOpScope(const char* op, const ir::Shape& input, const char* arg = nullptr, int64_t value = 0);
+  ~UserOpScope();
+  UserOpScope(const UserOpScope&) = delete;
+  UserOpScope& operator=(const UserOpScope&) = delete;
+
+ private:
+  bool outermost_;
+};
+
 NodePtr NodeOf(const Tensor& tensor, const char* what);
+
+// seam::grad, with errors naming `caller` ("optimizer step" for an optimizer's parameters).
+std::vector<Tensor> Gradients(const char* caller, const Tensor& loss,
+                              const std::vector<Tensor>& params);
 inline Tensor Wrap(NodePtr node) { return TensorAccess::Wrap(std::move(node)); }
 
 // A node checked by the IR's shape rules; `declared` gives the result for ops whose shape

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/lazy/tensor_internal.h"
 
 namespace seam::nn {
 
@@ -22,7 +23,8 @@ Sequential::Sequential(std::vector<std::shared_ptr<Module>> modules) {
 
 Sequential& Sequential::add(std::shared_ptr<Module> module) {
   if (module == nullptr) {
-    throw Error(3, absl::StrCat("Sequential: module ", modules.size(), " is null"));
+    throw Error(ErrorCode::kInvalidArgument,
+                absl::StrCat("Sequential: module ", modules.size(), " is null"));
   }
   modules.push_back(std::move(module));
   return *this;
@@ -43,7 +45,8 @@ std::vector<Tensor*> Sequential::parameters() {
 }
 
 Mlp::Mlp(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
-  if (sizes.size() < 2) throw Error(3, "Mlp: needs at least an input and an output size");
+  if (sizes.size() < 2)
+    throw Error(ErrorCode::kInvalidArgument, "Mlp: needs at least an input and an output size");
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {
     layers.emplace_back(sizes[i], sizes[i + 1], seed + 1000 * i, dtype);
   }
@@ -71,12 +74,19 @@ Tensor relu(const Tensor& x) { return x.relu(); }
 
 namespace {
 
+// Each problem is named on its own: the labels' dtype, then the ranks, then the row counts.
 void CheckLabels(const char* op, const Tensor& logits, const Tensor& labels) {
   const auto& ls = logits.shape();
   const auto& ys = labels.shape();
-  if (ls.size() != 2 || ys.size() != 1 || ys[0] != ls[0] || labels.dtype() != DType::kInt32) {
-    throw Error(3,
-                absl::StrCat(op, ": logits [", absl::StrJoin(ls, ","), "] and int32 labels [",
+  if (labels.dtype() != DType::kInt32) {
+    throw Error(ErrorCode::kInvalidArgument,
+                absl::StrCat(op, ": the labels must be int32 class indices, got ",
+                             dtype_name(labels.dtype()), " labels [", absl::StrJoin(ys, ","),
+                             "] (convert them with .to(DType::kInt32))"));
+  }
+  if (ls.size() != 2 || ys.size() != 1 || ys[0] != ls[0]) {
+    throw Error(ErrorCode::kInvalidArgument,
+                absl::StrCat(op, ": logits [", absl::StrJoin(ls, ","), "] and labels [",
                              absl::StrJoin(ys, ","), "] do not match (want [n,classes] and [n])"));
   }
 }
@@ -85,6 +95,8 @@ void CheckLabels(const char* op, const Tensor& logits, const Tensor& labels) {
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
   CheckLabels("cross_entropy", logits, labels);
+  const lazy::NodePtr node = lazy::NodeOf(logits, "cross_entropy");
+  lazy::UserOpScope scope("cross_entropy", node->shape);
   int64_t classes = logits.shape()[1];
   // one_hot[i, c] = (c == label[i]), from iota + eq + convert.
   Tensor one_hot =

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "src/lazy/tensor_internal.h"
+
 namespace seam::optim {
 
 namespace {
@@ -44,18 +46,20 @@ std::vector<Tensor> MeanOverReplicas(const std::vector<Tensor>& grads, const Dat
 }  // namespace
 
 void Optimizer::step(const Tensor& loss) {
-  if (params_.empty()) throw Error(3, "optimizer step: there are no parameters");
+  if (params_.empty())
+    throw Error(ErrorCode::kInvalidArgument, "optimizer step: there are no parameters");
   std::vector<Tensor> params;
   params.reserve(params_.size());
   for (Tensor* p : params_) params.push_back(*p);
-  update(grad(loss, params));
+  update(lazy::Gradients("optimizer step", loss, params));
 }
 
 void Optimizer::step(const Tensor& loss, const DataParallel& dp) {
-  if (params_.empty()) throw Error(3, "optimizer step: there are no parameters");
+  if (params_.empty())
+    throw Error(ErrorCode::kInvalidArgument, "optimizer step: there are no parameters");
   std::vector<Tensor> params;
   for (Tensor* p : params_) params.push_back(*p);
-  std::vector<Tensor> grads = grad(loss, params);
+  std::vector<Tensor> grads = lazy::Gradients("optimizer step", loss, params);
   if (dp.replicas() > 1) grads = MeanOverReplicas(grads, dp);
   update(grads);
 }
@@ -67,8 +71,9 @@ namespace {
 
 void CheckGrads(const char* name, size_t params, const std::vector<Tensor>& grads) {
   if (params == 0 || grads.size() != params) {
-    throw Error(3, std::string(name) + ": " + std::to_string(grads.size()) + " gradients for " +
-                       std::to_string(params) + " parameters");
+    throw Error(ErrorCode::kInvalidArgument, std::string(name) + ": " +
+                                                 std::to_string(grads.size()) + " gradients for " +
+                                                 std::to_string(params) + " parameters");
   }
 }
 

@@ -89,7 +89,7 @@ void Optimizer::load_state_dict(const nn::StateDict& state,
     std::string message =
         "optimizer load_state_dict: the state does not fit this optimizer (nothing loaded): ";
     for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw Error(3, message);
+    throw Error(ErrorCode::kInvalidArgument, message);
   }
   for (size_t k = 0; k < entries.size(); ++k) {
     const Tensor& value = state.at(StateName(entries[k].key, entries[k].param));

@@ -80,7 +80,7 @@ void LoadStateDict(const std::vector<NamedParameter>& params, const StateDict& s
   if (!problems.empty()) {
     std::string message = "load_state_dict: the state does not fit the module (nothing loaded): ";
     for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    throw Error(3, message);
+    throw Error(ErrorCode::kInvalidArgument, message);
   }
   for (const NamedParameter& p : params) {
     const Tensor& value = state.at(p.name);
@@ -124,9 +124,5 @@ std::vector<NamedParameter> Mlp::named_parameters() {
   }
   return params;
 }
-
-StateDict Mlp::state_dict() { return StateDictOf(named_parameters()); }
-
-void Mlp::load_state_dict(const StateDict& state) { LoadStateDict(named_parameters(), state); }
 
 }  // namespace seam::nn

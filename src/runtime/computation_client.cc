@@ -1,5 +1,7 @@
 #include "src/runtime/computation_client.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace seam::runtime {
 
 // Function-local statics, leaked on purpose: runs may finish (and record) during exit.
@@ -19,6 +21,37 @@ SEAM_DEFINE_METRIC(EagerOpCompileMetric, "EagerOpCompileTime", metrics::FormatTi
 SEAM_DEFINE_METRIC(InboundDataMetric, "InboundData", metrics::FormatBytes)
 SEAM_DEFINE_METRIC(OutboundDataMetric, "OutboundData", metrics::FormatBytes)
 #undef SEAM_DEFINE_METRIC
+
+absl::StatusOr<ComputationClient::MemoryStats> ComputationClient::GetMemoryStats(
+    const std::string& device) const {
+  return absl::UnimplementedError(absl::StrCat("memory figures of ", device, ": the ",
+                                               GetPlatformName(), " client has no memory query"));
+}
+
+namespace {
+
+std::string Figure(int64_t bytes) {
+  return bytes < 0 ? "not reported" : metrics::FormatBytes(static_cast<double>(bytes));
+}
+
+}  // namespace
+
+std::string MemoryReport(const ComputationClient& client) {
+  std::string out;
+  for (const std::string& device : client.GetLocalDevices()) {
+    absl::StrAppend(&out, "Memory: ", device, "\n");
+    absl::StatusOr<ComputationClient::MemoryStats> stats = client.GetMemoryStats(device);
+    if (!stats.ok()) {
+      absl::StrAppend(&out, "  Unavailable: ", stats.status().message(), "\n");
+      continue;
+    }
+    absl::StrAppend(&out, "  BytesInUse: ", Figure(stats->bytes_in_use), "\n",
+                    "  PeakBytesInUse: ", Figure(stats->peak_bytes_in_use), "\n",
+                    "  BytesLimit: ", Figure(stats->bytes_limit), "\n",
+                    "  PoolCachedBytes: ", Figure(stats->pool_cached_bytes), "\n");
+  }
+  return out;
+}
 
 metrics::Counter* ComputationClient::CreateDataHandlesCounter() {
   static auto* counter = new metrics::Counter("CreateDataHandles");

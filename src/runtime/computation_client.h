@@ -132,6 +132,19 @@ class ComputationClient {
     std::string kind;  // the plugin's device kind, e.g. "cpu"
   };
 
+  // One device's memory figures in bytes, as the device's plugin counts them (docs/plugins.md
+  // says what the CPU plugin counts). A figure the plugin does not report is -1.
+  struct MemoryStats {
+    int64_t bytes_in_use = 0;        // device memory held now
+    int64_t peak_bytes_in_use = -1;  // the most held at once since the client was created
+    int64_t bytes_limit = -1;        // what the plugin refuses to allocate beyond
+    int64_t pool_cached_bytes = -1;  // kept by the plugin for reuse, not in use
+  };
+  // The figures of local device `device` (e.g. "CPU:0"). InvalidArgument naming the device
+  // when there is no such local device; Unimplemented, saying why, when the client or its
+  // plugin has no memory query (a PJRT plugin of ABI minor 1 or 2).
+  virtual absl::StatusOr<MemoryStats> GetMemoryStats(const std::string& device) const;
+
   virtual std::string GetPlatformName() const = 0;             // e.g. "cpu"
   virtual std::vector<DeviceInfo> GetDeviceInfos() const = 0;  // the local devices
   virtual std::string GetDefaultDevice() const = 0;            // e.g. "CPU:0"
@@ -157,6 +170,16 @@ class ComputationClient {
   // Input/output aliases (donated arguments) of the programs executed, counted per call.
   static metrics::Counter* InputOutputAliasCounter();
 };
+
+// The metrics report's memory entries, one per local device of `client`, in device order:
+//   Memory: CPU:0
+//     BytesInUse: 1.00KB
+//     PeakBytesInUse: 4.00KB
+//     BytesLimit: not reported
+//     PoolCachedBytes: 64.00KB
+// A figure the plugin does not report reads "not reported"; a device whose client cannot
+// say has one line "  Unavailable: <why>" instead of the four.
+std::string MemoryReport(const ComputationClient& client);
 
 }  // namespace seam::runtime
 

@@ -26,16 +26,22 @@ void DeviceActivity::Launched() {
   ++in_flight_;
 }
 
-int64_t DeviceActivity::Finished(int64_t launch_ns, int64_t done_ns, bool was_launched) {
+int64_t DeviceActivity::Ended(int64_t launch_ns, int64_t done_ns) {
   int64_t began;
   {
     std::lock_guard<std::mutex> lock(mu_);
     began = std::max(launch_ns, last_done_ns_);
     last_done_ns_ = std::max(last_done_ns_, done_ns);
-    if (was_launched) --in_flight_;
   }
-  if (was_launched) finished_.notify_all();
   return std::min(began, done_ns);
+}
+
+void DeviceActivity::Retired() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    --in_flight_;
+  }
+  finished_.notify_all();
 }
 
 void DeviceActivity::AwaitInFlightBelow(int64_t limit) {

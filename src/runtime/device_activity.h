@@ -31,10 +31,13 @@ class DeviceActivity {
 
   // A run was launched and has not finished yet.
   void Launched();
-  // The run launched at `launch_ns` finished at `done_ns` (`was_launched`: Launched() was
-  // called for it; false for a run that finished within its launch call). Returns when
-  // the run itself began: max(launch, the previous run's end).
-  int64_t Finished(int64_t launch_ns, int64_t done_ns, bool was_launched);
+  // The run launched at `launch_ns` ended at `done_ns`. Returns when the run itself began:
+  // max(launch, the previous run's end).
+  int64_t Ended(int64_t launch_ns, int64_t done_ns);
+  // A launched run (Launched() was called for it) is no longer in flight. Called after the
+  // run's metrics sample is recorded, so that whoever waits for the device (a step barrier,
+  // seam::wait_device_ops) reads complete metrics.
+  void Retired();
   // Blocks until fewer than `limit` launched runs are unfinished.
   void AwaitInFlightBelow(int64_t limit);
   int64_t InFlight() const;

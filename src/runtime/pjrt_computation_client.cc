@@ -139,8 +139,9 @@ void FreeRunTimer(RunTimer* timer) { base::PoolFree(timer, sizeof(RunTimer)); }
 void RecordRun(metrics::Metric* metric, DeviceActivity& activity, int64_t launch_ns,
                bool was_launched) {
   const int64_t done_ns = metrics::NowNs();
-  const int64_t began_ns = activity.Finished(launch_ns, done_ns, was_launched);
+  const int64_t began_ns = activity.Ended(launch_ns, done_ns);
   metric->AddSample(began_ns, static_cast<double>(done_ns - began_ns));
+  if (was_launched) activity.Retired();
 }
 
 void OnRunComplete(PJRT_Error* error, void* user_arg) {
@@ -169,7 +170,8 @@ void OnReplicaComplete(PJRT_Error* error, void* user_arg) {
   ReplicatedTimer* timer = replica->timer;
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
   const int64_t done_ns = metrics::NowNs();
-  const int64_t began = replica->activity->Finished(timer->launch_ns, done_ns, true);
+  DeviceActivity* activity = replica->activity;
+  const int64_t began = activity->Ended(timer->launch_ns, done_ns);
   int64_t earliest = timer->began_ns.load();
   while (began < earliest && !timer->began_ns.compare_exchange_weak(earliest, began)) {
   }
@@ -179,6 +181,8 @@ void OnReplicaComplete(PJRT_Error* error, void* user_arg) {
                                                             static_cast<double>(done_ns - start));
     delete timer;
   }
+  // After the sample: the last replica retires once the launch's metrics are recorded.
+  activity->Retired();
 }
 
 std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
@@ -419,6 +423,32 @@ absl::Status PjrtComputationClient::AwaitRunsInFlightBelow(const std::string& de
 absl::StatusOr<int64_t> PjrtComputationClient::RunsInFlight(const std::string& device) const {
   SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(device));
   return activity_[static_cast<size_t>(index)]->InFlight();
+}
+
+// The first minor whose table has PJRT_Device_MemoryStats.
+constexpr int kMemoryStatsMinor = 3;
+
+absl::StatusOr<ComputationClient::MemoryStats> PjrtComputationClient::GetMemoryStats(
+    const std::string& device) const {
+  SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(device));
+  const PluginVersion version = GetPluginVersion(api_);
+  constexpr size_t kSlotEnd = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats);
+  if (version.minor < kMemoryStatsMinor || api_->struct_size < kSlotEnd) {
+    return absl::UnimplementedError(
+        absl::StrCat("memory figures of ", device, ": the plugin has PJRT API version ",
+                     version.major, ".", version.minor, " and a ", api_->struct_size,
+                     "-byte table; PJRT_Device_MemoryStats needs version ", PJRT_API_MAJOR, ".",
+                     kMemoryStatsMinor, " (a table of at least ", kSlotEnd, " bytes)"));
+  }
+  auto args = SEAM_PJRT_ARGS(PJRT_Device_MemoryStats_Args);
+  args.device = devices_[static_cast<size_t>(index)];
+  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Device_MemoryStats(&args)));
+  MemoryStats stats;
+  stats.bytes_in_use = args.bytes_in_use;
+  if (args.peak_bytes_in_use_is_set) stats.peak_bytes_in_use = args.peak_bytes_in_use;
+  if (args.bytes_limit_is_set) stats.bytes_limit = args.bytes_limit;
+  if (args.pool_cached_bytes_is_set) stats.pool_cached_bytes = args.pool_cached_bytes;
+  return stats;
 }
 
 absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::TransferToDevice(

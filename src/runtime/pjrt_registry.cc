@@ -223,7 +223,7 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
   selection->device_type = env.Get("PJRT_DEVICE").value_or("");
   selection->branch = "none";
   if (selection->device_type.empty()) {
-    return absl::FailedPreconditionError("$PJRT_DEVICE is not set.");
+    return absl::FailedPreconditionError(kPjrtDeviceUnset);
   }
   return SelectClient(selection->device_type, env, selection);
 }

@@ -37,13 +37,19 @@ absl::Status AddPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin
 // The plugin registered under `name` (exact match), or null.
 std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name);
 
-// Reads PJRT_DEVICE (refusing unset or empty with "$PJRT_DEVICE is not set.") and runs the
+// Reads PJRT_DEVICE (refusing unset or empty with kPjrtDeviceUnset) and runs the
 // branch chain. `selection` (optional) receives the record, on failure too. The job's
 // coordinator (coordinator.h) is created, before the client, for a registered plugin that
 // requires it and for PJRT_DEVICE=CPU when the world size is above 1; the CPU plugin then
 // also receives the options process_index and process_count (docs/distributed.md).
 absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
     ClientSelection* selection);
+
+// The refusal of an unset or empty PJRT_DEVICE: the reference's exact message first, then
+// how to fix it. There is no default device in the library.
+inline constexpr char kPjrtDeviceUnset[] =
+    "$PJRT_DEVICE is not set. Set PJRT_DEVICE=CPU to run on this machine's processors, or "
+    "see docs/architecture.md (\"Choosing a device\") for the other devices.";
 
 // Where the docs on registering a plugin are, quoted by the lookup-miss message.
 inline constexpr char kRegisterPluginDocs[] =

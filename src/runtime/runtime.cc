@@ -17,7 +17,7 @@ std::atomic<ComputationClient*> g_client{nullptr};
 absl::StatusOr<std::unique_ptr<ComputationClient>> InitializeComputationClient() {
   std::string device_type = base::GetEnv("PJRT_DEVICE").value_or("");
   if (device_type.empty()) {
-    return absl::FailedPreconditionError("$PJRT_DEVICE is not set.");
+    return absl::FailedPreconditionError(kPjrtDeviceUnset);
   }
   static std::atomic<bool> initialized{false};
   if (initialized.exchange(true)) {

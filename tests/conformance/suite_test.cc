@@ -146,5 +146,46 @@ TEST(ConformanceSuiteTest, AWrongAnswerOfACapabilityFails) {
   EXPECT_THAT(failed, ::testing::ElementsAre("buffers: on-device size: f32[3,5] reports 1 bytes"));
 }
 
+// A plugin of the previous minor (1.2: its table ends before PJRT_Device_MemoryStats) passes
+// every check it can; the memory checks are listed as not implemented with the reason, and
+// the slot behind its table's end (null there) is never called.
+TEST(ConformanceSuiteTest, PreviousMinorSkipsTheMemoryChecksWithTheReason) {
+  const PJRT_Api* api = LoadAndInitialize("previous", SEAM_PREVIOUS_MINOR_PLUGIN_PATH);
+  ASSERT_NE(api, nullptr);
+  std::vector<CheckResult> results = RunSuite(api);
+  EXPECT_TRUE(AllRequiredPassed(results));
+  int memory = 0;
+  for (const CheckResult& r : results) {
+    if (r.area != "memory") {
+      EXPECT_EQ(r.outcome, Outcome::kPass) << r.area << ": " << r.name << ": " << r.message;
+      EXPECT_NE(r.name, "PJRT_Device_MemoryStats");
+      continue;
+    }
+    ++memory;
+    EXPECT_EQ(r.outcome, Outcome::kUnimplemented) << r.name;
+    EXPECT_EQ(r.message, absl::StrCat("the plugin reports version ", PJRT_API_MAJOR, ".",
+                                      PJRT_API_MINOR - 1, " and a ", PJRT_Api_STRUCT_SIZE_1_2,
+                                      "-byte table; PJRT_Device_MemoryStats is a function of ",
+                                      PJRT_API_MAJOR, ".3 (not called)"));
+  }
+  EXPECT_EQ(memory, 2);
+}
+
+TEST(ConformanceSuiteTest, CpuPluginPassesTheMemoryChecks) {
+  std::vector<CheckResult> results = RunSuite(runtime::GetInProcessCpuPjrtApi());
+  std::vector<std::string> memory;
+  for (const CheckResult& r : results) {
+    if (r.area == "memory" || r.name == "PJRT_Device_MemoryStats") {
+      memory.push_back(r.area + ": " + r.name);
+      EXPECT_EQ(r.outcome, Outcome::kPass) << r.name << ": " << r.message;
+    }
+  }
+  EXPECT_THAT(memory,
+              ::testing::ElementsAre(
+                  "struct size: PJRT_Device_MemoryStats",
+                  "memory: every device answers with consistent figures",
+                  "memory: bytes in use grows with a buffer and drops when it is destroyed"));
+}
+
 }  // namespace
 }  // namespace seam::conformance

@@ -109,7 +109,7 @@ TEST_F(CheckpointTest, ADTypeTheTensorApiLacksLoadsNothing) {
     FAIL() << "loaded a file with an I64 tensor";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("tensor 'b' is I64"));
-    EXPECT_EQ(e.code(), 12);
+    EXPECT_EQ(e.code(), ErrorCode::kUnimplemented);
   }
 }
 

@@ -116,6 +116,11 @@ TEST_P(ClientSelectionTest, BranchVariablesAndOutcome) {
 
 const std::string kMissCpu = Miss("cpu"), kMissTpu = Miss("TPU"), kMissTpuLower = Miss("tpu"),
                   kMissXpu = Miss("XPU"), kMissNeuron = Miss("NEURON"), kMissGpu = Miss("GPU");
+// The reference's exact text first, then the fix (issue 17: an unset PJRT_DEVICE says how
+// to fix it, with no silent default).
+const std::string kUnset =
+    "$PJRT_DEVICE is not set. Set PJRT_DEVICE=CPU to run on this machine's processors, or "
+    "see docs/architecture.md (\"Choosing a device\") for the other devices.";
 
 INSTANTIATE_TEST_SUITE_P(
     DeviceStrings, ClientSelectionTest,
@@ -137,8 +142,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"MYDEVICE", true, "dynamic plugin", {}, nullptr},
                       Case{"GPU", false, "none", {}, "Unknown PJRT_DEVICE: 'GPU'"},
                       Case{"GPU", true, "dynamic plugin", {}, kMissGpu.c_str()},
-                      Case{"", false, "none", {}, "$PJRT_DEVICE is not set."},
-                      Case{"", true, "none", {}, "$PJRT_DEVICE is not set."}),
+                      Case{"", false, "none", {}, kUnset.c_str()},
+                      Case{"", true, "none", {}, kUnset.c_str()}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = std::string(info.param.device).empty() ? "empty" : info.param.device;
       return name + (info.param.dynamic ? "_dynamic_on" : "_dynamic_off");
@@ -302,7 +307,7 @@ TEST(PluginOptionsTest, RegisteringAfterTheClientExistsIsAnError) {
     RegisterPjRtPlugin("LATE", std::make_shared<SimplePlugin>(SEAM_CPU_PLUGIN_PATH));
     FAIL() << "expected seam::Error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), static_cast<int>(absl::StatusCode::kFailedPrecondition));
+    EXPECT_EQ(e.code(), ErrorCode::kFailedPrecondition);
     EXPECT_STREQ(e.what(),
                  "RegisterPjRtPlugin('LATE'): the ComputationClient already exists, so the "
                  "plugin could never be used; register plugins before the first use of a device");

@@ -338,7 +338,7 @@ TEST(CompiledStepTest, CompileCheckNamesAChangedCapturedScalar) {
     step({batch.x, batch.y});
     ADD_FAILURE() << "a changed learning rate was not reported";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), 9);
+    EXPECT_EQ(e.code(), ErrorCode::kFailedPrecondition);
     EXPECT_THAT(e.what(), HasSubstr("SEAM_COMPILE_CHECK"));
     EXPECT_THAT(e.what(), HasSubstr("fixed value"));
     EXPECT_THAT(e.what(), HasSubstr("f32[]"));
@@ -378,7 +378,7 @@ TEST(CompiledStepTest, MisuseIsAClearError) {
     compile(StepFunction());
     ADD_FAILURE() << "an empty function was accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), 3);
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
     EXPECT_THAT(e.what(), HasSubstr("empty"));
   }
   CompiledStep step = compile([](const std::vector<Tensor>& in) {
@@ -388,14 +388,14 @@ TEST(CompiledStepTest, MisuseIsAClearError) {
     step({Tensor(), Tensor::ones({2})});
     ADD_FAILURE() << "an undefined input was accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), 3);
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
     EXPECT_THAT(e.what(), HasSubstr("input 0 is undefined"));
   }
   try {
     step({Tensor::ones({2})});
     ADD_FAILURE() << "an undefined output was accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), 3);
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
     EXPECT_THAT(e.what(), HasSubstr("output 1 is undefined"));
   }
 }

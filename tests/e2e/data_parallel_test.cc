@@ -231,7 +231,7 @@ std::string ErrorOf(const std::function<void()>& f) {
   try {
     f();
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), 3) << e.what();
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
     return e.what();
   }
   ADD_FAILURE() << "expected a seam::Error";

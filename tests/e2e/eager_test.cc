@@ -248,7 +248,7 @@ TEST(EagerTest, BadEnvironmentValueIsAClearError) {
     (void)(a + a);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), 3);
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
     EXPECT_STREQ(e.what(), "Environment variable SEAM_EAGER must be 0 or 1, got 'yes'");
   }
   EXPECT_THROW(is_eager(), Error);

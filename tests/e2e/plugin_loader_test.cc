@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "seam/c/pjrt_c_api.h"
 #include "src/base/logging.h"
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
@@ -115,8 +116,11 @@ TEST_F(PluginLoaderTest, NewerMinorIsAcceptedAndRunsAProgram) {
   EXPECT_GT(CallCount(SEAM_PLUGIN_NEWER_MINOR), 0);
 }
 
-// A plugin built against the previous minor (1.1: PJRT_Client_Create_Args without the
-// key-value callbacks) still loads (the version difference is logged) and runs programs.
+// A plugin built against the previous minor (1.2: its table ends before
+// PJRT_Device_MemoryStats; PJRT_Client_Create_Args of 1.1, without the key-value callbacks)
+// still loads (the version difference is logged) and runs programs; the memory query, which
+// it lacks, is UNIMPLEMENTED naming its version, and its slot is never read (it is null
+// behind the table's end: calling it would crash).
 TEST_F(PluginLoaderTest, PreviousMinorStillLoadsAndRunsAProgram) {
   ASSERT_GE(kFramework.minor - 1, FrameworkMinimumMinor());
   ASSERT_TRUE(LoadPjrtPlugin("previous", SEAM_PLUGIN_PREVIOUS_MINOR).ok());
@@ -129,6 +133,34 @@ TEST_F(PluginLoaderTest, PreviousMinorStillLoadsAndRunsAProgram) {
   ASSERT_TRUE(client.ok()) << client.status();
   ExpectRunsAProgram(**client);
   EXPECT_GT(CallCount(SEAM_PLUGIN_PREVIOUS_MINOR), 0);
+  absl::StatusOr<ComputationClient::MemoryStats> stats = (*client)->GetMemoryStats("CPU:0");
+  EXPECT_EQ(stats.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(
+      stats.status().message(),
+      absl::StrCat("memory figures of CPU:0: the plugin has PJRT API version ",
+                   Version(kFramework.major, kFramework.minor - 1), " and a ",
+                   PJRT_Api_STRUCT_SIZE_1_2, "-byte table; PJRT_Device_MemoryStats needs version ",
+                   kFramework.major, ".3 (a table of at least ", PJRT_Api_STRUCT_SIZE, " bytes)"));
+}
+
+// A plugin of the current minor answers the memory query through the ABI.
+TEST_F(PluginLoaderTest, CurrentMinorAnswersTheMemoryQuery) {
+  ASSERT_TRUE(LoadPjrtPlugin("current_mem", SEAM_PLUGIN_CURRENT).ok());
+  ASSERT_TRUE(InitializePjrtPlugin("current_mem").ok());
+  auto client = PjrtComputationClient::Create(*PjrtApi("current_mem"));
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::StatusOr<ComputationClient::MemoryStats> before = (*client)->GetMemoryStats("CPU:0");
+  ASSERT_TRUE(before.ok()) << before.status();
+  std::vector<float> values(100, 1.0f);
+  auto data =
+      (*client)->TransferToDevice({{ir::Shape{ir::DType::kF32, {100}}, values.data(), "CPU:0"}});
+  ASSERT_TRUE(data.ok()) << data.status();
+  absl::StatusOr<ComputationClient::MemoryStats> after = (*client)->GetMemoryStats("CPU:0");
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->bytes_in_use - before->bytes_in_use, 400);
+  EXPECT_GE(after->peak_bytes_in_use, after->bytes_in_use);
+  EXPECT_EQ((*client)->GetMemoryStats("CPU:9").status().message(),
+            "Unknown device 'CPU:9' (devices: CPU:0)");
 }
 
 TEST_F(PluginLoaderTest, OlderThanTheMinimumIsRefused) {

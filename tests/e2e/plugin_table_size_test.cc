@@ -49,7 +49,7 @@ TEST(PluginTableSizeTest, ATableWithoutTheSlotsOfTheOldestMinorIsRefused) {
   EXPECT_EQ(
       api.status().message(),
       absl::StrCat("Unexpected PJRT_Api size in ", SEAM_PLUGIN_SHORT_TABLE, ": expected at least ",
-                   PJRT_Api_STRUCT_SIZE, " bytes (every function of PJRT API version ",
+                   PJRT_Api_STRUCT_SIZE_1_2, " bytes (every function of PJRT API version ",
                    PJRT_API_MAJOR, ".", PJRT_API_MIN_MINOR, "; the plugin reports ", Framework(),
                    "), got ", offsetof(PJRT_Api, PJRT_Client_Create),
                    ". Check installed software versions. The framework PJRT API version "

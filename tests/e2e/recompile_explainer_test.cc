@@ -82,6 +82,19 @@ TEST_F(RecompileExplainerTest, BatchSizeChangeRecompilesOnceAndNamesTheInputs) {
   EXPECT_EQ(m.find("structure differs"), std::string::npos) << m;
 }
 
+TEST_F(RecompileExplainerTest, ComparesWithTheMostRecentOfEquallyCloseProgram) {
+  nn::Mlp model({7, 8, 2}, 3);
+  optim::Sgd opt(model.parameters(), 0.1f);
+  Step(model, opt, 256, 1);
+  Step(model, opt, 13, 2);
+  Step(model, opt, 17, 3);  // as close to 13 as to 256: explained against 13, the later one
+  ASSERT_EQ(messages_.size(), 2u);
+  const std::string& m = messages_[1];
+  EXPECT_NE(m.find("program 3 compiled here, compared with program 2:"), std::string::npos) << m;
+  EXPECT_NE(m.find("f32[13,7] -> f32[17,7]"), std::string::npos) << m;
+  EXPECT_EQ(m.find("f32[256,7]"), std::string::npos) << m;
+}
+
 void ScaledSum(const Tensor& x, float scale) {
   Tensor y = (x * scale).sum();
   sync();  // the one site of this test

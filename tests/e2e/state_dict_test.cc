@@ -88,7 +88,7 @@ TEST(StateDictTest, AStateThatDoesNotFitLoadsNothingAndNamesEveryProblem) {
     EXPECT_THAT(message, HasSubstr("'layers.0.weight' has shape [3,4], the module's is [4,3] "
                                    "(PyTorch's layout, [out, in])"));
     EXPECT_THAT(message, HasSubstr("'layers.0.bias' is float64, the module's is float32"));
-    EXPECT_EQ(e.code(), 3);
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   }
   EXPECT_EQ(mlp.layers[0].weight.to_vector<float>(), before);
 }

@@ -100,7 +100,7 @@ TEST(TensorOpsTest, MatmulErrorsNameTheOpAndBothShapes) {
     try {
       (void)a.matmul(b);
     } catch (const Error& e) {
-      EXPECT_EQ(e.code(), 3);
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
       return e.what();
     }
     return "no error";

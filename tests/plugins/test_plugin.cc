@@ -16,6 +16,10 @@
 //   SEAM_TEST_API_SIZE                  the struct_size its PJRT_Api reports (too small)
 //   SEAM_TEST_PREVIOUS_CREATE_ARGS      PJRT_Client_Create reads only the fields of 1.1's
 //                                       PJRT_Client_Create_Args, as a plugin built then does
+//   SEAM_TEST_TABLE_1_2                 its PJRT_Api ends where 1.2's did (struct_size
+//                                       PJRT_Api_STRUCT_SIZE_1_2): no PJRT_Device_MemoryStats,
+//                                       and the slot behind the end is null, so a framework
+//                                       that called it would crash
 //   SEAM_TEST_KV                        requires the job's key-value store: PJRT_Client_Create
 //                                       takes the options process_index and process_count,
 //                                       puts "hello/<index>", reads the next process's key and
@@ -285,6 +289,10 @@ PJRT_Api MakeApi() {
 #endif
 #ifdef SEAM_TEST_WRONG_SIZE
   SEAM_PLUGIN_SET(api, PJRT_Buffer_OnDeviceSizeInBytes, WrongOnDeviceSize);
+#endif
+#ifdef SEAM_TEST_TABLE_1_2
+  api.struct_size = PJRT_Api_STRUCT_SIZE_1_2;
+  api.PJRT_Device_MemoryStats = nullptr;
 #endif
 #ifdef SEAM_TEST_API_SIZE
   api.struct_size = SEAM_TEST_API_SIZE;

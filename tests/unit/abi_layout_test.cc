@@ -57,10 +57,15 @@ std::map<std::string, size_t> ActualLayout() {
   FIELD(PJRT_Buffer_Delete);
   FIELD(PJRT_Buffer_IsDeleted);
   FIELD(PJRT_Buffer_OnDeviceSizeInBytes);
+  FIELD(PJRT_Device_MemoryStats);
 #undef FIELD
   // The prefix minor 1 defined must not move: a 1.1 caller passes exactly this many bytes.
   static_assert(PJRT_Client_Create_Args_STRUCT_SIZE_1_1 == 40,
                 "PJRT_Client_Create_Args up to `client` is the 1.1 layout");
+  // A 1.1 or 1.2 table ends after PJRT_Buffer_OnDeviceSizeInBytes.
+  static_assert(PJRT_Api_STRUCT_SIZE_1_2 ==
+                    offsetof(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes) + sizeof(void*),
+                "PJRT_Api_STRUCT_SIZE_1_2 is the 1.2 table");
 #define SIZE(s) layout[#s "_STRUCT_SIZE"] = s##_STRUCT_SIZE
   SIZE(PJRT_Api);
   SIZE(PJRT_Api_Version);
@@ -107,6 +112,7 @@ std::map<std::string, size_t> ActualLayout() {
   SIZE(PJRT_Buffer_Delete_Args);
   SIZE(PJRT_Buffer_IsDeleted_Args);
   SIZE(PJRT_Buffer_OnDeviceSizeInBytes_Args);
+  SIZE(PJRT_Device_MemoryStats_Args);
 #undef SIZE
   return layout;
 }

@@ -222,7 +222,7 @@ TEST(IdxTest, PublicApiReadsFilesAndThrowsSeamErrors) {
     read_idx(path);
     ADD_FAILURE() << "read_idx of a missing file did not throw";
   } catch (const seam::Error& error) {
-    EXPECT_EQ(error.code(), static_cast<int>(absl::StatusCode::kNotFound));
+    EXPECT_EQ(error.code(), ErrorCode::kNotFound);
     EXPECT_EQ(std::string(error.what()), "cannot open IDX file " + path);
   }
   try {

@@ -48,7 +48,7 @@ extern "C" {
  * ENABLE_PJRT_COMPATIBILITY set to a false value, or to anything that is not a boolean,
  * both numbers must match exactly. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 2
+#define PJRT_API_MINOR 3
 /* The oldest minor the framework loads: every slot up to this version may be called. */
 #define PJRT_API_MIN_MINOR 1
 
@@ -623,6 +623,25 @@ typedef struct PJRT_DeviceDescription_Kind_Args {
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_Kind_Args, device_kind_size);
 typedef PJRT_Error* PJRT_DeviceDescription_Kind(PJRT_DeviceDescription_Kind_Args* args);
 
+typedef struct PJRT_Device_MemoryStats_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Device* device;           /* an addressable device */
+  int64_t bytes_in_use;          /* out: device memory held for the device now */
+  int64_t peak_bytes_in_use;     /* out: the most bytes_in_use since the client was created */
+  bool peak_bytes_in_use_is_set; /* out: false when the plugin does not track the peak */
+  int64_t bytes_limit;           /* out: what the plugin refuses to allocate beyond */
+  bool bytes_limit_is_set;       /* out: false when the plugin sets no limit of its own */
+  int64_t pool_cached_bytes;     /* out: memory the plugin keeps for reuse, not in use */
+  bool pool_cached_bytes_is_set; /* out: false when the plugin keeps no such cache */
+} PJRT_Device_MemoryStats_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_MemoryStats_Args, pool_cached_bytes_is_set);
+/* Since 1.3. The device's memory figures, in bytes, read at the time of the call (each is
+ * a snapshot: with work in flight the four need not be from one instant). A field whose
+ * `_is_set` is false is written as 0. A plugin states in its documentation what each
+ * figure counts; docs/plugins.md has the CPU plugin's. */
+typedef PJRT_Error* PJRT_Device_MemoryStats(PJRT_Device_MemoryStats_Args* args);
+
 /* ------------------------------------------------------------------------------------
  * Executables
  * ---------------------------------------------------------------------------------- */
@@ -742,8 +761,13 @@ typedef struct PJRT_Api {
   PJRT_API_STRUCT_FIELD(PJRT_Buffer_Delete);
   PJRT_API_STRUCT_FIELD(PJRT_Buffer_IsDeleted);
   PJRT_API_STRUCT_FIELD(PJRT_Buffer_OnDeviceSizeInBytes);
+
+  /* 1.3 */
+  PJRT_API_STRUCT_FIELD(PJRT_Device_MemoryStats);
 } PJRT_Api;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Device_MemoryStats);
+/* The table of a 1.1 or 1.2 plugin ends here. */
+enum { PJRT_Api_STRUCT_SIZE_1_2 = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes) };
 
 #undef PJRT_API_STRUCT_FIELD
 

@@ -49,7 +49,8 @@
   X(PJRT_Buffer_ReadyEvent)              \
   X(PJRT_Buffer_Delete)                  \
   X(PJRT_Buffer_IsDeleted)               \
-  X(PJRT_Buffer_OnDeviceSizeInBytes)
+  X(PJRT_Buffer_OnDeviceSizeInBytes)     \
+  X(PJRT_Device_MemoryStats)
 
 namespace seam::plugin {
 

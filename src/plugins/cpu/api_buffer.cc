@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/block_pool.h"
 #include "src/plugins/cpu/objects.h"
 
 namespace seam::cpu {
@@ -37,7 +38,7 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
   auto state = NewBufferState();
   // Every semantics is served by copying now, which meets the strictest one.
   try {
-    state->memory = NewDeviceMemory(size);
+    state->memory = NewDeviceMemory(size, args->device->memory);
   } catch (const std::bad_alloc&) {
     return MakeError(absl::ResourceExhaustedError(
         absl::StrCat("PJRT_Client_BufferFromHostBuffer: cannot allocate ", size,
@@ -122,6 +123,21 @@ PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
   SEAM_CHECK_NOT_DELETED(PJRT_Buffer_OnDeviceSizeInBytes, args->buffer);
   args->on_device_size_in_bytes = args->buffer->shape->byte_size();
+  return nullptr;
+}
+
+PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_MemoryStats, args->device);
+  const MemoryCounters& counters = *args->device->memory;
+  args->bytes_in_use = counters.in_use();
+  args->peak_bytes_in_use = counters.peak();
+  args->peak_bytes_in_use_is_set = true;
+  // No limit of its own: a block is refused only when the host cannot supply it.
+  args->bytes_limit = 0;
+  args->bytes_limit_is_set = false;
+  // The pool is the process's, shared by every device of every client.
+  args->pool_cached_bytes = static_cast<int64_t>(CachedBlockBytes());
+  args->pool_cached_bytes_is_set = true;
   return nullptr;
 }
 

@@ -21,7 +21,8 @@ struct RunView {
   const Executable& executable;
   int64_t replica;
   int device_id;
-  Rendezvous* rendezvous;  // null for a single replica
+  Rendezvous* rendezvous;                         // null for a single replica
+  const std::shared_ptr<MemoryCounters>& memory;  // the device's memory figures
   size_t num_inputs, num_outputs;
   absl::FunctionRef<BufferState&(size_t)> input;
   absl::FunctionRef<BufferState&(size_t)> output;
@@ -36,6 +37,7 @@ struct Run {
   int64_t replica = 0;
   int device_id = 0;
   std::shared_ptr<Rendezvous> rendezvous;  // null for a single replica
+  std::shared_ptr<MemoryCounters> memory;  // the device's memory figures
   // The handle lists' blocks come from the object pool, as the run itself does.
   using States =
       std::vector<std::shared_ptr<BufferState>, base::PoolAllocator<std::shared_ptr<BufferState>>>;
@@ -67,7 +69,7 @@ absl::Status Compute(const RunView& run) {
   absl::Status status;
   try {
     testing::ThrowIfInjected();
-    status = run.executable.RunInto(input, results, run.replica, run.rendezvous);
+    status = run.executable.RunInto(input, results, run.replica, run.rendezvous, run.memory);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
         "PJRT_LoadedExecutable_Execute: out of host memory while running the program");
@@ -102,7 +104,7 @@ void Perform(const RunView& run) {
 }
 
 void Perform(const Run& run) {
-  Perform(RunView{*run.executable, run.replica, run.device_id, run.rendezvous.get(),
+  Perform(RunView{*run.executable, run.replica, run.device_id, run.rendezvous.get(), run.memory,
                   run.inputs.size(), run.outputs.size(),
                   [&](size_t i) -> BufferState& { return *run.inputs[i]; },
                   [&](size_t o) -> BufferState& { return *run.outputs[o]; }, *run.complete,
@@ -290,6 +292,7 @@ void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Devic
                        .replica = first_replica + static_cast<int64_t>(d),
                        .device_id = device->description.id,
                        .rendezvous = rendezvous.get(),
+                       .memory = device->memory,
                        .num_inputs = args.num_args,
                        .num_outputs = num_outputs,
                        .input = input,
@@ -306,6 +309,7 @@ void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Devic
   run->replica = first_replica + static_cast<int64_t>(d);
   run->device_id = device->description.id;
   run->rendezvous = rendezvous;
+  run->memory = device->memory;
   run->inputs.reserve(args.num_args);
   for (size_t i = 0; i < args.num_args; ++i) run->inputs.push_back(arguments[i]->state);
   run->outputs.reserve(num_outputs);

@@ -29,6 +29,8 @@ PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args);
 PJRT_Error* BufferIsDeleted(PJRT_Buffer_IsDeleted_Args* args);
 PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
 
+PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args);
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_API_FUNCTIONS_H_

@@ -166,4 +166,10 @@ void ReleaseBlock(Block block) {
 
 base::FreeListCounts SmallBlockCounts() { return SmallLists::Counts(); }
 
+size_t CachedBlockBytes() {
+  Pool& pool = ThePool();
+  std::lock_guard<std::mutex> lock(pool.mu);
+  return pool.cached_bytes;
+}
+
 }  // namespace seam::cpu

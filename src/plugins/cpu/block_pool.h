@@ -28,6 +28,10 @@ Block AcquireBlock(size_t size);
 // Gives `block` back: kept for reuse while the cache holds less than its limit, else freed.
 void ReleaseBlock(Block block);
 
+// The bytes of the blocks the shared cache holds for reuse now (blocks of 16 KiB or more;
+// small blocks kept in the per-thread lists below are not counted). Process-wide.
+size_t CachedBlockBytes();
+
 // The small blocks' lists (blocks of up to 4 KiB, per thread over shared lists), for tests.
 base::FreeListCounts SmallBlockCounts();
 

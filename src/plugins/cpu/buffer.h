@@ -2,6 +2,7 @@
 #ifndef SEAM_PLUGINS_CPU_BUFFER_H_
 #define SEAM_PLUGINS_CPU_BUFFER_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,11 +14,30 @@ namespace seam::cpu {
 
 using ::seam::plugin::EventState;
 
+// The memory figures of one device (PJRT_Device_MemoryStats): the bytes of the device's
+// memory blocks alive now and the most ever alive at once. Thread-safe (atomics): blocks are
+// made on the device's worker and on callers' threads and freed on any thread.
+class MemoryCounters {
+ public:
+  void Allocated(size_t bytes);
+  void Freed(size_t bytes) {
+    in_use_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+  }
+  int64_t in_use() const { return in_use_.load(std::memory_order_relaxed); }
+  int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int64_t> in_use_{0};
+  std::atomic<int64_t> peak_{0};
+};
+
 // A 64-byte aligned block of bytes ("device memory" of the CPU plugin). The block comes
-// from, and goes back to, the plugin's block pool (block_pool.h).
+// from, and goes back to, the plugin's block pool (block_pool.h). With `counters`, its
+// `size` bytes count as in use on that device from construction to destruction (the
+// counters are shared: a block may outlive its client).
 class DeviceMemory {
  public:
-  explicit DeviceMemory(size_t size);
+  explicit DeviceMemory(size_t size, std::shared_ptr<MemoryCounters> counters = nullptr);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -30,6 +50,7 @@ class DeviceMemory {
   uint8_t* data_;
   size_t size_;
   size_t capacity_;
+  std::shared_ptr<MemoryCounters> counters_;  // null: not counted (tests of the kernels)
 };
 
 // Shared by a buffer's handle (PJRT_Buffer, which holds the shape) and by the runs that
@@ -45,7 +66,8 @@ struct BufferState {
 std::shared_ptr<BufferState> NewBufferState();
 // A state whose readiness is `ready` (shared with others).
 std::shared_ptr<BufferState> NewBufferState(std::shared_ptr<EventState> ready);
-std::shared_ptr<DeviceMemory> NewDeviceMemory(size_t size);
+std::shared_ptr<DeviceMemory> NewDeviceMemory(
+    size_t size, const std::shared_ptr<MemoryCounters>& counters = nullptr);
 
 }  // namespace seam::cpu
 

@@ -34,6 +34,7 @@ const PJRT_Api* GetCpuPjrtApi() {
     SEAM_PLUGIN_SET(a, PJRT_Buffer_Delete, BufferDelete);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_IsDeleted, BufferIsDeleted);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_OnDeviceSizeInBytes, BufferOnDeviceSizeInBytes);
+    SEAM_PLUGIN_SET(a, PJRT_Device_MemoryStats, DeviceMemoryStats);
     return a;
   }();
   return &api;

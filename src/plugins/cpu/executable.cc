@@ -190,15 +190,16 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceMemory>>> Executable::Run(
 
 absl::Status Executable::RunInto(InputBlock input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
-                                 int64_t replica, Rendezvous* rendezvous) const {
+                                 int64_t replica, Rendezvous* rendezvous,
+                                 const std::shared_ptr<MemoryCounters>& memory) const {
   const int num_results = static_cast<int>(program_.results.size());
   results.assign(num_results, nullptr);
   std::optional<DeviceMemory> arena;
-  if (!buffers_.slot_bytes.empty()) arena.emplace(buffers_.arena_bytes);
+  if (!buffers_.slot_bytes.empty()) arena.emplace(buffers_.arena_bytes, memory);
   for (int k = 0; k < num_results; ++k) {
     const ir::Shape& shape = result_shapes_[k];
     if (buffers_.outputs[k].how == OutputPlan::kOwn) {
-      results[k] = NewDeviceMemory(shape.byte_size());
+      results[k] = NewDeviceMemory(shape.byte_size(), memory);
     }
   }
   // Where each value is during this run. Per-thread scratch, reused from run to run (a run
@@ -275,7 +276,7 @@ absl::Status Executable::RunInto(InputBlock input,
     if (out.how == OutputPlan::kInPlace) {
       results[k] = input(buffers_.homes[out.value].index);
     } else if (out.how == OutputPlan::kCopy) {
-      results[k] = NewDeviceMemory(result_shapes_[k].byte_size());
+      results[k] = NewDeviceMemory(result_shapes_[k].byte_size(), memory);
       Copy(value[out.value], results[k]->data(), results[k]->size());
     }
   }

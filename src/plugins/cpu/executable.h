@@ -76,10 +76,12 @@ class Executable {
   // The same run, with parameter i's block given by input(i) (which must stay valid during
   // the call) and the result blocks put into `results` (resized to one per result): a
   // caller that keeps the vector from run to run saves its allocation, and one that holds
-  // its blocks elsewhere need not copy them into a list.
+  // its blocks elsewhere need not copy them into a list. The blocks the run makes (results
+  // and its scratch arena) count on `memory` (the device's figures; null: not counted).
   using InputBlock = absl::FunctionRef<const std::shared_ptr<DeviceMemory>&(size_t)>;
   absl::Status RunInto(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
-                       int64_t replica = 0, Rendezvous* rendezvous = nullptr) const;
+                       int64_t replica = 0, Rendezvous* rendezvous = nullptr,
+                       const std::shared_ptr<MemoryCounters>& memory = nullptr) const;
 
  private:
   Executable(ir::Program program, bool fuse);

@@ -24,6 +24,9 @@
 struct PJRT_Device {
   PJRT_DeviceDescription description;
   PJRT_Client* client = nullptr;
+  // The device's memory figures (PJRT_Device_MemoryStats), shared with every block made for
+  // the device. Declared before the worker, which uses it until it is joined.
+  std::shared_ptr<seam::cpu::MemoryCounters> memory = std::make_shared<seam::cpu::MemoryCounters>();
   std::unique_ptr<seam::cpu::Worker> worker;
 };
 

@@ -1,9 +1,10 @@
 // The null plugin: the smallest complete seam plugin, and the one to copy when starting a
 // new device (docs/plugins.md, "Writing a plugin"). It has one device, implements what
 // every plugin must (errors, initialize, attributes, the client and its devices, events)
-// and leaves compile, buffers and execute to the kit's stubs, which answer UNIMPLEMENTED
-// naming the function. `seam plugin check libseam_pjrt_null.so` passes every contract
-// check and lists those capabilities as not implemented.
+// and leaves compile, buffers, execute and the memory figures (PJRT_Device_MemoryStats) to
+// the kit's stubs, which answer UNIMPLEMENTED naming the function. `seam plugin check
+// libseam_pjrt_null.so` passes every contract check and lists those capabilities as not
+// implemented.
 //
 // It uses only the ABI header and the plugin kit (src/plugins/common): every slot goes
 // through the kit's entry, which checks the Args struct's size and keeps C++ exceptions

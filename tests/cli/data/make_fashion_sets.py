@@ -3,6 +3,7 @@
 
 Writes OUT/<set>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz for
   tiny    128 training and 16 test images of 28x28 (one batch: trains in a second)
+  four    512 training and 16 test images (four batches: an epoch has a middle)
   27x27   images of 27x27 (the example used to read past its buffer)
   empty   no images at all (the example used to print "loss -nan" and exit 0)
   short   100 training images, fewer than one batch of 128
@@ -29,8 +30,8 @@ def write_set(folder, prefix, count, rows, cols):
 
 def main():
     out = sys.argv[1]
-    sets = {"tiny": (128, 16, 28), "27x27": (128, 16, 27), "empty": (0, 0, 28),
-            "short": (100, 16, 28)}
+    sets = {"tiny": (128, 16, 28), "four": (512, 16, 28), "27x27": (128, 16, 27),
+            "empty": (0, 0, 28), "short": (100, 16, 28)}
     for name, (train, test, side) in sets.items():
         folder = os.path.join(out, name)
         os.makedirs(folder, exist_ok=True)
