@@ -143,9 +143,10 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
   const PJRT_Api* api = GetInProcessCpuPjrtApi();
   if (api == nullptr) {
     return absl::FailedPreconditionError(
-        "PJRT_DEVICE=CPU: this program has no in-process CPU plugin (it links seam_core "
-        "only); link the target seam, or load the CPU plugin's shared library with "
-        "PJRT_DEVICE=LIBRARY, PJRT_DYNAMIC_PLUGINS=1 and PJRT_LIBRARY_PATH");
+        "PJRT_DEVICE=CPU: this program has no in-process CPU plugin (it links seam::core, "
+        "libseam_core, only); link seam::seam (libseam), or load the CPU plugin's shared "
+        "library libseam_pjrt_cpu.so with PJRT_DEVICE=LIBRARY, PJRT_DYNAMIC_PLUGINS=1 and "
+        "PJRT_LIBRARY_PATH");
   }
   PluginVersion version = GetPluginVersion(api);
   selection->plugin_version = absl::StrCat(version.major, ".", version.minor);
