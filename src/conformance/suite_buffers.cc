@@ -348,6 +348,41 @@ void CheckCompile(Suite& suite) {
   });
 }
 
+namespace {
+
+// Runs kDoubleProgram's executable once on the first device with the input
+// {1, -2, 3.5, 0} and returns the result's bytes.
+absl::StatusOr<std::vector<uint8_t>> RunOnce(Suite& suite, PJRT_LoadedExecutable* executable) {
+  float input[4] = {1, -2, 3.5f, 0};
+  absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, input, PJRT_Buffer_Type_F32, {4});
+  if (!uploaded.ok()) return uploaded.status();
+  Buffer argument(suite, *uploaded);
+  PJRT_Buffer* arg = argument.get();
+  PJRT_Buffer* const* arg_list = &arg;
+  PJRT_Buffer* output = nullptr;
+  PJRT_Buffer** out_list = &output;
+  PJRT_Event* done = nullptr;
+  auto execute = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  execute.executable = executable;
+  execute.argument_lists = &arg_list;
+  execute.num_devices = 1;
+  execute.num_args = 1;
+  execute.output_lists = &out_list;
+  execute.device_complete_events = &done;
+  execute.execute_device = suite.devices().front();
+  absl::Status status = SEAM_CALL(suite, PJRT_LoadedExecutable_Execute, &execute);
+  if (!status.ok()) return status;
+  Buffer result(suite, output);
+  status = AwaitAndDestroy(suite, done);
+  if (!status.ok()) return status;
+  std::vector<uint8_t> back;
+  status = Download(suite, result.get(), back);
+  if (!status.ok()) return status;
+  return back;
+}
+
+}  // namespace
+
 void CheckExecute(Suite& suite) {
   suite.Check("execute", "compile, run and read back", [&]() -> absl::Status {
     if (suite.client() == nullptr) return suite.client_status();
@@ -365,35 +400,12 @@ void CheckExecute(Suite& suite) {
     if (outputs_args.num_outputs != 1) {
       return absl::InternalError(absl::StrCat("num_outputs is ", outputs_args.num_outputs));
     }
-    float input[4] = {1, -2, 3.5f, 0};
-    absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, input, PJRT_Buffer_Type_F32, {4});
-    if (!uploaded.ok()) return uploaded.status();
-    Buffer argument(suite, *uploaded);
-    PJRT_Buffer* arg = argument.get();
-    PJRT_Buffer* const* arg_list = &arg;
-    PJRT_Buffer* output = nullptr;
-    PJRT_Buffer** out_list = &output;
-    PJRT_Event* done = nullptr;
-    auto execute = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
-    execute.executable = *executable;
-    execute.argument_lists = &arg_list;
-    execute.num_devices = 1;
-    execute.num_args = 1;
-    execute.output_lists = &out_list;
-    execute.device_complete_events = &done;
-    execute.execute_device = suite.devices().front();
-    status = SEAM_CALL(suite, PJRT_LoadedExecutable_Execute, &execute);
-    if (!status.ok()) return status;
-    Buffer result(suite, output);
-    status = AwaitAndDestroy(suite, done);
-    if (!status.ok()) return status;
-    std::vector<uint8_t> back;
-    status = Download(suite, result.get(), back);
-    if (!status.ok()) return status;
+    absl::StatusOr<std::vector<uint8_t>> back = RunOnce(suite, *executable);
+    if (!back.ok()) return back.status();
     const float expected[4] = {2, -4, 7, 0};
     float got[4] = {};
-    if (back.size() == sizeof(got)) std::memcpy(got, back.data(), sizeof(got));
-    return Expect(back.size() == sizeof(expected) && std::equal(got, got + 4, expected),
+    if (back->size() == sizeof(got)) std::memcpy(got, back->data(), sizeof(got));
+    return Expect(back->size() == sizeof(expected) && std::equal(got, got + 4, expected),
                   "the result differs from 2 * input");
   });
   suite.Check("execute", "a wrong argument count is refused", [&]() -> absl::Status {
@@ -419,35 +431,9 @@ void CheckExecute(Suite& suite) {
 absl::Status CompileRunAndReadBack(Suite& suite) {
   absl::StatusOr<PJRT_LoadedExecutable*> executable = Compile(suite, kDoubleProgram, "seam-ir");
   if (!executable.ok()) return executable.status();
-  struct Guard {
-    Suite& suite;
-    PJRT_LoadedExecutable* e;
-    ~Guard() { DestroyExecutable(suite, e); }
-  } guard{suite, *executable};
-  float input[4] = {1, -2, 3.5f, 0};
-  absl::StatusOr<PJRT_Buffer*> uploaded = Upload(suite, input, PJRT_Buffer_Type_F32, {4});
-  if (!uploaded.ok()) return uploaded.status();
-  Buffer argument(suite, *uploaded);
-  PJRT_Buffer* arg = argument.get();
-  PJRT_Buffer* const* arg_list = &arg;
-  PJRT_Buffer* output = nullptr;
-  PJRT_Buffer** out_list = &output;
-  PJRT_Event* done = nullptr;
-  auto execute = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
-  execute.executable = *executable;
-  execute.argument_lists = &arg_list;
-  execute.num_devices = 1;
-  execute.num_args = 1;
-  execute.output_lists = &out_list;
-  execute.device_complete_events = &done;
-  execute.execute_device = suite.devices().front();
-  absl::Status status = SEAM_CALL(suite, PJRT_LoadedExecutable_Execute, &execute);
-  if (!status.ok()) return status;
-  Buffer result(suite, output);
-  status = AwaitAndDestroy(suite, done);
-  if (!status.ok()) return status;
-  std::vector<uint8_t> back;
-  return Download(suite, result.get(), back);
+  absl::StatusOr<std::vector<uint8_t>> back = RunOnce(suite, *executable);
+  DestroyExecutable(suite, *executable);
+  return back.status();
 }
 
 }  // namespace seam::conformance

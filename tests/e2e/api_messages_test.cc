@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "error_of.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
@@ -18,18 +19,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
-
-// The message of the seam::Error `fn` throws (the test fails if it throws none).
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no seam::Error was thrown";
-  return "";
-}
 
 Tensor Logits() { return Tensor::from_vector(std::vector<float>(12, 0.5f), {4, 3}); }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "error_of.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
@@ -19,17 +20,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "no seam::Error was thrown";
-  return "";
-}
 
 const std::vector<float> kValues = {-2.5f, -1.0f, 0.0f, 0.25f, 1.5f, 3.0f};
 
