@@ -3,6 +3,7 @@
 // records nothing.
 #include <time.h>
 
+#include "seam/c/pjrt_c_api_profiler.h"
 #include "src/base/status_macros.h"
 #include "src/conformance/suite_internal.h"
 

@@ -86,6 +86,8 @@ while IFS= read -r header; do
   count=$((count + 1))
 done < <(find "$prefix/include" -name '*.h' | sort)
 [[ $count -ge 10 ]] || fail "only $count public headers installed"
-gcc-12 -std=c99 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" \
-  -x c - <<<"#include <seam/c/pjrt_c_api.h>" || fail "seam/c/pjrt_c_api.h is not C99"
+for abi in seam/c/pjrt_c_api.h seam/c/pjrt_c_api_profiler.h; do
+  gcc-12 -std=c99 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" \
+    -x c - <<<"#include <$abi>" || fail "$abi is not C99"
+done
 echo "ok: $count public headers compile alone with g++-12 and clang++-14"

@@ -1,5 +1,6 @@
 /* Compiled as strict C99: the ABI header must need nothing beyond it. */
 #include "seam/c/pjrt_c_api.h"
+#include "seam/c/pjrt_c_api_profiler.h"
 
 int seam_abi_c99_check(void) {
   PJRT_NamedValue value;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "seam/c/pjrt_c_api.h"
+#include "seam/c/pjrt_c_api_profiler.h"
 
 extern "C" int seam_abi_c99_check(void);  // abi_c99_check.c, compiled as C99
 

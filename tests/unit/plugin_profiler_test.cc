@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "seam/c/pjrt_c_api.h"
+#include "seam/c/pjrt_c_api_profiler.h"
 #include "src/plugins/common/profiler.h"
 
 namespace seam::plugin::profiler {

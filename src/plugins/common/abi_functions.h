@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "seam/c/pjrt_c_api.h"
+#include "seam/c/pjrt_c_api_profiler.h"
 
 // The two functions that return nothing (they cannot report an error).
 #define SEAM_PLUGIN_VOID_FUNCTIONS(X) \

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "seam/c/pjrt_c_api.h"
+#include "seam/c/pjrt_c_api_profiler.h"
 
 namespace seam::plugin::profiler {
 
