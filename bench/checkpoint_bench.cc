@@ -143,6 +143,9 @@ int main(int argc, char** argv) {
         largest = std::max<int64_t>(largest, tensor.numel() * 4);
       }
       seam::sync();
+      // The state is computed before the first save starts (sync only launches it): the
+      // rounds time saving and loading, not the transposes into PyTorch's layout.
+      seam::wait_device_ops();
       std::printf("state: %zu tensors, %.1f MiB, largest %.1f MiB\n", state.size(),
                   static_cast<double>(bytes) / (1 << 20), static_cast<double>(largest) / (1 << 20));
       for (int r = 0; r < rounds; ++r) {
