@@ -70,26 +70,6 @@ class Buffer {
   PJRT_Buffer* buffer_;
 };
 
-absl::StatusOr<PJRT_Buffer*> Upload(Suite& suite, const void* data, PJRT_Buffer_Type type,
-                                    const std::vector<int64_t>& dims) {
-  auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
-  args.client = suite.client();
-  args.data = data;
-  args.type = type;
-  args.dims = dims.data();
-  args.num_dims = dims.size();
-  args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-  args.device = suite.devices().front();
-  absl::Status status = SEAM_CALL(suite, PJRT_Client_BufferFromHostBuffer, &args);
-  if (!status.ok()) return status;
-  if (args.done_with_host_buffer != nullptr) {
-    auto destroy = SEAM_PJRT_ARGS(PJRT_Event_Destroy_Args);
-    destroy.event = args.done_with_host_buffer;
-    SEAM_CALL(suite, PJRT_Event_Destroy, &destroy).IgnoreError();
-  }
-  return args.buffer;
-}
-
 absl::Status AwaitAndDestroy(Suite& suite, PJRT_Event* event) {
   auto await = SEAM_PJRT_ARGS(PJRT_Event_Await_Args);
   await.event = event;
@@ -201,6 +181,26 @@ constexpr char kDoubleProgram[] =
     "  return (%1)\n}\n";
 
 }  // namespace
+
+absl::StatusOr<PJRT_Buffer*> Upload(Suite& suite, const void* data, PJRT_Buffer_Type type,
+                                    const std::vector<int64_t>& dims) {
+  auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+  args.client = suite.client();
+  args.data = data;
+  args.type = type;
+  args.dims = dims.data();
+  args.num_dims = dims.size();
+  args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  args.device = suite.devices().front();
+  absl::Status status = SEAM_CALL(suite, PJRT_Client_BufferFromHostBuffer, &args);
+  if (!status.ok()) return status;
+  if (args.done_with_host_buffer != nullptr) {
+    auto destroy = SEAM_PJRT_ARGS(PJRT_Event_Destroy_Args);
+    destroy.event = args.done_with_host_buffer;
+    SEAM_CALL(suite, PJRT_Event_Destroy, &destroy).IgnoreError();
+  }
+  return args.buffer;
+}
 
 void CheckBuffersAndEvents(Suite& suite) {
   for (int64_t type : SupportedTypes(suite.api())) {

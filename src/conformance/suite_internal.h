@@ -84,6 +84,11 @@ absl::Status HasMemoryQuery(const Suite& suite);  // suite_memory.cc
 void CheckOps(Suite& suite, uint64_t seed);       // op_checks.cc
 void CheckProfiler(Suite& suite);                 // suite_profiler.cc
 
+// A buffer of `dims` on the first device from host `data` (ImmutableOnlyDuringCall: the
+// host memory may be reused once it returns); the caller destroys it (suite_buffers.cc).
+absl::StatusOr<PJRT_Buffer*> Upload(Suite& suite, const void* data, PJRT_Buffer_Type type,
+                                    const std::vector<int64_t>& dims);
+
 // Compiles a small program, runs it once on the first device and reads the result back
 // (suite_buffers.cc): work for the checks that watch what a plugin does.
 absl::Status CompileRunAndReadBack(Suite& suite);

@@ -55,29 +55,6 @@ absl::Status Consistent(const PJRT_Device_MemoryStats_Args& s, size_t device) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PJRT_Buffer*> UploadZeros(Suite& suite, const std::vector<float>& values,
-                                         const std::vector<int64_t>& dims) {
-  auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
-  args.client = suite.client();
-  args.data = values.data();
-  args.type = PJRT_Buffer_Type_F32;
-  args.dims = dims.data();
-  args.num_dims = dims.size();
-  args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-  args.device = suite.devices().front();
-  absl::Status status = SEAM_CALL(suite, PJRT_Client_BufferFromHostBuffer, &args);
-  if (!status.ok()) return status;
-  if (args.done_with_host_buffer != nullptr) {
-    auto done = SEAM_PJRT_ARGS(PJRT_Event_Await_Args);
-    done.event = args.done_with_host_buffer;
-    SEAM_CALL(suite, PJRT_Event_Await, &done).IgnoreError();
-    auto destroy = SEAM_PJRT_ARGS(PJRT_Event_Destroy_Args);
-    destroy.event = args.done_with_host_buffer;
-    SEAM_CALL(suite, PJRT_Event_Destroy, &destroy).IgnoreError();
-  }
-  return args.buffer;
-}
-
 void DestroyBuffer(Suite& suite, PJRT_Buffer* buffer) {
   auto args = SEAM_PJRT_ARGS(PJRT_Buffer_Destroy_Args);
   args.buffer = buffer;
@@ -90,9 +67,8 @@ absl::Status FollowsABuffer(Suite& suite) {
   PJRT_Device* device = suite.devices().front();
   absl::StatusOr<PJRT_Device_MemoryStats_Args> before = Query(suite, device);
   if (!before.ok()) return before.status();
-  const std::vector<int64_t> dims = {64, 64};
-  absl::StatusOr<PJRT_Buffer*> buffer =
-      UploadZeros(suite, std::vector<float>(size_t{64} * 64), dims);
+  const std::vector<float> zeros(size_t{64} * 64);
+  absl::StatusOr<PJRT_Buffer*> buffer = Upload(suite, zeros.data(), PJRT_Buffer_Type_F32, {64, 64});
   if (!buffer.ok()) return buffer.status();
   absl::StatusOr<PJRT_Device_MemoryStats_Args> during = Query(suite, device);
   DestroyBuffer(suite, *buffer);
