@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "src/base/logging.h"
@@ -179,6 +181,30 @@ std::string BlasCoreNote(GemmLibrary choice) {
   const bool f32_elsewhere =
       ChooseSgemmLibrary(choice, ThisGemmHost(), 1, 1, 1) == GemmLibrary::kOneDnn;
   return GenericBlasCoreNote(ThisBlasCore(), f32_elsewhere);
+}
+
+void InitializeGemmLibrariesOnce() {
+#ifdef SEAM_HAVE_ONEDNN
+  static std::mutex mu;
+  static bool initialized = false;
+  std::lock_guard<std::mutex> lock(mu);
+  const GemmLibrary choice = GetGemmLibrary();
+  const GemmHost& host = ThisGemmHost();
+  const int64_t large = 4096;
+  if (initialized ||
+      (ChooseSgemmLibrary(choice, host, 1, 1, 1) != GemmLibrary::kOneDnn &&
+       ChooseSgemmLibrary(choice, host, large, large, large) != GemmLibrary::kOneDnn)) {
+    return;  // done already, or no product under this choice goes to oneDNN (a later
+             // client with another SEAM_CPU_GEMM may still need it)
+  }
+  // One product of the size class the training steps use, so oneDNN builds its kernels
+  // and its own statics now, on this thread.
+  constexpr int64_t kSide = 64;
+  std::vector<float> a(kSide * kSide, 1.0f), c(kSide * kSide, 0.0f);
+  OneDnnSgemmOnThisThread(false, false, kSide, kSide, kSide, 1.0f, a.data(), kSide, a.data(), kSide,
+                          0.0f, c.data(), kSide);
+  initialized = true;
+#endif
 }
 
 void LogBlasCoreOnce() {

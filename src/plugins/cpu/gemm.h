@@ -72,6 +72,13 @@ GemmLibrary SgemmLibraryFor(int64_t m, int64_t n, int64_t k);
 // its kernels fit the CPU. `seam info` shows it (the plugin attribute blas_note).
 std::string BlasCoreNote(GemmLibrary choice);
 
+// Runs one small product on oneDNN, once per process, as soon as the chosen library can send
+// any product there: oneDNN sets itself up (its kernels, its statics) on its first product,
+// and that must happen before the device threads' exit handler is registered, or a first
+// product still running at exit meets oneDNN statics that exit is destroying
+// (tests/e2e/exit_drain_test.cc). PJRT_Client_Create calls it after SetGemmLibrary.
+void InitializeGemmLibrariesOnce();
+
 // Logs BlasCoreNote(GetGemmLibrary()) as a warning, once per process, when it is not empty.
 // PJRT_Client_Create calls it.
 void LogBlasCoreOnce();
