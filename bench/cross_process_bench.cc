@@ -8,7 +8,11 @@
 // starts `processes` copies of itself on 127.0.0.1 sharing a key-value store in a
 // temporary directory, and process 0 prints one row per size: the time per all_reduce of
 // each (the median over the repetitions of a block of iterations; the two alternate, after
-// a barrier) and their ratio.
+// a barrier) and their ratio, and the CPU time the process spent per all_reduce (user +
+// system, every thread: Gloo's event loop and the kernel's loopback copies included; the
+// median block's). On a machine with as many cores as processes, that CPU time is what a
+// data-parallel step pays for its gradient exchange even when the exchange overlaps compute.
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -53,11 +57,6 @@ int64_t Flag(const std::map<std::string, std::string>& flags, const std::string&
   return it == flags.end() ? fallback : std::stoll(it->second);
 }
 
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 // Iterations per timed block: about 1 GiB of all_reduce input, 10 to 2000 (the same in
 // every process, since each iteration is a collective).
 int64_t Iterations(int64_t bytes) {
@@ -66,38 +65,62 @@ int64_t Iterations(int64_t bytes) {
 
 struct Row {
   int64_t bytes;
-  double seam_us, gloo_us;
+  double seam_us, gloo_us, seam_cpu_us, gloo_cpu_us;
 };
 
-// One all_reduce of the program per iteration, awaited before the next.
-double TimeSeam(PjrtClient& client, PJRT_LoadedExecutable* executable, PJRT_Buffer* input,
-                int64_t iterations) {
+// Wall and CPU microseconds per iteration of one timed block.
+struct Timing {
+  double wall_us = 0, cpu_us = 0;
+};
+
+double ProcessCpuMicros() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto micros = [](const timeval& t) { return t.tv_sec * 1e6 + t.tv_usec; };
+  return micros(usage.ru_utime) + micros(usage.ru_stime);
+}
+
+// Runs `body` `iterations` times and times it.
+template <typename Body>
+Timing TimeBlock(int64_t iterations, Body body) {
+  const double cpu_start = ProcessCpuMicros();
   const Clock::time_point start = Clock::now();
-  for (int64_t i = 0; i < iterations; ++i) {
+  for (int64_t i = 0; i < iterations; ++i) body();
+  const double n = static_cast<double>(iterations);
+  return {std::chrono::duration<double, std::micro>(Clock::now() - start).count() / n,
+          (ProcessCpuMicros() - cpu_start) / n};
+}
+
+// One all_reduce of the program per iteration, awaited before the next.
+Timing TimeSeam(PjrtClient& client, PJRT_LoadedExecutable* executable, PJRT_Buffer* input,
+                int64_t iterations) {
+  return TimeBlock(iterations, [&] {
     absl::StatusOr<PjrtClient::Launch> launch = client.Execute(executable, {input});
     if (!launch.ok() || !client.Await(launch->done[0]).ok()) {
       std::fprintf(stderr, "seam all_reduce failed\n");
       std::exit(1);
     }
     client.Destroy(*launch);
-  }
-  return std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
-         static_cast<double>(iterations);
+  });
 }
 
-double TimeGloo(const std::shared_ptr<gloo::Context>& context, std::vector<float>& in,
+Timing TimeGloo(const std::shared_ptr<gloo::Context>& context, std::vector<float>& in,
                 std::vector<float>& out, int64_t iterations) {
-  const Clock::time_point start = Clock::now();
-  for (int64_t i = 0; i < iterations; ++i) {
+  return TimeBlock(iterations, [&] {
     gloo::AllreduceOptions options(context);
     options.setInput(in.data(), in.size());
     options.setOutput(out.data(), out.size());
     options.setReduceFunction(
         static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
     gloo::allreduce(options);
-  }
-  return std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
-         static_cast<double>(iterations);
+  });
+}
+
+// The block with the median wall time.
+Timing MedianBlock(std::vector<Timing> blocks) {
+  std::sort(blocks.begin(), blocks.end(),
+            [](const Timing& a, const Timing& b) { return a.wall_us < b.wall_us; });
+  return blocks[blocks.size() / 2];
 }
 
 int Worker(const std::map<std::string, std::string>& flags) {
@@ -133,28 +156,30 @@ int Worker(const std::map<std::string, std::string>& flags) {
         (*client)->Upload(in.data(), PJRT_Buffer_Type_F32, {elements}, 0);
     if (!executable.ok() || !input.ok()) return 1;
     const int64_t iterations = Iterations(bytes);
-    std::vector<double> seam_us, gloo_us;
+    std::vector<Timing> seam_blocks, gloo_blocks;
     TimeSeam(**client, *executable, *input, 2);  // warm-up: builds the plugin's context
     TimeGloo(context, in, out, 2);
     for (int64_t r = 0; r < repetitions; ++r) {
       gloo::barrier(barrier);
-      seam_us.push_back(TimeSeam(**client, *executable, *input, iterations));
+      seam_blocks.push_back(TimeSeam(**client, *executable, *input, iterations));
       gloo::barrier(barrier);
-      gloo_us.push_back(TimeGloo(context, in, out, iterations));
+      gloo_blocks.push_back(TimeGloo(context, in, out, iterations));
     }
     if (out.front() != static_cast<float>(count)) return 1;
-    rows.push_back({bytes, Median(seam_us), Median(gloo_us)});
+    const Timing seam = MedianBlock(seam_blocks), gloo = MedianBlock(gloo_blocks);
+    rows.push_back({bytes, seam.wall_us, gloo.wall_us, seam.cpu_us, gloo.cpu_us});
     (*client)->Destroy(*input);
     (*client)->Destroy(*executable);
   }
   if (index != 0) return 0;
   std::printf(
       "| f32 bytes | seam all_reduce (us) | plain Gloo allreduce (us) | seam / Gloo | "
-      "seam GB/s |\n|---|---|---|---|---|\n");
+      "seam GB/s | seam CPU (us) | Gloo CPU (us) |\n|---|---|---|---|---|---|---|\n");
   for (const Row& row : rows) {
-    std::printf("| %lld | %.1f | %.1f | %.3f | %.2f |\n", static_cast<long long>(row.bytes),
-                row.seam_us, row.gloo_us, row.seam_us / row.gloo_us,
-                static_cast<double>(row.bytes) / row.seam_us / 1e3);
+    std::printf("| %lld | %.1f | %.1f | %.3f | %.2f | %.1f | %.1f |\n",
+                static_cast<long long>(row.bytes), row.seam_us, row.gloo_us,
+                row.seam_us / row.gloo_us, static_cast<double>(row.bytes) / row.seam_us / 1e3,
+                row.seam_cpu_us, row.gloo_cpu_us);
   }
   return 0;
 }
