@@ -1,11 +1,14 @@
 // The public safetensors API (include/seam/checkpoint.h) over src/checkpoint/safetensors.h.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "seam/checkpoint.h"
+#include "src/base/status_macros.h"
 #include "src/checkpoint/safetensors.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/step_runner.h"
@@ -21,14 +24,63 @@ static_assert(std::endian::native == std::endian::little,
   throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
 }
 
-// A tensor's host bytes: the literal read from the device (not copied again), kept alive
-// by the result until the file has them.
-absl::StatusOr<TensorBytes> Read(const Tensor& t) {
-  absl::StatusOr<ir::Literal> literal =
-      lazy::ReadTensor(TensorAccess::Impl(t, "save_file"), "save_file");
-  if (!literal.ok()) return literal.status();
-  auto owner = std::make_shared<const ir::Literal>(*std::move(literal));
-  return TensorBytes{absl::Span<const uint8_t>(owner->bytes.data(), owner->bytes.size()), owner};
+// Host buffers for one save's tensors, reused: the writer holds at most two (one being
+// written, one waiting) while the caller fills a third, so a few buffers, each grown to the
+// largest tensor it has held, serve the whole file and their pages are faulted in once.
+class HostBuffers : public std::enable_shared_from_this<HostBuffers> {
+ public:
+  // A buffer of at least `size` bytes, given back to the pool when its last owner drops it.
+  std::shared_ptr<uint8_t> Take(size_t size) {
+    Buffer buffer;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // The smallest free buffer that fits, else the largest free one (grown below).
+      auto best = free_.end();
+      for (auto it = free_.begin(); it != free_.end(); ++it) {
+        if (best == free_.end() || Better(*it, *best, size)) best = it;
+      }
+      if (best != free_.end()) {
+        buffer = std::move(*best);
+        free_.erase(best);
+      }
+    }
+    if (buffer.capacity < size) {
+      buffer.data.reset(new uint8_t[std::max<size_t>(size, 1)]);  // not zeroed: overwritten
+      buffer.capacity = size;
+    }
+    uint8_t* data = buffer.data.release();
+    const size_t capacity = buffer.capacity;
+    return std::shared_ptr<uint8_t>(data, [pool = shared_from_this(), capacity](uint8_t* p) {
+      std::lock_guard<std::mutex> lock(pool->mu_);
+      pool->free_.push_back({std::unique_ptr<uint8_t[]>(p), capacity});
+    });
+  }
+
+ private:
+  struct Buffer {
+    std::unique_ptr<uint8_t[]> data;
+    size_t capacity = 0;
+  };
+  // For a tensor of `size` bytes: one that fits beats one that does not; among those that
+  // fit the smaller, among those that do not the larger.
+  static bool Better(const Buffer& a, const Buffer& b, size_t size) {
+    const bool a_fits = a.capacity >= size, b_fits = b.capacity >= size;
+    if (a_fits != b_fits) return a_fits;
+    return a_fits ? a.capacity < b.capacity : a.capacity > b.capacity;
+  }
+  std::mutex mu_;
+  std::vector<Buffer> free_;  // guarded by mu_
+};
+
+// A tensor's host bytes, read from the device straight into a buffer of `pool` and kept
+// alive by the result until the file has them.
+absl::StatusOr<TensorBytes> Read(const Tensor& t, HostBuffers& pool) {
+  const std::shared_ptr<lazy::TensorImpl>& impl = TensorAccess::Impl(t, "save_file");
+  const size_t size = impl->node()->shape.byte_size();
+  std::shared_ptr<uint8_t> buffer = pool.Take(size);
+  const absl::Span<uint8_t> bytes(buffer.get(), size);
+  SEAM_RETURN_IF_ERROR(lazy::ReadTensorInto(impl, "save_file", bytes));
+  return TensorBytes{bytes, std::move(buffer)};
 }
 
 // The file's dtype for `t`, or an Error naming the tensor.
@@ -73,8 +125,9 @@ void save_file(const std::string& path, const std::map<std::string, Tensor>& ten
     writes.push_back({name, FileDType(name, tensor), tensor.shape(), {}});
     order.push_back(&tensor);
   }
+  auto pool = std::make_shared<HostBuffers>();
   absl::Status status =
-      WriteFileStreamed(path, writes, metadata, [&](size_t i) { return Read(*order[i]); });
+      WriteFileStreamed(path, writes, metadata, [&](size_t i) { return Read(*order[i], *pool); });
   if (!status.ok()) Throw(status);
 }
 

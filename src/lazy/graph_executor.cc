@@ -233,4 +233,12 @@ absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor
   return ReadValue(*node->value, op);
 }
 
+absl::Status ReadTensorInto(const std::shared_ptr<TensorImpl>& tensor, std::string_view op,
+                            absl::Span<uint8_t> destination) {
+  if (g_observer != nullptr) g_observer->OnHostRead();
+  SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
+  NodePtr node = tensor->node();
+  return ReadValueInto(*node->value, op, destination);
+}
+
 }  // namespace seam::lazy

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "src/ir/program.h"
 #include "src/lazy/lazy_tensor.h"
 #include "src/runtime/computation_client.h"
@@ -29,6 +30,9 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 // a host read never donates). `op` names the caller in errors.
 absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
                                        std::string_view op = "to_vector");
+// ReadTensor into caller memory of exactly the tensor's byte size (an error names both).
+absl::Status ReadTensorInto(const std::shared_ptr<TensorImpl>& tensor, std::string_view op,
+                            absl::Span<uint8_t> destination);
 
 // What one step barrier ran, as seen by a BarrierObserver (seam::compile's capture,
 // src/lazy/step_capture.h). The pointers are valid during the call only.

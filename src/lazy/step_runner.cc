@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -334,6 +335,15 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
       request.parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
     }
   }
+  if (!request.read_into.empty()) {
+    if (request.reads.size() != 1) {
+      return absl::InternalError(absl::StrCat(std::string(request.op),
+                                              ": a read into caller memory takes one ", "value, ",
+                                              request.reads.size(), " given"));
+    }
+    return NameLostProcess(*client,
+                           client->TransferFromDeviceInto(request.reads[0], request.read_into));
+  }
   if (!request.reads.empty()) {
     scratch.handles.assign(request.reads.begin(), request.reads.end());
     absl::StatusOr<std::vector<ir::Literal>> read = client->TransferFromDevice(scratch.handles);
@@ -379,6 +389,37 @@ absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view
   ir::Literal literal = std::move(result.read.front());
   result.read.clear();
   return literal;
+}
+
+absl::Status ReadValueInto(const DeviceValue& value, std::string_view op,
+                           absl::Span<uint8_t> destination) {
+  ComputationClient::DataPtr device;
+  {
+    std::unique_lock<std::recursive_mutex> lock = LockSteps();
+    SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
+    if (value.device == nullptr || destination.empty()) {
+      // On the host, or nothing to copy: the plain read, then a copy of what it gave.
+      lock.unlock();
+      SEAM_ASSIGN_OR_RETURN(ir::Literal literal, ReadValue(value, op));
+      if (literal.bytes.size() != destination.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(std::string(op), ": ", literal.shape.ToString(), " needs ",
+                         literal.bytes.size(), " bytes, the destination has ", destination.size()));
+      }
+      if (!destination.empty()) {
+        std::memcpy(destination.data(), literal.bytes.data(), destination.size());
+      }
+      return absl::OkStatus();
+    }
+    device = value.device;
+  }
+  thread_local StepResult result;
+  StepRequest request;
+  request.kind = StepKind::kHostRead;
+  request.op = op;
+  request.reads = absl::MakeConstSpan(&device, 1);
+  request.read_into = destination;
+  return RunStep(request, result);
 }
 
 }  // namespace seam::lazy

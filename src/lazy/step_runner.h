@@ -93,6 +93,9 @@ struct StepRequest {
   absl::Span<const ir::Alias> donations;
   // Device values to bring back to the host after the run.
   absl::Span<const runtime::ComputationClient::DataPtr> reads;
+  // Not empty: `reads` has one entry, copied into this caller memory of exactly its size
+  // (TransferFromDeviceInto) instead of into result.read.
+  absl::Span<uint8_t> read_into;
   // Host bytes to send to the default device as new values (crossing 1, before anything
   // else; a source's `device` is ignored): result.uploaded[i] holds the i-th. The bytes are
   // read during the call only (a checkpoint's mapping, say), never kept.
@@ -129,6 +132,9 @@ absl::StatusOr<NodePtr> UploadedLeaf(const ir::Shape& shape, const void* bytes);
 // one read-only step of `value->device`. `op` names the caller in errors. Takes the step
 // lock to look at the value, and reads the device outside it.
 absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op);
+// ReadValue into caller memory of exactly the value's byte size (an error names both sizes).
+absl::Status ReadValueInto(const DeviceValue& value, std::string_view op,
+                           absl::Span<uint8_t> destination);
 
 }  // namespace seam::lazy
 

@@ -1,5 +1,7 @@
 #include "src/runtime/computation_client.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 
 namespace seam::runtime {
@@ -21,6 +23,20 @@ SEAM_DEFINE_METRIC(EagerOpCompileMetric, "EagerOpCompileTime", metrics::FormatTi
 SEAM_DEFINE_METRIC(InboundDataMetric, "InboundData", metrics::FormatBytes)
 SEAM_DEFINE_METRIC(OutboundDataMetric, "OutboundData", metrics::FormatBytes)
 #undef SEAM_DEFINE_METRIC
+
+absl::Status ComputationClient::TransferFromDeviceInto(const DataPtr& handle,
+                                                       absl::Span<uint8_t> destination) {
+  const size_t size = handle->shape().byte_size();
+  if (destination.size() != size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TransferFromDeviceInto: ", handle->shape().ToString(), " needs ", size,
+                     " bytes, the destination has ", destination.size()));
+  }
+  absl::StatusOr<std::vector<ir::Literal>> literals = TransferFromDevice({handle});
+  if (!literals.ok()) return literals.status();
+  if (size != 0) std::memcpy(destination.data(), literals->front().bytes.data(), size);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ComputationClient::MemoryStats> ComputationClient::GetMemoryStats(
     const std::string& device) const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "src/ir/program.h"
 #include "src/ir/shape.h"
 #include "src/runtime/metrics.h"
@@ -94,6 +95,13 @@ class ComputationClient {
   // Blocks until every value is computed and copied; one sample on TransferFromDeviceTime.
   virtual absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
       const std::vector<DataPtr>& handles) = 0;
+  // TransferFromDevice of one value into caller memory of exactly its byte size (an error
+  // names both sizes otherwise), so a caller reading many values (a checkpoint save) can
+  // reuse one host buffer. Blocks; one sample on TransferFromDeviceTime. This default reads
+  // through TransferFromDevice and copies; clients that can write `destination` directly
+  // override it.
+  virtual absl::Status TransferFromDeviceInto(const DataPtr& handle,
+                                              absl::Span<uint8_t> destination);
 
   // Compiles and loads each instance; one sample per call, on CompileTime (or on
   // EagerOpCompileTime when the first instance is an eager op's).

@@ -483,56 +483,94 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
   return handles;
 }
 
+namespace {
+
+// The handles as this client's values, every one computed (errors first, sizes after: the
+// outputs of a run that failed, out of memory say, report its error here, before any host
+// memory is sized by their shapes).
+absl::StatusOr<absl::InlinedVector<const PjrtData*, 4>> ReadyValues(
+    absl::Span<const ComputationClient::DataPtr> handles, std::string_view op) {
+  absl::InlinedVector<const PjrtData*, 4> values;
+  for (const ComputationClient::DataPtr& handle : handles) {
+    const auto* data = AsExactly<PjrtData>(handle.get());
+    if (data == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(std::string(op), ": handle is not from this client"));
+    }
+    values.push_back(data);
+  }
+  const trace::Span wait("wait: values ready", "wait");
+  for (const PjrtData* data : values) SEAM_RETURN_IF_ERROR(data->AwaitReady());
+  return values;
+}
+
+// Copies values[i] into destinations[i] (each exactly its size) and awaits every copy that
+// started, even after a failure, before the destinations can go away.
+absl::Status CopyToHost(const PJRT_Api* api, absl::Span<const PjrtData* const> values,
+                        absl::Span<const absl::Span<uint8_t>> destinations) {
+  absl::InlinedVector<PJRT_Event*, 4> events;
+  absl::Status status;
+  for (size_t i = 0; i < values.size() && status.ok(); ++i) {
+    // Nothing to copy (and a null `dst` would be PJRT's size query, which starts no copy).
+    if (destinations[i].empty()) continue;
+    auto args = SEAM_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
+    args.src = values[i]->buffer();
+    args.dst = destinations[i].data();
+    args.dst_size = destinations[i].size();
+    status = TakePjrtError(api, api->PJRT_Buffer_ToHostBuffer(&args));
+    if (status.ok()) events.push_back(args.event);
+  }
+  const trace::Span wait("wait: copies to host", "wait");
+  for (PJRT_Event* event : events) {
+    absl::Status copy_status = AwaitAndDestroy(api, event);
+    if (status.ok()) status = copy_status;
+  }
+  if (status.ok()) {
+    for (const absl::Span<uint8_t> destination : destinations) {
+      ComputationClient::OutboundDataMetric()->AddSample(static_cast<double>(destination.size()));
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<ir::Literal>> PjrtComputationClient::TransferFromDevice(
     const std::vector<DataPtr>& handles) {
   metrics::ScopedTimer timer(TransferFromDeviceMetric());
   const trace::Span span("TransferFromDevice", "crossing");
-  absl::InlinedVector<const PjrtData*, 4> buffers;
-  for (const DataPtr& handle : handles) {
-    const auto* data = AsExactly<PjrtData>(handle.get());
-    if (data == nullptr) {
-      return absl::InvalidArgumentError("TransferFromDevice: handle is not from this client");
-    }
-    buffers.push_back(data);
-  }
-  // Errors first, sizes after: the outputs of a run that failed (out of memory, say) report
-  // its error here, before any host memory is sized by their shapes.
-  {
-    const trace::Span wait("wait: values ready", "wait");
-    for (const PjrtData* data : buffers) SEAM_RETURN_IF_ERROR(data->AwaitReady());
-  }
-  std::vector<ir::Literal> literals(buffers.size());
-  absl::InlinedVector<PJRT_Event*, 4> events;
-  absl::Status status;
-  for (size_t i = 0; i < buffers.size() && status.ok(); ++i) {
-    literals[i].shape = buffers[i]->shape();
+  SEAM_ASSIGN_OR_RETURN(auto values, ReadyValues(handles, "TransferFromDevice"));
+  std::vector<ir::Literal> literals(values.size());
+  absl::InlinedVector<absl::Span<uint8_t>, 4> destinations;
+  for (size_t i = 0; i < values.size(); ++i) {
+    literals[i].shape = values[i]->shape();
     const size_t size = literals[i].shape.byte_size();
     try {
       literals[i].bytes.resize(size);
     } catch (const std::bad_alloc&) {
-      status = absl::ResourceExhaustedError(absl::StrCat("TransferFromDevice: cannot allocate ",
-                                                         size, " bytes of host memory for ",
-                                                         literals[i].shape.ToString()));
-      break;
+      return absl::ResourceExhaustedError(absl::StrCat("TransferFromDevice: cannot allocate ", size,
+                                                       " bytes of host memory for ",
+                                                       literals[i].shape.ToString()));
     }
-    auto args = SEAM_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
-    args.src = buffers[i]->buffer();
-    args.dst = literals[i].bytes.data();
-    args.dst_size = literals[i].bytes.size();
-    status = TakePjrtError(api_, api_->PJRT_Buffer_ToHostBuffer(&args));
-    if (status.ok()) events.push_back(args.event);
+    destinations.push_back(absl::MakeSpan(literals[i].bytes));
   }
-  // Every started copy is awaited, even after a failure, before `literals` can go away.
-  const trace::Span wait("wait: copies to host", "wait");
-  for (PJRT_Event* event : events) {
-    absl::Status copy_status = AwaitAndDestroy(api_, event);
-    if (status.ok()) status = copy_status;
-  }
-  SEAM_RETURN_IF_ERROR(status);
-  for (const ir::Literal& literal : literals) {
-    OutboundDataMetric()->AddSample(static_cast<double>(literal.bytes.size()));
-  }
+  SEAM_RETURN_IF_ERROR(CopyToHost(api_, values, destinations));
   return literals;
+}
+
+absl::Status PjrtComputationClient::TransferFromDeviceInto(const DataPtr& handle,
+                                                           absl::Span<uint8_t> destination) {
+  const size_t size = handle->shape().byte_size();
+  if (destination.size() != size) {  // refused before the device is waited for
+    return absl::InvalidArgumentError(
+        absl::StrCat("TransferFromDeviceInto: ", handle->shape().ToString(), " needs ", size,
+                     " bytes, the destination has ", destination.size()));
+  }
+  metrics::ScopedTimer timer(TransferFromDeviceMetric());
+  const trace::Span span("TransferFromDevice", "crossing");
+  SEAM_ASSIGN_OR_RETURN(auto values,
+                        ReadyValues(absl::MakeConstSpan(&handle, 1), "TransferFromDeviceInto"));
+  return CopyToHost(api_, values, absl::MakeConstSpan(&destination, 1));
 }
 
 absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationClient::Compile(

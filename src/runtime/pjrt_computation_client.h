@@ -40,6 +40,8 @@ class PjrtComputationClient : public ComputationClient {
       const std::vector<TensorSource>& tensors) override;
   absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
       const std::vector<DataPtr>& handles) override;
+  absl::Status TransferFromDeviceInto(const DataPtr& handle,
+                                      absl::Span<uint8_t> destination) override;
   absl::StatusOr<std::vector<ComputationPtr>> Compile(
       std::vector<CompileInstance> instances) override;
   absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(

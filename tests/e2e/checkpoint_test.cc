@@ -11,8 +11,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace seam::checkpoint {
 namespace {
@@ -123,6 +125,43 @@ TEST_F(CheckpointTest, MisuseIsAClearError) {
     EXPECT_THAT(e.what(), HasSubstr("missing.safetensors"));
   }
   EXPECT_FALSE(std::filesystem::exists(Path("m.safetensors")));
+}
+
+// Many tensors of sizes that grow, shrink and grow again, float and int, some on the host
+// and some computed: the save reads each into a reused host buffer, and no tensor may carry
+// another's bytes.
+TEST_F(CheckpointTest, TensorsOfChangingSizesKeepTheirOwnBytes) {
+  const std::vector<int64_t> sizes = {5000, 7, 0, 12000, 1, 3000, 3000, 20000, 2, 9000, 64, 4};
+  std::map<std::string, Tensor> tensors;
+  std::map<std::string, std::vector<float>> expected_f;
+  std::map<std::string, std::vector<int32_t>> expected_i;
+  for (size_t t = 0; t < sizes.size(); ++t) {
+    const std::string name = "t" + std::to_string(100 + t);
+    if (t % 3 == 1) {
+      std::vector<int32_t> values(static_cast<size_t>(sizes[t]));
+      for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(t * 100000 + i);
+      tensors.emplace(name, Tensor::from_vector(values, {sizes[t]}));
+      expected_i[name] = values;
+    } else {
+      std::vector<float> values(static_cast<size_t>(sizes[t]));
+      for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(t) + 0.5F * i;
+      Tensor x = Tensor::from_vector(values, {sizes[t]});
+      if (t % 2 == 0) {  // computed on the device: 2x - x
+        x = x * 2.0F - x;
+      }
+      tensors.emplace(name, x);
+      expected_f[name] = values;
+    }
+  }
+  save_file(Path("many.safetensors"), tensors);
+  const Loaded loaded = load_file(Path("many.safetensors"));
+  ASSERT_EQ(loaded.tensors.size(), sizes.size());
+  for (const auto& [name, values] : expected_f) {
+    EXPECT_EQ(loaded.tensors.at(name).to_vector<float>(), values) << name;
+  }
+  for (const auto& [name, values] : expected_i) {
+    EXPECT_EQ(loaded.tensors.at(name).to_vector<int32_t>(), values) << name;
+  }
 }
 
 }  // namespace

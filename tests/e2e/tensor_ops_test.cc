@@ -84,6 +84,15 @@ void CheckMatmul(std::vector<int64_t> ad, std::vector<int64_t> bd, std::vector<i
   ExpectNear(c.to_vector<double>(), HostMatmul(a, ad, b, bd, batch));
 }
 
+// A computed tensor with no elements reads back as an empty vector (the read asks the
+// device for no bytes; a null destination would be the C API's size query).
+TEST(TensorOpsTest, EmptyComputedTensorsReadBack) {
+  Tensor x = Tensor::zeros({0, 3}) * 2.0F + 1.0F;
+  EXPECT_TRUE(x.to_vector<float>().empty());
+  Tensor n = Tensor::from_vector(std::vector<int32_t>{}, {0}) + 1;
+  EXPECT_TRUE(n.to_vector<int32_t>().empty());
+}
+
 TEST(TensorOpsTest, BatchedMatmul) {
   CheckMatmul({2, 3, 4}, {4, 5}, {2}, {2, 3, 5});
   CheckMatmul({2, 3, 4}, {2, 4, 5}, {2}, {2, 3, 5});
