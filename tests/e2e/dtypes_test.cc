@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -261,13 +261,30 @@ TEST_P(DTypesTest, GradientsFlowInBf16) {
   EXPECT_EQ(g[1].to_vector<float>(), (std::vector<float>{1.0f, 4.0f, 9.0f}));    // x^2
 }
 
+TEST_P(DTypesTest, Int64LabelsWorkLikeInt32Ones) {
+  Tensor logits = Tensor::from_vector({0.5f, 2.0f, -1.0f, 0.0f, 1.0f, 3.0f}, {2, 3});
+  Tensor labels32 = Tensor::from_vector({1, 2}, {2});
+  Tensor labels64 = Tensor::from_vector(std::vector<int64_t>{1, 0}, {2});
+  // Row 0: label 1 (the argmax); row 1: label 2 for int32 (the argmax), 0 for int64.
+  EXPECT_EQ(nn::correct_count(logits, labels32).item<int32_t>(), 2);
+  EXPECT_EQ(nn::correct_count(logits, labels64).item<int32_t>(), 1);
+  // -log_softmax picked at each label, averaged: computed here in double.
+  auto nll = [](std::vector<double> row, int label) {
+    double total = 0;
+    for (double v : row) total += std::exp(v);
+    return std::log(total) - row[label];
+  };
+  const double want = (nll({0.5, 2.0, -1.0}, 1) + nll({0.0, 1.0, 3.0}, 0)) / 2;
+  EXPECT_NEAR(nn::cross_entropy(logits, labels64).item<float>(), want, 1e-5);
+}
+
 INSTANTIATE_TEST_SUITE_P(LazyAndEager, DTypesTest, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "Eager" : "Lazy"; });
 
 // A small MLP on a separable problem: the same initial weights (float32, and the same
-// draws rounded to bfloat16), the same batches, SGD or Adam. bfloat16 keeps about 3 significant digits,
-// so the losses agree to about a percent: the test allows 2% of the float32 loss
-// (measured: at most 0.4%).
+// draws rounded to bfloat16), the same batches, SGD or Adam. bfloat16 keeps about 3 significant
+// digits, so the losses agree to about a percent: the test allows 2% of the float32 loss (measured:
+// at most 0.4%).
 class DTypesTrainingTest : public ::testing::TestWithParam<std::string> {
  protected:
   std::unique_ptr<optim::Optimizer> Make(std::vector<Tensor*> params) const {
