@@ -3,6 +3,7 @@
 #include "seam/tensor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -323,14 +324,15 @@ Tensor FromLiteral(ir::Literal literal) { return lazy::Wrap(lazy::DataLeaf(std::
 Tensor FromDoubles(const char* op, const std::vector<double>& values, std::vector<int64_t> shape,
                    DType dtype) {
   CheckCount(values.size(), shape);
-  std::vector<float> floats(values.begin(), values.end());
   switch (dtype) {
     case DType::kFloat64:
       return FromLiteral(ir::Literal::FromF64(values, std::move(shape)));
     case DType::kFloat32:
-      return FromLiteral(ir::Literal::FromF32(floats, std::move(shape)));
+      return FromLiteral(
+          ir::Literal::FromF32(std::vector<float>(values.begin(), values.end()), std::move(shape)));
     case DType::kBFloat16:
-      return FromLiteral(ir::Literal::FromBF16(floats, std::move(shape)));
+      return FromLiteral(ir::Literal::FromBF16(std::vector<float>(values.begin(), values.end()),
+                                               std::move(shape)));
     case DType::kInt32:
     case DType::kInt64:
     case DType::kBool:
@@ -350,21 +352,22 @@ int64_t Count(const char* op, const std::vector<int64_t>& shape) {
 Tensor Full(const char* op, const std::vector<int64_t>& shape, const Scalar& value, DType dtype) {
   const ir::DType ir_dtype = lazy::ToIr(dtype);
   CheckedShape(op, shape, ir_dtype);
-  const bool integer = ir::IsInteger(ir_dtype);
-  const double low = ir_dtype == ir::DType::kS32 ? INT32_MIN : -0x1p63;
-  const double high = ir_dtype == ir::DType::kS32 ? INT32_MAX + 1.0 : 0x1p63;
   bool fits = !value.too_large();
-  if (integer && value.kind() == Scalar::Kind::kFloat) {
-    fits = fits && value.to_double() > low - 1 && value.to_double() < high;
-  } else if (integer) {
-    fits = fits && static_cast<double>(value.to_int()) >= low &&
-           static_cast<double>(value.to_int()) < high;
+  if (fits && ir::IsInteger(ir_dtype)) {
+    if (value.kind() == Scalar::Kind::kFloat) {
+      const double low = ir_dtype == ir::DType::kS32 ? INT32_MIN : -0x1p63;
+      const double high = ir_dtype == ir::DType::kS32 ? INT32_MAX + 1.0 : 0x1p63;
+      const double truncated = std::trunc(value.to_double());  // NaN fails both tests
+      fits = truncated >= low && truncated < high;
+    } else if (ir_dtype == ir::DType::kS32) {
+      fits = value.to_int() >= INT32_MIN && value.to_int() <= INT32_MAX;
+    }
   }
   if (!fits) {
-    const std::string text =
-        value.kind() == Scalar::Kind::kFloat
-            ? absl::StrCat(value.to_double())
-            : absl::StrCat(value.too_large() ? "above 2^63-1 " : "", value.to_int());
+    const std::string text = value.too_large() ? "above 2^63-1"
+                             : value.kind() == Scalar::Kind::kFloat
+                                 ? absl::StrCat(value.to_double())
+                                 : absl::StrCat(value.to_int());
     lazy::ThrowInvalid(absl::StrCat(op, ": the value ", text, " does not fit ", dtype_name(dtype)));
   }
   if (value.kind() != Scalar::Kind::kFloat) {

@@ -196,9 +196,13 @@ TEST_P(DTypesTest, Int64ValuesBeyondInt32SurviveArithmetic) {
             (std::vector<int32_t>{1, 0, 0, 1, 0}));
   EXPECT_EQ((t == huge - 2 * huge).to(DType::kInt32).to_vector<int32_t>(),
             (std::vector<int32_t>{0, 1, 0, 0, 0}));
-  // An exact full value beyond 2^53.
+  // Exact full values beyond 2^53, up to the largest int64; floats truncate toward zero.
   EXPECT_EQ(Tensor::full({2}, huge, DType::kInt64).to_vector<int64_t>(),
             (std::vector<int64_t>{huge, huge}));
+  const int64_t top = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(Tensor::full({1}, top, DType::kInt64).to_vector<int64_t>(), std::vector<int64_t>{top});
+  EXPECT_EQ(Tensor::full({1}, -2.9, DType::kInt64).to_vector<int64_t>(), std::vector<int64_t>{-2});
+  EXPECT_EQ(Tensor::full({1}, 2.9, DType::kInt32).to_vector<int32_t>(), std::vector<int32_t>{2});
   const int64_t c = 3'000'000'000LL;  // c * c = 9e18 still fits int64
   Tensor m = Tensor::from_vector(std::vector<int64_t>{c, 1, 2, 3}, {2, 2});
   EXPECT_EQ(m.matmul(m).to_vector<int64_t>(),
@@ -245,6 +249,10 @@ TEST_P(DTypesTest, MixedDTypesAreAClearError) {
   EXPECT_THAT(ErrorOf([&] { (void)(i + 3'000'000'000LL); }), HasSubstr("does not fit int32"));
   EXPECT_THAT(ErrorOf([&] { (void)Tensor::full({1}, 3'000'000'000LL, DType::kInt32); }),
               AllOf(HasSubstr("3000000000"), HasSubstr("int32")));
+  EXPECT_THAT(ErrorOf([&] { (void)Tensor::full({1}, 1e19, DType::kInt64); }),
+              AllOf(HasSubstr("1e+19"), HasSubstr("int64")));
+  EXPECT_THAT(ErrorOf([&] { (void)Tensor::full({1}, std::nan(""), DType::kInt32); }),
+              AllOf(HasSubstr("nan"), HasSubstr("int32")));
   EXPECT_THAT(ErrorOf([&] { (void)Tensor::from_vector({1.0f}, {1}, DType::kInt64); }),
               HasSubstr("int64"));
   EXPECT_THAT(ErrorOf([&] { (void)Tensor::randn({1}, 1, DType::kInt64); }), HasSubstr("int64"));
