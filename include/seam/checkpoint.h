@@ -20,7 +20,8 @@
 
 namespace seam::checkpoint {
 
-// Writes `tensors` (float32, float64 and int32; syncing pending ones) with `metadata` (the
+// Writes `tensors` (float32, float64, bfloat16, int32 and int64 as F32, F64, BF16, I32 and
+// I64; syncing pending ones; bool is an Error) with `metadata` (the
 // header's "__metadata__", strings only). A name may not be "__metadata__".
 void save_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
                const std::map<std::string, std::string>& metadata = {});
@@ -32,10 +33,10 @@ struct Loaded {
 
 // Reads a safetensors file. Every tensor is sent to the device straight from the file's
 // read-only mapping, one at a time, and keeps no host copy (host memory for the mapped
-// pages only, which the kernel can drop). Tensors of dtype F32, F64 and I32 become tensors
-// of that type;
-// any other dtype (valid in the format, e.g. BF16 or I64) is an Error naming the tensor and
-// the dtype, since the tensor API has no such type yet.
+// pages only, which the kernel can drop). Tensors of dtype F32, F64, BF16, I32 and I64
+// become float32, float64, bfloat16, int32 and int64 tensors, bit for bit; any other dtype
+// (valid in the format, e.g. F16 or U8) is an Error naming the tensor and the dtype, and
+// nothing is loaded.
 Loaded load_file(const std::string& path);
 
 // `text` as the whole content of `path`, atomically (readers see the old content or the new,

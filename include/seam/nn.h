@@ -98,7 +98,8 @@ class Mlp : public Module {
 };
 
 Tensor relu(const Tensor& x);
-// Mean over the batch of -log_softmax(logits)[label]; logits [n, classes], labels int32 [n].
+// Mean over the batch of -log_softmax(logits)[label]; logits [n, classes] (any float dtype),
+// labels [n] int32 or int64 (PyTorch's class indices are int64).
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels);
 // The number of rows whose argmax equals the label, as an int32 scalar (lazy).
 Tensor correct_count(const Tensor& logits, const Tensor& labels);

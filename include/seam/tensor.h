@@ -5,6 +5,7 @@
 #define SEAM_TENSOR_H_
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <span>
@@ -16,11 +17,46 @@
 
 namespace seam {
 
-// kBool holds comparison results (IR pred); kFloat64 is for gradient checks and precise work.
-enum class DType { kFloat32, kInt32, kFloat64, kBool };
+// kBool holds comparison results (IR pred); kFloat64 is for gradient checks and precise work;
+// kBFloat16 is bfloat16 (8 exponent bits like float32, 8 significand bits), for training
+// with half the memory traffic; kInt64 holds integers beyond int32. New values are appended.
+enum class DType { kFloat32, kInt32, kFloat64, kBool, kBFloat16, kInt64 };
 
-// "float32", "int32", "float64", "bool" (PyTorch's names without the "torch." prefix).
+// "float32", "int32", "float64", "bool", "bfloat16", "int64" (PyTorch's names without the
+// "torch." prefix).
 const char* dtype_name(DType dtype);
+
+// One bfloat16 element on the host, as its raw bits (the upper half of a float32's bits;
+// the layout of torch's c10::BFloat16 and of safetensors' "BF16"). Converting from float
+// rounds to nearest, ties to even (a NaN stays a NaN, overflow gives an infinity);
+// converting to float is exact.
+struct bfloat16 {
+  uint16_t bits = 0;
+
+  bfloat16() = default;
+  explicit bfloat16(float value) : bits(round_from(value)) {}
+  static bfloat16 from_bits(uint16_t raw) {
+    bfloat16 b;
+    b.bits = raw;
+    return b;
+  }
+  explicit operator float() const {
+    uint32_t wide = static_cast<uint32_t>(bits) << 16;
+    float f;
+    std::memcpy(&f, &wide, sizeof f);
+    return f;
+  }
+  friend bool operator==(bfloat16 a, bfloat16 b) { return a.bits == b.bits; }  // bitwise
+
+ private:
+  static uint16_t round_from(float value) {
+    uint32_t raw;
+    std::memcpy(&raw, &value, sizeof raw);
+    if ((raw & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((raw >> 16) | 0x40u);
+    return static_cast<uint16_t>((raw + 0x7fffu + ((raw >> 16) & 1u)) >> 16);
+  }
+};
+static_assert(sizeof(bfloat16) == 2);
 
 // Why an operation failed: the canonical codes of absl::Status and gRPC, with their numbers.
 enum class ErrorCode : int {
@@ -56,10 +92,12 @@ class Error : public std::runtime_error {
 };
 
 // A number combined with a tensor (t + 1, 0.5f * t, t > 0, maximum(t, 0)). It takes the
-// tensor's dtype, and never silently loses its kind: an integer scalar goes with int32 and
-// float tensors (it must fit int32 for an int32 tensor), a floating-point scalar only with
-// float tensors (int32 + 1.5 is an Error: convert the tensor first, t.to(DType::kFloat32)),
-// a bool only with bool tensors. Tensors of two dtypes are never combined implicitly either.
+// tensor's dtype, and never silently loses its kind: an integer scalar goes with integer and
+// float tensors (it must fit int32 for an int32 tensor; any int64 fits an int64 tensor; a
+// float tensor gets the nearest value, e.g. rounded to bfloat16), a floating-point scalar
+// only with float tensors (int32 + 1.5 is an Error: convert the tensor first,
+// t.to(DType::kFloat32)), a bool only with bool tensors. Tensors of two dtypes are never
+// combined implicitly either.
 class Scalar {
  public:
   enum class Kind { kFloat, kInt, kBool };
@@ -106,10 +144,19 @@ class Tensor {
     return from_vector(std::vector<int32_t>(values), std::move(shape));
   }
   static Tensor from_vector(const std::vector<double>& values, std::vector<int64_t> shape);
+  static Tensor from_vector(const std::vector<int64_t>& values, std::vector<int64_t> shape);
+  static Tensor from_vector(const std::vector<bfloat16>& values, std::vector<int64_t> shape);
+  // Float host data as a tensor of `dtype`: kFloat32, kBFloat16 (each value rounded to
+  // nearest, ties to even, as torch.tensor(values, dtype=torch.bfloat16) does) or kFloat64
+  // (exact). Any other dtype is an Error.
+  static Tensor from_vector(const std::vector<float>& values, std::vector<int64_t> shape,
+                            DType dtype);
   // The same from any contiguous host memory (an array, part of a vector, a raw buffer).
   static Tensor from_span(std::span<const float> values, std::vector<int64_t> shape);
   static Tensor from_span(std::span<const int32_t> values, std::vector<int64_t> shape);
   static Tensor from_span(std::span<const double> values, std::vector<int64_t> shape);
+  static Tensor from_span(std::span<const int64_t> values, std::vector<int64_t> shape);
+  static Tensor from_span(std::span<const bfloat16> values, std::vector<int64_t> shape);
   // A scalar that is always program data (never a constant), so changing it between steps
   // does not recompile: optimizers pass their hyperparameters this way.
   static Tensor scalar(float value);
@@ -120,7 +167,10 @@ class Tensor {
   // and reach the device at the first sync, so a seed gives the same values everywhere.
   static Tensor zeros(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
   static Tensor ones(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
-  static Tensor full(const std::vector<int64_t>& shape, double value,
+  // `value` is exact for integer dtypes (any int64 for kInt64; it must fit int32 for
+  // kInt32); a floating-point value for an integer dtype is truncated toward zero, as
+  // torch.full does; for kBFloat16 it is rounded to nearest.
+  static Tensor full(const std::vector<int64_t>& shape, Scalar value,
                      DType dtype = DType::kFloat32);
   static Tensor arange(int64_t count, DType dtype = DType::kInt32);  // 0, 1, ..., count-1 (iota)
   static Tensor randn(std::vector<int64_t> shape, uint64_t seed, DType dtype = DType::kFloat32);
@@ -134,7 +184,9 @@ class Tensor {
 
   // Block until the value is on the host. A tensor with pending operations is synced
   // first (that tensor's graph only). T is float for kFloat32, int32_t for kInt32, double
-  // for kFloat64; bool tensors are read after .to(DType::kInt32).
+  // for kFloat64, int64_t for kInt64, bfloat16 for kBFloat16 (the raw elements); float also
+  // reads a kBFloat16 tensor (widened exactly, as .to(kFloat32) would); bool tensors are
+  // read after .to(DType::kInt32). Any other pairing is an Error naming both types.
   // `site` (the caller's file:line) names the read's code site for the recompile
   // explainer (docs/frontend.md).
   template <typename T>

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -92,20 +93,48 @@ DType FileDType(const std::string& name, const Tensor& t) {
       return DType::kF64;
     case seam::DType::kInt32:
       return DType::kI32;
+    case seam::DType::kBFloat16:
+      return DType::kBF16;
+    case seam::DType::kInt64:
+      return DType::kI64;
     case seam::DType::kBool:
       break;
   }
   throw Error(ErrorCode::kInvalidArgument,
-              absl::StrCat("save_file: tensor '", name,
-                           "' is bool; the files hold float32, float64 and int32 tensors"));
+              absl::StrCat("save_file: tensor '", name, "' is ", dtype_name(t.dtype()),
+                           "; the files hold float32, float64, bfloat16, int32 and int64 "
+                           "tensors (convert it with .to())"));
+}
+
+// The tensor dtype of a file dtype; nullopt for the file dtypes the tensor API lacks.
+std::optional<ir::DType> TensorDType(DType dtype) {
+  switch (dtype) {
+    case DType::kF32:
+      return ir::DType::kF32;
+    case DType::kF64:
+      return ir::DType::kF64;
+    case DType::kBF16:
+      return ir::DType::kBF16;
+    case DType::kI32:
+      return ir::DType::kS32;
+    case DType::kI64:
+      return ir::DType::kS64;
+    case DType::kBool:
+    case DType::kU8:
+    case DType::kI8:
+    case DType::kU16:
+    case DType::kI16:
+    case DType::kF16:
+    case DType::kU32:
+    case DType::kU64:
+      break;
+  }
+  return std::nullopt;
 }
 
 // A tensor on the device, sent straight from the file's mapping: no host copy is made or
 // kept, so loading needs host memory for the mapping's pages only (file-backed).
-Tensor Upload(const TensorInfo& info, absl::Span<const uint8_t> bytes) {
-  const ir::DType dtype = info.dtype == DType::kF32   ? ir::DType::kF32
-                          : info.dtype == DType::kF64 ? ir::DType::kF64
-                                                      : ir::DType::kS32;
+Tensor Upload(const TensorInfo& info, ir::DType dtype, absl::Span<const uint8_t> bytes) {
   static const uint8_t kNoBytes = 0;  // an empty tensor still needs a valid pointer
   absl::StatusOr<lazy::NodePtr> leaf =
       lazy::UploadedLeaf(ir::Shape{dtype, info.shape}, bytes.empty() ? &kNoBytes : bytes.data());
@@ -136,17 +165,17 @@ Loaded load_file(const std::string& path) {
   if (!file.ok()) Throw(file.status());
   const Header& header = (*file)->header();
   for (const TensorInfo& info : header.tensors) {  // every dtype first: load all or nothing
-    if (info.dtype != DType::kF32 && info.dtype != DType::kF64 && info.dtype != DType::kI32) {
-      throw Error(ErrorCode::kUnimplemented,
-                  absl::StrCat("load_file: ", path, ": tensor '", info.name, "' is ",
-                               DTypeName(info.dtype), "; the tensor API reads F32, F64 ",
-                               "and I32 (other dtypes come with the front end's types)"));
+    if (!TensorDType(info.dtype).has_value()) {
+      throw Error(
+          ErrorCode::kUnimplemented,
+          absl::StrCat("load_file: ", path, ": tensor '", info.name, "' is ", DTypeName(info.dtype),
+                       "; the tensor API reads F32, F64, ", "BF16, I32 and I64"));
     }
   }
   Loaded loaded;
   loaded.metadata = header.metadata;
   for (const TensorInfo& info : header.tensors) {
-    loaded.tensors.emplace(info.name, Upload(info, (*file)->Bytes(info)));
+    loaded.tensors.emplace(info.name, Upload(info, *TensorDType(info.dtype), (*file)->Bytes(info)));
   }
   return loaded;
 }

@@ -22,6 +22,10 @@ const char* dtype_name(DType dtype) {
       return "float64";
     case DType::kBool:
       return "bool";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kInt64:
+      return "int64";
   }
   return "unknown dtype";
 }

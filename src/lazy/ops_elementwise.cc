@@ -48,7 +48,9 @@ SmallInts BroadcastDims(const char* name, const ir::Shape& x, const ir::Shape& y
 NodePtr Elementwise(ir::Op op, const char* name, NodePtr x, NodePtr y) {
   if (x->shape.dtype != y->shape.dtype) {
     ThrowInvalid(absl::StrCat(name, ": element types differ: ", x->shape.ToString(), " and ",
-                              y->shape.ToString()));
+                              y->shape.ToString(), " (", dtype_name(FromIr(x->shape.dtype)),
+                              " and ", dtype_name(FromIr(y->shape.dtype)),
+                              "; convert one with .to())"));
   }
   if (SameDims(x->shape.dims, y->shape.dims)) {
     return MakeBinaryNode(op, std::move(x), std::move(y));

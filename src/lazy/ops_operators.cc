@@ -46,6 +46,8 @@ NodePtr ScalarLike(const char* op, const NodePtr& like, const Scalar& s) {
     lazy::ThrowInvalid(absl::StrCat(op, ": the scalar ", ScalarText(s), " ", problem,
                                     ", so it cannot be combined with ", like->shape.ToString()));
   }
+  // Integers are exact for integer tensors (an int64 beyond 2^53 keeps every bit).
+  if (ir::IsInteger(dtype)) return lazy::IntScalarNode(dtype, s.to_int());
   return lazy::ScalarNode(dtype, s.to_double());
 }
 

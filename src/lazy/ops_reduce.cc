@@ -85,11 +85,15 @@ Tensor Tensor::mean(const std::vector<int64_t>& axes, bool keepdim) const {
   }
   int64_t count = 1;
   for (int64_t a : lazy::NormalizeAxes("mean", x->shape, axes)) count *= x->shape.dims[a];
-  NodePtr total = ReduceKeep(ir::Op::kReduceSum, "mean", x, axes, keepdim);
+  // bfloat16 is averaged in float32 and rounded once, as PyTorch does: a count such as 257
+  // has no bfloat16 value, and dividing by a rounded one would bias every mean.
+  const ir::DType dtype = x->shape.dtype;
+  const ir::DType compute = dtype == ir::DType::kBF16 ? ir::DType::kF32 : dtype;
+  NodePtr total = ReduceKeep(ir::Op::kReduceSum, "mean", lazy::Convert(x, compute), axes, keepdim);
   // The divisor is a shape property, so it is a program constant.
-  NodePtr divisor =
-      lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, static_cast<double>(count)));
-  return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "mean", total, divisor));
+  NodePtr divisor = lazy::ConstantNode(lazy::ScalarLiteral(compute, static_cast<double>(count)));
+  return lazy::Wrap(
+      lazy::Convert(lazy::Elementwise(ir::Op::kDivide, "mean", total, divisor), dtype));
 }
 
 Tensor Tensor::max() const { return max(AllAxes(NodeOf(*this, "max"))); }

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "src/ir/bf16.h"
 
 namespace seam::lazy {
 namespace {
@@ -43,9 +44,20 @@ std::string ValueText(const DeviceValue& value) {
       std::memcpy(&v, bytes, sizeof v);
       return absl::StrCat(v);
     }
-    default:
-      return "";
+    case ir::DType::kS64: {
+      int64_t v;
+      std::memcpy(&v, bytes, sizeof v);
+      return absl::StrCat(v);
+    }
+    case ir::DType::kBF16: {
+      uint16_t v;
+      std::memcpy(&v, bytes, sizeof v);
+      return absl::StrCat(ir::BF16ToFloat(v));
+    }
+    case ir::DType::kPred:
+      return bytes[0] != 0 ? "true" : "false";
   }
+  return "";
 }
 
 bool SameHostBytes(const DeviceValue& a, const DeviceValue& b) {

@@ -3,6 +3,7 @@
 #include "seam/tensor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <random>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/base/object_pool.h"
+#include "src/ir/bf16.h"
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
 #include "src/lazy/donation.h"
@@ -212,13 +214,27 @@ ir::Literal FullLiteral(ir::DType dtype, Ints dims, double value) {
       return Filled(std::move(shape), n, static_cast<float>(value));
     case ir::DType::kF64:
       return Filled(std::move(shape), n, value);
+    case ir::DType::kBF16:  // through float, as c10::BFloat16(double) does
+      return Filled(std::move(shape), n, ir::FloatToBF16(static_cast<float>(value)));
     case ir::DType::kS32:
       return Filled(std::move(shape), n, static_cast<int32_t>(value));
+    case ir::DType::kS64:
+      return Filled(std::move(shape), n, static_cast<int64_t>(value));
     case ir::DType::kPred:
       return Filled(std::move(shape), n, static_cast<uint8_t>(value != 0));
-    default:
-      ThrowInvalid(absl::StrCat("full: unsupported dtype ", std::string(ir::DTypeName(dtype))));
   }
+  ThrowInvalid(absl::StrCat("full: unknown dtype ", static_cast<int>(dtype)));
+}
+
+ir::Literal FullIntLiteral(ir::DType dtype, Ints dims, int64_t value) {
+  ir::Shape shape = MakeShape(dtype, dims);
+  if (absl::Status status = ir::ValidateShape(shape); !status.ok()) Throw(status);
+  size_t n = static_cast<size_t>(shape.num_elements());
+  if (dtype == ir::DType::kS64) return Filled(std::move(shape), n, value);
+  if (dtype == ir::DType::kS32 && value >= INT32_MIN && value <= INT32_MAX) {
+    return Filled(std::move(shape), n, static_cast<int32_t>(value));
+  }
+  return FullLiteral(dtype, dims, static_cast<double>(value));
 }
 
 ir::Literal ScalarLiteral(ir::DType dtype, double value) { return FullLiteral(dtype, {}, value); }
@@ -228,6 +244,12 @@ NodePtr ScalarNode(ir::DType dtype, double value) {
     return ConstantNode(ScalarLiteral(dtype, value));
   }
   return DataLeaf(ScalarLiteral(dtype, value));
+}
+
+NodePtr IntScalarNode(ir::DType dtype, int64_t value) {
+  ir::Literal literal = FullIntLiteral(dtype, {}, value);
+  if (value == 0 || value == 1 || value == -1) return ConstantNode(std::move(literal));
+  return DataLeaf(std::move(literal));
 }
 
 ir::DType ToIr(DType dtype) {
@@ -240,21 +262,30 @@ ir::DType ToIr(DType dtype) {
       return ir::DType::kF64;
     case DType::kBool:
       return ir::DType::kPred;
+    case DType::kBFloat16:
+      return ir::DType::kBF16;
+    case DType::kInt64:
+      return ir::DType::kS64;
   }
-  return ir::DType::kF32;
+  ThrowInvalid(absl::StrCat("unknown DType value ", static_cast<int>(dtype)));
 }
 
 DType FromIr(ir::DType dtype) {
   switch (dtype) {
+    case ir::DType::kF32:
+      return DType::kFloat32;
     case ir::DType::kS32:
       return DType::kInt32;
     case ir::DType::kF64:
       return DType::kFloat64;
     case ir::DType::kPred:
       return DType::kBool;
-    default:
-      return DType::kFloat32;
+    case ir::DType::kBF16:
+      return DType::kBFloat16;
+    case ir::DType::kS64:
+      return DType::kInt64;
   }
+  ThrowInvalid(absl::StrCat("unknown IR dtype ", static_cast<int>(dtype)));
 }
 
 }  // namespace lazy
@@ -288,22 +319,61 @@ void CheckCount(size_t count, const std::vector<int64_t>& shape) {
 
 Tensor FromLiteral(ir::Literal literal) { return lazy::Wrap(lazy::DataLeaf(std::move(literal))); }
 
-Tensor FromDoubles(const std::vector<double>& values, std::vector<int64_t> shape, DType dtype) {
+// Random draws (doubles) as a tensor of `dtype`; bfloat16 values are rounded from the float
+// draw, as torch.randn(..., dtype=torch.bfloat16) rounds from float.
+Tensor FromDoubles(const char* op, const std::vector<double>& values, std::vector<int64_t> shape,
+                   DType dtype) {
   CheckCount(values.size(), shape);
-  if (dtype == DType::kFloat64) return FromLiteral(ir::Literal::FromF64(values, std::move(shape)));
-  if (dtype != DType::kFloat32)
-    throw Error(ErrorCode::kInvalidArgument, "randn/uniform: the dtype must be a float type");
-  return FromLiteral(
-      ir::Literal::FromF32(std::vector<float>(values.begin(), values.end()), std::move(shape)));
+  switch (dtype) {
+    case DType::kFloat64:
+      return FromLiteral(ir::Literal::FromF64(values, std::move(shape)));
+    case DType::kFloat32:
+      return FromLiteral(
+          ir::Literal::FromF32(std::vector<float>(values.begin(), values.end()), std::move(shape)));
+    case DType::kBFloat16:
+      return FromLiteral(ir::Literal::FromBF16(std::vector<float>(values.begin(), values.end()),
+                                               std::move(shape)));
+    case DType::kInt32:
+    case DType::kInt64:
+    case DType::kBool:
+      break;
+  }
+  throw Error(ErrorCode::kInvalidArgument,
+              absl::StrCat(op, ": the dtype must be float32, float64 or bfloat16, not ",
+                           dtype_name(dtype)));
 }
 
 int64_t Count(const char* op, const std::vector<int64_t>& shape) {
   return CheckedShape(op, shape, ir::DType::kF32).num_elements();
 }
 
-Tensor Full(const char* op, const std::vector<int64_t>& shape, double value, DType dtype) {
-  CheckedShape(op, shape, lazy::ToIr(dtype));
-  return FromLiteral(lazy::FullLiteral(lazy::ToIr(dtype), shape, value));
+// Integer values are exact for int64 and range-checked for int32; a floating-point value for
+// an integer dtype is truncated toward zero, as torch.full does, once it is checked to fit.
+Tensor Full(const char* op, const std::vector<int64_t>& shape, const Scalar& value, DType dtype) {
+  const ir::DType ir_dtype = lazy::ToIr(dtype);
+  CheckedShape(op, shape, ir_dtype);
+  bool fits = !value.too_large();
+  if (fits && ir::IsInteger(ir_dtype)) {
+    if (value.kind() == Scalar::Kind::kFloat) {
+      const double low = ir_dtype == ir::DType::kS32 ? INT32_MIN : -0x1p63;
+      const double high = ir_dtype == ir::DType::kS32 ? INT32_MAX + 1.0 : 0x1p63;
+      const double truncated = std::trunc(value.to_double());  // NaN fails both tests
+      fits = truncated >= low && truncated < high;
+    } else if (ir_dtype == ir::DType::kS32) {
+      fits = value.to_int() >= INT32_MIN && value.to_int() <= INT32_MAX;
+    }
+  }
+  if (!fits) {
+    const std::string text = value.too_large() ? "above 2^63-1"
+                             : value.kind() == Scalar::Kind::kFloat
+                                 ? absl::StrCat(value.to_double())
+                                 : absl::StrCat(value.to_int());
+    lazy::ThrowInvalid(absl::StrCat(op, ": the value ", text, " does not fit ", dtype_name(dtype)));
+  }
+  if (value.kind() != Scalar::Kind::kFloat) {
+    return FromLiteral(lazy::FullIntLiteral(ir_dtype, shape, value.to_int()));
+  }
+  return FromLiteral(lazy::FullLiteral(ir_dtype, shape, value.to_double()));
 }
 
 }  // namespace
@@ -325,6 +395,37 @@ Tensor Tensor::from_vector(const std::vector<double>& values, std::vector<int64_
   return FromLiteral(ir::Literal::FromF64(values, std::move(shape)));
 }
 
+Tensor Tensor::from_vector(const std::vector<int64_t>& values, std::vector<int64_t> shape) {
+  CheckCount(values.size(), shape);
+  return FromLiteral(ir::Literal::FromS64(values, std::move(shape)));
+}
+
+Tensor Tensor::from_vector(const std::vector<bfloat16>& values, std::vector<int64_t> shape) {
+  return from_span(std::span<const bfloat16>(values), std::move(shape));
+}
+
+Tensor Tensor::from_vector(const std::vector<float>& values, std::vector<int64_t> shape,
+                           DType dtype) {
+  CheckCount(values.size(), shape);
+  switch (dtype) {
+    case DType::kFloat32:
+      return FromLiteral(ir::Literal::FromF32(values, std::move(shape)));
+    case DType::kBFloat16:
+      return FromLiteral(ir::Literal::FromBF16(values, std::move(shape)));
+    case DType::kFloat64:
+      return FromLiteral(ir::Literal::FromF64(std::vector<double>(values.begin(), values.end()),
+                                              std::move(shape)));
+    case DType::kInt32:
+    case DType::kInt64:
+    case DType::kBool:
+      break;
+  }
+  throw Error(ErrorCode::kInvalidArgument,
+              absl::StrCat("from_vector: float values make a float32, bfloat16 or float64 "
+                           "tensor, not ",
+                           dtype_name(dtype), " (convert with .to() after creating it)"));
+}
+
 Tensor Tensor::from_span(std::span<const float> values, std::vector<int64_t> shape) {
   return from_vector(std::vector<float>(values.begin(), values.end()), std::move(shape));
 }
@@ -335,6 +436,19 @@ Tensor Tensor::from_span(std::span<const int32_t> values, std::vector<int64_t> s
 
 Tensor Tensor::from_span(std::span<const double> values, std::vector<int64_t> shape) {
   return from_vector(std::vector<double>(values.begin(), values.end()), std::move(shape));
+}
+
+Tensor Tensor::from_span(std::span<const int64_t> values, std::vector<int64_t> shape) {
+  return from_vector(std::vector<int64_t>(values.begin(), values.end()), std::move(shape));
+}
+
+Tensor Tensor::from_span(std::span<const bfloat16> values, std::vector<int64_t> shape) {
+  CheckCount(values.size(), shape);
+  ir::Literal literal;
+  literal.shape = ir::Shape{ir::DType::kBF16, std::move(shape)};
+  literal.bytes.resize(values.size() * sizeof(uint16_t));
+  if (!values.empty()) std::memcpy(literal.bytes.data(), values.data(), literal.bytes.size());
+  return FromLiteral(std::move(literal));
 }
 
 Tensor Tensor::scalar(float value) { return FromLiteral(ir::Literal::ScalarF32(value)); }
@@ -351,7 +465,7 @@ Tensor Tensor::zeros(const std::vector<int64_t>& shape, DType dtype) {
 Tensor Tensor::ones(const std::vector<int64_t>& shape, DType dtype) {
   return Full("ones", shape, 1, dtype);
 }
-Tensor Tensor::full(const std::vector<int64_t>& shape, double value, DType dtype) {
+Tensor Tensor::full(const std::vector<int64_t>& shape, Scalar value, DType dtype) {
   return Full("full", shape, value, dtype);
 }
 
@@ -367,7 +481,7 @@ Tensor Tensor::randn(std::vector<int64_t> shape, uint64_t seed, DType dtype) {
   std::normal_distribution<double> dist(0.0, 1.0);
   std::vector<double> values(static_cast<size_t>(Count("randn", shape)));
   for (double& v : values) v = dist(rng);
-  return FromDoubles(values, std::move(shape), dtype);
+  return FromDoubles("randn", values, std::move(shape), dtype);
 }
 
 Tensor Tensor::uniform(std::vector<int64_t> shape, double low, double high, uint64_t seed,
@@ -376,7 +490,7 @@ Tensor Tensor::uniform(std::vector<int64_t> shape, double low, double high, uint
   std::uniform_real_distribution<double> dist(low, high);
   std::vector<double> values(static_cast<size_t>(Count("uniform", shape)));
   for (double& v : values) v = dist(rng);
-  return FromDoubles(values, std::move(shape), dtype);
+  return FromDoubles("uniform", values, std::move(shape), dtype);
 }
 
 const std::vector<int64_t>& Tensor::shape() const {
@@ -413,23 +527,46 @@ Tensor& Tensor::assign(const Tensor& value) {
 
 namespace {
 
+// The dtype whose elements T holds.
+template <typename T>
+constexpr ir::DType HostDType() {
+  if constexpr (std::is_same_v<T, float>) return ir::DType::kF32;
+  if constexpr (std::is_same_v<T, double>) return ir::DType::kF64;
+  if constexpr (std::is_same_v<T, int64_t>) return ir::DType::kS64;
+  if constexpr (std::is_same_v<T, bfloat16>) return ir::DType::kBF16;
+  return ir::DType::kS32;
+}
+
 template <typename T>
 std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* op,
                           const SourceLocation& site) {
-  constexpr ir::DType wanted = std::is_same_v<T, float>    ? ir::DType::kF32
-                               : std::is_same_v<T, double> ? ir::DType::kF64
-                                                           : ir::DType::kS32;
+  constexpr ir::DType wanted = HostDType<T>();
   ir::DType actual = impl->node()->shape.dtype;
-  if (actual != wanted) {
-    throw Error(ErrorCode::kInvalidArgument,
-                absl::StrCat(op, ": the tensor holds ", std::string(ir::DTypeName(actual)),
-                             " elements, not ", std::string(ir::DTypeName(wanted))));
+  // float reads bfloat16 too: every bfloat16 value is a float, exactly.
+  const bool widened = std::is_same_v<T, float> && actual == ir::DType::kBF16;
+  if (actual != wanted && !widened) {
+    throw Error(
+        ErrorCode::kInvalidArgument,
+        absl::StrCat(op, ": the tensor holds ", dtype_name(lazy::FromIr(actual)), " elements, not ",
+                     dtype_name(lazy::FromIr(wanted)), " (convert it first with .to())"));
   }
   lazy::SyncSiteScope scope(site, op);
   absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl, op);
   if (!literal.ok()) lazy::Throw(literal.status());
-  const T* data = reinterpret_cast<const T*>(literal->bytes.data());
-  return std::vector<T>(data, data + literal->shape.num_elements());
+  const size_t count = static_cast<size_t>(literal->shape.num_elements());
+  std::vector<T> out(count);
+  if constexpr (std::is_same_v<T, float>) {
+    if (widened) {
+      for (size_t i = 0; i < count; ++i) {
+        uint16_t bits;
+        std::memcpy(&bits, literal->bytes.data() + 2 * i, sizeof bits);
+        out[i] = ir::BF16ToFloat(bits);
+      }
+      return out;
+    }
+  }
+  if (count != 0) std::memcpy(out.data(), literal->bytes.data(), count * sizeof(T));
+  return out;
 }
 
 }  // namespace
@@ -455,6 +592,10 @@ template std::vector<double> Tensor::to_vector<double>(SourceLocation) const;
 template float Tensor::item<float>(SourceLocation) const;
 template int32_t Tensor::item<int32_t>(SourceLocation) const;
 template double Tensor::item<double>(SourceLocation) const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>(SourceLocation) const;
+template std::vector<bfloat16> Tensor::to_vector<bfloat16>(SourceLocation) const;
+template int64_t Tensor::item<int64_t>(SourceLocation) const;
+template bfloat16 Tensor::item<bfloat16>(SourceLocation) const;
 
 std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   std::vector<NodePtr> roots;

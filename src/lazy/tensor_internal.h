@@ -65,8 +65,12 @@ NodePtr ConstantNode(ir::Literal literal);
 NodePtr DataLeaf(ir::Literal literal);
 // A scalar of `dtype`: an IR constant for 0 and +-1, program data otherwise.
 NodePtr ScalarNode(ir::DType dtype, double value);
+// The same for an integer: exact for s64 and for s32 values in range (others go through
+// double, as ScalarNode).
+NodePtr IntScalarNode(ir::DType dtype, int64_t value);
 ir::Literal ScalarLiteral(ir::DType dtype, double value);
 ir::Literal FullLiteral(ir::DType dtype, absl::Span<const int64_t> dims, double value);
+ir::Literal FullIntLiteral(ir::DType dtype, absl::Span<const int64_t> dims, int64_t value);
 
 ir::DType ToIr(DType dtype);
 DType FromIr(ir::DType dtype);

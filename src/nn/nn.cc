@@ -78,9 +78,9 @@ namespace {
 void CheckLabels(const char* op, const Tensor& logits, const Tensor& labels) {
   const auto& ls = logits.shape();
   const auto& ys = labels.shape();
-  if (labels.dtype() != DType::kInt32) {
+  if (labels.dtype() != DType::kInt32 && labels.dtype() != DType::kInt64) {
     throw Error(ErrorCode::kInvalidArgument,
-                absl::StrCat(op, ": the labels must be int32 class indices, got ",
+                absl::StrCat(op, ": the labels must be int32 or int64 class indices, got ",
                              dtype_name(labels.dtype()), " labels [", absl::StrJoin(ys, ","),
                              "] (convert them with .to(DType::kInt32))"));
   }
@@ -100,13 +100,14 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
   int64_t classes = logits.shape()[1];
   // one_hot[i, c] = (c == label[i]), from iota + eq + convert.
   Tensor one_hot =
-      eq(Tensor::arange(classes).reshape({1, classes}), labels.reshape({-1, 1})).to(logits.dtype());
+      eq(Tensor::arange(classes, labels.dtype()).reshape({1, classes}), labels.reshape({-1, 1}))
+          .to(logits.dtype());
   return -(logits.log_softmax(1) * one_hot).sum({1}).mean();
 }
 
 Tensor correct_count(const Tensor& logits, const Tensor& labels) {
   CheckLabels("correct_count", logits, labels);
-  return eq(logits.argmax(1), labels).to(DType::kInt32).sum();
+  return eq(logits.argmax(1).to(labels.dtype()), labels).to(DType::kInt32).sum();
 }
 
 double accuracy(const Tensor& logits, const Tensor& labels) {

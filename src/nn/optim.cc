@@ -69,6 +69,11 @@ Sgd::Sgd(std::vector<Tensor*> params, float lr, float momentum, float weight_dec
 
 namespace {
 
+// The dtype an update computes in: float32 for bfloat16 parameters, as PyTorch's optimizers
+// compute bfloat16 in float32 (Adam's beta2 = 0.999 has no bfloat16 value: it would round
+// to 1). The state is kept in the parameters' dtype and each result is rounded once.
+DType ComputeDType(DType dtype) { return dtype == DType::kBFloat16 ? DType::kFloat32 : dtype; }
+
 void CheckGrads(const char* name, size_t params, const std::vector<Tensor>& grads) {
   if (params == 0 || grads.size() != params) {
     throw Error(ErrorCode::kInvalidArgument, std::string(name) + ": " +
@@ -88,20 +93,23 @@ std::vector<const Tensor*> Sgd::state() const {
 void Sgd::update(const std::vector<Tensor>& grads) {
   CheckGrads("Sgd", params_.size(), grads);
   DType dtype = params_.front()->dtype();
-  Tensor lr_t = Tensor::scalar(lr, dtype);
-  Tensor wd_t = Tensor::scalar(weight_decay, dtype);
-  Tensor mom_t = Tensor::scalar(momentum, dtype);
+  DType compute = ComputeDType(dtype);
+  Tensor lr_t = Tensor::scalar(lr, compute);
+  Tensor wd_t = Tensor::scalar(weight_decay, compute);
+  Tensor mom_t = Tensor::scalar(momentum, compute);
   if (momentum != 0 && velocity_.empty()) {
     for (Tensor* p : params_) velocity_.push_back(Tensor::zeros(p->shape(), dtype));
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = *params_[i];
-    Tensor g = weight_decay != 0 ? grads[i] + wd_t * p : grads[i];
+    const Tensor p_c = p.to(compute);  // the same tensor when compute is the dtype
+    Tensor g = grads[i].to(compute);
+    if (weight_decay != 0) g = g + wd_t * p_c;
     if (momentum != 0) {
-      velocity_[i].assign(mom_t * velocity_[i] + g);
-      g = velocity_[i];
+      velocity_[i].assign((mom_t * velocity_[i].to(compute) + g).to(dtype));
+      g = velocity_[i].to(compute);
     }
-    p.assign(p - lr_t * g);
+    p.assign((p_c - lr_t * g).to(dtype));
   }
 }
 
@@ -126,6 +134,7 @@ std::vector<const Tensor*> Adam::state() const {
 void Adam::update(const std::vector<Tensor>& grads) {
   CheckGrads("Adam", params_.size(), grads);
   DType dtype = params_.front()->dtype();
+  DType compute = ComputeDType(dtype);
   if (m_.empty()) {
     for (Tensor* p : params_) {
       m_.push_back(Tensor::zeros(p->shape(), dtype));
@@ -144,27 +153,31 @@ void Adam::update(const std::vector<Tensor>& grads) {
     Tensor sqrt_correction2 = (one - pow(Tensor::scalar(beta2, f32), step_[0])).sqrt();
     step_size = Tensor::scalar(lr, f32) * sqrt_correction2 / correction1;
     eps_t = Tensor::scalar(eps, f32) * sqrt_correction2;
-    if (dtype != f32) {
-      step_size = step_size.to(dtype);
-      eps_t = eps_t.to(dtype);
+    if (compute != f32) {
+      step_size = step_size.to(compute);
+      eps_t = eps_t.to(compute);
     }
   } else {
     ++t_;
     double correction1 = 1.0 - std::pow(static_cast<double>(beta1), static_cast<double>(t_));
     double correction2 = 1.0 - std::pow(static_cast<double>(beta2), static_cast<double>(t_));
     // Every hyperparameter is data (Tensor::scalar), so the program is the same every step.
-    step_size = Tensor::scalar(lr * std::sqrt(correction2) / correction1, dtype);
-    eps_t = Tensor::scalar(eps * std::sqrt(correction2), dtype);
+    step_size = Tensor::scalar(lr * std::sqrt(correction2) / correction1, compute);
+    eps_t = Tensor::scalar(eps * std::sqrt(correction2), compute);
   }
-  Tensor b1 = Tensor::scalar(beta1, dtype), one_minus_b1 = Tensor::scalar(1.0 - beta1, dtype);
-  Tensor b2 = Tensor::scalar(beta2, dtype), one_minus_b2 = Tensor::scalar(1.0 - beta2, dtype);
-  Tensor wd_t = Tensor::scalar(weight_decay, dtype);
+  Tensor b1 = Tensor::scalar(beta1, compute), one_minus_b1 = Tensor::scalar(1.0 - beta1, compute);
+  Tensor b2 = Tensor::scalar(beta2, compute), one_minus_b2 = Tensor::scalar(1.0 - beta2, compute);
+  Tensor wd_t = Tensor::scalar(weight_decay, compute);
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = *params_[i];
-    Tensor g = weight_decay != 0 ? grads[i] + wd_t * p : grads[i];
-    m_[i].assign(b1 * m_[i] + one_minus_b1 * g);
-    v_[i].assign(b2 * v_[i] + one_minus_b2 * g * g);
-    p.assign(p - step_size * m_[i] / (v_[i].sqrt() + eps_t));
+    const Tensor p_c = p.to(compute);  // the same tensor when compute is the dtype
+    Tensor g = grads[i].to(compute);
+    if (weight_decay != 0) g = g + wd_t * p_c;
+    const Tensor m = b1 * m_[i].to(compute) + one_minus_b1 * g;
+    const Tensor v = b2 * v_[i].to(compute) + one_minus_b2 * g * g;
+    m_[i].assign(m.to(dtype));
+    v_[i].assign(v.to(dtype));
+    p.assign((p_c - step_size * m / (v.sqrt() + eps_t)).to(dtype));
   }
 }
 

@@ -18,19 +18,7 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return out.str();
 }
 
-const char* DTypeText(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return "float32";
-    case DType::kFloat64:
-      return "float64";
-    case DType::kInt32:
-      return "int32";
-    case DType::kBool:
-      return "bool";
-  }
-  return "?";
-}
+const char* DTypeText(DType dtype) { return dtype_name(dtype); }
 
 // The shape PyTorch keeps `p` in.
 std::vector<int64_t> TorchShape(const NamedParameter& p) {

@@ -25,9 +25,10 @@ Tensor Logits() { return Tensor::from_vector(std::vector<float>(12, 0.5f), {4, 3
 TEST(ApiMessagesTest, CrossEntropyWithFloatLabelsNamesTheLabelsDtype) {
   Tensor labels = Tensor::from_vector({0.0f, 1.0f, 2.0f, 1.0f}, {4});
   std::string m = ErrorOf([&] { nn::cross_entropy(Logits(), labels); });
-  EXPECT_EQ(m,
-            "cross_entropy: the labels must be int32 class indices, got float32 labels [4] "
-            "(convert them with .to(DType::kInt32))");
+  EXPECT_EQ(
+      m,
+      "cross_entropy: the labels must be int32 or int64 class indices, got float32 labels [4] "
+      "(convert them with .to(DType::kInt32))");
   // The shapes match here; a message about shapes would send the user the wrong way.
   EXPECT_THAT(m, Not(HasSubstr("do not match")));
 }

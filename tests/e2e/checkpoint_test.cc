@@ -9,8 +9,10 @@
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -98,21 +100,86 @@ TEST_F(CheckpointTest, SeamReadsWhatNumPyWrites) {
 }
 
 TEST_F(CheckpointTest, ADTypeTheTensorApiLacksLoadsNothing) {
-  // An I64 tensor beside an F32 one: valid safetensors, but no int64 tensors yet.
+  // An F16 tensor beside an F32 one: valid safetensors, but the API has no float16 tensors.
   const std::string header = R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-                             R"("b":{"dtype":"I64","shape":[1],"data_offsets":[4,12]}})";
+                             R"("b":{"dtype":"F16","shape":[2],"data_offsets":[4,8]}})";
   {
-    std::ofstream out(Path("i64.safetensors"), std::ios::binary);
+    std::ofstream out(Path("f16.safetensors"), std::ios::binary);
     for (int i = 0; i < 8; ++i) out.put(static_cast<char>(header.size() >> (8 * i)));
-    out << header << std::string(12, '\0');
+    out << header << std::string(8, '\0');
   }
   try {
-    load_file(Path("i64.safetensors"));
-    FAIL() << "loaded a file with an I64 tensor";
+    load_file(Path("f16.safetensors"));
+    FAIL() << "loaded a file with an F16 tensor";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("tensor 'b' is I64"));
+    EXPECT_THAT(e.what(), HasSubstr("tensor 'b' is F16"));
     EXPECT_EQ(e.code(), ErrorCode::kUnimplemented);
   }
+}
+
+// The test's own float -> bfloat16 rounding (nearest, ties to even), for expected values.
+uint16_t HostBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  uint32_t upper = bits >> 16, dropped = bits & 0xffffu;
+  if (dropped > 0x8000u || (dropped == 0x8000u && (upper & 1u) != 0)) ++upper;
+  return static_cast<uint16_t>(upper);
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST_F(CheckpointTest, Bf16AndInt64RoundTripByteIdentical) {
+  const std::vector<float> floats = {0.1F, -1.0F, 3.0F, 65504.0F, 1.00390625F, -0.0F};
+  const std::vector<int64_t> ints = {(int64_t{1} << 60) + 1, -(int64_t{1} << 62), 5, -7};
+  Tensor b = Tensor::from_vector(floats, {3, 2}, DType::kBFloat16);
+  Tensor pending = b * 2.0;  // computed in bf16, saved after a sync
+  Tensor l = Tensor::from_vector(ints, {2, 2});
+  save_file(Path("a.safetensors"), {{"b", b}, {"b2", pending}, {"l", l}}, {{"k", "v"}});
+  Loaded loaded = load_file(Path("a.safetensors"));
+  EXPECT_EQ(loaded.tensors.at("b").dtype(), DType::kBFloat16);
+  EXPECT_EQ(loaded.tensors.at("l").dtype(), DType::kInt64);
+  EXPECT_EQ(loaded.tensors.at("b").shape(), (std::vector<int64_t>{3, 2}));
+  std::vector<bfloat16> bits = loaded.tensors.at("b").to_vector<bfloat16>();
+  for (size_t i = 0; i < floats.size(); ++i) EXPECT_EQ(bits[i].bits, HostBf16(floats[i])) << i;
+  EXPECT_EQ(loaded.tensors.at("b2").to_vector<bfloat16>(), pending.to_vector<bfloat16>());
+  EXPECT_EQ(loaded.tensors.at("l").to_vector<int64_t>(), ints);
+  // Saved again, the file is the same, byte for byte.
+  save_file(Path("b.safetensors"), loaded.tensors, loaded.metadata);
+  const std::string first = FileBytes(Path("a.safetensors"));
+  EXPECT_GT(first.size(), 8U + 2 * 6 * 2 + 8 * 4);
+  EXPECT_EQ(FileBytes(Path("b.safetensors")), first);
+}
+
+TEST_F(CheckpointTest, NumPyReadsSeamsBf16AndInt64) {
+  save_file(Path("m.safetensors"),
+            {{"h", Tensor::from_vector({1.5F, -2.0F, 0.1F}, {3}, DType::kBFloat16)},
+             {"ids", Tensor::from_vector(std::vector<int64_t>{(int64_t{1} << 60) + 1, -3}, {2})}});
+  const std::string out = Python("read", Path("m.safetensors"));
+  if (skipped_) GTEST_SKIP() << SEAM_PYTHON << " has no NumPy (Debian package python3-numpy)";
+  // bf16(0.1) = 0x3dcd = 0.10009765625; the int64 sum 2^60 + 1 - 3 is exact.
+  EXPECT_EQ(out,
+            "h BF16 3 -0.39990234375 1.5\n"
+            "ids I64 2 1152921504606846974 1152921504606846977\n");
+}
+
+TEST_F(CheckpointTest, SeamReadsNumPysBf16AndInt64) {
+  const std::string out = Python("write", Path("np.safetensors"));
+  if (skipped_) GTEST_SKIP() << SEAM_PYTHON << " has no NumPy (Debian package python3-numpy)";
+  ASSERT_EQ(out, "");
+  Loaded loaded = load_file(Path("np.safetensors"));
+  const Tensor& h = loaded.tensors.at("emb.bf16");
+  EXPECT_EQ(h.dtype(), DType::kBFloat16);
+  EXPECT_EQ(h.shape(), (std::vector<int64_t>{3, 2}));
+  const std::vector<float> written = {0.1F, -1.0F, 3.0F, 65504.0F, 1.00390625F, 1.01171875F};
+  std::vector<bfloat16> bits = h.to_vector<bfloat16>();
+  for (size_t i = 0; i < written.size(); ++i) EXPECT_EQ(bits[i].bits, HostBf16(written[i])) << i;
+  EXPECT_EQ(loaded.tensors.at("ids.i64").dtype(), DType::kInt64);
+  EXPECT_EQ(
+      loaded.tensors.at("ids.i64").to_vector<int64_t>(),
+      (std::vector<int64_t>{(int64_t{1} << 40) + 7, -(int64_t{1} << 62), (int64_t{1} << 60) + 1}));
 }
 
 TEST_F(CheckpointTest, MisuseIsAClearError) {

@@ -11,6 +11,7 @@
 
 #include "seam/checkpoint.h"
 #include "seam/nn.h"
+#include "seam/optim.h"
 
 namespace seam::nn {
 namespace {
@@ -91,6 +92,51 @@ TEST(StateDictTest, AStateThatDoesNotFitLoadsNothingAndNamesEveryProblem) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   }
   EXPECT_EQ(mlp.layers[0].weight.to_vector<float>(), before);
+}
+
+// A bfloat16 model and its Adam state saved after two steps and loaded into fresh ones:
+// two more steps end bit-identical to the run that was not interrupted.
+TEST(StateDictTest, ABf16ModelAndAdamResumeBitIdentical) {
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("seam_state_dict_bf16_" + std::to_string(getpid())))
+                              .string();
+  std::filesystem::create_directories(dir);
+  Tensor x = Tensor::from_vector({0.5F, -1.0F, 2.0F, 1.0F, 0.0F, -0.5F}, {2, 3}, DType::kBFloat16);
+  Tensor y = Tensor::from_vector(std::vector<int64_t>{1, 0}, {2});
+  auto step = [&](Mlp& model, optim::Adam& opt) {
+    opt.step(cross_entropy(model.forward(x), y));
+    sync();
+  };
+  Mlp model({3, 4, 2}, 1, DType::kBFloat16);
+  optim::Adam opt(model.parameters(), 0.05F);
+  step(model, opt);
+  step(model, opt);
+  checkpoint::save_file(dir + "/model.safetensors", model.state_dict());
+  checkpoint::save_file(dir + "/optimizer.safetensors", opt.state_dict(model.named_parameters()));
+  Mlp resumed({3, 4, 2}, 7, DType::kBFloat16);
+  optim::Adam resumed_opt(resumed.parameters(), 0.05F);
+  resumed.load_state_dict(checkpoint::load_file(dir + "/model.safetensors").tensors);
+  resumed_opt.load_state_dict(checkpoint::load_file(dir + "/optimizer.safetensors").tensors,
+                              resumed.named_parameters());
+  std::filesystem::remove_all(dir);
+  step(model, opt);
+  step(model, opt);
+  step(resumed, resumed_opt);
+  step(resumed, resumed_opt);
+  for (size_t i = 0; i < model.layers.size(); ++i) {
+    EXPECT_EQ(resumed.layers[i].weight.dtype(), DType::kBFloat16);
+    EXPECT_EQ(resumed.layers[i].weight.to_vector<bfloat16>(),
+              model.layers[i].weight.to_vector<bfloat16>());
+    EXPECT_EQ(resumed.layers[i].bias.to_vector<bfloat16>(),
+              model.layers[i].bias.to_vector<bfloat16>());
+  }
+  // A float32 state does not load into the bfloat16 model, and says why.
+  try {
+    resumed.load_state_dict(Mlp({3, 4, 2}, 1).state_dict());
+    FAIL() << "a float32 state loaded into a bfloat16 model";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'layers.0.weight' is float32, the module's is bfloat16"));
+  }
 }
 
 }  // namespace
