@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -347,7 +348,12 @@ class GroupRunner {
     }
   }
 
+  // Collects every child that has exited. When several failed since the last look, the one
+  // a signal ended is named first: a killed rank is the cause, and its peers, which exit
+  // with a status once they notice the loss, are the consequence (under load both may have
+  // ended before this loop runs again).
   void Reap() {
+    std::optional<size_t> failure;
     for (size_t i = 0; i < children_.size(); ++i) {
       Child& child = children_[i];
       if (!child.running) continue;
@@ -358,10 +364,14 @@ class GroupRunner {
       if (r != child.pid) continue;
       child.running = false;
       child.exit = ExitFromWaitStatus(status);
-      if (child.exit.failed() && !stopping_) {
-        result_.first_failure = i;
-        BeginStop(SIGTERM);
+      if (child.exit.failed() &&
+          (!failure.has_value() || (child.exit.signaled && !children_[*failure].exit.signaled))) {
+        failure = i;
       }
+    }
+    if (failure.has_value() && !stopping_) {
+      result_.first_failure = *failure;
+      BeginStop(SIGTERM);
     }
   }
 

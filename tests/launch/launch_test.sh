@@ -193,6 +193,19 @@ case "$case_name" in
     expect_pid_files 2
     expect_no_survivor
     ;;
+  cause_first)  # rank 1 killed, rank 0 ended with a status, both before launch looks again:
+    # the killed rank is named (launch is stopped while the two end)
+    launch_in_background -n 2 -- "$probe" wait-signal "$work"
+    wait_for_lines out 2 'ready'
+    kill -STOP "$launch_pid"
+    kill -TERM "$(cat "$work/pid.0")"
+    kill -KILL "$(cat "$work/pid.1")"
+    wait_for_no_survivor
+    kill -CONT "$launch_pid"
+    wait_for_launch
+    expect_rc 1
+    expect_line err "seam launch: rank 1 was killed by signal 9 (SIGKILL)"
+    ;;
   grace_period)  # rank 1 ignores SIGTERM: SIGKILL after the grace period
     launch -n 2 --grace-period 1 -- "$probe" fail 0 4 "$work" ignore-term
     expect_rc 1
