@@ -80,7 +80,7 @@ struct DotPlan {
   };
   ir::DType dtype = ir::DType::kF32;
   int64_t batches = 1, m = 1, k = 1, n = 1;
-  bool blas = false;  // f32 or f64 with sizes within BLAS's int: gemm.h; else a plain loop
+  bool blas = false;  // f32, f64 or bf16 (widened) within BLAS's int: gemm.h; else a loop
   Operand lhs, rhs;
 };
 DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const DotDimensions& dims);

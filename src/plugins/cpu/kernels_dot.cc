@@ -3,6 +3,9 @@
 // is neither that nor its transpose); f32 and f64 then go to gemm (gemm.h: OpenBLAS or
 // oneDNN) once per batch, the other dtypes to a plain loop. PlanDot decides the layouts and
 // sizes once (the executable does it at compile time), RunDot only follows the plan.
+// bf16 products widen their operands to f32, multiply with the f32 gemm and round the
+// result once (the plain loop also accumulates in f32: only the order of the sums
+// differs).
 #include <cblas.h>  // blasint: the products' size limit
 
 #include <algorithm>
@@ -14,6 +17,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "src/ir/bf16.h"
 #include "src/plugins/cpu/element_types.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/kernels.h"
@@ -117,6 +121,21 @@ void Gemm(double, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b
         reinterpret_cast<const double*>(b), trans_b ? k : n, beta, reinterpret_cast<double*>(c), n);
 }
 
+// One batch of a bf16 product through the f32 gemm: both operands widened (exactly) into
+// `wide`, the f32 result rounded to bf16 into `c`. Layouts as Gemm's.
+void WidenedBf16Gemm(bool trans_a, bool trans_b, const uint16_t* a, const uint16_t* b, uint16_t* c,
+                     int64_t m, int64_t k, int64_t n, std::vector<float>& wide) {
+  const int64_t a_size = m * k, b_size = k * n, c_size = m * n;
+  wide.resize(static_cast<size_t>(a_size + b_size + c_size));
+  float* wa = wide.data();
+  float* wb = wa + a_size;
+  float* wc = wb + b_size;
+  for (int64_t i = 0; i < a_size; ++i) wa[i] = ir::BF16ToFloat(a[i]);
+  for (int64_t i = 0; i < b_size; ++i) wb[i] = ir::BF16ToFloat(b[i]);
+  Sgemm(trans_a, trans_b, m, n, k, 1.0F, wa, trans_a ? m : k, wb, trans_b ? k : n, 0.0F, wc, n);
+  for (int64_t i = 0; i < c_size; ++i) c[i] = ir::FloatToBF16(wc[i]);
+}
+
 // An operand in the layout the plan chose: its own memory, or a canonical copy in `scratch`.
 const uint8_t* Arranged(const DotPlan::Operand& operand, const uint8_t* data,
                         std::vector<uint8_t>& scratch) {
@@ -157,6 +176,21 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
       return;
     }
   }
+  if constexpr (std::is_same_v<typename E::Storage, uint16_t>) {  // bf16
+    if (plan.blas) {
+      const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
+      const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
+      std::vector<float> wide;
+      for (int64_t i = 0; i < batches; ++i) {
+        WidenedBf16Gemm(trans_a, trans_b, reinterpret_cast<const uint16_t*>(a),
+                        reinterpret_cast<const uint16_t*>(b),
+                        reinterpret_cast<uint16_t*>(out + i * m * n * size), m, k, n, wide);
+        a += m * k * size;
+        b += k * n * size;
+      }
+      return;
+    }
+  }
   LoopDot<E>(a, b, out, batches, m, k, n);
 }
 
@@ -188,8 +222,9 @@ DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const Do
   plan.k = Product(lhs_shape, dims.lhs_contracting);
   plan.n = Product(rhs_shape, rhs_free);
   constexpr int64_t kBlasMax = std::numeric_limits<blasint>::max();
-  plan.blas = (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.m <= kBlasMax &&
-              plan.n <= kBlasMax && plan.k <= kBlasMax;
+  plan.blas =
+      (plan.dtype == DType::kF32 || plan.dtype == DType::kF64 || plan.dtype == DType::kBF16) &&
+      plan.m <= kBlasMax && plan.n <= kBlasMax && plan.k <= kBlasMax;
   plan.lhs = PlanOperand(lhs_shape, Concat({dims.lhs_batch, lhs_free, dims.lhs_contracting}),
                          Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), plan.blas);
   plan.rhs = PlanOperand(rhs_shape, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
