@@ -1,0 +1,334 @@
+// ConvolutionPlan (kernels_window.h): f32 convolutions with 1 to 3 spatial dimensions, no
+// lhs dilation, padding >= 0 and a non-empty result run on oneDNN when this build links it
+// and SEAM_CPU_CONV (docs/plugins.md "Convolutions") allows; everything else runs the
+// direct loop. oneDNN reads and writes the operands in their own layout (any dimension
+// numbers are strided memory descriptors) and picks its own layouts for the computation,
+// so each run reorders in and out where they differ; the batch is split over the kernel
+// threads, one single-threaded oneDNN call per part.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "src/plugins/cpu/kernels_window.h"
+#include "src/plugins/cpu/thread_pool.h"
+
+#ifdef SEAM_HAVE_ONEDNN
+#include <omp.h>
+
+#include "oneapi/dnnl/dnnl.h"
+#endif
+
+namespace seam::cpu {
+
+namespace {
+
+// SEAM_CPU_CONV: "direct" keeps every convolution on the direct loop (comparisons, tests);
+// anything else (unset, "auto") uses oneDNN where it serves the case.
+bool DirectOnly() {
+  const char* env = std::getenv("SEAM_CPU_CONV");
+  return env != nullptr && std::string(env) == "direct";
+}
+
+}  // namespace
+
+#ifdef SEAM_HAVE_ONEDNN
+
+namespace {
+
+dnnl_engine_t Engine() {
+  static dnnl_engine_t engine = [] {
+    dnnl_engine_t e = nullptr;
+    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success)
+      return static_cast<dnnl_engine_t>(nullptr);
+    return e;
+  }();
+  return engine;
+}
+
+dnnl_stream_t ThreadStream() {
+  thread_local dnnl_stream_t stream = [] {
+    dnnl_stream_t s = nullptr;
+    if (dnnl_stream_create(&s, Engine(), dnnl_stream_default_flags) != dnnl_success) s = nullptr;
+    return s;
+  }();
+  return stream;
+}
+
+// Grows-only 64-byte aligned scratch memory, one set per thread.
+class Scratch {
+ public:
+  uint8_t* Get(size_t bytes) {
+    if (bytes > size_) {
+      std::free(data_);
+      size_ = (bytes + 63) / 64 * 64;
+      data_ = static_cast<uint8_t*>(std::aligned_alloc(64, size_));
+    }
+    return data_;
+  }
+  ~Scratch() { std::free(data_); }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+struct ThreadScratch {
+  Scratch src, dst, pad, reorder_pad;
+};
+
+ThreadScratch& LocalScratch() {
+  thread_local ThreadScratch scratch;
+  return scratch;
+}
+
+// A reorder between two descriptors of the same array, or null where they are equal.
+dnnl_primitive_t MakeReorder(const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to) {
+  if (dnnl_memory_desc_equal(&from, &to)) return nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  if (dnnl_reorder_primitive_desc_create(&pd, &from, Engine(), &to, Engine(), nullptr) !=
+      dnnl_success) {
+    return nullptr;
+  }
+  dnnl_primitive_t p = nullptr;
+  if (dnnl_primitive_create(&p, pd) != dnnl_success) p = nullptr;
+  dnnl_primitive_desc_destroy(pd);
+  return p;
+}
+
+void Execute(dnnl_primitive_t p, std::initializer_list<std::pair<int, dnnl_memory_t>> args) {
+  dnnl_exec_arg_t list[4];
+  int n = 0;
+  for (const auto& [arg, memory] : args) list[n++] = {arg, memory};
+  dnnl_primitive_execute(p, ThreadStream(), n, list);
+  dnnl_stream_wait(ThreadStream());
+}
+
+dnnl_memory_t Memory(const dnnl_memory_desc_t& md, void* data) {
+  dnnl_memory_t m = nullptr;
+  dnnl_memory_create(&m, &md, Engine(), data);
+  return m;
+}
+
+}  // namespace
+
+struct ConvolutionPlan::OneDnn {
+  int64_t parts = 1;
+  int64_t part_batch = 0;
+  size_t element_bytes = 4;
+  // The operands' own layouts (for one part's batch) and oneDNN's.
+  dnnl_memory_desc_t user_src{}, user_weights{}, user_dst{};
+  dnnl_memory_desc_t src{}, weights{}, dst{}, scratchpad{};
+  dnnl_primitive_t conv = nullptr;
+  dnnl_primitive_t src_in = nullptr, weights_in = nullptr, dst_out = nullptr;
+
+  ~OneDnn() {
+    for (dnnl_primitive_t p : {conv, src_in, weights_in, dst_out}) {
+      if (p != nullptr) dnnl_primitive_destroy(p);
+    }
+  }
+};
+
+namespace {
+
+bool Eligible(const ConvGeometry& g) {
+  const size_t spatial = g.window.size();
+  if (g.dtype != ir::DType::kF32 || spatial < 1 || spatial > 3 || Engine() == nullptr) {
+    return false;
+  }
+  if (g.batch == 0 || g.group_in == 0 || g.group_out == 0) return false;
+  for (size_t i = 0; i < spatial; ++i) {
+    const ir::WindowDim& w = g.window[i];
+    if (w.base_dilation != 1 || w.pad_low < 0 || w.pad_high < 0 || g.out_size[i] == 0 ||
+        g.in_size[i] == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The largest part count <= the kernel threads that divides the batch evenly.
+int64_t Parts(int64_t batch) {
+  int64_t parts = std::min<int64_t>(KernelThreads(), batch);
+  while (parts > 1 && batch % parts != 0) --parts;
+  return std::max<int64_t>(parts, 1);
+}
+
+void Strided(dnnl_memory_desc_t* md, const std::vector<int64_t>& dims,
+             const std::vector<int64_t>& strides) {
+  dnnl_dims_t d, s;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    d[i] = dims[i];
+    s[i] = strides[i];
+  }
+  dnnl_memory_desc_init_by_strides(md, static_cast<int>(dims.size()), d, dnnl_f32, s);
+}
+
+void Any(dnnl_memory_desc_t* md, const std::vector<int64_t>& dims) {
+  dnnl_dims_t d;
+  for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
+  dnnl_memory_desc_init_by_tag(md, static_cast<int>(dims.size()), d, dnnl_f32, dnnl_format_tag_any);
+}
+
+// Builds the primitives, or returns null where oneDNN refuses the case.
+std::unique_ptr<ConvolutionPlan::OneDnn> BuildOneDnn(const ConvGeometry& g) {
+  auto plan = std::make_unique<ConvolutionPlan::OneDnn>();
+  plan->parts = Parts(g.batch);
+  plan->part_batch = g.batch / plan->parts;
+  const size_t spatial = g.window.size();
+  std::vector<int64_t> src_dims = {plan->part_batch, g.groups * g.group_in};
+  std::vector<int64_t> src_strides = {g.lhs_batch_stride, g.lhs_feature_stride};
+  std::vector<int64_t> dst_dims = {plan->part_batch, g.groups * g.group_out};
+  std::vector<int64_t> dst_strides = {g.out_batch_stride, g.out_feature_stride};
+  std::vector<int64_t> w_dims, w_strides;
+  if (g.groups > 1) {
+    w_dims = {g.groups, g.group_out, g.group_in};
+    w_strides = {g.group_out * g.rhs_out_stride, g.rhs_out_stride, g.rhs_in_stride};
+  } else {
+    w_dims = {g.group_out, g.group_in};
+    w_strides = {g.rhs_out_stride, g.rhs_in_stride};
+  }
+  dnnl_dims_t strides, dilates, pad_l, pad_r;
+  for (size_t i = 0; i < spatial; ++i) {
+    src_dims.push_back(g.in_size[i]);
+    src_strides.push_back(g.lhs_spatial_stride[i]);
+    dst_dims.push_back(g.out_size[i]);
+    dst_strides.push_back(g.out_spatial_stride[i]);
+    w_dims.push_back(g.window[i].size);
+    w_strides.push_back(g.rhs_spatial_stride[i]);
+    strides[i] = g.window[i].stride;
+    dilates[i] = g.window[i].window_dilation - 1;
+    pad_l[i] = g.window[i].pad_low;
+    // oneDNN wants the right padding that its own output-size formula needs; ours may
+    // pad further than the last window reaches (those positions are never read).
+    const int64_t extent = (g.window[i].size - 1) * g.window[i].window_dilation + 1;
+    pad_r[i] = (g.out_size[i] - 1) * g.window[i].stride + extent - g.in_size[i] - pad_l[i];
+  }
+  Strided(&plan->user_src, src_dims, src_strides);
+  Strided(&plan->user_dst, dst_dims, dst_strides);
+  Strided(&plan->user_weights, w_dims, w_strides);
+  dnnl_memory_desc_t any_src, any_w, any_dst;
+  Any(&any_src, src_dims);
+  Any(&any_w, w_dims);
+  Any(&any_dst, dst_dims);
+  dnnl_convolution_desc_t desc;
+  if (dnnl_dilated_convolution_forward_desc_init(
+          &desc, dnnl_forward_inference, dnnl_convolution_auto, &any_src, &any_w, nullptr, &any_dst,
+          strides, dilates, pad_l, pad_r) != dnnl_success) {
+    return nullptr;
+  }
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_primitive_attr_create(&attr);
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_primitive_desc_t pd = nullptr;
+  const dnnl_status_t made = dnnl_primitive_desc_create(&pd, &desc, attr, Engine(), nullptr);
+  dnnl_primitive_attr_destroy(attr);
+  if (made != dnnl_success) return nullptr;
+  plan->src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  plan->weights = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  plan->dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  plan->scratchpad = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const dnnl_status_t created = dnnl_primitive_create(&plan->conv, pd);
+  dnnl_primitive_desc_destroy(pd);
+  if (created != dnnl_success) return nullptr;
+  plan->src_in = MakeReorder(plan->user_src, plan->src);
+  plan->weights_in = MakeReorder(plan->user_weights, plan->weights);
+  plan->dst_out = MakeReorder(plan->dst, plan->user_dst);
+  const bool missing =
+      (plan->src_in == nullptr && !dnnl_memory_desc_equal(&plan->user_src, &plan->src)) ||
+      (plan->weights_in == nullptr &&
+       !dnnl_memory_desc_equal(&plan->user_weights, &plan->weights)) ||
+      (plan->dst_out == nullptr && !dnnl_memory_desc_equal(&plan->dst, &plan->user_dst));
+  if (missing) return nullptr;
+  return plan;
+}
+
+// One part of the batch: reorder in, convolve, reorder out, on this thread alone.
+void RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* weights, uint8_t* out) {
+  ThreadScratch& scratch = LocalScratch();
+  dnnl_memory_t user_src = Memory(p.user_src, const_cast<uint8_t*>(lhs));
+  dnnl_memory_t user_dst = Memory(p.user_dst, out);
+  dnnl_memory_t src = user_src, dst = user_dst;
+  if (p.src_in != nullptr) {
+    src = Memory(p.src, scratch.src.Get(dnnl_memory_desc_get_size(&p.src)));
+    Execute(p.src_in, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src}});
+  }
+  if (p.dst_out != nullptr) dst = Memory(p.dst, scratch.dst.Get(dnnl_memory_desc_get_size(&p.dst)));
+  dnnl_memory_t w = Memory(p.weights, weights);
+  dnnl_memory_t pad =
+      Memory(p.scratchpad,
+             scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.scratchpad), 64)));
+  Execute(p.conv, {{DNNL_ARG_SRC, src},
+                   {DNNL_ARG_WEIGHTS, w},
+                   {DNNL_ARG_DST, dst},
+                   {DNNL_ARG_SCRATCHPAD, pad}});
+  if (p.dst_out != nullptr) Execute(p.dst_out, {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, user_dst}});
+  for (dnnl_memory_t m : {user_src, user_dst, w, pad}) dnnl_memory_destroy(m);
+  if (src != user_src) dnnl_memory_destroy(src);
+  if (dst != user_dst) dnnl_memory_destroy(dst);
+}
+
+}  // namespace
+
+ConvolutionPlan::ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs,
+                                 const ir::Shape& rhs)
+    : geometry_(ConvGeometryOf(conv, lhs, rhs)) {
+  if (!DirectOnly() && Eligible(geometry_)) onednn_ = BuildOneDnn(geometry_);
+}
+
+ConvolutionPlan::~ConvolutionPlan() = default;
+
+void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
+  if (onednn_ == nullptr) return ConvolutionDirect(geometry_, lhs, rhs, out);
+  const OneDnn& p = *onednn_;
+  const int saved_threads = omp_get_max_threads();
+  if (saved_threads != 1) omp_set_num_threads(1);
+  // The weights are reordered once per run, on this thread, for every part.
+  void* weights = const_cast<uint8_t*>(rhs);
+  std::vector<uint8_t> weights_copy;
+  if (p.weights_in != nullptr) {
+    weights_copy.resize(dnnl_memory_desc_get_size(&p.weights) + 64);
+    auto* aligned = reinterpret_cast<uint8_t*>(
+        (reinterpret_cast<uintptr_t>(weights_copy.data()) + 63) / 64 * 64);
+    dnnl_memory_t from = Memory(p.user_weights, weights);
+    dnnl_memory_t to = Memory(p.weights, aligned);
+    Execute(p.weights_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    dnnl_memory_destroy(from);
+    dnnl_memory_destroy(to);
+    weights = aligned;
+  }
+  const int64_t in_step = p.part_batch * geometry_.lhs_batch_stride * 4;
+  const int64_t out_step = p.part_batch * geometry_.out_batch_stride * 4;
+  if (p.parts == 1) {
+    RunPart(p, lhs, weights, out);
+  } else {
+    ParallelFor(p.parts, [&](int64_t first, int64_t last) {
+      const int threads = omp_get_max_threads();
+      if (threads != 1) omp_set_num_threads(1);
+      for (int64_t part = first; part < last; ++part) {
+        RunPart(p, lhs + part * in_step, weights, out + part * out_step);
+      }
+      if (threads != 1) omp_set_num_threads(threads);
+    });
+  }
+  if (saved_threads != 1) omp_set_num_threads(saved_threads);
+}
+
+#else  // no oneDNN: every convolution runs the direct loop.
+
+struct ConvolutionPlan::OneDnn {};
+
+ConvolutionPlan::ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs,
+                                 const ir::Shape& rhs)
+    : geometry_(ConvGeometryOf(conv, lhs, rhs)) {
+  (void)DirectOnly;
+}
+
+ConvolutionPlan::~ConvolutionPlan() = default;
+
+void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
+  ConvolutionDirect(geometry_, lhs, rhs, out);
+}
+
+#endif
+
+}  // namespace seam::cpu
