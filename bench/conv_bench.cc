@@ -2,6 +2,8 @@
 // beside oneDNN called directly on the same shapes. Cases: ResNet-style 3x3 64->64 on
 // 56x56, batch 8 (NCHW and NHWC), and the Fashion-MNIST CNN's two layers (batch 64).
 //   seam/onednn   the CPU plugin's default path (oneDNN where it serves the case)
+//   seam/gemm     the plugin's matrix-product path (SEAM_CPU_CONV=gemm at compile time),
+//                 which serves the cases oneDNN does not (f64, bf16, lhs dilation, ...)
 //   seam/direct   the plugin's direct loop (SEAM_CPU_CONV=direct at compile time)
 //   onednn/plain  oneDNN on the same plain-layout memory (NCHW or NHWC in and out), letting
 //                 it pick its own layouts and paying the reorders, as seam does
@@ -68,10 +70,11 @@ void SetCounters(benchmark::State& state, const Case& c) {
       Flops(c), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 
-void BM_Seam(benchmark::State& state, const Case& c, bool direct) {
-  if (direct) setenv("SEAM_CPU_CONV", "direct", 1);
+// `mode`: SEAM_CPU_CONV while compiling ("auto", "gemm" or "direct").
+void BM_Seam(benchmark::State& state, const Case& c, const char* mode) {
+  setenv("SEAM_CPU_CONV", mode, 1);
   auto computation = CompileText(ConvText(c));
-  if (direct) unsetenv("SEAM_CPU_CONV");
+  unsetenv("SEAM_CPU_CONV");
   auto args = Upload({ir::Literal::FromF32(RandomFloats(size_t(c.n * c.c * c.hw * c.hw), 1),
                                            c.nhwc ? std::vector<int64_t>{c.n, c.hw, c.hw, c.c}
                                                   : std::vector<int64_t>{c.n, c.c, c.hw, c.hw}),
@@ -198,8 +201,9 @@ void Register() {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     };
-    add("seam_onednn", [&c](benchmark::State& s) { BM_Seam(s, c, false); });
-    add("seam_direct", [&c](benchmark::State& s) { BM_Seam(s, c, true); });
+    add("seam_onednn", [&c](benchmark::State& s) { BM_Seam(s, c, "auto"); });
+    add("seam_gemm", [&c](benchmark::State& s) { BM_Seam(s, c, "gemm"); });
+    add("seam_direct", [&c](benchmark::State& s) { BM_Seam(s, c, "direct"); });
     add("onednn_plain", [&c](benchmark::State& s) { BM_OneDnn(s, c, false); });
     add("onednn_best", [&c](benchmark::State& s) { BM_OneDnn(s, c, true); });
   }

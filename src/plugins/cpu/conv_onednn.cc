@@ -1,7 +1,7 @@
 // ConvolutionPlan (kernels_window.h): f32 convolutions with 1 to 3 spatial dimensions, no
 // lhs dilation, padding >= 0 and a non-empty result run on oneDNN when this build links it
-// and SEAM_CPU_CONV (docs/plugins.md "Convolutions") allows; everything else runs the
-// direct loop. oneDNN reads and writes the operands in their own layout (any dimension
+// and SEAM_CPU_CONV (docs/plugins.md "Convolutions") allows; everything else runs as
+// matrix products (conv_gemm.cc) or, where those do not fit, the direct loop. oneDNN reads and writes the operands in their own layout (any dimension
 // numbers are strided memory descriptors) and picks its own layouts for the computation,
 // so each run reorders in and out where they differ; the batch is split over the kernel
 // threads, one single-threaded oneDNN call per part.
@@ -22,11 +22,12 @@ namespace seam::cpu {
 
 namespace {
 
-// SEAM_CPU_CONV: "direct" keeps every convolution on the direct loop (comparisons, tests);
-// anything else (unset, "auto") uses oneDNN where it serves the case.
-bool DirectOnly() {
+// SEAM_CPU_CONV: "direct" keeps every convolution on the direct loop, "gemm" on matrix
+// products where they fit (comparisons, tests); anything else (unset, "auto") tries
+// oneDNN first.
+std::string ConvChoice() {
   const char* env = std::getenv("SEAM_CPU_CONV");
-  return env != nullptr && std::string(env) == "direct";
+  return env == nullptr ? "auto" : env;
 }
 
 }  // namespace
@@ -269,15 +270,16 @@ void RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* weights
 
 }  // namespace
 
-ConvolutionPlan::ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs,
-                                 const ir::Shape& rhs)
-    : geometry_(ConvGeometryOf(conv, lhs, rhs)) {
-  if (!DirectOnly() && Eligible(geometry_)) onednn_ = BuildOneDnn(geometry_);
+void ConvolutionPlan::Choose() {
+  const std::string choice = ConvChoice();
+  if (choice != "direct" && choice != "gemm" && Eligible(geometry_)) {
+    onednn_ = BuildOneDnn(geometry_);
+  }
+  gemm_ = onednn_ == nullptr && choice != "direct" && ConvolutionGemmFits(geometry_);
 }
 
-ConvolutionPlan::~ConvolutionPlan() = default;
-
 void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
+  if (gemm_) return ConvolutionGemm(geometry_, lhs, rhs, out);
   if (onednn_ == nullptr) return ConvolutionDirect(geometry_, lhs, rhs, out);
   const OneDnn& p = *onednn_;
   const int saved_threads = omp_get_max_threads();
@@ -317,18 +319,23 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
 
 struct ConvolutionPlan::OneDnn {};
 
-ConvolutionPlan::ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs,
-                                 const ir::Shape& rhs)
-    : geometry_(ConvGeometryOf(conv, lhs, rhs)) {
-  (void)DirectOnly;
+void ConvolutionPlan::Choose() {
+  gemm_ = ConvChoice() != "direct" && ConvolutionGemmFits(geometry_);
 }
 
-ConvolutionPlan::~ConvolutionPlan() = default;
-
 void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
+  if (gemm_) return ConvolutionGemm(geometry_, lhs, rhs, out);
   ConvolutionDirect(geometry_, lhs, rhs, out);
 }
 
 #endif
+
+ConvolutionPlan::ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs,
+                                 const ir::Shape& rhs)
+    : geometry_(ConvGeometryOf(conv, lhs, rhs)) {
+  Choose();
+}
+
+ConvolutionPlan::~ConvolutionPlan() = default;
 
 }  // namespace seam::cpu

@@ -1,7 +1,8 @@
 // The CPU plugin's windowed ops (docs/ir.md "Windowed ops"): convolution, reduce_window_*
 // and select_and_scatter on f32, f64 and bf16, as direct loops that serve every attribute
 // combination. Common 2-D f32 convolutions run on oneDNN instead where this build has it
-// (conv_onednn.h); ConvolutionPlan picks the path once per instruction.
+// (conv_onednn.cc) and the rest as matrix products (conv_gemm.cc); ConvolutionPlan picks
+// the path once per instruction.
 #ifndef SEAM_PLUGINS_CPU_KERNELS_WINDOW_H_
 #define SEAM_PLUGINS_CPU_KERNELS_WINDOW_H_
 
@@ -35,8 +36,16 @@ ConvGeometry ConvGeometryOf(const ir::Instruction& conv, const ir::Shape& lhs,
 // (batch, output feature).
 void ConvolutionDirect(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
 
+// The same as one matrix product per (batch element, group) on gemm.h, through copies of
+// the input's patches (conv_gemm.cc), for f32, f64 and bf16 (computed in f32). Fits where
+// the patch matrix has at most 2^27 elements and its sides fit BLAS's int.
+bool ConvolutionGemmFits(const ConvGeometry& g);
+void ConvolutionGemm(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
+
 // A convolution instruction planned once (at compile time): oneDNN where it serves the
-// case (conv_onednn.h), else the direct loop. Safe to run from several threads at once.
+// case, else matrix products where they fit, else the direct loop; SEAM_CPU_CONV=gemm or
+// =direct forces the later paths (docs/plugins.md "Convolutions"). Safe to run from
+// several threads at once.
 class ConvolutionPlan {
  public:
   ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs, const ir::Shape& rhs);
@@ -46,11 +55,15 @@ class ConvolutionPlan {
 
   void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const;
   bool uses_onednn() const { return onednn_ != nullptr; }
+  bool uses_gemm() const { return gemm_; }
 
   struct OneDnn;  // conv_onednn.cc
 
  private:
+  void Choose();  // sets onednn_ or gemm_ from SEAM_CPU_CONV and the case
+
   ConvGeometry geometry_;
+  bool gemm_ = false;
   std::unique_ptr<OneDnn> onednn_;
 };
 
