@@ -43,9 +43,8 @@ double Flops(const Case& c) { return 2.0 * c.n * c.o * c.hw * c.hw * c.c * c.k *
 std::string ConvText(const Case& c) {
   const std::string in = c.nhwc ? absl::StrCat("f32[", c.n, ",", c.hw, ",", c.hw, ",", c.c, "]")
                                 : absl::StrCat("f32[", c.n, ",", c.c, ",", c.hw, ",", c.hw, "]");
-  const std::string kernel = c.nhwc
-                                 ? absl::StrCat("f32[", c.k, ",", c.k, ",", c.c, ",", c.o, "]")
-                                 : absl::StrCat("f32[", c.o, ",", c.c, ",", c.k, ",", c.k, "]");
+  const std::string kernel = c.nhwc ? absl::StrCat("f32[", c.k, ",", c.k, ",", c.c, ",", c.o, "]")
+                                    : absl::StrCat("f32[", c.o, ",", c.c, ",", c.k, ",", c.k, "]");
   const std::string out = c.nhwc ? absl::StrCat("f32[", c.n, ",", c.hw, ",", c.hw, ",", c.o, "]")
                                  : absl::StrCat("f32[", c.n, ",", c.o, ",", c.hw, ",", c.hw, "]");
   const std::string dims =
@@ -59,10 +58,9 @@ std::string ConvText(const Case& c) {
                "output_spatial_dims={2,3}";
   return absl::StrCat("program @conv {\n  %0 = parameter(0) : ", in,
                       "\n  %1 = parameter(1) : ", kernel, "\n  %2 = convolution(%0, %1), ", dims,
-                      ", feature_group_count={1}, window_strides={1,1}, padding_low={", c.pad,
-                      ",", c.pad, "}, padding_high={", c.pad, ",", c.pad,
-                      "}, lhs_dilation={1,1}, rhs_dilation={1,1} : ", out,
-                      "\n  return (%2)\n}\n");
+                      ", feature_group_count={1}, window_strides={1,1}, padding_low={", c.pad, ",",
+                      c.pad, "}, padding_high={", c.pad, ",", c.pad,
+                      "}, lhs_dilation={1,1}, rhs_dilation={1,1} : ", out, "\n  return (%2)\n}\n");
 }
 
 void SetCounters(benchmark::State& state, const Case& c) {
@@ -137,8 +135,8 @@ void BM_OneDnn(benchmark::State& state, const Case& c, bool best) {
   dnnl_memory_desc_t any_w = Md({c.o, c.c, c.k, c.k}, dnnl_format_tag_any);
   dnnl_dims_t strides = {1, 1}, pad = {c.pad, c.pad};
   dnnl_convolution_desc_t desc;
-  dnnl_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_auto,
-                                     &any_src, &any_w, nullptr, &any_dst, strides, pad, pad);
+  dnnl_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_auto, &any_src,
+                                     &any_w, nullptr, &any_dst, strides, pad, pad);
   dnnl_primitive_desc_t pd;
   if (dnnl_primitive_desc_create(&pd, &desc, nullptr, D().engine, nullptr) != dnnl_success) {
     state.SkipWithError("oneDNN refuses the convolution");

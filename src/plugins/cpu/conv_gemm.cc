@@ -3,8 +3,9 @@
 // holes) are copied into a [positions, group_in * taps] matrix, the group's kernel into a
 // [group_in * taps, group_out] matrix, and gemm.h multiplies them; the product is written
 // back in the result's layout. Serves every attribute combination at BLAS speed.
-#include <algorithm>
 #include <cblas.h>
+
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -56,8 +57,8 @@ void Gemm(int64_t m, int64_t n, int64_t k, const C* a, const C* b, C* c) {
 }
 
 template <DType D>
-void ConvolutionGemmTyped(const ConvGeometry& g, const uint8_t* lhs_bytes,
-                          const uint8_t* rhs_bytes, uint8_t* out_bytes) {
+void ConvolutionGemmTyped(const ConvGeometry& g, const uint8_t* lhs_bytes, const uint8_t* rhs_bytes,
+                          uint8_t* out_bytes) {
   using E = Elem<D>;
   using T = typename E::Storage;
   using C = std::conditional_t<D == DType::kF64, double, float>;
@@ -153,8 +154,7 @@ bool ConvolutionGemmFits(const ConvGeometry& g) {
          positions * g.group_in * taps <= (int64_t{1} << 27);
 }
 
-void ConvolutionGemm(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs,
-                     uint8_t* out) {
+void ConvolutionGemm(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) {
   switch (g.dtype) {
     case DType::kF64:
       return ConvolutionGemmTyped<DType::kF64>(g, lhs, rhs, out);

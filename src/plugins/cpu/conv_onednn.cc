@@ -1,10 +1,10 @@
 // ConvolutionPlan (kernels_window.h): f32 convolutions with 1 to 3 spatial dimensions, no
 // lhs dilation, padding >= 0 and a non-empty result run on oneDNN when this build links it
 // and SEAM_CPU_CONV (docs/plugins.md "Convolutions") allows; everything else runs as
-// matrix products (conv_gemm.cc) or, where those do not fit, the direct loop. oneDNN reads and writes the operands in their own layout (any dimension
-// numbers are strided memory descriptors) and picks its own layouts for the computation,
-// so each run reorders in and out where they differ; the batch is split over the kernel
-// threads, one single-threaded oneDNN call per part.
+// matrix products (conv_gemm.cc) or, where those do not fit, the direct loop. oneDNN reads and
+// writes the operands in their own layout (any dimension numbers are strided memory descriptors)
+// and picks its own layouts for the computation, so each run reorders in and out where they differ;
+// the batch is split over the kernel threads, one single-threaded oneDNN call per part.
 #include <cstdlib>
 #include <cstring>
 #include <string>
