@@ -143,5 +143,19 @@ TEST(CpuConvolutionTest, APlanRunsOnSeveralThreadsAtOnce) {
   for (const auto& out : outs) EXPECT_EQ(out, alone);
 }
 
+TEST(CpuConvolutionTest, TheVariableIsChecked) {
+  setenv("SEAM_CPU_CONV", "mkl", 1);
+  absl::Status status = CheckConvolutionVariable();
+  unsetenv("SEAM_CPU_CONV");
+  EXPECT_EQ(status.message(),
+            "PJRT_Client_Create: environment variable SEAM_CPU_CONV must be auto, gemm or direct, "
+            "got 'mkl'");
+  for (const char* good : {"", "auto", "gemm", "direct"}) {
+    setenv("SEAM_CPU_CONV", good, 1);
+    EXPECT_TRUE(CheckConvolutionVariable().ok()) << good;
+  }
+  unsetenv("SEAM_CPU_CONV");
+}
+
 }  // namespace
 }  // namespace seam::cpu

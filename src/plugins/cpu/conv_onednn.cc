@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/kernels_window.h"
 #include "src/plugins/cpu/thread_pool.h"
 
@@ -26,11 +27,21 @@ namespace {
 // products where they fit (comparisons, tests); anything else (unset, "auto") tries
 // oneDNN first.
 std::string ConvChoice() {
-  const char* env = std::getenv("SEAM_CPU_CONV");
+  const char* env = std::getenv(kConvolutionVariable);
   return env == nullptr ? "auto" : env;
 }
 
 }  // namespace
+
+absl::Status CheckConvolutionVariable() {
+  const std::string choice = ConvChoice();
+  if (choice.empty() || choice == "auto" || choice == "gemm" || choice == "direct") {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("PJRT_Client_Create: environment variable ", kConvolutionVariable,
+                   " must be auto, gemm or direct, got '", choice, "'"));
+}
 
 #ifdef SEAM_HAVE_ONEDNN
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "src/ir/program.h"
 #include "src/ir/window.h"
 
@@ -41,6 +42,11 @@ void ConvolutionDirect(const ConvGeometry& g, const uint8_t* lhs, const uint8_t*
 // the patch matrix has at most 2^27 elements and its sides fit BLAS's int.
 bool ConvolutionGemmFits(const ConvGeometry& g);
 void ConvolutionGemm(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
+
+// SEAM_CPU_CONV must be unset, empty, auto, gemm or direct; PJRT_Client_Create refuses
+// other values with an error naming the variable and the value.
+inline constexpr char kConvolutionVariable[] = "SEAM_CPU_CONV";
+absl::Status CheckConvolutionVariable();
 
 // A convolution instruction planned once (at compile time): oneDNN where it serves the
 // case, else matrix products where they fit, else the direct loop; SEAM_CPU_CONV=gemm or
