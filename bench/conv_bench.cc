@@ -183,6 +183,29 @@ void BM_OneDnn(benchmark::State& state, const Case& c, bool best) {
   for (dnnl_memory_t m : {us, ud, uw, s, w, d}) dnnl_memory_destroy(m);
 }
 
+// Max pooling 2x2, stride 2, on the CNN's first activation [64, 32, 28, 28], and its
+// gradient (select_and_scatter); no peer, for the record.
+void BM_SeamPool(benchmark::State& state, bool gradient) {
+  const std::string attrs =
+      "padding_high={0,0,0,0}, padding_low={0,0,0,0}, window_dimensions={1,1,2,2}, "
+      "window_strides={1,1,2,2}";
+  const std::string text =
+      gradient ? "program @pool {\n  %0 = parameter(0) : f32[64,32,28,28]\n  %1 = parameter(1) : "
+                 "f32[64,32,14,14]\n  %2 = select_and_scatter(%0, %1), " +
+                     attrs + " : f32[64,32,28,28]\n  return (%2)\n}\n"
+               : "program @pool {\n  %0 = parameter(0) : f32[64,32,28,28]\n  %1 = "
+                 "reduce_window_max(%0), base_dilation={1,1,1,1}, " +
+                     attrs + ", window_dilation={1,1,1,1} : f32[64,32,14,14]\n  return (%1)\n}\n";
+  auto computation = CompileText(text);
+  std::vector<ir::Literal> args = {
+      ir::Literal::FromF32(RandomFloats(64 * 32 * 28 * 28, 1), {64, 32, 28, 28})};
+  if (gradient) {
+    args.push_back(ir::Literal::FromF32(RandomFloats(64 * 32 * 14 * 14, 2), {64, 32, 14, 14}));
+  }
+  auto uploaded = Upload(args);
+  for (auto _ : state) RunAndWait(*computation, uploaded);
+}
+
 std::string CpuName() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -193,6 +216,14 @@ std::string CpuName() {
 }
 
 void Register() {
+  benchmark::RegisterBenchmark("cnn_maxpool2x2_32_28_b64/seam",
+                               [](benchmark::State& s) { BM_SeamPool(s, false); })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("cnn_maxpool2x2_32_28_b64_gradient/seam",
+                               [](benchmark::State& s) { BM_SeamPool(s, true); })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
   for (const Case& c : kCases) {
     auto add = [&](const std::string& what, auto fn) {
       benchmark::RegisterBenchmark(absl::StrCat(c.name, "/", what).c_str(), fn)

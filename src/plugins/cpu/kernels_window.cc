@@ -109,6 +109,95 @@ void ConvolutionTyped(const ConvGeometry& g, const uint8_t* lhs_bytes, const uin
   }
 }
 
+// The taps of every window of a reduce_window or select_and_scatter, worked out once: per
+// dimension, for each window position, the operand index of each tap (or -1) and whether
+// all of them are valid. A window valid in every dimension (the common case away from the
+// borders) reads base + fast_taps[t]; the others check each tap.
+class WindowWalk {
+ public:
+  WindowWalk(const std::vector<WindowDim>& window, const std::vector<int64_t>& operand,
+             const std::vector<int64_t>& windows)
+      : window_(window), windows_(windows), strides_(RowMajorStrides(operand)) {
+    tables_ = SourceTables(window, operand, windows);
+    const size_t rank = window.size();
+    inside_.resize(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      for (int64_t pos = 0; pos < windows[d]; ++pos) {
+        bool all = true;
+        for (int64_t t = 0; t < window[d].size; ++t) all = all && Source(d, pos, t) >= 0;
+        inside_[d].push_back(all ? 1 : 0);
+      }
+    }
+    const std::vector<int64_t> sizes = TapSizes(window);
+    taps_ = Product(sizes);
+    std::vector<int64_t> tap(rank);
+    for (int64_t t = 0; t < taps_; ++t) {
+      Unravel(t, sizes, tap);
+      int64_t offset = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        offset += tap[d] * (window[d].window_dilation / window[d].base_dilation) * strides_[d];
+      }
+      fast_taps_.push_back(offset);
+      tap_index_.insert(tap_index_.end(), tap.begin(), tap.end());
+    }
+  }
+
+  int64_t positions() const { return Product(windows_); }
+  const std::vector<int64_t>& windows() const { return windows_; }
+  // Whether every tap of position `pos` along dimension d is valid, and the operand offset
+  // contribution of its first tap there.
+  bool Inside(size_t d, int64_t pos) const { return inside_[d][pos] != 0; }
+  int64_t First(size_t d, int64_t pos) const { return Source(d, pos, 0) * strides_[d]; }
+  const std::vector<int64_t>& fast_taps() const { return fast_taps_; }
+
+  // fn(offset) for each valid tap of window `pos`, in row-major tap order.
+  template <typename Fn>
+  void ForTaps(const std::vector<int64_t>& pos, Fn&& fn) const {
+    const size_t rank = window_.size();
+    bool inside = true;
+    int64_t base = 0;
+    for (size_t d = 0; d < rank && inside; ++d) {
+      inside = inside_[d][pos[d]];
+      base += Source(d, pos[d], 0) * strides_[d];
+    }
+    if (inside) {
+      for (int64_t offset : fast_taps_) fn(base + offset);
+      return;
+    }
+    for (int64_t t = 0; t < taps_; ++t) {
+      const int64_t* tap = tap_index_.data() + t * static_cast<int64_t>(rank);
+      int64_t offset = 0;
+      bool valid = true;
+      for (size_t d = 0; d < rank && valid; ++d) {
+        const int64_t x = Source(d, pos[d], tap[d]);
+        valid = x >= 0;
+        offset += x * strides_[d];
+      }
+      if (valid) fn(offset);
+    }
+  }
+
+ private:
+  int64_t Source(size_t d, int64_t pos, int64_t tap) const {
+    return tables_[d][pos * window_[d].size + tap];
+  }
+
+  std::vector<WindowDim> window_;
+  std::vector<int64_t> windows_, strides_;
+  std::vector<std::vector<int64_t>> tables_;
+  std::vector<std::vector<uint8_t>> inside_;
+  int64_t taps_ = 1;
+  std::vector<int64_t> fast_taps_, tap_index_;
+};
+
+// Steps a row-major index over `dims` forward by one.
+void Next(const std::vector<int64_t>& dims, std::vector<int64_t>& index) {
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    if (++index[d] < dims[d]) return;
+    index[d] = 0;
+  }
+}
+
 template <DType D>
 void ReduceWindowTyped(const ir::Instruction& inst, const ir::Shape& in_shape,
                        const uint8_t* in_bytes, uint8_t* out_bytes) {
@@ -117,46 +206,65 @@ void ReduceWindowTyped(const ir::Instruction& inst, const ir::Shape& in_shape,
   const T* in = reinterpret_cast<const T*>(in_bytes);
   T* out = reinterpret_cast<T*>(out_bytes);
   const std::vector<WindowDim> window = ir::WindowOf(inst);
-  const std::vector<int64_t>& out_size = inst.shape.dims;
-  const std::vector<std::vector<int64_t>> tables = SourceTables(window, in_shape.dims, out_size);
-  const std::vector<int64_t> tap_sizes = TapSizes(window);
-  const std::vector<int64_t> in_strides = RowMajorStrides(in_shape.dims);
-  const int64_t taps = Product(tap_sizes);
-  const size_t rank = window.size();
+  const WindowWalk walk(window, in_shape.dims, inst.shape.dims);
   const ir::Op op = inst.op;
   constexpr double kInf = std::numeric_limits<double>::infinity();
   const double identity = op == ir::Op::kReduceWindowSum   ? 0.0
                           : op == ir::Op::kReduceWindowMax ? -kInf
                                                            : kInf;
   const int64_t count = inst.shape.num_elements();
-  const int64_t work = count * std::max<int64_t>(taps, 1);
-  auto body = [&](int64_t first, int64_t last) {
-    std::vector<int64_t> pos(rank), tap(rank);
-    for (int64_t k = first; k < last; ++k) {
-      Unravel(k, out_size, pos);
-      double acc = identity;
-      for (int64_t t = 0; t < taps; ++t) {
-        Unravel(t, tap_sizes, tap);
-        int64_t offset = 0;
-        bool inside = true;
-        for (size_t d = 0; d < rank && inside; ++d) {
-          const int64_t x = tables[d][pos[d] * window[d].size + tap[d]];
-          inside = x >= 0;
-          offset += x * in_strides[d];
-        }
-        if (!inside) continue;
-        const double v = static_cast<double>(E::Load(in[offset]));
-        acc = op == ir::Op::kReduceWindowSum   ? acc + v
-              : op == ir::Op::kReduceWindowMax ? FloatMax(acc, v)
-                                               : FloatMin(acc, v);
+  const int64_t work = count * std::max<int64_t>(Product(TapSizes(window)), 1);
+  auto fold = [&](auto&& combine, int64_t k, const std::vector<int64_t>& pos, bool inside,
+                  int64_t base) {
+    double acc = identity;
+    if (inside) {
+      for (int64_t offset : walk.fast_taps()) {
+        acc = combine(acc, static_cast<double>(E::Load(in[base + offset])));
       }
-      out[k] = E::Store(static_cast<typename E::Compute>(acc));
+    } else {
+      walk.ForTaps(pos, [&](int64_t offset) {
+        acc = combine(acc, static_cast<double>(E::Load(in[offset])));
+      });
+    }
+    out[k] = E::Store(static_cast<typename E::Compute>(acc));
+  };
+  const size_t rank = window.size();
+  const int64_t width = rank == 0 ? 1 : inst.shape.dims[rank - 1];
+  // One row (the last dimension) at a time: the outer dimensions' part of the check and of
+  // the offset is shared by the row.
+  auto rows = [&](auto&& combine, int64_t first, int64_t last) {
+    std::vector<int64_t> pos(rank, 0);
+    for (int64_t row = first; row < last; ++row) {
+      Unravel(row * width, inst.shape.dims, pos);
+      bool outer_inside = true;
+      int64_t outer_base = 0;
+      for (size_t d = 0; d + 1 < rank; ++d) {
+        outer_inside = outer_inside && walk.Inside(d, pos[d]);
+        outer_base += walk.First(d, pos[d]);
+      }
+      for (int64_t j = 0; j < width; ++j) {
+        if (rank > 0) pos[rank - 1] = j;
+        const bool inside = outer_inside && (rank == 0 || walk.Inside(rank - 1, j));
+        const int64_t base = rank == 0 ? 0 : outer_base + walk.First(rank - 1, j);
+        fold(combine, row * width + j, pos, inside, inside ? base : 0);
+      }
     }
   };
-  if (work < kParallelMinimumElements) {
-    body(0, count);
+  auto run = [&](auto&& combine) {
+    const int64_t row_count = width == 0 ? 0 : count / width;
+    auto body = [&](int64_t first, int64_t last) { rows(combine, first, last); };
+    if (work < kParallelMinimumElements) {
+      body(0, row_count);
+    } else {
+      ParallelFor(row_count, body);
+    }
+  };
+  if (op == ir::Op::kReduceWindowSum) {
+    run([](double a, double b) { return a + b; });
+  } else if (op == ir::Op::kReduceWindowMax) {
+    run([](double a, double b) { return FloatMax(a, b); });
   } else {
-    ParallelFor(count, body);
+    run([](double a, double b) { return FloatMin(a, b); });
   }
 }
 
@@ -174,34 +282,20 @@ void SelectAndScatterTyped(const ir::Instruction& inst, const ir::Shape& operand
   for (size_t d = 0; d < window.size(); ++d) {
     windows.push_back(static_cast<int64_t>(ir::WindowCount(window[d], operand_shape.dims[d])));
   }
-  const std::vector<std::vector<int64_t>> tables =
-      SourceTables(window, operand_shape.dims, windows);
-  const std::vector<int64_t> tap_sizes = TapSizes(window);
-  const std::vector<int64_t> strides = RowMajorStrides(operand_shape.dims);
-  const int64_t taps = Product(tap_sizes);
-  const size_t rank = window.size();
+  const WindowWalk walk(window, operand_shape.dims, windows);
   std::vector<double> sums(operand_shape.num_elements(), 0.0);
-  std::vector<int64_t> pos(rank), tap(rank);
-  for (int64_t k = 0; k < Product(windows); ++k) {
-    Unravel(k, windows, pos);
+  std::vector<int64_t> pos(window.size(), 0);
+  const int64_t positions = walk.positions();
+  for (int64_t k = 0; k < positions; ++k, Next(windows, pos)) {
     int64_t selected = -1;
     double best = 0;
-    for (int64_t t = 0; t < taps; ++t) {
-      Unravel(t, tap_sizes, tap);
-      int64_t offset = 0;
-      bool inside = true;
-      for (size_t d = 0; d < rank && inside; ++d) {
-        const int64_t x = tables[d][pos[d] * window[d].size + tap[d]];
-        inside = x >= 0;
-        offset += x * strides[d];
-      }
-      if (!inside) continue;
+    walk.ForTaps(pos, [&](int64_t offset) {
       const double v = static_cast<double>(E::Load(operand[offset]));
       if (selected < 0 || !(best >= v)) {
         selected = offset;
         best = v;
       }
-    }
+    });
     if (selected >= 0) sums[selected] += static_cast<double>(E::Load(source[k]));
   }
   for (size_t i = 0; i < sums.size(); ++i) {
