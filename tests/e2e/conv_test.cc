@@ -98,6 +98,20 @@ TEST(ConvTest, Conv2dAndPoolingValues) {
             (std::vector<float>{0.25f, 1.25f, 2.75f, 7}));
 }
 
+// Eager mode runs each op as its own program: the same values, and gradients still work.
+TEST(ConvTest, EagerModeGivesTheSameValuesAndGradients) {
+  set_eager(true);
+  Tensor x = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
+  Tensor ones = Tensor::from_vector(std::vector<float>{1, 1, 1, 1}, {1, 1, 2, 2});
+  EXPECT_EQ(nn::conv2d(x, ones).to_vector<float>(), (std::vector<float>{12, 16, 24, 28}));
+  EXPECT_EQ(nn::max_pool2d(x, {2, 2}, {1, 1}).to_vector<float>(),
+            (std::vector<float>{5, 6, 8, 9}));
+  // d/dx of sum(max_pool2d(x, 2x2, stride 1)): 5, 6, 8 and 9 are each a window's maximum once.
+  std::vector<Tensor> g = grad(nn::max_pool2d(x, {2, 2}, {1, 1}).sum(), {x});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 0, 0, 0, 1, 1, 0, 1, 1}));
+  set_eager(false);
+}
+
 TEST(ConvTest, Conv2dGradients) {
   auto conv = [](nn::Conv2dOptions o) {
     return [o](const std::vector<Tensor>& x) { return nn::conv2d(x[0], x[1], o); };
