@@ -32,21 +32,24 @@ struct Case {
   const char* name;
   int64_t n, c, o, hw, k, pad;
   bool nhwc;
+  bool bf16 = false;  // seam only: bf16 operands (oneDNN's bf16 kernels where the CPU has them)
 };
 const Case kCases[] = {{"resnet3x3_64_56_b8_nchw", 8, 64, 64, 56, 3, 1, false},
                        {"resnet3x3_64_56_b8_nhwc", 8, 64, 64, 56, 3, 1, true},
                        {"cnn_conv1_1to32_28_b64", 64, 1, 32, 28, 3, 1, false},
-                       {"cnn_conv2_32to64_14_b64", 64, 32, 64, 14, 3, 1, false}};
+                       {"cnn_conv2_32to64_14_b64", 64, 32, 64, 14, 3, 1, false},
+                       {"resnet3x3_64_56_b8_nchw_bf16", 8, 64, 64, 56, 3, 1, false, true}};
 
 double Flops(const Case& c) { return 2.0 * c.n * c.o * c.hw * c.hw * c.c * c.k * c.k; }
 
 std::string ConvText(const Case& c) {
-  const std::string in = c.nhwc ? absl::StrCat("f32[", c.n, ",", c.hw, ",", c.hw, ",", c.c, "]")
-                                : absl::StrCat("f32[", c.n, ",", c.c, ",", c.hw, ",", c.hw, "]");
-  const std::string kernel = c.nhwc ? absl::StrCat("f32[", c.k, ",", c.k, ",", c.c, ",", c.o, "]")
-                                    : absl::StrCat("f32[", c.o, ",", c.c, ",", c.k, ",", c.k, "]");
-  const std::string out = c.nhwc ? absl::StrCat("f32[", c.n, ",", c.hw, ",", c.hw, ",", c.o, "]")
-                                 : absl::StrCat("f32[", c.n, ",", c.o, ",", c.hw, ",", c.hw, "]");
+  const std::string t = c.bf16 ? "bf16[" : "f32[";
+  const std::string in = c.nhwc ? absl::StrCat(t, c.n, ",", c.hw, ",", c.hw, ",", c.c, "]")
+                                : absl::StrCat(t, c.n, ",", c.c, ",", c.hw, ",", c.hw, "]");
+  const std::string kernel = c.nhwc ? absl::StrCat(t, c.k, ",", c.k, ",", c.c, ",", c.o, "]")
+                                    : absl::StrCat(t, c.o, ",", c.c, ",", c.k, ",", c.k, "]");
+  const std::string out = c.nhwc ? absl::StrCat(t, c.n, ",", c.hw, ",", c.hw, ",", c.o, "]")
+                                 : absl::StrCat(t, c.n, ",", c.o, ",", c.hw, ",", c.hw, "]");
   const std::string dims =
       c.nhwc ? "input_batch_dim={0}, input_feature_dim={3}, input_spatial_dims={1,2}, "
                "kernel_input_feature_dim={2}, kernel_output_feature_dim={3}, "
@@ -73,12 +76,15 @@ void BM_Seam(benchmark::State& state, const Case& c, const char* mode) {
   setenv("SEAM_CPU_CONV", mode, 1);
   auto computation = CompileText(ConvText(c));
   unsetenv("SEAM_CPU_CONV");
-  auto args = Upload({ir::Literal::FromF32(RandomFloats(size_t(c.n * c.c * c.hw * c.hw), 1),
-                                           c.nhwc ? std::vector<int64_t>{c.n, c.hw, c.hw, c.c}
-                                                  : std::vector<int64_t>{c.n, c.c, c.hw, c.hw}),
-                      ir::Literal::FromF32(RandomFloats(size_t(c.o * c.c * c.k * c.k), 2),
-                                           c.nhwc ? std::vector<int64_t>{c.k, c.k, c.c, c.o}
-                                                  : std::vector<int64_t>{c.o, c.c, c.k, c.k})});
+  auto literal = [&](std::vector<float> values, std::vector<int64_t> dims) {
+    return c.bf16 ? ir::Literal::FromBF16(values, dims) : ir::Literal::FromF32(values, dims);
+  };
+  auto args = Upload({literal(RandomFloats(size_t(c.n * c.c * c.hw * c.hw), 1),
+                              c.nhwc ? std::vector<int64_t>{c.n, c.hw, c.hw, c.c}
+                                     : std::vector<int64_t>{c.n, c.c, c.hw, c.hw}),
+                      literal(RandomFloats(size_t(c.o * c.c * c.k * c.k), 2),
+                              c.nhwc ? std::vector<int64_t>{c.k, c.k, c.c, c.o}
+                                     : std::vector<int64_t>{c.o, c.c, c.k, c.k})});
   for (auto _ : state) RunAndWait(*computation, args);
   SetCounters(state, c);
 }
@@ -232,6 +238,7 @@ void Register() {
     };
     add("seam_onednn", [&c](benchmark::State& s) { BM_Seam(s, c, "auto"); });
     add("seam_gemm", [&c](benchmark::State& s) { BM_Seam(s, c, "gemm"); });
+    if (c.bf16) continue;
     add("seam_direct", [&c](benchmark::State& s) { BM_Seam(s, c, "direct"); });
     add("onednn_plain", [&c](benchmark::State& s) { BM_OneDnn(s, c, false); });
     add("onednn_best", [&c](benchmark::State& s) { BM_OneDnn(s, c, true); });

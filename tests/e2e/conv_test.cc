@@ -104,8 +104,7 @@ TEST(ConvTest, EagerModeGivesTheSameValuesAndGradients) {
   Tensor x = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
   Tensor ones = Tensor::from_vector(std::vector<float>{1, 1, 1, 1}, {1, 1, 2, 2});
   EXPECT_EQ(nn::conv2d(x, ones).to_vector<float>(), (std::vector<float>{12, 16, 24, 28}));
-  EXPECT_EQ(nn::max_pool2d(x, {2, 2}, {1, 1}).to_vector<float>(),
-            (std::vector<float>{5, 6, 8, 9}));
+  EXPECT_EQ(nn::max_pool2d(x, {2, 2}, {1, 1}).to_vector<float>(), (std::vector<float>{5, 6, 8, 9}));
   // d/dx of sum(max_pool2d(x, 2x2, stride 1)): 5, 6, 8 and 9 are each a window's maximum once.
   std::vector<Tensor> g = grad(nn::max_pool2d(x, {2, 2}, {1, 1}).sum(), {x});
   EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 0, 0, 0, 1, 1, 0, 1, 1}));

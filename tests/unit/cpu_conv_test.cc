@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/gemm.h"
@@ -70,16 +71,26 @@ ir::Literal Random(const ir::Shape& shape, unsigned seed, bool magnitude = false
   for (double& v : values) v = magnitude ? std::fabs(dist(engine)) : dist(engine);
   if (shape.dtype == ir::DType::kF64) return ir::Literal::FromF64(values, shape.dims);
   std::vector<float> floats(values.begin(), values.end());
+  if (shape.dtype == ir::DType::kBF16) return ir::Literal::FromBF16(floats, shape.dims);
   return ir::Literal::FromF32(floats, shape.dims);
 }
 
 double At(const ir::Literal& l, int64_t i) {
-  return l.shape.dtype == ir::DType::kF64 ? reinterpret_cast<const double*>(l.bytes.data())[i]
-                                          : l.f32()[i];
+  switch (l.shape.dtype) {
+    case ir::DType::kF64:
+      return reinterpret_cast<const double*>(l.bytes.data())[i];
+    case ir::DType::kBF16:
+      return ir::BF16ToFloat(reinterpret_cast<const uint16_t*>(l.bytes.data())[i]);
+    default:
+      return l.f32()[i];
+  }
 }
 
+enum class Path { kOneDnn, kGemm, kDirect, kAny };
+
 // Runs `c` on the path SEAM_CPU_CONV=`mode` gives and compares with the reference.
-void Check(const Case& c, const std::string& dtype, const char* mode, bool expect_onednn) {
+// `expect`: the path the plan must take (kAny: oneDNN or matrix products, as the CPU allows).
+void Check(const Case& c, const std::string& dtype, const char* mode, Path expect) {
   SCOPED_TRACE(absl::StrCat(c.name, " ", dtype, " ", mode));
   absl::StatusOr<ir::Program> program = ir::ParseProgram(Text(c, dtype));
   ASSERT_TRUE(program.ok()) << program.status();
@@ -95,29 +106,38 @@ void Check(const Case& c, const std::string& dtype, const char* mode, bool expec
   setenv("SEAM_CPU_CONV", mode, 1);
   ConvolutionPlan plan(conv, lhs, rhs);
   unsetenv("SEAM_CPU_CONV");
-  EXPECT_EQ(plan.uses_onednn(), expect_onednn);
-  EXPECT_EQ(plan.uses_gemm(),
-            std::string(mode) == "gemm" || (std::string(mode) == "auto" && !expect_onednn));
+  if (expect != Path::kAny) {
+    EXPECT_EQ(plan.uses_onednn(), expect == Path::kOneDnn);
+    EXPECT_EQ(plan.uses_gemm(), expect == Path::kGemm);
+  } else {
+    EXPECT_TRUE(plan.uses_onednn() || plan.uses_gemm());
+  }
   std::vector<uint8_t> out(conv.shape.byte_size());
   plan.Run(args[0].bytes.data(), args[1].bytes.data(), out.data());
   ir::Literal actual{conv.shape, out};
+  // bf16: the result's own rounding (2^-8 relative) plus f32 accumulation.
   const double epsilon = dtype == "f64" ? 1e-15 : 1e-6;
+  const double rounding = dtype == "bf16" ? 1.0 / 128 : 0.0;
   const double terms = static_cast<double>(rhs.num_elements() / conv.shape.dims[c.nhwc ? 3 : 1]);
   for (int64_t i = 0; i < conv.shape.num_elements(); ++i) {
-    ASSERT_NEAR(At(actual, i), At(expected->front(), i),
-                4 * terms * epsilon * At(scale->front(), i))
+    const double e = At(expected->front(), i);
+    ASSERT_NEAR(At(actual, i), e,
+                4 * terms * epsilon * At(scale->front(), i) + rounding * std::fabs(e))
         << "element " << i;
   }
 }
 
 TEST(CpuConvolutionTest, EveryPathMatchesTheReference) {
-  const bool onednn = OneDnnAvailable();
+  const Path f32 = OneDnnAvailable() ? Path::kOneDnn : Path::kGemm;
   for (const Case& c : kCases) {
-    Check(c, "f32", "auto", onednn);
-    Check(c, "f32", "gemm", false);
-    Check(c, "f32", "direct", false);
-    Check(c, "f64", "auto", false);  // oneDNN has no f64 convolution
-    Check(c, "f64", "direct", false);
+    Check(c, "f32", "auto", f32);
+    Check(c, "f32", "gemm", Path::kGemm);
+    Check(c, "f32", "direct", Path::kDirect);
+    Check(c, "f64", "auto", Path::kGemm);  // oneDNN has no f64 convolution
+    Check(c, "f64", "direct", Path::kDirect);
+    // oneDNN where it has a bf16 kernel for this CPU, else matrix products.
+    Check(c, "bf16", "auto", Path::kAny);
+    Check(c, "bf16", "gemm", Path::kGemm);
   }
 }
 

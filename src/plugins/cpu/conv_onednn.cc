@@ -1,10 +1,12 @@
-// ConvolutionPlan (kernels_window.h): f32 convolutions with 1 to 3 spatial dimensions, no
-// lhs dilation, padding >= 0 and a non-empty result run on oneDNN when this build links it
-// and SEAM_CPU_CONV (docs/plugins.md "Convolutions") allows; everything else runs as
-// matrix products (conv_gemm.cc) or, where those do not fit, the direct loop. oneDNN reads and
-// writes the operands in their own layout (any dimension numbers are strided memory descriptors)
-// and picks its own layouts for the computation, so each run reorders in and out where they differ;
-// the batch is split over the kernel threads, one single-threaded oneDNN call per part.
+// ConvolutionPlan (kernels_window.h): f32 and bf16 convolutions (bf16 accumulates in f32
+// inside oneDNN) with 1 to 3 spatial dimensions, no lhs dilation, padding >= 0 and a
+// non-empty result run on oneDNN when this build links it, oneDNN has a JIT kernel for the
+// case, and SEAM_CPU_CONV (docs/plugins.md "Convolutions") allows; everything else runs as
+// matrix products (conv_gemm.cc) or, where those do not fit, the direct loop. oneDNN reads
+// and writes the operands in their own layout (any dimension numbers are strided memory
+// descriptors) and picks its own layouts for the computation, so each run reorders in and
+// out where they differ; the batch is split over the kernel threads, one single-threaded
+// oneDNN call per part.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -126,7 +128,6 @@ dnnl_memory_t Memory(const dnnl_memory_desc_t& md, void* data) {
 struct ConvolutionPlan::OneDnn {
   int64_t parts = 1;
   int64_t part_batch = 0;
-  size_t element_bytes = 4;
   // The operands' own layouts (for one part's batch) and oneDNN's.
   dnnl_memory_desc_t user_src{}, user_weights{}, user_dst{};
   dnnl_memory_desc_t src{}, weights{}, dst{}, scratchpad{};
@@ -144,7 +145,8 @@ namespace {
 
 bool Eligible(const ConvGeometry& g) {
   const size_t spatial = g.window.size();
-  if (g.dtype != ir::DType::kF32 || spatial < 1 || spatial > 3 || Engine() == nullptr) {
+  const bool dtype = g.dtype == ir::DType::kF32 || g.dtype == ir::DType::kBF16;
+  if (!dtype || spatial < 1 || spatial > 3 || Engine() == nullptr) {
     return false;
   }
   if (g.batch == 0 || g.group_in == 0 || g.group_out == 0) return false;
@@ -165,20 +167,24 @@ int64_t Parts(int64_t batch) {
   return std::max<int64_t>(parts, 1);
 }
 
+dnnl_data_type_t DataType(ir::DType dtype) {
+  return dtype == ir::DType::kBF16 ? dnnl_bf16 : dnnl_f32;
+}
+
 void Strided(dnnl_memory_desc_t* md, const std::vector<int64_t>& dims,
-             const std::vector<int64_t>& strides) {
+             const std::vector<int64_t>& strides, dnnl_data_type_t type) {
   dnnl_dims_t d, s;
   for (size_t i = 0; i < dims.size(); ++i) {
     d[i] = dims[i];
     s[i] = strides[i];
   }
-  dnnl_memory_desc_init_by_strides(md, static_cast<int>(dims.size()), d, dnnl_f32, s);
+  dnnl_memory_desc_init_by_strides(md, static_cast<int>(dims.size()), d, type, s);
 }
 
-void Any(dnnl_memory_desc_t* md, const std::vector<int64_t>& dims) {
+void Any(dnnl_memory_desc_t* md, const std::vector<int64_t>& dims, dnnl_data_type_t type) {
   dnnl_dims_t d;
   for (size_t i = 0; i < dims.size(); ++i) d[i] = dims[i];
-  dnnl_memory_desc_init_by_tag(md, static_cast<int>(dims.size()), d, dnnl_f32, dnnl_format_tag_any);
+  dnnl_memory_desc_init_by_tag(md, static_cast<int>(dims.size()), d, type, dnnl_format_tag_any);
 }
 
 // Builds the primitives, or returns null where oneDNN refuses the case.
@@ -215,13 +221,14 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildOneDnn(const ConvGeometry& g) {
     const int64_t extent = (g.window[i].size - 1) * g.window[i].window_dilation + 1;
     pad_r[i] = (g.out_size[i] - 1) * g.window[i].stride + extent - g.in_size[i] - pad_l[i];
   }
-  Strided(&plan->user_src, src_dims, src_strides);
-  Strided(&plan->user_dst, dst_dims, dst_strides);
-  Strided(&plan->user_weights, w_dims, w_strides);
+  const dnnl_data_type_t type = DataType(g.dtype);
+  Strided(&plan->user_src, src_dims, src_strides, type);
+  Strided(&plan->user_dst, dst_dims, dst_strides, type);
+  Strided(&plan->user_weights, w_dims, w_strides, type);
   dnnl_memory_desc_t any_src, any_w, any_dst;
-  Any(&any_src, src_dims);
-  Any(&any_w, w_dims);
-  Any(&any_dst, dst_dims);
+  Any(&any_src, src_dims, type);
+  Any(&any_w, w_dims, type);
+  Any(&any_dst, dst_dims, type);
   dnnl_convolution_desc_t desc;
   if (dnnl_dilated_convolution_forward_desc_init(
           &desc, dnnl_forward_inference, dnnl_convolution_auto, &any_src, &any_w, nullptr, &any_dst,
@@ -235,6 +242,14 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildOneDnn(const ConvGeometry& g) {
   const dnnl_status_t made = dnnl_primitive_desc_create(&pd, &desc, attr, Engine(), nullptr);
   dnnl_primitive_attr_destroy(attr);
   if (made != dnnl_success) return nullptr;
+  // oneDNN's reference implementations (no JIT kernel for this CPU and case, e.g. bf16
+  // without AVX-512) are slower than the matrix-product path: leave the case to it.
+  const char* impl = nullptr;
+  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+  if (impl == nullptr || std::string(impl).rfind("ref", 0) == 0) {
+    dnnl_primitive_desc_destroy(pd);
+    return nullptr;
+  }
   plan->src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
   plan->weights = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
   plan->dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
@@ -309,8 +324,9 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
     dnnl_memory_destroy(to);
     weights = aligned;
   }
-  const int64_t in_step = p.part_batch * geometry_.lhs_batch_stride * 4;
-  const int64_t out_step = p.part_batch * geometry_.out_batch_stride * 4;
+  const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(geometry_.dtype));
+  const int64_t in_step = p.part_batch * geometry_.lhs_batch_stride * bytes;
+  const int64_t out_step = p.part_batch * geometry_.out_batch_stride * bytes;
   if (p.parts == 1) {
     RunPart(p, lhs, weights, out);
   } else {
