@@ -127,6 +127,21 @@ Tensor max_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
 Tensor avg_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
                   std::array<int64_t, 2> stride = {0, 0}, std::array<int64_t, 2> padding = {0, 0});
 
+// torch.nn.Conv2d: y = conv2d(x, weight, options) + bias; weight [out, in / groups, kh, kw],
+// bias [out], both drawn uniformly from [-1/sqrt(fan_in), 1/sqrt(fan_in)] with
+// fan_in = in / groups * kh * kw (PyTorch's default bounds) with std::mt19937_64 seeded by
+// `seed`. Parameters "weight" and "bias" in PyTorch's layout (no transpose).
+class Conv2d : public Module {
+ public:
+  Conv2d(int64_t in, int64_t out, std::array<int64_t, 2> kernel_size, uint64_t seed,
+         const Conv2dOptions& options = {}, DType dtype = DType::kFloat32);
+  Tensor forward(const Tensor& x) const override;
+  std::vector<Tensor*> parameters() override { return {&weight, &bias}; }
+  std::vector<NamedParameter> named_parameters() override;
+  Conv2dOptions options;
+  Tensor weight, bias;
+};
+
 }  // namespace seam::nn
 
 #endif  // SEAM_NN_H_

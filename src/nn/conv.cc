@@ -3,6 +3,7 @@
 // their gradients are src/lazy/autodiff_window.cc. docs/frontend.md, "Convolution and
 // pooling".
 #include <array>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,31 @@ Tensor avg_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
   lazy::NodePtr scale = lazy::BroadcastTo(
       lazy::ConstantNode(lazy::ScalarLiteral(x->shape.dtype, 1.0 / count)), sum->shape.dims);
   return lazy::Wrap(lazy::MakeNode(ir::Op::kMultiply, {sum, scale}, {}));
+}
+
+Conv2d::Conv2d(int64_t in, int64_t out, std::array<int64_t, 2> kernel_size, uint64_t seed,
+               const Conv2dOptions& conv_options, DType dtype)
+    : options(conv_options) {
+  const int64_t groups = options.groups;
+  if (in < 1 || out < 1 || groups < 1 || in % groups != 0 || out % groups != 0 ||
+      kernel_size[0] < 1 || kernel_size[1] < 1) {
+    lazy::ThrowInvalid(absl::StrCat("Conv2d: in=", in, " and out=", out,
+                                    " must be >= 1 and divisible by groups=", groups,
+                                    ", kernel_size ", Str(kernel_size), " >= 1x1"));
+  }
+  const double fan_in = static_cast<double>(in / groups * kernel_size[0] * kernel_size[1]);
+  const double bound = 1.0 / std::sqrt(fan_in);
+  weight = Tensor::uniform({out, in / groups, kernel_size[0], kernel_size[1]}, -bound, bound, seed,
+                           dtype);
+  bias = Tensor::uniform({out}, -bound, bound, seed ^ 0x9e3779b97f4a7c15ull, dtype);
+}
+
+Tensor Conv2d::forward(const Tensor& x) const {
+  return conv2d(x, weight, options) + bias.reshape({1, bias.shape()[0], 1, 1});
+}
+
+std::vector<NamedParameter> Conv2d::named_parameters() {
+  return {{"weight", &weight, false}, {"bias", &bias, false}};
 }
 
 }  // namespace seam::nn

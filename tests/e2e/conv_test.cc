@@ -8,6 +8,7 @@
 #include <string>
 
 #include "seam/nn.h"
+#include "seam/optim.h"
 #include "seam/tensor.h"
 
 namespace seam {
@@ -162,6 +163,46 @@ TEST(ConvTest, ChainedBlockGradients) {
         return nn::avg_pool2d(nn::conv2d(nn::max_pool2d(h, {2, 2}), x[3]), {1, 1});
       },
       {{2, 2, 4, 4}, {3, 2, 3, 3}, {3}, {2, 3, 1, 1}});
+}
+
+// The module: PyTorch's parameter shapes and names, and a few SGD steps on a toy task
+// (the mean of a 4x4 image's top half against its bottom half) reduce the loss.
+TEST(ConvTest, Conv2dModuleTrains) {
+  nn::Conv2dOptions same;
+  same.padding = {1, 1};
+  auto conv = std::make_shared<nn::Conv2d>(1, 4, std::array<int64_t, 2>{3, 3}, 5, same);
+  EXPECT_EQ(conv->weight.shape(), (std::vector<int64_t>{4, 1, 3, 3}));
+  EXPECT_EQ(conv->bias.shape(), (std::vector<int64_t>{4}));
+  nn::StateDict state = conv->state_dict();
+  ASSERT_EQ(state.size(), 2u);
+  EXPECT_EQ(state.begin()->first, "bias");
+  EXPECT_EQ(state.rbegin()->first, "weight");
+  nn::Sequential model({conv, std::make_shared<nn::Lambda>(nn::relu),
+                        std::make_shared<nn::Lambda>([](const Tensor& x) {
+                          return nn::max_pool2d(x, {2, 2}).reshape({x.shape()[0], -1});
+                        }),
+                        std::make_shared<nn::Linear>(16, 2, 6)});
+  std::vector<double> images = Random(8 * 16, 3);
+  std::vector<int32_t> labels;
+  for (int i = 0; i < 8; ++i) {
+    double top = 0, bottom = 0;
+    for (int k = 0; k < 8; ++k) top += images[i * 16 + k];
+    for (int k = 8; k < 16; ++k) bottom += images[i * 16 + k];
+    labels.push_back(top > bottom ? 1 : 0);
+  }
+  std::vector<float> floats(images.begin(), images.end());
+  Tensor x = Tensor::from_vector(floats, {8, 1, 4, 4});
+  Tensor y = Tensor::from_vector(labels, {8});
+  optim::Sgd sgd(model, 0.1f);
+  double first = 0, last = 0;
+  for (int step = 0; step < 30; ++step) {
+    Tensor loss = nn::cross_entropy(model.forward(x), y);
+    sgd.step(loss);  // records the update; reading the loss below runs the step
+    const double value = loss.item<float>();
+    if (step == 0) first = value;
+    last = value;
+  }
+  EXPECT_LT(last, 0.5 * first) << "first " << first << ", last " << last;
 }
 
 TEST(ConvTest, ClearErrors) {
