@@ -7,6 +7,7 @@
 // descriptors) and picks its own layouts for the computation, so each run reorders in and
 // out where they differ; the batch is split over the kernel threads, one single-threaded
 // oneDNN call per part.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -109,18 +110,31 @@ dnnl_primitive_t MakeReorder(const dnnl_memory_desc_t& from, const dnnl_memory_d
   return p;
 }
 
-void Execute(dnnl_primitive_t p, std::initializer_list<std::pair<int, dnnl_memory_t>> args) {
+// False where oneDNN fails the call (or a memory object or the stream is missing).
+bool Execute(dnnl_primitive_t p, std::initializer_list<std::pair<int, dnnl_memory_t>> args) {
   dnnl_exec_arg_t list[4];
   int n = 0;
-  for (const auto& [arg, memory] : args) list[n++] = {arg, memory};
-  dnnl_primitive_execute(p, ThreadStream(), n, list);
-  dnnl_stream_wait(ThreadStream());
+  for (const auto& [arg, memory] : args) {
+    if (memory == nullptr) return false;
+    list[n++] = {arg, memory};
+  }
+  dnnl_stream_t stream = ThreadStream();
+  return stream != nullptr && dnnl_primitive_execute(p, stream, n, list) == dnnl_success &&
+         dnnl_stream_wait(stream) == dnnl_success;
 }
 
+// Null where the data is missing (a failed allocation) or oneDNN refuses.
 dnnl_memory_t Memory(const dnnl_memory_desc_t& md, void* data) {
+  if (data == nullptr) return nullptr;
   dnnl_memory_t m = nullptr;
-  dnnl_memory_create(&m, &md, Engine(), data);
+  if (dnnl_memory_create(&m, &md, Engine(), data) != dnnl_success) return nullptr;
   return m;
+}
+
+void Destroy(std::initializer_list<dnnl_memory_t> memories) {
+  for (dnnl_memory_t m : memories) {
+    if (m != nullptr) dnnl_memory_destroy(m);
+  }
 }
 
 }  // namespace
@@ -270,28 +284,34 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildOneDnn(const ConvGeometry& g) {
 }
 
 // One part of the batch: reorder in, convolve, reorder out, on this thread alone.
-void RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* weights, uint8_t* out) {
+// Returns false where any oneDNN call fails (the caller then recomputes the convolution
+// on another path, so no result is left half written).
+bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* weights, uint8_t* out) {
   ThreadScratch& scratch = LocalScratch();
   dnnl_memory_t user_src = Memory(p.user_src, const_cast<uint8_t*>(lhs));
   dnnl_memory_t user_dst = Memory(p.user_dst, out);
   dnnl_memory_t src = user_src, dst = user_dst;
+  bool ok = true;
   if (p.src_in != nullptr) {
     src = Memory(p.src, scratch.src.Get(dnnl_memory_desc_get_size(&p.src)));
-    Execute(p.src_in, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src}});
+    ok = Execute(p.src_in, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src}});
   }
   if (p.dst_out != nullptr) dst = Memory(p.dst, scratch.dst.Get(dnnl_memory_desc_get_size(&p.dst)));
   dnnl_memory_t w = Memory(p.weights, weights);
   dnnl_memory_t pad =
       Memory(p.scratchpad,
              scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.scratchpad), 64)));
-  Execute(p.conv, {{DNNL_ARG_SRC, src},
-                   {DNNL_ARG_WEIGHTS, w},
-                   {DNNL_ARG_DST, dst},
-                   {DNNL_ARG_SCRATCHPAD, pad}});
-  if (p.dst_out != nullptr) Execute(p.dst_out, {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, user_dst}});
-  for (dnnl_memory_t m : {user_src, user_dst, w, pad}) dnnl_memory_destroy(m);
-  if (src != user_src) dnnl_memory_destroy(src);
-  if (dst != user_dst) dnnl_memory_destroy(dst);
+  ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, src},
+                              {DNNL_ARG_WEIGHTS, w},
+                              {DNNL_ARG_DST, dst},
+                              {DNNL_ARG_SCRATCHPAD, pad}});
+  if (p.dst_out != nullptr) {
+    ok = ok && Execute(p.dst_out, {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, user_dst}});
+  }
+  Destroy({user_src, user_dst, w, pad});
+  if (src != user_src) Destroy({src});
+  if (dst != user_dst) Destroy({dst});
+  return ok;
 }
 
 }  // namespace
@@ -311,6 +331,7 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
   // The weights are reordered once per run, on this thread, for every part.
+  std::atomic<bool> ok{true};
   void* weights = const_cast<uint8_t*>(rhs);
   std::vector<uint8_t> weights_copy;
   if (p.weights_in != nullptr) {
@@ -319,27 +340,34 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
         (reinterpret_cast<uintptr_t>(weights_copy.data()) + 63) / 64 * 64);
     dnnl_memory_t from = Memory(p.user_weights, weights);
     dnnl_memory_t to = Memory(p.weights, aligned);
-    Execute(p.weights_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
-    dnnl_memory_destroy(from);
-    dnnl_memory_destroy(to);
+    ok = Execute(p.weights_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    Destroy({from, to});
     weights = aligned;
   }
   const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(geometry_.dtype));
   const int64_t in_step = p.part_batch * geometry_.lhs_batch_stride * bytes;
   const int64_t out_step = p.part_batch * geometry_.out_batch_stride * bytes;
-  if (p.parts == 1) {
-    RunPart(p, lhs, weights, out);
+  if (!ok) {
+    // Nothing to do: the fallback below computes everything.
+  } else if (p.parts == 1) {
+    ok = RunPart(p, lhs, weights, out);
   } else {
     ParallelFor(p.parts, [&](int64_t first, int64_t last) {
       const int threads = omp_get_max_threads();
       if (threads != 1) omp_set_num_threads(1);
       for (int64_t part = first; part < last; ++part) {
-        RunPart(p, lhs + part * in_step, weights, out + part * out_step);
+        if (!RunPart(p, lhs + part * in_step, weights, out + part * out_step)) ok = false;
       }
       if (threads != 1) omp_set_num_threads(threads);
     });
   }
   if (saved_threads != 1) omp_set_num_threads(saved_threads);
+  // A failed oneDNN call (it refuses nothing this plan passes; memory may run out): the
+  // same convolution on the matrix-product path, or the direct loop.
+  if (!ok) {
+    if (ConvolutionGemmFits(geometry_)) return ConvolutionGemm(geometry_, lhs, rhs, out);
+    ConvolutionDirect(geometry_, lhs, rhs, out);
+  }
 }
 
 #else  // no oneDNN: every convolution runs the direct loop.
