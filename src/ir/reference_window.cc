@@ -46,6 +46,7 @@ int64_t Source(const std::vector<WindowDim>& window, const Shape& in, const Inde
 
 std::vector<int64_t> Sizes(const std::vector<WindowDim>& window) {
   std::vector<int64_t> sizes;
+  sizes.reserve(window.size());
   for (const WindowDim& w : window) sizes.push_back(w.size);
   return sizes;
 }

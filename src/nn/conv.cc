@@ -163,8 +163,8 @@ Conv2d::Conv2d(int64_t in, int64_t out, std::array<int64_t, 2> kernel_size, uint
                                     " must be >= 1 and divisible by groups=", groups,
                                     ", kernel_size ", Str(kernel_size), " >= 1x1"));
   }
-  const double fan_in = static_cast<double>(in / groups * kernel_size[0] * kernel_size[1]);
-  const double bound = 1.0 / std::sqrt(fan_in);
+  const int64_t fan_in = in / groups * kernel_size[0] * kernel_size[1];
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
   weight = Tensor::uniform({out, in / groups, kernel_size[0], kernel_size[1]}, -bound, bound, seed,
                            dtype);
   bias = Tensor::uniform({out}, -bound, bound, seed ^ 0x9e3779b97f4a7c15ull, dtype);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -333,16 +334,15 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
   // The weights are reordered once per run, on this thread, for every part.
   std::atomic<bool> ok{true};
   void* weights = const_cast<uint8_t*>(rhs);
-  std::vector<uint8_t> weights_copy;
+  std::unique_ptr<uint8_t, decltype(&std::free)> weights_copy(nullptr, &std::free);
   if (p.weights_in != nullptr) {
-    weights_copy.resize(dnnl_memory_desc_get_size(&p.weights) + 64);
-    auto* aligned = reinterpret_cast<uint8_t*>(
-        (reinterpret_cast<uintptr_t>(weights_copy.data()) + 63) / 64 * 64);
+    const size_t size = (dnnl_memory_desc_get_size(&p.weights) + 63) / 64 * 64;
+    weights_copy.reset(static_cast<uint8_t*>(std::aligned_alloc(64, std::max<size_t>(size, 64))));
     dnnl_memory_t from = Memory(p.user_weights, weights);
-    dnnl_memory_t to = Memory(p.weights, aligned);
+    dnnl_memory_t to = Memory(p.weights, weights_copy.get());
     ok = Execute(p.weights_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
     Destroy({from, to});
-    weights = aligned;
+    weights = weights_copy.get();
   }
   const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(geometry_.dtype));
   const int64_t in_step = p.part_batch * geometry_.lhs_batch_stride * bytes;

@@ -46,6 +46,7 @@ int64_t Product(const std::vector<int64_t>& dims) {
 
 std::vector<int64_t> TapSizes(const std::vector<WindowDim>& window) {
   std::vector<int64_t> sizes;
+  sizes.reserve(window.size());
   for (const WindowDim& w : window) sizes.push_back(w.size);
   return sizes;
 }
