@@ -212,6 +212,29 @@ void BM_SeamPool(benchmark::State& state, bool gradient) {
   for (auto _ : state) RunAndWait(*computation, uploaded);
 }
 
+// The ResNet layer's weight gradient as the front end records it (src/lazy/
+// autodiff_window.cc): the input with its batch as features convolved with the result's
+// adjoint as the kernel; `mode` as in BM_Seam.
+void BM_SeamWeightGradient(benchmark::State& state, const char* mode) {
+  const std::string text =
+      "program @dw {\n  %0 = parameter(0) : f32[8,64,56,56]\n  %1 = parameter(1) : "
+      "f32[8,64,56,56]\n  %2 = convolution(%0, %1), feature_group_count={1}, "
+      "input_batch_dim={1}, input_feature_dim={0}, input_spatial_dims={2,3}, "
+      "kernel_input_feature_dim={0}, kernel_output_feature_dim={1}, kernel_spatial_dims={2,3}, "
+      "lhs_dilation={1,1}, output_batch_dim={1}, output_feature_dim={0}, "
+      "output_spatial_dims={2,3}, padding_high={1,1}, padding_low={1,1}, rhs_dilation={1,1}, "
+      "window_strides={1,1} : f32[64,64,3,3]\n  return (%2)\n}\n";
+  setenv("SEAM_CPU_CONV", mode, 1);
+  auto computation = CompileText(text);
+  unsetenv("SEAM_CPU_CONV");
+  auto args = Upload({ir::Literal::FromF32(RandomFloats(8 * 64 * 56 * 56, 1), {8, 64, 56, 56}),
+                      ir::Literal::FromF32(RandomFloats(8 * 64 * 56 * 56, 2), {8, 64, 56, 56})});
+  for (auto _ : state) RunAndWait(*computation, args);
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * 8 * 64 * 64 * 56 * 56 * 9,
+                                                 benchmark::Counter::kIsIterationInvariantRate,
+                                                 benchmark::Counter::kIs1000);
+}
+
 std::string CpuName() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -230,6 +253,13 @@ void Register() {
                                [](benchmark::State& s) { BM_SeamPool(s, true); })
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
+  for (const char* mode : {"auto", "gemm"}) {
+    benchmark::RegisterBenchmark(
+        absl::StrCat("resnet3x3_64_56_b8_weight_gradient/seam_", mode).c_str(),
+        [mode](benchmark::State& s) { BM_SeamWeightGradient(s, mode); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   for (const Case& c : kCases) {
     auto add = [&](const std::string& what, auto fn) {
       benchmark::RegisterBenchmark(absl::StrCat(c.name, "/", what).c_str(), fn)
