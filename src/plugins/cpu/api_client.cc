@@ -163,6 +163,7 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   SetGemmLibrary(*gemm);          // process-wide, like the kernel threads and the block pool
   LogBlasCoreOnce();              // OpenBLAS on generic kernels: say so, and how to fix it
   InitializeGemmLibrariesOnce();  // before the first Worker registers its exit handler
+  InitializeConvolutionsOnce();   // likewise for oneDNN's convolutions
   absl::StatusOr<std::optional<plugin::KvStore>> kv_store = plugin::KvStore::FromCreateArgs(*args);
   if (!kv_store.ok()) return MakeError(kv_store.status());
   auto client = std::make_unique<PJRT_Client>();

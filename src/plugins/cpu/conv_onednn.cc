@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -370,7 +371,35 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
   }
 }
 
+void InitializeConvolutionsOnce() {
+  static std::once_flag once;
+  const std::string choice = ConvChoice();
+  if (choice == "gemm" || choice == "direct") return;  // a later client may still need it
+  std::call_once(once, [] {
+    ir::Instruction conv;
+    conv.op = ir::Op::kConvolution;
+    conv.shape = {ir::DType::kF32, {2, 16, 8, 8}};
+    conv.attrs = {{"input_batch_dim", {0}},          {"input_feature_dim", {1}},
+                  {"input_spatial_dims", {2, 3}},    {"kernel_output_feature_dim", {0}},
+                  {"kernel_input_feature_dim", {1}}, {"kernel_spatial_dims", {2, 3}},
+                  {"output_batch_dim", {0}},         {"output_feature_dim", {1}},
+                  {"output_spatial_dims", {2, 3}},   {"feature_group_count", {1}},
+                  {"window_strides", {1, 1}},        {"padding_low", {1, 1}},
+                  {"padding_high", {1, 1}},          {"lhs_dilation", {1, 1}},
+                  {"rhs_dilation", {1, 1}}};
+    const ir::Shape lhs{ir::DType::kF32, {2, 16, 8, 8}}, rhs{ir::DType::kF32, {16, 16, 3, 3}};
+    std::vector<float> x(static_cast<size_t>(lhs.num_elements()), 1.0f);
+    std::vector<float> w(static_cast<size_t>(rhs.num_elements()), 1.0f);
+    std::vector<float> y(static_cast<size_t>(conv.shape.num_elements()));
+    ConvolutionPlan(conv, lhs, rhs)
+        .Run(reinterpret_cast<const uint8_t*>(x.data()), reinterpret_cast<const uint8_t*>(w.data()),
+             reinterpret_cast<uint8_t*>(y.data()));
+  });
+}
+
 #else  // no oneDNN: every convolution runs the direct loop.
+
+void InitializeConvolutionsOnce() {}
 
 struct ConvolutionPlan::OneDnn {};
 

@@ -48,6 +48,13 @@ void ConvolutionGemm(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* r
 inline constexpr char kConvolutionVariable[] = "SEAM_CPU_CONV";
 absl::Status CheckConvolutionVariable();
 
+// Plans and runs one small f32 convolution on oneDNN, once per process, unless
+// SEAM_CPU_CONV keeps convolutions off it: oneDNN sets up its convolution kernels and
+// statics then, before the device threads' exit handler is registered, so a convolution
+// still running at exit never meets statics that exit has destroyed (the same reason as
+// InitializeGemmLibrariesOnce, gemm.h). PJRT_Client_Create calls it.
+void InitializeConvolutionsOnce();
+
 // A convolution instruction planned once (at compile time): oneDNN where it serves the
 // case, else matrix products where they fit, else the direct loop; SEAM_CPU_CONV=gemm or
 // =direct forces the later paths (docs/plugins.md "Convolutions"). Safe to run from
