@@ -41,6 +41,11 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
   done
 fi
 
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/conv_bench" ]; then
+  echo "== issue 16: convolutions beside oneDNN called directly (1 thread)"
+  "$bin/conv_bench" --benchmark_min_time=0.5 --benchmark_out="$out/conv_t1.json"
+fi
+
 if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/cross_process_bench" ]; then
   echo "== cross-process all_reduce: the CPU plugin over Gloo beside plain Gloo (1 thread)"
   for p in 2 4; do

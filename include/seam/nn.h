@@ -2,6 +2,7 @@
 #ifndef SEAM_NN_H_
 #define SEAM_NN_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -105,6 +106,42 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels);
 Tensor correct_count(const Tensor& logits, const Tensor& labels);
 // The fraction of rows whose argmax equals the label (reads the result).
 double accuracy(const Tensor& logits, const Tensor& labels);
+
+// Convolution and pooling on NCHW tensors with PyTorch's layouts and defaults
+// (docs/frontend.md, "Convolution and pooling"); pairs are {height, width}. Each records one
+// IR op and has a gradient rule.
+struct Conv2dOptions {
+  std::array<int64_t, 2> stride = {1, 1};
+  std::array<int64_t, 2> padding = {0, 0};  // zeros on both sides
+  std::array<int64_t, 2> dilation = {1, 1};
+  int64_t groups = 1;
+};
+// input [n, c, h, w], weight [out_channels, c / groups, kh, kw] -> [n, out_channels, h', w'],
+// h' = (h + 2 * padding - dilation * (kh - 1) - 1) / stride + 1 (no bias: add one with
+// broadcasting, e.g. y + b.reshape({1, out_channels, 1, 1})).
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dOptions& options = {});
+// The maximum of each window; padding counts as -inf. stride {0, 0} means the window size.
+Tensor max_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
+                  std::array<int64_t, 2> stride = {0, 0}, std::array<int64_t, 2> padding = {0, 0});
+// The mean of each window, padding counted as zeros in a full window (PyTorch's
+// count_include_pad=true).
+Tensor avg_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
+                  std::array<int64_t, 2> stride = {0, 0}, std::array<int64_t, 2> padding = {0, 0});
+
+// torch.nn.Conv2d: y = conv2d(x, weight, options) + bias; weight [out, in / groups, kh, kw],
+// bias [out], both drawn uniformly from [-1/sqrt(fan_in), 1/sqrt(fan_in)] with
+// fan_in = in / groups * kh * kw (PyTorch's default bounds) with std::mt19937_64 seeded by
+// `seed`. Parameters "weight" and "bias" in PyTorch's layout (no transpose).
+class Conv2d : public Module {
+ public:
+  Conv2d(int64_t in, int64_t out, std::array<int64_t, 2> kernel_size, uint64_t seed,
+         const Conv2dOptions& options = {}, DType dtype = DType::kFloat32);
+  Tensor forward(const Tensor& x) const override;
+  std::vector<Tensor*> parameters() override { return {&weight, &bias}; }
+  std::vector<NamedParameter> named_parameters() override;
+  Conv2dOptions options;
+  Tensor weight, bias;
+};
 
 }  // namespace seam::nn
 

@@ -9,6 +9,7 @@
 
 #include "src/ir/bf16.h"
 #include "src/ir/shape_rules.h"
+#include "src/ir/window.h"
 
 namespace seam::conformance {
 namespace {
@@ -362,11 +363,134 @@ OpCase DotCase(Random& r, CaseBuilder& b, DType dtype, int i) {
       {{"lhs_batch", lb}, {"rhs_batch", rb}, {"lhs_contracting", lc}, {"rhs_contracting", rc}}, {});
 }
 
+// Roles of a convolution operand's dimensions: `batch`, `feature` and the spatial list,
+// from a permutation of 0..rank-1 (cases 2 and 3: NCHW and NHWC-style orders).
+struct Roles {
+  int64_t first = 0, second = 1;
+  Dims spatial;
+};
+Roles RolesFor(Random& r, int64_t rank, int i, bool channels_last) {
+  Dims p = r.Permutation(rank);
+  if (i == 2 || i == 3) {
+    for (int64_t d = 0; d < rank; ++d) p[d] = d;
+    if (channels_last) std::rotate(p.begin() + 1, p.end() - 1, p.end());
+  }
+  Roles roles{p[0], p[1], Dims(p.begin() + 2, p.end())};
+  return roles;
+}
+
+// Random dimension numbers, groups, strides, padding (negative too), lhs and rhs
+// dilation; case 1 has a 0-sized dimension, windows may exceed the input (an empty result
+// dimension).
+OpCase ConvolutionCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  const int64_t spatial = i == 0 ? 0 : r.Int(1, 2) + (r.OneIn(6) ? 1 : 0);
+  const int64_t rank = spatial + 2;
+  // The kernel of the NHWC case is HWIO: input and output features last.
+  Roles in = RolesFor(r, rank, i, i == 3);
+  Roles kernel = RolesFor(r, rank, i, false);
+  if (i == 3) kernel = {rank - 1, rank - 2, Dims()};
+  if (i == 3) {
+    for (int64_t d = 0; d < spatial; ++d) kernel.spatial.push_back(d);
+  }
+  Roles out = RolesFor(r, rank, i, i == 3);
+  const int64_t batch = r.Int(1, 3), groups = r.OneIn(3) ? r.Int(2, 3) : 1;
+  int64_t group_in = r.Int(1, 3), group_out = r.Int(1, 3);
+  Dims in_sizes, kernel_sizes, strides, low, high, lhs_dilation, rhs_dilation;
+  for (int64_t d = 0; d < spatial; ++d) {
+    in_sizes.push_back(r.Int(1, 6));
+    kernel_sizes.push_back(r.Int(1, 3));
+    strides.push_back(r.Int(1, 2));
+    lhs_dilation.push_back(r.OneIn(4) ? 2 : 1);
+    rhs_dilation.push_back(r.OneIn(4) ? 2 : 1);
+    low.push_back(r.Int(-1, 2));
+    high.push_back(r.Int(-1, 2));
+  }
+  Dims lhs_dims(rank), rhs_dims(rank);
+  lhs_dims[in.first] = batch;
+  lhs_dims[in.second] = groups * group_in;
+  rhs_dims[kernel.first] = groups * group_out;  // output features
+  rhs_dims[kernel.second] = group_in;
+  for (int64_t d = 0; d < spatial; ++d) {
+    lhs_dims[in.spatial[d]] = in_sizes[d];
+    rhs_dims[kernel.spatial[d]] = kernel_sizes[d];
+  }
+  if (i == 1) {
+    // 0 in the batch, the features or a spatial dimension of the input.
+    int64_t pick = r.Int(0, rank - 1);
+    lhs_dims[pick] = 0;
+    if (pick == in.second) rhs_dims[kernel.second] = 0;
+  }
+  for (int64_t d = 0; d < spatial; ++d) {
+    ir::WindowDim w{1, 1, low[d], high[d], lhs_dilation[d], 1};
+    if (ir::PaddedExtent(w, lhs_dims[in.spatial[d]]) < 0) low[d] = high[d] = 0;
+  }
+  int x = b.Param({dtype, lhs_dims});
+  int y = b.Param({dtype, rhs_dims});
+  return b.Finish(Op::kConvolution, {x, y},
+                  {{"input_batch_dim", {in.first}},
+                   {"input_feature_dim", {in.second}},
+                   {"input_spatial_dims", in.spatial},
+                   {"kernel_output_feature_dim", {kernel.first}},
+                   {"kernel_input_feature_dim", {kernel.second}},
+                   {"kernel_spatial_dims", kernel.spatial},
+                   {"output_batch_dim", {out.first}},
+                   {"output_feature_dim", {out.second}},
+                   {"output_spatial_dims", out.spatial},
+                   {"feature_group_count", {groups}},
+                   {"window_strides", strides},
+                   {"padding_low", low},
+                   {"padding_high", high},
+                   {"lhs_dilation", lhs_dilation},
+                   {"rhs_dilation", rhs_dilation}},
+                  {});
+}
+
+// reduce_window_* and select_and_scatter: windows up to 3 wide (some wider than the
+// input), strides, padding and (reduce_window) dilations.
+ir::Attributes WindowAttributes(Random& r, const Dims& dims, bool dilations) {
+  Dims sizes, strides, low, high, base, window;
+  for (int64_t n : dims) {
+    sizes.push_back(r.Int(1, 3) + (r.OneIn(6) ? n : 0));
+    strides.push_back(r.Int(1, 2));
+    low.push_back(r.OneIn(2) ? 0 : r.Int(0, 2));
+    high.push_back(r.OneIn(2) ? 0 : r.Int(0, 2));
+    base.push_back(r.OneIn(4) ? 2 : 1);
+    window.push_back(r.OneIn(4) ? 2 : 1);
+  }
+  ir::Attributes attrs = {{"window_dimensions", sizes},
+                          {"window_strides", strides},
+                          {"padding_low", low},
+                          {"padding_high", high}};
+  if (dilations) {
+    attrs["base_dilation"] = base;
+    attrs["window_dilation"] = window;
+  }
+  return attrs;
+}
+
+OpCase SelectAndScatterCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  Dims dims = r.Shape(i, 0);
+  ir::Attributes attrs = WindowAttributes(r, dims, false);
+  Dims windows;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    ir::WindowDim w{attrs["window_dimensions"][d],
+                    attrs["window_strides"][d],
+                    attrs["padding_low"][d],
+                    attrs["padding_high"][d],
+                    1,
+                    1};
+    windows.push_back(static_cast<int64_t>(ir::WindowCount(w, dims[d])));
+  }
+  int x = b.Param({dtype, dims});
+  int source = b.Param({dtype, windows});
+  return b.Finish(Op::kSelectAndScatter, {x, source}, attrs, {});
+}
+
 // The case that feeds every special value (every pair, for binary ops).
 constexpr int kSpecialCase = 2;
 
 OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
-  bool tame = op == Op::kReduceProduct || op == Op::kDotGeneral;
+  bool tame = op == Op::kReduceProduct || op == Op::kDotGeneral || op == Op::kConvolution;
   CaseBuilder b(r, tame);
   switch (op) {
     case Op::kConstant:
@@ -410,6 +534,16 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
       return PadCase(r, b, dtype, i);
     case Op::kDotGeneral:
       return DotCase(r, b, dtype, i);
+    case Op::kConvolution:
+      return ConvolutionCase(r, b, dtype, i);
+    case Op::kReduceWindowSum:
+    case Op::kReduceWindowMax:
+    case Op::kReduceWindowMin: {
+      Dims dims = r.Shape(i, 0);
+      return b.Finish(op, {b.Param({dtype, dims})}, WindowAttributes(r, dims, true), {});
+    }
+    case Op::kSelectAndScatter:
+      return SelectAndScatterCase(r, b, dtype, i);
     case Op::kAllReduceSum:
     case Op::kAllReduceMax:
     case Op::kAllReduceMin:

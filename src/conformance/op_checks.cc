@@ -67,6 +67,18 @@ int64_t Terms(const ir::Program& program) {
       for (int64_t d : inst.attrs.at("lhs_contracting")) terms *= operand.dims[d];
       return terms;
     }
+    case Op::kConvolution: {
+      // Each result element sums its group's input features times the kernel's taps.
+      const ir::Shape& kernel = program.instructions[inst.operands[1]].shape;
+      int64_t features = kernel.dims[inst.attrs.at("kernel_output_feature_dim")[0]];
+      return features == 0 ? 0 : kernel.num_elements() / features;
+    }
+    case Op::kReduceWindowSum:
+    case Op::kSelectAndScatter: {
+      int64_t terms = 1;
+      for (int64_t d : inst.attrs.at("window_dimensions")) terms *= d;
+      return terms;
+    }
     default:
       return 1;
   }
@@ -76,7 +88,8 @@ int64_t Terms(const ir::Program& program) {
 // which is the same program evaluated on |arguments|.
 std::optional<ir::Literal> SumScale(const OpCase& c) {
   Op op = c.program.instructions.back().op;
-  if ((op != Op::kReduceSum && op != Op::kDotGeneral) ||
+  if ((op != Op::kReduceSum && op != Op::kDotGeneral && op != Op::kConvolution &&
+       op != Op::kReduceWindowSum) ||
       !ir::IsFloat(c.program.instructions.back().shape.dtype)) {
     return std::nullopt;
   }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/bf16.h"
 #include "src/ir/reference_scalar.h"
+#include "src/ir/reference_window.h"
 #include "src/ir/verifier.h"
 
 namespace seam::ir {
@@ -425,6 +426,24 @@ std::vector<Value> AllReduce(const Instruction& inst, const std::vector<const Va
   return out;
 }
 
+// convolution, reduce_window_* and select_and_scatter (reference_window.h): float only.
+Value Windowed(const Instruction& inst, const std::vector<const Value*>& in) {
+  Value out(inst.shape);
+  switch (inst.op) {
+    case Op::kConvolution:
+      out.f = reference::Convolution(inst, in[0]->shape, in[0]->f, in[1]->shape, in[1]->f);
+      break;
+    case Op::kSelectAndScatter:
+      out.f = reference::SelectAndScatter(inst, in[0]->shape, in[0]->f, in[1]->f);
+      break;
+    default:
+      out.f = reference::ReduceWindow(inst, in[0]->shape, in[0]->f);
+      break;
+  }
+  for (double& x : out.f) x = RoundTo(inst.shape.dtype, x);
+  return out;
+}
+
 Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) {
   switch (inst.op) {
     case Op::kConstant:
@@ -454,6 +473,12 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
       return Reduce(inst, *in[0]);
     case Op::kDotGeneral:
       return DotGeneral(inst, *in[0], *in[1]);
+    case Op::kConvolution:
+    case Op::kReduceWindowSum:
+    case Op::kReduceWindowMax:
+    case Op::kReduceWindowMin:
+    case Op::kSelectAndScatter:
+      return Windowed(inst, in);
     default:
       return Elementwise(inst, in);
   }

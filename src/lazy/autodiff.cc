@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "src/lazy/autodiff_window.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -285,6 +286,11 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
       return ReduceVjp(self, g);
     case ir::Op::kDotGeneral:
       return DotVjp(node, i, g);
+    case ir::Op::kConvolution:
+      return lazy::ConvolutionVjp(node, i, g);
+    case ir::Op::kReduceWindowSum:
+    case ir::Op::kReduceWindowMax:
+      return lazy::ReduceWindowVjp(node, g);
     case ir::Op::kAllReduceSum:
       // The sum over replicas of every replica's loss: each replica's input reaches every
       // replica's output.

@@ -163,6 +163,11 @@ constexpr char kEveryOp[] = R"(program @every_op replicas=2 {
   %48 = all_reduce_sum(%0), group_size={2}, replica_groups={0,1} : f32[2,3]
   %49 = all_reduce_max(%1), group_size={1}, replica_groups={1,0} : s32[2,3]
   %50 = all_reduce_min(%0), group_size={2}, replica_groups={1,0} : f32[2,3]
+  %51 = convolution(%0, %0), feature_group_count={1}, input_batch_dim={0}, input_feature_dim={1}, input_spatial_dims={}, kernel_input_feature_dim={1}, kernel_output_feature_dim={0}, kernel_spatial_dims={}, lhs_dilation={}, output_batch_dim={0}, output_feature_dim={1}, output_spatial_dims={}, padding_high={}, padding_low={}, rhs_dilation={}, window_strides={} : f32[2,2]
+  %52 = reduce_window_sum(%0), base_dilation={1,1}, padding_high={0,1}, padding_low={1,0}, window_dilation={1,1}, window_dimensions={2,2}, window_strides={1,2} : f32[2,2]
+  %53 = reduce_window_max(%0), base_dilation={1,2}, padding_high={0,0}, padding_low={0,0}, window_dilation={1,1}, window_dimensions={1,2}, window_strides={1,1} : f32[2,4]
+  %54 = reduce_window_min(%0), base_dilation={1,1}, padding_high={0,0}, padding_low={0,0}, window_dilation={1,2}, window_dimensions={2,2}, window_strides={1,1} : f32[1,1]
+  %55 = select_and_scatter(%0, %52), padding_high={0,1}, padding_low={1,0}, window_dimensions={2,2}, window_strides={1,2} : f32[2,3]
   return (%50, %49, %48, %47)
 }
 )";

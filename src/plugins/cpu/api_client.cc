@@ -13,6 +13,7 @@
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/gloo_collectives.h"
+#include "src/plugins/cpu/kernels_window.h"
 #include "src/plugins/cpu/local_address.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/thread_pool.h"
@@ -156,11 +157,13 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (absl::Status threads = CheckKernelThreadsVariable(); !threads.ok()) {
     return MakeError(threads);
   }
+  if (absl::Status conv = CheckConvolutionVariable(); !conv.ok()) return MakeError(conv);
   absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();
   if (!gemm.ok()) return MakeError(gemm.status());
   SetGemmLibrary(*gemm);          // process-wide, like the kernel threads and the block pool
   LogBlasCoreOnce();              // OpenBLAS on generic kernels: say so, and how to fix it
   InitializeGemmLibrariesOnce();  // before the first Worker registers its exit handler
+  InitializeConvolutionsOnce();   // likewise for oneDNN's convolutions
   absl::StatusOr<std::optional<plugin::KvStore>> kv_store = plugin::KvStore::FromCreateArgs(*args);
   if (!kv_store.ok()) return MakeError(kv_store.status());
   auto client = std::make_unique<PJRT_Client>();

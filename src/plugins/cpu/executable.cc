@@ -31,6 +31,15 @@ int64_t ProgramCost(const ir::Program& program) {
     const int64_t out = inst.shape.num_elements();
     add(out);
     for (int operand : inst.operands) add(program.instructions[operand].shape.num_elements());
+    if (inst.op == ir::Op::kConvolution) {
+      // Multiply-adds: each result element reads one kernel slice (its group's features
+      // times the taps).
+      const ir::Shape& rhs = program.instructions[inst.operands[1]].shape;
+      const int64_t features = rhs.dims[inst.attrs.at("kernel_output_feature_dim")[0]];
+      const int64_t slice = features == 0 ? 0 : rhs.num_elements() / features;
+      add(slice > 0 && out > kMax / slice ? kMax : out * slice);
+      continue;
+    }
     if (inst.op != ir::Op::kDotGeneral || inst.operands.empty()) continue;
     int64_t contracted = 1;
     auto it = inst.attrs.find("lhs_contracting");
@@ -146,6 +155,10 @@ Executable::Executable(ir::Program program, bool fuse)
     switch (inst.op) {
       case ir::Op::kDotGeneral:
         plan.dot = PlanDot(operand_shape(0), operand_shape(1), DotDimensionsOf(inst));
+        break;
+      case ir::Op::kConvolution:
+        plan.conv =
+            std::make_shared<const ConvolutionPlan>(inst, operand_shape(0), operand_shape(1));
         break;
       case ir::Op::kBroadcastInDim:
         plan.gather = PlanBroadcast(operand_shape(0), inst.shape, inst.attrs.at("dims"));
@@ -299,6 +312,10 @@ absl::Status Executable::RunInto(InputBlock input,
     const ir::Instruction& inst = program_.instructions[i];
     if (inst.op == ir::Op::kDotGeneral) {
       RunDot(step_plans_[s].dot, value[inst.operands[0]], value[inst.operands[1]], value[i]);
+      continue;
+    }
+    if (step_plans_[s].conv != nullptr) {
+      step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);
       continue;
     }
     if (inst.op == ir::Op::kBroadcastInDim) {

@@ -14,6 +14,7 @@
 #include "src/plugins/cpu/collectives.h"
 #include "src/plugins/cpu/fusion.h"
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels_window.h"
 #include "src/plugins/cpu/loop_compile.h"
 
 namespace seam::cpu {
@@ -28,9 +29,11 @@ struct ReducePlan {
 
 // What a step needs beyond the fusion plan, worked out at compile time so that a run does
 // no shape arithmetic and no attribute lookups: a dot_general's DotPlan, a
-// broadcast_in_dim's GatherPlan, a reduction's axes or a group's reduce epilogue.
+// broadcast_in_dim's GatherPlan, a reduction's axes, a group's reduce epilogue or a
+// convolution's plan (its oneDNN primitives).
 struct StepPlan {
   DotPlan dot;
+  std::shared_ptr<const ConvolutionPlan> conv;
   GatherPlan gather;
   std::vector<ReducePlan> reduces;
 };

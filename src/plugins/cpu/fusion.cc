@@ -361,6 +361,11 @@ bool IsLoopFusible(Op op) {
     case Op::kReduceMax:
     case Op::kReduceMin:
     case Op::kDotGeneral:
+    case Op::kConvolution:
+    case Op::kReduceWindowSum:
+    case Op::kReduceWindowMax:
+    case Op::kReduceWindowMin:
+    case Op::kSelectAndScatter:
     case Op::kAllReduceSum:
     case Op::kAllReduceMax:
     case Op::kAllReduceMin:

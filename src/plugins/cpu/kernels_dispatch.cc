@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels_window.h"
 
 namespace seam::cpu {
 namespace {
@@ -84,6 +85,14 @@ void RunKernel(const ir::Instruction& inst,
     case ir::Op::kDotGeneral:
       return DotGeneral(operand_shape(0), in[0], operand_shape(1), in[1], DotDimensionsOf(inst),
                         out);
+    case ir::Op::kConvolution:
+      return ConvolutionPlan(inst, operand_shape(0), operand_shape(1)).Run(in[0], in[1], out);
+    case ir::Op::kReduceWindowSum:
+    case ir::Op::kReduceWindowMax:
+    case ir::Op::kReduceWindowMin:
+      return ReduceWindow(inst, operand_shape(0), in[0], out);
+    case ir::Op::kSelectAndScatter:
+      return SelectAndScatter(inst, operand_shape(0), in[0], in[1], out);
     case ir::Op::kAllReduceSum:
     case ir::Op::kAllReduceMax:
     case ir::Op::kAllReduceMin:

@@ -1,0 +1,95 @@
+// The CPU plugin's windowed ops (docs/ir.md "Windowed ops"): convolution, reduce_window_*
+// and select_and_scatter on f32, f64 and bf16, as direct loops that serve every attribute
+// combination. Common 2-D f32 convolutions run on oneDNN instead where this build has it
+// (conv_onednn.cc) and the rest as matrix products (conv_gemm.cc); ConvolutionPlan picks
+// the path once per instruction.
+#ifndef SEAM_PLUGINS_CPU_KERNELS_WINDOW_H_
+#define SEAM_PLUGINS_CPU_KERNELS_WINDOW_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/ir/program.h"
+#include "src/ir/window.h"
+
+namespace seam::cpu {
+
+// A convolution's sizes and element strides, worked out once from its shapes and
+// attributes. Spatial dimension i of the lhs, the rhs and the result is entry i of each
+// vector; window[i].size is the kernel's extent there.
+struct ConvGeometry {
+  ir::DType dtype = ir::DType::kF32;
+  int64_t batch = 0, groups = 1, group_in = 0, group_out = 0;
+  int64_t lhs_batch_stride = 0, lhs_feature_stride = 0;
+  int64_t rhs_in_stride = 0, rhs_out_stride = 0;
+  int64_t out_batch_stride = 0, out_feature_stride = 0;
+  std::vector<int64_t> lhs_spatial_stride, rhs_spatial_stride, out_spatial_stride;
+  std::vector<int64_t> in_size, out_size;
+  std::vector<ir::WindowDim> window;
+};
+ConvGeometry ConvGeometryOf(const ir::Instruction& conv, const ir::Shape& lhs,
+                            const ir::Shape& rhs);
+
+// The direct loop: each result element sums its group's input features times its taps,
+// accumulating in float (f32, bf16) or double (f64); split over the kernel threads by
+// (batch, output feature).
+void ConvolutionDirect(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
+
+// The same as one matrix product per (batch element, group) on gemm.h, through copies of
+// the input's patches (conv_gemm.cc), for f32, f64 and bf16 (computed in f32). Fits where
+// the patch matrix has at most 2^27 elements and its sides fit BLAS's int.
+bool ConvolutionGemmFits(const ConvGeometry& g);
+void ConvolutionGemm(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
+
+// SEAM_CPU_CONV must be unset, empty, auto, gemm or direct; PJRT_Client_Create refuses
+// other values with an error naming the variable and the value.
+inline constexpr char kConvolutionVariable[] = "SEAM_CPU_CONV";
+absl::Status CheckConvolutionVariable();
+
+// Plans and runs one small f32 convolution on oneDNN, once per process, unless
+// SEAM_CPU_CONV keeps convolutions off it: oneDNN sets up its convolution kernels and
+// statics then, before the device threads' exit handler is registered, so a convolution
+// still running at exit never meets statics that exit has destroyed (the same reason as
+// InitializeGemmLibrariesOnce, gemm.h). PJRT_Client_Create calls it.
+void InitializeConvolutionsOnce();
+
+// A convolution instruction planned once (at compile time): oneDNN where it serves the
+// case, else matrix products where they fit, else the direct loop; SEAM_CPU_CONV=gemm or
+// =direct forces the later paths (docs/plugins.md "Convolutions"). Safe to run from
+// several threads at once.
+class ConvolutionPlan {
+ public:
+  ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs, const ir::Shape& rhs);
+  ~ConvolutionPlan();
+  ConvolutionPlan(const ConvolutionPlan&) = delete;
+  ConvolutionPlan& operator=(const ConvolutionPlan&) = delete;
+
+  void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const;
+  bool uses_onednn() const { return onednn_ != nullptr; }
+  bool uses_gemm() const { return gemm_; }
+
+  struct OneDnn;  // conv_onednn.cc
+
+ private:
+  void Choose();  // sets onednn_ or gemm_ from SEAM_CPU_CONV and the case
+
+  ConvGeometry geometry_;
+  bool gemm_ = false;
+  std::unique_ptr<OneDnn> onednn_;
+};
+
+// reduce_window_sum/max/min: padding and dilation holes count as the reduction's identity;
+// folds in double in the reference evaluator's order, so the results are its bits.
+void ReduceWindow(const ir::Instruction& inst, const ir::Shape& in_shape, const uint8_t* in,
+                  uint8_t* out);
+
+// select_and_scatter (select `ge`, scatter add, initial value +0), in the reference
+// evaluator's order, accumulating in double.
+void SelectAndScatter(const ir::Instruction& inst, const ir::Shape& operand_shape,
+                      const uint8_t* operand, const uint8_t* source, uint8_t* out);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_KERNELS_WINDOW_H_

@@ -1,0 +1,251 @@
+// nn::conv2d, max_pool2d and avg_pool2d through the public API: values worked out by hand,
+// every gradient rule against central finite differences in f64, and the errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+
+#include "seam/nn.h"
+#include "seam/optim.h"
+#include "seam/tensor.h"
+
+namespace seam {
+namespace {
+
+using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+std::vector<double> Random(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-2, 2);
+  std::vector<double> v(n);
+  for (double& x : v) x = dist(rng);
+  return v;
+}
+
+size_t Count(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+// loss = sum(f(inputs) * w) for a fixed random w.
+Tensor Loss(const Fn& f, const std::vector<Tensor>& inputs) {
+  Tensor y = f(inputs);
+  std::vector<double> w = Random(static_cast<size_t>(y.numel()), 99);
+  for (double& x : w) x = 1 + x / 4;
+  return (y * Tensor::from_vector(w, y.shape())).sum();
+}
+
+double LossAt(const Fn& f, const std::vector<std::vector<double>>& values,
+              const std::vector<std::vector<int64_t>>& shapes) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
+  }
+  return Loss(f, inputs).item<double>();
+}
+
+void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes) {
+  std::vector<std::vector<double>> values;
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    values.push_back(Random(Count(shapes[i]), 7 + i));
+    inputs.push_back(Tensor::from_vector(values.back(), shapes[i]));
+  }
+  std::vector<Tensor> grads = grad(Loss(f, inputs), inputs);
+  ASSERT_EQ(grads.size(), inputs.size());
+  const double h = 1e-6;
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::vector<double> analytic = grads[i].to_vector<double>();
+    ASSERT_EQ(analytic.size(), values[i].size());
+    for (size_t k = 0; k < values[i].size(); ++k) {
+      auto plus = values, minus = values;
+      plus[i][k] += h;
+      minus[i][k] -= h;
+      const double numeric = (LossAt(f, plus, shapes) - LossAt(f, minus, shapes)) / (2 * h);
+      ASSERT_NEAR(analytic[k], numeric, 1e-5 * (1 + std::abs(numeric)))
+          << "input " << i << " element " << k;
+    }
+  }
+}
+
+std::string ErrorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ConvTest, Conv2dAndPoolingValues) {
+  Tensor x = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
+  Tensor ones = Tensor::from_vector(std::vector<float>{1, 1, 1, 1}, {1, 1, 2, 2});
+  EXPECT_EQ(nn::conv2d(x, ones).to_vector<float>(), (std::vector<float>{12, 16, 24, 28}));
+  nn::Conv2dOptions padded;
+  padded.padding = {1, 1};
+  padded.stride = {2, 2};
+  // Windows over rows/columns -1..0 and 1..2.
+  EXPECT_EQ(nn::conv2d(x, ones, padded).to_vector<float>(), (std::vector<float>{1, 5, 11, 28}));
+  EXPECT_EQ(nn::max_pool2d(x, {2, 2}, {1, 1}).to_vector<float>(), (std::vector<float>{5, 6, 8, 9}));
+  // PyTorch: max_pool2d(x, 2, 2, padding=1) -> [[1, 3], [7, 9]].
+  EXPECT_EQ(nn::max_pool2d(x, {2, 2}, {2, 2}, {1, 1}).to_vector<float>(),
+            (std::vector<float>{1, 3, 7, 9}));
+  // Padding counts as zeros in the mean: (1 + 2 + 4 + 5) / 4, ...
+  EXPECT_EQ(nn::avg_pool2d(x, {2, 2}, {1, 1}).to_vector<float>(), (std::vector<float>{3, 4, 6, 7}));
+  EXPECT_EQ(nn::avg_pool2d(x, {2, 2}, {2, 2}, {1, 1}).to_vector<float>(),
+            (std::vector<float>{0.25f, 1.25f, 2.75f, 7}));
+}
+
+// Eager mode runs each op as its own program: the same values, and gradients still work.
+TEST(ConvTest, EagerModeGivesTheSameValuesAndGradients) {
+  set_eager(true);
+  Tensor x = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
+  Tensor ones = Tensor::from_vector(std::vector<float>{1, 1, 1, 1}, {1, 1, 2, 2});
+  EXPECT_EQ(nn::conv2d(x, ones).to_vector<float>(), (std::vector<float>{12, 16, 24, 28}));
+  EXPECT_EQ(nn::max_pool2d(x, {2, 2}, {1, 1}).to_vector<float>(), (std::vector<float>{5, 6, 8, 9}));
+  // d/dx of sum(max_pool2d(x, 2x2, stride 1)): 5, 6, 8 and 9 are each a window's maximum once.
+  std::vector<Tensor> g = grad(nn::max_pool2d(x, {2, 2}, {1, 1}).sum(), {x});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 0, 0, 0, 1, 1, 0, 1, 1}));
+  set_eager(false);
+}
+
+TEST(ConvTest, Conv2dGradients) {
+  auto conv = [](nn::Conv2dOptions o) {
+    return [o](const std::vector<Tensor>& x) { return nn::conv2d(x[0], x[1], o); };
+  };
+  nn::Conv2dOptions same;
+  same.padding = {1, 1};
+  CheckGrad(conv(same), {{2, 3, 5, 5}, {4, 3, 3, 3}});
+  nn::Conv2dOptions strided;  // 6 wide, stride 2, no padding: the last column is never read
+  strided.stride = {2, 2};
+  CheckGrad(conv(strided), {{1, 2, 6, 7}, {3, 2, 3, 3}});
+  nn::Conv2dOptions dilated;
+  dilated.dilation = {2, 1};
+  dilated.padding = {2, 0};
+  dilated.stride = {1, 2};
+  CheckGrad(conv(dilated), {{2, 2, 5, 6}, {2, 2, 3, 2}});
+  nn::Conv2dOptions grouped;
+  grouped.groups = 2;
+  grouped.padding = {1, 1};
+  CheckGrad(conv(grouped), {{2, 4, 4, 4}, {6, 2, 3, 3}});
+  nn::Conv2dOptions depthwise;
+  depthwise.groups = 3;
+  depthwise.stride = {2, 2};
+  depthwise.padding = {1, 1};
+  CheckGrad(conv(depthwise), {{1, 3, 5, 5}, {3, 1, 3, 3}});
+}
+
+TEST(ConvTest, PoolingGradients) {
+  CheckGrad([](const auto& x) { return nn::max_pool2d(x[0], {2, 2}); }, {{2, 2, 4, 6}});
+  CheckGrad(
+      [](const auto& x) {
+        return nn::max_pool2d(x[0], {3, 3}, {2, 2}, {1, 1});
+      },
+      {{1, 2, 5, 6}});
+  CheckGrad([](const auto& x) { return nn::avg_pool2d(x[0], {2, 2}); }, {{2, 2, 4, 6}});
+  CheckGrad(
+      [](const auto& x) {
+        return nn::avg_pool2d(x[0], {3, 2}, {2, 1}, {1, 1});
+      },
+      {{1, 2, 5, 6}});
+}
+
+// A small CNN block end to end: conv, bias, relu, max pool, conv, mean.
+TEST(ConvTest, ChainedBlockGradients) {
+  CheckGrad(
+      [](const std::vector<Tensor>& x) {
+        nn::Conv2dOptions same;
+        same.padding = {1, 1};
+        Tensor h = (nn::conv2d(x[0], x[1], same) + x[2].reshape({1, 3, 1, 1})).relu();
+        return nn::avg_pool2d(nn::conv2d(nn::max_pool2d(h, {2, 2}), x[3]), {1, 1});
+      },
+      {{2, 2, 4, 4}, {3, 2, 3, 3}, {3}, {2, 3, 1, 1}});
+}
+
+// The module: PyTorch's parameter shapes and names, and a few SGD steps on a toy task
+// (the mean of a 4x4 image's top half against its bottom half) reduce the loss.
+TEST(ConvTest, Conv2dModuleTrains) {
+  nn::Conv2dOptions same;
+  same.padding = {1, 1};
+  auto conv = std::make_shared<nn::Conv2d>(1, 4, std::array<int64_t, 2>{3, 3}, 5, same);
+  EXPECT_EQ(conv->weight.shape(), (std::vector<int64_t>{4, 1, 3, 3}));
+  EXPECT_EQ(conv->bias.shape(), (std::vector<int64_t>{4}));
+  nn::StateDict state = conv->state_dict();
+  ASSERT_EQ(state.size(), 2u);
+  EXPECT_EQ(state.begin()->first, "bias");
+  EXPECT_EQ(state.rbegin()->first, "weight");
+  nn::Sequential model({conv, std::make_shared<nn::Lambda>(nn::relu),
+                        std::make_shared<nn::Lambda>([](const Tensor& x) {
+                          return nn::max_pool2d(x, {2, 2}).reshape({x.shape()[0], -1});
+                        }),
+                        std::make_shared<nn::Linear>(16, 2, 6)});
+  std::vector<double> images = Random(8 * 16, 3);
+  std::vector<int32_t> labels;
+  for (int i = 0; i < 8; ++i) {
+    double top = 0, bottom = 0;
+    for (int k = 0; k < 8; ++k) top += images[i * 16 + k];
+    for (int k = 8; k < 16; ++k) bottom += images[i * 16 + k];
+    labels.push_back(top > bottom ? 1 : 0);
+  }
+  std::vector<float> floats(images.begin(), images.end());
+  Tensor x = Tensor::from_vector(floats, {8, 1, 4, 4});
+  Tensor y = Tensor::from_vector(labels, {8});
+  optim::Sgd sgd(model, 0.1f);
+  double first = 0, last = 0;
+  for (int step = 0; step < 30; ++step) {
+    Tensor loss = nn::cross_entropy(model.forward(x), y);
+    sgd.step(loss);  // records the update; reading the loss below runs the step
+    const double value = loss.item<float>();
+    if (step == 0) first = value;
+    last = value;
+  }
+  EXPECT_LT(last, 0.5 * first) << "first " << first << ", last " << last;
+}
+
+TEST(ConvTest, ClearErrors) {
+  Tensor x = Tensor::zeros({8, 3, 32, 32});
+  Tensor w = Tensor::zeros({16, 4, 3, 3});
+  EXPECT_EQ(ErrorOf([&] { nn::conv2d(x, w); }),
+            "conv2d: input f32[8,3,32,32] has 3 channels, weight f32[16,4,3,3] expects 4 * "
+            "groups=1 = 4");
+  nn::Conv2dOptions groups;
+  groups.groups = 2;
+  EXPECT_EQ(ErrorOf([&] { nn::conv2d(x, w, groups); }),
+            "conv2d: groups=2 must be >= 1 and divide both the input's 3 channels and the "
+            "weight's 16 output channels");
+  Tensor small = Tensor::zeros({1, 1, 2, 2});
+  EXPECT_EQ(ErrorOf([&] {
+              nn::max_pool2d(small, {5, 5}, {1, 1}, {3, 3});
+            }),
+            "max_pool2d: padding 3x3 must be at most half the kernel_size 5x5");
+  EXPECT_EQ(ErrorOf([&] {
+              nn::max_pool2d(small, {5, 5}, {1, 1}, {1, 1});
+            }),
+            "max_pool2d: the 5x5 window is larger than the padded input 4x4 (input 2x2, "
+            "padding 1x1)");
+  EXPECT_EQ(ErrorOf([&] {
+              nn::max_pool2d(small, {3, 3});
+            }),
+            "max_pool2d: the 3x3 window is larger than the padded input 2x2 (input 2x2, "
+            "padding 0x0)");
+  EXPECT_EQ(ErrorOf([&] {
+              nn::avg_pool2d(small, {1, 4}, {1, 1});
+            }),
+            "avg_pool2d: the 1x4 window is larger than the padded input 2x2 (input 2x2, "
+            "padding 0x0)");
+  EXPECT_EQ(ErrorOf([&] {
+              nn::conv2d(small, Tensor::zeros({1, 1, 3, 3}));
+            }),
+            "conv2d: the 3x3 kernel is larger than the padded input 2x2 (input 2x2, padding "
+            "0x0)");
+  EXPECT_EQ(ErrorOf([&] {
+              nn::conv2d(Tensor::zeros({3, 4}), w);
+            }),
+            "conv2d: input must be [n, c, h, w], got f32[3,4]");
+}
+
+}  // namespace
+}  // namespace seam
