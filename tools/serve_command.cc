@@ -1,0 +1,100 @@
+#include "tools/serve_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "src/runtime/pjrt_registry.h"
+#include "src/runtime/remote_service.h"
+#include "src/runtime/remote_wire.h"
+
+namespace seam::tools {
+
+CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
+  CLI::App* serve = app.add_subcommand(
+      "serve",
+      "Serve this machine's devices (PJRT_DEVICE, as for any program) over gRPC to programs "
+      "run with SEAM_CLIENT=remote and SEAM_REMOTE_ADDRESS (docs/remote.md). Binds exactly "
+      "the address given; stops on SIGINT or SIGTERM");
+  serve->add_option("--address", options.address,
+                    "HOST:PORT to listen on (default 127.0.0.1:8548; port 0 picks a free one, "
+                    "printed on the first line)");
+  serve->add_option("--token-file", options.token_file,
+                    "A file holding a token every call must carry (clients set "
+                    "SEAM_REMOTE_TOKEN_FILE to a file with the same token); calls without "
+                    "it are refused with UNAUTHENTICATED");
+  return serve;
+}
+
+int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<runtime::wire::HostPort> address =
+      runtime::wire::ParseHostPort(options.address, "--address", /*allow_port_zero=*/true);
+  if (!address.ok()) {
+    err << "seam serve: " << address.status().message() << "\n";
+    return 1;
+  }
+  runtime::RemoteService::Options service_options;
+  service_options.address = address->ToString();
+  if (!options.token_file.empty()) {
+    absl::StatusOr<std::string> token =
+        runtime::wire::ReadTokenFile(options.token_file, "--token-file");
+    if (!token.ok()) {
+      err << "seam serve: " << token.status().message() << "\n";
+      return 1;
+    }
+    service_options.token = *std::move(token);
+  }
+  absl::StatusOr<std::string> kind = runtime::ReadClientKind();
+  if (kind.ok() && *kind == "remote") {
+    err << "seam serve: SEAM_CLIENT=remote is set, but the server needs devices of its own "
+           "(unset SEAM_CLIENT and set PJRT_DEVICE)\n";
+    return 1;
+  }
+  // SIGINT and SIGTERM are taken by a thread of their own (sigwait); blocked before any
+  // other thread starts, so that every thread inherits the mask.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  runtime::ClientSelection selection;
+  absl::StatusOr<std::unique_ptr<runtime::ComputationClient>> client =
+      runtime::CreateClientFromEnvironment(&selection);
+  if (!client.ok()) {
+    err << "seam serve: " << client.status().message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<runtime::RemoteService>> service =
+      runtime::RemoteService::Start(client->get(), service_options);
+  if (!service.ok()) {
+    err << service.status().message() << "\n";
+    return 1;
+  }
+  runtime::wire::HostPort bound = *address;
+  bound.port = (*service)->port();
+  out << "seam serve: listening on " << bound.ToString() << " (platform "
+      << (*client)->GetPlatformName() << ", " << (*client)->GetDeviceInfos().size() << " device(s)"
+      << (service_options.token.empty() ? ", no token" : ", token required") << ")" << std::endl;
+
+  runtime::RemoteService* running = service->get();
+  std::thread watcher([stop_signals, running] {
+    int signal_number = 0;
+    sigwait(&stop_signals, &signal_number);
+    running->Stop();
+  });
+  running->Wait();
+  service->reset();  // shuts the server down; every session's handles are freed
+  // The watcher is still in sigwait when the service stopped for another reason (never,
+  // today); detach rather than block on it.
+  watcher.detach();
+  // Like the library's process-wide client, left to the process's end: device work of a
+  // session that just ended may still be finishing.
+  (void)client->release();
+  out << "seam serve: stopped" << std::endl;
+  return 0;
+}
+
+}  // namespace seam::tools
