@@ -442,6 +442,8 @@ absl::StatusOr<int64_t> RemoteComputationClient::RunsInFlight(const std::string&
 
 absl::StatusOr<ComputationClient::MemoryStats> RemoteComputationClient::GetMemoryStats(
     const std::string& device) const {
+  // Buffers this client dropped count as freed, as they do in process.
+  SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   pb::MemoryStatsRequest request;
   request.set_session(connection_->session());
   request.set_device(device);

@@ -88,21 +88,30 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return absl::OkStatus();
   }
 
+  // The first caller shuts the server down; any other waits until that is done.
   void Stop() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) return;
+      std::unique_lock<std::mutex> lock(mu_);
+      if (stopping_) {
+        cv_.wait(lock, [this] { return stopped_; });
+        return;
+      }
       stopping_ = true;
     }
-    cv_.notify_all();
+    cv_.notify_all();  // open sessions' streams end within kPollPeriod
     if (server_ != nullptr) {
       server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopped_ = true;
+    }
+    cv_.notify_all();
   }
 
   void Wait() {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return stopping_; });
+    cv_.wait(lock, [this] { return stopped_; });
   }
 
   int port() const { return port_; }
@@ -372,6 +381,7 @@ class RemoteService::Impl final : public pb::Remote::Service {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
+  bool stopped_ = false;  // the server has shut down
 };
 
 absl::StatusOr<std::unique_ptr<RemoteService>> RemoteService::Start(ComputationClient* client,

@@ -34,7 +34,8 @@ class RemoteService {
 
   int port() const;  // the port bound
   Stats GetStats() const;
-  // Blocks until Stop() is called (from another thread or a signal watcher).
+  // Blocks until Stop() (called from another thread or a signal watcher) has shut the
+  // server down.
   void Wait();
   // Ends the sessions' streams and shuts the server down. Idempotent.
   void Stop();
