@@ -170,7 +170,6 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
     const std::vector<TensorSource>& tensors) {
   metrics::ScopedTimer timer(TransferToDeviceMetric());
   const trace::Span span("TransferToDevice", "crossing");
-  SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   grpc::ClientContext context;
   connection_->Prepare(context);
   pb::TransferToDeviceReply reply;
@@ -178,6 +177,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
       connection_->stub().TransferToDevice(&context, &reply);
   pb::TransferToDeviceChunk chunk;
   chunk.set_session(connection_->session());
+  for (uint64_t handle : connection_->TakeReleases()) chunk.add_release(handle);
   for (const TensorSource& tensor : tensors) {
     pb::TensorHeader* header = chunk.add_tensors();
     header->set_dtype(std::string(ir::DTypeName(tensor.shape.dtype)));
@@ -202,7 +202,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
       }
     }
   }
-  if (sent && (chunk.tensors_size() > 0 || !data->empty())) sent = writer->Write(chunk);
+  if (sent && (chunk.session() != 0 || !data->empty())) sent = writer->Write(chunk);
   writer->WritesDone();
   const grpc::Status status = writer->Finish();
   if (!status.ok()) return connection_->Error(status, "TransferToDevice");
@@ -227,7 +227,6 @@ absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDe
     const std::vector<DataPtr>& handles) {
   metrics::ScopedTimer timer(TransferFromDeviceMetric());
   const trace::Span span("TransferFromDevice", "crossing");
-  SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   pb::TransferFromDeviceRequest request;
   request.set_session(connection_->session());
   for (size_t i = 0; i < handles.size(); ++i) {
@@ -236,6 +235,7 @@ absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDe
         HandleOf(handles[i], connection_.get(), absl::StrCat("TransferFromDevice: handle ", i)));
     request.add_handles(handle);
   }
+  for (uint64_t handle : connection_->TakeReleases()) request.add_release(handle);
   grpc::ClientContext context;
   connection_->Prepare(context);
   std::unique_ptr<grpc::ClientReader<pb::DataChunk>> reader =
@@ -285,9 +285,9 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> RemoteComputation
   const bool eager = !instances.empty() && instances.front().eager_mode;
   metrics::ScopedTimer timer(eager ? EagerOpCompileMetric() : CompileMetric());
   const trace::Span span("Compile", "crossing");
-  SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   pb::CompileRequest request;
   request.set_session(connection_->session());
+  for (uint64_t handle : connection_->TakeReleases()) request.add_release(handle);
   for (const CompileInstance& instance : instances) {
     pb::CompileInstance* sent = request.add_instances();
     sent->set_program(ir::PrintProgram(instance.program));

@@ -148,7 +148,10 @@ class RemoteService::Impl final : public pb::Remote::Service {
       return {grpc::StatusCode::INVALID_ARGUMENT, "TransferToDevice: no message was sent"};
     }
     const uint64_t session = chunk.session();
-    if (absl::Status open = sessions_.Check(session); !open.ok()) return ToGrpc(open);
+    if (absl::Status released = sessions_.Release(session, Handles(chunk.release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
     std::vector<ComputationClient::TensorSource> tensors;
     size_t total = 0;
     for (int i = 0; i < chunk.tensors_size(); ++i) {
@@ -184,6 +187,10 @@ class RemoteService::Impl final : public pb::Remote::Service {
                                   const pb::TransferFromDeviceRequest* request,
                                   grpc::ServerWriter<pb::DataChunk>* writer) override {
     if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    if (absl::Status released = sessions_.Release(request->session(), Handles(request->release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
         sessions_.Buffers(request->session(), Handles(request->handles()));
     if (!buffers.ok()) return ToGrpc(buffers.status());
@@ -205,7 +212,10 @@ class RemoteService::Impl final : public pb::Remote::Service {
   grpc::Status Compile(grpc::ServerContext* context, const pb::CompileRequest* request,
                        pb::CompileReply* reply) override {
     if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-    if (absl::Status open = sessions_.Check(request->session()); !open.ok()) return ToGrpc(open);
+    if (absl::Status released = sessions_.Release(request->session(), Handles(request->release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
     std::vector<ComputationClient::CompileInstance> instances;
     for (int i = 0; i < request->instances_size(); ++i) {
       const pb::CompileInstance& instance = request->instances(i);

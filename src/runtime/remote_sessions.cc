@@ -134,11 +134,15 @@ absl::StatusOr<std::vector<uint64_t>> RemoteSessions::AddComputations(
 absl::Status RemoteSessions::Release(uint64_t session, absl::Span<const uint64_t> handles) {
   std::vector<Entry> freed;  // destroyed after the lock is dropped
   std::lock_guard<std::mutex> lock(mu_);
+  auto session_entry = sessions_.find(session);
+  if (session_entry == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat(SessionName(session), " is not open on this server"));
+  }
   for (uint64_t handle : handles) {
     absl::StatusOr<const Entry*> entry = Find(session, handle);
     if (!entry.ok()) return entry.status();
   }
-  Session& owner = sessions_[session];
+  Session& owner = session_entry->second;
   for (uint64_t handle : handles) {
     auto it = handles_.find(handle);
     if (it == handles_.end()) continue;  // named twice in one request

@@ -38,7 +38,8 @@ class RemoteSessions {
                                                    const std::vector<DataPtr>& buffers);
   absl::StatusOr<std::vector<uint64_t>> AddComputations(
       uint64_t session, const std::vector<ComputationPtr>& computations);
-  // Drops the handles (buffers or computations); the same errors as Buffers. Nothing is
+  // Drops the handles (buffers or computations); the same errors as Buffers (NotFound for a
+  // session that is not open, also with no handles). Nothing is
   // released unless every handle is the session's.
   absl::Status Release(uint64_t session, absl::Span<const uint64_t> handles);
 

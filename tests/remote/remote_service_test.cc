@@ -191,12 +191,12 @@ TEST(RemoteServe, RefusesUnknownForeignAndMalformedRequests) {
   EXPECT_TRUE(read(a, handle, a.id()).ok());
 
   // A truncated upload, too many bytes, an unknown dtype, a negative dimension.
-  auto upload = [&](const std::string& dtype, int64_t dim, size_t bytes) {
+  auto upload = [&](const std::string& dtype, int64_t dim, size_t bytes, uint64_t session_id = 0) {
     auto context = a.Context();
     ::seam::remote::TransferToDeviceReply reply;
     auto writer = a.stub().TransferToDevice(context.get(), &reply);
     ::seam::remote::TransferToDeviceChunk chunk;
-    chunk.set_session(a.id());
+    chunk.set_session(session_id == 0 ? a.id() : session_id);
     ::seam::remote::TensorHeader* header = chunk.add_tensors();
     header->set_dtype(dtype);
     header->add_dims(dim);
@@ -206,6 +206,9 @@ TEST(RemoteServe, RefusesUnknownForeignAndMalformedRequests) {
     writer->WritesDone();
     return writer->Finish();
   };
+  grpc::Status stranger = upload("f32", 1, 4, 12345);
+  EXPECT_EQ(stranger.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_THAT(stranger.error_message(), HasSubstr("is not open on this server"));
   grpc::Status truncated = upload("f32", 4, 5);
   EXPECT_EQ(truncated.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(truncated.error_message(), HasSubstr("need 16 bytes, the request carried 5"));
