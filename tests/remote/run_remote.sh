@@ -1,6 +1,9 @@
 #!/bin/bash
-# run_remote.sh SEAM SERVER_ENV COMMAND...: runs COMMAND (a test program) with the remote
-# client against a `seam serve` started here on 127.0.0.1, on a port the server picks.
+# run_remote.sh SEAM SERVER_ENV [--each-test] COMMAND...: runs COMMAND (a test program) with
+# the remote client against a `seam serve` started here on 127.0.0.1, on a port the server
+# picks. With --each-test, COMMAND is a googletest program whose tests must each run in a
+# process of their own (as ctest runs them): it is run once per test (--gtest_filter),
+# every run a new client of the same server, and fails when any of them fails.
 #   SEAM        the seam command line (bin/seam)
 #   SERVER_ENV  extra VAR=VALUE words for the server, space-separated ("" for none); the
 #               server always gets PJRT_DEVICE=CPU
@@ -45,8 +48,19 @@ if [ -z "$address" ]; then
 fi
 echo "run_remote.sh: seam serve at $address (pid $server)"
 
-env -u PJRT_DEVICE SEAM_CLIENT=remote SEAM_REMOTE_ADDRESS="$address" "$@"
-rc=$?
+client() { env -u PJRT_DEVICE SEAM_CLIENT=remote SEAM_REMOTE_ADDRESS="$address" "$@"; }
+if [ "$1" = "--each-test" ]; then
+  shift
+  rc=0
+  tests=$("$1" --gtest_list_tests | awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }')
+  [ -n "$tests" ] || { echo "run_remote.sh: $1 lists no tests" >&2; exit 1; }
+  for test in $tests; do
+    client "$@" --gtest_filter="$test" || { echo "run_remote.sh: FAILED: $test" >&2; rc=1; }
+  done
+else
+  client "$@"
+  rc=$?
+fi
 
 if ! kill -0 "$server" 2>/dev/null; then
   echo "run_remote.sh: seam serve ended during the test; its output:" >&2
