@@ -1,8 +1,11 @@
 #include "tools/serve_command.h"
 
-#include <pthread.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +14,33 @@
 #include "src/runtime/remote_wire.h"
 
 namespace seam::tools {
+namespace {
+
+int g_stop_pipe[2] = {-1, -1};
+
+void OnStopSignal(int /*signal*/) {
+  const char byte = 1;
+  // Async-signal-safe; a full pipe already holds a stop request.
+  (void)!write(g_stop_pipe[1], &byte, 1);
+}
+
+absl::Status HandleStopSignals() {
+  if (pipe2(g_stop_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("cannot create a pipe: ", std::strerror(errno)));
+  }
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    if (sigaction(signal_number, &action, nullptr) != 0) {
+      return absl::InternalError(
+          absl::StrCat("cannot handle signal ", signal_number, ": ", std::strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
   CLI::App* serve = app.add_subcommand(
@@ -52,19 +82,18 @@ int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
            "(unset SEAM_CLIENT and set PJRT_DEVICE)\n";
     return 1;
   }
-  // SIGINT and SIGTERM are taken by a thread of their own (sigwait); blocked before any
-  // other thread starts, so that every thread inherits the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
   runtime::ClientSelection selection;
   absl::StatusOr<std::unique_ptr<runtime::ComputationClient>> client =
       runtime::CreateClientFromEnvironment(&selection);
   if (!client.ok()) {
     err << "seam serve: " << client.status().message() << "\n";
+    return 1;
+  }
+  // SIGINT and SIGTERM stop the server: the handler writes to a pipe (all it may do), a
+  // thread reads it. Threads started before main (OpenBLAS's) may receive the signal, so a
+  // blocked mask would not do.
+  if (absl::Status handled = HandleStopSignals(); !handled.ok()) {
+    err << "seam serve: " << handled.message() << "\n";
     return 1;
   }
   absl::StatusOr<std::unique_ptr<runtime::RemoteService>> service =
@@ -80,15 +109,16 @@ int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
       << (service_options.token.empty() ? ", no token" : ", token required") << ")" << std::endl;
 
   runtime::RemoteService* running = service->get();
-  std::thread watcher([stop_signals, running] {
-    int signal_number = 0;
-    sigwait(&stop_signals, &signal_number);
+  std::thread watcher([running] {
+    char byte = 0;
+    while (read(g_stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
     running->Stop();
   });
   running->Wait();
-  service->reset();  // shuts the server down; every session's handles are freed
-  // The watcher is still in sigwait when the service stopped for another reason (never,
-  // today); detach rather than block on it.
+  service->reset();  // shut down: every session's handles are freed
+  // The watcher waits on the pipe until a signal comes; after a stop that came from
+  // elsewhere (never, today) it is left to the process's end.
   watcher.detach();
   // Like the library's process-wide client, left to the process's end: device work of a
   // session that just ended may still be finishing.

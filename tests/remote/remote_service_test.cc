@@ -267,5 +267,21 @@ TEST(RemoteServe, RefusesUnknownForeignAndMalformedRequests) {
   EXPECT_EQ(*sum, Expected({0.5f, -1}));
 }
 
+// SIGTERM (and SIGINT) stop the server cleanly, also with a client connected: exit status
+// 0, "seam serve: stopped"; the client's next call fails saying the server went away.
+TEST(RemoteServe, StopsCleanlyOnSigterm) {
+  Server server;
+  ASSERT_FALSE(server.address().empty()) << server.child().Stderr();
+  absl::StatusOr<std::unique_ptr<RemoteComputationClient>> client = ConnectTo(server.address());
+  ASSERT_TRUE(client.ok()) << client.status();
+  server.child().Signal(SIGTERM);
+  testing::Exit exit = server.child().WaitOrKill(std::chrono::seconds(20));
+  EXPECT_TRUE(exit.exited && exit.code == 0) << exit.Describe() << server.child().Stderr();
+  EXPECT_THAT(server.child().Stdout(), HasSubstr("seam serve: stopped"));
+  absl::StatusOr<int64_t> in_flight = (*client)->RunsInFlight("CPU:0");
+  ASSERT_FALSE(in_flight.ok());
+  EXPECT_THAT(in_flight.status().message(), HasSubstr("lost the connection to seam serve"));
+}
+
 }  // namespace
 }  // namespace seam::runtime
