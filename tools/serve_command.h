@@ -21,8 +21,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options);
 
 // Creates the client from the environment (PJRT_DEVICE, as every program does), binds
 // exactly options.address, prints "seam serve: listening on HOST:PORT ..." to `out` and
-// serves until SIGINT or SIGTERM. Returns 0 after such a stop, 1 on an error (printed to
-// `err`, naming what was wrong).
+// serves until SIGINT or SIGTERM. After such a stop it ends the process with status 0 at
+// once (runs still queued by clients are abandoned, not drained); returns 1 on an error
+// (printed to `err`, naming what was wrong).
 int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace seam::tools

@@ -85,6 +85,7 @@ absl::Status RemoteConnection::Error(const grpc::Status& status, const char* ope
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::CANCELLED:  // the server shut down with the call in progress
       return absl::Status(
           code, absl::StrCat(operation, ": lost the connection to seam serve at ", address_,
                              " (SEAM_REMOTE_ADDRESS): ", status.error_message()));
