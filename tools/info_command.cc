@@ -73,10 +73,12 @@ int PrintInfo(std::ostream& out, std::ostream& err, bool memory) {
   out << "client        " << selection.client << " (" << selection.client_reason << ")\n";
   if (selection.client == "remote") {
     // The devices are the server's: its PJRT_DEVICE chose them.
-    out << "server        "
-        << (selection.remote_address.empty() ? "(SEAM_REMOTE_ADDRESS unusable)"
-                                             : selection.remote_address)
-        << " (SEAM_REMOTE_ADDRESS; its PJRT_DEVICE chose the devices)\n";
+    if (selection.remote_address.empty()) {
+      out << "server        none: SEAM_REMOTE_ADDRESS is unset or malformed (below)\n";
+    } else {
+      out << "server        " << selection.remote_address
+          << " (SEAM_REMOTE_ADDRESS; its PJRT_DEVICE chose the devices)\n";
+    }
     if (!client.ok()) {
       err << "seam info: " << client.status().message() << "\n";
       return 1;
