@@ -8,7 +8,9 @@
 #include <mutex>
 #include <new>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "proto/remote.grpc.pb.h"
 #include "src/base/logging.h"
 #include "src/ir/text.h"
@@ -121,6 +123,9 @@ class RemoteService::Impl final : public pb::Remote::Service {
                            grpc::ServerWriter<pb::SessionEvent>* writer) override {
     if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
     const uint64_t session = sessions_.Open(request->client());
+    base::Log(base::LogSeverity::kInfo,
+              absl::StrFormat("serve: session %016x opened by %s (%s)", session,
+                              absl::CHexEscape(request->client()), context->peer()));
     pb::SessionEvent event;
     event.set_session(session);
     event.set_platform(client_->GetPlatformName());
@@ -135,7 +140,11 @@ class RemoteService::Impl final : public pb::Remote::Service {
       std::unique_lock<std::mutex> lock(mu_);
       while (!stopping_ && !context->IsCancelled()) cv_.wait_for(lock, kPollPeriod);
     }
-    sessions_.Close(session);
+    const RemoteSessions::Freed freed = sessions_.Close(session);
+    base::Log(base::LogSeverity::kInfo,
+              absl::StrFormat("serve: session %016x ended; freed %d buffer(s) and %d "
+                              "computation(s)",
+                              session, freed.buffers, freed.computations));
     return grpc::Status::OK;
   }
 

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "src/base/logging.h"
 
 namespace seam::runtime {
 namespace {
@@ -30,13 +29,15 @@ uint64_t RemoteSessions::Open(const std::string& who) {
   return id;
 }
 
-void RemoteSessions::Close(uint64_t session) {
+RemoteSessions::Freed RemoteSessions::Close(uint64_t session) {
   std::vector<Entry> freed;  // destroyed after the lock is dropped (they call the plugin)
+  Freed counts;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (sessions_.erase(session) == 0) return;
+    if (sessions_.erase(session) == 0) return counts;
     for (auto it = handles_.begin(); it != handles_.end();) {
       if (it->second.session == session) {
+        ++(it->second.buffer != nullptr ? counts.buffers : counts.computations);
         freed.push_back(std::move(it->second));
         handles_.erase(it++);
       } else {
@@ -44,6 +45,7 @@ void RemoteSessions::Close(uint64_t session) {
       }
     }
   }
+  return counts;
 }
 
 absl::Status RemoteSessions::Check(uint64_t session) const {

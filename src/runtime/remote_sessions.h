@@ -23,8 +23,13 @@ class RemoteSessions {
 
   // A new session with an id no other client can guess.
   uint64_t Open(const std::string& who);
-  // Frees the session's buffers and computations (after the lock is dropped).
-  void Close(uint64_t session);
+  // Frees the session's buffers and computations (after the lock is dropped); what it
+  // freed (zero counts for a session that is not open).
+  struct Freed {
+    int64_t buffers = 0;
+    int64_t computations = 0;
+  };
+  Freed Close(uint64_t session);
   // NotFound naming the session when it is not open.
   absl::Status Check(uint64_t session) const;
 
