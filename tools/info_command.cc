@@ -70,6 +70,28 @@ void PrintMemory(std::ostream& out, const runtime::ComputationClient& client,
 int PrintInfo(std::ostream& out, std::ostream& err, bool memory) {
   runtime::ClientSelection selection;
   auto client = runtime::CreateClientFromEnvironment(&selection);
+  out << "client        " << selection.client << " (" << selection.client_reason << ")\n";
+  if (selection.client == "remote") {
+    // The devices are the server's: its PJRT_DEVICE chose them.
+    if (selection.remote_address.empty()) {
+      out << "server        none: SEAM_REMOTE_ADDRESS is unset or malformed (below)\n";
+    } else {
+      out << "server        " << selection.remote_address
+          << " (SEAM_REMOTE_ADDRESS; its PJRT_DEVICE chose the devices)\n";
+    }
+    if (!client.ok()) {
+      err << "seam info: " << client.status().message() << "\n";
+      return 1;
+    }
+    out << "platform      " << (*client)->GetPlatformName() << "\n";
+    auto devices = (*client)->GetDeviceInfos();
+    out << "devices       " << devices.size() << "\n";
+    for (const auto& device : devices) {
+      out << "  " << device.name << "  id " << device.id << "  kind " << device.kind << "\n";
+      if (memory) PrintMemory(out, **client, device.name);
+    }
+    return 0;
+  }
   out << "PJRT_DEVICE   " << (selection.device_type.empty() ? "(unset)" : selection.device_type)
       << "\n";
   out << "branch        " << selection.branch << "\n";

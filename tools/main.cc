@@ -7,6 +7,7 @@
 #include "tools/launch_command.h"
 #include "tools/plugin_command.h"
 #include "tools/run_command.h"
+#include "tools/serve_command.h"
 
 namespace {
 
@@ -61,7 +62,11 @@ int Main(int argc, char** argv) {
   seam::tools::LaunchOptions launch_options;
   CLI::App* launch = seam::tools::AddLaunchCommand(app, launch_options);
 
+  seam::tools::ServeOptions serve_options;
+  CLI::App* serve = seam::tools::AddServeCommand(app, serve_options);
+
   CLI11_PARSE(app, argc, argv);
+  if (serve->parsed()) return seam::tools::Serve(serve_options, std::cout, std::cerr);
   if (launch->parsed()) return seam::tools::Launch(launch_options, std::cerr);
   if (run->parsed()) return seam::tools::RunProgram(run_options, std::cout, std::cerr);
   if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr, info_memory);

@@ -12,6 +12,7 @@
 #include "src/runtime/coordinator.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/remote_computation_client.h"
 
 namespace seam::runtime {
 namespace {
@@ -215,10 +216,37 @@ std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name) {
   return it == registry.plugins.end() ? nullptr : it->second;
 }
 
+absl::StatusOr<std::string> ReadClientKind() {
+  const std::string kind = base::GetEnv("SEAM_CLIENT").value_or("");
+  if (kind.empty()) return std::string("pjrt");
+  if (kind == "pjrt" || kind == "remote") return kind;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "SEAM_CLIENT must be 'pjrt' (the default: devices of this process, chosen by "
+      "PJRT_DEVICE) or 'remote' (devices of a `seam serve` at SEAM_REMOTE_ADDRESS), got '",
+      kind, "'"));
+}
+
 absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
     ClientSelection* selection) {
   ClientSelection scratch;
   if (selection == nullptr) selection = &scratch;
+  const std::optional<std::string> kind_set = base::GetEnv("SEAM_CLIENT");
+  selection->client_reason = kind_set.has_value() && !kind_set->empty()
+                                 ? absl::StrCat("SEAM_CLIENT='", *kind_set, "'")
+                                 : std::string("SEAM_CLIENT unset: the default");
+  selection->branch = "none";
+  if (kind_set.has_value() && !kind_set->empty()) selection->client = *kind_set;
+  SEAM_ASSIGN_OR_RETURN(selection->client, ReadClientKind());
+  if (selection->client == "remote") {
+    selection->branch = "remote";
+    SEAM_ASSIGN_OR_RETURN(
+        RemoteClientOptions options,
+        ReadRemoteClientOptions([](const char* name) { return base::GetEnv(name); }));
+    selection->remote_address = options.address;
+    SEAM_ASSIGN_OR_RETURN(std::unique_ptr<RemoteComputationClient> client,
+                          RemoteComputationClient::Connect(options));
+    return std::unique_ptr<ComputationClient>(std::move(client));
+  }
   EnvReader env(selection);
   selection->device_type = env.Get("PJRT_DEVICE").value_or("");
   selection->branch = "none";

@@ -18,8 +18,13 @@ namespace seam::runtime {
 
 // What client selection did: for `seam info` and the tests.
 struct ClientSelection {
-  std::string device_type;  // PJRT_DEVICE as read
-  std::string branch;       // "dynamic plugin", "CPU", "TPU", "XPU", "NEURON", or "none"
+  // SEAM_CLIENT's choice: "pjrt" (the default: PJRT_DEVICE and the branch chain below) or
+  // "remote" (RemoteComputationClient, docs/remote.md), and why ("SEAM_CLIENT unset", ...).
+  std::string client = "pjrt";
+  std::string client_reason;
+  std::string remote_address;  // SEAM_REMOTE_ADDRESS as used, for the remote client
+  std::string device_type;     // PJRT_DEVICE as read
+  std::string branch;          // "dynamic plugin", "CPU", "TPU", "XPU", "NEURON", or "none"
   // Every environment variable read, in order, with its value (nullopt = unset).
   std::vector<std::pair<std::string, std::optional<std::string>>> env_read;
   std::string library_path;    // the plugin loaded, "" for the in-process CPU plugin
@@ -37,7 +42,13 @@ absl::Status AddPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin
 // The plugin registered under `name` (exact match), or null.
 std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name);
 
-// Reads PJRT_DEVICE (refusing unset or empty with kPjrtDeviceUnset) and runs the
+// SEAM_CLIENT: "pjrt" when unset or empty, "pjrt" or "remote" as set; InvalidArgument
+// naming the variable and its value for anything else.
+absl::StatusOr<std::string> ReadClientKind();
+
+// With SEAM_CLIENT=remote: a RemoteComputationClient (SEAM_REMOTE_ADDRESS,
+// SEAM_REMOTE_TOKEN_FILE; PJRT_DEVICE is not read). Otherwise:
+// reads PJRT_DEVICE (refusing unset or empty with kPjrtDeviceUnset) and runs the
 // branch chain. `selection` (optional) receives the record, on failure too. The job's
 // coordinator (coordinator.h) is created, before the client, for a registered plugin that
 // requires it and for PJRT_DEVICE=CPU when the world size is above 1; the CPU plugin then

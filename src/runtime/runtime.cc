@@ -16,8 +16,11 @@ std::atomic<ComputationClient*> g_client{nullptr};
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> InitializeComputationClient() {
+  // SEAM_CLIENT first: a remote client's process needs no PJRT_DEVICE (its server reads it).
+  absl::StatusOr<std::string> kind = ReadClientKind();
+  if (!kind.ok()) return kind.status();
   std::string device_type = base::GetEnv("PJRT_DEVICE").value_or("");
-  if (device_type.empty()) {
+  if (*kind == "pjrt" && device_type.empty()) {
     return absl::FailedPreconditionError(kPjrtDeviceUnset);
   }
   static std::atomic<bool> initialized{false};

@@ -10,7 +10,8 @@
 
 namespace seam::runtime {
 
-// Builds a new client from the environment. Checks PJRT_DEVICE before anything else
+// Builds a new client from the environment. Checks SEAM_CLIENT (pjrt_registry.h) first;
+// with SEAM_CLIENT=remote, PJRT_DEVICE is not needed. Otherwise checks PJRT_DEVICE first
 // (FailedPrecondition "$PJRT_DEVICE is not set."); then refuses a second initialization in
 // the process (FailedPrecondition "ComputationClient can only be initialized once.");
 // then picks the client as pjrt_registry.h describes (include/seam/runtime.h lists the

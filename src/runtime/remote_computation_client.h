@@ -1,0 +1,86 @@
+// The second client behind the seam: every crossing goes over gRPC to `seam serve`
+// (remote_service.h), which owns the devices. Selected by SEAM_CLIENT=remote with
+// SEAM_REMOTE_ADDRESS (and SEAM_REMOTE_TOKEN_FILE); docs/remote.md.
+//
+// Asynchronous like the in-process client: ExecuteComputation returns as soon as the server
+// has launched the run and named its outputs; a handle's AwaitReady asks the server. A
+// handle's release is queued and sent with the next execute (or a Release call).
+#ifndef SEAM_RUNTIME_REMOTE_COMPUTATION_CLIENT_H_
+#define SEAM_RUNTIME_REMOTE_COMPUTATION_CLIENT_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/runtime/computation_client.h"
+
+namespace seam::runtime {
+
+struct RemoteClientOptions {
+  std::string address;  // "host:port" of `seam serve`
+  std::string token;    // empty: send none
+};
+
+// SEAM_REMOTE_ADDRESS (required, host:port) and SEAM_REMOTE_TOKEN_FILE (optional) through
+// `get`; errors name the variable and its value.
+absl::StatusOr<RemoteClientOptions> ReadRemoteClientOptions(
+    const std::function<std::optional<std::string>(const char*)>& get);
+
+class RemoteConnection;
+
+class RemoteComputationClient : public ComputationClient {
+ public:
+  // Connects (waiting up to 10 s for the server) and opens this client's session.
+  static absl::StatusOr<std::unique_ptr<RemoteComputationClient>> Connect(
+      const RemoteClientOptions& options);
+  // Ends the session: the server frees its buffers and computations.
+  ~RemoteComputationClient() override;
+
+  absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
+      const std::vector<TensorSource>& tensors) override;
+  absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
+      const std::vector<DataPtr>& handles) override;
+  absl::StatusOr<std::vector<ComputationPtr>> Compile(
+      std::vector<CompileInstance> instances) override;
+  absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
+      const Computation& computation, const std::vector<DataPtr>& arguments,
+      const std::string& device, const ExecuteComputationOptions& options) override;
+  absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices) override;
+  absl::Status AwaitRunsInFlightBelow(const std::string& device, int64_t limit) override;
+  absl::StatusOr<int64_t> RunsInFlight(const std::string& device) const override;
+  absl::StatusOr<MemoryStats> GetMemoryStats(const std::string& device) const override;
+
+  std::string GetPlatformName() const override { return platform_; }
+  std::vector<DeviceInfo> GetDeviceInfos() const override { return devices_; }
+  std::string GetDefaultDevice() const override { return default_device_; }
+  std::vector<std::string> GetLocalDevices() const override;
+
+  // The server's figures, after sending the releases still queued.
+  struct ServerStats {
+    int64_t sessions = 0;
+    int64_t buffers = 0;
+    int64_t computations = 0;
+    int64_t session_buffers = 0;
+    std::string metrics_report;
+  };
+  absl::StatusOr<ServerStats> GetServerStats() const;
+  uint64_t session() const;
+
+ private:
+  explicit RemoteComputationClient(std::shared_ptr<RemoteConnection> connection);
+
+  std::shared_ptr<RemoteConnection> connection_;
+  std::string platform_;
+  std::string default_device_;
+  std::vector<DeviceInfo> devices_;
+};
+
+}  // namespace seam::runtime
+
+#endif  // SEAM_RUNTIME_REMOTE_COMPUTATION_CLIENT_H_

@@ -1,0 +1,424 @@
+#include "src/runtime/remote_service.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <new>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "proto/remote.grpc.pb.h"
+#include "src/base/logging.h"
+#include "src/ir/text.h"
+#include "src/runtime/remote_sessions.h"
+#include "src/runtime/remote_wire.h"
+
+namespace seam::runtime {
+namespace {
+
+namespace pb = ::seam::remote;
+using wire::ToGrpc;
+
+// How often an open session's stream checks whether its client went away.
+constexpr std::chrono::milliseconds kPollPeriod{100};
+
+template <typename Repeated>
+absl::Span<const uint64_t> Handles(const Repeated& handles) {
+  return absl::MakeConstSpan(handles.data(), static_cast<size_t>(handles.size()));
+}
+
+// Equal tokens, compared in a time that does not depend on where they first differ.
+bool SameToken(const std::string& given, const std::string& expected) {
+  if (given.size() != expected.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < given.size(); ++i) {
+    diff |= static_cast<unsigned char>(given[i] ^ expected[i]);
+  }
+  return diff == 0;
+}
+
+absl::StatusOr<ir::Shape> ShapeOf(const pb::TensorHeader& header, int index) {
+  std::optional<ir::DType> dtype = ir::ParseDType(header.dtype());
+  if (!dtype.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor ", index, ": unknown dtype '", header.dtype(), "'"));
+  }
+  ir::Shape shape{*dtype, {header.dims().begin(), header.dims().end()}};
+  if (absl::Status valid = ir::ValidateShape(shape); !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", index, ": ", valid.message()));
+  }
+  return shape;
+}
+
+}  // namespace
+
+class RemoteService::Impl final : public pb::Remote::Service {
+ public:
+  Impl(ComputationClient* client, RemoteService::Options options)
+      : client_(client), options_(std::move(options)) {}
+
+  ~Impl() override { Stop(); }
+
+  absl::Status Start() {
+    grpc::ServerBuilder builder;
+    // Exactly the address given: gRPC adds no wildcard for an explicit host. SO_REUSEPORT
+    // off, so that a second server on the same port fails instead of sharing it.
+    builder.AddListeningPort(options_.address, grpc::InsecureServerCredentials(), &port_);
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // Clients ping every kKeepaliveTimeMs, also between calls: allow it.
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                               wire::kKeepaliveTimeMs / 2);
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, wire::kKeepaliveTimeMs);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, wire::kKeepaliveTimeoutMs);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    builder.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+    builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    if (server_ == nullptr || port_ == 0) {
+      if (server_ != nullptr) server_->Shutdown();
+      server_.reset();
+      return absl::UnavailableError(
+          absl::StrCat("seam serve: cannot listen on ", options_.address,
+                       ": the port is in use, or the address is not one of this machine's"));
+    }
+    return absl::OkStatus();
+  }
+
+  // The first caller shuts the server down; any other waits until that is done.
+  void Stop() {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (stopping_) {
+        cv_.wait(lock, [this] { return stopped_; });
+        return;
+      }
+      stopping_ = true;
+    }
+    cv_.notify_all();  // open sessions' streams end within kPollPeriod
+    if (server_ != nullptr) {
+      server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopped_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return stopped_; });
+  }
+
+  int port() const { return port_; }
+  RemoteSessions::Counts Counts() const { return sessions_.GetCounts(); }
+
+  grpc::Status OpenSession(grpc::ServerContext* context, const pb::OpenSessionRequest* request,
+                           grpc::ServerWriter<pb::SessionEvent>* writer) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    const uint64_t session = sessions_.Open(request->client());
+    base::Log(base::LogSeverity::kInfo,
+              absl::StrFormat("serve: session %016x opened by %s (%s)", session,
+                              absl::CHexEscape(request->client()), context->peer()));
+    pb::SessionEvent event;
+    event.set_session(session);
+    event.set_platform(client_->GetPlatformName());
+    event.set_default_device(client_->GetDefaultDevice());
+    for (const ComputationClient::DeviceInfo& info : client_->GetDeviceInfos()) {
+      pb::Device* device = event.add_devices();
+      device->set_name(info.name);
+      device->set_id(info.id);
+      device->set_kind(info.kind);
+    }
+    if (writer->Write(event)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!stopping_ && !context->IsCancelled()) cv_.wait_for(lock, kPollPeriod);
+    }
+    const RemoteSessions::Freed freed = sessions_.Close(session);
+    base::Log(base::LogSeverity::kInfo,
+              absl::StrFormat("serve: session %016x ended; freed %d buffer(s) and %d "
+                              "computation(s)",
+                              session, freed.buffers, freed.computations));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status TransferToDevice(grpc::ServerContext* context,
+                                grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
+                                pb::TransferToDeviceReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    pb::TransferToDeviceChunk chunk;
+    if (!reader->Read(&chunk)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, "TransferToDevice: no message was sent"};
+    }
+    const uint64_t session = chunk.session();
+    if (absl::Status released = sessions_.Release(session, Handles(chunk.release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
+    std::vector<ComputationClient::TensorSource> tensors;
+    size_t total = 0;
+    for (int i = 0; i < chunk.tensors_size(); ++i) {
+      absl::StatusOr<ir::Shape> shape = ShapeOf(chunk.tensors(i), i);
+      if (!shape.ok()) return ToGrpc(shape.status());
+      total += shape->byte_size();
+      tensors.push_back({*std::move(shape), nullptr, chunk.tensors(i).device()});
+    }
+    // Grown as bytes arrive, so memory follows what was sent, not what a header claims.
+    std::string bytes = std::move(*chunk.mutable_data());
+    while (bytes.size() <= total && reader->Read(&chunk)) bytes.append(chunk.data());
+    if (bytes.size() != total) {
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              absl::StrCat("TransferToDevice: the tensors' shapes need ", total,
+                           " bytes, the request carried ", bytes.size(),
+                           bytes.size() > total ? " or more" : "")};
+    }
+    size_t offset = 0;
+    for (ComputationClient::TensorSource& tensor : tensors) {
+      tensor.data = bytes.data() + offset;
+      offset += tensor.shape.byte_size();
+    }
+    absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
+        client_->TransferToDevice(tensors);
+    if (!buffers.ok()) return ToGrpc(buffers.status());
+    absl::StatusOr<std::vector<uint64_t>> handles = sessions_.AddBuffers(session, *buffers);
+    if (!handles.ok()) return ToGrpc(handles.status());
+    for (uint64_t handle : *handles) reply->add_handles(handle);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status TransferFromDevice(grpc::ServerContext* context,
+                                  const pb::TransferFromDeviceRequest* request,
+                                  grpc::ServerWriter<pb::DataChunk>* writer) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    if (absl::Status released = sessions_.Release(request->session(), Handles(request->release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
+    absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
+        sessions_.Buffers(request->session(), Handles(request->handles()));
+    if (!buffers.ok()) return ToGrpc(buffers.status());
+    absl::StatusOr<std::vector<ir::Literal>> literals = client_->TransferFromDevice(*buffers);
+    if (!literals.ok()) return ToGrpc(literals.status());
+    pb::DataChunk chunk;
+    for (const ir::Literal& literal : *literals) {
+      for (size_t at = 0; at < literal.bytes.size(); at += wire::kChunkBytes) {
+        const size_t n = std::min(wire::kChunkBytes, literal.bytes.size() - at);
+        chunk.set_data(literal.bytes.data() + at, n);
+        if (!writer->Write(chunk)) {
+          return {grpc::StatusCode::CANCELLED, "TransferFromDevice: the client went away"};
+        }
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Compile(grpc::ServerContext* context, const pb::CompileRequest* request,
+                       pb::CompileReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    if (absl::Status released = sessions_.Release(request->session(), Handles(request->release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
+    std::vector<ComputationClient::CompileInstance> instances;
+    for (int i = 0; i < request->instances_size(); ++i) {
+      const pb::CompileInstance& instance = request->instances(i);
+      absl::StatusOr<ir::Program> program = ir::ParseProgram(instance.program());
+      if (!program.ok()) {
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                absl::StrCat("Compile: program ", i, ": ", program.status().message())};
+      }
+      instances.push_back(
+          {*std::move(program), instance.compilation_device(), instance.eager_mode()});
+    }
+    absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> computations =
+        client_->Compile(std::move(instances));
+    if (!computations.ok()) return ToGrpc(computations.status());
+    absl::StatusOr<std::vector<uint64_t>> handles =
+        sessions_.AddComputations(request->session(), *computations);
+    if (!handles.ok()) return ToGrpc(handles.status());
+    for (uint64_t handle : *handles) reply->add_computations(handle);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Execute(grpc::ServerContext* context, const pb::ExecuteRequest* request,
+                       pb::ExecuteReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    const uint64_t session = request->session();
+    if (absl::Status released = sessions_.Release(session, Handles(request->release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
+    absl::StatusOr<ComputationClient::ComputationPtr> computation =
+        sessions_.Computation(session, request->computation());
+    if (!computation.ok()) return ToGrpc(computation.status());
+    absl::StatusOr<std::vector<ComputationClient::DataPtr>> arguments =
+        sessions_.Buffers(session, Handles(request->arguments()));
+    if (!arguments.ok()) return ToGrpc(arguments.status());
+    ComputationClient::ExecuteComputationOptions options;
+    options.eager_mode = request->eager_mode();
+    absl::StatusOr<std::vector<ComputationClient::DataPtr>> outputs =
+        client_->ExecuteComputation(**computation, *arguments, request->device(), options);
+    if (!outputs.ok()) return ToGrpc(outputs.status());
+    absl::StatusOr<std::vector<uint64_t>> handles = sessions_.AddBuffers(session, *outputs);
+    if (!handles.ok()) return ToGrpc(handles.status());
+    for (uint64_t handle : *handles) reply->add_outputs(handle);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ExecuteReplicated(grpc::ServerContext* context,
+                                 const pb::ExecuteReplicatedRequest* request,
+                                 pb::ExecuteReplicatedReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    const uint64_t session = request->session();
+    if (absl::Status released = sessions_.Release(session, Handles(request->release()));
+        !released.ok()) {
+      return ToGrpc(released);
+    }
+    absl::StatusOr<ComputationClient::ComputationPtr> computation =
+        sessions_.Computation(session, request->computation());
+    if (!computation.ok()) return ToGrpc(computation.status());
+    std::vector<std::vector<ComputationClient::DataPtr>> arguments;
+    for (const pb::HandleList& list : request->arguments()) {
+      absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
+          sessions_.Buffers(session, Handles(list.handles()));
+      if (!buffers.ok()) return ToGrpc(buffers.status());
+      arguments.push_back(*std::move(buffers));
+    }
+    std::vector<std::string> devices(request->devices().begin(), request->devices().end());
+    absl::StatusOr<std::vector<std::vector<ComputationClient::DataPtr>>> outputs =
+        client_->ExecuteReplicated(**computation, arguments, devices);
+    if (!outputs.ok()) return ToGrpc(outputs.status());
+    for (const std::vector<ComputationClient::DataPtr>& replica : *outputs) {
+      absl::StatusOr<std::vector<uint64_t>> handles = sessions_.AddBuffers(session, replica);
+      if (!handles.ok()) return ToGrpc(handles.status());
+      pb::HandleList* list = reply->add_outputs();
+      for (uint64_t handle : *handles) list->add_handles(handle);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status AwaitReady(grpc::ServerContext* context, const pb::HandlesRequest* request,
+                          pb::AwaitReadyReply* /*reply*/) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
+        sessions_.Buffers(request->session(), Handles(request->handles()));
+    if (!buffers.ok()) return ToGrpc(buffers.status());
+    for (const ComputationClient::DataPtr& buffer : *buffers) {
+      if (absl::Status ready = buffer->AwaitReady(); !ready.ok()) return ToGrpc(ready);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status IsReady(grpc::ServerContext* context, const pb::HandlesRequest* request,
+                       pb::IsReadyReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
+        sessions_.Buffers(request->session(), Handles(request->handles()));
+    if (!buffers.ok()) return ToGrpc(buffers.status());
+    bool ready = true;
+    for (const ComputationClient::DataPtr& buffer : *buffers) ready = ready && buffer->IsReady();
+    reply->set_ready(ready);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Release(grpc::ServerContext* context, const pb::HandlesRequest* request,
+                       pb::ReleaseReply* /*reply*/) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    return ToGrpc(sessions_.Release(request->session(), Handles(request->handles())));
+  }
+
+  grpc::Status RunsInFlight(grpc::ServerContext* context, const pb::RunsInFlightRequest* request,
+                            pb::RunsInFlightReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    if (absl::Status open = sessions_.Check(request->session()); !open.ok()) return ToGrpc(open);
+    if (request->limit() > 0) {
+      absl::Status waited = client_->AwaitRunsInFlightBelow(request->device(), request->limit());
+      if (!waited.ok()) return ToGrpc(waited);
+    }
+    absl::StatusOr<int64_t> in_flight = client_->RunsInFlight(request->device());
+    if (!in_flight.ok()) return ToGrpc(in_flight.status());
+    reply->set_in_flight(*in_flight);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status MemoryStats(grpc::ServerContext* context, const pb::MemoryStatsRequest* request,
+                           pb::MemoryStatsReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    if (absl::Status open = sessions_.Check(request->session()); !open.ok()) return ToGrpc(open);
+    absl::StatusOr<ComputationClient::MemoryStats> stats =
+        client_->GetMemoryStats(request->device());
+    if (!stats.ok()) return ToGrpc(stats.status());
+    reply->set_bytes_in_use(stats->bytes_in_use);
+    reply->set_peak_bytes_in_use(stats->peak_bytes_in_use);
+    reply->set_bytes_limit(stats->bytes_limit);
+    reply->set_pool_cached_bytes(stats->pool_cached_bytes);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ServerStats(grpc::ServerContext* context, const pb::ServerStatsRequest* request,
+                           pb::ServerStatsReply* reply) override {
+    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    if (absl::Status open = sessions_.Check(request->session()); !open.ok()) return ToGrpc(open);
+    const RemoteSessions::Counts counts = sessions_.GetCounts(request->session());
+    reply->set_sessions(counts.sessions);
+    reply->set_buffers(counts.buffers);
+    reply->set_computations(counts.computations);
+    reply->set_session_buffers(counts.session_buffers);
+    reply->set_metrics_report(metrics::MetricsReport());
+    return grpc::Status::OK;
+  }
+
+ private:
+  grpc::Status Authorize(const grpc::ServerContext& context) const {
+    if (options_.token.empty()) return grpc::Status::OK;
+    const auto& metadata = context.client_metadata();
+    auto it = metadata.find(wire::kTokenMetadata);
+    if (it == metadata.end()) {
+      return {grpc::StatusCode::UNAUTHENTICATED,
+              "seam serve requires a token and the call carried none (set "
+              "SEAM_REMOTE_TOKEN_FILE to the server's token file)"};
+    }
+    if (!SameToken(std::string(it->second.data(), it->second.size()), options_.token)) {
+      return {grpc::StatusCode::UNAUTHENTICATED,
+              "seam serve refused the call's token (SEAM_REMOTE_TOKEN_FILE holds another token "
+              "than the server's --token-file)"};
+    }
+    return grpc::Status::OK;
+  }
+
+  ComputationClient* client_;
+  RemoteService::Options options_;
+  RemoteSessions sessions_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool stopped_ = false;  // the server has shut down
+};
+
+absl::StatusOr<std::unique_ptr<RemoteService>> RemoteService::Start(ComputationClient* client,
+                                                                    const Options& options) {
+  auto impl = std::make_unique<Impl>(client, options);
+  if (absl::Status started = impl->Start(); !started.ok()) return started;
+  return std::unique_ptr<RemoteService>(new RemoteService(std::move(impl)));
+}
+
+RemoteService::RemoteService(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RemoteService::~RemoteService() = default;
+int RemoteService::port() const { return impl_->port(); }
+void RemoteService::Wait() { impl_->Wait(); }
+void RemoteService::Stop() { impl_->Stop(); }
+
+RemoteService::Stats RemoteService::GetStats() const {
+  const RemoteSessions::Counts counts = impl_->Counts();
+  return Stats{counts.sessions, counts.buffers, counts.computations};
+}
+
+}  // namespace seam::runtime

@@ -1,0 +1,70 @@
+// What the remote service's tests share: a `seam serve` child on 127.0.0.1, a raw session
+// on the service (for requests no client would send), and the programs they run.
+#ifndef SEAM_TESTS_REMOTE_REMOTE_FIXTURE_H_
+#define SEAM_TESTS_REMOTE_REMOTE_FIXTURE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "proto/remote.grpc.pb.h"
+#include "tests/distributed/spawn.h"
+
+namespace seam::testing {
+
+// `seam serve --address 127.0.0.1:0 ARGS...` with PJRT_DEVICE=CPU; address() is where it
+// listens (read from its first line; empty when it did not start within 30 s).
+class Server {
+ public:
+  explicit Server(const std::vector<std::string>& args = {},
+                  const std::map<std::string, std::string>& env = {});
+  const std::string& address() const { return address_; }
+  int port() const;
+  Child& child() { return child_; }
+
+ private:
+  Child child_;
+  std::string address_;
+};
+
+// A session opened with raw gRPC calls.
+class RawSession {
+ public:
+  explicit RawSession(const std::string& address, const std::string& token = "");
+  ~RawSession();
+  uint64_t id() const { return session_; }
+  remote::Remote::Stub& stub() { return *stub_; }
+  // A context carrying the token, if any.
+  std::unique_ptr<grpc::ClientContext> Context() const;
+  // Uploads f32 values as one tensor on CPU:0; the handle, or 0 and `status` set.
+  uint64_t Upload(const std::vector<float>& values, grpc::Status* status);
+
+ private:
+  std::string token_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<remote::Remote::Stub> stub_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<remote::SessionEvent>> stream_;
+  uint64_t session_ = 0;
+};
+
+// A temporary file with `text`; removed by the destructor.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& text);
+  ~TempFile();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// f32[n] -> (x * 2 + 1) summed, as IR text.
+std::string ScaleAndSumProgram(int n);
+
+}  // namespace seam::testing
+
+#endif  // SEAM_TESTS_REMOTE_REMOTE_FIXTURE_H_

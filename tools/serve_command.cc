@@ -1,0 +1,133 @@
+#include "tools/serve_command.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "src/runtime/pjrt_registry.h"
+#include "src/runtime/remote_service.h"
+#include "src/runtime/remote_wire.h"
+
+namespace seam::tools {
+namespace {
+
+int g_stop_pipe[2] = {-1, -1};
+
+void OnStopSignal(int /*signal*/) {
+  const char byte = 1;
+  // Async-signal-safe; a full pipe already holds a stop request.
+  (void)!write(g_stop_pipe[1], &byte, 1);
+}
+
+absl::Status HandleStopSignals() {
+  if (pipe2(g_stop_pipe, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("cannot create a pipe: ", std::strerror(errno)));
+  }
+  struct sigaction action = {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    if (sigaction(signal_number, &action, nullptr) != 0) {
+      return absl::InternalError(
+          absl::StrCat("cannot handle signal ", signal_number, ": ", std::strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
+  CLI::App* serve = app.add_subcommand(
+      "serve",
+      "Serve this machine's devices (PJRT_DEVICE, as for any program) over gRPC to programs "
+      "run with SEAM_CLIENT=remote and SEAM_REMOTE_ADDRESS (docs/remote.md). Binds exactly "
+      "the address given; stops on SIGINT or SIGTERM");
+  serve->add_option("--address", options.address,
+                    "HOST:PORT to listen on (default 127.0.0.1:8548; port 0 picks a free one, "
+                    "printed on the first line)");
+  serve->add_option("--token-file", options.token_file,
+                    "A file holding a token every call must carry (clients set "
+                    "SEAM_REMOTE_TOKEN_FILE to a file with the same token); calls without "
+                    "it are refused with UNAUTHENTICATED");
+  return serve;
+}
+
+int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<runtime::wire::HostPort> address =
+      runtime::wire::ParseHostPort(options.address, "--address", /*allow_port_zero=*/true);
+  if (!address.ok()) {
+    err << "seam serve: " << address.status().message() << "\n";
+    return 1;
+  }
+  runtime::RemoteService::Options service_options;
+  service_options.address = address->ToString();
+  if (!options.token_file.empty()) {
+    absl::StatusOr<std::string> token =
+        runtime::wire::ReadTokenFile(options.token_file, "--token-file");
+    if (!token.ok()) {
+      err << "seam serve: " << token.status().message() << "\n";
+      return 1;
+    }
+    service_options.token = *std::move(token);
+  }
+  absl::StatusOr<std::string> kind = runtime::ReadClientKind();
+  if (kind.ok() && *kind == "remote") {
+    err << "seam serve: SEAM_CLIENT=remote is set, but the server needs devices of its own "
+           "(unset SEAM_CLIENT and set PJRT_DEVICE)\n";
+    return 1;
+  }
+  runtime::ClientSelection selection;
+  absl::StatusOr<std::unique_ptr<runtime::ComputationClient>> client =
+      runtime::CreateClientFromEnvironment(&selection);
+  if (!client.ok()) {
+    err << "seam serve: " << client.status().message() << "\n";
+    return 1;
+  }
+  // SIGINT and SIGTERM stop the server: the handler writes to a pipe (all it may do), a
+  // thread reads it. Threads started before main (OpenBLAS's) may receive the signal, so a
+  // blocked mask would not do.
+  if (absl::Status handled = HandleStopSignals(); !handled.ok()) {
+    err << "seam serve: " << handled.message() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<runtime::RemoteService>> service =
+      runtime::RemoteService::Start(client->get(), service_options);
+  if (!service.ok()) {
+    err << service.status().message() << "\n";
+    return 1;
+  }
+  runtime::wire::HostPort bound = *address;
+  bound.port = (*service)->port();
+  out << "seam serve: listening on " << bound.ToString() << " (platform "
+      << (*client)->GetPlatformName() << ", " << (*client)->GetDeviceInfos().size() << " device(s)"
+      << (service_options.token.empty() ? ", no token" : ", token required") << ")" << std::endl;
+
+  runtime::RemoteService* running = service->get();
+  std::thread watcher([running] {
+    char byte = 0;
+    while (read(g_stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    running->Stop();
+  });
+  running->Wait();
+  service->reset();  // shut down: every session's handles are freed
+  // The watcher waits on the pipe until a signal comes; after a stop that came from
+  // elsewhere (never, today) it is left to the process's end.
+  watcher.detach();
+  // Runs that sessions launched and never waited for may still be queued on the devices;
+  // the plugin's exit handler would run them all first (seconds, for a client that launched
+  // without pacing). They have no reader left: end the process now, without exit handlers.
+  out << "seam serve: stopped" << std::endl;
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
+}  // namespace seam::tools
