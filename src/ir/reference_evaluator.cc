@@ -51,22 +51,9 @@ struct Value {
   }
 };
 
-using Index = std::vector<int64_t>;
-
-Index Unravel(int64_t linear, const std::vector<int64_t>& dims) {
-  Index index(dims.size());
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
-    index[d] = linear % dims[d];
-    linear /= dims[d];
-  }
-  return index;
-}
-
-int64_t Ravel(const Index& index, const std::vector<int64_t>& dims) {
-  int64_t linear = 0;
-  for (size_t d = 0; d < dims.size(); ++d) linear = linear * dims[d] + index[d];
-  return linear;
-}
+using reference::Index;
+using reference::Ravel;
+using reference::Unravel;
 
 template <typename T>
 T LoadElement(const Literal& literal, int64_t k) {

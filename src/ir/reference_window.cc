@@ -7,9 +7,6 @@
 #include "src/ir/window.h"
 
 namespace seam::ir::reference {
-namespace {
-
-using Index = std::vector<int64_t>;
 
 Index Unravel(int64_t linear, const std::vector<int64_t>& dims) {
   Index index(dims.size());
@@ -25,6 +22,8 @@ int64_t Ravel(const Index& index, const std::vector<int64_t>& dims) {
   for (size_t d = 0; d < dims.size(); ++d) linear = linear * dims[d] + index[d];
   return linear;
 }
+
+namespace {
 
 int64_t Count(const std::vector<int64_t>& dims) {
   int64_t n = 1;

@@ -4,11 +4,17 @@
 #ifndef SEAM_IR_REFERENCE_WINDOW_H_
 #define SEAM_IR_REFERENCE_WINDOW_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "src/ir/program.h"
 
 namespace seam::ir::reference {
+
+// A row-major position: the index of element `linear` of an array of `dims`, and back.
+using Index = std::vector<int64_t>;
+Index Unravel(int64_t linear, const std::vector<int64_t>& dims);
+int64_t Ravel(const Index& index, const std::vector<int64_t>& dims);
 
 std::vector<double> Convolution(const Instruction& inst, const Shape& lhs_shape,
                                 const std::vector<double>& lhs, const Shape& rhs_shape,
