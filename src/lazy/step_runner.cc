@@ -372,6 +372,22 @@ absl::StatusOr<NodePtr> UploadedLeaf(const ir::Shape& shape, const void* bytes) 
   return MakeLeaf(std::move(value));
 }
 
+namespace {
+
+// A host-read step of `device`: into `destination` when it is not empty, else into
+// result.read.
+absl::Status HostReadStep(const ComputationClient::DataPtr& device, std::string_view op,
+                          absl::Span<uint8_t> destination, StepResult& result) {
+  StepRequest request;
+  request.kind = StepKind::kHostRead;
+  request.op = op;
+  request.reads = absl::MakeConstSpan(&device, 1);
+  request.read_into = destination;
+  return RunStep(request, result);
+}
+
+}  // namespace
+
 absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op) {
   ComputationClient::DataPtr device;
   {
@@ -381,11 +397,7 @@ absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view
     device = value.device;
   }
   thread_local StepResult result;
-  StepRequest request;
-  request.kind = StepKind::kHostRead;
-  request.op = op;
-  request.reads = absl::MakeConstSpan(&device, 1);
-  SEAM_RETURN_IF_ERROR(RunStep(request, result));
+  SEAM_RETURN_IF_ERROR(HostReadStep(device, op, {}, result));
   ir::Literal literal = std::move(result.read.front());
   result.read.clear();
   return literal;
@@ -414,12 +426,7 @@ absl::Status ReadValueInto(const DeviceValue& value, std::string_view op,
     device = value.device;
   }
   thread_local StepResult result;
-  StepRequest request;
-  request.kind = StepKind::kHostRead;
-  request.op = op;
-  request.reads = absl::MakeConstSpan(&device, 1);
-  request.read_into = destination;
-  return RunStep(request, result);
+  return HostReadStep(device, op, destination, result);
 }
 
 }  // namespace seam::lazy

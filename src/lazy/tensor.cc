@@ -406,24 +406,9 @@ Tensor Tensor::from_vector(const std::vector<bfloat16>& values, std::vector<int6
 
 Tensor Tensor::from_vector(const std::vector<float>& values, std::vector<int64_t> shape,
                            DType dtype) {
-  CheckCount(values.size(), shape);
-  switch (dtype) {
-    case DType::kFloat32:
-      return FromLiteral(ir::Literal::FromF32(values, std::move(shape)));
-    case DType::kBFloat16:
-      return FromLiteral(ir::Literal::FromBF16(values, std::move(shape)));
-    case DType::kFloat64:
-      return FromLiteral(ir::Literal::FromF64(std::vector<double>(values.begin(), values.end()),
-                                              std::move(shape)));
-    case DType::kInt32:
-    case DType::kInt64:
-    case DType::kBool:
-      break;
-  }
-  throw Error(ErrorCode::kInvalidArgument,
-              absl::StrCat("from_vector: float values make a float32, bfloat16 or float64 "
-                           "tensor, not ",
-                           dtype_name(dtype), " (convert with .to() after creating it)"));
+  // Through double, exactly: each float keeps its value, bfloat16 rounds it once.
+  return FromDoubles("from_vector", std::vector<double>(values.begin(), values.end()),
+                     std::move(shape), dtype);
 }
 
 Tensor Tensor::from_span(std::span<const float> values, std::vector<int64_t> shape) {
