@@ -73,12 +73,19 @@ class RemoteComputationClient : public ComputationClient {
   uint64_t session() const;
 
  private:
+  // RESOURCE_EXHAUSTED, naming the bytes and the shape, for a tensor larger than this host's
+  // physical memory or than its device's limit on the server (when the server reports one);
+  // InvalidArgument for a shape whose size overflows. Reads no byte of the data.
+  absl::Status CheckUploadSizes(const std::vector<TensorSource>& tensors) const;
+
   explicit RemoteComputationClient(std::shared_ptr<RemoteConnection> connection);
 
   std::shared_ptr<RemoteConnection> connection_;
   std::string platform_;
   std::string default_device_;
   std::vector<DeviceInfo> devices_;
+  // Per device (as devices_), what its plugin refuses to allocate beyond; 0: not reported.
+  std::vector<int64_t> device_limits_;
 };
 
 }  // namespace seam::runtime
