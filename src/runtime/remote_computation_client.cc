@@ -1,10 +1,10 @@
 #include "src/runtime/remote_computation_client.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <new>
 #include <typeinfo>
-
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
