@@ -234,7 +234,12 @@ class ResultsReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& run : runs) {
       if (run.error_occurred || run.iterations == 0 || run.run_type != Run::RT_Iteration) continue;
-      out_ << run.benchmark_name() << ' '
+      std::string name = run.benchmark_name();
+      const std::string suffix = "/real_time";
+      if (name.size() > suffix.size() && name.ends_with(suffix)) {
+        name.resize(name.size() - suffix.size());
+      }
+      out_ << name << ' '
            << run.real_accumulated_time / static_cast<double>(run.iterations) << '\n';
     }
     out_.flush();
@@ -310,7 +315,7 @@ Results RunSelf(int argc, char** argv, std::map<std::string, std::string> env) {
   close(fd);
   env[kRole] = "run";
   env[kResults] = path;
-  std::vector<std::string> args = {"/proc/self/exe"};
+  std::vector<std::string> args = {"/proc/self/exe", "--benchmark_color=false"};
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   testing::Child run(args, env);
   g_run_pid = run.pid();
