@@ -7,8 +7,9 @@
 // once with SEAM_CLIENT=remote against that server), stops the server, and prints one table
 // with both sets of figures and their ratios. Its arguments go to both runs (Google
 // Benchmark flags; with --benchmark_repetitions the table takes each one's fastest
-// repetition; --benchmark_out would be written by both runs, so leave it out). One thread everywhere unless set otherwise: OPENBLAS_NUM_THREADS,
-// OMP_NUM_THREADS and SEAM_CPU_THREADS default to 1 for every process it starts.
+// repetition; --benchmark_out would be written by both runs, so leave it out). One thread
+// everywhere unless set otherwise: OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and SEAM_CPU_THREADS
+// default to 1 for every process it starts.
 //
 // Measured in each run: the MLP training step of train_step_bench (lazy, cache hit, and
 // compiled) for the tiny 16-16-4 and the medium 784-512-512-10 shapes; 64 MiB to and from
@@ -239,8 +240,8 @@ class ResultsReporter : public benchmark::ConsoleReporter {
       if (name.size() > suffix.size() && name.ends_with(suffix)) {
         name.resize(name.size() - suffix.size());
       }
-      out_ << name << ' '
-           << run.real_accumulated_time / static_cast<double>(run.iterations) << '\n';
+      out_ << name << ' ' << run.real_accumulated_time / static_cast<double>(run.iterations)
+           << '\n';
     }
     out_.flush();
   }
