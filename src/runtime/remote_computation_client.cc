@@ -7,6 +7,7 @@
 #include <typeinfo>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote_connection.h"
@@ -203,6 +204,8 @@ RemoteComputationClient::RemoteComputationClient(std::shared_ptr<RemoteConnectio
 RemoteComputationClient::~RemoteComputationClient() { connection_->Close(); }
 
 uint64_t RemoteComputationClient::session() const { return connection_->session(); }
+
+const std::string& RemoteComputationClient::address() const { return connection_->address(); }
 
 std::vector<std::string> RemoteComputationClient::GetLocalDevices() const {
   std::vector<std::string> names;
@@ -517,6 +520,23 @@ absl::StatusOr<RemoteComputationClient::ServerStats> RemoteComputationClient::Ge
   if (!status.ok()) return connection_->Error(status, "GetServerStats");
   return ServerStats{reply.sessions(), reply.buffers(), reply.computations(),
                      reply.session_buffers(), reply.metrics_report()};
+}
+
+std::string ServerReport(const ComputationClient& client) {
+  const auto* remote = dynamic_cast<const RemoteComputationClient*>(&client);
+  if (remote == nullptr) {
+    return "Server: none (SEAM_CLIENT is not remote: the devices are this process's)\n";
+  }
+  std::string out = absl::StrCat("Server: ", remote->address(), "\n");
+  absl::StatusOr<RemoteComputationClient::ServerStats> stats = remote->GetServerStats();
+  if (!stats.ok()) return absl::StrCat(out, "  Unavailable: ", stats.status().message(), "\n");
+  absl::StrAppend(&out, "  Sessions: ", stats->sessions, "\n", "  Buffers: ", stats->buffers, "\n",
+                  "  Computations: ", stats->computations, "\n",
+                  "  SessionBuffers: ", stats->session_buffers, "\n");
+  for (absl::string_view line : absl::StrSplit(stats->metrics_report, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, "  ", line, "\n");
+  }
+  return out;
 }
 
 }  // namespace seam::runtime
