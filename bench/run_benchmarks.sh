@@ -63,6 +63,11 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/checkpoint_bench" ]; then
   "$bin/checkpoint_bench" | tee "$out/checkpoint.txt"
 fi
 
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/remote_bench" ]; then
+  echo "== issue 18: the remote client beside in process and a plain gRPC stream (1 thread)"
+  "$bin/remote_bench" --benchmark_min_time=0.5 | tee "$out/remote.txt"
+fi
+
 if [ ! -x "$bin/torch_step_bench" ]; then
   echo "note: torch_step_bench was not built (libtorch-dev missing?): no libtorch column" >&2
 fi

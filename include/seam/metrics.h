@@ -32,6 +32,25 @@ namespace seam::metrics {
 // flight they are equal (docs/architecture.md, "Memory figures").
 std::string CreateMetricReport();
 
+struct ReportOptions {
+  // Also the figures of the `seam serve` whose devices this process uses (SEAM_CLIENT=remote,
+  // docs/remote.md), after the report above: one remote call when asked, none otherwise.
+  //   Server: 127.0.0.1:8548
+  //     Sessions: 2          (open sessions, every client's)
+  //     Buffers: 12          (live buffers, every session's)
+  //     Computations: 3
+  //     SessionBuffers: 6    (this process's)
+  //     Metric: ExecuteTime  (the server's own report, indented: the runs timed where
+  //       TotalSamples: 40    they ran; the client's timers above time the whole calls)
+  //     ...
+  // A server that cannot be asked gives "  Unavailable: <why>" instead; a process whose
+  // devices are its own gives one line, "Server: none (SEAM_CLIENT is not remote: the
+  // devices are this process's)"; before the process's client exists, "Server: none (no
+  // client yet)" (asking creates none).
+  bool server = false;
+};
+std::string CreateMetricReport(const ReportOptions& options);
+
 // Number of samples ever recorded on the named metric (0 when it does not exist).
 int64_t MetricTotalSamples(std::string_view name);
 // Sum of every sample ever recorded (0 when the metric does not exist); times in ns.

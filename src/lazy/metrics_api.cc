@@ -1,6 +1,7 @@
 // The public metrics API (include/seam/metrics.h) over the runtime's registry.
 #include "seam/metrics.h"
 #include "src/runtime/metrics.h"
+#include "src/runtime/remote_computation_client.h"
 #include "src/runtime/runtime.h"
 
 namespace seam::metrics {
@@ -12,6 +13,14 @@ std::string CreateMetricReport() {
     report += runtime::MemoryReport(*client);
   }
   return report;
+}
+
+std::string CreateMetricReport(const ReportOptions& options) {
+  std::string report = CreateMetricReport();
+  if (!options.server) return report;
+  const runtime::ComputationClient* client = runtime::GetComputationClientIfInitialized();
+  if (client == nullptr) return report + "Server: none (no client yet)\n";
+  return report + runtime::ServerReport(*client);
 }
 
 int64_t MetricTotalSamples(std::string_view name) {

@@ -1,10 +1,13 @@
 #include "src/runtime/remote_computation_client.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <new>
 #include <typeinfo>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote_connection.h"
@@ -112,7 +115,48 @@ absl::StatusOr<const RemoteComputation*> ComputationOf(const ComputationClient::
   return computation;
 }
 
+// This host's physical memory in bytes; 0 when the system does not say.
+uint64_t PhysicalMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
 }  // namespace
+
+absl::Status RemoteComputationClient::CheckUploadSizes(
+    const std::vector<TensorSource>& tensors) const {
+  static const uint64_t physical = PhysicalMemoryBytes();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorSource& tensor = tensors[i];
+    absl::Status valid = ir::ValidateShape(tensor.shape);
+    if (!valid.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("TransferToDevice: tensor ", i, ": ", valid.message()));
+    }
+    const uint64_t size = tensor.shape.byte_size();
+    // The bytes are read from the caller's memory, so more than this host holds cannot be
+    // there: refuse before reading one (the in-process client's plugin refuses the
+    // allocation before it reads, too).
+    if (physical > 0 && size > physical) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "TransferToDevice: cannot send ", size, " bytes for ", tensor.shape.ToString(),
+          " (tensor ", i, "): more than this host's physical memory (", physical,
+          " bytes), so the data cannot be in this process"));
+    }
+    for (size_t d = 0; d < devices_.size(); ++d) {
+      if (devices_[d].name != tensor.device || device_limits_[d] <= 0) continue;
+      if (size > static_cast<uint64_t>(device_limits_[d])) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "TransferToDevice: cannot allocate ", size, " bytes of device memory for ",
+            tensor.shape.ToString(), " (tensor ", i, "): ", tensor.device, " on seam serve at ",
+            connection_->address(), " allocates at most ", device_limits_[d], " bytes"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<RemoteClientOptions> ReadRemoteClientOptions(
     const std::function<std::optional<std::string>(const char*)>& get) {
@@ -149,6 +193,7 @@ absl::StatusOr<std::unique_ptr<RemoteComputationClient>> RemoteComputationClient
   client->default_device_ = first.default_device();
   for (const pb::Device& device : first.devices()) {
     client->devices_.push_back({device.name(), device.id(), device.kind()});
+    client->device_limits_.push_back(device.bytes_limit());
   }
   return client;
 }
@@ -160,6 +205,8 @@ RemoteComputationClient::~RemoteComputationClient() { connection_->Close(); }
 
 uint64_t RemoteComputationClient::session() const { return connection_->session(); }
 
+const std::string& RemoteComputationClient::address() const { return connection_->address(); }
+
 std::vector<std::string> RemoteComputationClient::GetLocalDevices() const {
   std::vector<std::string> names;
   for (const DeviceInfo& device : devices_) names.push_back(device.name);
@@ -170,6 +217,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
     const std::vector<TensorSource>& tensors) {
   metrics::ScopedTimer timer(TransferToDeviceMetric());
   const trace::Span span("TransferToDevice", "crossing");
+  SEAM_RETURN_IF_ERROR(CheckUploadSizes(tensors));
   grpc::ClientContext context;
   connection_->Prepare(context);
   pb::TransferToDeviceReply reply;
@@ -472,6 +520,23 @@ absl::StatusOr<RemoteComputationClient::ServerStats> RemoteComputationClient::Ge
   if (!status.ok()) return connection_->Error(status, "GetServerStats");
   return ServerStats{reply.sessions(), reply.buffers(), reply.computations(),
                      reply.session_buffers(), reply.metrics_report()};
+}
+
+std::string ServerReport(const ComputationClient& client) {
+  const auto* remote = dynamic_cast<const RemoteComputationClient*>(&client);
+  if (remote == nullptr) {
+    return "Server: none (SEAM_CLIENT is not remote: the devices are this process's)\n";
+  }
+  std::string out = absl::StrCat("Server: ", remote->address(), "\n");
+  absl::StatusOr<RemoteComputationClient::ServerStats> stats = remote->GetServerStats();
+  if (!stats.ok()) return absl::StrCat(out, "  Unavailable: ", stats.status().message(), "\n");
+  absl::StrAppend(&out, "  Sessions: ", stats->sessions, "\n", "  Buffers: ", stats->buffers, "\n",
+                  "  Computations: ", stats->computations, "\n",
+                  "  SessionBuffers: ", stats->session_buffers, "\n");
+  for (absl::string_view line : absl::StrSplit(stats->metrics_report, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, "  ", line, "\n");
+  }
+  return out;
 }
 
 }  // namespace seam::runtime

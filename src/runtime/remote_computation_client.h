@@ -71,15 +71,28 @@ class RemoteComputationClient : public ComputationClient {
   };
   absl::StatusOr<ServerStats> GetServerStats() const;
   uint64_t session() const;
+  const std::string& address() const;  // the server's, as SEAM_REMOTE_ADDRESS gave it
 
  private:
+  // RESOURCE_EXHAUSTED, naming the bytes and the shape, for a tensor larger than this host's
+  // physical memory or than its device's limit on the server (when the server reports one);
+  // InvalidArgument for a shape whose size overflows. Reads no byte of the data.
+  absl::Status CheckUploadSizes(const std::vector<TensorSource>& tensors) const;
+
   explicit RemoteComputationClient(std::shared_ptr<RemoteConnection> connection);
 
   std::shared_ptr<RemoteConnection> connection_;
   std::string platform_;
   std::string default_device_;
   std::vector<DeviceInfo> devices_;
+  // Per device (as devices_), what its plugin refuses to allocate beyond; 0: not reported.
+  std::vector<int64_t> device_limits_;
 };
+
+// The metrics report's server entry (include/seam/metrics.h, ReportOptions::server): the
+// figures of `client`'s server when it is a RemoteComputationClient, else one line saying
+// there is none.
+std::string ServerReport(const ComputationClient& client);
 
 }  // namespace seam::runtime
 

@@ -135,6 +135,8 @@ class RemoteService::Impl final : public pb::Remote::Service {
       device->set_name(info.name);
       device->set_id(info.id);
       device->set_kind(info.kind);
+      absl::StatusOr<ComputationClient::MemoryStats> memory = client_->GetMemoryStats(info.name);
+      if (memory.ok() && memory->bytes_limit > 0) device->set_bytes_limit(memory->bytes_limit);
     }
     if (writer->Write(event)) {
       std::unique_lock<std::mutex> lock(mu_);

@@ -1,9 +1,11 @@
 // Allocation failures through the seam (issue 14, item 4): a run whose output the plugin
 // cannot allocate reports RESOURCE_EXHAUSTED on that output, and TransferFromDevice returns
 // that error before it sizes a host buffer by the output's shape (it used to allocate the
-// shape's bytes first and throw std::bad_alloc).
+// shape's bytes first and throw std::bad_alloc). Also run through the remote client
+// (tests/remote, SEAM_CLIENT=remote), which refuses an impossible upload before reading it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "src/ir/text.h"
@@ -47,9 +49,20 @@ TEST(AllocationFailureTest, TransferToDeviceOfAnImpossibleSizeIsResourceExhauste
   auto data = client->TransferToDevice({{shape, &value, device}});
   ASSERT_FALSE(data.ok());
   EXPECT_EQ(data.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_EQ(data.status().message(),
-            "PJRT_Client_BufferFromHostBuffer: cannot allocate 4611686018427387904 bytes of "
-            "device memory for f32[1152921504606846976]");
+  const char* which = std::getenv("SEAM_CLIENT");
+  if (which != nullptr && std::string(which) == "remote") {
+    // Refused before any byte is read from `value` (reading them would run past it): the
+    // data cannot be in this process, whatever the server's devices hold.
+    const std::string expected =
+        "TransferToDevice: cannot send 4611686018427387904 bytes for "
+        "f32[1152921504606846976] (tensor 0): more than this host's physical memory (";
+    EXPECT_EQ(std::string(data.status().message()).substr(0, expected.size()), expected)
+        << data.status();
+  } else {
+    EXPECT_EQ(data.status().message(),
+              "PJRT_Client_BufferFromHostBuffer: cannot allocate 4611686018427387904 bytes of "
+              "device memory for f32[1152921504606846976]");
+  }
 }
 
 }  // namespace
