@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "seam/checkpoint.h"
+#include "seam/compile.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
@@ -310,6 +311,47 @@ TEST(NormTest, RunningStatisticsDoNotRecompile) {
       8);
 }
 
+void ExpectSameState(nn::Module& want_model, nn::Module& got_model) {
+  const nn::StateDict want = want_model.state_dict(), got = got_model.state_dict();
+  ASSERT_EQ(want.size(), got.size());
+  for (const auto& [name, tensor] : want) {
+    if (tensor.dtype() == DType::kInt64) {
+      EXPECT_EQ(got.at(name).item<int64_t>(), tensor.item<int64_t>()) << name;
+      continue;
+    }
+    const std::vector<float> a = tensor.to_vector<float>(), b = got.at(name).to_vector<float>();
+    ASSERT_EQ(a.size(), b.size()) << name;
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << name;
+  }
+}
+
+// A compiled step (seam::compile) carries the buffers like the parameters: it replays, and
+// ends bit-identical to the same steps run lazily (capturable AdamW: the same program each
+// step).
+TEST(NormTest, CompiledStepCarriesBuffers) {
+  auto lazy_model = SmallCnn(4);
+  optim::AdamW lazy_opt(*lazy_model, 1e-2f, 0.9f, 0.999f, 1e-8f, 1e-2f, /*capturable=*/true);
+  TrainSteps(*lazy_model, lazy_opt, 0, 7);
+
+  auto model = SmallCnn(4);
+  optim::AdamW opt(*model, 1e-2f, 0.9f, 0.999f, 1e-8f, 1e-2f, /*capturable=*/true);
+  CompiledStep step = compile([&](const std::vector<Tensor>& in) {
+    Tensor loss = nn::cross_entropy(model->forward(in[0]), in[1]);
+    opt.step(loss);
+    return std::vector<Tensor>{loss};
+  });
+  std::vector<int32_t> labels;
+  for (int i = 0; i < 7; ++i) {
+    Tensor x = Batch(i, &labels);
+    step({x, Tensor::from_vector(labels, {4})});
+  }
+  EXPECT_GT(step.replayed_calls(), 0) << step.last_reason();
+  ExpectSameState(*lazy_model, *model);
+  EXPECT_EQ(
+      static_cast<nn::BatchNorm2d*>(model->modules[1].get())->num_batches_tracked.item<int64_t>(),
+      7);
+}
+
 std::string TempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("seam_norm_test_" + std::to_string(getpid()) + "_" + name))
@@ -338,18 +380,10 @@ TEST(NormTest, SaveAndResumeIsBitIdentical) {
   std::filesystem::remove(model_path);
   std::filesystem::remove(opt_path);
 
-  const nn::StateDict want = straight->state_dict(), got = resumed->state_dict();
-  ASSERT_EQ(want.size(), got.size());
-  for (const auto& [name, tensor] : want) {
-    if (tensor.dtype() == DType::kInt64) {
-      EXPECT_EQ(got.at(name).item<int64_t>(), 6) << name;
-      EXPECT_EQ(tensor.item<int64_t>(), 6) << name;
-      continue;
-    }
-    const std::vector<float> a = tensor.to_vector<float>(), b = got.at(name).to_vector<float>();
-    ASSERT_EQ(a.size(), b.size()) << name;
-    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << name;
-  }
+  ExpectSameState(*straight, *resumed);
+  EXPECT_EQ(
+      static_cast<nn::BatchNorm2d*>(resumed->modules[1].get())->num_batches_tracked.item<int64_t>(),
+      6);
 }
 
 // A safetensors file of a PyTorch BatchNorm2d(2)'s state_dict, its bytes written here (not by
