@@ -83,6 +83,14 @@ void CheckBatchNorm(const Tensor& input, const Tensor* running_mean, const Tenso
   }
 }
 
+// bfloat16 is normalized in float32 and rounded once at the end (as PyTorch computes it):
+// the mean and variance of many bfloat16 values would lose most of their bits.
+Tensor Widened(const Tensor& t) {
+  return t.defined() && t.dtype() == DType::kBFloat16 ? t.to(DType::kFloat32) : t;
+}
+
+Tensor Narrowed(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
+
 }  // namespace
 
 Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
@@ -102,12 +110,13 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
   CheckOperand("layer_norm", "bias", bias, normalized_shape, input);
   std::vector<int64_t> axes;
   for (size_t i = shape.size() - k; i < shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  const Tensor centered = input - input.mean(axes, /*keepdim=*/true);
+  const Tensor x = Widened(input);
+  const Tensor centered = x - x.mean(axes, /*keepdim=*/true);
   const Tensor var = (centered * centered).mean(axes, /*keepdim=*/true);
   Tensor y = centered * (var + eps).rsqrt();
-  if (weight.defined()) y = y * weight;  // broadcasting aligns the trailing dims
-  if (bias.defined()) y = y + bias;
-  return y;
+  if (weight.defined()) y = y * Widened(weight);  // broadcasting aligns the trailing dims
+  if (bias.defined()) y = y + Widened(bias);
+  return Narrowed(y, input.dtype());
 }
 
 Tensor batch_norm(const Tensor& input, Tensor* running_mean, Tensor* running_var,
@@ -115,24 +124,30 @@ Tensor batch_norm(const Tensor& input, Tensor* running_mean, Tensor* running_var
                   double eps) {
   CheckBatchNorm(input, running_mean, running_var, weight, bias, training);
   const size_t rank = input.shape().size();
+  const DType dtype = input.dtype();
+  const Tensor x = Widened(input);
   if (!training) {
-    const Tensor y =
-        (input - PerChannel(*running_mean, rank)) * (PerChannel(*running_var, rank) + eps).rsqrt();
-    return Affine(y, weight, bias, rank);
+    const Tensor y = (x - PerChannel(Widened(*running_mean), rank)) *
+                     (PerChannel(Widened(*running_var), rank) + eps).rsqrt();
+    return Narrowed(Affine(y, Widened(weight), Widened(bias), rank), dtype);
   }
   std::vector<int64_t> axes = {0};
   for (size_t i = 2; i < rank; ++i) axes.push_back(static_cast<int64_t>(i));
-  const Tensor mean = input.mean(axes, /*keepdim=*/true);
-  const Tensor centered = input - mean;
+  const Tensor mean = x.mean(axes, /*keepdim=*/true);
+  const Tensor centered = x - mean;
   const Tensor var = (centered * centered).mean(axes, /*keepdim=*/true);
   if (running_mean != nullptr) {
     const int64_t channels = input.shape()[1];
     const double n = static_cast<double>(input.numel() / channels);
-    running_mean->assign(*running_mean * (1.0 - momentum) + mean.reshape({channels}) * momentum);
-    running_var->assign(*running_var * (1.0 - momentum) +
-                        var.reshape({channels}) * (momentum * n / (n - 1.0)));
+    const Tensor new_mean =
+        Widened(*running_mean) * (1.0 - momentum) + mean.reshape({channels}) * momentum;
+    const Tensor new_var = Widened(*running_var) * (1.0 - momentum) +
+                           var.reshape({channels}) * (momentum * n / (n - 1.0));
+    running_mean->assign(Narrowed(new_mean, dtype));
+    running_var->assign(Narrowed(new_var, dtype));
   }
-  return Affine(centered * (var + eps).rsqrt(), weight, bias, rank);
+  return Narrowed(Affine(centered * (var + eps).rsqrt(), Widened(weight), Widened(bias), rank),
+                  dtype);
 }
 
 LayerNorm::LayerNorm(std::vector<int64_t> normalized_shape_in, double eps, DType dtype)

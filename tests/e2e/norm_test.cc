@@ -76,6 +76,29 @@ TEST(NormTest, LayerNormMatchesFormula) {
   }
 }
 
+// bfloat16 input is normalized in float32 and rounded once: each result is within half a
+// bfloat16 ulp (2^-9 relative, 2^-8 allowed) of the formula on the (bfloat16) inputs.
+TEST(NormTest, BFloat16NormalizesInFloat32) {
+  const int64_t rows = 2, k = 64;
+  const std::vector<float> x32 = ToFloat(Random(rows * k, 40, 100, 101));  // mean far from 0
+  Tensor x = Tensor::from_vector(x32, {rows, k}).to(DType::kBFloat16);
+  const std::vector<float> xb = x.to(DType::kFloat32).to_vector<float>();
+  const std::vector<float> y = nn::layer_norm(x, {k}).to(DType::kFloat32).to_vector<float>();
+  for (int64_t r = 0; r < rows; ++r) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < k; ++j) mean += xb[r * k + j] / k;
+    for (int64_t j = 0; j < k; ++j) var += (xb[r * k + j] - mean) * (xb[r * k + j] - mean) / k;
+    for (int64_t j = 0; j < k; ++j) {
+      const double want = (xb[r * k + j] - mean) / std::sqrt(var + 1e-5);
+      EXPECT_NEAR(y[r * k + j], want, std::abs(want) / 256 + 1e-3) << r << "," << j;
+    }
+  }
+  nn::BatchNorm2d bn(2, 1e-5, 0.1, DType::kBFloat16);
+  Tensor y2 = bn.forward(x.reshape({4, 2, 4, 4}));
+  EXPECT_EQ(y2.dtype(), DType::kBFloat16);
+  EXPECT_EQ(bn.running_mean.dtype(), DType::kBFloat16);
+}
+
 struct ChannelStats {
   std::vector<double> mean, var;  // biased variance
 };
