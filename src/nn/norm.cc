@@ -138,7 +138,7 @@ Tensor batch_norm(const Tensor& input, Tensor* running_mean, Tensor* running_var
   const Tensor var = (centered * centered).mean(axes, /*keepdim=*/true);
   if (running_mean != nullptr) {
     const int64_t channels = input.shape()[1];
-    const double n = static_cast<double>(input.numel() / channels);
+    const double n = static_cast<double>(input.numel()) / static_cast<double>(channels);
     const Tensor new_mean =
         Widened(*running_mean) * (1.0 - momentum) + mean.reshape({channels}) * momentum;
     const Tensor new_var = Widened(*running_var) * (1.0 - momentum) +
