@@ -36,12 +36,29 @@ class Module {
   virtual std::vector<Tensor*> parameters() { return {}; }
   // The same parameters with their names, in the same order.
   virtual std::vector<NamedParameter> named_parameters() { return {}; }
-  // Every parameter by name, in PyTorch's layout (a lazy transpose where it differs).
+  // Module state that is not a parameter (BatchNorm2d's running statistics), by PyTorch's
+  // names: in state_dict() and load_state_dict(), never in parameters() or
+  // named_parameters(), so an optimizer never sees it. The forward pass may assign it.
+  virtual std::vector<NamedParameter> named_buffers() { return {}; }
+  // The modules this one holds (Sequential's), for train() and eval().
+  virtual std::vector<Module*> children() { return {}; }
+  // Every parameter then every buffer by name, in PyTorch's layout (a lazy transpose where
+  // it differs).
   StateDict state_dict();
-  // Sets every parameter from `state` (PyTorch's layout). Every name, shape and dtype is
-  // checked first: a missing, unexpected or mismatched entry is an Error naming each one,
-  // and then no parameter has changed.
+  // Sets every parameter and buffer from `state` (PyTorch's layout). Every name, shape and
+  // dtype is checked first: a missing, unexpected or mismatched entry is an Error naming
+  // each one, and then nothing has changed.
   void load_state_dict(const StateDict& state);
+  // Training mode (the default) or evaluation mode for this module and, recursively, its
+  // children, as torch.nn.Module.train()/eval(): BatchNorm2d normalizes with the batch's
+  // statistics and updates its running ones in training mode, uses the running ones in
+  // evaluation mode.
+  void train(bool mode = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+ private:
+  bool training_ = true;
 };
 
 // y = x @ weight + bias; weight [in, out], bias [out]. Both are drawn uniformly from
@@ -82,6 +99,8 @@ class Sequential : public Module {
   std::vector<Tensor*> parameters() override;  // every module's, in order
   // Module i's parameters prefixed "<i>." (torch.nn.Sequential's names).
   std::vector<NamedParameter> named_parameters() override;
+  std::vector<NamedParameter> named_buffers() override;  // prefixed the same way
+  std::vector<Module*> children() override;
   std::vector<std::shared_ptr<Module>> modules;
 };
 
@@ -96,6 +115,58 @@ class Mlp : public Module {
   // named `layers`).
   std::vector<NamedParameter> named_parameters() override;
   std::vector<Linear> layers;
+};
+
+// Normalization (src/nn/norm.cc; docs/frontend.md, "Normalization"), built from reductions,
+// broadcasting and rsqrt, so gradients flow through them. PyTorch's semantics and defaults.
+
+// torch.nn.functional.layer_norm: normalizes over the trailing dims `normalized_shape` with
+// the biased variance, y = (x - mean) / sqrt(var + eps) * weight + bias; weight and bias
+// (shape normalized_shape) may be undefined Tensors (no affine step).
+Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                  double eps = 1e-5);
+
+// torch.nn.functional.batch_norm on [N, C, ...]: statistics per channel (dim 1). Training:
+// the batch's mean and biased variance normalize, and, when given, *running_mean and
+// *running_var ([C]) are assigned (1 - momentum) * running + momentum * batch (the
+// variance unbiased, times n / (n - 1)). Evaluation: the running statistics normalize
+// (they are required then). weight and bias ([C]) may be undefined.
+Tensor batch_norm(const Tensor& input, Tensor* running_mean, Tensor* running_var,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                  bool training = false, double momentum = 0.1, double eps = 1e-5);
+
+// torch.nn.LayerNorm with elementwise affine: parameters "weight" (ones) and "bias" (zeros),
+// both of shape normalized_shape.
+class LayerNorm : public Module {
+ public:
+  explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5,
+                     DType dtype = DType::kFloat32);
+  Tensor forward(const Tensor& x) const override;
+  std::vector<Tensor*> parameters() override { return {&weight, &bias}; }
+  std::vector<NamedParameter> named_parameters() override;
+  std::vector<int64_t> normalized_shape;
+  double eps;
+  Tensor weight, bias;
+};
+
+// torch.nn.BatchNorm2d on NCHW input: parameters "weight" (ones) and "bias" (zeros), [C];
+// buffers "running_mean" (zeros), "running_var" (ones), [C], in the module's dtype, and
+// "num_batches_tracked" (an int64 scalar). Each forward in training mode assigns the three
+// buffers new lazy values (program data: the step's program is the same every step).
+class BatchNorm2d : public Module {
+ public:
+  explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, double momentum = 0.1,
+                       DType dtype = DType::kFloat32);
+  Tensor forward(const Tensor& x) const override;
+  std::vector<Tensor*> parameters() override { return {&weight, &bias}; }
+  std::vector<NamedParameter> named_parameters() override;
+  std::vector<NamedParameter> named_buffers() override;
+  int64_t num_features;
+  double eps, momentum;
+  Tensor weight, bias;
+  // Buffers: forward (const, as every module's) updates them in training mode.
+  mutable Tensor running_mean, running_var, num_batches_tracked;
 };
 
 Tensor relu(const Tensor& x);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seam/distributed.h"
@@ -113,6 +114,9 @@ class Adam : public Optimizer {
   std::vector<StateEntry> StateEntries() override;
   void StateLoaded() override;
   std::vector<Hyperparameter> Hyperparameters() override;
+  // AdamW: weight decay scales the parameter by (1 - lr * weight_decay) before the update
+  // instead of adding weight_decay * p to the gradient.
+  bool decoupled_weight_decay_ = false;
 
  private:
   // The step count of each parameter's state (one value for all), when not capturable.
@@ -121,6 +125,22 @@ class Adam : public Optimizer {
   int64_t t_ = 0;
   std::vector<Tensor> m_, v_;
   std::vector<Tensor> step_;  // capturable: one f32 scalar, the device step count
+};
+
+// AdamW (Loshchilov & Hutter; torch.optim.AdamW): Adam whose weight decay is decoupled from
+// the gradient, p <- p * (1 - lr * weight_decay) and then Adam's update of it with the
+// plain gradient; PyTorch's defaults (weight_decay 1e-2). Its state dict is Adam's (the
+// same names and hyperparameters), and `capturable` means the same.
+class AdamW : public Adam {
+ public:
+  explicit AdamW(nn::Module& module, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
+                 float eps = 1e-8f, float weight_decay = 1e-2f, bool capturable = false)
+      : AdamW(module.parameters(), lr, beta1, beta2, eps, weight_decay, capturable) {}
+  AdamW(std::vector<Tensor*> params, float lr = 1e-3f, float beta1 = 0.9f, float beta2 = 0.999f,
+        float eps = 1e-8f, float weight_decay = 1e-2f, bool capturable = false)
+      : Adam(std::move(params), lr, beta1, beta2, eps, weight_decay, capturable) {
+    decoupled_weight_decay_ = true;
+  }
 };
 
 }  // namespace seam::optim

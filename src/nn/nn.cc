@@ -36,6 +36,18 @@ Tensor Sequential::forward(const Tensor& x) const {
   return h;
 }
 
+void Module::train(bool mode) {
+  training_ = mode;
+  for (Module* child : children()) child->train(mode);
+}
+
+std::vector<Module*> Sequential::children() {
+  std::vector<Module*> out;
+  out.reserve(modules.size());
+  for (const auto& module : modules) out.push_back(module.get());
+  return out;
+}
+
 std::vector<Tensor*> Sequential::parameters() {
   std::vector<Tensor*> params;
   for (const auto& module : modules) {

@@ -168,11 +168,17 @@ void Adam::update(const std::vector<Tensor>& grads) {
   Tensor b1 = Tensor::scalar(beta1, compute), one_minus_b1 = Tensor::scalar(1.0 - beta1, compute);
   Tensor b2 = Tensor::scalar(beta2, compute), one_minus_b2 = Tensor::scalar(1.0 - beta2, compute);
   Tensor wd_t = Tensor::scalar(weight_decay, compute);
+  // AdamW's factor, 1 - lr * weight_decay, computed in double and rounded once.
+  Tensor decay_t = Tensor::scalar(1.0 - static_cast<double>(lr) * weight_decay, compute);
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = *params_[i];
-    const Tensor p_c = p.to(compute);  // the same tensor when compute is the dtype
+    Tensor p_c = p.to(compute);  // the same tensor when compute is the dtype
     Tensor g = grads[i].to(compute);
-    if (weight_decay != 0) g = g + wd_t * p_c;
+    if (weight_decay != 0 && decoupled_weight_decay_) {
+      p_c = p_c * decay_t;
+    } else if (weight_decay != 0) {
+      g = g + wd_t * p_c;
+    }
     const Tensor m = b1 * m_[i].to(compute) + one_minus_b1 * g;
     const Tensor v = b2 * v_[i].to(compute) + one_minus_b2 * g * g;
     m_[i].assign(m.to(dtype));

@@ -82,11 +82,18 @@ std::vector<NamedParameter> Prefixed(const std::string& prefix,
   return params;
 }
 
+// The parameters, then the buffers (never transposed).
+std::vector<NamedParameter> Entries(Module& module) {
+  std::vector<NamedParameter> entries = module.named_parameters();
+  for (NamedParameter& b : module.named_buffers()) entries.push_back(std::move(b));
+  return entries;
+}
+
 }  // namespace
 
-StateDict Module::state_dict() { return StateDictOf(named_parameters()); }
+StateDict Module::state_dict() { return StateDictOf(Entries(*this)); }
 
-void Module::load_state_dict(const StateDict& state) { LoadStateDict(named_parameters(), state); }
+void Module::load_state_dict(const StateDict& state) { LoadStateDict(Entries(*this), state); }
 
 std::vector<NamedParameter> Linear::named_parameters() {
   return {{"weight", &weight, /*transposed=*/true}, {"bias", &bias, false}};
@@ -100,6 +107,16 @@ std::vector<NamedParameter> Sequential::named_parameters() {
     }
   }
   return params;
+}
+
+std::vector<NamedParameter> Sequential::named_buffers() {
+  std::vector<NamedParameter> buffers;
+  for (size_t i = 0; i < modules.size(); ++i) {
+    for (NamedParameter& b : Prefixed(std::to_string(i) + ".", modules[i]->named_buffers())) {
+      buffers.push_back(std::move(b));
+    }
+  }
+  return buffers;
 }
 
 std::vector<NamedParameter> Mlp::named_parameters() {
