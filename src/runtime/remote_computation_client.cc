@@ -305,6 +305,9 @@ absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDe
         break;
       }
       ir::Literal& literal = literals[index];
+      // Sized once, by this process's own shape, when its first bytes arrive: the server
+      // sends only values it has read, so a failed run's error comes before any sizing.
+      if (literal.bytes.empty()) literal.bytes.reserve(handles[index]->shape().byte_size());
       const size_t n =
           std::min(data.size() - at, handles[index]->shape().byte_size() - literal.bytes.size());
       literal.bytes.insert(literal.bytes.end(), data.begin() + static_cast<ptrdiff_t>(at),

@@ -171,8 +171,11 @@ class RemoteService::Impl final : public pb::Remote::Service {
       total += shape->byte_size();
       tensors.push_back({*std::move(shape), nullptr, chunk.tensors(i).device()});
     }
-    // Grown as bytes arrive, so memory follows what was sent, not what a header claims.
+    // Grown as bytes arrive, so memory follows what was sent, not what a header claims:
+    // reserved up front only up to kReserveAtMost, beyond that as the bytes come.
+    constexpr size_t kReserveAtMost = size_t{64} << 20;
     std::string bytes = std::move(*chunk.mutable_data());
+    bytes.reserve(std::min(total, kReserveAtMost));
     while (bytes.size() <= total && reader->Read(&chunk)) bytes.append(chunk.data());
     if (bytes.size() != total) {
       return {grpc::StatusCode::INVALID_ARGUMENT,
