@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "src/ir/bf16.h"
+#include "src/ir/reference_gather.h"
 #include "src/ir/reference_scalar.h"
 #include "src/ir/reference_window.h"
 #include "src/ir/verifier.h"
@@ -431,6 +432,34 @@ Value Windowed(const Instruction& inst, const std::vector<const Value*>& in) {
   return out;
 }
 
+// gather copies; scatter_* starts from operand 0 and applies the updates one by one in
+// the order of reference::ScatterTargets (add: rounded after each addition, as a sequential kernel
+// does; replace: the last update of an element wins).
+Value Indexed(const Instruction& inst, const std::vector<const Value*>& in) {
+  Value out(inst.shape);
+  if (inst.op == Op::kGather) {
+    const std::vector<int64_t> sources =
+        reference::GatherSources(inst, in[0]->shape, in[1]->shape, in[1]->i);
+    for (size_t k = 0; k < sources.size(); ++k) out.CopyFrom(*in[0], sources[k], k);
+    return out;
+  }
+  out = *in[0];
+  const std::vector<reference::ScatterStep> steps =
+      reference::ScatterTargets(inst, in[0]->shape, in[1]->shape, in[1]->i, in[2]->shape);
+  const DType dtype = inst.shape.dtype;
+  for (const reference::ScatterStep& step : steps) {
+    const int64_t t = step.target, k = step.update;
+    if (inst.op == Op::kScatterReplace) {
+      out.CopyFrom(*in[2], k, t);
+    } else if (out.is_float()) {
+      out.f[t] = RoundTo(dtype, out.f[t] + in[2]->f[k]);
+    } else {
+      out.i[t] = IntBinary(Op::kAdd, dtype, out.i[t], in[2]->i[k]);
+    }
+  }
+  return out;
+}
+
 Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) {
   switch (inst.op) {
     case Op::kConstant:
@@ -466,6 +495,10 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
     case Op::kReduceWindowMin:
     case Op::kSelectAndScatter:
       return Windowed(inst, in);
+    case Op::kGather:
+    case Op::kScatterAdd:
+    case Op::kScatterReplace:
+      return Indexed(inst, in);
     default:
       return Elementwise(inst, in);
   }

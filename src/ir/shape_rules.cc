@@ -235,7 +235,11 @@ absl::Status CheckDTypes(const Instruction& inst, const std::vector<Shape>& oper
   }
   // select's predicate is always pred; its shape rule says so.
   size_t first = inst.op == Op::kSelect ? 1 : 0;
+  // gather's and scatter's operand 1 holds indices; their shape rules check it.
+  const bool indexed =
+      inst.op == Op::kGather || inst.op == Op::kScatterAdd || inst.op == Op::kScatterReplace;
   for (size_t i = first; i < operands.size(); ++i) {
+    if (indexed && i == 1) continue;
     if (!Contains(accepted, operands[i].dtype)) {
       return Error(inst, absl::StrCat("operand ", i, " has element type ",
                                       std::string(DTypeName(operands[i].dtype)), ", expected ",

@@ -366,6 +366,9 @@ bool IsLoopFusible(Op op) {
     case Op::kReduceWindowMax:
     case Op::kReduceWindowMin:
     case Op::kSelectAndScatter:
+    case Op::kGather:
+    case Op::kScatterAdd:
+    case Op::kScatterReplace:
     case Op::kAllReduceSum:
     case Op::kAllReduceMax:
     case Op::kAllReduceMin:

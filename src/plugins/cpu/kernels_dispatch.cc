@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels_gather.h"
 #include "src/plugins/cpu/kernels_window.h"
 
 namespace seam::cpu {
@@ -93,6 +94,12 @@ void RunKernel(const ir::Instruction& inst,
       return ReduceWindow(inst, operand_shape(0), in[0], out);
     case ir::Op::kSelectAndScatter:
       return SelectAndScatter(inst, operand_shape(0), in[0], in[1], out);
+    case ir::Op::kGather:
+      return Gather(inst, operand_shape(0), in[0], operand_shape(1), in[1], out);
+    case ir::Op::kScatterAdd:
+    case ir::Op::kScatterReplace:
+      return Scatter(inst, operand_shape(0), in[0], operand_shape(1), in[1], operand_shape(2),
+                     in[2], out);
     case ir::Op::kAllReduceSum:
     case ir::Op::kAllReduceMax:
     case ir::Op::kAllReduceMin:
