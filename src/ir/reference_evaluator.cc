@@ -155,6 +155,22 @@ Value Elementwise(const Instruction& inst, const std::vector<const Value*>& in) 
   return out;
 }
 
+// minimum(maximum(x, lo), hi) with those ops' element rules (NaN wins, +0 > -0).
+Value Clamp(const Instruction& inst, const std::vector<const Value*>& in) {
+  Value out(inst.shape);
+  const DType dtype = inst.shape.dtype;
+  for (int64_t k = 0; k < out.size(); ++k) {
+    if (out.is_float()) {
+      out.f[k] = FloatBinary(Op::kMinimum, FloatBinary(Op::kMaximum, in[1]->f[k], in[0]->f[k]),
+                             in[2]->f[k]);
+    } else {
+      out.i[k] = IntBinary(Op::kMinimum, dtype,
+                           IntBinary(Op::kMaximum, dtype, in[1]->i[k], in[0]->i[k]), in[2]->i[k]);
+    }
+  }
+  return out;
+}
+
 Value Select(const Instruction& inst, const std::vector<const Value*>& in) {
   Value out(inst.shape);
   for (int64_t k = 0; k < out.size(); ++k) out.CopyFrom(in[0]->i[k] ? *in[1] : *in[2], k, k);
@@ -468,6 +484,8 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
       return Iota(inst);
     case Op::kSelect:
       return Select(inst, in);
+    case Op::kClamp:
+      return Clamp(inst, in);
     case Op::kConvert:
       return Convert(inst, *in[0]);
     case Op::kBroadcastInDim:

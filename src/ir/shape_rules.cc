@@ -153,6 +153,18 @@ absl::StatusOr<Shape> ShapeRuleSelect(const Instruction& inst, const std::vector
   return operands[1];
 }
 
+absl::StatusOr<Shape> ShapeRuleClamp(const Instruction& inst, const std::vector<Shape>& operands) {
+  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
+  for (size_t k : {0, 2}) {
+    if (operands[k] != operands[1]) {
+      return Error(inst, absl::StrCat("operand ", k, " (the ", k == 0 ? "minimum" : "maximum",
+                                      ") has shape ", operands[k].ToString(), ", expected ",
+                                      operands[1].ToString(), " (operand 1)"));
+    }
+  }
+  return operands[1];
+}
+
 absl::StatusOr<Shape> ShapeRuleConvert(const Instruction& inst,
                                        const std::vector<Shape>& operands) {
   SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));

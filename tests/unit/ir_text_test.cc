@@ -171,6 +171,8 @@ constexpr char kEveryOp[] = R"(program @every_op replicas=2 {
   %56 = gather(%0, %1), collapsed_slice_dims={0}, index_vector_dim={2}, offset_dims={2}, slice_sizes={1,3}, start_index_map={0} : f32[2,3,3]
   %57 = scatter_add(%0, %1, %56), index_vector_dim={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, update_window_dims={2} : f32[2,3]
   %58 = scatter_replace(%0, %1, %56), index_vector_dim={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, update_window_dims={2} : f32[2,3]
+  %59 = erf(%0) : f32[2,3]
+  %60 = clamp(%0, %0, %0) : f32[2,3]
   return (%50, %49, %48, %47)
 }
 )";

@@ -366,6 +366,7 @@ bool IsLoopFusible(Op op) {
     case Op::kReduceWindowMax:
     case Op::kReduceWindowMin:
     case Op::kSelectAndScatter:
+    case Op::kClamp:  // three operands: the loop compiler knows only select's
     case Op::kGather:
     case Op::kScatterAdd:
     case Op::kScatterReplace:
