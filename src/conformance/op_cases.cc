@@ -555,6 +555,21 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
     }
     case Op::kSelectAndScatter:
       return SelectAndScatterCase(r, b, dtype, i);
+    case Op::kArgMax:
+    case Op::kArgMin:
+    case Op::kCumsum: {
+      // case 1's 0-sized dimension is kept off the axis (argmax refuses an empty one).
+      Dims dims = r.Shape(i, 1);
+      int64_t axis = r.Int(0, static_cast<int64_t>(dims.size()) - 1);
+      if (dims[axis] == 0) dims[axis] = 3;
+      if (i == 1 && dims.size() == 1) {
+        dims.insert(dims.begin(), 0);
+        axis = 1;
+      } else if (i == 1) {
+        dims[(axis + 1) % static_cast<int64_t>(dims.size())] = 0;
+      }
+      return b.Finish(op, {b.Param({dtype, dims})}, {{"axis", {axis}}}, {});
+    }
     case Op::kGather:
     case Op::kScatterAdd:
     case Op::kScatterReplace:

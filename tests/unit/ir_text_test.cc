@@ -173,6 +173,9 @@ constexpr char kEveryOp[] = R"(program @every_op replicas=2 {
   %58 = scatter_replace(%0, %1, %56), index_vector_dim={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, update_window_dims={2} : f32[2,3]
   %59 = erf(%0) : f32[2,3]
   %60 = clamp(%0, %0, %0) : f32[2,3]
+  %61 = argmax(%0), axis={1} : s64[2]
+  %62 = argmin(%1), axis={0} : s64[3]
+  %63 = cumsum(%1), axis={1} : s32[2,3]
   return (%50, %49, %48, %47)
 }
 )";

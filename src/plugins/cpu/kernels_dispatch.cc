@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels_axis.h"
 #include "src/plugins/cpu/kernels_gather.h"
 #include "src/plugins/cpu/kernels_window.h"
 
@@ -95,6 +96,11 @@ void RunKernel(const ir::Instruction& inst,
       return ReduceWindow(inst, operand_shape(0), in[0], out);
     case ir::Op::kSelectAndScatter:
       return SelectAndScatter(inst, operand_shape(0), in[0], in[1], out);
+    case ir::Op::kArgMax:
+    case ir::Op::kArgMin:
+      return ArgReduce(inst, operand_shape(0), in[0], out);
+    case ir::Op::kCumsum:
+      return Cumsum(inst, operand_shape(0), in[0], out);
     case ir::Op::kClamp:
       // maximum then minimum, in place: the same NaN and signed-zero rules as those ops.
       Binary(ir::Op::kMaximum, inst.shape.dtype, in[1], in[0], out, count);
