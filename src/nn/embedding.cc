@@ -18,8 +18,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   }
   if (ids->shape.dtype != ir::DType::kS32 && ids->shape.dtype != ir::DType::kS64) {
     lazy::ThrowInvalid(absl::StrCat("embedding: indices must be int32 or int64, got ",
-                                    std::string(ir::DTypeName(ids->shape.dtype)), " ",
-                                    ids->shape.ToString()));
+                                    dtype_name(lazy::FromIr(ids->shape.dtype)), " (",
+                                    ids->shape.ToString(), ")"));
   }
   const int64_t rank = ids->shape.rank();
   return lazy::Wrap(lazy::MakeNode(ir::Op::kGather, {table, ids},

@@ -102,7 +102,7 @@ TEST(IndexTest, EmbeddingModuleAndErrors) {
   EXPECT_EQ(module.named_parameters().size(), 1u);
   Tensor float_ids = Tensor::from_vector({1.0f, 2.0f}, {2});
   EXPECT_EQ(ErrorOf([&] { nn::embedding(module.weight, float_ids); }),
-            "embedding: indices must be int32 or int64, got f32 f32[2]");
+            "embedding: indices must be int32 or int64, got float32 (f32[2])");
 }
 
 TEST(IndexTest, ArgMaxArgMinClampCumsumErfValues) {
