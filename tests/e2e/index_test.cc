@@ -130,6 +130,14 @@ TEST(IndexTest, ArgMaxArgMinClampCumsumErfValues) {
 TEST(IndexTest, GradientsMatchFiniteDifferences) {
   Tensor ids = Tensor::from_vector({3, 0, 3, 1, 9, -2}, {2, 3});  // repeats, out of range
   CheckGrad([&](const std::vector<Tensor>& in) { return nn::embedding(in[0], ids); }, {{4, 3}});
+  // The embedding's gradient as a function of the output gradient u is a scatter_add of u:
+  // differentiating it again checks scatter_add's rule for its updates.
+  Tensor table = Tensor::zeros({4, 3}, DType::kFloat64);
+  CheckGrad(
+      [&](const std::vector<Tensor>& in) {
+        return grad((nn::embedding(table, ids) * in[0]).sum(), {table})[0];
+      },
+      {{2, 3, 3}});
   CheckGrad([](const std::vector<Tensor>& in) { return nn::gelu(in[0]); }, {{2, 5}});
   CheckGrad([](const std::vector<Tensor>& in) { return in[0].erf(); }, {{7}});
   CheckGrad([](const std::vector<Tensor>& in) { return in[0].cumsum(1); }, {{3, 4}});
