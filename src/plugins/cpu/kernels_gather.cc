@@ -1,8 +1,10 @@
 #include "src/plugins/cpu/kernels_gather.h"
 
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "src/ir/bf16.h"
 #include "src/ir/gather.h"
 
@@ -85,7 +87,7 @@ void ForEachRow(const std::vector<int64_t>& slice, const std::vector<int64_t>& o
     if (s == 0) return;
   }
   if (rank == 0) return row(0, 0);
-  std::vector<int64_t> at(rank - 1, 0);
+  absl::InlinedVector<int64_t, 6> at(rank - 1, 0);
   while (true) {
     int64_t a = 0, b = 0;
     for (size_t d = 0; d + 1 < rank; ++d) {
@@ -102,49 +104,43 @@ void ForEachRow(const std::vector<int64_t>& slice, const std::vector<int64_t>& o
   }
 }
 
-// Adds element `from` into element `to` for the dtype D.
-void AddInto(DType dtype, const uint8_t* from, uint8_t* to) {
+// to[k] += from[k * stride] for k < n, in the dtype's arithmetic: floats in order (bf16 in
+// f32, rounded after each addition), integers wrapping.
+template <typename T>
+void AddRowTyped(const uint8_t* from, int64_t stride, uint8_t* to, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    T a, b;
+    std::memcpy(&a, to + k * sizeof(T), sizeof(T));
+    std::memcpy(&b, from + k * stride * sizeof(T), sizeof(T));
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      a = static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+    } else {
+      a += b;
+    }
+    std::memcpy(to + k * sizeof(T), &a, sizeof(T));
+  }
+}
+
+void AddRow(DType dtype, const uint8_t* from, int64_t stride, uint8_t* to, int64_t n) {
   switch (dtype) {
-    case DType::kF32: {
-      float a, b;
-      std::memcpy(&a, to, 4);
-      std::memcpy(&b, from, 4);
-      a += b;
-      std::memcpy(to, &a, 4);
+    case DType::kF32:
+      return AddRowTyped<float>(from, stride, to, n);
+    case DType::kF64:
+      return AddRowTyped<double>(from, stride, to, n);
+    case DType::kS32:
+      return AddRowTyped<int32_t>(from, stride, to, n);
+    case DType::kBF16:
+      for (int64_t k = 0; k < n; ++k) {
+        uint16_t a, b;
+        std::memcpy(&a, to + k * 2, 2);
+        std::memcpy(&b, from + k * stride * 2, 2);
+        a = ir::FloatToBF16(ir::BF16ToFloat(a) + ir::BF16ToFloat(b));
+        std::memcpy(to + k * 2, &a, 2);
+      }
       return;
-    }
-    case DType::kF64: {
-      double a, b;
-      std::memcpy(&a, to, 8);
-      std::memcpy(&b, from, 8);
-      a += b;
-      std::memcpy(to, &a, 8);
-      return;
-    }
-    case DType::kBF16: {
-      uint16_t a, b;
-      std::memcpy(&a, to, 2);
-      std::memcpy(&b, from, 2);
-      a = ir::FloatToBF16(ir::BF16ToFloat(a) + ir::BF16ToFloat(b));
-      std::memcpy(to, &a, 2);
-      return;
-    }
-    case DType::kS32: {
-      uint32_t a, b;
-      std::memcpy(&a, to, 4);
-      std::memcpy(&b, from, 4);
-      a += b;
-      std::memcpy(to, &a, 4);
-      return;
-    }
-    default: {  // s64 (scatter_add's shape rule admits numeric dtypes only)
-      uint64_t a, b;
-      std::memcpy(&a, to, 8);
-      std::memcpy(&b, from, 8);
-      a += b;
-      std::memcpy(to, &a, 8);
-      return;
-    }
+    default:  // s64 (scatter_add's shape rule admits numeric dtypes only)
+      return AddRowTyped<int64_t>(from, stride, to, n);
   }
 }
 
@@ -224,12 +220,9 @@ void Scatter(const ir::Instruction& inst, const ir::Shape& operand_shape, const 
         std::memcpy(to, from, row * esize);
         return;
       }
+      if (add) return AddRow(operand_shape.dtype, from, last_stride, to, row);
       for (int64_t k = 0; k < row; ++k) {
-        if (add) {
-          AddInto(operand_shape.dtype, from + k * last_stride * esize, to + k * esize);
-        } else {
-          std::memcpy(to + k * esize, from + k * last_stride * esize, esize);
-        }
+        std::memcpy(to + k * esize, from + k * last_stride * esize, esize);
       }
     });
   });
