@@ -214,6 +214,27 @@ class Conv2d : public Module {
   Tensor weight, bias;
 };
 
+// torch.nn.functional.embedding: the rows of weight [num_embeddings, dim] named by integer
+// `indices` (int32 or int64, any shape) -> [*indices.shape, dim]; another dtype is an Error
+// naming it. An id outside [0, num_embeddings) is clamped to the nearest row (XLA's rule;
+// PyTorch raises). The gradient adds each output row's gradient into its row (IR
+// scatter_add), so repeated ids accumulate.
+Tensor embedding(const Tensor& weight, const Tensor& indices);
+// Exact GELU, x/2 * (1 + erf(x / sqrt(2))) (PyTorch's default; Tensor::gelu is the tanh form).
+Tensor gelu(const Tensor& x);
+
+// torch.nn.Embedding: weight [num_embeddings, dim] drawn from N(0, 1) (PyTorch's default)
+// with Tensor::randn(seed); forward(indices) = embedding(weight, indices). Parameter
+// "weight".
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t dim, uint64_t seed, DType dtype = DType::kFloat32);
+  Tensor forward(const Tensor& indices) const override;
+  std::vector<Tensor*> parameters() override { return {&weight}; }
+  std::vector<NamedParameter> named_parameters() override;
+  Tensor weight;
+};
+
 }  // namespace seam::nn
 
 #endif  // SEAM_NN_H_

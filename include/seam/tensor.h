@@ -209,7 +209,12 @@ class Tensor {
   Tensor min(const std::vector<int64_t>& axes, bool keepdim = false) const;
   Tensor prod() const;  // IR reduce_product
   Tensor prod(const std::vector<int64_t>& axes, bool keepdim = false) const;
-  Tensor argmax(int64_t axis) const;  // int32 indices of the first maximum along `axis`
+  // int32 indices of the first maximum / minimum along `axis` (a NaN counts as both: the
+  // first NaN's index, as PyTorch); an empty axis is an error.
+  Tensor argmax(int64_t axis) const;
+  Tensor argmin(int64_t axis) const;
+  // Running sum along `axis` (torch.cumsum), numeric dtypes.
+  Tensor cumsum(int64_t axis) const;
 
   // Shapes. reshape accepts one -1 dimension; transpose swaps the two axes of a matrix.
   Tensor reshape(std::vector<int64_t> shape) const;
@@ -247,6 +252,7 @@ class Tensor {
   // GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (PyTorch's
   // approximate="tanh"; the IR has no erf).
   Tensor gelu() const;
+  Tensor erf() const;          // the error function (float dtypes); nn::gelu uses it
   Tensor logical_not() const;  // bool tensors
 
   // Numerically stable composites along `axis` (x - max is exponentiated).
@@ -297,6 +303,10 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, Scalar b);
 Tensor minimum(const Tensor& a, Scalar b);
 Tensor pow(const Tensor& a, const Tensor& b);
+// torch.clamp: min(max(x, min), max) elementwise; the bounds have x's dtype and broadcast
+// to x's shape; a NaN anywhere gives NaN; where min > max the result is max.
+Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
+Tensor clamp(const Tensor& x, Scalar min, Scalar max);  // bounds converted to x's dtype
 Tensor pow(const Tensor& a, Scalar exponent);
 // Comparisons give kBool tensors (broadcasting as above); where picks a where cond is true.
 Tensor eq(const Tensor& a, const Tensor& b);

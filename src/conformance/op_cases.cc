@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "src/conformance/op_cases_gather.h"
 #include "src/ir/bf16.h"
 #include "src/ir/shape_rules.h"
 #include "src/ir/window.h"
@@ -486,6 +487,16 @@ OpCase SelectAndScatterCase(Random& r, CaseBuilder& b, DType dtype, int i) {
   return b.Finish(Op::kSelectAndScatter, {x, source}, attrs, {});
 }
 
+// gather and scatter_*: op_cases_gather.cc draws the layout and the indices.
+OpCase IndexedOpCase(Random& r, CaseBuilder& b, Op op, DType dtype, int i) {
+  IndexedCase c = MakeIndexedCase(op, i, static_cast<uint64_t>(r.Int(0, INT64_MAX)));
+  int operand = b.Param({dtype, c.operand});
+  int indices = b.ParamWith(std::move(c.indices));
+  std::vector<int> operands = {operand, indices};
+  if (op != Op::kGather) operands.push_back(b.Param({dtype, c.updates}));
+  return b.Finish(op, operands, std::move(c.attrs), {});
+}
+
 // The case that feeds every special value (every pair, for binary ops).
 constexpr int kSpecialCase = 2;
 
@@ -544,6 +555,25 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
     }
     case Op::kSelectAndScatter:
       return SelectAndScatterCase(r, b, dtype, i);
+    case Op::kArgMax:
+    case Op::kArgMin:
+    case Op::kCumsum: {
+      // case 1's 0-sized dimension is kept off the axis (argmax refuses an empty one).
+      Dims dims = r.Shape(i, 1);
+      int64_t axis = r.Int(0, static_cast<int64_t>(dims.size()) - 1);
+      if (dims[axis] == 0) dims[axis] = 3;
+      if (i == 1 && dims.size() == 1) {
+        dims.insert(dims.begin(), 0);
+        axis = 1;
+      } else if (i == 1) {
+        dims[(axis + 1) % static_cast<int64_t>(dims.size())] = 0;
+      }
+      return b.Finish(op, {b.Param({dtype, dims})}, {{"axis", {axis}}}, {});
+    }
+    case Op::kGather:
+    case Op::kScatterAdd:
+    case Op::kScatterReplace:
+      return IndexedOpCase(r, b, op, dtype, i);
     case Op::kAllReduceSum:
     case Op::kAllReduceMax:
     case Op::kAllReduceMin:

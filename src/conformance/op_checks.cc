@@ -28,6 +28,7 @@ bool IsTranscendental(Op op) {
     case Op::kLog:
     case Op::kLog1p:
     case Op::kTanh:
+    case Op::kErf:
     case Op::kLogistic:
     case Op::kRsqrt:
     case Op::kPower:

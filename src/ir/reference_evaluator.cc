@@ -6,10 +6,12 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "src/ir/bf16.h"
+#include "src/ir/reference_gather.h"
 #include "src/ir/reference_scalar.h"
 #include "src/ir/reference_window.h"
 #include "src/ir/verifier.h"
@@ -149,6 +151,22 @@ Value Elementwise(const Instruction& inst, const std::vector<const Value*>& in) 
           out.i[k] = IntBinary(inst.op, dtype, in[0]->i[k], in[1]->i[k]);
         }
         break;
+    }
+  }
+  return out;
+}
+
+// minimum(maximum(x, lo), hi) with those ops' element rules (NaN wins, +0 > -0).
+Value Clamp(const Instruction& inst, const std::vector<const Value*>& in) {
+  Value out(inst.shape);
+  const DType dtype = inst.shape.dtype;
+  for (int64_t k = 0; k < out.size(); ++k) {
+    if (out.is_float()) {
+      out.f[k] = FloatBinary(Op::kMinimum, FloatBinary(Op::kMaximum, in[1]->f[k], in[0]->f[k]),
+                             in[2]->f[k]);
+    } else {
+      out.i[k] = IntBinary(Op::kMinimum, dtype,
+                           IntBinary(Op::kMaximum, dtype, in[1]->i[k], in[0]->i[k]), in[2]->i[k]);
     }
   }
   return out;
@@ -431,6 +449,93 @@ Value Windowed(const Instruction& inst, const std::vector<const Value*>& in) {
   return out;
 }
 
+// argmax/argmin and cumsum along `axis`: outer x extent x inner, row-major.
+struct AxisLoop {
+  int64_t outer = 1, extent = 1, inner = 1;
+  AxisLoop(const Shape& shape, int64_t axis) {
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      (d < axis ? outer : d == axis ? extent : inner) *= shape.dims[d];
+    }
+  }
+};
+
+// Whether candidate c replaces the best so far b: ties keep the first; the first NaN wins.
+template <typename T>
+bool Better(Op op, T c, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(b)) return false;
+    if (std::isnan(c)) return true;
+  }
+  return op == Op::kArgMax ? c > b : c < b;
+}
+
+Value ArgReduce(const Instruction& inst, const Value& in) {
+  Value out(inst.shape);
+  const AxisLoop loop(in.shape, Attr(inst, "axis")[0]);
+  for (int64_t o = 0; o < loop.outer; ++o) {
+    for (int64_t i = 0; i < loop.inner; ++i) {
+      const int64_t base = o * loop.extent * loop.inner + i;
+      int64_t best = 0;
+      for (int64_t k = 1; k < loop.extent; ++k) {
+        const int64_t c = base + k * loop.inner, b = base + best * loop.inner;
+        if (in.is_float() ? Better(inst.op, in.f[c], in.f[b]) : Better(inst.op, in.i[c], in.i[b])) {
+          best = k;
+        }
+      }
+      out.i[o * loop.inner + i] = best;
+    }
+  }
+  return out;
+}
+
+// Each running sum is rounded to the dtype (integers wrap) before the next term is added.
+Value Cumsum(const Instruction& inst, const Value& in) {
+  Value out = in;
+  const AxisLoop loop(in.shape, Attr(inst, "axis")[0]);
+  const DType dtype = in.shape.dtype;
+  for (int64_t o = 0; o < loop.outer; ++o) {
+    for (int64_t k = 1; k < loop.extent; ++k) {
+      for (int64_t i = 0; i < loop.inner; ++i) {
+        const int64_t at = (o * loop.extent + k) * loop.inner + i, prev = at - loop.inner;
+        if (out.is_float()) {
+          out.f[at] = RoundTo(dtype, out.f[prev] + in.f[at]);
+        } else {
+          out.i[at] = IntBinary(Op::kAdd, dtype, out.i[prev], in.i[at]);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// gather copies; scatter_* starts from operand 0 and applies the updates one by one in
+// the order of reference::ScatterTargets (add: rounded after each addition, as a sequential kernel
+// does; replace: the last update of an element wins).
+Value Indexed(const Instruction& inst, const std::vector<const Value*>& in) {
+  Value out(inst.shape);
+  if (inst.op == Op::kGather) {
+    const std::vector<int64_t> sources =
+        reference::GatherSources(inst, in[0]->shape, in[1]->shape, in[1]->i);
+    for (size_t k = 0; k < sources.size(); ++k) out.CopyFrom(*in[0], sources[k], k);
+    return out;
+  }
+  out = *in[0];
+  const std::vector<reference::ScatterStep> steps =
+      reference::ScatterTargets(inst, in[0]->shape, in[1]->shape, in[1]->i, in[2]->shape);
+  const DType dtype = inst.shape.dtype;
+  for (const reference::ScatterStep& step : steps) {
+    const int64_t t = step.target, k = step.update;
+    if (inst.op == Op::kScatterReplace) {
+      out.CopyFrom(*in[2], k, t);
+    } else if (out.is_float()) {
+      out.f[t] = RoundTo(dtype, out.f[t] + in[2]->f[k]);
+    } else {
+      out.i[t] = IntBinary(Op::kAdd, dtype, out.i[t], in[2]->i[k]);
+    }
+  }
+  return out;
+}
+
 Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) {
   switch (inst.op) {
     case Op::kConstant:
@@ -439,6 +544,8 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
       return Iota(inst);
     case Op::kSelect:
       return Select(inst, in);
+    case Op::kClamp:
+      return Clamp(inst, in);
     case Op::kConvert:
       return Convert(inst, *in[0]);
     case Op::kBroadcastInDim:
@@ -460,12 +567,21 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
       return Reduce(inst, *in[0]);
     case Op::kDotGeneral:
       return DotGeneral(inst, *in[0], *in[1]);
+    case Op::kArgMax:
+    case Op::kArgMin:
+      return ArgReduce(inst, *in[0]);
+    case Op::kCumsum:
+      return Cumsum(inst, *in[0]);
     case Op::kConvolution:
     case Op::kReduceWindowSum:
     case Op::kReduceWindowMax:
     case Op::kReduceWindowMin:
     case Op::kSelectAndScatter:
       return Windowed(inst, in);
+    case Op::kGather:
+    case Op::kScatterAdd:
+    case Op::kScatterReplace:
+      return Indexed(inst, in);
     default:
       return Elementwise(inst, in);
   }

@@ -97,6 +97,8 @@ double FloatUnary(Op op, double x) {
       return std::floor(x);
     case Op::kCeil:
       return std::ceil(x);
+    case Op::kErf:
+      return std::erf(x);
     default:
       return std::numeric_limits<double>::quiet_NaN();
   }

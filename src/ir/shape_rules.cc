@@ -153,6 +153,18 @@ absl::StatusOr<Shape> ShapeRuleSelect(const Instruction& inst, const std::vector
   return operands[1];
 }
 
+absl::StatusOr<Shape> ShapeRuleClamp(const Instruction& inst, const std::vector<Shape>& operands) {
+  SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
+  for (size_t k : {0, 2}) {
+    if (operands[k] != operands[1]) {
+      return Error(inst, absl::StrCat("operand ", k, " (the ", k == 0 ? "minimum" : "maximum",
+                                      ") has shape ", operands[k].ToString(), ", expected ",
+                                      operands[1].ToString(), " (operand 1)"));
+    }
+  }
+  return operands[1];
+}
+
 absl::StatusOr<Shape> ShapeRuleConvert(const Instruction& inst,
                                        const std::vector<Shape>& operands) {
   SEAM_RETURN_IF_ERROR(CheckAttributes(inst, {}));
@@ -235,7 +247,11 @@ absl::Status CheckDTypes(const Instruction& inst, const std::vector<Shape>& oper
   }
   // select's predicate is always pred; its shape rule says so.
   size_t first = inst.op == Op::kSelect ? 1 : 0;
+  // gather's and scatter's operand 1 holds indices; their shape rules check it.
+  const bool indexed =
+      inst.op == Op::kGather || inst.op == Op::kScatterAdd || inst.op == Op::kScatterReplace;
   for (size_t i = first; i < operands.size(); ++i) {
+    if (indexed && i == 1) continue;
     if (!Contains(accepted, operands[i].dtype)) {
       return Error(inst, absl::StrCat("operand ", i, " has element type ",
                                       std::string(DTypeName(operands[i].dtype)), ", expected ",

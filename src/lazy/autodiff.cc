@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
+#include "src/lazy/autodiff_index.h"
 #include "src/lazy/autodiff_window.h"
 #include "src/lazy/replicated.h"
 #include "src/lazy/tensor_internal.h"
@@ -291,6 +292,16 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kReduceWindowSum:
     case ir::Op::kReduceWindowMax:
       return lazy::ReduceWindowVjp(node, g);
+    case ir::Op::kGather:
+      return lazy::GatherVjp(node, g);
+    case ir::Op::kScatterAdd:
+      return lazy::ScatterAddVjp(node, i, g);
+    case ir::Op::kClamp:
+      return lazy::ClampVjp(node, i, g);
+    case ir::Op::kErf:
+      return lazy::ErfVjp(node, g);
+    case ir::Op::kCumsum:
+      return lazy::CumsumVjp(node, g);
     case ir::Op::kAllReduceSum:
       // The sum over replicas of every replica's loss: each replica's input reaches every
       // replica's output.

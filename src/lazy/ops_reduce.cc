@@ -113,17 +113,11 @@ Tensor Tensor::prod(const std::vector<int64_t>& axes, bool keepdim) const {
 }
 
 Tensor Tensor::argmax(int64_t axis) const {
+  // The IR's argmax (s64, the first NaN wins) converted to the int32 this API returns.
   NodePtr x = NodeOf(*this, "argmax");
   int64_t a = lazy::NormalizeAxes("argmax", x->shape, {axis}).front();
-  NodePtr best = ReduceKeep(ir::Op::kReduceMax, "argmax", x, {a}, true);
-  NodePtr is_best = lazy::Elementwise(ir::Op::kEq, "argmax", x, best);
-  NodePtr index = lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {a}}},
-                                 ir::Shape{ir::DType::kS32, x->shape.dims});
-  NodePtr big = lazy::BroadcastTo(lazy::ConstantNode(lazy::ScalarLiteral(
-                                      ir::DType::kS32, static_cast<double>(x->shape.dims[a]))),
-                                  x->shape.dims);
-  NodePtr candidates = lazy::Select(is_best, index, big);
-  return lazy::Wrap(lazy::Reduce(ir::Op::kReduceMin, candidates, {a}));
+  NodePtr index = lazy::MakeNode(ir::Op::kArgMax, {x}, {{"axis", {a}}});
+  return lazy::Wrap(lazy::Convert(index, ir::DType::kS32));
 }
 
 // Both built on nodes (one tensor handle for the result, not one per intermediate), with

@@ -168,6 +168,14 @@ constexpr char kEveryOp[] = R"(program @every_op replicas=2 {
   %53 = reduce_window_max(%0), base_dilation={1,2}, padding_high={0,0}, padding_low={0,0}, window_dilation={1,1}, window_dimensions={1,2}, window_strides={1,1} : f32[2,4]
   %54 = reduce_window_min(%0), base_dilation={1,1}, padding_high={0,0}, padding_low={0,0}, window_dilation={1,2}, window_dimensions={2,2}, window_strides={1,1} : f32[1,1]
   %55 = select_and_scatter(%0, %52), padding_high={0,1}, padding_low={1,0}, window_dimensions={2,2}, window_strides={1,2} : f32[2,3]
+  %56 = gather(%0, %1), collapsed_slice_dims={0}, index_vector_dim={2}, offset_dims={2}, slice_sizes={1,3}, start_index_map={0} : f32[2,3,3]
+  %57 = scatter_add(%0, %1, %56), index_vector_dim={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, update_window_dims={2} : f32[2,3]
+  %58 = scatter_replace(%0, %1, %56), index_vector_dim={2}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, update_window_dims={2} : f32[2,3]
+  %59 = erf(%0) : f32[2,3]
+  %60 = clamp(%0, %0, %0) : f32[2,3]
+  %61 = argmax(%0), axis={1} : s64[2]
+  %62 = argmin(%1), axis={0} : s64[3]
+  %63 = cumsum(%1), axis={1} : s32[2,3]
   return (%50, %49, %48, %47)
 }
 )";

@@ -366,6 +366,13 @@ bool IsLoopFusible(Op op) {
     case Op::kReduceWindowMax:
     case Op::kReduceWindowMin:
     case Op::kSelectAndScatter:
+    case Op::kArgMax:
+    case Op::kArgMin:
+    case Op::kCumsum:
+    case Op::kClamp:  // three operands: the loop compiler knows only select's
+    case Op::kGather:
+    case Op::kScatterAdd:
+    case Op::kScatterReplace:
     case Op::kAllReduceSum:
     case Op::kAllReduceMax:
     case Op::kAllReduceMin:

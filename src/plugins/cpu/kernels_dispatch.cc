@@ -4,6 +4,8 @@
 #include <cstring>
 
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels_axis.h"
+#include "src/plugins/cpu/kernels_gather.h"
 #include "src/plugins/cpu/kernels_window.h"
 
 namespace seam::cpu {
@@ -39,6 +41,7 @@ void RunKernel(const ir::Instruction& inst,
     case ir::Op::kRsqrt:
     case ir::Op::kFloor:
     case ir::Op::kCeil:
+    case ir::Op::kErf:
     case ir::Op::kNot:
       return Unary(inst.op, inst.shape.dtype, in[0], out, count);
     case ir::Op::kAdd:
@@ -93,6 +96,21 @@ void RunKernel(const ir::Instruction& inst,
       return ReduceWindow(inst, operand_shape(0), in[0], out);
     case ir::Op::kSelectAndScatter:
       return SelectAndScatter(inst, operand_shape(0), in[0], in[1], out);
+    case ir::Op::kArgMax:
+    case ir::Op::kArgMin:
+      return ArgReduce(inst, operand_shape(0), in[0], out);
+    case ir::Op::kCumsum:
+      return Cumsum(inst, operand_shape(0), in[0], out);
+    case ir::Op::kClamp:
+      // maximum then minimum, in place: the same NaN and signed-zero rules as those ops.
+      Binary(ir::Op::kMaximum, inst.shape.dtype, in[1], in[0], out, count);
+      return Binary(ir::Op::kMinimum, inst.shape.dtype, out, in[2], out, count);
+    case ir::Op::kGather:
+      return Gather(inst, operand_shape(0), in[0], operand_shape(1), in[1], out);
+    case ir::Op::kScatterAdd:
+    case ir::Op::kScatterReplace:
+      return Scatter(inst, operand_shape(0), in[0], operand_shape(1), in[1], operand_shape(2),
+                     in[2], out);
     case ir::Op::kAllReduceSum:
     case ir::Op::kAllReduceMax:
     case ir::Op::kAllReduceMin:

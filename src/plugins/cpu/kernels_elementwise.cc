@@ -93,6 +93,8 @@ void UnaryFloat(Op op, const uint8_t* in, uint8_t* out, int64_t n) {
       return Map<E>(in, out, n, [](C x) { return std::floor(x); });
     case Op::kCeil:
       return Map<E>(in, out, n, [](C x) { return std::ceil(x); });
+    case Op::kErf:
+      return Map<E>(in, out, n, [](C x) { return std::erf(x); });
     default:
       return;
   }

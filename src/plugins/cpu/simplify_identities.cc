@@ -81,6 +81,7 @@ bool IsElementwise(Op op) {
     case Op::kRsqrt:
     case Op::kFloor:
     case Op::kCeil:
+    case Op::kErf:
     case Op::kNot:
     case Op::kAdd:
     case Op::kSubtract:
