@@ -500,6 +500,34 @@ OpCase IndexedOpCase(Random& r, CaseBuilder& b, Op op, DType dtype, int i) {
 // The case that feeds every special value (every pair, for binary ops).
 constexpr int kSpecialCase = 2;
 
+// Every dtype to every dtype; the variant kSpecialCase converts every special value.
+OpCase ConvertCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  DType to = ir::kAllDTypeList[i % ir::kNumDTypes];
+  int variant = i / ir::kNumDTypes;
+  if (variant == kSpecialCase) {
+    ir::Literal values = Random::SpecialGrid(dtype, 0, 1);
+    Dims dims = values.shape.dims;
+    return b.Finish(Op::kConvert, {b.ParamWith(std::move(values))}, {}, {to, dims});
+  }
+  Dims dims = r.Shape(variant, 0);
+  return b.Finish(Op::kConvert, {b.Param({dtype, dims})}, {}, {to, dims});
+}
+
+// argmax, argmin and cumsum along one axis; case 1 has a 0-sized dimension, kept off the
+// axis (argmax refuses an empty one).
+OpCase AxisCase(Random& r, CaseBuilder& b, Op op, DType dtype, int i) {
+  Dims dims = r.Shape(i, 1);
+  int64_t axis = r.Int(0, static_cast<int64_t>(dims.size()) - 1);
+  if (dims[axis] == 0) dims[axis] = 3;
+  if (i == 1 && dims.size() == 1) {
+    dims.insert(dims.begin(), 0);
+    axis = 1;
+  } else if (i == 1) {
+    dims[(axis + 1) % static_cast<int64_t>(dims.size())] = 0;
+  }
+  return b.Finish(op, {b.Param({dtype, dims})}, {{"axis", {axis}}}, {});
+}
+
 OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
   bool tame = op == Op::kReduceProduct || op == Op::kDotGeneral || op == Op::kConvolution;
   CaseBuilder b(r, tame);
@@ -517,17 +545,8 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
       int x = b.Param({dtype, dims});
       return b.Finish(op, {p, x, b.Param({dtype, dims})}, {}, {dtype, dims});
     }
-    case Op::kConvert: {
-      DType to = ir::kAllDTypeList[i % ir::kNumDTypes];
-      int variant = i / ir::kNumDTypes;
-      if (variant == kSpecialCase) {
-        ir::Literal values = Random::SpecialGrid(dtype, 0, 1);
-        Dims dims = values.shape.dims;
-        return b.Finish(op, {b.ParamWith(std::move(values))}, {}, {to, dims});
-      }
-      Dims dims = r.Shape(variant, 0);
-      return b.Finish(op, {b.Param({dtype, dims})}, {}, {to, dims});
-    }
+    case Op::kConvert:
+      return ConvertCase(r, b, dtype, i);
     case Op::kBroadcastInDim:
       return BroadcastCase(r, b, dtype, i);
     case Op::kReshape:
@@ -557,19 +576,8 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
       return SelectAndScatterCase(r, b, dtype, i);
     case Op::kArgMax:
     case Op::kArgMin:
-    case Op::kCumsum: {
-      // case 1's 0-sized dimension is kept off the axis (argmax refuses an empty one).
-      Dims dims = r.Shape(i, 1);
-      int64_t axis = r.Int(0, static_cast<int64_t>(dims.size()) - 1);
-      if (dims[axis] == 0) dims[axis] = 3;
-      if (i == 1 && dims.size() == 1) {
-        dims.insert(dims.begin(), 0);
-        axis = 1;
-      } else if (i == 1) {
-        dims[(axis + 1) % static_cast<int64_t>(dims.size())] = 0;
-      }
-      return b.Finish(op, {b.Param({dtype, dims})}, {{"axis", {axis}}}, {});
-    }
+    case Op::kCumsum:
+      return AxisCase(r, b, op, dtype, i);
     case Op::kGather:
     case Op::kScatterAdd:
     case Op::kScatterReplace:

@@ -516,7 +516,9 @@ Value Indexed(const Instruction& inst, const std::vector<const Value*>& in) {
   if (inst.op == Op::kGather) {
     const std::vector<int64_t> sources =
         reference::GatherSources(inst, in[0]->shape, in[1]->shape, in[1]->i);
-    for (size_t k = 0; k < sources.size(); ++k) out.CopyFrom(*in[0], sources[k], k);
+    for (int64_t k = 0; k < static_cast<int64_t>(sources.size()); ++k) {
+      out.CopyFrom(*in[0], sources[static_cast<size_t>(k)], k);
+    }
     return out;
   }
   out = *in[0];
