@@ -584,9 +584,19 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
     case Op::kScatterAdd:
     case Op::kScatterReplace:
       return Indexed(inst, in);
-    default:
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
       return Elementwise(inst, in);
+    case Op::kParameter:  // EvaluateReplicated binds parameters and meets the replicas
+    case Op::kAllReduceSum:
+    case Op::kAllReduceMax:
+    case Op::kAllReduceMin:
+      break;
   }
+  return Value(inst.shape);
 }
 
 }  // namespace
