@@ -98,10 +98,10 @@ void MapF32(const uint8_t* in, uint8_t* out, int64_t n, F f) {
 SEAM_MATH_KERNEL bool FastUnaryF32(ir::Op op, const uint8_t* in, uint8_t* out, int64_t n) {
   switch (op) {
     case ir::Op::kExp:
-      MapF32(in, out, n, Exp);
+      MapF32(in, out, n, [](float v) { return Exp(v); });
       return true;
     case ir::Op::kErf:
-      MapF32(in, out, n, Erf);
+      MapF32(in, out, n, [](float v) { return Erf(v); });
       return true;
     default:
       return false;
