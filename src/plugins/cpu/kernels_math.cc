@@ -1,7 +1,7 @@
 // Vectorizable float32 exp and erf (kernels_fast.h, FastUnaryF32): branch-free polynomial
 // forms the compiler turns into wide-vector loops, where the C library's expf and erff are
-// one call per element (erff about 30 ns on the machines here; a transformer step's GELU
-// runs it on millions of elements). Accuracy, checked against double in
+// one call per element (erff about 6 ns, against 1.7 ns here, on the Zen 5 build machine;
+// a transformer step's GELU runs it on millions of elements). Accuracy, checked against double in
 // tests/unit/cpu_math_test.cc: exp within 2 ulp over the whole range (subnormal results,
 // overflow to inf, NaN and -inf as expf), erf within 2e-7 absolute and 4 ulp relative.
 #include <algorithm>
