@@ -15,10 +15,8 @@
 namespace seam::cpu {
 namespace {
 
-// 2^k as a float for an integer-valued k in [-126, 127].
-inline float Pow2(float k) {
-  return std::bit_cast<float>(static_cast<int32_t>(static_cast<int32_t>(k) + 127) << 23);
-}
+// 2^k as a float for k in [-126, 127].
+inline float Pow2(int32_t k) { return std::bit_cast<float>((k + 127) << 23); }
 
 // exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts (Cody and Waite),
 // exp(r) by a degree-6 polynomial on |r| <= ln 2 / 2 (Cephes' expf coefficients). 2^n is
@@ -40,8 +38,9 @@ inline float Exp(float x) {
   p = p * r + 5.0000001201e-1F;
   const float e = p * r * r + r + 1.0F;
   const float safe_n = n == n ? n : 0.0F;  // NaN: any scale (the product is NaN)
-  const float half = static_cast<float>(static_cast<int32_t>(safe_n) / 2);
-  return e * Pow2(half) * Pow2(safe_n - half);
+  const auto whole = static_cast<int32_t>(safe_n);
+  const int32_t half = whole / 2;
+  return e * Pow2(half) * Pow2(whole - half);
 }
 
 // erf: for |x| < 1 the Taylor series of the odd function to x^21 (error below 1e-8, and
