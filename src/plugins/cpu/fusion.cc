@@ -233,10 +233,12 @@ bool OrderSteps(const ir::Program& program, FusionPlan* plan) {
   return true;
 }
 
-// A broadcast of a rank-0 value (a fill, like the zero of every relu) that members of
+// A broadcast of a rank-0 value (a fill, like the zero of every relu) or of a small one (at
+// most 1/8 of its result: a batch norm's per-channel statistics over NCHW) that members of
 // several groups read is computed inside each of those groups instead of being written to
 // memory by one and read back by the others. Only when nothing outside groups reads it and
-// it has each reading group's element count. Groups left empty are dropped.
+// it has each reading group's element count. Groups left empty are dropped. The operand
+// becomes an input of each reading group (and an output of its own group if it has one).
 void CopyFills(const ir::Program& program, FusionPlan* plan) {
   const int n = static_cast<int>(program.instructions.size());
   std::vector<std::vector<int>> reader_groups(n);
@@ -257,7 +259,8 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
     const ir::Instruction& inst = program.instructions[b];
     const int home = plan->group_of[b];
     if (home < 0 || other_reader[b] || inst.op != Op::kBroadcastInDim ||
-        program.instructions[inst.operands[0]].shape.rank() != 0) {
+        program.instructions[inst.operands[0]].shape.num_elements() * 8 >
+            inst.shape.num_elements()) {
       continue;
     }
     std::vector<int>& groups = reader_groups[b];

@@ -69,6 +69,59 @@ bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
   return true;
 }
 
+// The kept axes as one block in the middle, [reduced_outer, kept, reduced_inner] (a batch
+// norm's statistics over {0, 2, 3} of NCHW), or false. Each result element folds its inputs
+// in row-major order, as the general walk below, so both give the same bits; several
+// results fold at once (independent chains), and a range [first, last) of the kept block
+// can run on its own thread.
+bool KeptMiddle(const ir::Shape& in_shape, const std::vector<int64_t>& axes, int64_t* outer,
+                int64_t* kept, int64_t* inner) {
+  const int64_t rank = in_shape.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) reduced[a] = true;
+  int64_t first = 0;
+  while (first < rank && reduced[first]) ++first;
+  int64_t last = first;
+  while (last < rank && !reduced[last]) ++last;
+  for (int64_t d = last; d < rank; ++d) {
+    if (!reduced[d]) return false;
+  }
+  if (first == 0 || last == rank || first == last) return false;  // ReduceAdjacent's cases
+  *outer = *kept = *inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    (d < first ? *outer : d < last ? *kept : *inner) *= in_shape.dims[d];
+  }
+  return true;
+}
+
+template <typename E, typename Fold>
+void ReduceKeptMiddle(const uint8_t* in, int64_t outer, int64_t kept, int64_t inner, int64_t first,
+                      int64_t last, typename E::Compute init, Fold fold, uint8_t* out) {
+  using C = typename E::Compute;
+  const auto* x = reinterpret_cast<const typename E::Storage*>(in);
+  auto* y = reinterpret_cast<typename E::Storage*>(out);
+  constexpr int64_t kChains = 8;
+  for (int64_t k0 = first; k0 < last; k0 += kChains) {
+    const int64_t n = std::min(kChains, last - k0);
+    C acc[kChains];
+    for (int64_t j = 0; j < kChains; ++j) acc[j] = init;
+    for (int64_t o = 0; o < outer; ++o) {
+      const auto* block = x + (o * kept + k0) * inner;
+      if (n == kChains) {
+        for (int64_t i = 0; i < inner; ++i) {
+          for (int64_t j = 0; j < kChains; ++j)
+            acc[j] = fold(acc[j], E::Load(block[j * inner + i]));
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t i = 0; i < inner; ++i) acc[j] = fold(acc[j], E::Load(block[j * inner + i]));
+        }
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) y[k0 + j] = E::Store(acc[j]);
+  }
+}
+
 // Accumulates in the compute type (float for bf16), one accumulator per result element,
 // walking the operand once in row-major order.
 template <typename E, typename Fold>
@@ -76,6 +129,19 @@ void ReduceWith(const ir::Shape& in_shape, const uint8_t* in, const std::vector<
                 typename E::Compute init, Fold fold, uint8_t* out) {
   using C = typename E::Compute;
   if (ReduceAdjacent<E>(in_shape, in, axes, init, fold, out)) return;
+  int64_t outer = 1, kept_block = 1, inner = 1;
+  if (KeptMiddle(in_shape, axes, &outer, &kept_block, &inner)) {
+    const int64_t count = outer * kept_block * inner;
+    auto body = [&](int64_t first, int64_t last) {
+      ReduceKeptMiddle<E>(in, outer, kept_block, inner, first, last, init, fold, out);
+    };
+    if (count < kParallelMinimumElements || KernelThreads() <= 1 || kept_block < 2) {
+      body(0, kept_block);
+    } else {
+      ParallelFor(kept_block, body);
+    }
+    return;
+  }
   std::vector<int64_t> kept;
   std::vector<bool> reduced(in_shape.rank(), false);
   for (int64_t a : axes) reduced[a] = true;
