@@ -57,6 +57,12 @@ uint32_t Bits(float f) {
   return u;
 }
 
+float FromBits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
 // A key whose signed order is the floats' order, with -0 below +0 (FloatMax prefers +0).
 int32_t OrderKey(uint32_t u) {
   return static_cast<int32_t>(u ^ (static_cast<uint32_t>(static_cast<int32_t>(u) >> 31) >> 1));
@@ -95,21 +101,25 @@ SEAM_POOL_KERNEL void MaxRow2x2(const float* r0, const float* r1, float* y, int6
 }
 
 // One source row of a 2x2, stride-2 select_and_scatter: all four results of each window
-// written (the selected one gets the source value, +0 added as the general loop does).
+// written (the selected one gets the source value, +0 added as the general loop does, the
+// others +0). Selection and stores are masks on the bits, without branches, so that the
+// loop vectorizes.
 SEAM_POOL_KERNEL void ScatterRow2x2(const float* r0, const float* r1, const float* s, float* y0,
                                     float* y1, int64_t n) {
   for (int64_t j = 0; j < n; ++j) {
     const float a = r0[2 * j], b = r0[2 * j + 1], c = r1[2 * j], d = r1[2 * j + 1];
-    float best = a;
-    int selected = 0;
-    if (!(best >= b)) best = b, selected = 1;
-    if (!(best >= c)) best = c, selected = 2;
-    if (!(best >= d)) selected = 3;
-    const float v = 0.0f + s[j];
-    y0[2 * j] = selected == 0 ? v : 0.0f;
-    y0[2 * j + 1] = selected == 1 ? v : 0.0f;
-    y1[2 * j] = selected == 2 ? v : 0.0f;
-    y1[2 * j + 1] = selected == 3 ? v : 0.0f;
+    const uint32_t to_b = 0u - static_cast<uint32_t>(!(a >= b));
+    const float ab = to_b != 0 ? b : a;
+    const uint32_t to_c = 0u - static_cast<uint32_t>(!(ab >= c));
+    const float abc = to_c != 0 ? c : ab;
+    const uint32_t to_d = 0u - static_cast<uint32_t>(!(abc >= d));
+    const uint32_t v = Bits(0.0f + s[j]);
+    const uint32_t keep_c = to_c & ~to_d, keep_b = to_b & ~to_c & ~to_d;
+    const uint32_t keep_a = ~to_b & ~to_c & ~to_d;
+    y0[2 * j] = FromBits(v & keep_a);
+    y0[2 * j + 1] = FromBits(v & keep_b);
+    y1[2 * j] = FromBits(v & keep_c);
+    y1[2 * j + 1] = FromBits(v & to_d);
   }
 }
 
