@@ -296,9 +296,22 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
   }
 }
 
-// A reduction over adjacent axes of f32/f64 whose operand a group writes to memory runs
-// with that group (FusionGroup::reduces): its step leaves the plan and the group's step
-// computes it. Not for results (their blocks may be donated ones the group reads), empty
+// Whether the axes a reduction keeps (those not in sorted `axes`) are adjacent: a batch
+// norm's statistics over {0, 2, 3} of NCHW keep {1}.
+bool KeptAxesAdjacent(const std::vector<int64_t>& axes, int64_t rank) {
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!std::binary_search(axes.begin(), axes.end(), d)) kept.push_back(d);
+  }
+  for (size_t k = 1; k < kept.size(); ++k) {
+    if (kept[k] != kept[k - 1] + 1) return false;
+  }
+  return true;
+}
+
+// A reduction over adjacent axes (or keeping adjacent axes) of f32/f64 whose operand a group writes
+// to memory runs with that group (FusionGroup::reduces): its step leaves the plan and the group's
+// step computes it. Not for results (their blocks may be donated ones the group reads), empty
 // operands (the loop would never run to initialise the result), or reduce_product of
 // integers (only float reductions are absorbed).
 void AbsorbReduces(const ir::Program& program, FusionPlan* plan) {
@@ -323,7 +336,9 @@ void AbsorbReduces(const ir::Program& program, FusionPlan* plan) {
     std::sort(axes.begin(), axes.end());
     bool adjacent = true;
     for (size_t k = 1; k < axes.size(); ++k) adjacent = adjacent && axes[k] == axes[k - 1] + 1;
-    if (!adjacent) continue;
+    if (!adjacent && !KeptAxesAdjacent(axes, program.instructions[operand].shape.rank())) {
+      continue;
+    }
     FusionGroup& group = plan->groups[g];
     if (!std::binary_search(group.outputs.begin(), group.outputs.end(), operand)) continue;
     group.reduces.push_back(r);

@@ -316,14 +316,60 @@ void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_
   }
 }
 
+// ReduceRange over [outer, kept, inner] (KeptMiddle): positions [first, last), a row of
+// `inner` (one result's inputs from one outer index) at a time; eight whole rows of
+// consecutive results at once where the range holds them. Results keep their partial
+// value in `y` between ranges; a result starts from `init` at its first input.
+template <typename T, typename Fold>
+void FoldRangeKept(const T* x, int64_t kept, int64_t inner, int64_t first, int64_t last, T init,
+                   Fold fold, bool sum, T* y) {
+  constexpr int64_t kChains = 8;
+  int64_t pos = first;
+  while (pos < last) {
+    const int64_t row = pos / inner, i = pos % inner;
+    const int64_t k = row % kept, o = row / kept;
+    if (i == 0 && k + kChains <= kept && last - pos >= kChains * inner) {
+      T acc[kChains];
+      for (int64_t j = 0; j < kChains; ++j) acc[j] = o == 0 ? init : y[k + j];
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (sum && HaveAvx2()) {
+          SumEightRowsAvx2(x + pos, inner, acc);
+          for (int64_t j = 0; j < kChains; ++j) y[k + j] = acc[j];
+          pos += kChains * inner;
+          continue;
+        }
+      }
+#endif
+      for (int64_t c = 0; c < inner; ++c) {
+        for (int64_t j = 0; j < kChains; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+      }
+      for (int64_t j = 0; j < kChains; ++j) y[k + j] = acc[j];
+      pos += kChains * inner;
+      continue;
+    }
+    const int64_t end = std::min(last, pos + (inner - i));
+    T acc = o == 0 && i == 0 ? init : y[k];
+    for (; pos < end; ++pos) acc = fold(acc, x[pos]);
+    y[k] = acc;
+  }
+}
+
 template <typename T>
-void ReduceRangeT(Op op, int64_t reduced, int64_t inner, const uint8_t* in, int64_t first,
-                  int64_t last, uint8_t* out) {
+void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& axes,
+                  int64_t reduced, int64_t inner, const uint8_t* in, int64_t first, int64_t last,
+                  uint8_t* out) {
   const auto* x = reinterpret_cast<const T*>(in);
   auto* y = reinterpret_cast<T*>(out);
   using Limits = std::numeric_limits<T>;
+  int64_t kept_outer = 1, kept = 1, kept_inner = 1;
+  const bool middle = KeptMiddle(in_shape, axes, &kept_outer, &kept, &kept_inner);
   auto run = [&](T init, auto fold) {
-    FoldRange<T>(x, reduced, inner, first, last, init, fold, y);
+    if (middle) {
+      FoldRangeKept<T>(x, kept, kept_inner, first, last, init, fold, op == Op::kReduceSum, y);
+    } else {
+      FoldRange<T>(x, reduced, inner, first, last, init, fold, y);
+    }
   };
   switch (op) {
     case Op::kReduceSum:
@@ -352,9 +398,9 @@ void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
     (d <= last_axis ? reduced : inner) *= in_shape.dims[d];
   }
   if (in_shape.dtype == DType::kF32) {
-    return ReduceRangeT<float>(op, reduced, inner, in, first, last, out);
+    return ReduceRangeT<float>(op, in_shape, axes, reduced, inner, in, first, last, out);
   }
-  return ReduceRangeT<double>(op, reduced, inner, in, first, last, out);
+  return ReduceRangeT<double>(op, in_shape, axes, reduced, inner, in, first, last, out);
 }
 
 // A large reduction that keeps dimension 0 is split along it over the kernel threads: each
