@@ -99,16 +99,17 @@ bool KeptMiddle(const ir::Shape& in_shape, const std::vector<int64_t>& axes, int
 }
 
 #if defined(__x86_64__)
-// Eight f32 sums (acc[j] over row j of `block`, rows `inner` apart), each adding its row's
+// Eight f32 sums (acc[j] over row[j], `inner` elements each), each adding its row's
 // elements in index order, as the scalar loop does: eight rows of eight are transposed so
-// that lane j of each vector holds row j, and the vectors are added in index order.
-__attribute__((target("avx2"))) void SumEightRowsAvx2(const float* block, int64_t inner,
+// that lane j of each vector holds row j, and the vectors are added in index order. Fewer
+// rows: repeat one, and ignore those lanes' sums.
+__attribute__((target("avx2"))) void SumEightRowsAvx2(const float* const* row, int64_t inner,
                                                       float* acc) {
   __m256 a = _mm256_loadu_ps(acc);
   int64_t i = 0;
   for (; i + 8 <= inner; i += 8) {
     __m256 r[8];
-    for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(block + j * inner + i);
+    for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(row[j] + i);
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
     const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
@@ -132,7 +133,7 @@ __attribute__((target("avx2"))) void SumEightRowsAvx2(const float* block, int64_
   }
   _mm256_storeu_ps(acc, a);
   for (; i < inner; ++i) {
-    for (int j = 0; j < 8; ++j) acc[j] += block[j * inner + i];
+    for (int j = 0; j < 8; ++j) acc[j] += row[j][i];
   }
 }
 
@@ -159,7 +160,9 @@ void ReduceKeptMiddle(const uint8_t* in, int64_t outer, int64_t kept, int64_t in
 #if defined(__x86_64__)
       if constexpr (std::is_same_v<E, Elem<DType::kF32>>) {
         if (n == kChains && f32_sum && HaveAvx2()) {
-          SumEightRowsAvx2(block, inner, acc);
+          const float* rows[kChains];
+          for (int64_t j = 0; j < kChains; ++j) rows[j] = block + j * inner;
+          SumEightRowsAvx2(rows, inner, acc);
           continue;
         }
       }
@@ -328,24 +331,35 @@ void FoldRangeKept(const T* x, int64_t kept, int64_t inner, int64_t first, int64
   while (pos < last) {
     const int64_t row = pos / inner, i = pos % inner;
     const int64_t k = row % kept, o = row / kept;
-    if (i == 0 && k + kChains <= kept && last - pos >= kChains * inner) {
+    // Whole rows of consecutive results (up to eight, within one outer index) fold side by
+    // side: independent chains.
+    const int64_t rows = i != 0 ? 0 : std::min({kChains, kept - k, (last - pos) / inner});
+    if (rows >= 2) {
       T acc[kChains];
-      for (int64_t j = 0; j < kChains; ++j) acc[j] = o == 0 ? init : y[k + j];
+      for (int64_t j = 0; j < kChains; ++j) acc[j] = o == 0 || j >= rows ? init : y[k + j];
 #if defined(__x86_64__)
       if constexpr (std::is_same_v<T, float>) {
         if (sum && HaveAvx2()) {
-          SumEightRowsAvx2(x + pos, inner, acc);
-          for (int64_t j = 0; j < kChains; ++j) y[k + j] = acc[j];
-          pos += kChains * inner;
+          const float* row_of[kChains];
+          for (int64_t j = 0; j < kChains; ++j) row_of[j] = x + pos + (j < rows ? j : 0) * inner;
+          SumEightRowsAvx2(row_of, inner, acc);
+          for (int64_t j = 0; j < rows; ++j) y[k + j] = acc[j];
+          pos += rows * inner;
           continue;
         }
       }
 #endif
-      for (int64_t c = 0; c < inner; ++c) {
-        for (int64_t j = 0; j < kChains; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+      if (rows == kChains) {
+        for (int64_t c = 0; c < inner; ++c) {
+          for (int64_t j = 0; j < kChains; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+        }
+      } else {
+        for (int64_t c = 0; c < inner; ++c) {
+          for (int64_t j = 0; j < rows; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+        }
       }
-      for (int64_t j = 0; j < kChains; ++j) y[k + j] = acc[j];
-      pos += kChains * inner;
+      for (int64_t j = 0; j < rows; ++j) y[k + j] = acc[j];
+      pos += rows * inner;
       continue;
     }
     const int64_t end = std::min(last, pos + (inner - i));
