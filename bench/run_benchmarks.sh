@@ -68,6 +68,11 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/remote_bench" ]; then
   "$bin/remote_bench" --benchmark_min_time=0.5 | tee "$out/remote.txt"
 fi
 
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/cnn_twin" ]; then
+  echo "== issue 16: the Fashion-MNIST CNN's training step, seam beside libtorch (1 thread)"
+  "$(dirname "$0")/cnn_twin.sh" "$build" | tee "$out/cnn_twin.txt"
+fi
+
 if [ ! -x "$bin/torch_step_bench" ]; then
   echo "note: torch_step_bench was not built (libtorch-dev missing?): no libtorch column" >&2
 fi

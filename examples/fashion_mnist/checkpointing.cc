@@ -8,7 +8,7 @@
 
 namespace fashion_mnist {
 
-void SaveEpoch(const std::string& dir, int epoch, seam::nn::Mlp& model,
+void SaveEpoch(const std::string& dir, int epoch, seam::nn::Module& model,
                seam::optim::Optimizer& optimizer, const std::mt19937_64& rng) {
   const std::string name = "epoch-" + std::to_string(epoch);
   const std::filesystem::path folder = std::filesystem::path(dir) / name;
@@ -27,7 +27,7 @@ void SaveEpoch(const std::string& dir, int epoch, seam::nn::Mlp& model,
   seam::checkpoint::write_text_file((std::filesystem::path(dir) / "latest").string(), name + "\n");
 }
 
-int ResumeFrom(const std::string& dir, seam::nn::Mlp& model, seam::optim::Optimizer& optimizer,
+int ResumeFrom(const std::string& dir, seam::nn::Module& model, seam::optim::Optimizer& optimizer,
                std::mt19937_64& rng) {
   const std::string latest_path = (std::filesystem::path(dir) / "latest").string();
   if (!std::filesystem::exists(latest_path)) return 0;  // nothing saved yet: from the start

@@ -2,9 +2,10 @@
 // reduce epilogue): the plan absorbs a reduce over adjacent axes of a group's f32/f64
 // output into that group's step, the optimized dump says so, and the results are bit for
 // bit those of the unfused plan (one kernel per instruction), on one kernel thread and on
-// two, for leading, trailing, middle and all axes, every reduce op, operands whose rows
-// cross the chunk boundaries, and NaN. Reductions that are results, over non-adjacent
-// axes or of integers keep their own step.
+// two, for leading, trailing, middle and all axes, kept axes between reduced ones (batch
+// norm's statistics), every reduce op, operands whose rows cross the chunk boundaries, and
+// NaN. Reductions that are results, whose kept axes are not adjacent, or of integers keep
+// their own step.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -144,7 +145,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"Product", "f32", "reduce_product", {40, 8, 300}, {1}},
         Case{"All", "f32", "reduce_sum", {123, 457}, {0, 1}},
         Case{"ResultKeepsItsStep", "f32", "reduce_sum", {64, 64}, {0}, true, false},
-        Case{"NonAdjacentAxesKeepTheirStep", "f32", "reduce_sum", {6, 7, 8}, {0, 2}, false, false},
+        // Batch norm's statistics over NCHW: the kept axis between reduced ones, sums (AVX2
+        // rows of eight where they fit), 2 and 17 channels, rows cut by chunk boundaries.
+        Case{"BatchNormSums", "f32", "reduce_sum", {64, 32, 14, 14}, {0, 2, 3}},
+        Case{"BatchNormOddChannels", "f32", "reduce_sum", {5, 17, 9, 11}, {0, 2, 3}},
+        Case{"BatchNormMax", "f32", "reduce_max", {16, 12, 7, 7}, {0, 2, 3}},
+        Case{"KeptMiddleF64", "f64", "reduce_sum", {6, 2, 3000}, {0, 2}},
+        Case{"SplitKeptAxesKeepTheirStep", "f32", "reduce_sum", {4, 6, 7, 8}, {0, 2}, false, false},
         Case{"IntegersKeepTheirStep", "s32", "reduce_sum", {64, 64}, {0}, false, false}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 

@@ -1,7 +1,8 @@
 // reduce_sum / reduce_max of the CPU plugin over adjacent axes (the [outer, reduced, inner]
-// fast path: leading, trailing, middle, none, all) and non-adjacent ones (the general
-// walk), against a plain loop that folds each result's inputs in increasing index order
-// in f32: the order both paths promise, so the bits must agree exactly.
+// fast path: leading, trailing, middle, none, all), kept axes between reduced ones (the
+// [outer, kept, inner] path) and other non-adjacent ones (the general walk), against a plain
+// loop that folds each result's inputs in increasing index order in f32: the order every
+// path promises, so the bits must agree exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -92,17 +93,22 @@ TEST_P(ReduceOrderTest, SumAndMaxFoldInIndexOrder) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, ReduceOrderTest,
-    ::testing::Values(Case{{256, 512}, {0}},       // bias gradient: leading axis
-                      Case{{256, 10}, {1}},        // softmax row sums: trailing axis
-                      Case{{13, 7}, {1}},          // rows not a multiple of the row block
-                      Case{{5, 6, 7}, {1}},        // middle axis
-                      Case{{5, 6, 7}, {0, 1}},     // leading pair
-                      Case{{5, 6, 7}, {1, 2}},     // trailing pair
-                      Case{{5, 6, 7}, {0, 1, 2}},  // everything
-                      Case{{5, 6, 7}, {}},         // nothing
-                      Case{{5, 6, 7}, {0, 2}},     // not adjacent: the general walk
-                      Case{{4, 0, 3}, {1}},        // empty reduction: the identity
-                      Case{{0, 3}, {1}}));         // no results
+    ::testing::Values(Case{{256, 512}, {0}},              // bias gradient: leading axis
+                      Case{{256, 10}, {1}},               // softmax row sums: trailing axis
+                      Case{{13, 7}, {1}},                 // rows not a multiple of the row block
+                      Case{{5, 6, 7}, {1}},               // middle axis
+                      Case{{5, 6, 7}, {0, 1}},            // leading pair
+                      Case{{5, 6, 7}, {1, 2}},            // trailing pair
+                      Case{{5, 6, 7}, {0, 1, 2}},         // everything
+                      Case{{5, 6, 7}, {}},                // nothing
+                      Case{{5, 6, 7}, {0, 2}},            // kept axis in the middle
+                      Case{{8, 6, 5, 7}, {0, 2, 3}},      // batch norm's statistics, 6 channels
+                      Case{{3, 17, 4, 5}, {0, 2, 3}},     // 17 channels: 8 + 8 + 1 chains
+                      Case{{64, 32, 14, 14}, {0, 2, 3}},  // large: split over threads
+                      Case{{2, 3, 4, 5, 6}, {0, 1, 4}},   // two kept axes in the middle
+                      Case{{2, 3, 4, 5}, {0, 2}},         // kept, reduced, kept: the general walk
+                      Case{{4, 0, 3}, {1}},               // empty reduction: the identity
+                      Case{{0, 3}, {1}}));                // no results
 
 }  // namespace
 }  // namespace seam::cpu

@@ -233,10 +233,12 @@ bool OrderSteps(const ir::Program& program, FusionPlan* plan) {
   return true;
 }
 
-// A broadcast of a rank-0 value (a fill, like the zero of every relu) that members of
+// A broadcast of a rank-0 value (a fill, like the zero of every relu) or of a small one (at
+// most 1/8 of its result: a batch norm's per-channel statistics over NCHW) that members of
 // several groups read is computed inside each of those groups instead of being written to
 // memory by one and read back by the others. Only when nothing outside groups reads it and
-// it has each reading group's element count. Groups left empty are dropped.
+// it has each reading group's element count. Groups left empty are dropped. The operand
+// becomes an input of each reading group (and an output of its own group if it has one).
 void CopyFills(const ir::Program& program, FusionPlan* plan) {
   const int n = static_cast<int>(program.instructions.size());
   std::vector<std::vector<int>> reader_groups(n);
@@ -257,7 +259,8 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
     const ir::Instruction& inst = program.instructions[b];
     const int home = plan->group_of[b];
     if (home < 0 || other_reader[b] || inst.op != Op::kBroadcastInDim ||
-        program.instructions[inst.operands[0]].shape.rank() != 0) {
+        program.instructions[inst.operands[0]].shape.num_elements() * 8 >
+            inst.shape.num_elements()) {
       continue;
     }
     std::vector<int>& groups = reader_groups[b];
@@ -293,9 +296,22 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
   }
 }
 
-// A reduction over adjacent axes of f32/f64 whose operand a group writes to memory runs
-// with that group (FusionGroup::reduces): its step leaves the plan and the group's step
-// computes it. Not for results (their blocks may be donated ones the group reads), empty
+// Whether the axes a reduction keeps (those not in sorted `axes`) are adjacent: a batch
+// norm's statistics over {0, 2, 3} of NCHW keep {1}.
+bool KeptAxesAdjacent(const std::vector<int64_t>& axes, int64_t rank) {
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!std::binary_search(axes.begin(), axes.end(), d)) kept.push_back(d);
+  }
+  for (size_t k = 1; k < kept.size(); ++k) {
+    if (kept[k] != kept[k - 1] + 1) return false;
+  }
+  return true;
+}
+
+// A reduction over adjacent axes (or keeping adjacent axes) of f32/f64 whose operand a group writes
+// to memory runs with that group (FusionGroup::reduces): its step leaves the plan and the group's
+// step computes it. Not for results (their blocks may be donated ones the group reads), empty
 // operands (the loop would never run to initialise the result), or reduce_product of
 // integers (only float reductions are absorbed).
 void AbsorbReduces(const ir::Program& program, FusionPlan* plan) {
@@ -320,7 +336,9 @@ void AbsorbReduces(const ir::Program& program, FusionPlan* plan) {
     std::sort(axes.begin(), axes.end());
     bool adjacent = true;
     for (size_t k = 1; k < axes.size(); ++k) adjacent = adjacent && axes[k] == axes[k - 1] + 1;
-    if (!adjacent) continue;
+    if (!adjacent && !KeptAxesAdjacent(axes, program.instructions[operand].shape.rank())) {
+      continue;
+    }
     FusionGroup& group = plan->groups[g];
     if (!std::binary_search(group.outputs.begin(), group.outputs.end(), operand)) continue;
     group.reduces.push_back(r);

@@ -9,6 +9,10 @@
 #include "src/plugins/cpu/strided.h"
 #include "src/plugins/cpu/thread_pool.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace seam::cpu {
 namespace {
 
@@ -69,13 +73,135 @@ bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
   return true;
 }
 
+// The kept axes as one block in the middle, [reduced_outer, kept, reduced_inner] (a batch
+// norm's statistics over {0, 2, 3} of NCHW), or false. Each result element folds its inputs
+// in row-major order, as the general walk below, so both give the same bits; several
+// results fold at once (independent chains), and a range [first, last) of the kept block
+// can run on its own thread.
+bool KeptMiddle(const ir::Shape& in_shape, const std::vector<int64_t>& axes, int64_t* outer,
+                int64_t* kept, int64_t* inner) {
+  const int64_t rank = in_shape.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) reduced[a] = true;
+  int64_t first = 0;
+  while (first < rank && reduced[first]) ++first;
+  int64_t last = first;
+  while (last < rank && !reduced[last]) ++last;
+  for (int64_t d = last; d < rank; ++d) {
+    if (!reduced[d]) return false;
+  }
+  if (first == 0 || last == rank || first == last) return false;  // ReduceAdjacent's cases
+  *outer = *kept = *inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    (d < first ? *outer : d < last ? *kept : *inner) *= in_shape.dims[d];
+  }
+  return true;
+}
+
+#if defined(__x86_64__)
+// Eight f32 sums (acc[j] over row[j], `inner` elements each), each adding its row's
+// elements in index order, as the scalar loop does: eight rows of eight are transposed so
+// that lane j of each vector holds row j, and the vectors are added in index order. Fewer
+// rows: repeat one, and ignore those lanes' sums.
+__attribute__((target("avx2"))) void SumEightRowsAvx2(const float* const* row, int64_t inner,
+                                                      float* acc) {
+  __m256 a = _mm256_loadu_ps(acc);
+  int64_t i = 0;
+  for (; i + 8 <= inner; i += 8) {
+    __m256 r[8];
+    for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(row[j] + i);
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s0, s4, 0x20));  // element i of each row
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s1, s5, 0x20));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s2, s6, 0x20));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s3, s7, 0x20));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s0, s4, 0x31));  // element i + 4
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s1, s5, 0x31));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s2, s6, 0x31));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s3, s7, 0x31));
+  }
+  _mm256_storeu_ps(acc, a);
+  for (; i < inner; ++i) {
+    for (int j = 0; j < 8; ++j) acc[j] += row[j][i];
+  }
+}
+
+bool HaveAvx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
+#endif
+
+template <typename E, typename Fold>
+void ReduceKeptMiddle(const uint8_t* in, int64_t outer, int64_t kept, int64_t inner, int64_t first,
+                      int64_t last, typename E::Compute init, Fold fold, bool f32_sum,
+                      uint8_t* out) {
+  using C = typename E::Compute;
+  const auto* x = reinterpret_cast<const typename E::Storage*>(in);
+  auto* y = reinterpret_cast<typename E::Storage*>(out);
+  constexpr int64_t kChains = 8;
+  for (int64_t k0 = first; k0 < last; k0 += kChains) {
+    const int64_t n = std::min(kChains, last - k0);
+    C acc[kChains];
+    for (int64_t j = 0; j < kChains; ++j) acc[j] = init;
+    for (int64_t o = 0; o < outer; ++o) {
+      const auto* block = x + (o * kept + k0) * inner;
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<E, Elem<DType::kF32>>) {
+        if (n == kChains && f32_sum && HaveAvx2()) {
+          const float* rows[kChains];
+          for (int64_t j = 0; j < kChains; ++j) rows[j] = block + j * inner;
+          SumEightRowsAvx2(rows, inner, acc);
+          continue;
+        }
+      }
+#endif
+      if (n == kChains) {
+        for (int64_t i = 0; i < inner; ++i) {
+          for (int64_t j = 0; j < kChains; ++j)
+            acc[j] = fold(acc[j], E::Load(block[j * inner + i]));
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t i = 0; i < inner; ++i) acc[j] = fold(acc[j], E::Load(block[j * inner + i]));
+        }
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) y[k0 + j] = E::Store(acc[j]);
+  }
+}
+
 // Accumulates in the compute type (float for bf16), one accumulator per result element,
 // walking the operand once in row-major order.
 template <typename E, typename Fold>
 void ReduceWith(const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
-                typename E::Compute init, Fold fold, uint8_t* out) {
+                typename E::Compute init, Fold fold, uint8_t* out, bool sum = false) {
   using C = typename E::Compute;
   if (ReduceAdjacent<E>(in_shape, in, axes, init, fold, out)) return;
+  int64_t outer = 1, kept_block = 1, inner = 1;
+  if (KeptMiddle(in_shape, axes, &outer, &kept_block, &inner)) {
+    const int64_t count = outer * kept_block * inner;
+    auto body = [&](int64_t first, int64_t last) {
+      ReduceKeptMiddle<E>(in, outer, kept_block, inner, first, last, init, fold, sum, out);
+    };
+    if (count < kParallelMinimumElements || KernelThreads() <= 1 || kept_block < 2) {
+      body(0, kept_block);
+    } else {
+      ParallelFor(kept_block, body);
+    }
+    return;
+  }
   std::vector<int64_t> kept;
   std::vector<bool> reduced(in_shape.rank(), false);
   for (int64_t a : axes) reduced[a] = true;
@@ -103,7 +229,9 @@ void ReduceT(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vec
              uint8_t* out) {
   using C = typename E::Compute;
   using Limits = std::numeric_limits<C>;
-  auto run = [&](C init, auto fold) { ReduceWith<E>(in_shape, in, axes, init, fold, out); };
+  auto run = [&](C init, auto fold) {
+    ReduceWith<E>(in_shape, in, axes, init, fold, out, op == Op::kReduceSum);
+  };
   if constexpr (std::is_floating_point_v<C>) {
     switch (op) {
       case Op::kReduceSum:
@@ -191,14 +319,71 @@ void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_
   }
 }
 
+// ReduceRange over [outer, kept, inner] (KeptMiddle): positions [first, last), a row of
+// `inner` (one result's inputs from one outer index) at a time; eight whole rows of
+// consecutive results at once where the range holds them. Results keep their partial
+// value in `y` between ranges; a result starts from `init` at its first input.
+template <typename T, typename Fold>
+void FoldRangeKept(const T* x, int64_t kept, int64_t inner, int64_t first, int64_t last, T init,
+                   Fold fold, bool sum, T* y) {
+  constexpr int64_t kChains = 8;
+  int64_t pos = first;
+  while (pos < last) {
+    const int64_t row = pos / inner, i = pos % inner;
+    const int64_t k = row % kept, o = row / kept;
+    // Whole rows of consecutive results (up to eight, within one outer index) fold side by
+    // side: independent chains.
+    const int64_t rows = i != 0 ? 0 : std::min({kChains, kept - k, (last - pos) / inner});
+    if (rows >= 2) {
+      T acc[kChains];
+      for (int64_t j = 0; j < kChains; ++j) acc[j] = o == 0 || j >= rows ? init : y[k + j];
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (sum && HaveAvx2()) {
+          const float* row_of[kChains];
+          for (int64_t j = 0; j < kChains; ++j) row_of[j] = x + pos + (j < rows ? j : 0) * inner;
+          SumEightRowsAvx2(row_of, inner, acc);
+          for (int64_t j = 0; j < rows; ++j) y[k + j] = acc[j];
+          pos += rows * inner;
+          continue;
+        }
+      }
+#endif
+      if (rows == kChains) {
+        for (int64_t c = 0; c < inner; ++c) {
+          for (int64_t j = 0; j < kChains; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+        }
+      } else {
+        for (int64_t c = 0; c < inner; ++c) {
+          for (int64_t j = 0; j < rows; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+        }
+      }
+      for (int64_t j = 0; j < rows; ++j) y[k + j] = acc[j];
+      pos += rows * inner;
+      continue;
+    }
+    const int64_t end = std::min(last, pos + (inner - i));
+    T acc = o == 0 && i == 0 ? init : y[k];
+    for (; pos < end; ++pos) acc = fold(acc, x[pos]);
+    y[k] = acc;
+  }
+}
+
 template <typename T>
-void ReduceRangeT(Op op, int64_t reduced, int64_t inner, const uint8_t* in, int64_t first,
-                  int64_t last, uint8_t* out) {
+void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& axes,
+                  int64_t reduced, int64_t inner, const uint8_t* in, int64_t first, int64_t last,
+                  uint8_t* out) {
   const auto* x = reinterpret_cast<const T*>(in);
   auto* y = reinterpret_cast<T*>(out);
   using Limits = std::numeric_limits<T>;
+  int64_t kept_outer = 1, kept = 1, kept_inner = 1;
+  const bool middle = KeptMiddle(in_shape, axes, &kept_outer, &kept, &kept_inner);
   auto run = [&](T init, auto fold) {
-    FoldRange<T>(x, reduced, inner, first, last, init, fold, y);
+    if (middle) {
+      FoldRangeKept<T>(x, kept, kept_inner, first, last, init, fold, op == Op::kReduceSum, y);
+    } else {
+      FoldRange<T>(x, reduced, inner, first, last, init, fold, y);
+    }
   };
   switch (op) {
     case Op::kReduceSum:
@@ -227,9 +412,9 @@ void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
     (d <= last_axis ? reduced : inner) *= in_shape.dims[d];
   }
   if (in_shape.dtype == DType::kF32) {
-    return ReduceRangeT<float>(op, reduced, inner, in, first, last, out);
+    return ReduceRangeT<float>(op, in_shape, axes, reduced, inner, in, first, last, out);
   }
-  return ReduceRangeT<double>(op, reduced, inner, in, first, last, out);
+  return ReduceRangeT<double>(op, in_shape, axes, reduced, inner, in, first, last, out);
 }
 
 // A large reduction that keeps dimension 0 is split along it over the kernel threads: each

@@ -356,11 +356,13 @@ void ConvolutionDirect(const ConvGeometry& g, const uint8_t* lhs, const uint8_t*
 
 void ReduceWindow(const ir::Instruction& inst, const ir::Shape& in_shape, const uint8_t* in,
                   uint8_t* out) {
+  if (ReduceWindowMaxFast(inst, in_shape, in, out)) return;
   ForFloat(in_shape.dtype, [&]<DType D>() { ReduceWindowTyped<D>(inst, in_shape, in, out); });
 }
 
 void SelectAndScatter(const ir::Instruction& inst, const ir::Shape& operand_shape,
                       const uint8_t* operand, const uint8_t* source, uint8_t* out) {
+  if (SelectAndScatterFast(inst, operand_shape, operand, source, out)) return;
   ForFloat(operand_shape.dtype,
            [&]<DType D>() { SelectAndScatterTyped<D>(inst, operand_shape, operand, source, out); });
 }

@@ -90,6 +90,15 @@ void ReduceWindow(const ir::Instruction& inst, const ir::Shape& in_shape, const 
 void SelectAndScatter(const ir::Instruction& inst, const ir::Shape& operand_shape,
                       const uint8_t* operand, const uint8_t* source, uint8_t* out);
 
+// The same for f32 windows over the last two dimensions only, without padding or
+// dilation (pooling in convolutional networks; kernels_pool.cc), with the same bits;
+// select_and_scatter only where the windows do not overlap. False where the case does not
+// fit (nothing written).
+bool ReduceWindowMaxFast(const ir::Instruction& inst, const ir::Shape& in_shape, const uint8_t* in,
+                         uint8_t* out);
+bool SelectAndScatterFast(const ir::Instruction& inst, const ir::Shape& operand_shape,
+                          const uint8_t* operand, const uint8_t* source, uint8_t* out);
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_KERNELS_WINDOW_H_
