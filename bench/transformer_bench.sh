@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The transformer block training step (issue 16) in seam and in libtorch, back to back, on
+# the same thread count (default 1, the figure that counts):
+#   bench/transformer_bench.sh [BUILD_DIR] [THREADS] [STEPS]
+# Pins SEAM_CPU_THREADS, OMP_NUM_THREADS and OPENBLAS_NUM_THREADS. Both programs print the
+# OpenBLAS core they run on; where OpenBLAS does not recognise the CPU (Debian 12's 0.3.21
+# answers "Prescott" on some AVX-512 machines) set OPENBLAS_CORETYPE (e.g. Haswell or
+# SkylakeX) before running, so that both sides use the same correctly detected kernels.
+set -euo pipefail
+build=${1:-build}
+threads=${2:-1}
+steps=${3:-20}
+export PJRT_DEVICE=${PJRT_DEVICE:-CPU}
+export SEAM_CPU_THREADS=$threads OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads
+seam_out=$("$build/bench/transformer_step_bench" "$steps")
+echo "$seam_out"
+if [ -x "$build/bench/torch_transformer_bench" ]; then
+  torch_out=$("$build/bench/torch_transformer_bench" "$steps")
+  echo "$torch_out"
+  torch_ms=$(awk '/^torch /{print $4}' <<<"$torch_out")
+  for mode in lazy compiled; do
+    ms=$(awk -v m="$mode" '$1 == "seam" && $2 == m {print $4}' <<<"$seam_out")
+    awk -v m="$mode" -v s="$ms" -v t="$torch_ms" \
+      'BEGIN { printf "ratio libtorch/seam %s: %.2f (above 1: seam faster)\n", m, t / s }'
+  done
+else
+  echo "note: torch_transformer_bench is not built (cmake --build $build --target torch_transformer_bench)" >&2
+fi
