@@ -5,7 +5,7 @@ Runs the example from the stored initial weights (tests/e2e/data/char_transforme
 with the settings the stored curve names (tests/e2e/data/char_transformer_curve.txt, written by
 bench/char_transformer_twin.cc: the expected values come from libtorch, never from seam), and
 checks every validation point:
-  - step 0 (the initial weights, forward only): within 0.1% of libtorch's value;
+  - step 0 (the initial weights, forward only): within 0.02% of libtorch's value;
   - later steps: within the tolerance the curve file's `# tolerance` line gives (relative).
 The curve file's header says how it was made and why the tolerance is what it is.
 
@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 
-STEP0_TOLERANCE = 1e-3
+STEP0_TOLERANCE = 2e-4
 
 
 def read_curve(path):
