@@ -17,11 +17,13 @@ echo "$seam_out"
 if [ -x "$build/bench/torch_transformer_bench" ]; then
   torch_out=$("$build/bench/torch_transformer_bench" "$steps")
   echo "$torch_out"
-  torch_ms=$(awk '/^torch /{print $4}' <<<"$torch_out")
   for mode in lazy compiled; do
-    ms=$(awk -v m="$mode" '$1 == "seam" && $2 == m {print $4}' <<<"$seam_out")
-    awk -v m="$mode" -v s="$ms" -v t="$torch_ms" \
-      'BEGIN { printf "ratio libtorch/seam %s: %.2f (above 1: seam faster)\n", m, t / s }'
+    # Fields: $4 median wall ms, $6 best wall ms, $8 median CPU ms (the process's threads).
+    awk -v m="$mode" '$1 == "seam" && $2 == m { s4 = $4; s6 = $6; s8 = $8 }
+      $1 == "torch" { t4 = $4; t6 = $6; t8 = $8 }
+      END { printf "libtorch/seam %s: median %.2f, best %.2f, cpu %.2f (above 1: seam faster)\n",
+                   m, t4 / s4, t6 / s6, t8 / s8 }' <<<"$seam_out
+$torch_out"
   done
 else
   echo "note: torch_transformer_bench is not built (cmake --build $build --target torch_transformer_bench)" >&2

@@ -4,9 +4,12 @@
 // transformer_bench.sh runs both with the same threads and prints the ratio.
 //   lazy      the step recorded each time, then sync() and the loss read
 //   compiled  the same step through seam::compile (captured once, replayed)
-//   compile   the CompileTime metric of the step's program (the first step's compile)
+//   compile   the CompileTime metric of the step's program (the first step's compile), and
+//             that first step's whole time
 // Output: one "key: value" line per fact, then one line per mode with the median and best
 // step time over the timed steps (after warm-up). Arguments: [steps] (default 20).
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,20 +44,31 @@ const char* Env(const char* name) {
   return value == nullptr ? "(unset)" : value;
 }
 
+// This process's CPU time (every thread), in ms: on a shared machine it moves less with
+// the load than the wall clock does.
+double CpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
 template <typename Step>
 void Time(const char* mode, int steps, Step&& step) {
   for (int i = 0; i < 3; ++i) step();  // warm-up (and capture, for the compiled step)
-  std::vector<double> ms;
+  std::vector<double> ms, cpu;
   float loss = 0;
   for (int i = 0; i < steps; ++i) {
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = CpuMs();
     loss = step();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
+    cpu.push_back(CpuMs() - cpu_start);
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("seam %-9s median_ms %8.2f best_ms %8.2f loss %.6f\n", mode, ms[ms.size() / 2],
-              ms.front(), static_cast<double>(loss));
+  std::sort(cpu.begin(), cpu.end());
+  std::printf("seam %-9s median_ms %8.2f best_ms %8.2f cpu_median_ms %8.2f loss %.6f\n", mode,
+              ms[ms.size() / 2], ms.front(), cpu[cpu.size() / 2], static_cast<double>(loss));
 }
 
 }  // namespace
@@ -83,11 +97,17 @@ int main(int argc, char** argv) {
     };
     const double compile_before = metrics::MetricAccumulator("CompileTime");
     const int64_t compiles_before = metrics::MetricTotalSamples("CompileTime");
+    const auto first_start = std::chrono::steady_clock::now();
     step();
+    const double first_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_start)
+            .count();
     std::printf(
-        "compile_ms: %.1f (%lld programs compiled by the first step)\n",
+        "compile_ms: %.1f (%lld programs compiled by the first step; that step took %.1f ms in "
+        "all: recording, compile, run)\n",
         (metrics::MetricAccumulator("CompileTime") - compile_before) / 1e6,
-        static_cast<long long>(metrics::MetricTotalSamples("CompileTime") - compiles_before));
+        static_cast<long long>(metrics::MetricTotalSamples("CompileTime") - compiles_before),
+        first_ms);
     Time("lazy", steps, step);
   }
   {

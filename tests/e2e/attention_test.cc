@@ -230,6 +230,29 @@ TEST(AttentionTest, CausalBlockOutputsDoNotDependOnLaterPositions) {
             std::vector<float>(after.begin() + 24, after.end()));
 }
 
+// bfloat16 runs the same computation: with the same (bfloat16-rounded) weights and input,
+// its output follows float32's within bfloat16's precision through the block.
+TEST(AttentionTest, BFloat16BlockFollowsFloat32) {
+  nn::TransformerBlock wide(16, 4, 1);
+  nn::TransformerBlock narrow(16, 4, 1, /*causal=*/true, DType::kBFloat16);
+  nn::StateDict wide_state, narrow_state;
+  for (const auto& [name, t] : wide.state_dict()) {
+    narrow_state[name] = (t + 0.01).to(DType::kBFloat16);  // nonzero biases
+    wide_state[name] = narrow_state[name].to(DType::kFloat32);
+  }
+  wide.load_state_dict(wide_state);
+  narrow.load_state_dict(narrow_state);
+  const Tensor x = Tensor::randn({2, 6, 16}, 3).to(DType::kBFloat16);
+  const Tensor y = narrow.forward(x);
+  EXPECT_EQ(y.dtype(), DType::kBFloat16);
+  const std::vector<float> got = y.to_vector<float>();
+  const std::vector<float> want = wide.forward(x.to(DType::kFloat32)).to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i], want[i], 0.03 + 0.02 * std::abs(want[i])) << i;
+  }
+}
+
 TEST(AttentionTest, StateDictLoadsIntoPyTorch) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("seam_attention_" + std::to_string(getpid()) + ".safetensors"))
