@@ -119,12 +119,15 @@ Tensor MultiheadAttention::forward(const Tensor& x, bool is_causal) const {
   if (shape.size() == 2)
     return forward(x.reshape({1, shape[0], shape[1]}), is_causal).reshape(shape);
   const int64_t n = shape[0], len = shape[1], heads = num_heads, dim = embed_dim / num_heads;
-  // [N, L, 3E] -> [N, L, 3, H, D] -> [3, N, H, L, D]: one transpose brings q, k and v into
-  // per-head layout.
-  const Tensor qkv = (x.matmul(in_proj_weight) + in_proj_bias)
-                         .reshape({n, len, 3, heads, dim})
-                         .permute({2, 0, 3, 1, 4});
-  const auto part = [&](int64_t i) { return qkv.slice(0, i, i + 1).reshape({n, heads, len, dim}); };
+  // q, k and v each from its third of the projection ([E, E] columns of in_proj_weight),
+  // then [N, L, E] -> [N, L, H, D] -> [N, H, L, D]. Slicing the small weight instead of the
+  // [N, L, 3E] product keeps the slices' gradients (zero-padded copies, summed) at the
+  // weight's size: on the width-256 step that is 3 x 196K elements instead of 3 x 1.5M.
+  const auto part = [&](int64_t i) {
+    const Tensor w = in_proj_weight.slice(1, i * embed_dim, (i + 1) * embed_dim);
+    const Tensor b = in_proj_bias.slice(0, i * embed_dim, (i + 1) * embed_dim);
+    return (x.matmul(w) + b).reshape({n, len, heads, dim}).permute({0, 2, 1, 3});
+  };
   const Tensor heads_out = scaled_dot_product_attention(part(0), part(1), part(2), is_causal);
   return out_proj.forward(heads_out.permute({0, 2, 1, 3}).reshape({n, len, embed_dim}));
 }
