@@ -8,7 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgloo-dev libopenblas-dev libdnnl-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev python3-numpy
-  dataset-fashion-mnist
+  dataset-fashion-mnist fortunes
   clang-format clang-tidy clang-14 libclang-rt-14-dev python3
 )
 
