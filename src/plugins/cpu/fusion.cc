@@ -373,6 +373,8 @@ bool IsLoopFusible(Op op) {
     case Op::kGather:
     case Op::kScatterAdd:
     case Op::kScatterReplace:
+    case Op::kRngBitGenerator:
+    case Op::kArgsort:
     case Op::kAllReduceSum:
     case Op::kAllReduceMax:
     case Op::kAllReduceMin:
