@@ -545,11 +545,7 @@ OpCase RngCase(Random& r, CaseBuilder& b, DType dtype, int i) {
   const int key = b.Param({DType::kS64, {}});
   int counter = 0;
   if (i == 3) {
-    ir::Literal c{{DType::kS64, {2}}, std::vector<uint8_t>(16, 0)};
-    const int64_t lo = -1, hi = r.Int(0, 1000);
-    std::memcpy(c.bytes.data(), &lo, 8);
-    std::memcpy(c.bytes.data() + 8, &hi, 8);
-    counter = b.ParamWith(std::move(c));
+    counter = b.ParamWith(ir::Literal::FromS64({-1, r.Int(0, 1000)}, {2}));
   } else {
     counter = b.Param({DType::kS64, {2}});
   }

@@ -47,17 +47,23 @@ NodePtr Sortable(const Tensor& t, const char* name) {
   return x;
 }
 
+// The first k elements along `axis`.
+NodePtr Head(const NodePtr& x, int64_t axis, int64_t k) {
+  if (k == x->shape.dims[axis]) return x;
+  std::vector<int64_t> start(x->shape.rank(), 0), stride(x->shape.rank(), 1);
+  std::vector<int64_t> limit = x->shape.dims;
+  limit[axis] = k;
+  return lazy::MakeNode(ir::Op::kSlice, {x},
+                        {{"start", start}, {"limit", limit}, {"stride", stride}});
+}
+
 SortResult SortAlong(const NodePtr& x, int64_t axis, bool descending, int64_t k) {
-  NodePtr index = lazy::MakeNode(ir::Op::kArgsort, {x},
-                                 {{"axis", {axis}}, {"descending", {descending ? 1 : 0}}});
-  if (k < x->shape.dims[axis]) {
-    std::vector<int64_t> start(x->shape.rank(), 0), stride(x->shape.rank(), 1);
-    std::vector<int64_t> limit = x->shape.dims;
-    limit[axis] = k;
-    index = lazy::MakeNode(ir::Op::kSlice, {index},
-                           {{"start", start}, {"limit", limit}, {"stride", stride}});
-  }
-  return {lazy::Wrap(TakeAlongAxis(x, index, axis)), lazy::Wrap(index)};
+  NodePtr index = Head(lazy::MakeNode(ir::Op::kArgsort, {x},
+                                      {{"axis", {axis}}, {"descending", {descending ? 1 : 0}}}),
+                       axis, k);
+  // Nothing to gather from an empty input (gather's slices of 1 would not fit it).
+  NodePtr values = x->shape.num_elements() == 0 ? Head(x, axis, k) : TakeAlongAxis(x, index, axis);
+  return {lazy::Wrap(values), lazy::Wrap(index)};
 }
 
 }  // namespace

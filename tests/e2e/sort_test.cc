@@ -121,7 +121,7 @@ void CheckSorts(DType dtype) {
       EXPECT_EQ(r.indices.dtype(), DType::kInt64);
       EXPECT_EQ(r.indices.to_vector<int64_t>(), indices)
           << dtype_name(dtype) << " axis " << axis << " descending " << descending;
-      EXPECT_TRUE(SameValues(r.values.to(HostDType<T>()).to_vector<T>(), values))
+      EXPECT_TRUE(SameValues(r.values.to(HostDType<T>()).template to_vector<T>(), values))
           << dtype_name(dtype) << " axis " << axis;
     }
     const int64_t k = 3;
@@ -130,7 +130,7 @@ void CheckSorts(DType dtype) {
     Expected(x, rows, cols, axis, true, k, &indices, &values);
     SortResult top = t.topk(k, axis);
     EXPECT_EQ(top.indices.to_vector<int64_t>(), indices) << dtype_name(dtype) << " topk " << axis;
-    EXPECT_TRUE(SameValues(top.values.to(HostDType<T>()).to_vector<T>(), values));
+    EXPECT_TRUE(SameValues(top.values.to(HostDType<T>()).template to_vector<T>(), values));
   }
 }
 
@@ -209,9 +209,8 @@ TEST(SortTest, Errors) {
             "topk: k=4 is outside [0, 3], the size of axis 1 of f32[2,3]");
   EXPECT_EQ(ErrorOf([&] { x.topk(-1, -1); }),
             "topk: k=-1 is outside [0, 3], the size of axis -1 of f32[2,3]");
-  EXPECT_NE(ErrorOf([&] { x.sort(2); }).find("sort"), std::string::npos);
-  EXPECT_NE(ErrorOf([&] { x.sort(2); }).find("2"), std::string::npos);
-  EXPECT_NE(ErrorOf([&] { x.topk(1, -3); }).find("topk"), std::string::npos);
+  EXPECT_EQ(ErrorOf([&] { x.sort(2); }), "sort: axis 2 is out of range for f32[2,3]");
+  EXPECT_EQ(ErrorOf([&] { x.topk(1, -3); }), "topk: axis -3 is out of range for f32[2,3]");
   Tensor b = Tensor::zeros({2}) > 0.0;
   EXPECT_EQ(ErrorOf([&] { b.sort(0); }), "sort: needs a numeric tensor, got pred[2]");
 }
