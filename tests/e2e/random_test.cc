@@ -76,28 +76,29 @@ std::string ErrorOf(const std::function<void()>& fn) {
 TEST(RandomTest, RandIsThePhiloxStreamInDocumentedOrder) {
   manual_seed(0x123456789abcdefull);
   const Philox philox = FromSeed(0x123456789abcdefull);
-  Tensor a = rand({300, 70});              // 21000 words: blocks 0..5249
-  Tensor b = rand({5}, DType::kFloat64);   // 5 64-bit words: blocks 5250..5252
-  Tensor c = rand({9}, DType::kBFloat16);  // blocks 5253..5255
-  Tensor d = rand({3});                    // block 5256
+  // 210000 words (blocks 0..52499): split between threads when there are 2.
+  Tensor a = rand({300, 700});
+  Tensor b = rand({5}, DType::kFloat64);   // 5 64-bit words: blocks 52500..52502
+  Tensor c = rand({9}, DType::kBFloat16);  // blocks 52503..52505
+  Tensor d = rand({3});                    // block 52506
   sync();
   const std::vector<float> av = a.to_vector<float>();
-  ASSERT_EQ(av.size(), 21000u);
-  for (int64_t e = 0; e < 21000; ++e) {
+  ASSERT_EQ(av.size(), 210000u);
+  for (int64_t e = 0; e < 210000; ++e) {
     const float expected = static_cast<float>(philox.Word(0, e) >> 8) * 0x1p-24f;
     ASSERT_EQ(av[e], expected) << "element " << e;
   }
   const std::vector<double> bv = b.to_vector<double>();
   for (int64_t e = 0; e < 5; ++e) {
-    EXPECT_EQ(bv[e], static_cast<double>(philox.Word64(5250, e) >> 11) * 0x1p-53) << e;
+    EXPECT_EQ(bv[e], static_cast<double>(philox.Word64(52500, e) >> 11) * 0x1p-53) << e;
   }
   const std::vector<float> cv = c.to_vector<float>();
   for (int64_t e = 0; e < 9; ++e) {
-    EXPECT_EQ(cv[e], static_cast<float>(philox.Word(5253, e) >> 24) * 0x1p-8f) << e;
+    EXPECT_EQ(cv[e], static_cast<float>(philox.Word(52503, e) >> 24) * 0x1p-8f) << e;
   }
   const std::vector<float> dv = d.to_vector<float>();
   for (int64_t e = 0; e < 3; ++e) {
-    EXPECT_EQ(dv[e], static_cast<float>(philox.Word(5256, e) >> 8) * 0x1p-24f) << e;
+    EXPECT_EQ(dv[e], static_cast<float>(philox.Word(52506, e) >> 8) * 0x1p-24f) << e;
   }
 }
 

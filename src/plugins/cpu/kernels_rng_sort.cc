@@ -9,6 +9,7 @@
 
 #include "src/ir/philox.h"
 #include "src/plugins/cpu/element_types.h"
+#include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::cpu {
 namespace {
@@ -62,16 +63,23 @@ void RngBitGenerator(const ir::Shape& result, const uint8_t* key, const uint8_t*
   const int64_t lo = LoadS64(counter, 0), hi = LoadS64(counter, 1);
   // s32: 4 elements (16 bytes) per block; s64: 2 elements, each word 2j low, 2j+1 high,
   // which is the block's 16 bytes in little-endian order either way.
+  // Each block writes only its own 16 bytes, so any split over threads gives the same bits.
   const int64_t bytes = count * static_cast<int64_t>(ir::DTypeSize(result.dtype));
-  for (int64_t at = 0, block = 0; at < bytes; at += 16, ++block) {
-    const ir::PhiloxBlock words =
-        ir::Philox4x32(ir::PhiloxCounterOf(lo, hi, static_cast<uint64_t>(block)), k);
-    uint8_t raw[16];
-    for (int w = 0; w < 4; ++w) {
-      for (int b = 0; b < 4; ++b) raw[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
+  const int64_t blocks = (bytes + 15) / 16;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t block = begin; block < end; ++block) {
+      const ir::PhiloxBlock words =
+          ir::Philox4x32(ir::PhiloxCounterOf(lo, hi, static_cast<uint64_t>(block)), k);
+      uint8_t raw[16];
+      for (int w = 0; w < 4; ++w) {
+        for (int b = 0; b < 4; ++b) raw[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
+      }
+      const int64_t at = block * 16;
+      std::memcpy(out + at, raw, static_cast<size_t>(std::min<int64_t>(16, bytes - at)));
     }
-    std::memcpy(out + at, raw, static_cast<size_t>(std::min<int64_t>(16, bytes - at)));
-  }
+  };
+  if (count < kParallelMinimumElements) return run(0, blocks);
+  ParallelFor(blocks, run);
 }
 
 void Argsort(const ir::Instruction& inst, const ir::Shape& in_shape, const uint8_t* in,
