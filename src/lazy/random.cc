@@ -32,10 +32,6 @@ void Seed(Generator& g, uint64_t seed) {
   g.counter = Tensor::from_vector(std::vector<int64_t>{0, 0}, {2});
 }
 
-NodePtr IntConstant(int64_t value, Ints dims) {
-  return BroadcastTo(ConstantNode(FullIntLiteral(ir::DType::kS64, {}, value)), dims);
-}
-
 NodePtr Bin(ir::Op op, const NodePtr& a, const NodePtr& b) { return MakeNode(op, {a, b}, {}); }
 
 }  // namespace
@@ -61,30 +57,27 @@ NodePtr DrawBits(ir::DType dtype, Ints dims) {
 NodePtr UniformFromBits(ir::DType dtype, Ints dims) {
   using ir::DType;
   using ir::Op;
-  if (dtype == DType::kF64) {
-    // The top 53 bits of each 64-bit word: hi * 2^21 + lo / 2^11 with hi and lo its
-    // unsigned 32-bit halves (the IR has no logical shift; these divisions are exact or
-    // floor divisions of non-negative values).
-    const NodePtr w = DrawBits(DType::kS64, dims);
-    const NodePtr mask = IntConstant(0xFFFFFFFF, dims);
-    const NodePtr lo = Bin(Op::kAnd, w, mask);
-    const NodePtr hi =
-        Bin(Op::kAnd,
-            Bin(Op::kDivide, Bin(Op::kSubtract, w, lo), IntConstant(int64_t{1} << 32, dims)), mask);
-    const NodePtr k = Bin(Op::kAdd, Bin(Op::kMultiply, hi, IntConstant(int64_t{1} << 21, dims)),
-                          Bin(Op::kDivide, lo, IntConstant(int64_t{1} << 11, dims)));
-    return Bin(Op::kMultiply, Convert(k, DType::kF64),
-               BroadcastTo(ConstantNode(ScalarLiteral(DType::kF64, 0x1p-53)), dims));
-  }
-  // f32: the top 24 bits of each 32-bit word; bf16: the top 8 (then exact in bf16).
-  const bool bf16 = dtype == DType::kBF16;
-  const NodePtr w = Convert(DrawBits(DType::kS32, dims), DType::kS64);
-  const NodePtr u = Bin(Op::kAnd, w, IntConstant(0xFFFFFFFF, dims));
-  const NodePtr k = Bin(Op::kDivide, u, IntConstant(bf16 ? int64_t{1} << 24 : 256, dims));
-  const NodePtr scale =
-      BroadcastTo(ConstantNode(ScalarLiteral(DType::kF32, bf16 ? 0x1p-8 : 0x1p-24)), dims);
-  const NodePtr f = Bin(Op::kMultiply, Convert(k, DType::kF32), scale);
-  return bf16 ? Convert(f, DType::kBF16) : f;
+  // The top m bits of each word (m = 24 for f32, 8 for bf16, 53 for f64) as k * 2^-m: the
+  // word with its other bits cleared, read as a signed integer v (exact in the float type:
+  // at most m significant bits), times 2^-bits gives v / 2^bits in [-1/2, 1/2), and adding
+  // 1 to the negative ones gives the unsigned word's value (exact too). Elementwise and
+  // without division, so it fuses into one loop.
+  const bool wide = dtype == DType::kF64;
+  const DType word = wide ? DType::kS64 : DType::kS32;
+  const DType compute = wide ? DType::kF64 : DType::kF32;
+  const int64_t keep_mask = wide                    ? ~int64_t{0x7FF}
+                            : dtype == DType::kBF16 ? -(int64_t{1} << 24)
+                                                    : -256;
+  const NodePtr bits = DrawBits(word, dims);
+  const NodePtr mask = BroadcastTo(ConstantNode(FullIntLiteral(word, {}, keep_mask)), dims);
+  auto constant = [&](double v) {
+    return BroadcastTo(ConstantNode(ScalarLiteral(compute, v)), dims);
+  };
+  const NodePtr half = Bin(Op::kMultiply, Convert(Bin(Op::kAnd, bits, mask), compute),
+                           constant(wide ? 0x1p-64 : 0x1p-32));
+  const NodePtr negative = Bin(Op::kLt, half, constant(0));
+  const NodePtr u = Select(negative, Bin(Op::kAdd, half, constant(1)), half);
+  return dtype == DType::kBF16 ? Convert(u, DType::kBF16) : u;
 }
 
 }  // namespace lazy
