@@ -147,6 +147,21 @@ TEST(SortTest, MatchesStableSortForNarrowDTypes) {
   CheckSorts<int32_t>(DType::kInt32);
 }
 
+// 300 x 300 elements: above the CPU plugin's threshold for splitting lanes over threads.
+TEST(SortTest, LargeSortsAlongEitherAxis) {
+  const int64_t n = 300;
+  const std::vector<float> x = Data<float>(static_cast<size_t>(n * n), 17);
+  const Tensor t = Tensor::from_vector(x, {n, n});
+  for (int64_t axis : {0, 1}) {
+    std::vector<int64_t> indices;
+    std::vector<float> values;
+    Expected(x, n, n, axis, axis == 0, n, &indices, &values);
+    SortResult r = t.sort(axis, axis == 0);
+    EXPECT_EQ(r.indices.to_vector<int64_t>(), indices) << "axis " << axis;
+    EXPECT_TRUE(SameValues(r.values.to_vector<float>(), values)) << "axis " << axis;
+  }
+}
+
 TEST(SortTest, ZeroSizedShapes) {
   Tensor empty_axis = Tensor::zeros({3, 0});
   SortResult r = empty_axis.sort(1);

@@ -22,9 +22,10 @@ int64_t LoadS64(const uint8_t* p, int64_t k) {
   return v;
 }
 
+// Sorts lanes [begin, end) (lane = o * inner + i); each lane writes only its own indices.
 template <DType D>
-void ArgsortTyped(int64_t outer, int64_t extent, int64_t inner, bool descending, const uint8_t* in,
-                  uint8_t* out) {
+void ArgsortLanes(int64_t begin, int64_t end, int64_t extent, int64_t inner, bool descending,
+                  const uint8_t* in, uint8_t* out) {
   using E = Elem<D>;
   using C = typename E::Compute;
   std::vector<C> lane(extent);
@@ -39,19 +40,27 @@ void ArgsortTyped(int64_t outer, int64_t extent, int64_t inner, bool descending,
     }
     return lane[a] < lane[b];
   };
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const int64_t base = o * extent * inner + i;
-      for (int64_t k = 0; k < extent; ++k) {
-        typename E::Storage v;
-        std::memcpy(&v, in + (base + k * inner) * sizeof(v), sizeof(v));
-        lane[k] = E::Load(v);
-      }
-      std::iota(order.begin(), order.end(), int64_t{0});
-      std::stable_sort(order.begin(), order.end(), less);
-      for (int64_t k = 0; k < extent; ++k) std::memcpy(out + (base + k * inner) * 8, &order[k], 8);
+  for (int64_t l = begin; l < end; ++l) {
+    const int64_t base = (l / inner) * extent * inner + l % inner;
+    for (int64_t k = 0; k < extent; ++k) {
+      typename E::Storage v;
+      std::memcpy(&v, in + (base + k * inner) * sizeof(v), sizeof(v));
+      lane[k] = E::Load(v);
     }
+    std::iota(order.begin(), order.end(), int64_t{0});
+    std::stable_sort(order.begin(), order.end(), less);
+    for (int64_t k = 0; k < extent; ++k) std::memcpy(out + (base + k * inner) * 8, &order[k], 8);
   }
+}
+
+template <DType D>
+void ArgsortTyped(int64_t outer, int64_t extent, int64_t inner, bool descending, const uint8_t* in,
+                  uint8_t* out) {
+  auto run = [&](int64_t begin, int64_t end) {
+    ArgsortLanes<D>(begin, end, extent, inner, descending, in, out);
+  };
+  if (outer * extent * inner < kParallelMinimumElements) return run(0, outer * inner);
+  ParallelFor(outer * inner, run);
 }
 
 }  // namespace
