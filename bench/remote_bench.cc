@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "bench/mlp_shapes.h"
+#include "bench/mlp_step.h"
 #include "proto/remote.grpc.pb.h"
 #include "seam/compile.h"
 #include "seam/nn.h"
@@ -52,23 +53,6 @@ constexpr size_t kChunkBytes = size_t{1} << 20;  // the remote client's chunk si
 constexpr char kRole[] = "SEAM_REMOTE_BENCH_ROLE";
 constexpr char kResults[] = "SEAM_REMOTE_BENCH_RESULTS";
 constexpr char kStreamAddress[] = "SEAM_REMOTE_BENCH_STREAM";
-
-std::vector<int32_t> Labels(int64_t count, int64_t classes) {
-  std::vector<int32_t> labels(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) labels[i] = static_cast<int32_t>((i * 7 + 3) % classes);
-  return labels;
-}
-
-struct MlpStepSetUp {
-  explicit MlpStepSetUp(const MlpShape& shape)
-      : model(shape.sizes, /*seed=*/1),
-        sgd(model.parameters(), /*lr=*/0.01f),
-        x(Tensor::randn({shape.batch, shape.sizes.front()}, /*seed=*/2)),
-        y(Tensor::from_vector(Labels(shape.batch, shape.sizes.back()), {shape.batch})) {}
-  nn::Mlp model;
-  optim::Sgd sgd;
-  Tensor x, y;
-};
 
 // The lazy step: traced every time, compiled once, then a compile-cache hit.
 void BM_MlpStep(benchmark::State& state) {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/mlp_step.h"
 #include "seam/compile.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
@@ -66,12 +67,6 @@ double LiveHeapKib() {
   return static_cast<double>(info.uordblks + info.hblkhd) / 1024.0;
 }
 
-std::vector<int32_t> Labels(int64_t count, int64_t classes) {
-  std::vector<int32_t> labels(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) labels[i] = static_cast<int32_t>((i * 7 + 3) % classes);
-  return labels;
-}
-
 // Runs `mode` for options.steps steps and prints the samples and the growth after the
 // warm-up. Returns the process's exit status.
 int RunMode(const std::string& mode, const Options& options) {
@@ -80,8 +75,8 @@ int RunMode(const std::string& mode, const Options& options) {
   seam::nn::Mlp model(options.sizes, /*seed=*/1);
   seam::optim::Sgd sgd(model.parameters(), /*lr=*/0.01f);
   const seam::Tensor x = seam::Tensor::randn({options.batch, options.sizes.front()}, /*seed=*/2);
-  const seam::Tensor y =
-      seam::Tensor::from_vector(Labels(options.batch, options.sizes.back()), {options.batch});
+  const seam::Tensor y = seam::Tensor::from_vector(
+      seam::bench::MlpLabels(options.batch, options.sizes.back()), {options.batch});
   seam::CompiledStep compiled = seam::compile([&](const std::vector<seam::Tensor>& in) {
     seam::Tensor loss = seam::nn::cross_entropy(model.forward(in[0]), in[1]);
     sgd.step(loss);

@@ -10,6 +10,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/mlp_shapes.h"
+#include "bench/mlp_step.h"
 #include "seam/compile.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
@@ -20,24 +21,6 @@ namespace seam::bench {
 namespace {
 
 void SetUpDevice() { setenv("PJRT_DEVICE", "CPU", /*overwrite=*/0); }
-
-std::vector<int32_t> Labels(int64_t count, int64_t classes) {
-  std::vector<int32_t> labels(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) labels[i] = static_cast<int32_t>((i * 7 + 3) % classes);
-  return labels;
-}
-
-// The model, optimizer and one batch of a step, the same for the plain and compiled benches.
-struct MlpStepSetUp {
-  explicit MlpStepSetUp(const MlpShape& shape)
-      : model(shape.sizes, /*seed=*/1),
-        sgd(model.parameters(), /*lr=*/0.01f),
-        x(Tensor::randn({shape.batch, shape.sizes.front()}, /*seed=*/2)),
-        y(Tensor::from_vector(Labels(shape.batch, shape.sizes.back()), {shape.batch})) {}
-  nn::Mlp model;
-  optim::Sgd sgd;
-  Tensor x, y;
-};
 
 void BM_SeamMlpStep(benchmark::State& state) {
   SetUpDevice();

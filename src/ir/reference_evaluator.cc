@@ -597,9 +597,19 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
                                  Attr(inst, "descending")[0] != 0, in[0]->f, in[0]->i);
       return out;
     }
-    default:
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
       return Elementwise(inst, in);
+    case Op::kParameter:  // EvaluateReplicated binds parameters and meets the replicas
+    case Op::kAllReduceSum:
+    case Op::kAllReduceMax:
+    case Op::kAllReduceMin:
+      break;
   }
+  return Value(inst.shape);
 }
 
 }  // namespace

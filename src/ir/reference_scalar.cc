@@ -99,9 +99,15 @@ double FloatUnary(Op op, double x) {
       return std::ceil(x);
     case Op::kErf:
       return std::erf(x);
-    default:
-      return std::numeric_limits<double>::quiet_NaN();
+    case Op::kNot:  // integers and pred only
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      break;  // not a float unary row: the evaluator asks for none
   }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 int64_t IntUnary(Op op, DType dtype, int64_t x) {
@@ -115,9 +121,25 @@ int64_t IntUnary(Op op, DType dtype, int64_t x) {
       return (x > 0) - (x < 0);
     case Op::kNot:
       return dtype == DType::kPred ? !x : WrapTo(dtype, ~u);
-    default:
-      return 0;
+    // Floats only.
+    case Op::kExp:
+    case Op::kLog:
+    case Op::kLog1p:
+    case Op::kTanh:
+    case Op::kLogistic:
+    case Op::kSqrt:
+    case Op::kRsqrt:
+    case Op::kFloor:
+    case Op::kCeil:
+    case Op::kErf:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      break;  // not an integer unary row: the evaluator asks for none
   }
+  return 0;
 }
 
 double FloatBinary(Op op, double a, double b) {
@@ -138,9 +160,16 @@ double FloatBinary(Op op, double a, double b) {
       return Max(a, b);
     case Op::kMinimum:
       return Min(a, b);
-    default:
-      return std::numeric_limits<double>::quiet_NaN();
+    case Op::kAnd:  // integers and pred only
+    case Op::kOr:
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      break;  // not a float binary row: the evaluator asks for none
   }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 int64_t IntBinary(Op op, DType dtype, int64_t a, int64_t b) {
@@ -171,9 +200,14 @@ int64_t IntBinary(Op op, DType dtype, int64_t a, int64_t b) {
       return dtype == DType::kPred ? (a != 0 && b != 0) : static_cast<int64_t>(ua & ub);
     case Op::kOr:
       return dtype == DType::kPred ? (a != 0 || b != 0) : static_cast<int64_t>(ua | ub);
-    default:
-      return 0;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      break;  // not a binary row: the evaluator asks for none
   }
+  return 0;
 }
 
 template <typename T>
@@ -191,9 +225,14 @@ bool CompareValues(Op op, T a, T b) {
       return a > b;
     case Op::kGe:
       return a >= b;
-    default:
-      return false;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 0
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      break;  // not a compare row: the evaluator asks for none
   }
+  return false;
 }
 
 bool CompareFloat(Op op, double a, double b) { return CompareValues(op, a, b); }

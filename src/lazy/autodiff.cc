@@ -312,9 +312,31 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
           lazy::Convert(lazy::MakeNode(ir::Op::kEq, {ops[0], self}, {}), ops[0]->shape.dtype);
       return Mul(lazy::AllReduceNode(ir::Op::kAllReduceSum, g), is_best);
     }
-    default:
+    // Constant in their operands, or pieces of data that have no derivative (indices,
+    // booleans): grad() stops at them with an error naming the op.
+    case ir::Op::kParameter:
+    case ir::Op::kConstant:
+    case ir::Op::kIota:
+    case ir::Op::kNot:
+    case ir::Op::kAnd:
+    case ir::Op::kOr:
+    case ir::Op::kArgMax:
+    case ir::Op::kArgMin:
+    case ir::Op::kArgsort:
+    case ir::Op::kRngBitGenerator:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
+    // Not written yet (the front end differentiates only through the ops above: min pooling
+    // and index_put-style replacement are not front-end operations).
+    case ir::Op::kReduceWindowMin:
+    case ir::Op::kSelectAndScatter:
+    case ir::Op::kScatterReplace:
       NoRule(node);
   }
+  NoRule(node);
 }
 
 }  // namespace

@@ -255,12 +255,8 @@ class RemoteService::Impl final : public pb::Remote::Service {
                        pb::ExecuteReply* reply) override {
     if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
     const uint64_t session = request->session();
-    if (absl::Status released = sessions_.Release(session, Handles(request->release()));
-        !released.ok()) {
-      return ToGrpc(released);
-    }
     absl::StatusOr<ComputationClient::ComputationPtr> computation =
-        sessions_.Computation(session, request->computation());
+        ReleaseThenFindComputation(session, Handles(request->release()), request->computation());
     if (!computation.ok()) return ToGrpc(computation.status());
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> arguments =
         sessions_.Buffers(session, Handles(request->arguments()));
@@ -281,12 +277,8 @@ class RemoteService::Impl final : public pb::Remote::Service {
                                  pb::ExecuteReplicatedReply* reply) override {
     if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
     const uint64_t session = request->session();
-    if (absl::Status released = sessions_.Release(session, Handles(request->release()));
-        !released.ok()) {
-      return ToGrpc(released);
-    }
     absl::StatusOr<ComputationClient::ComputationPtr> computation =
-        sessions_.Computation(session, request->computation());
+        ReleaseThenFindComputation(session, Handles(request->release()), request->computation());
     if (!computation.ok()) return ToGrpc(computation.status());
     std::vector<std::vector<ComputationClient::DataPtr>> arguments;
     for (const pb::HandleList& list : request->arguments()) {
@@ -380,6 +372,16 @@ class RemoteService::Impl final : public pb::Remote::Service {
   }
 
  private:
+  // The start of both executes: the handles the client let go of ride on the execute (a
+  // round trip saved) and are released first; then the computation is looked up.
+  absl::StatusOr<ComputationClient::ComputationPtr> ReleaseThenFindComputation(
+      uint64_t session, absl::Span<const uint64_t> release, uint64_t computation) {
+    if (absl::Status released = sessions_.Release(session, release); !released.ok()) {
+      return released;
+    }
+    return sessions_.Computation(session, computation);
+  }
+
   grpc::Status Authorize(const grpc::ServerContext& context) const {
     if (options_.token.empty()) return grpc::Status::OK;
     const auto& metadata = context.client_metadata();

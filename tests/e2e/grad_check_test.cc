@@ -1,10 +1,13 @@
 // Every gradient rule against central finite differences, in f64 through the CPU plugin.
+#include "grad_check.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <random>
 
+#include "error_of.h"
 #include "seam/distributed.h"
 #include "seam/nn.h"
 #include "seam/tensor.h"
@@ -12,66 +15,8 @@
 namespace seam {
 namespace {
 
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-
-std::vector<double> Random(size_t n, uint64_t seed, double low, double high) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(low, high);
-  std::vector<double> v(n);
-  for (double& x : v) x = dist(rng);
-  return v;
-}
-
-size_t Count(const std::vector<int64_t>& shape) {
-  size_t n = 1;
-  for (int64_t d : shape) n *= static_cast<size_t>(d);
-  return n;
-}
-
-// loss = sum(f(inputs) * w) for fixed random w, so that every output element matters.
-double Loss(const Fn& f, const std::vector<std::vector<double>>& values,
-            const std::vector<std::vector<int64_t>>& shapes, std::vector<Tensor>* inputs_out,
-            Tensor* loss_out) {
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < values.size(); ++i)
-    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
-  Tensor y = f(inputs);
-  Tensor w = Tensor::from_vector(Random(static_cast<size_t>(y.numel()), 99, 0.5, 1.5), y.shape());
-  Tensor loss = (y * w).sum();
-  if (inputs_out) *inputs_out = inputs;
-  if (loss_out) {  // grad() needs the recorded graph, so the loss is not read (synced) here
-    *loss_out = loss;
-    return 0;
-  }
-  return loss.item<double>();
-}
-
-void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes, double low = -2,
-               double high = 2) {
-  std::vector<std::vector<double>> values;
-  for (size_t i = 0; i < shapes.size(); ++i)
-    values.push_back(Random(Count(shapes[i]), 7 + i, low, high));
-  std::vector<Tensor> inputs;
-  Tensor loss;
-  Loss(f, values, shapes, &inputs, &loss);
-  std::vector<Tensor> grads = grad(loss, inputs);
-  ASSERT_EQ(grads.size(), inputs.size());
-  const double h = 1e-6;
-  for (size_t i = 0; i < values.size(); ++i) {
-    std::vector<double> analytic = grads[i].to_vector<double>();
-    ASSERT_EQ(analytic.size(), values[i].size());
-    for (size_t k = 0; k < values[i].size(); ++k) {
-      auto plus = values, minus = values;
-      plus[i][k] += h;
-      minus[i][k] -= h;
-      double numeric =
-          (Loss(f, plus, shapes, nullptr, nullptr) - Loss(f, minus, shapes, nullptr, nullptr)) /
-          (2 * h);
-      EXPECT_NEAR(analytic[k], numeric, 1e-5 * (1 + std::abs(numeric)))
-          << "input " << i << " element " << k;
-    }
-  }
-}
+using gradcheck::CheckGrad;
+using gradcheck::Random;
 
 TEST(GradCheckTest, Binary) {
   CheckGrad([](const auto& x) { return x[0] + x[1]; }, {{2, 3}, {3}});  // broadcast

@@ -9,77 +9,16 @@
 #include <random>
 #include <string>
 
+#include "error_of.h"
+#include "grad_check.h"
 #include "seam/nn.h"
 #include "seam/tensor.h"
 
 namespace seam {
 namespace {
 
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-
-std::vector<double> Random(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(-2, 2);
-  std::vector<double> v(n);
-  for (double& x : v) x = dist(rng);
-  return v;
-}
-
-size_t Count(const std::vector<int64_t>& shape) {
-  size_t n = 1;
-  for (int64_t d : shape) n *= static_cast<size_t>(d);
-  return n;
-}
-
-// loss = sum(f(inputs) * w) for a fixed random w.
-Tensor Loss(const Fn& f, const std::vector<Tensor>& inputs) {
-  Tensor y = f(inputs);
-  std::vector<double> w = Random(static_cast<size_t>(y.numel()), 99);
-  for (double& x : w) x = 1 + x / 4;
-  return (y * Tensor::from_vector(w, y.shape())).sum();
-}
-
-double LossAt(const Fn& f, const std::vector<std::vector<double>>& values,
-              const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < values.size(); ++i) {
-    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
-  }
-  return Loss(f, inputs).item<double>();
-}
-
-void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<std::vector<double>> values;
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    values.push_back(Random(Count(shapes[i]), 7 + i));
-    inputs.push_back(Tensor::from_vector(values.back(), shapes[i]));
-  }
-  std::vector<Tensor> grads = grad(Loss(f, inputs), inputs);
-  ASSERT_EQ(grads.size(), inputs.size());
-  const double h = 1e-6;
-  for (size_t i = 0; i < values.size(); ++i) {
-    std::vector<double> analytic = grads[i].to_vector<double>();
-    ASSERT_EQ(analytic.size(), values[i].size());
-    for (size_t k = 0; k < values[i].size(); ++k) {
-      auto plus = values, minus = values;
-      plus[i][k] += h;
-      minus[i][k] -= h;
-      const double numeric = (LossAt(f, plus, shapes) - LossAt(f, minus, shapes)) / (2 * h);
-      ASSERT_NEAR(analytic[k], numeric, 1e-5 * (1 + std::abs(numeric)))
-          << "input " << i << " element " << k;
-    }
-  }
-}
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using gradcheck::CheckGrad;
+using gradcheck::Random;
 
 TEST(IndexTest, EmbeddingValuesClampAndRepeat) {
   Tensor table = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {3, 2});

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "error_of.h"
+#include "grad_check.h"
 #include "seam/checkpoint.h"
 #include "seam/compile.h"
 #include "seam/metrics.h"
@@ -25,24 +27,9 @@
 namespace seam {
 namespace {
 
-std::vector<double> Random(size_t n, uint64_t seed, double low = -2, double high = 2) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(low, high);
-  std::vector<double> v(n);
-  for (double& x : v) x = dist(rng);
-  return v;
-}
+using gradcheck::Random;
 
 std::vector<float> ToFloat(const std::vector<double>& v) { return {v.begin(), v.end()}; }
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // --- Values against formulas in double ---------------------------------------------------
 
@@ -184,53 +171,9 @@ TEST(NormTest, BatchNorm2dEvalUsesRunningStatistics) {
 
 // --- Gradients against central finite differences in f64 ----------------------------------
 
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-
-double Loss(const Fn& f, const std::vector<std::vector<double>>& values,
-            const std::vector<std::vector<int64_t>>& shapes, std::vector<Tensor>* inputs_out,
-            Tensor* loss_out) {
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < values.size(); ++i)
-    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
-  Tensor y = f(inputs);
-  // Weighted, so that the gradient is not the (zero) gradient of a plain sum of a normalization.
-  Tensor w = Tensor::from_vector(Random(static_cast<size_t>(y.numel()), 99, 0.5, 1.5), y.shape());
-  Tensor loss = (y * w * y).sum();
-  if (inputs_out) *inputs_out = inputs;
-  if (loss_out) {
-    *loss_out = loss;
-    return 0;
-  }
-  return loss.item<double>();
-}
-
-void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<std::vector<double>> values;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    size_t n = 1;
-    for (int64_t d : shapes[i]) n *= static_cast<size_t>(d);
-    values.push_back(Random(n, 7 + i));
-  }
-  std::vector<Tensor> inputs;
-  Tensor loss;
-  Loss(f, values, shapes, &inputs, &loss);
-  std::vector<Tensor> grads = grad(loss, inputs);
-  ASSERT_EQ(grads.size(), inputs.size());
-  const double h = 1e-6;
-  for (size_t i = 0; i < values.size(); ++i) {
-    const std::vector<double> analytic = grads[i].to_vector<double>();
-    ASSERT_EQ(analytic.size(), values[i].size());
-    for (size_t k = 0; k < values[i].size(); ++k) {
-      auto plus = values, minus = values;
-      plus[i][k] += h;
-      minus[i][k] -= h;
-      const double numeric =
-          (Loss(f, plus, shapes, nullptr, nullptr) - Loss(f, minus, shapes, nullptr, nullptr)) /
-          (2 * h);
-      EXPECT_NEAR(analytic[k], numeric, 1e-5 * (1 + std::abs(numeric)))
-          << "input " << i << " element " << k;
-    }
-  }
+// Squared weighted loss: a plain weighted sum of a normalization can have vanishing gradients.
+void CheckGrad(const gradcheck::Fn& f, const std::vector<std::vector<int64_t>>& shapes) {
+  gradcheck::CheckGrad(f, shapes, {.squared = true});
 }
 
 TEST(NormTest, LayerNormGradient) {

@@ -30,37 +30,17 @@ void RunKernel(const ir::Instruction& inst,
       return Copy(inst.literal.bytes.data(), out, inst.literal.bytes.size());
     case ir::Op::kIota:
       return Iota(inst.shape, attr("dimension")[0], out);
-    case ir::Op::kNeg:
-    case ir::Op::kAbs:
-    case ir::Op::kSign:
-    case ir::Op::kExp:
-    case ir::Op::kLog:
-    case ir::Op::kLog1p:
-    case ir::Op::kTanh:
-    case ir::Op::kLogistic:
-    case ir::Op::kSqrt:
-    case ir::Op::kRsqrt:
-    case ir::Op::kFloor:
-    case ir::Op::kCeil:
-    case ir::Op::kErf:
-    case ir::Op::kNot:
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 0
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
       return Unary(inst.op, inst.shape.dtype, in[0], out, count);
-    case ir::Op::kAdd:
-    case ir::Op::kSubtract:
-    case ir::Op::kMultiply:
-    case ir::Op::kDivide:
-    case ir::Op::kRemainder:
-    case ir::Op::kPower:
-    case ir::Op::kMaximum:
-    case ir::Op::kMinimum:
-    case ir::Op::kAnd:
-    case ir::Op::kOr:
-    case ir::Op::kEq:
-    case ir::Op::kNe:
-    case ir::Op::kLt:
-    case ir::Op::kLe:
-    case ir::Op::kGt:
-    case ir::Op::kGe:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
       return Binary(inst.op, operand_shape(0).dtype, in[0], in[1], out, count);
     case ir::Op::kSelect:
       return Select(inst.shape.dtype, in[0], in[1], in[2], out, count);

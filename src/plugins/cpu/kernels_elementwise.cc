@@ -95,8 +95,13 @@ void UnaryFloat(Op op, const uint8_t* in, uint8_t* out, int64_t n) {
       return Map<E>(in, out, n, [](C x) { return std::ceil(x); });
     case Op::kErf:
       return Map<E>(in, out, n, [](C x) { return std::erf(x); });
-    default:
-      return;
+    case Op::kNot:  // integers and pred only
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      return;  // not a float unary row: RunKernel sends none here
   }
 }
 
@@ -112,8 +117,23 @@ void UnaryInt(Op op, const uint8_t* in, uint8_t* out, int64_t n) {
       return Map<E>(in, out, n, [](T x) { return static_cast<T>((x > 0) - (x < 0)); });
     case Op::kNot:
       return Map<E>(in, out, n, [](T x) { return static_cast<T>(~x); });
-    default:
-      return;
+    // Floats only.
+    case Op::kExp:
+    case Op::kLog:
+    case Op::kLog1p:
+    case Op::kTanh:
+    case Op::kLogistic:
+    case Op::kSqrt:
+    case Op::kRsqrt:
+    case Op::kFloor:
+    case Op::kCeil:
+    case Op::kErf:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      return;  // not an integer unary row: RunKernel sends none here
   }
 }
 
@@ -138,8 +158,12 @@ void CompareOp(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t 
       return cmp([](auto p, auto q) { return p > q; });
     case Op::kGe:
       return cmp([](auto p, auto q) { return p >= q; });
-    default:
-      return;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 0
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      return;  // not a compare row: the binary kernels send none here
   }
 }
 
@@ -163,8 +187,20 @@ void BinaryFloat(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_
       return Zip<E>(a, b, out, n, FloatMax<C>);
     case Op::kMinimum:
       return Zip<E>(a, b, out, n, FloatMin<C>);
-    default:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
       return CompareOp<E>(op, a, b, out, n);
+    case Op::kAnd:  // integers and pred only
+    case Op::kOr:
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 0
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      return;  // not a binary row: RunKernel sends none here
   }
 }
 
@@ -192,8 +228,18 @@ void BinaryInt(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t 
       return Zip<E>(a, b, out, n, [](T x, T y) { return static_cast<T>(x & y); });
     case Op::kOr:
       return Zip<E>(a, b, out, n, [](T x, T y) { return static_cast<T>(x | y); });
-    default:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
       return CompareOp<E>(op, a, b, out, n);
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 0
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      return;  // not a binary row: RunKernel sends none here
   }
 }
 
@@ -204,8 +250,27 @@ void BinaryPred(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int64_t
       return Zip<E>(a, b, out, n, [](bool x, bool y) { return x && y; });
     case Op::kOr:
       return Zip<E>(a, b, out, n, [](bool x, bool y) { return x || y; });
-    default:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
       return CompareOp<E>(op, a, b, out, n);
+    // Numbers only.
+    case Op::kAdd:
+    case Op::kSubtract:
+    case Op::kMultiply:
+    case Op::kDivide:
+    case Op::kRemainder:
+    case Op::kPower:
+    case Op::kMaximum:
+    case Op::kMinimum:
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 0
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      return;  // not a pred binary row: RunKernel sends none here
   }
 }
 

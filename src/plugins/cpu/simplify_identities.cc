@@ -68,43 +68,8 @@ bool IsUniform(const Rewriter& rewriter, int index, double value) {
 }
 
 bool IsElementwise(Op op) {
-  switch (op) {
-    case Op::kNeg:
-    case Op::kAbs:
-    case Op::kSign:
-    case Op::kExp:
-    case Op::kLog:
-    case Op::kLog1p:
-    case Op::kTanh:
-    case Op::kLogistic:
-    case Op::kSqrt:
-    case Op::kRsqrt:
-    case Op::kFloor:
-    case Op::kCeil:
-    case Op::kErf:
-    case Op::kNot:
-    case Op::kAdd:
-    case Op::kSubtract:
-    case Op::kMultiply:
-    case Op::kDivide:
-    case Op::kRemainder:
-    case Op::kPower:
-    case Op::kMaximum:
-    case Op::kMinimum:
-    case Op::kAnd:
-    case Op::kOr:
-    case Op::kEq:
-    case Op::kNe:
-    case Op::kLt:
-    case Op::kLe:
-    case Op::kGt:
-    case Op::kGe:
-    case Op::kSelect:
-    case Op::kConvert:
-      return true;
-    default:
-      return false;
-  }
+  return op == Op::kSelect || op == Op::kConvert ||
+         ir::OpElementwiseKind(op) != ir::ElementwiseKind::kNone;
 }
 
 bool AllZero(const std::vector<int64_t>& values) {
