@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "error_of.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/tensor.h"
@@ -62,15 +63,6 @@ struct Philox {
 
 Philox FromSeed(uint64_t seed) {
   return {{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)}};
-}
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(RandomTest, RandIsThePhiloxStreamInDocumentedOrder) {

@@ -13,19 +13,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "error_of.h"
+#include "grad_check.h"
 #include "seam/tensor.h"
 
 namespace seam {
 namespace {
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // The expected sort of one lane: ascending with NaN above everything (or that order
 // reversed), stable.
@@ -173,40 +166,13 @@ TEST(SortTest, ZeroSizedShapes) {
   EXPECT_EQ(Tensor::zeros({2, 3}).topk(0, 1).values.shape(), (std::vector<int64_t>{2, 0}));
 }
 
-using Fn = std::function<Tensor(const Tensor&)>;
-
-// loss = sum(f(x) * w), w fixed; the gradient against central differences.
-void CheckGrad(const Fn& f, const std::vector<int64_t>& shape, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(-2, 2);
-  std::vector<double> x(static_cast<size_t>(shape[0] * shape[1]));
-  for (double& v : x) v = dist(rng);
-  auto loss = [&](const Tensor& in) {
-    Tensor y = f(in);
-    std::vector<double> w(static_cast<size_t>(y.numel()));
-    for (size_t i = 0; i < w.size(); ++i) w[i] = 1 + 0.25 * static_cast<double>(i % 7);
-    return (y * Tensor::from_vector(w, y.shape())).sum();
-  };
-  Tensor input = Tensor::from_vector(x, shape);
-  std::vector<double> analytic = grad(loss(input), {input})[0].to_vector<double>();
-  ASSERT_EQ(analytic.size(), x.size());
-  const double h = 1e-6;
-  for (size_t k = 0; k < x.size(); ++k) {
-    std::vector<double> plus = x, minus = x;
-    plus[k] += h;
-    minus[k] -= h;
-    const double numeric = (loss(Tensor::from_vector(plus, shape)).item<double>() -
-                            loss(Tensor::from_vector(minus, shape)).item<double>()) /
-                           (2 * h);
-    ASSERT_NEAR(analytic[k], numeric, 1e-6 * (1 + std::abs(numeric))) << "element " << k;
-  }
-}
-
 TEST(SortTest, TopkAndSortGradientsMatchFiniteDifferences) {
-  CheckGrad([](const Tensor& x) { return x.topk(2, 1).values; }, {3, 5}, 1);
-  CheckGrad([](const Tensor& x) { return x.topk(3, 0).values; }, {4, 2}, 2);
-  CheckGrad([](const Tensor& x) { return x.sort(0, false).values * x.sort(0).values; }, {4, 3}, 3);
-  CheckGrad([](const Tensor& x) { return x.sort(-1, true).values.exp(); }, {2, 6}, 4);
+  using gradcheck::CheckGrad;
+  using V = std::vector<Tensor>;
+  CheckGrad([](const V& x) { return x[0].topk(2, 1).values; }, {{3, 5}});
+  CheckGrad([](const V& x) { return x[0].topk(3, 0).values; }, {{4, 2}});
+  CheckGrad([](const V& x) { return x[0].sort(0, false).values * x[0].sort(0).values; }, {{4, 3}});
+  CheckGrad([](const V& x) { return x[0].sort(-1, true).values.exp(); }, {{2, 6}});
 }
 
 TEST(SortTest, IndicesCarryNoGradient) {
