@@ -251,6 +251,59 @@ class Dropout : public Module {
   double p;
 };
 
+// Attention (src/nn/attention.cc; docs/frontend.md, "Attention"), PyTorch's semantics.
+
+// torch.nn.functional.scaled_dot_product_attention without dropout: query [..., L, E], key
+// [..., S, E], value [..., S, Ev] (one float dtype, equal leading dims) ->
+// softmax(query key^T / sqrt(E)) value, [..., L, Ev]. is_causal: query position i attends
+// to key positions j <= i only (PyTorch's is_causal, the upper triangle of the [L, S] scores
+// excluded). Mismatched shapes or dtypes are an Error naming all three tensors.
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    bool is_causal = false);
+
+// torch.nn.MultiheadAttention(embed_dim, num_heads, batch_first=True) used as
+// self-attention (query = key = value = x) without dropout, bias and no extra K/V biases:
+// x [N, L, E] (or [L, E]) -> [N, L, E]. Parameters, by PyTorch's names and layouts in the
+// state dict: "in_proj_weight" [3E, E] (q, k and v stacked; xavier_uniform, bound
+// sqrt(6 / 4E)), "in_proj_bias" [3E] (zeros), "out_proj.weight" [E, E] (Linear's bound
+// 1/sqrt(E)) and "out_proj.bias" [E] (zeros), drawn with std::mt19937_64 from `seed`. seam
+// keeps the weights as [in, out] (like Linear); the state dict transposes them.
+class MultiheadAttention : public Module {
+ public:
+  MultiheadAttention(int64_t embed_dim, int64_t num_heads, uint64_t seed,
+                     DType dtype = DType::kFloat32);
+  Tensor forward(const Tensor& x) const override;  // not causal
+  Tensor forward(const Tensor& x, bool is_causal) const;
+  std::vector<Tensor*> parameters() override;
+  std::vector<NamedParameter> named_parameters() override;
+  int64_t embed_dim, num_heads;
+  Tensor in_proj_weight, in_proj_bias;  // [E, 3E] and [3E]
+  Linear out_proj;
+};
+
+// A pre-norm (GPT-2 style) transformer block without dropout:
+//   h = x + attn(ln_1(x), causal);  y = h + mlp(ln_2(h)),
+// mlp = Linear(width, 4 width) -> exact gelu -> Linear(4 width, width). x [N, L, width].
+// Parameters "ln_1.weight", "ln_1.bias", "attn.in_proj_weight", "attn.in_proj_bias",
+// "attn.out_proj.weight", "attn.out_proj.bias", "ln_2.*", "mlp.0.weight", "mlp.0.bias",
+// "mlp.2.weight", "mlp.2.bias" (a PyTorch module with LayerNorm ln_1/ln_2,
+// MultiheadAttention attn (batch_first) and Sequential mlp(Linear, GELU, Linear) loads the
+// state dict). attn is seeded with `seed`, mlp.0 with seed + 1, mlp.2 with seed + 2.
+class TransformerBlock : public Module {
+ public:
+  TransformerBlock(int64_t width, int64_t num_heads, uint64_t seed, bool causal = true,
+                   DType dtype = DType::kFloat32);
+  Tensor forward(const Tensor& x) const override;
+  std::vector<Tensor*> parameters() override;  // named_parameters()' order
+  std::vector<NamedParameter> named_parameters() override;
+  std::vector<Module*> children() override;
+  bool causal;
+  LayerNorm ln_1;
+  MultiheadAttention attn;
+  LayerNorm ln_2;
+  Sequential mlp;
+};
+
 }  // namespace seam::nn
 
 #endif  // SEAM_NN_H_

@@ -214,8 +214,8 @@ NodePtr ReduceVjp(const NodePtr& self, const NodePtr& g) {
   return Mul(spread, is_best);
 }
 
-// The vector-Jacobian product of `node` for operand `i`, given the output's adjoint `g`.
-NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
+// Vjp of the unary and binary rows of ops.def.
+NodePtr ElementwiseVjp(const NodePtr& self, size_t i, const NodePtr& g) {
   const Node& node = *self;
   const auto& ops = node.operands;
   switch (node.op) {
@@ -262,6 +262,32 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
       // a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b) = -(a - result) / b.
       if (i == 0) return g;
       return Neg(Mul(g, Div(lazy::MakeNode(ir::Op::kSubtract, {ops[0], self}, {}), ops[1])));
+    case ir::Op::kErf:
+      return lazy::ErfVjp(node, g);
+    case ir::Op::kNot:  // booleans and bits: no derivative
+    case ir::Op::kAnd:
+    case ir::Op::kOr:
+#define SEAM_CASES_UNARY 0
+#define SEAM_CASES_BINARY 0
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#include "src/ir/op_cases.inc"
+      NoRule(node);
+  }
+  NoRule(node);
+}
+
+// The vector-Jacobian product of `node` for operand `i`, given the output's adjoint `g`.
+NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
+  const Node& node = *self;
+  const auto& ops = node.operands;
+  switch (node.op) {
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 0
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
+    return ElementwiseVjp(self, i, g);
     case ir::Op::kPad:
       return PadVjp(node, g);
     case ir::Op::kConvert:
@@ -298,8 +324,6 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
       return lazy::ScatterAddVjp(node, i, g);
     case ir::Op::kClamp:
       return lazy::ClampVjp(node, i, g);
-    case ir::Op::kErf:
-      return lazy::ErfVjp(node, g);
     case ir::Op::kCumsum:
       return lazy::CumsumVjp(node, g);
     case ir::Op::kAllReduceSum:
@@ -317,9 +341,6 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kParameter:
     case ir::Op::kConstant:
     case ir::Op::kIota:
-    case ir::Op::kNot:
-    case ir::Op::kAnd:
-    case ir::Op::kOr:
     case ir::Op::kArgMax:
     case ir::Op::kArgMin:
     case ir::Op::kArgsort:

@@ -6,6 +6,7 @@
 
 #include "src/plugins/cpu/element_types.h"
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels_fast.h"
 
 namespace seam::cpu {
 namespace {
@@ -327,6 +328,7 @@ void ConvertFrom(DType to, const uint8_t* in, uint8_t* out, int64_t n) {
 void Unary(Op op, DType dtype, const uint8_t* in, uint8_t* out, int64_t count) {
   switch (dtype) {
     case DType::kF32:
+      if (FastUnaryF32(op, in, out, count)) return;
       return UnaryFloat<Elem<DType::kF32>>(op, in, out, count);
     case DType::kF64:
       return UnaryFloat<Elem<DType::kF64>>(op, in, out, count);

@@ -78,6 +78,62 @@ void IotaT(const ir::Shape& shape, int64_t dimension, uint8_t* out) {
   }
 }
 
+// `count` elements of `size` bytes, each the bytes at `value`: a memset when they are all
+// zero bytes (the usual padding value), doubling copies otherwise.
+void FillWith(const uint8_t* value, size_t size, uint8_t* out, int64_t count) {
+  if (count <= 0) return;
+  const size_t total = static_cast<size_t>(count) * size;
+  if (std::all_of(value, value + size, [](uint8_t b) { return b == 0; })) {
+    std::memset(out, 0, total);
+    return;
+  }
+  std::memcpy(out, value, size);
+  for (size_t done = size; done < total; done *= 2) {
+    std::memcpy(out + done, out, std::min(done, total - done));
+  }
+}
+
+// Pad without interior padding (the output already filled): the operand's part that lands
+// inside the result is copied in runs. The run covers the innermost dimension that is
+// padded or cropped and every dimension after it (they are unpadded, so the run is
+// contiguous on both sides); the dimensions before it are walked. Low padding is negative
+// where the operand is cropped.
+void CopyIntoPadded(const std::vector<int64_t>& in_dims, const std::vector<int64_t>& out_dims,
+                    const std::vector<int64_t>& low, size_t size, const uint8_t* in, uint8_t* out) {
+  const auto rank = static_cast<int64_t>(in_dims.size());
+  if (rank == 0) {
+    std::memcpy(out, in, size);
+    return;
+  }
+  std::vector<int64_t> first(rank), last(rank);  // operand index range kept, [first, last)
+  for (int64_t d = 0; d < rank; ++d) {
+    first[d] = std::max<int64_t>(0, -low[d]);
+    last[d] = std::min(in_dims[d], out_dims[d] - low[d]);
+    if (last[d] <= first[d]) return;
+  }
+  int64_t k = rank - 1;  // the run's outermost dimension
+  while (k > 0 && low[k] == 0 && in_dims[k] == out_dims[k]) --k;
+  const std::vector<int64_t> in_strides = RowMajorStrides(in_dims);
+  const std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
+  const size_t run = static_cast<size_t>((last[k] - first[k]) * in_strides[k]) * size;
+  std::vector<int64_t> index(first.begin(), first.begin() + k);
+  while (true) {
+    int64_t from = first[k] * in_strides[k];
+    int64_t to = (first[k] + low[k]) * out_strides[k];
+    for (int64_t d = 0; d < k; ++d) {
+      from += index[d] * in_strides[d];
+      to += (index[d] + low[d]) * out_strides[d];
+    }
+    std::memcpy(out + to * static_cast<int64_t>(size), in + from * static_cast<int64_t>(size), run);
+    int64_t d = k - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < last[d]) break;
+      index[d] = first[d];
+    }
+    if (d < 0) return;
+  }
+}
+
 }  // namespace
 
 GatherPlan PlanBroadcast(const ir::Shape& in_shape, const ir::Shape& out_shape,
@@ -162,9 +218,12 @@ void Pad(const ir::Shape& in_shape, const uint8_t* in, const uint8_t* value,
          const std::vector<int64_t>& interior, uint8_t* out) {
   size_t size = ir::DTypeSize(in_shape.dtype);
   int64_t out_count = out_shape.num_elements();
-  for (int64_t i = 0; i < out_count; ++i) std::memcpy(out + i * size, value, size);
+  FillWith(value, size, out, out_count);
   int64_t in_count = in_shape.num_elements();
   if (in_count == 0 || out_count == 0) return;
+  if (std::all_of(interior.begin(), interior.end(), [](int64_t i) { return i == 0; })) {
+    return CopyIntoPadded(in_shape.dims, out_shape.dims, low, size, in, out);
+  }
   // Walk the operand's indices; element index[d] lands at low[d] + index[d] * (interior[d]+1)
   // and is dropped when that falls outside the result (negative padding crops).
   std::vector<int64_t> out_strides = RowMajorStrides(out_shape.dims);

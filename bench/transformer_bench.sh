@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The transformer block training step (issue 16) in seam and in libtorch, back to back, on
+# the same thread count (default 1, the figure that counts):
+#   bench/transformer_bench.sh [BUILD_DIR] [THREADS] [STEPS]
+# Pins SEAM_CPU_THREADS, OMP_NUM_THREADS and OPENBLAS_NUM_THREADS. Both programs print the
+# OpenBLAS core they run on. An OPENBLAS_CORETYPE inherited from the environment is dropped
+# so that OpenBLAS detects the CPU (Debian 12's 0.3.21 detects Zen 4 and Zen 5 as
+# "Cooperlake", AVX-512; a forced "Haswell" runs AVX2 kernels and makes libtorch, whose
+# products all go to OpenBLAS, 1.6x slower there). Where the detection is wrong (it answers
+# "Prescott" on some AVX-512 machines), give the core for both programs in
+# BENCH_OPENBLAS_CORETYPE (e.g. SkylakeX).
+set -euo pipefail
+build=${1:-build}
+threads=${2:-1}
+steps=${3:-20}
+export PJRT_DEVICE=${PJRT_DEVICE:-CPU}
+export SEAM_CPU_THREADS=$threads OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads
+unset OPENBLAS_CORETYPE
+if [ -n "${BENCH_OPENBLAS_CORETYPE:-}" ]; then
+  export OPENBLAS_CORETYPE=$BENCH_OPENBLAS_CORETYPE
+fi
+echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset: OpenBLAS detects the CPU)}"
+seam_out=$("$build/bench/transformer_step_bench" "$steps")
+echo "$seam_out"
+if [ -x "$build/bench/torch_transformer_bench" ]; then
+  torch_out=$("$build/bench/torch_transformer_bench" "$steps")
+  echo "$torch_out"
+  for mode in lazy compiled; do
+    # Fields: $4 median wall ms, $6 best wall ms, $8 median CPU ms (the process's threads).
+    awk -v m="$mode" '$1 == "seam" && $2 == m { s4 = $4; s6 = $6; s8 = $8 }
+      $1 == "torch" { t4 = $4; t6 = $6; t8 = $8 }
+      END { printf "libtorch/seam %s: median %.2f, best %.2f, cpu %.2f (above 1: seam faster)\n",
+                   m, t4 / s4, t6 / s6, t8 / s8 }' <<<"$seam_out
+$torch_out"
+  done
+else
+  echo "note: torch_transformer_bench is not built (cmake --build $build --target torch_transformer_bench)" >&2
+fi

@@ -1,0 +1,99 @@
+// The CPU plugin's vectorized float32 exp and erf (kernels_math.cc) against the C library in
+// double: exp within 2 ulp of the correctly rounded value over the whole float range, erf
+// within 2e-7 absolute and 4 ulp, and the special values expf and erff give.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "src/ir/program.h"
+#include "src/plugins/cpu/kernels_fast.h"
+
+namespace seam::cpu {
+namespace {
+
+std::vector<float> Apply(ir::Op op, const std::vector<float>& x) {
+  std::vector<float> y(x.size());
+  EXPECT_TRUE(FastUnaryF32(op, reinterpret_cast<const uint8_t*>(x.data()),
+                           reinterpret_cast<uint8_t*>(y.data()), static_cast<int64_t>(x.size())));
+  return y;
+}
+
+// The distance in float steps between a float and the exact value (in double).
+double Ulps(float got, double want) {
+  const float rounded = static_cast<float>(want);
+  const double ulp = std::fabs(static_cast<double>(std::nextafter(rounded, INFINITY)) -
+                               static_cast<double>(rounded));
+  return std::fabs(static_cast<double>(got) - want) / (ulp > 0 ? ulp : 1e-45);
+}
+
+std::vector<float> Sweep(float low, float high, int count) {
+  std::vector<float> x;
+  for (int i = 0; i <= count; ++i) x.push_back(low + (high - low) * static_cast<float>(i) / count);
+  return x;
+}
+
+TEST(CpuMathTest, ExpIsWithinTwoUlps) {
+  std::vector<float> x = Sweep(-103.0F, 88.7F, 400000);
+  for (float v : Sweep(-1.0F, 1.0F, 20000)) x.push_back(v);
+  for (float v : {0.0F, -0.0F, 1e-30F, -1e-30F, 88.72F, -87.3F, -100.0F}) x.push_back(v);
+  const std::vector<float> y = Apply(ir::Op::kExp, x);
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = std::exp(static_cast<double>(x[i]));
+    // Subnormal results: 2 ulp of the smallest subnormal step.
+    const double error = want < 1.2e-38 ? std::fabs(y[i] - want) / 1.4e-45 : Ulps(y[i], want);
+    worst = std::max(worst, error);
+    ASSERT_LE(error, 2.0) << "exp(" << x[i] << ") = " << y[i] << ", want " << want;
+  }
+  RecordProperty("worst_ulps", std::to_string(worst));
+}
+
+TEST(CpuMathTest, ExpSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> y =
+      Apply(ir::Op::kExp, {inf, -inf, std::nanf(""), 89.0F, 1000.0F, -104.0F, -1000.0F, 0.0F});
+  EXPECT_EQ(y[0], inf);
+  EXPECT_EQ(y[1], 0.0F);
+  EXPECT_TRUE(std::isnan(y[2]));
+  EXPECT_EQ(y[3], inf);
+  EXPECT_EQ(y[4], inf);
+  EXPECT_EQ(y[5], 0.0F);
+  EXPECT_EQ(y[6], 0.0F);
+  EXPECT_EQ(y[7], 1.0F);
+}
+
+TEST(CpuMathTest, ErfIsAccurate) {
+  std::vector<float> x = Sweep(-6.0F, 6.0F, 400000);
+  for (float v : Sweep(-1e-3F, 1e-3F, 2000)) x.push_back(v);
+  for (float v : {1e-30F, -1e-30F, 0.999999F, 1.0F, 1.000001F, 3.9F, 4.0F, 4.1F}) x.push_back(v);
+  const std::vector<float> y = Apply(ir::Op::kErf, x);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = std::erf(static_cast<double>(x[i]));
+    ASSERT_LE(std::fabs(y[i] - want), 2e-7) << "erf(" << x[i] << ") = " << y[i];
+    ASSERT_LE(Ulps(y[i], want), 4.0) << "erf(" << x[i] << ") = " << y[i] << ", want " << want;
+  }
+}
+
+TEST(CpuMathTest, ErfSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> y = Apply(ir::Op::kErf, {inf, -inf, std::nanf(""), 0.0F, -0.0F});
+  EXPECT_EQ(y[0], 1.0F);
+  EXPECT_EQ(y[1], -1.0F);
+  EXPECT_TRUE(std::isnan(y[2]));
+  EXPECT_EQ(y[3], 0.0F);
+  EXPECT_TRUE(y[4] == 0.0F && std::signbit(y[4]));
+}
+
+TEST(CpuMathTest, OtherOpsAreLeftToTheGenericKernels) {
+  float x = 1.0F, y = 0.0F;
+  EXPECT_FALSE(FastUnaryF32(ir::Op::kLog, reinterpret_cast<const uint8_t*>(&x),
+                            reinterpret_cast<uint8_t*>(&y), 1));
+  EXPECT_EQ(y, 0.0F);
+}
+
+}  // namespace
+}  // namespace seam::cpu
