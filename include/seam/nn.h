@@ -235,6 +235,22 @@ class Embedding : public Module {
   Tensor weight;
 };
 
+// torch.nn.functional.dropout (inverted dropout): in training, each element is zeroed with
+// probability p and the others are scaled by 1 / (1 - p); an identity when !training or p
+// is 0. p outside [0, 1) is an Error naming p; x must be a float tensor. The mask comes from
+// seam::rand (the default generator, docs/frontend.md "Random numbers"): seeded by
+// seam::manual_seed, fresh every step without recompiling. The gradient is the same mask
+// times the scale.
+Tensor dropout(const Tensor& x, double p, bool training = true);
+
+// torch.nn.Dropout: dropout(x, p, is_training()), so off after eval().
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5);
+  Tensor forward(const Tensor& x) const override;
+  double p;
+};
+
 // Attention (src/nn/attention.cc; docs/frontend.md, "Attention"), PyTorch's semantics.
 
 // torch.nn.functional.scaled_dot_product_attention without dropout: query [..., L, E], key

@@ -128,6 +128,8 @@ namespace lazy {
 class TensorImpl;
 }
 
+struct SortResult;  // values and indices (below)
+
 class Tensor {
  public:
   Tensor();  // an undefined tensor; using it in an operation is an Error
@@ -215,6 +217,16 @@ class Tensor {
   Tensor argmin(int64_t axis) const;
   // Running sum along `axis` (torch.cumsum), numeric dtypes.
   Tensor cumsum(int64_t axis) const;
+  // torch.sort: the values along `axis` (< 0 counts from the end) in ascending order (or
+  // descending), and the int64 indices they came from. Stable: equal values keep their input
+  // order in both directions; NaN sorts above +inf (last ascending, first descending), -0
+  // and +0 are equal. Numeric dtypes (not bool). The values' gradient goes back through the
+  // indices (a scatter-add); the indices have none.
+  SortResult sort(int64_t axis = -1, bool descending = false) const;
+  // torch.topk (largest=True, sorted=True): the k largest values along `axis`, largest
+  // first, and their int64 indices; ties keep input order (the descending sort's first k).
+  // k must be in [0, size of the axis].
+  SortResult topk(int64_t k, int64_t axis = -1) const;
 
   // Shapes. reshape accepts one -1 dimension; transpose swaps the two axes of a matrix.
   Tensor reshape(std::vector<int64_t> shape) const;
@@ -282,6 +294,23 @@ class Tensor {
   friend class TensorAccess;
   std::shared_ptr<lazy::TensorImpl> impl_;
 };
+
+// What Tensor::sort and Tensor::topk return (auto [values, indices] = x.sort(1)).
+struct SortResult {
+  Tensor values;
+  Tensor indices;  // int64
+};
+
+// Random numbers from the default generator (docs/frontend.md "Random numbers"): a
+// Philox4x32-10 key and counter held as int64 tensors (program data), advanced by every draw
+// inside the step's program, so drawing in each step never recompiles. The same seed and the
+// same sequence of draws give the same bits in eager and lazy mode, at every thread count
+// and on every plugin. Without manual_seed the seed is 67280421310721 (PyTorch's default).
+void manual_seed(uint64_t seed);  // torch.manual_seed: key = seed, counter = 0
+// torch.rand: uniform in [0, 1) for kFloat32 (k * 2^-24, k the top 24 bits of a 32-bit
+// random word), kFloat64 (k * 2^-53, the top 53 bits of a 64-bit word) or kBFloat16 (k * 2^-8,
+// the top 8 bits of a 32-bit word); any other dtype is an Error.
+Tensor rand(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
 
 // Elementwise with numpy-style broadcasting. Both tensors have one dtype; a Scalar takes
 // the tensor's (see Scalar). Division of int32 tensors truncates toward zero (IR divide).

@@ -530,6 +530,30 @@ OpCase AxisCase(Random& r, CaseBuilder& b, Op op, DType dtype, int i) {
   return b.Finish(op, {b.Param({dtype, dims})}, {{"axis", {axis}}}, {});
 }
 
+// argsort: descending in odd cases; the values repeat often (small integers, signed zeros,
+// NaN among the special floats), so stability is checked.
+OpCase ArgsortCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  Dims dims = r.Shape(i, 1);
+  const int64_t axis = r.Int(0, static_cast<int64_t>(dims.size()) - 1);
+  return b.Finish(Op::kArgsort, {b.Param({dtype, dims})},
+                  {{"axis", {axis}}, {"descending", {i % 2}}}, {});
+}
+
+// rng_bit_generator: random key and counter (case 3: a counter whose low word is all ones,
+// so the second block carries into the high word), result of `dtype` (case 1: 0-sized).
+OpCase RngCase(Random& r, CaseBuilder& b, DType dtype, int i) {
+  Dims dims = r.Shape(i, 0);
+  if (i == 3) dims = {3, 5};
+  const int key = b.Param({DType::kS64, {}});
+  int counter = 0;
+  if (i == 3) {
+    counter = b.ParamWith(ir::Literal::FromS64({-1, r.Int(0, 1000)}, {2}));
+  } else {
+    counter = b.Param({DType::kS64, {2}});
+  }
+  return b.Finish(Op::kRngBitGenerator, {key, counter}, {}, {dtype, dims});
+}
+
 OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
   bool tame = op == Op::kReduceProduct || op == Op::kDotGeneral || op == Op::kConvolution;
   CaseBuilder b(r, tame);
@@ -584,6 +608,10 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
     case Op::kScatterAdd:
     case Op::kScatterReplace:
       return IndexedOpCase(r, b, op, dtype, i);
+    case Op::kArgsort:
+      return ArgsortCase(r, b, dtype, i);
+    case Op::kRngBitGenerator:
+      return RngCase(r, b, dtype, i);
     case Op::kAllReduceSum:
     case Op::kAllReduceMax:
     case Op::kAllReduceMin:

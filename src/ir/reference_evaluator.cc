@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/bf16.h"
 #include "src/ir/reference_gather.h"
+#include "src/ir/reference_rng_sort.h"
 #include "src/ir/reference_scalar.h"
 #include "src/ir/reference_window.h"
 #include "src/ir/verifier.h"
@@ -584,6 +585,18 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
     case Op::kScatterAdd:
     case Op::kScatterReplace:
       return Indexed(inst, in);
+    case Op::kRngBitGenerator: {
+      Value out(inst.shape);
+      out.i =
+          reference::RngBits(inst.shape.dtype, out.size(), in[0]->i[0], in[1]->i[0], in[1]->i[1]);
+      return out;
+    }
+    case Op::kArgsort: {
+      Value out(inst.shape);
+      out.i = reference::Argsort(in[0]->shape, Attr(inst, "axis")[0],
+                                 Attr(inst, "descending")[0] != 0, in[0]->f, in[0]->i);
+      return out;
+    }
 #define SEAM_CASES_UNARY 1
 #define SEAM_CASES_BINARY 1
 #define SEAM_CASES_COMPARE 1

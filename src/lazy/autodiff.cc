@@ -343,6 +343,8 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
     case ir::Op::kIota:
     case ir::Op::kArgMax:
     case ir::Op::kArgMin:
+    case ir::Op::kArgsort:
+    case ir::Op::kRngBitGenerator:
 #define SEAM_CASES_UNARY 0
 #define SEAM_CASES_BINARY 0
 #define SEAM_CASES_COMPARE 1

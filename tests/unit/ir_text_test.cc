@@ -176,6 +176,9 @@ constexpr char kEveryOp[] = R"(program @every_op replicas=2 {
   %61 = argmax(%0), axis={1} : s64[2]
   %62 = argmin(%1), axis={0} : s64[3]
   %63 = cumsum(%1), axis={1} : s32[2,3]
+  %64 = reduce_sum(%62), axes={0} : s64[]
+  %65 = rng_bit_generator(%64, %61) : s64[4,1]
+  %66 = argsort(%0), axis={1}, descending={1} : s64[2,3]
   return (%50, %49, %48, %47)
 }
 )";

@@ -6,6 +6,7 @@
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/kernels_axis.h"
 #include "src/plugins/cpu/kernels_gather.h"
+#include "src/plugins/cpu/kernels_rng_sort.h"
 #include "src/plugins/cpu/kernels_window.h"
 
 namespace seam::cpu {
@@ -91,6 +92,10 @@ void RunKernel(const ir::Instruction& inst,
     case ir::Op::kScatterReplace:
       return Scatter(inst, operand_shape(0), in[0], operand_shape(1), in[1], operand_shape(2),
                      in[2], out);
+    case ir::Op::kRngBitGenerator:
+      return RngBitGenerator(inst.shape, in[0], in[1], out);
+    case ir::Op::kArgsort:
+      return Argsort(inst, operand_shape(0), in[0], out);
     case ir::Op::kAllReduceSum:
     case ir::Op::kAllReduceMax:
     case ir::Op::kAllReduceMin:

@@ -17,6 +17,7 @@ bool Foldable(ir::Op op) {
     case ir::Op::kParameter:
     case ir::Op::kConstant:
     case ir::Op::kIota:
+    case ir::Op::kRngBitGenerator:
     case ir::Op::kBroadcastInDim:
     case ir::Op::kAllReduceSum:
     case ir::Op::kAllReduceMax:
