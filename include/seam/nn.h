@@ -281,8 +281,11 @@ class MultiheadAttention : public Module {
   Linear out_proj;
 };
 
-// A pre-norm (GPT-2 style) transformer block without dropout:
-//   h = x + attn(ln_1(x), causal);  y = h + mlp(ln_2(h)),
+// A pre-norm (GPT-2 style) transformer block:
+//   h = x + drop(attn(ln_1(x), causal));  y = h + drop(mlp(ln_2(h))),
+// where drop is nn::dropout with probability `dropout` in training mode (GPT-2's residual
+// dropout; 0 by default, so the block is deterministic unless asked) and the identity after
+// eval().
 // mlp = Linear(width, 4 width) -> exact gelu -> Linear(4 width, width). x [N, L, width].
 // Parameters "ln_1.weight", "ln_1.bias", "attn.in_proj_weight", "attn.in_proj_bias",
 // "attn.out_proj.weight", "attn.out_proj.bias", "ln_2.*", "mlp.0.weight", "mlp.0.bias",
@@ -298,6 +301,7 @@ class TransformerBlock : public Module {
   std::vector<NamedParameter> named_parameters() override;
   std::vector<Module*> children() override;
   bool causal;
+  double dropout = 0;  // in [0, 1); checked by nn::dropout when the block runs
   LayerNorm ln_1;
   MultiheadAttention attn;
   LayerNorm ln_2;

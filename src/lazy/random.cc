@@ -42,8 +42,7 @@ NodePtr DrawBits(ir::DType dtype, Ints dims) {
   if (!g.key.defined()) Seed(g, kDefaultSeed);
   const NodePtr key = NodeOf(g.key, "rand");
   const NodePtr counter = NodeOf(g.counter, "rand");
-  NodePtr bits =
-      MakeNode(ir::Op::kRngBitGenerator, {key, counter}, {}, MakeShape(dtype, dims));
+  NodePtr bits = MakeNode(ir::Op::kRngBitGenerator, {key, counter}, {}, MakeShape(dtype, dims));
   // One Philox block gives 16 bytes; the low counter word advances by the blocks used (the
   // high word stays: 2^64 blocks are never drawn).
   int64_t count = 1;

@@ -154,8 +154,8 @@ TransformerBlock::TransformerBlock(int64_t width, int64_t num_heads, uint64_t se
            std::make_shared<Linear>(4 * width, width, seed + 2, dtype)}) {}
 
 Tensor TransformerBlock::forward(const Tensor& x) const {
-  const Tensor h = x + attn.forward(ln_1.forward(x), causal);
-  return h + mlp.forward(ln_2.forward(h));
+  const Tensor h = x + nn::dropout(attn.forward(ln_1.forward(x), causal), dropout, is_training());
+  return h + nn::dropout(mlp.forward(ln_2.forward(h)), dropout, is_training());
 }
 
 std::vector<Tensor*> TransformerBlock::parameters() {

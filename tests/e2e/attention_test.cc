@@ -310,5 +310,25 @@ TEST(AttentionTest, MisuseNamesTheValues) {
   EXPECT_EQ(attn.forward(Tensor::zeros({4, 8})).shape(), (std::vector<int64_t>{4, 8}));
 }
 
+TEST(AttentionTest, BlockDropoutIsOnInTrainingOnly) {
+  const Tensor x = Tensor::randn({2, 5, 8}, /*seed=*/3);
+  nn::TransformerBlock plain(8, 2, /*seed=*/11);
+  nn::TransformerBlock dropping(8, 2, /*seed=*/11);
+  dropping.dropout = 0.5;
+  const std::vector<float> expected = plain.forward(x).to_vector<float>();
+  manual_seed(5);
+  const std::vector<float> first = dropping.forward(x).to_vector<float>();
+  const std::vector<float> second = dropping.forward(x).to_vector<float>();
+  EXPECT_NE(first, expected);
+  EXPECT_NE(first, second);  // fresh numbers each call
+  manual_seed(5);
+  EXPECT_EQ(dropping.forward(x).to_vector<float>(), first);  // the seed fixes them
+  dropping.eval();
+  EXPECT_EQ(dropping.forward(x).to_vector<float>(), expected);
+  dropping.train();
+  dropping.dropout = 1.0;
+  EXPECT_THAT(ErrorOf([&] { dropping.forward(x); }), testing::HasSubstr("p=1"));
+}
+
 }  // namespace
 }  // namespace seam
