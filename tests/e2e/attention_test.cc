@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "error_of.h"
+#include "grad_check.h"
 #include "seam/checkpoint.h"
 #include "seam/nn.h"
 #include "seam/tensor.h"
@@ -26,25 +28,10 @@
 namespace seam {
 namespace {
 
+using gradcheck::CheckGrad;
+using gradcheck::Random;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::vector<double> Random(size_t n, uint64_t seed, double low = -2, double high = 2) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(low, high);
-  std::vector<double> v(n);
-  for (double& x : v) x = dist(rng);
-  return v;
-}
-
-std::string ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // softmax(q k^T / sqrt(e)) v for `batches` independent [l, e] x [s, e] x [s, ev] problems.
 std::vector<double> ReferenceAttention(const std::vector<double>& q, const std::vector<double>& k,
@@ -106,48 +93,9 @@ TEST(AttentionTest, SdpaMatchesALoop) {
 
 // --- Gradients against central finite differences in f64 ----------------------------------
 
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-
-Tensor WeightedLoss(const Tensor& y) {
-  Tensor w = Tensor::from_vector(Random(static_cast<size_t>(y.numel()), 99, 0.5, 1.5), y.shape());
-  return (y * w * y).sum() + (y * w).sum();
-}
-
-double LossAt(const Fn& f, const std::vector<std::vector<double>>& values,
-              const std::vector<std::vector<int64_t>>& shapes) {
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < values.size(); ++i)
-    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
-  return WeightedLoss(f(inputs)).item<double>();
-}
-
-// Checks d loss / d input for every element of every input (values given or drawn).
-void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes,
-               std::vector<std::vector<double>> values = {}) {
-  for (size_t i = values.size(); i < shapes.size(); ++i) {
-    size_t n = 1;
-    for (int64_t d : shapes[i]) n *= static_cast<size_t>(d);
-    values.push_back(Random(n, 7 + i));
-  }
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < values.size(); ++i)
-    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
-  std::vector<Tensor> grads = grad(WeightedLoss(f(inputs)), inputs);
-  ASSERT_EQ(grads.size(), inputs.size());
-  const double h = 1e-6;
-  for (size_t i = 0; i < values.size(); ++i) {
-    const std::vector<double> analytic = grads[i].to_vector<double>();
-    ASSERT_EQ(analytic.size(), values[i].size());
-    for (size_t k = 0; k < values[i].size(); ++k) {
-      auto plus = values, minus = values;
-      plus[i][k] += h;
-      minus[i][k] -= h;
-      const double numeric = (LossAt(f, plus, shapes) - LossAt(f, minus, shapes)) / (2 * h);
-      EXPECT_NEAR(analytic[k], numeric, 1e-6 * (1 + std::abs(numeric)))
-          << "input " << i << " element " << k;
-    }
-  }
-}
+// sum(y w y) + sum(y w): softmax rows sum to one, so a plain weighted sum can hide mistakes.
+constexpr gradcheck::Options kAttentionLoss{
+    .squared = true, .plus_linear = true, .tolerance = 1e-6};
 
 TEST(AttentionTest, SdpaGradient) {
   for (bool causal : {false, true}) {
@@ -155,11 +103,11 @@ TEST(AttentionTest, SdpaGradient) {
         [causal](const auto& x) {
           return nn::scaled_dot_product_attention(x[0], x[1], x[2], causal);
         },
-        {{2, 3, 4}, {2, 3, 4}, {2, 3, 2}});
+        {{2, 3, 4}, {2, 3, 4}, {2, 3, 2}}, kAttentionLoss);
   }
   CheckGrad(  // more keys than queries, causal
       [](const auto& x) { return nn::scaled_dot_product_attention(x[0], x[1], x[2], true); },
-      {{1, 2, 3}, {1, 4, 3}, {1, 4, 2}});
+      {{1, 2, 3}, {1, 4, 3}, {1, 4, 2}}, kAttentionLoss);
 }
 
 std::vector<std::string> Names(const std::vector<nn::NamedParameter>& params) {
@@ -179,13 +127,13 @@ TEST(AttentionTest, TransformerBlockGradient) {
     // Random values everywhere (the zero biases and unit norms would hide mistakes).
     values.push_back(Random(static_cast<size_t>(named[i].tensor->numel()), 20 + i, -0.8, 0.8));
   }
-  CheckGrad(
+  gradcheck::CheckGradAt(
       [&block](const std::vector<Tensor>& x) {
         std::vector<nn::NamedParameter> params = block.named_parameters();
         for (size_t i = 0; i < params.size(); ++i) *params[i].tensor = x[i + 1];
         return block.forward(x[0]);
       },
-      shapes, values);
+      shapes, values, kAttentionLoss);
 }
 
 TEST(AttentionTest, NamesShapesAndInitializationAreThoseOfPyTorch) {

@@ -37,6 +37,8 @@ struct Options {
   // loss = sum(y * w * y) instead of sum(y * w): for normalizations, whose plain weighted
   // sums can have gradients that vanish.
   bool squared = false;
+  bool plus_linear = false;  // with squared: sum(y * w * y) + sum(y * w)
+  double tolerance = 1e-5;   // relative, plus the same absolute
 };
 
 // loss = sum(f(inputs) * w) (or sum(y * w * y)) for fixed random w in [0.5, 1.5), so that every
@@ -44,7 +46,8 @@ struct Options {
 inline Tensor Loss(const Fn& f, const std::vector<Tensor>& inputs, const Options& options) {
   Tensor y = f(inputs);
   Tensor w = Tensor::from_vector(Random(static_cast<size_t>(y.numel()), 99, 0.5, 1.5), y.shape());
-  return options.squared ? (y * w * y).sum() : (y * w).sum();
+  if (!options.squared) return (y * w).sum();
+  return options.plus_linear ? (y * w * y).sum() + (y * w).sum() : (y * w * y).sum();
 }
 
 inline double LossAt(const Fn& f, const std::vector<std::vector<double>>& values,
@@ -55,15 +58,17 @@ inline double LossAt(const Fn& f, const std::vector<std::vector<double>>& values
   return Loss(f, inputs, options).item<double>();
 }
 
-// Every input element's analytic gradient within 1e-5 (relative, plus 1e-5 absolute) of the
-// central difference with step 1e-6. Input i is drawn with seed 7 + i.
-inline void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes,
-                      const Options& options = {}) {
-  std::vector<std::vector<double>> values;
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < shapes.size(); ++i) {
+// Every input element's analytic gradient within options.tolerance (relative, plus the same
+// absolute) of the central difference with step 1e-6. The inputs are `values`, then for the
+// shapes beyond them input i is drawn with seed 7 + i.
+inline void CheckGradAt(const Fn& f, const std::vector<std::vector<int64_t>>& shapes,
+                        std::vector<std::vector<double>> values, const Options& options = {}) {
+  for (size_t i = values.size(); i < shapes.size(); ++i) {
     values.push_back(Random(Count(shapes[i]), 7 + i, options.low, options.high));
-    inputs.push_back(Tensor::from_vector(values.back(), shapes[i]));
+  }
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    inputs.push_back(Tensor::from_vector(values[i], shapes[i]));
   }
   // grad() needs the recorded graph, so the loss is not read (synced) before it.
   std::vector<Tensor> grads = grad(Loss(f, inputs, options), inputs);
@@ -78,10 +83,16 @@ inline void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shap
       minus[i][k] -= h;
       const double numeric =
           (LossAt(f, plus, shapes, options) - LossAt(f, minus, shapes, options)) / (2 * h);
-      EXPECT_NEAR(analytic[k], numeric, 1e-5 * (1 + std::abs(numeric)))
+      EXPECT_NEAR(analytic[k], numeric, options.tolerance * (1 + std::abs(numeric)))
           << "input " << i << " element " << k;
     }
   }
+}
+
+// The same with every input drawn.
+inline void CheckGrad(const Fn& f, const std::vector<std::vector<int64_t>>& shapes,
+                      const Options& options = {}) {
+  CheckGradAt(f, shapes, {}, options);
 }
 
 // The same with inputs drawn from [low, high).
