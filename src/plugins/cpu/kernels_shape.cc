@@ -10,6 +10,23 @@
 namespace seam::cpu {
 namespace {
 
+// dst[r * cols + c] = src[r + c * step] for r < rows, c < cols, in tiles of kTile x kTile:
+// each tile reads kTile runs of kTile contiguous elements and writes kTile runs of kTile.
+template <typename T>
+void TransposeTiles(const T* src, int64_t rows, int64_t cols, int64_t step, T* dst) {
+  constexpr int64_t kTile = 16;
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    const int64_t r1 = std::min(rows, r0 + kTile);
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t c1 = std::min(cols, c0 + kTile);
+      for (int64_t c = c0; c < c1; ++c) {
+        const T* column = src + c * step;
+        for (int64_t r = r0; r < r1; ++r) dst[r * cols + c] = column[r];
+      }
+    }
+  }
+}
+
 // The plan's result, one run along its innermost dimension per outer index: a block copy
 // where that dimension is contiguous in the operand, a fill where it is broadcast (stride 0),
 // a strided loop otherwise; broadcasts and row slices then cost about a memcpy.
@@ -36,6 +53,18 @@ void GatherT(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
     }
   };
   const size_t outer = plan.dims.size() - 1;
+  if (outer >= 1 && step > 1 && plan.strides[outer - 1] == 1 && plan.dims[outer - 1] >= 8) {
+    // A transpose of the last two dimensions: the innermost result dimension walks the
+    // operand with a stride and the one before it is the operand's contiguous one. Copied in
+    // square tiles, so that reads and writes both stay within a few cache lines.
+    const int64_t rows = plan.dims[outer - 1];
+    ForEachIndex(absl::MakeConstSpan(plan.dims.data(), outer - 1),
+                 absl::MakeConstSpan(plan.strides.data(), outer - 1),
+                 [&](int64_t pos, int64_t offset) {
+                   TransposeTiles(x + offset, rows, inner, step, y + pos * rows * inner);
+                 });
+    return;
+  }
   ForEachIndex(absl::MakeConstSpan(plan.dims.data(), outer),
                absl::MakeConstSpan(plan.strides.data(), outer), row);
 }
