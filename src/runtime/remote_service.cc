@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <new>
+#include <optional>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -15,6 +17,7 @@
 #include "src/base/logging.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote_sessions.h"
+#include "src/runtime/remote_staging.h"
 #include "src/runtime/remote_wire.h"
 
 namespace seam::runtime {
@@ -171,21 +174,43 @@ class RemoteService::Impl final : public pb::Remote::Service {
       total += shape->byte_size();
       tensors.push_back({*std::move(shape), nullptr, chunk.tensors(i).device()});
     }
-    // Grown as bytes arrive, so memory follows what was sent, not what a header claims:
-    // reserved up front only up to kReserveAtMost, beyond that as the bytes come.
-    constexpr size_t kReserveAtMost = size_t{64} << 20;
-    std::string bytes = std::move(*chunk.mutable_data());
-    bytes.reserve(std::min(total, kReserveAtMost));
-    while (bytes.size() <= total && reader->Read(&chunk)) bytes.append(chunk.data());
-    if (bytes.size() != total) {
+    // Up to kStageAtMost, staged in a kept host buffer (no fresh pages per upload); beyond
+    // that grown as bytes arrive, so memory follows what was sent, not what a header claims.
+    const bool stage = total <= kStageAtMost;
+    std::optional<StagingBuffers::Buffer> staged;
+    if (stage) {
+      staged = Stage(total);
+      if (!staged.has_value()) {
+        return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+                absl::StrCat("TransferToDevice: cannot allocate ", total,
+                             " bytes of host memory on seam serve to receive the tensors")};
+      }
+    }
+    std::string grown;
+    size_t received = 0;
+    do {
+      const std::string& data = chunk.data();
+      if (received + data.size() > total) {
+        received += data.size();
+        break;
+      }
+      if (!stage) {
+        grown.append(data);
+      } else if (!data.empty()) {
+        std::memcpy(staged->data() + received, data.data(), data.size());
+      }
+      received += data.size();
+    } while (reader->Read(&chunk));
+    if (received != total) {
       return {grpc::StatusCode::INVALID_ARGUMENT,
               absl::StrCat("TransferToDevice: the tensors' shapes need ", total,
-                           " bytes, the request carried ", bytes.size(),
-                           bytes.size() > total ? " or more" : "")};
+                           " bytes, the request carried ", received,
+                           received > total ? " or more" : "")};
     }
+    const uint8_t* bytes = stage ? staged->data() : reinterpret_cast<const uint8_t*>(grown.data());
     size_t offset = 0;
     for (ComputationClient::TensorSource& tensor : tensors) {
-      tensor.data = bytes.data() + offset;
+      tensor.data = bytes + offset;
       offset += tensor.shape.byte_size();
     }
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
@@ -208,13 +233,26 @@ class RemoteService::Impl final : public pb::Remote::Service {
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
         sessions_.Buffers(request->session(), Handles(request->handles()));
     if (!buffers.ok()) return ToGrpc(buffers.status());
-    absl::StatusOr<std::vector<ir::Literal>> literals = client_->TransferFromDevice(*buffers);
-    if (!literals.ok()) return ToGrpc(literals.status());
+    // One buffer at a time, read into a kept host buffer, then sent in chunks.
     pb::DataChunk chunk;
-    for (const ir::Literal& literal : *literals) {
-      for (size_t at = 0; at < literal.bytes.size(); at += wire::kChunkBytes) {
-        const size_t n = std::min(wire::kChunkBytes, literal.bytes.size() - at);
-        chunk.set_data(literal.bytes.data() + at, n);
+    for (const ComputationClient::DataPtr& buffer : *buffers) {
+      // A failed run's output reports the run's error here, before host memory of its
+      // (perhaps impossible) size is asked for.
+      if (absl::Status ready = buffer->AwaitReady(); !ready.ok()) return ToGrpc(ready);
+      const size_t size = buffer->shape().byte_size();
+      std::optional<StagingBuffers::Buffer> staged = Stage(size);
+      if (!staged.has_value()) {
+        return {
+            grpc::StatusCode::RESOURCE_EXHAUSTED,
+            absl::StrCat("TransferFromDevice: cannot allocate ", size,
+                         " bytes of host memory on seam serve for ", buffer->shape().ToString())};
+      }
+      absl::Status read =
+          client_->TransferFromDeviceInto(buffer, absl::MakeSpan(staged->data(), size));
+      if (!read.ok()) return ToGrpc(read);
+      for (size_t at = 0; at < size; at += wire::kChunkBytes) {
+        const size_t n = std::min(wire::kChunkBytes, size - at);
+        chunk.set_data(staged->data() + at, n);
         if (!writer->Write(chunk)) {
           return {grpc::StatusCode::CANCELLED, "TransferFromDevice: the client went away"};
         }
@@ -372,6 +410,15 @@ class RemoteService::Impl final : public pb::Remote::Service {
   }
 
  private:
+  // A staging buffer of `size` bytes, or nothing when the host cannot supply it.
+  std::optional<StagingBuffers::Buffer> Stage(size_t size) {
+    try {
+      return staging_.Acquire(size);
+    } catch (const std::bad_alloc&) {
+      return std::nullopt;
+    }
+  }
+
   // The start of both executes: the handles the client let go of ride on the execute (a
   // round trip saved) and are released first; then the computation is looked up.
   absl::StatusOr<ComputationClient::ComputationPtr> ReleaseThenFindComputation(
@@ -402,6 +449,9 @@ class RemoteService::Impl final : public pb::Remote::Service {
   ComputationClient* client_;
   RemoteService::Options options_;
   RemoteSessions sessions_;
+  // Uploads of at most kStageAtMost bytes and every download pass through these.
+  static constexpr size_t kStageAtMost = size_t{64} << 20;
+  StagingBuffers staging_{size_t{128} << 20};
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::mutex mu_;
