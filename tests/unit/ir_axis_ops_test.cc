@@ -10,41 +10,13 @@
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/kernels.h"
+#include "tests/unit/reference_and_kernel.h"
 
 namespace seam::ir {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// Runs the one-op program `body` on the reference evaluator and the op on the CPU kernel.
-std::vector<Literal> Both(const std::string& body, const std::vector<Literal>& args) {
-  absl::StatusOr<Program> program = ParseProgram("program @t {\n" + body + "\n}\n");
-  EXPECT_TRUE(program.ok()) << program.status();
-  if (!program.ok()) return {};
-  absl::StatusOr<std::vector<Literal>> reference = Evaluate(*program, args);
-  EXPECT_TRUE(reference.ok()) << reference.status();
-  if (!reference.ok()) return {};
-  const Instruction& op = program->instructions[program->results[0]];
-  std::vector<const uint8_t*> in;
-  for (int k : op.operands)
-    in.push_back(args[program->instructions[k].parameter_index].bytes.data());
-  Literal out;
-  out.shape = op.shape;
-  out.bytes.assign(op.shape.byte_size(), 0xAB);
-  cpu::RunKernel(
-      op, [&](size_t k) -> const Shape& { return program->instructions[op.operands[k]].shape; }, in,
-      out.bytes.data());
-  return {(*reference)[0], out};
-}
-
-void ExpectBoth(const std::string& body, const std::vector<Literal>& args,
-                const Literal& expected) {
-  std::vector<Literal> r = Both(body, args);
-  ASSERT_EQ(r.size(), 2u);
-  EXPECT_EQ(r[0], expected) << "reference evaluator: " << body;
-  EXPECT_EQ(r[1], expected) << "CPU kernel: " << body;
-}
 
 std::string Unary(const std::string& op, const std::string& in, const std::string& attrs,
                   const std::string& out) {

@@ -9,6 +9,7 @@
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/kernels.h"
+#include "tests/unit/reference_and_kernel.h"
 
 namespace seam::ir {
 namespace {
@@ -97,28 +98,6 @@ TEST(GatherShapeTest, Errors) {
   EXPECT_EQ(Infer(EmbeddingGrad(Op::kScatterAdd),
                   {Shape{DType::kPred, {3}}, S32({2}), Shape{DType::kPred, {2}}}),
             "scatter_add: operand 0 has element type pred, expected f32, f64, bf16, s32 or s64");
-}
-
-// Runs `body` (one program, parameters `args`) on the reference evaluator, and its last
-// instruction on the CPU kernel; both results must equal `expected`.
-void ExpectBoth(const std::string& body, const std::vector<Literal>& args,
-                const Literal& expected) {
-  absl::StatusOr<Program> program = ParseProgram("program @t {\n" + body + "\n}\n");
-  ASSERT_TRUE(program.ok()) << program.status();
-  absl::StatusOr<std::vector<Literal>> reference = Evaluate(*program, args);
-  ASSERT_TRUE(reference.ok()) << reference.status();
-  EXPECT_EQ((*reference)[0], expected) << "reference evaluator: " << body;
-  const Instruction& op = program->instructions[program->results[0]];
-  std::vector<const uint8_t*> in;
-  for (int k : op.operands)
-    in.push_back(args[program->instructions[k].parameter_index].bytes.data());
-  Literal out;
-  out.shape = op.shape;
-  out.bytes.assign(op.shape.byte_size(), 0xAB);
-  cpu::RunKernel(
-      op, [&](size_t k) -> const Shape& { return program->instructions[op.operands[k]].shape; }, in,
-      out.bytes.data());
-  EXPECT_EQ(out, expected) << "CPU kernel: " << body;
 }
 
 constexpr char kLookup[] = R"(  %0 = parameter(0) : f32[3,2]

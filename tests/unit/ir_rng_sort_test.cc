@@ -14,6 +14,7 @@
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/kernels.h"
+#include "tests/unit/reference_and_kernel.h"
 
 namespace seam::ir {
 namespace {
@@ -50,34 +51,6 @@ Literal CounterOf(const Kat& k, uint64_t minus_blocks = 0) {
   const uint64_t lo = low - minus_blocks;
   const uint64_t hi = (k.counter[2] | uint64_t{k.counter[3]} << 32) - (low < minus_blocks ? 1 : 0);
   return Literal::FromS64({static_cast<int64_t>(lo), static_cast<int64_t>(hi)}, {2});
-}
-
-std::vector<Literal> Both(const std::string& body, const std::vector<Literal>& args) {
-  absl::StatusOr<Program> program = ParseProgram("program @t {\n" + body + "\n}\n");
-  EXPECT_TRUE(program.ok()) << program.status();
-  if (!program.ok()) return {};
-  absl::StatusOr<std::vector<Literal>> reference = Evaluate(*program, args);
-  EXPECT_TRUE(reference.ok()) << reference.status();
-  if (!reference.ok()) return {};
-  const Instruction& op = program->instructions[program->results[0]];
-  std::vector<const uint8_t*> in;
-  for (int k : op.operands)
-    in.push_back(args[program->instructions[k].parameter_index].bytes.data());
-  Literal out;
-  out.shape = op.shape;
-  out.bytes.assign(op.shape.byte_size(), 0xAB);
-  cpu::RunKernel(
-      op, [&](size_t k) -> const Shape& { return program->instructions[op.operands[k]].shape; }, in,
-      out.bytes.data());
-  return {(*reference)[0], out};
-}
-
-void ExpectBoth(const std::string& body, const std::vector<Literal>& args,
-                const Literal& expected) {
-  std::vector<Literal> r = Both(body, args);
-  ASSERT_EQ(r.size(), 2u);
-  EXPECT_EQ(r[0], expected) << "reference evaluator: " << body;
-  EXPECT_EQ(r[1], expected) << "CPU kernel: " << body;
 }
 
 std::string Rng(const std::string& result) {
