@@ -19,50 +19,81 @@ namespace {
 
 namespace pb = ::seam::remote;
 
-// A buffer the server holds for this client's session.
+// A buffer the server holds for this client's session, or will once the upload kept back
+// for it travels (`deferred_`).
 class RemoteData final : public ComputationClient::Data {
  public:
   RemoteData(std::string device, std::shared_ptr<const ir::Shape> shape,
-             std::shared_ptr<RemoteConnection> connection, uint64_t handle)
+             std::shared_ptr<RemoteConnection> connection, uint64_t handle,
+             std::shared_ptr<RunRecord> run = nullptr)
       : Data(std::move(device), std::move(shape)),
         connection_(std::move(connection)),
-        handle_(handle) {}
-  ~RemoteData() override { connection_->QueueRelease(handle_); }
+        handle_(handle),
+        run_(std::move(run)) {}
+  RemoteData(std::string device, std::shared_ptr<const ir::Shape> shape,
+             std::shared_ptr<RemoteConnection> connection, std::shared_ptr<DeferredHandle> deferred)
+      : Data(std::move(device), std::move(shape)),
+        connection_(std::move(connection)),
+        deferred_(std::move(deferred)) {}
+  ~RemoteData() override {
+    const uint64_t handle = deferred_ == nullptr ? handle_ : deferred_->Abandon();
+    if (handle != 0) connection_->QueueRelease(handle);
+  }
 
   bool IsReady() const override {
     if (ready_.load(std::memory_order_acquire)) return true;
-    pb::HandlesRequest request = Request();
+    absl::StatusOr<pb::HandlesRequest> request = Request();
+    if (!request.ok()) return true;  // AwaitReady reports the failure
     grpc::ClientContext context;
     connection_->Prepare(context);
     pb::IsReadyReply reply;
     // A failed call reads as ready: AwaitReady then reports the failure.
-    const grpc::Status status = connection_->stub().IsReady(&context, request, &reply);
+    const grpc::Status status = connection_->stub().IsReady(&context, *request, &reply);
     return !status.ok() || reply.ready();
   }
   absl::Status AwaitReady() const override {
     if (ready_.load(std::memory_order_acquire)) return absl::OkStatus();
-    pb::HandlesRequest request = Request();
+    SEAM_ASSIGN_OR_RETURN(pb::HandlesRequest request, Request());
     grpc::ClientContext context;
     connection_->Prepare(context);
     pb::AwaitReadyReply reply;
     const grpc::Status status = connection_->stub().AwaitReady(&context, request, &reply);
     if (!status.ok()) return connection_->Error(status, "AwaitReady");
-    ready_.store(true, std::memory_order_release);
+    MarkReady();
     return absl::OkStatus();
   }
-  uint64_t handle() const { return handle_; }
+  // The server's handle; for an upload kept back, sends it first when it still waits.
+  absl::StatusOr<uint64_t> Handle() const {
+    if (deferred_ == nullptr) return handle_;
+    if (deferred_->state() == DeferredHandle::State::kQueued) {
+      SEAM_RETURN_IF_ERROR(connection_->FlushUploads());
+    }
+    return deferred_->Await();
+  }
+  // The upload kept back for this buffer (nullptr for a buffer placed at once).
+  const DeferredHandle* deferred() const { return deferred_.get(); }
+  // The server said the value is computed (a read or a wait returned it).
+  void MarkReady() const {
+    ready_.store(true, std::memory_order_release);
+    if (run_ != nullptr) run_->finished.store(true, std::memory_order_release);
+  }
   const RemoteConnection* connection() const { return connection_.get(); }
 
  private:
-  pb::HandlesRequest Request() const {
+  absl::StatusOr<pb::HandlesRequest> Request() const {
+    SEAM_ASSIGN_OR_RETURN(uint64_t handle, Handle());
     pb::HandlesRequest request;
     request.set_session(connection_->session());
-    request.add_handles(handle_);
+    request.add_handles(handle);
     return request;
   }
 
   std::shared_ptr<RemoteConnection> connection_;
-  uint64_t handle_;
+  uint64_t handle_ = 0;
+  std::shared_ptr<DeferredHandle> deferred_;
+  // The run that computes this buffer (outputs of an execute), marked finished once the
+  // server has said so for any of its outputs.
+  std::shared_ptr<RunRecord> run_;
   mutable std::atomic<bool> ready_{false};
 };
 
@@ -94,14 +125,23 @@ const T* AsExactly(const Base* object) {
   return static_cast<const T*>(object);
 }
 
-// The handle of `data` when it is this connection's; else InvalidArgument naming `what`.
-absl::StatusOr<uint64_t> HandleOf(const ComputationClient::DataPtr& data,
-                                  const RemoteConnection* connection, const std::string& what) {
+// `data` as this connection's RemoteData; else InvalidArgument naming `what`.
+absl::StatusOr<const RemoteData*> RemoteDataOf(const ComputationClient::DataPtr& data,
+                                               const RemoteConnection* connection,
+                                               const std::string& what) {
   const auto* remote_data = AsExactly<RemoteData>(data.get());
   if (remote_data == nullptr || remote_data->connection() != connection) {
     return absl::InvalidArgumentError(absl::StrCat(what, " is not from this client"));
   }
-  return remote_data->handle();
+  return remote_data;
+}
+
+// The handle of `data` when it is this connection's (sending its upload first when it was
+// kept back); else InvalidArgument naming `what`.
+absl::StatusOr<uint64_t> HandleOf(const ComputationClient::DataPtr& data,
+                                  const RemoteConnection* connection, const std::string& what) {
+  SEAM_ASSIGN_OR_RETURN(const RemoteData* remote_data, RemoteDataOf(data, connection, what));
+  return remote_data->Handle();
 }
 
 absl::StatusOr<const RemoteComputation*> ComputationOf(const ComputationClient::Computation& c,
@@ -113,6 +153,64 @@ absl::StatusOr<const RemoteComputation*> ComputationOf(const ComputationClient::
         absl::StrCat(operation, ": computation is not from this client"));
   }
   return computation;
+}
+
+// Names the arguments in `request`: an argument whose upload `batch` carries by its index
+// there, any other by its handle (waiting for another call that carries it). On an error
+// the batch is sent on its own first: its tensors may belong to other buffers.
+absl::Status AddArguments(const std::vector<const RemoteData*>& arguments,
+                          DeferredUploads::Batch& batch, RemoteConnection& connection,
+                          pb::ExecuteRequest& request) {
+  bool any_inline = false;
+  for (const RemoteData* argument : arguments) {
+    int inline_index = -1;
+    for (size_t k = 0; k < batch.handles.size(); ++k) {
+      if (argument->deferred() == batch.handles[k].get()) inline_index = static_cast<int>(k);
+    }
+    request.add_argument_inline(inline_index);
+    any_inline = any_inline || inline_index >= 0;
+    if (inline_index >= 0) {
+      request.add_arguments(0);
+      continue;
+    }
+    // Already placed, or carried by another thread's call right now (waits for it).
+    absl::StatusOr<uint64_t> handle = argument->Handle();
+    if (!handle.ok()) {
+      // The batch still has to reach the server: its tensors belong to other buffers.
+      if (!batch.empty()) {
+        DeferredUploads::Batch carried = std::move(batch);
+        batch = DeferredUploads::Batch();
+        connection.SendDeferred(carried)
+            .IgnoreError();  // its own failure is recorded in its handles
+      }
+      return handle.status();
+    }
+    request.add_arguments(*handle);
+  }
+  if (!any_inline) request.clear_argument_inline();
+  return absl::OkStatus();
+}
+
+// Gives the tensors an execute carried their handles (or the call's failure).
+absl::Status SettleInline(DeferredUploads::Batch& batch, RemoteConnection& connection,
+                          const grpc::Status& status, const pb::ExecuteReply& reply) {
+  if (batch.empty()) return absl::OkStatus();
+  if (!status.ok()) {
+    DeferredUploads::Fail(batch, connection.Error(status, "TransferToDevice (with an execute)"));
+    return absl::OkStatus();  // the caller reports the call's own error
+  }
+  if (reply.inline_handles_size() != static_cast<int>(batch.tensors.size())) {
+    absl::Status wrong = absl::InternalError(
+        absl::StrCat("ExecuteComputation: seam serve returned ", reply.inline_handles_size(),
+                     " handles for ", batch.tensors.size(), " uploaded tensors"));
+    DeferredUploads::Fail(batch, wrong);
+    return wrong;
+  }
+  const std::vector<uint64_t> placed(reply.inline_handles().begin(), reply.inline_handles().end());
+  for (uint64_t handle : DeferredUploads::Resolve(batch, placed)) {
+    connection.QueueRelease(handle);
+  }
+  return absl::OkStatus();
 }
 
 // This host's physical memory in bytes; 0 when the system does not say.
@@ -156,6 +254,35 @@ absl::Status RemoteComputationClient::CheckUploadSizes(
     }
   }
   return absl::OkStatus();
+}
+
+void RunTracker::Launched(const std::string& device, std::shared_ptr<RunRecord> run) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::deque<std::shared_ptr<RunRecord>>& runs = runs_[device];
+  // Drop what is known finished, so the list stays as long as the runs in flight.
+  std::erase_if(runs, [](const std::shared_ptr<RunRecord>& r) {
+    return r->finished.load(std::memory_order_acquire);
+  });
+  runs.push_back(std::move(run));
+}
+
+int64_t RunTracker::Unfinished(const std::string& device) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = runs_.find(device);
+  if (it == runs_.end()) return 0;
+  std::erase_if(it->second, [](const std::shared_ptr<RunRecord>& r) {
+    return r->finished.load(std::memory_order_acquire);
+  });
+  return static_cast<int64_t>(it->second.size());
+}
+
+void RunTracker::Bound(const std::string& device, int64_t in_flight) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = runs_.find(device);
+  if (it == runs_.end()) return;
+  while (static_cast<int64_t>(it->second.size()) > std::max<int64_t>(in_flight, 0)) {
+    it->second.pop_front();
+  }
 }
 
 absl::StatusOr<RemoteClientOptions> ReadRemoteClientOptions(
@@ -218,57 +345,52 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
   metrics::ScopedTimer timer(TransferToDeviceMetric());
   const trace::Span span("TransferToDevice", "crossing");
   SEAM_RETURN_IF_ERROR(CheckUploadSizes(tensors));
-  grpc::ClientContext context;
-  connection_->Prepare(context);
-  pb::TransferToDeviceReply reply;
-  std::unique_ptr<grpc::ClientWriter<pb::TransferToDeviceChunk>> writer =
-      connection_->stub().TransferToDevice(&context, &reply);
-  pb::TransferToDeviceChunk chunk;
-  chunk.set_session(connection_->session());
-  for (uint64_t handle : connection_->TakeReleases()) chunk.add_release(handle);
-  for (const TensorSource& tensor : tensors) {
-    pb::TensorHeader* header = chunk.add_tensors();
-    header->set_dtype(std::string(ir::DTypeName(tensor.shape.dtype)));
-    for (int64_t dim : tensor.shape.dims) header->add_dims(dim);
-    header->set_device(tensor.device);
-  }
-  // The bytes of every tensor in order, cut into chunks of at most kChunkBytes; the first
-  // chunk also carries the headers.
-  bool sent = true;
-  std::string* data = chunk.mutable_data();
-  for (const TensorSource& tensor : tensors) {
-    const auto* bytes = static_cast<const char*>(tensor.data);
+  std::vector<DataPtr> handles(tensors.size());
+  std::vector<pb::TensorHeader> headers(tensors.size());
+  std::vector<RemoteConnection::UploadPiece> pieces;  // the tensors sent now
+  std::vector<size_t> sent;                           // their indices in `tensors`
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorSource& tensor = tensors[i];
+    pb::TensorHeader& header = headers[i];
+    header.set_dtype(std::string(ir::DTypeName(tensor.shape.dtype)));
+    for (int64_t dim : tensor.shape.dims) header.add_dims(dim);
+    header.set_device(tensor.device);
     const size_t size = tensor.shape.byte_size();
-    for (size_t at = 0; at < size && sent;) {
-      const size_t n = std::min(wire::kChunkBytes - data->size(), size - at);
-      data->append(bytes + at, n);
-      at += n;
-      if (data->size() == wire::kChunkBytes) {
-        sent = writer->Write(chunk);
-        chunk.Clear();
-        data = chunk.mutable_data();
-      }
+    auto shape = std::make_shared<const ir::Shape>(tensor.shape);
+    // Small tensors for a device the server named are kept back for the next execute;
+    // anything else (and an unknown device, whose error the server words) goes now.
+    std::shared_ptr<DeferredHandle> deferred;
+    if (DeviceIndex(tensor.device) >= 0) {
+      deferred = connection_->deferred().TryQueue(header, tensor.data, size);
+    }
+    if (deferred != nullptr) {
+      handles[i] = std::make_shared<RemoteData>(tensor.device, std::move(shape), connection_,
+                                                std::move(deferred));
+    } else {
+      pieces.push_back({&header, static_cast<const char*>(tensor.data), size});
+      sent.push_back(i);
     }
   }
-  if (sent && (chunk.session() != 0 || !data->empty())) sent = writer->Write(chunk);
-  writer->WritesDone();
-  const grpc::Status status = writer->Finish();
-  if (!status.ok()) return connection_->Error(status, "TransferToDevice");
-  if (reply.handles_size() != static_cast<int>(tensors.size())) {
-    return absl::InternalError(absl::StrCat("TransferToDevice: seam serve returned ",
-                                            reply.handles_size(), " handles for ", tensors.size(),
-                                            " tensors"));
+  if (!pieces.empty()) {
+    SEAM_ASSIGN_OR_RETURN(std::vector<uint64_t> placed, connection_->Upload(pieces));
+    for (size_t k = 0; k < sent.size(); ++k) {
+      const TensorSource& tensor = tensors[sent[k]];
+      handles[sent[k]] = std::make_shared<RemoteData>(
+          tensor.device, std::make_shared<const ir::Shape>(tensor.shape), connection_, placed[k]);
+    }
   }
-  std::vector<DataPtr> handles;
-  handles.reserve(tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    InboundDataMetric()->AddSample(static_cast<double>(tensors[i].shape.byte_size()));
-    handles.push_back(std::make_shared<RemoteData>(
-        tensors[i].device, std::make_shared<const ir::Shape>(tensors[i].shape), connection_,
-        reply.handles(static_cast<int>(i))));
+  for (const TensorSource& tensor : tensors) {
+    InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
   }
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(handles.size()));
   return handles;
+}
+
+int RemoteComputationClient::DeviceIndex(const std::string& device) const {
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    if (devices_[d].name == device) return static_cast<int>(d);
+  }
+  return -1;
 }
 
 absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDevice(
@@ -327,6 +449,8 @@ absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDe
                                               " of shape ", literals[i].shape.ToString()));
     }
     OutboundDataMetric()->AddSample(static_cast<double>(literals[i].bytes.size()));
+    // Read, so computed: the run that produced it has finished.
+    static_cast<const RemoteData*>(handles[i].get())->MarkReady();
   }
   return literals;
 }
@@ -370,15 +494,19 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
   const trace::Span span("ExecuteComputation", "crossing");
   SEAM_ASSIGN_OR_RETURN(const RemoteComputation* remote_computation,
                         ComputationOf(computation, connection_.get(), "ExecuteComputation"));
+  std::vector<const RemoteData*> remote_arguments;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    SEAM_ASSIGN_OR_RETURN(remote_arguments.emplace_back(),
+                          RemoteDataOf(arguments[i], connection_.get(),
+                                       absl::StrCat("ExecuteComputation: argument ", i)));
+  }
   pb::ExecuteRequest request;
   request.set_session(connection_->session());
   request.set_computation(remote_computation->handle());
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    SEAM_ASSIGN_OR_RETURN(uint64_t handle,
-                          HandleOf(arguments[i], connection_.get(),
-                                   absl::StrCat("ExecuteComputation: argument ", i)));
-    request.add_arguments(handle);
-  }
+  // The uploads kept back travel with this call (all of them: the next step's batch too).
+  DeferredUploads::Batch batch = connection_->deferred().TakeAll();
+  SEAM_RETURN_IF_ERROR(AddArguments(remote_arguments, batch, *connection_, request));
+  for (pb::InlineTensor& tensor : batch.tensors) *request.add_inline_tensors() = std::move(tensor);
   request.set_device(device);
   request.set_eager_mode(options.eager_mode);
   for (uint64_t handle : connection_->TakeReleases()) request.add_release(handle);
@@ -388,19 +516,26 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
   connection_->Prepare(context);
   pb::ExecuteReply reply;
   const grpc::Status status = connection_->stub().Execute(&context, request, &reply);
+  SEAM_RETURN_IF_ERROR(SettleInline(batch, *connection_, status, reply));
   if (!status.ok()) return connection_->Error(status, "ExecuteComputation");
+  if (reply.launch_error_code() != 0) {
+    return absl::Status(static_cast<absl::StatusCode>(reply.launch_error_code()),
+                        reply.launch_error());
+  }
   const auto& shapes = remote_computation->output_shapes();
   if (reply.outputs_size() != static_cast<int>(shapes.size())) {
     return absl::InternalError(absl::StrCat("ExecuteComputation: seam serve returned ",
                                             reply.outputs_size(), " outputs, the program has ",
                                             shapes.size()));
   }
+  auto run = std::make_shared<RunRecord>();
   std::vector<DataPtr> results;
   results.reserve(shapes.size());
   for (size_t i = 0; i < shapes.size(); ++i) {
     results.push_back(std::make_shared<RemoteData>(device, shapes[i], connection_,
-                                                   reply.outputs(static_cast<int>(i))));
+                                                   reply.outputs(static_cast<int>(i)), run));
   }
+  runs_.Launched(device, std::move(run));
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(results.size()));
   if (!computation.program().aliases.empty()) {
     InputOutputAliasCounter()->Add(static_cast<int64_t>(computation.program().aliases.size()));
@@ -442,7 +577,9 @@ RemoteComputationClient::ExecuteReplicated(const Computation& computation,
                                             devices.size(), " devices"));
   }
   std::vector<std::vector<DataPtr>> results(devices.size());
+  std::vector<std::shared_ptr<RunRecord>> runs(devices.size());
   for (size_t d = 0; d < devices.size(); ++d) {
+    runs[d] = std::make_shared<RunRecord>();
     const pb::HandleList& list = reply.outputs(static_cast<int>(d));
     if (list.handles_size() != static_cast<int>(shapes.size())) {
       return absl::InternalError(absl::StrCat("ExecuteReplicated: seam serve returned ",
@@ -450,10 +587,11 @@ RemoteComputationClient::ExecuteReplicated(const Computation& computation,
                                               ", the program has ", shapes.size()));
     }
     for (size_t i = 0; i < shapes.size(); ++i) {
-      results[d].push_back(std::make_shared<RemoteData>(devices[d], shapes[i], connection_,
-                                                        list.handles(static_cast<int>(i))));
+      results[d].push_back(std::make_shared<RemoteData>(
+          devices[d], shapes[i], connection_, list.handles(static_cast<int>(i)), runs[d]));
     }
   }
+  for (size_t d = 0; d < devices.size(); ++d) runs_.Launched(devices[d], runs[d]);
   CreateDataHandlesCounter()->Add(static_cast<int64_t>(devices.size() * shapes.size()));
   if (!computation.program().aliases.empty()) {
     InputOutputAliasCounter()->Add(
@@ -468,6 +606,10 @@ absl::Status RemoteComputationClient::AwaitRunsInFlightBelow(const std::string& 
     return absl::InvalidArgumentError(
         absl::StrCat("AwaitRunsInFlightBelow: the limit must be at least 1, got ", limit));
   }
+  // Fewer of this client's runs than the limit can still be unfinished: no need to ask (a
+  // step that read its loss has seen its run finish). Other clients' runs on a shared server
+  // do not hold this one back.
+  if (runs_.Unfinished(device) < limit) return absl::OkStatus();
   pb::RunsInFlightRequest request;
   request.set_session(connection_->session());
   request.set_device(device);
@@ -476,7 +618,9 @@ absl::Status RemoteComputationClient::AwaitRunsInFlightBelow(const std::string& 
   connection_->Prepare(context);
   pb::RunsInFlightReply reply;
   const grpc::Status status = connection_->stub().RunsInFlight(&context, request, &reply);
-  return status.ok() ? absl::OkStatus() : connection_->Error(status, "AwaitRunsInFlightBelow");
+  if (!status.ok()) return connection_->Error(status, "AwaitRunsInFlightBelow");
+  runs_.Bound(device, reply.in_flight());
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> RemoteComputationClient::RunsInFlight(const std::string& device) const {
@@ -493,7 +637,9 @@ absl::StatusOr<int64_t> RemoteComputationClient::RunsInFlight(const std::string&
 
 absl::StatusOr<ComputationClient::MemoryStats> RemoteComputationClient::GetMemoryStats(
     const std::string& device) const {
-  // Buffers this client dropped count as freed, as they do in process.
+  // Buffers this client dropped count as freed, as they do in process; uploads kept back
+  // count as placed.
+  SEAM_RETURN_IF_ERROR(connection_->FlushUploads());
   SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   pb::MemoryStatsRequest request;
   request.set_session(connection_->session());
@@ -513,6 +659,7 @@ absl::StatusOr<ComputationClient::MemoryStats> RemoteComputationClient::GetMemor
 
 absl::StatusOr<RemoteComputationClient::ServerStats> RemoteComputationClient::GetServerStats()
     const {
+  SEAM_RETURN_IF_ERROR(connection_->FlushUploads());
   SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   pb::ServerStatsRequest request;
   request.set_session(connection_->session());

@@ -4,13 +4,20 @@
 //
 // Asynchronous like the in-process client: ExecuteComputation returns as soon as the server
 // has launched the run and named its outputs; a handle's AwaitReady asks the server. A
-// handle's release is queued and sent with the next execute (or a Release call).
+// handle's release is queued and sent with the next execute (or a Release call). Small
+// uploads are kept back and travel inside the next execute (remote_deferred.h), and a step
+// asks the server about runs in flight only when this client cannot tell that its own
+// runs have finished (RunTracker). Thread-safe, as every ComputationClient.
 #ifndef SEAM_RUNTIME_REMOTE_COMPUTATION_CLIENT_H_
 #define SEAM_RUNTIME_REMOTE_COMPUTATION_CLIENT_H_
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +38,30 @@ absl::StatusOr<RemoteClientOptions> ReadRemoteClientOptions(
     const std::function<std::optional<std::string>(const char*)>& get);
 
 class RemoteConnection;
+
+// One run this client launched: finished once the server has said that one of its outputs is
+// computed (a read or a wait returned it).
+struct RunRecord {
+  std::atomic<bool> finished{false};
+};
+
+// The runs this client launched per device and has not seen finish. Thread-safe.
+class RunTracker {
+ public:
+  void Launched(const std::string& device, std::shared_ptr<RunRecord> run);
+  // How many of the device's runs may still be unfinished, as far as this client knows (an
+  // upper bound of its runs in flight there).
+  int64_t Unfinished(const std::string& device);
+  // The server said at most `in_flight` runs are unfinished on the device (all its clients'
+  // together): keeps only the newest `in_flight` records, so the list stays bounded when no
+  // output is ever read. The count stays an upper bound when the device finishes runs in
+  // launch order (the CPU plugin does; docs/remote.md).
+  void Bound(const std::string& device, int64_t in_flight);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::deque<std::shared_ptr<RunRecord>>> runs_;
+};
 
 class RemoteComputationClient : public ComputationClient {
  public:
@@ -78,6 +109,8 @@ class RemoteComputationClient : public ComputationClient {
   // physical memory or than its device's limit on the server (when the server reports one);
   // InvalidArgument for a shape whose size overflows. Reads no byte of the data.
   absl::Status CheckUploadSizes(const std::vector<TensorSource>& tensors) const;
+  // The index of `device` in devices_, or -1.
+  int DeviceIndex(const std::string& device) const;
 
   explicit RemoteComputationClient(std::shared_ptr<RemoteConnection> connection);
 
@@ -87,6 +120,7 @@ class RemoteComputationClient : public ComputationClient {
   std::vector<DeviceInfo> devices_;
   // Per device (as devices_), what its plugin refuses to allocate beyond; 0: not reported.
   std::vector<int64_t> device_limits_;
+  RunTracker runs_;
 };
 
 // The metrics report's server entry (include/seam/metrics.h, ReportOptions::server): the

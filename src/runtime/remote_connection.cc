@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -23,7 +24,9 @@ std::string Who() {
 }  // namespace
 
 RemoteConnection::RemoteConnection(std::string address, std::string token)
-    : address_(std::move(address)), token_(std::move(token)) {
+    : address_(std::move(address)),
+      token_(std::move(token)),
+      deferred_(wire::kDeferredUploadBytes) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, wire::kKeepaliveTimeMs);
@@ -119,6 +122,65 @@ absl::Status RemoteConnection::FlushReleases() {
   pb::ReleaseReply reply;
   const grpc::Status status = stub_->Release(&context, request, &reply);
   return status.ok() ? absl::OkStatus() : Error(status, "Release");
+}
+
+absl::Status RemoteConnection::FlushUploads() {
+  DeferredUploads::Batch batch = deferred_.TakeAll();
+  return SendDeferred(batch);
+}
+
+absl::Status RemoteConnection::SendDeferred(DeferredUploads::Batch& batch) {
+  if (batch.empty()) return absl::OkStatus();
+  std::vector<UploadPiece> pieces;
+  for (const pb::InlineTensor& tensor : batch.tensors) {
+    pieces.push_back({&tensor.header(), tensor.data().data(), tensor.data().size()});
+  }
+  absl::StatusOr<std::vector<uint64_t>> handles = Upload(pieces);
+  if (!handles.ok()) {
+    DeferredUploads::Fail(batch, handles.status());
+    return handles.status();
+  }
+  for (uint64_t handle : DeferredUploads::Resolve(batch, *handles)) QueueRelease(handle);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<uint64_t>> RemoteConnection::Upload(
+    const std::vector<UploadPiece>& pieces) {
+  grpc::ClientContext context;
+  Prepare(context);
+  pb::TransferToDeviceReply reply;
+  std::unique_ptr<grpc::ClientWriter<pb::TransferToDeviceChunk>> writer =
+      stub_->TransferToDevice(&context, &reply);
+  pb::TransferToDeviceChunk chunk;
+  chunk.set_session(session_);
+  for (uint64_t handle : TakeReleases()) chunk.add_release(handle);
+  for (const UploadPiece& piece : pieces) *chunk.add_tensors() = *piece.header;
+  // The bytes of every tensor in order, cut into chunks of at most kChunkBytes; the first
+  // chunk also carries the headers.
+  bool sent = true;
+  std::string* data = chunk.mutable_data();
+  for (const UploadPiece& piece : pieces) {
+    for (size_t at = 0; at < piece.size && sent;) {
+      const size_t n = std::min(wire::kChunkBytes - data->size(), piece.size - at);
+      data->append(piece.data + at, n);
+      at += n;
+      if (data->size() == wire::kChunkBytes) {
+        sent = writer->Write(chunk);
+        chunk.Clear();
+        data = chunk.mutable_data();
+      }
+    }
+  }
+  if (sent && (chunk.session() != 0 || !data->empty())) sent = writer->Write(chunk);
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  if (!status.ok()) return Error(status, "TransferToDevice");
+  if (reply.handles_size() != static_cast<int>(pieces.size())) {
+    return absl::InternalError(absl::StrCat("TransferToDevice: seam serve returned ",
+                                            reply.handles_size(), " handles for ", pieces.size(),
+                                            " tensors"));
+  }
+  return std::vector<uint64_t>(reply.handles().begin(), reply.handles().end());
 }
 
 }  // namespace seam::runtime

@@ -1,6 +1,7 @@
 // One RemoteComputationClient's link to `seam serve`: the channel, the session (an open
 // stream whose end makes the server free the session's handles), the token on every call,
-// the queue of released handles, and what a failed call's error says.
+// what waits to travel with a later call (released handles, small uploads kept back), the
+// streamed upload, and what a failed call's error says.
 #ifndef SEAM_RUNTIME_REMOTE_CONNECTION_H_
 #define SEAM_RUNTIME_REMOTE_CONNECTION_H_
 
@@ -14,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/remote.grpc.pb.h"
+#include "src/runtime/remote_deferred.h"
 
 namespace seam::runtime {
 
@@ -39,6 +41,24 @@ class RemoteConnection {
   std::vector<uint64_t> TakeReleases();
   absl::Status FlushReleases();
 
+  // Small uploads kept back until the next execute (remote_deferred.h).
+  DeferredUploads& deferred() { return deferred_; }
+  // Sends every upload kept back in one TransferToDevice (nothing when none is).
+  absl::Status FlushUploads();
+  // Sends `batch` (taken from deferred()) in one TransferToDevice and gives its tensors
+  // their handles, or the call's failure.
+  absl::Status SendDeferred(DeferredUploads::Batch& batch);
+
+  // One tensor of a streamed upload: its header and its bytes (borrowed for the call).
+  struct UploadPiece {
+    const ::seam::remote::TensorHeader* header;
+    const char* data;
+    size_t size;
+  };
+  // Streams the pieces to the server in chunks of at most wire::kChunkBytes (one
+  // TransferToDevice call, carrying the queued releases too); their handles, in order.
+  absl::StatusOr<std::vector<uint64_t>> Upload(const std::vector<UploadPiece>& pieces);
+
   // Ends the session (idempotent): the server frees what it holds for this client.
   void Close();
 
@@ -55,6 +75,7 @@ class RemoteConnection {
   std::mutex mu_;
   std::vector<uint64_t> releases_;
   bool closed_ = false;
+  DeferredUploads deferred_;
 };
 
 }  // namespace seam::runtime

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "proto/remote.grpc.pb.h"
 #include "src/base/logging.h"
+#include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote_sessions.h"
 #include "src/runtime/remote_staging.h"
@@ -296,18 +297,35 @@ class RemoteService::Impl final : public pb::Remote::Service {
     absl::StatusOr<ComputationClient::ComputationPtr> computation =
         ReleaseThenFindComputation(session, Handles(request->release()), request->computation());
     if (!computation.ok()) return ToGrpc(computation.status());
-    absl::StatusOr<std::vector<ComputationClient::DataPtr>> arguments =
-        sessions_.Buffers(session, Handles(request->arguments()));
-    if (!arguments.ok()) return ToGrpc(arguments.status());
-    ComputationClient::ExecuteComputationOptions options;
-    options.eager_mode = request->eager_mode();
-    absl::StatusOr<std::vector<ComputationClient::DataPtr>> outputs =
-        client_->ExecuteComputation(**computation, *arguments, request->device(), options);
-    if (!outputs.ok()) return ToGrpc(outputs.status());
-    absl::StatusOr<std::vector<uint64_t>> handles = sessions_.AddBuffers(session, *outputs);
-    if (!handles.ok()) return ToGrpc(handles.status());
+    // The small uploads the client kept back come first; once placed, their handles go back
+    // even when the run cannot be launched (the client holds buffers for them).
+    absl::StatusOr<std::vector<ComputationClient::DataPtr>> placed =
+        PlaceInline(session, *request, *reply);
+    if (!placed.ok()) return ToGrpc(placed.status());
+    absl::StatusOr<std::vector<uint64_t>> handles =
+        Launch(session, **computation, *request, *placed);
+    if (!handles.ok()) {
+      if (placed->empty()) return ToGrpc(handles.status());
+      reply->set_launch_error_code(static_cast<int32_t>(handles.status().code()));
+      reply->set_launch_error(std::string(handles.status().message()));
+      return grpc::Status::OK;
+    }
     for (uint64_t handle : *handles) reply->add_outputs(handle);
     return grpc::Status::OK;
+  }
+
+  // An execute's run: its arguments found, launched, its outputs added to the session.
+  absl::StatusOr<std::vector<uint64_t>> Launch(
+      uint64_t session, const ComputationClient::Computation& computation,
+      const pb::ExecuteRequest& request, const std::vector<ComputationClient::DataPtr>& placed) {
+    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> arguments,
+                          ExecuteArguments(session, request, placed));
+    ComputationClient::ExecuteComputationOptions options;
+    options.eager_mode = request.eager_mode();
+    SEAM_ASSIGN_OR_RETURN(
+        std::vector<ComputationClient::DataPtr> outputs,
+        client_->ExecuteComputation(computation, arguments, request.device(), options));
+    return sessions_.AddBuffers(session, outputs);
   }
 
   grpc::Status ExecuteReplicated(grpc::ServerContext* context,
@@ -421,6 +439,67 @@ class RemoteService::Impl final : public pb::Remote::Service {
 
   // The start of both executes: the handles the client let go of ride on the execute (a
   // round trip saved) and are released first; then the computation is looked up.
+  // Places an execute's inline tensors on their devices and adds them to the session, their
+  // handles into `reply`; the buffers, in order.
+  absl::StatusOr<std::vector<ComputationClient::DataPtr>> PlaceInline(
+      uint64_t session, const pb::ExecuteRequest& request, pb::ExecuteReply& reply) {
+    std::vector<ComputationClient::TensorSource> tensors;
+    for (int i = 0; i < request.inline_tensors_size(); ++i) {
+      const pb::InlineTensor& tensor = request.inline_tensors(i);
+      absl::StatusOr<ir::Shape> shape = ShapeOf(tensor.header(), i);
+      if (!shape.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Execute: inline ", shape.status().message()));
+      }
+      if (shape->byte_size() != tensor.data().size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Execute: inline tensor ", i, " of shape ", shape->ToString(), " needs ",
+                         shape->byte_size(), " bytes, the request carried ", tensor.data().size()));
+      }
+      tensors.push_back({*std::move(shape), tensor.data().data(), tensor.header().device()});
+    }
+    if (tensors.empty()) return std::vector<ComputationClient::DataPtr>();
+    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> buffers,
+                          client_->TransferToDevice(tensors));
+    SEAM_ASSIGN_OR_RETURN(std::vector<uint64_t> handles, sessions_.AddBuffers(session, buffers));
+    for (uint64_t handle : handles) reply.add_inline_handles(handle);
+    return buffers;
+  }
+
+  // An execute's arguments: by handle, or (argument_inline[i] >= 0) the placed inline tensor.
+  absl::StatusOr<std::vector<ComputationClient::DataPtr>> ExecuteArguments(
+      uint64_t session, const pb::ExecuteRequest& request,
+      const std::vector<ComputationClient::DataPtr>& placed) {
+    if (request.argument_inline_size() == 0) {
+      return sessions_.Buffers(session, Handles(request.arguments()));
+    }
+    if (request.argument_inline_size() != request.arguments_size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Execute: argument_inline has ", request.argument_inline_size(),
+                       " entries for ", request.arguments_size(), " arguments"));
+    }
+    std::vector<ComputationClient::DataPtr> arguments;
+    for (int i = 0; i < request.arguments_size(); ++i) {
+      const int32_t k = request.argument_inline(i);
+      if (k >= 0 && static_cast<size_t>(k) < placed.size()) {
+        arguments.push_back(placed[static_cast<size_t>(k)]);
+        continue;
+      }
+      if (k != -1) {
+        return absl::InvalidArgumentError(absl::StrCat("Execute: argument ", i,
+                                                       " names inline tensor ", k,
+                                                       ", the request "
+                                                       "carried ",
+                                                       placed.size()));
+      }
+      const uint64_t handle = request.arguments(i);
+      SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> found,
+                            sessions_.Buffers(session, absl::MakeConstSpan(&handle, 1)));
+      arguments.push_back(std::move(found[0]));
+    }
+    return arguments;
+  }
+
   absl::StatusOr<ComputationClient::ComputationPtr> ReleaseThenFindComputation(
       uint64_t session, absl::Span<const uint64_t> release, uint64_t computation) {
     if (absl::Status released = sessions_.Release(session, release); !released.ok()) {

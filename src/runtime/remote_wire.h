@@ -18,6 +18,9 @@ namespace seam::runtime::wire {
 inline constexpr char kTokenMetadata[] = "seam-token";
 // Transfers travel in chunks of at most this many bytes (far below gRPC's 4 MiB default).
 inline constexpr size_t kChunkBytes = size_t{1} << 20;
+// Uploads of up to this many bytes in all are kept back by the client and travel inside
+// the next execute (remote_deferred.h): a training step's batch then costs no round trip.
+inline constexpr size_t kDeferredUploadBytes = size_t{2} << 20;
 // The largest single message either side accepts: a compile request carries a program's IR
 // text, which may hold large constants. Transfers never come near it (chunked).
 inline constexpr int kMaxMessageBytes = 256 << 20;

@@ -141,6 +141,9 @@ TEST(RemoteFailure, StoppedServerGivesAClearErrorWithin30Seconds) {
   ir::Literal input = ir::Literal::FromF32({1, 2, 3}, {3});
   auto uploaded = (*client)->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
   ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  // A small upload is kept back until a call needs it (docs/remote.md): wait for it here,
+  // so that the read below is the call that meets the stopped server.
+  ASSERT_TRUE((*uploaded)[0]->AwaitReady().ok());
   server.child().Signal(SIGSTOP);
   // The stop is delivered asynchronously: wait (bounded) until every thread is stopped, or
   // the server could still answer the call below.

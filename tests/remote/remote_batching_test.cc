@@ -1,0 +1,190 @@
+// What the remote client saves on round trips (docs/remote.md, "Round trips per step"):
+// small uploads kept back until the next execute carries them, and no runs-in-flight call
+// while this client knows its runs have finished. Each behaviour is checked with a server
+// that is stopped (SIGSTOP): a call that still went to it would hang, so a call that returns
+// at once proves that nothing was sent. Also: what was kept back is never lost or mixed up
+// (reads, failed launches, dropped buffers, threads).
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "src/ir/text.h"
+#include "src/runtime/remote_computation_client.h"
+#include "src/runtime/remote_wire.h"
+#include "tests/remote/remote_fixture.h"
+
+namespace seam::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Server;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kN = 64;
+
+class RemoteBatching : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(server_.address().empty()) << server_.child().Stderr();
+    auto client = RemoteComputationClient::Connect({server_.address(), ""});
+    ASSERT_TRUE(client.ok()) << client.status();
+    client_ = *std::move(client);
+    auto program = ir::ParseProgram(testing::ScaleAndSumProgram(kN));
+    ASSERT_TRUE(program.ok()) << program.status();
+    auto compiled = client_->Compile({{*std::move(program), "CPU:0", false}});
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    computation_ = (*compiled)[0];
+  }
+  void TearDown() override {
+    if (stopped_) server_.child().Signal(SIGCONT);
+  }
+
+  ComputationClient::DataPtr Upload(float value) {
+    const ir::Literal input = ir::Literal::FromF32(std::vector<float>(kN, value), {kN});
+    auto uploaded = client_->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
+    EXPECT_TRUE(uploaded.ok()) << uploaded.status();
+    return uploaded.ok() ? (*uploaded)[0] : nullptr;
+  }
+  // sum(x * 2 + 1) for x = value everywhere, read back.
+  float RunAndRead(const ComputationClient::DataPtr& x) {
+    auto outputs = client_->ExecuteComputation(*computation_, {x}, "CPU:0", {});
+    EXPECT_TRUE(outputs.ok()) << outputs.status();
+    if (!outputs.ok()) return -1;
+    auto read = client_->TransferFromDevice({(*outputs)[1]});
+    EXPECT_TRUE(read.ok()) << read.status();
+    return read.ok() ? read->front().f32()[0] : -1;
+  }
+  void StopServer() {
+    server_.child().Signal(SIGSTOP);
+    stopped_ = true;
+  }
+  int64_t ServerBuffers() {
+    auto stats = client_->GetServerStats();
+    EXPECT_TRUE(stats.ok()) << stats.status();
+    return stats.ok() ? stats->buffers : -1;
+  }
+
+  Server server_;
+  std::unique_ptr<RemoteComputationClient> client_;
+  ComputationClient::ComputationPtr computation_;
+  bool stopped_ = false;
+};
+
+TEST_F(RemoteBatching, ASmallUploadReturnsWithoutACall) {
+  StopServer();
+  const auto start = Clock::now();
+  ComputationClient::DataPtr x = Upload(1.0f);
+  EXPECT_NE(x, nullptr);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));  // a call would hang
+}
+
+TEST_F(RemoteBatching, TheUploadTravelsWithTheExecuteAndComputesTheSame) {
+  ComputationClient::DataPtr x = Upload(3.0f);
+  EXPECT_EQ(RunAndRead(x), kN * 7.0f);
+  // Used again (now placed, by handle) and read back as it was sent.
+  EXPECT_EQ(RunAndRead(x), kN * 7.0f);
+  auto read = client_->TransferFromDevice({x});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front(), ir::Literal::FromF32(std::vector<float>(kN, 3.0f), {kN}));
+}
+
+TEST_F(RemoteBatching, AReadOfAnUploadKeptBackSendsItFirst) {
+  ComputationClient::DataPtr x = Upload(2.5f);
+  auto read = client_->TransferFromDevice({x});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front(), ir::Literal::FromF32(std::vector<float>(kN, 2.5f), {kN}));
+}
+
+TEST_F(RemoteBatching, LargeUploadsGoAtOnce) {
+  StopServer();
+  const int64_t n = static_cast<int64_t>(wire::kDeferredUploadBytes / 4) + 1;
+  const ir::Literal big = ir::Literal::FromF32(std::vector<float>(n, 1.0f), {n});
+  std::thread resume([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    server_.child().Signal(SIGCONT);
+  });
+  const auto start = Clock::now();
+  auto uploaded = client_->TransferToDevice({{big.shape, big.bytes.data(), "CPU:0"}});
+  const auto took = Clock::now() - start;
+  resume.join();
+  stopped_ = false;
+  ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  // It waited for the stopped server: it was sent at once.
+  EXPECT_GE(took, std::chrono::milliseconds(400));
+}
+
+TEST_F(RemoteBatching, AFailedLaunchKeepsTheUploadItCarried) {
+  ComputationClient::DataPtr x = Upload(1.5f);
+  ComputationClient::DataPtr wrong = Upload(0.0f);
+  // Two arguments for a one-parameter program: the launch fails on the server after the
+  // inline tensors were placed.
+  auto outputs = client_->ExecuteComputation(*computation_, {x, wrong}, "CPU:0", {});
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_THAT(std::string(outputs.status().message()), HasSubstr("num_args is 2"));
+  auto read = client_->TransferFromDevice({x});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front(), ir::Literal::FromF32(std::vector<float>(kN, 1.5f), {kN}));
+  EXPECT_EQ(RunAndRead(x), kN * 4.0f);
+}
+
+TEST_F(RemoteBatching, DroppedUploadsLeaveNoBufferOnTheServer) {
+  const int64_t before = ServerBuffers();
+  { ComputationClient::DataPtr dropped = Upload(9.0f); }  // never sent
+  ComputationClient::DataPtr kept = Upload(1.0f);
+  EXPECT_EQ(ServerBuffers(), before + 1);  // the stats call sent `kept` only
+  kept.reset();
+  EXPECT_EQ(ServerBuffers(), before);
+}
+
+TEST_F(RemoteBatching, NoRunsInFlightCallOnceTheRunWasRead) {
+  ComputationClient::DataPtr x = Upload(1.0f);
+  EXPECT_EQ(RunAndRead(x), kN * 3.0f);
+  StopServer();
+  const auto start = Clock::now();
+  EXPECT_TRUE(client_->AwaitRunsInFlightBelow("CPU:0", 1).ok());
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));  // a call would hang
+}
+
+TEST_F(RemoteBatching, UnreadRunsStillWaitOnTheServer) {
+  ComputationClient::DataPtr x = Upload(1.0f);
+  std::vector<ComputationClient::DataPtr> kept;
+  for (int i = 0; i < 3; ++i) {
+    auto outputs = client_->ExecuteComputation(*computation_, {x}, "CPU:0", {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    kept.push_back((*outputs)[1]);
+  }
+  ASSERT_TRUE(client_->AwaitRunsInFlightBelow("CPU:0", 1).ok());
+  auto in_flight = client_->RunsInFlight("CPU:0");
+  ASSERT_TRUE(in_flight.ok()) << in_flight.status();
+  EXPECT_EQ(*in_flight, 0);
+  // Bounded by the server's answer: the next wait needs no call.
+  StopServer();
+  const auto start = Clock::now();
+  EXPECT_TRUE(client_->AwaitRunsInFlightBelow("CPU:0", 1).ok());
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST_F(RemoteBatching, ThreadsUploadingAndRunningGetTheirOwnValues) {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 40;
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r) {
+        const float value = static_cast<float>(t * 100 + r);
+        ComputationClient::DataPtr x = Upload(value);
+        if (x == nullptr || RunAndRead(x) != kN * (2 * value + 1)) ++wrong[t];
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+}
+
+}  // namespace
+}  // namespace seam::runtime
