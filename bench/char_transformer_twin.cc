@@ -236,6 +236,8 @@ int Run(const Options& o) {
   Report(0, ValidationLoss(model, corpus, o.val_windows), curve);
   std::vector<int32_t> inputs, targets;
   double train_seconds = 0, cpu_seconds = 0, loss_sum = 0;
+  double warm_seconds = 0, warm_cpu_seconds = 0;  // up to the end of step 3, as seam's
+  constexpr int64_t kWarmupSteps = 3;
   int64_t since = 0;
   for (int64_t step = 1; step <= o.steps; ++step) {
     auto start = std::chrono::steady_clock::now();
@@ -252,6 +254,10 @@ int Run(const Options& o) {
     train_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     cpu_seconds += static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    if (step == kWarmupSteps) {
+      warm_seconds = train_seconds;
+      warm_cpu_seconds = cpu_seconds;
+    }
     if (step % o.eval_every == 0 || step == o.steps) {
       std::printf("step %lld/%lld  loss %.4f  %.1f ms/step\n", static_cast<long long>(step),
                   static_cast<long long>(o.steps), loss_sum / static_cast<double>(since),
@@ -268,6 +274,12 @@ int Run(const Options& o) {
       static_cast<long long>(o.steps), train_seconds,
       1e3 * train_seconds / static_cast<double>(o.steps),
       1e3 * cpu_seconds / static_cast<double>(o.steps));
+  if (o.steps > kWarmupSteps) {
+    const auto steady = static_cast<double>(o.steps - kWarmupSteps);
+    std::printf("after the first %lld steps: %.1f ms/step, %.1f ms/step of process CPU time\n",
+                static_cast<long long>(kWarmupSteps), 1e3 * (train_seconds - warm_seconds) / steady,
+                1e3 * (cpu_seconds - warm_cpu_seconds) / steady);
+  }
   return 0;
 }
 

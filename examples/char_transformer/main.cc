@@ -50,6 +50,10 @@ struct Options {
   uint64_t sample_seed = 3;
 };
 
+// Steps left out of the steady-state figure printed at the end (as bench/'s step benches
+// warm up): the first compiles the step and touches its memory for the first time.
+constexpr int64_t kWarmupSteps = 3;
+
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -137,6 +141,9 @@ int Run(Options options) {
   Tensor loss_sum = Tensor::zeros({});
   int64_t since_print = 0;
   double train_seconds = 0, cpu_seconds = 0;
+  // Training time up to the end of step kWarmupSteps (compiles, the first touch of the
+  // step's memory), so that the steady step can be reported beside the average.
+  double warm_seconds = 0, warm_cpu_seconds = 0;
   auto start = std::chrono::steady_clock::now();
   std::clock_t cpu_start = std::clock();
   for (int64_t step = 1; step <= options.steps; ++step) {
@@ -149,6 +156,12 @@ int Run(Options options) {
     loss_sum.assign(loss_sum + loss);
     seam::sync();  // forward + backward + update + running loss: one program
     ++since_print;
+    if (step == kWarmupSteps && options.steps > kWarmupSteps) {
+      (void)loss.item<float>();  // waits for the step: its work counts as warm-up
+      warm_seconds = train_seconds + Seconds(start);
+      warm_cpu_seconds =
+          cpu_seconds + static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    }
     const bool eval = step % options.eval_every == 0 || step == options.steps;
     if (eval || (tty && step % 10 == 0)) {
       const double mean = loss_sum.item<float>() / static_cast<double>(since_print);
@@ -176,6 +189,12 @@ int Run(Options options) {
       static_cast<long long>(options.steps), train_seconds,
       1e3 * train_seconds / static_cast<double>(options.steps),
       1e3 * cpu_seconds / static_cast<double>(options.steps));
+  if (options.steps > kWarmupSteps) {
+    const auto steady = static_cast<double>(options.steps - kWarmupSteps);
+    std::printf("after the first %lld steps: %.1f ms/step, %.1f ms/step of process CPU time\n",
+                static_cast<long long>(kWarmupSteps), 1e3 * (train_seconds - warm_seconds) / steady,
+                1e3 * (cpu_seconds - warm_cpu_seconds) / steady);
+  }
   if (!options.save.empty()) {
     seam::checkpoint::save_file(options.save, model.state_dict());
     std::printf("weights written to %s\n", options.save.c_str());

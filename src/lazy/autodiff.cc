@@ -518,6 +518,10 @@ std::vector<Tensor> Gradients(const char* caller, const Tensor& loss,
   };
   for (size_t i = 0; i < count; ++i) {
     bool need = order[i].wanted;
+    if (!need && (*order[i].node)->stops_gradient) {
+      order[i].needed = false;  // a constant for grad: nothing flows into its operands
+      continue;
+    }
     for (int position : operands_of(i)) {
       if (need) break;
       need = order[position].needed;

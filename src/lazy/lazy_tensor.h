@@ -79,6 +79,10 @@ struct Node {
   // traversal's: marks in the node instead of a hash map keyed by node.
   mutable uint64_t walk_epoch = 0;
   mutable int walk_index = -1;
+  // grad() treats this node as a constant: no gradient flows through it to its operands.
+  // Set only on nodes a composite makes for itself (softmax's row maximum, whose exact
+  // gradient is zero), before anything else can see them.
+  bool stops_gradient = false;
 
   bool is_leaf() const { return value != nullptr; }
   const ir::Attributes& attrs() const {

@@ -63,6 +63,18 @@ NodePtr ReduceKeep(ir::Op op, const char* name, const NodePtr& x, lazy::Ints axe
   return lazy::Reshape(reduced, dims);
 }
 
+// The row maximum that softmax and log_softmax subtract for range (keepdim), as a constant
+// for grad: the results do not depend on the value subtracted, so its exact gradient is
+// zero, and differentiating it costs a mask of the input's size, a reduction and two
+// passes (what the step computed before came out at rounding level, never exactly zero).
+// libtorch and JAX do not differentiate it either.
+NodePtr ShiftForRange(const NodePtr& x, int64_t axis) {
+  NodePtr max = ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true);
+  // A fresh node (ReduceKeep's reshape), seen by nothing else yet.
+  std::const_pointer_cast<lazy::Node>(max)->stops_gradient = true;
+  return max;
+}
+
 // exp's check (UnaryFloat in ops_elementwise.cc), for the composites built on nodes.
 void CheckFloat(const char* name, const NodePtr& x) {
   if (!ir::IsFloat(x->shape.dtype)) {
@@ -125,8 +137,7 @@ Tensor Tensor::argmax(int64_t axis) const {
 Tensor Tensor::log_softmax(int64_t axis) const {
   NodePtr x = NodeOf(*this, "log_softmax");
   lazy::UserOpScope scope("log_softmax", x->shape, "axis", axis);
-  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
-                                      ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
+  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x, ShiftForRange(x, axis));
   CheckFloat("exp", shifted);
   NodePtr total =
       ReduceKeep(ir::Op::kReduceSum, "sum", lazy::Unary(ir::Op::kExp, shifted), {axis}, true);
@@ -137,8 +148,7 @@ Tensor Tensor::log_softmax(int64_t axis) const {
 Tensor Tensor::softmax(int64_t axis) const {
   NodePtr x = NodeOf(*this, "softmax");
   lazy::UserOpScope scope("softmax", x->shape, "axis", axis);
-  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x,
-                                      ReduceKeep(ir::Op::kReduceMax, "max", x, {axis}, true));
+  NodePtr shifted = lazy::Elementwise(ir::Op::kSubtract, "subtract", x, ShiftForRange(x, axis));
   CheckFloat("exp", shifted);
   NodePtr e = lazy::Unary(ir::Op::kExp, shifted);
   return lazy::Wrap(lazy::Elementwise(ir::Op::kDivide, "divide", e,

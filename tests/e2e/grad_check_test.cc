@@ -57,6 +57,11 @@ TEST(GradCheckTest, ReductionsAndProducts) {
   CheckGrad([](const auto& x) { return x[0].matmul(x[1]); }, {{2, 3}, {3, 4}});
   CheckGrad([](const auto& x) { return x[0].softmax(1); }, {{2, 4}});
   CheckGrad([](const auto& x) { return x[0].log_softmax(1); }, {{2, 4}});
+  // softmax's row maximum is a constant for grad (docs/frontend.md): the user's own max of
+  // the same tensor in the same loss still has its gradient, and neither leaks into the
+  // other (a softmax over the last axis, and over the first).
+  CheckGrad([](const auto& x) { return x[0].softmax(1) * x[0].max({1}, true); }, {{3, 4}});
+  CheckGrad([](const auto& x) { return x[0].log_softmax(0) + x[0].max({0}, true); }, {{3, 4}});
   CheckGrad(
       [](const auto& x) {
         return nn::cross_entropy(x[0].matmul(x[1]), Tensor::from_vector({0, 2, 1}, {3}));

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/kernels.h"
 
 namespace seam::cpu {
 namespace {
@@ -109,6 +110,43 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{{2, 3, 4, 5}, {0, 2}},         // kept, reduced, kept: the general walk
                       Case{{4, 0, 3}, {1}},               // empty reduction: the identity
                       Case{{0, 3}, {1}}));                // no results
+
+// ReduceRange (a reduction run with the fused loop writing its operand, a stretch at a
+// time): over consecutive ranges of every size, row sums and maxima (rows of 64 and 128 as
+// in softmax and layer norm, and rows of odd lengths) and leading-axis sums give the same
+// bits as one fold per result in index order.
+TEST(ReduceRangeTest, ChunksFoldInIndexOrder) {
+  const Case cases[] = {{{40, 64}, {1}},   {{33, 128}, {1}}, {{19, 37}, {1}},     {{9, 3}, {1}},
+                        {{24, 5, 7}, {2}}, {{30, 48}, {0}},  {{4, 6, 16}, {0, 1}}};
+  for (const Case& c : cases) {
+    int64_t count = 1;
+    for (int64_t d : c.dims) count *= d;
+    std::mt19937 rng(static_cast<unsigned>(count));
+    std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+    std::vector<float> x(count);
+    for (float& v : x) v = dist(rng);
+    ir::Shape shape;
+    shape.dtype = ir::DType::kF32;
+    shape.dims = c.dims;
+    for (const bool max : {false, true}) {
+      const std::vector<float> expected = Expected(c, x, max);
+      for (int64_t chunk : {int64_t{1}, int64_t{7}, int64_t{512}, int64_t{1000}, count}) {
+        std::vector<float> actual(expected.size(), 12345.0f);
+        for (int64_t first = 0; first < count; first += chunk) {
+          ReduceRange(max ? ir::Op::kReduceMax : ir::Op::kReduceSum, shape,
+                      reinterpret_cast<const uint8_t*>(x.data()), c.axes, first,
+                      std::min(count, first + chunk), reinterpret_cast<uint8_t*>(actual.data()));
+        }
+        for (size_t i = 0; i < expected.size(); ++i) {
+          ASSERT_EQ(std::memcmp(&actual[i], &expected[i], sizeof(float)), 0)
+              << DimsText(c.dims) << " axes " << absl::StrJoin(c.axes, ",")
+              << (max ? " max" : " sum") << " chunk " << chunk << " element " << i << ": "
+              << actual[i] << " vs " << expected[i];
+        }
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace seam::cpu

@@ -1,5 +1,5 @@
-// Tile loops of the commonest float ops for the loop kernels, compiled twice (AVX2 and the
-// baseline) with the better one picked at load time, so fused f32/f64 chains use the
+// Tile loops of the commonest float ops for the loop kernels, compiled three times (AVX-512,
+// AVX2 and the baseline) with the best one picked at load time, so fused f32/f64 chains use the
 // machine's wide vectors. Same results as kernels_elementwise.cc (maximum/minimum: NaN
 // wins, +0 is larger than -0), written without branches so that they vectorize. Built with
 // -ffp-contract=off (CMakeLists.txt): a multiply feeding an add must not become one FMA.
@@ -274,16 +274,17 @@ bool IsFastBinary(Op op) {
   }
 }
 
-// The entry points come in an AVX2 and a default version, picked at load time
-// (target_clones), with everything they call inlined into each (flatten). clang refuses
-// flatten beside target_clones, and ThreadSanitizer builds crash in the clones' resolvers
+// The entry points come in an AVX-512, an AVX2 and a default version, picked at load time
+// (target_clones; the same bits from each: one IEEE operation per lane, no contraction),
+// with everything they call inlined into each (flatten). clang refuses flatten beside
+// target_clones, and ThreadSanitizer builds crash in the clones' resolvers
 // at start-up: those builds get one version of each.
 #if SEAM_TSAN
 #define SEAM_FAST_KERNEL
 #elif defined(__clang__)
-#define SEAM_FAST_KERNEL __attribute__((target_clones("avx2", "default")))
+#define SEAM_FAST_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
-#define SEAM_FAST_KERNEL __attribute__((target_clones("avx2", "default"), flatten))
+#define SEAM_FAST_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #endif
 
 ChainStep MakeChainStep(Op op, ChainShape shape, int operand) {

@@ -17,7 +17,8 @@ bool FastBinaryF64(ir::Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, 
 bool IsFastBinary(ir::Op op);
 
 // float32 exp and erf on `n` elements by vectorizable polynomials (kernels_math.cc; exp
-// within 2 ulp, erf within 2e-7 absolute), false (nothing done) for any other op.
+// within 2 ulp, erf within 2e-7 absolute), and neg, abs, sqrt, rsqrt as the generic loops
+// compute them; false (nothing done) for any other op.
 bool FastUnaryF32(ir::Op op, const uint8_t* in, uint8_t* out, int64_t n);
 
 // How a chain step takes the running value v: op(v, m), op(m, v) or op(v, v), m being one

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "absl/container/inlined_vector.h"
+#include "src/base/sanitizers.h"
 #include "src/plugins/cpu/element_types.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/strided.h"
@@ -281,7 +282,7 @@ void ReduceOnOneThread(Op op, const ir::Shape& in_shape, const uint8_t* in,
 // [outer, reduced, inner], a stretch of one row (`inner` adjacent positions) at a time.
 template <typename T, typename Fold>
 void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_t last, T init,
-               Fold fold, T* y) {
+               Fold fold, bool sum, T* y) {
   int64_t pos = first;
   while (pos < last) {
     const int64_t row = pos / inner;
@@ -292,6 +293,20 @@ void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_
       if (r == 0 && last - pos >= kRows * reduced) {
         T acc[kRows];
         for (int64_t k = 0; k < kRows; ++k) acc[k] = init;
+#if defined(__x86_64__)
+        // f32 sums (softmax's and layer norm's row sums): the eight rows transposed into
+        // vector lanes, each still added in index order (the same bits).
+        if constexpr (std::is_same_v<T, float>) {
+          if (sum && HaveAvx2()) {
+            const float* row_of[kRows];
+            for (int64_t k = 0; k < kRows; ++k) row_of[k] = x + pos + k * reduced;
+            SumEightRowsAvx2(row_of, reduced, acc);
+            for (int64_t k = 0; k < kRows; ++k) y[o + k] = acc[k];
+            pos += kRows * reduced;
+            continue;
+          }
+        }
+#endif
         for (int64_t j = 0; j < reduced; ++j) {
           for (int64_t k = 0; k < kRows; ++k) acc[k] = fold(acc[k], x[pos + k * reduced + j]);
         }
@@ -382,7 +397,7 @@ void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& 
     if (middle) {
       FoldRangeKept<T>(x, kept, kept_inner, first, last, init, fold, op == Op::kReduceSum, y);
     } else {
-      FoldRange<T>(x, reduced, inner, first, last, init, fold, y);
+      FoldRange<T>(x, reduced, inner, first, last, init, fold, op == Op::kReduceSum, y);
     }
   };
   switch (op) {
@@ -399,8 +414,21 @@ void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& 
 
 }  // namespace
 
-void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
-                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out) {
+// An AVX-512, an AVX2 and a default version, picked at load time as kernels_fast.cc's:
+// the loops folding whole rows of results at once (leading-axis sums, the maxima's
+// NaN-aware compares) take the widest vectors; each result's fold order is the same in
+// every version, so are the bits.
+#if SEAM_TSAN
+#define SEAM_REDUCE_KERNEL
+#elif defined(__clang__)
+#define SEAM_REDUCE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SEAM_REDUCE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+#endif
+
+SEAM_REDUCE_KERNEL void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
+                                    const std::vector<int64_t>& axes, int64_t first, int64_t last,
+                                    uint8_t* out) {
   if (first >= last) return;
   int64_t first_axis = in_shape.rank(), last_axis = in_shape.rank() - 1;
   if (!axes.empty()) {

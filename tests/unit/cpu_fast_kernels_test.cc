@@ -1,0 +1,224 @@
+// The CPU plugin's wide-vector tile loops (kernels_fast.cc: FastBinaryF32/F64 and
+// FastChainF32), whichever clone the machine picks (AVX-512, AVX2 or the baseline), give
+// bit for bit the values of one IEEE operation per element computed here one element at
+// a time: every length from 0 past two whole blocks, operands and results off alignment,
+// NaN, infinities, signed zeros and subnormals, results written in place.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "src/ir/program.h"
+#include "src/plugins/cpu/kernels_fast.h"
+
+namespace seam::cpu {
+namespace {
+
+using ir::Op;
+
+constexpr Op kOps[] = {Op::kAdd,    Op::kSubtract, Op::kMultiply,
+                       Op::kDivide, Op::kMaximum,  Op::kMinimum};
+
+// One element as the IR defines it: maximum/minimum give NaN if either side is NaN, and
+// +0 is larger than -0.
+template <typename T>
+T Scalar(Op op, T a, T b) {
+  switch (op) {
+    case Op::kAdd:
+      return a + b;
+    case Op::kSubtract:
+      return a - b;
+    case Op::kMultiply:
+      return a * b;
+    case Op::kDivide:
+      return a / b;
+    case Op::kMaximum:
+    case Op::kMinimum: {
+      if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+      if (a == b) return (op == Op::kMaximum) == std::signbit(a) ? b : a;
+      return (op == Op::kMaximum) == (a > b) ? a : b;
+    }
+    default:
+      return T(0);
+  }
+}
+
+// Random values with the special ones mixed in (about one in eight).
+template <typename T>
+std::vector<T> Values(size_t count, unsigned seed) {
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(),
+                        std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(),
+                        T(0),
+                        -T(0),
+                        std::numeric_limits<T>::denorm_min(),
+                        -std::numeric_limits<T>::min(),
+                        std::numeric_limits<T>::max(),
+                        T(1),
+                        T(-3)};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<T> dist(T(-4), T(4));
+  std::vector<T> v(count);
+  for (T& x : v) {
+    x = rng() % 8 == 0 ? specials[rng() % std::size(specials)] : dist(rng);
+  }
+  return v;
+}
+
+template <typename T>
+bool SameBits(T a, T b) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  // Any NaN matches any NaN: the IR does not fix a NaN's payload.
+  if (std::isnan(a) && std::isnan(b)) return true;
+  return std::bit_cast<Bits>(a) == std::bit_cast<Bits>(b);
+}
+
+template <typename T>
+void CheckBinary(bool (*kernel)(Op, const uint8_t*, const uint8_t*, uint8_t*, int64_t)) {
+  const std::vector<T> a = Values<T>(600, 1), b = Values<T>(600, 2);
+  std::vector<T> out(600);
+  for (Op op : kOps) {
+    for (int64_t n : {0, 1, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 257, 300}) {
+      for (int offset : {0, 1, 3}) {
+        std::fill(out.begin(), out.end(), T(-7));
+        ASSERT_TRUE(kernel(op, reinterpret_cast<const uint8_t*>(a.data() + offset),
+                           reinterpret_cast<const uint8_t*>(b.data() + 2 * offset),
+                           reinterpret_cast<uint8_t*>(out.data() + offset), n));
+        for (int64_t i = 0; i < n; ++i) {
+          const T want = Scalar(op, a[offset + i], b[2 * offset + i]);
+          ASSERT_TRUE(SameBits(out[offset + i], want))
+              << ir::OpName(op) << " n=" << n << " offset=" << offset << " element " << i << ": "
+              << a[offset + i] << ", " << b[2 * offset + i] << " gave " << out[offset + i]
+              << ", want " << want;
+        }
+        // Nothing outside [offset, offset + n) is written.
+        for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) {
+          if (i < offset || i >= offset + n) {
+            ASSERT_EQ(out[i], T(-7)) << "element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuFastKernelsTest, BinaryF32MatchesOneOpPerElement) { CheckBinary<float>(FastBinaryF32); }
+
+TEST(CpuFastKernelsTest, BinaryF64MatchesOneOpPerElement) { CheckBinary<double>(FastBinaryF64); }
+
+TEST(CpuFastKernelsTest, BinaryInPlace) {
+  std::vector<float> a = Values<float>(1000, 3);
+  const std::vector<float> b = Values<float>(1000, 4);
+  const std::vector<float> before = a;
+  auto* bytes = reinterpret_cast<uint8_t*>(a.data());
+  ASSERT_TRUE(
+      FastBinaryF32(Op::kMultiply, bytes, reinterpret_cast<const uint8_t*>(b.data()), bytes, 1000));
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_TRUE(SameBits(a[i], before[i] * b[i])) << "element " << i;
+  }
+}
+
+// A chain of every op in every shape over three operands: v = ((x + a) * b), then
+// max(v, x), a - v (right), v * v (both), v / b, min(v, a), v - x.
+TEST(CpuFastKernelsTest, ChainF32MatchesOneOpAtATime) {
+  const std::vector<float> x = Values<float>(700, 5), a = Values<float>(700, 6),
+                           b = Values<float>(700, 7);
+  struct Link {
+    Op op;
+    ChainShape shape;
+    int operand;
+  };
+  const Link links[] = {
+      {Op::kAdd, ChainShape::kLeft, 1},      {Op::kMultiply, ChainShape::kLeft, 2},
+      {Op::kMaximum, ChainShape::kLeft, 0},  {Op::kSubtract, ChainShape::kRight, 1},
+      {Op::kMultiply, ChainShape::kBoth, 0}, {Op::kDivide, ChainShape::kLeft, 2},
+      {Op::kMinimum, ChainShape::kLeft, 1},  {Op::kSubtract, ChainShape::kLeft, 0}};
+  std::vector<ChainStep> steps;
+  for (const Link& link : links) steps.push_back(MakeChainStep(link.op, link.shape, link.operand));
+  for (int64_t n : {0, 1, 15, 16, 63, 64, 65, 128, 130, 200, 513}) {
+    for (int offset : {0, 1}) {
+      const uint8_t* operands[] = {reinterpret_cast<const uint8_t*>(x.data() + offset),
+                                   reinterpret_cast<const uint8_t*>(a.data() + offset),
+                                   reinterpret_cast<const uint8_t*>(b.data() + offset)};
+      std::vector<float> out(700, -7.0F);
+      FastChainF32(steps.data(), static_cast<int>(steps.size()), operands, 3,
+                   reinterpret_cast<uint8_t*>(out.data() + offset), n, /*stream=*/false);
+      for (int64_t i = 0; i < n; ++i) {
+        const float m[] = {x[offset + i], a[offset + i], b[offset + i]};
+        float v = m[0];
+        for (const Link& link : links) {
+          switch (link.shape) {
+            case ChainShape::kLeft:
+              v = Scalar(link.op, v, m[link.operand]);
+              break;
+            case ChainShape::kRight:
+              v = Scalar(link.op, m[link.operand], v);
+              break;
+            case ChainShape::kBoth:
+              v = Scalar(link.op, v, v);
+              break;
+          }
+        }
+        ASSERT_TRUE(SameBits(out[offset + i], v))
+            << "n=" << n << " offset=" << offset << " element " << i << " gave " << out[offset + i]
+            << ", want " << v;
+      }
+    }
+  }
+}
+
+// exp and erf: the vector loops give the same value for an element whatever its position
+// in the call (the start, a whole vector or the tail) and whatever the length.
+TEST(CpuFastKernelsTest, UnaryF32IsTheSameAtEveryPosition) {
+  const std::vector<float> x = Values<float>(300, 8);
+  for (Op op : {Op::kExp, Op::kErf}) {
+    std::vector<float> whole(x.size());
+    ASSERT_TRUE(FastUnaryF32(op, reinterpret_cast<const uint8_t*>(x.data()),
+                             reinterpret_cast<uint8_t*>(whole.data()),
+                             static_cast<int64_t>(x.size())));
+    for (size_t i = 0; i < x.size(); ++i) {
+      float one = 0;
+      ASSERT_TRUE(FastUnaryF32(op, reinterpret_cast<const uint8_t*>(&x[i]),
+                               reinterpret_cast<uint8_t*>(&one), 1));
+      ASSERT_TRUE(SameBits(one, whole[i]))
+          << ir::OpName(op) << "(" << x[i] << "): alone " << one << ", in a run " << whole[i];
+    }
+  }
+}
+
+// neg, abs, sqrt and rsqrt: bit for bit the generic loops' expressions, special values
+// included.
+TEST(CpuFastKernelsTest, SimpleUnaryF32MatchesOneOpPerElement) {
+  const std::vector<float> x = Values<float>(300, 9);  // negatives too: sqrt gives NaN
+  struct Case {
+    Op op;
+    float (*f)(float);
+  };
+  const Case cases[] = {{Op::kNeg, [](float v) { return -v; }},
+                        {Op::kAbs, [](float v) { return std::fabs(v); }},
+                        {Op::kSqrt, [](float v) { return std::sqrt(v); }},
+                        {Op::kRsqrt, [](float v) { return 1.0F / std::sqrt(v); }}};
+  for (const Case& c : cases) {
+    for (int64_t n : {0, 1, 15, 16, 17, 64, 100, 299}) {
+      std::vector<float> out(302, -7.0F);
+      ASSERT_TRUE(FastUnaryF32(c.op, reinterpret_cast<const uint8_t*>(x.data() + 1),
+                               reinterpret_cast<uint8_t*>(out.data() + 1), n));
+      for (int64_t i = 0; i < n; ++i) {
+        const float want = c.f(x[1 + i]);
+        ASSERT_TRUE(SameBits(out[1 + i], want))
+            << ir::OpName(c.op) << "(" << x[1 + i] << ") gave " << out[1 + i] << ", want " << want;
+      }
+      ASSERT_EQ(out[0], -7.0F);
+      ASSERT_EQ(out[1 + n], -7.0F);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace seam::cpu
