@@ -72,6 +72,18 @@ float At(const ir::Literal& l, int64_t i) {
   return ir::BF16ToFloat(reinterpret_cast<const uint16_t*>(l.bytes.data())[i]);
 }
 
+// Each element of `actual` within one bf16 rounding of the reference `expected` plus the
+// f32 bound of a `terms`-term sum, relative to `scale` (the product of the magnitudes).
+void ExpectNearReference(const ir::Literal& actual, const ir::Literal& expected,
+                         const ir::Literal& scale, int64_t terms) {
+  for (int64_t i = 0; i < actual.shape.num_elements(); ++i) {
+    const double e = At(expected, i);
+    const double bound = 4 * static_cast<double>(terms) * 6e-8 * At(scale, i) + std::fabs(e) / 128;
+    EXPECT_NEAR(At(actual, i), e, bound) << "element " << i;
+    if (std::fabs(At(actual, i) - e) > bound) break;  // one message per case
+  }
+}
+
 // Plans and runs `c` under `library` and compares with the reference: each element within
 // one bf16 rounding of the exact sum plus the f32 bound of a k-term sum. Returns whether
 // the plan took oneDNN's matmul.
@@ -96,14 +108,7 @@ bool Check(const Case& c, GemmLibrary library, int threads) {
   RunDot(plan, args[0].bytes.data(), args[1].bytes.data(), out.data());
   SetKernelThreads(0);
   SetGemmLibrary(GemmLibrary::kAuto);
-  const ir::Literal actual{dot.shape, out};
-  const double terms = static_cast<double>(plan.k);
-  for (int64_t i = 0; i < dot.shape.num_elements(); ++i) {
-    const double e = At(expected->front(), i);
-    const double bound = 4 * terms * 6e-8 * At(scale->front(), i) + std::fabs(e) / 128;
-    EXPECT_NEAR(At(actual, i), e, bound) << "element " << i;
-    if (std::fabs(At(actual, i) - e) > bound) break;  // one message per case
-  }
+  ExpectNearReference(ir::Literal{dot.shape, out}, expected->front(), scale->front(), plan.k);
   return plan.bf16_matmul != nullptr;
 }
 
@@ -143,12 +148,17 @@ TEST(CpuBf16DotTest, TheOneDnnPathRunsWhereTheCpuHasBf16) {
   std::vector<ir::Literal> wide_results = harness::RunProgram(*widened, args);
   EXPECT_EQ(Bf16MatmulRuns(), before + 1);
   ASSERT_EQ(wide_results.size(), 1u);
-  // Both round an f32 sum once: they differ by at most one bf16 step where the sums'
-  // orders round differently.
-  for (int64_t i = 0; i < results[0].shape.num_elements(); ++i) {
-    const float a = At(results[0], i), b = At(wide_results[0], i);
-    EXPECT_NEAR(a, b, std::fabs(b) / 64 + 1e-6) << "element " << i;
-  }
+  // Both within the bound of the reference.
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  const std::vector<ir::Literal> magnitudes = {Random(exe->parameter_shapes()[0], 3, true),
+                                               Random(exe->parameter_shapes()[1], 4, true)};
+  absl::StatusOr<std::vector<ir::Literal>> expected = ir::Evaluate(*program, args);
+  absl::StatusOr<std::vector<ir::Literal>> scale = ir::Evaluate(*program, magnitudes);
+  ASSERT_TRUE(expected.ok() && scale.ok());
+  const int64_t terms = exe->parameter_shapes()[0].dims[2];
+  ExpectNearReference(results[0], expected->front(), scale->front(), terms);
+  ExpectNearReference(wide_results[0], expected->front(), scale->front(), terms);
 }
 
 }  // namespace
