@@ -36,6 +36,9 @@ const Product kProducts[] = {
     {"batched_128x64x32x64", 128, 64, 32, 64, false},
     {"linear_512x1024_by_4096x1024T", 1, 512, 1024, 4096, true},
     {"256x256x256", 1, 256, 256, 256, false},
+    {"64x64x64", 1, 64, 64, 64, false},
+    {"32x32x32", 1, 32, 32, 32, false},
+    {"16x16x16", 1, 16, 16, 16, false},
 };
 
 std::string Dims(const char* dtype, int64_t batch, int64_t a, int64_t b) {

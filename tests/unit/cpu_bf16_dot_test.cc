@@ -44,7 +44,7 @@ const Case kCases[] = {
     {"batched_rhs_transposed", "[6,24,16]", "[6,24,16]", "[6,24,24]",
      "lhs_batch={0}, rhs_batch={0}, lhs_contracting={2}, rhs_contracting={2}"},
     // The batch dimension last on the lhs: copied into the canonical layout first.
-    {"copied", "[12,20,3]", "[3,20,9]", "[3,12,9]",
+    {"copied", "[24,40,3]", "[3,40,18]", "[3,24,18]",
      "lhs_batch={2}, rhs_batch={0}, lhs_contracting={1}, rhs_contracting={1}"},
     // Large enough (>= 2^22 multiply-adds) to be split over the kernel threads: by rows
     // (one batch), and by batch with a shorter last part.
@@ -119,6 +119,16 @@ TEST(CpuBf16DotTest, BothPathsMatchTheReference) {
       EXPECT_FALSE(Check(c, GemmLibrary::kOpenBlas, threads)) << c.name;
     }
   }
+}
+
+// Products below kBf16OneDnnMinimumWork multiply-adds widen (a oneDNN call costs more),
+// and still match the reference.
+TEST(CpuBf16DotTest, TinyProductsWiden) {
+  const Case tiny = {"tiny", "[16,16]", "[16,16]", "[16,16]",
+                     "lhs_batch={}, rhs_batch={}, lhs_contracting={1}, rhs_contracting={0}"};
+  EXPECT_FALSE(Check(tiny, GemmLibrary::kAuto, 1));
+  const Case level = {"level", "[32,32]", "[32,32]", "[32,32]", tiny.dims};
+  EXPECT_EQ(Check(level, GemmLibrary::kAuto, 1), OneDnnHasBf16());
 }
 
 // Where the CPU has bf16 instructions, a compiled bf16 product runs on oneDNN (the run

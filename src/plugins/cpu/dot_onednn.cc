@@ -151,7 +151,9 @@ bool RunChunk(const Primitive& p, const uint16_t* a, const uint16_t* b, uint16_t
 std::shared_ptr<const Bf16Matmul> MakeBf16Matmul(const DotPlan& plan) {
   if (plan.dtype != ir::DType::kBF16 || !plan.blas || !OneDnnHasBf16() ||
       GetGemmLibrary() == GemmLibrary::kOpenBlas || onednn::Engine() == nullptr ||
-      plan.batches * plan.m * plan.n * plan.k == 0) {
+      static_cast<double>(plan.batches) * static_cast<double>(plan.m) *
+              static_cast<double>(plan.n) * static_cast<double>(plan.k) <
+          kBf16OneDnnMinimumWork) {
     return nullptr;
   }
   auto mm = std::make_shared<Bf16Matmul>();

@@ -3,8 +3,9 @@
 // AMX), accumulates in f32 and rounds each result once to bf16 (to nearest even), as the
 // widening path does; only the order of the sums differs. Used where this build links
 // oneDNN, oneDNN runs bf16 code on this CPU (OneDnnHasBf16), SEAM_CPU_GEMM is not
-// `openblas`, and oneDNN has a JIT kernel for the plan's layouts; else the product widens
-// its operands to f32 (kernels_dot.cc). The primitives are made once per DotPlan, i.e. once
+// `openblas`, the product has at least kBf16OneDnnMinimumWork multiply-adds, and oneDNN has
+// a JIT kernel for the plan's layouts; else the product widens its operands to f32
+// (kernels_dot.cc). The primitives are made once per DotPlan, i.e. once
 // per dot_general of a compiled executable, for the [batches, m, k] x [batches, k, n]
 // layouts the plan chose (either operand may be read transposed). Products of at least
 // kSplitMinimumWork multiply-adds are split over the kernel threads (thread_pool.h), by
@@ -19,6 +20,11 @@
 namespace seam::cpu {
 
 struct DotPlan;
+
+// Below this many multiply-adds (batches * m * n * k) a oneDNN call costs more than widening
+// (16x16x16 on one thread: about 3.5 us against 2 us through the runtime; level at 32^3,
+// oneDNN 1.3-2x faster from 64^3 on; BENCHMARKS.md "bf16 products").
+inline constexpr double kBf16OneDnnMinimumWork = 32.0 * 32 * 32;
 
 // Whether this build links oneDNN and oneDNN runs bf16 (AVX512_BF16 or AMX) code here.
 bool OneDnnHasBf16();
