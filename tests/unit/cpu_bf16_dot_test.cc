@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -129,6 +130,30 @@ TEST(CpuBf16DotTest, TinyProductsWiden) {
   EXPECT_FALSE(Check(tiny, GemmLibrary::kAuto, 1));
   const Case level = {"level", "[32,32]", "[32,32]", "[32,32]", tiny.dims};
   EXPECT_EQ(Check(level, GemmLibrary::kAuto, 1), OneDnnHasBf16());
+}
+
+// One plan run from several threads at once (an executable shares its plans between the
+// replicas' threads) gives the bits of a lone run.
+TEST(CpuBf16DotTest, APlanRunsOnSeveralThreadsAtOnce) {
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(Text(kCases[7]));  // split_batches
+  ASSERT_TRUE(program.ok());
+  const ir::Instruction& dot = program->instructions[2];
+  const ir::Shape lhs = program->instructions[0].shape, rhs = program->instructions[1].shape;
+  const ir::Literal x = Random(lhs, 5, false), y = Random(rhs, 6, false);
+  SetKernelThreads(2);
+  const DotPlan plan = PlanDot(lhs, rhs, DotDimensionsOf(dot));
+  std::vector<uint8_t> alone(dot.shape.byte_size());
+  RunDot(plan, x.bytes.data(), y.bytes.data(), alone.data());
+  std::vector<std::vector<uint8_t>> outs(4, std::vector<uint8_t>(dot.shape.byte_size()));
+  std::vector<std::thread> threads;
+  for (auto& out : outs) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < 5; ++r) RunDot(plan, x.bytes.data(), y.bytes.data(), out.data());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  SetKernelThreads(0);
+  for (const auto& out : outs) EXPECT_EQ(out, alone);
 }
 
 // Where the CPU has bf16 instructions, a compiled bf16 product runs on oneDNN (the run

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/kernels.h"
@@ -199,6 +201,24 @@ bool RunBf16Matmul(const Bf16Matmul& mm, const uint8_t* a_bytes, const uint8_t* 
   return ok;
 }
 
+void InitializeBf16MatmulOnce() {
+  static std::once_flag once;
+  // Under `openblas` nothing goes there (a later client with another choice may still need it).
+  if (!OneDnnHasBf16() || GetGemmLibrary() == GemmLibrary::kOpenBlas) return;
+  std::call_once(once, [] {
+    constexpr int64_t kSide = 64;
+    DotPlan plan;
+    plan.dtype = ir::DType::kBF16;
+    plan.m = plan.k = plan.n = kSide;
+    plan.blas = true;
+    std::shared_ptr<const Bf16Matmul> mm = MakeBf16Matmul(plan);
+    if (mm == nullptr) return;
+    std::vector<uint16_t> a(kSide * kSide, 0x3f80), c(kSide * kSide);  // ones
+    const auto* bytes = reinterpret_cast<const uint8_t*>(a.data());
+    RunBf16Matmul(*mm, bytes, bytes, reinterpret_cast<uint8_t*>(c.data()));
+  });
+}
+
 #else  // no oneDNN: every bf16 product widens.
 
 bool OneDnnHasBf16() { return false; }
@@ -208,6 +228,8 @@ class Bf16Matmul {};
 std::shared_ptr<const Bf16Matmul> MakeBf16Matmul(const DotPlan&) { return nullptr; }
 
 bool RunBf16Matmul(const Bf16Matmul&, const uint8_t*, const uint8_t*, uint8_t*) { return false; }
+
+void InitializeBf16MatmulOnce() {}
 
 #endif  // SEAM_HAVE_ONEDNN
 

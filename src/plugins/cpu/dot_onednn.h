@@ -41,6 +41,12 @@ std::shared_ptr<const Bf16Matmul> MakeBf16Matmul(const DotPlan& plan);
 // caller then computes the product on the widening path; `out` may be half written).
 bool RunBf16Matmul(const Bf16Matmul& matmul, const uint8_t* a, const uint8_t* b, uint8_t* out);
 
+// Runs one small bf16 product on oneDNN, once per process, where products can go there
+// (as InitializeGemmLibrariesOnce does for f32, gemm.h: oneDNN sets up the matmul's kernels
+// and statics before the device threads register their exit handler). PJRT_Client_Create
+// calls it.
+void InitializeBf16MatmulOnce();
+
 // How many products RunBf16Matmul has computed in this process (tests: that the oneDNN
 // path ran).
 int64_t Bf16MatmulRuns();
