@@ -53,6 +53,9 @@ const Case kCases[] = {
      "lhs_batch={}, rhs_batch={}, lhs_contracting={1}, rhs_contracting={0}"},
     {"split_batches", "[5,64,128]", "[5,128,128]", "[5,64,128]",
      "lhs_batch={0}, rhs_batch={0}, lhs_contracting={2}, rhs_contracting={1}"},
+    // Fewer batches than threads: each batch split by rows, the lhs read transposed.
+    {"split_rows_batched", "[2,128,160]", "[2,128,112]", "[2,160,112]",
+     "lhs_batch={0}, rhs_batch={0}, lhs_contracting={1}, rhs_contracting={1}"},
 };
 
 std::string Text(const Case& c) {
