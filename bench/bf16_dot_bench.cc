@@ -27,7 +27,8 @@ namespace {
 struct Product {
   const char* name;
   int64_t batch, m, k, n;
-  bool rhs_transposed;  // x . w^T, w stored [n, k] (a linear layer's weights)
+  bool rhs_transposed;          // x . w^T, w stored [n, k] (a linear layer's weights)
+  bool lhs_transposed = false;  // x^T . g, x stored [k, m] (a weight gradient)
 };
 
 const Product kProducts[] = {
@@ -36,6 +37,7 @@ const Product kProducts[] = {
     {"batched_128x64x32x64", 128, 64, 32, 64, false},
     {"linear_512x1024_by_4096x1024T", 1, 512, 1024, 4096, true},
     {"256x256x256", 1, 256, 256, 256, false},
+    {"weight_gradient_[4096,1024]T_by_4096x1024", 1, 1024, 4096, 1024, false, true},
     {"64x64x64", 1, 64, 64, 64, false},
     {"32x32x32", 1, 32, 32, 32, false},
     {"16x16x16", 1, 16, 16, 16, false},
@@ -60,18 +62,22 @@ void BM_Product(benchmark::State& state) {
   const bool batched = p.batch > 1;
   const std::string rhs =
       p.rhs_transposed ? Dims(t, p.batch, p.n, p.k) : Dims(t, p.batch, p.k, p.n);
+  const std::string lhs =
+      p.lhs_transposed ? Dims(t, p.batch, p.k, p.m) : Dims(t, p.batch, p.m, p.k);
+  const int lhs_contracting = (batched ? 1 : 0) + (p.lhs_transposed ? 0 : 1);
   const std::string dims =
-      batched ? absl::StrCat("lhs_batch={0}, rhs_batch={0}, lhs_contracting={2}, rhs_contracting={",
-                             p.rhs_transposed ? 2 : 1, "}")
-              : absl::StrCat("lhs_batch={}, rhs_batch={}, lhs_contracting={1}, rhs_contracting={",
-                             p.rhs_transposed ? 1 : 0, "}");
+      batched ? absl::StrCat("lhs_batch={0}, rhs_batch={0}, lhs_contracting={", lhs_contracting,
+                             "}, rhs_contracting={", p.rhs_transposed ? 2 : 1, "}")
+              : absl::StrCat("lhs_batch={}, rhs_batch={}, lhs_contracting={", lhs_contracting,
+                             "}, rhs_contracting={", p.rhs_transposed ? 1 : 0, "}");
   auto computation =
-      CompileText(absl::StrCat("program @dot {\n  %0 = parameter(0) : ", Dims(t, p.batch, p.m, p.k),
+      CompileText(absl::StrCat("program @dot {\n  %0 = parameter(0) : ", lhs,
                                "\n  %1 = parameter(1) : ", rhs, "\n  %2 = dot_general(%0, %1), ",
                                dims, " : ", Dims(t, p.batch, p.m, p.n), "\n  return (%2)\n}\n"));
-  auto args = Upload({Operand(bf16, p.batch, p.m, p.k, 1),
-                      p.rhs_transposed ? Operand(bf16, p.batch, p.n, p.k, 2)
-                                       : Operand(bf16, p.batch, p.k, p.n, 2)});
+  auto args = Upload(
+      {p.lhs_transposed ? Operand(bf16, p.batch, p.k, p.m, 1) : Operand(bf16, p.batch, p.m, p.k, 1),
+       p.rhs_transposed ? Operand(bf16, p.batch, p.n, p.k, 2)
+                        : Operand(bf16, p.batch, p.k, p.n, 2)});
   RunAndWait(*computation, args);
   const int64_t before = cpu::Bf16MatmulRuns();
   int64_t iterations = 0;
