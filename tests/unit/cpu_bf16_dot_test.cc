@@ -11,9 +11,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "seam/c/pjrt_c_api.h"
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/gemm.h"
@@ -197,6 +199,27 @@ TEST(CpuBf16DotTest, TheOneDnnPathRunsWhereTheCpuHasBf16) {
   const int64_t terms = exe->parameter_shapes()[0].dims[2];
   ExpectNearReference(results[0], expected->front(), scale->front(), terms);
   ExpectNearReference(wide_results[0], expected->front(), scale->front(), terms);
+}
+
+std::string Attribute(const std::string& name) {
+  PJRT_Plugin_Attributes_Args args{};
+  args.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE;
+  EXPECT_EQ(GetCpuPjrtApi()->PJRT_Plugin_Attributes(&args), nullptr);
+  for (size_t i = 0; i < args.num_attributes; ++i) {
+    const PJRT_NamedValue& value = args.attributes[i];
+    if (std::string(value.name, value.name_size) == name && value.type == PJRT_NamedValue_kString) {
+      return std::string(value.value.string_value, value.value_size);
+    }
+  }
+  return "";
+}
+
+// The plugin attribute bf16_products (`seam info`) says which path bf16 products take.
+TEST(CpuBf16DotTest, TheAttributeNamesThePath) {
+  EXPECT_EQ(Attribute("bf16_products"), OneDnnHasBf16() ? "onednn_bf16_matmul" : "widened_to_f32");
+  SetGemmLibrary(GemmLibrary::kOpenBlas);
+  EXPECT_EQ(Attribute("bf16_products"), "widened_to_f32");
+  SetGemmLibrary(GemmLibrary::kAuto);
 }
 
 }  // namespace
