@@ -214,11 +214,11 @@ std::string Attribute(const std::string& name) {
   return "";
 }
 
-// The plugin attribute bf16_products (`seam info`) says which path bf16 products take.
+// The plugin attribute dot_bf16 (`seam info`) says which path bf16 products take.
 TEST(CpuBf16DotTest, TheAttributeNamesThePath) {
-  EXPECT_EQ(Attribute("bf16_products"), OneDnnHasBf16() ? "onednn_bf16_matmul" : "widened_to_f32");
+  EXPECT_EQ(Attribute("dot_bf16"), OneDnnHasBf16() ? "onednn_bf16_matmul" : "widened_to_f32");
   SetGemmLibrary(GemmLibrary::kOpenBlas);
-  EXPECT_EQ(Attribute("bf16_products"), "widened_to_f32");
+  EXPECT_EQ(Attribute("dot_bf16"), "widened_to_f32");
   SetGemmLibrary(GemmLibrary::kAuto);
 }
 

@@ -54,9 +54,9 @@ const plugin::Attributes* MakeAttributes(GemmLibrary choice) {
     attributes->String("blas_note", std::move(note));
   }
   // Where bf16 products of at least kBf16OneDnnMinimumWork go (dot_onednn.h).
-  attributes->String("bf16_products", OneDnnHasBf16() && choice != GemmLibrary::kOpenBlas
-                                          ? "onednn_bf16_matmul"
-                                          : "widened_to_f32");
+  attributes->String("dot_bf16", OneDnnHasBf16() && choice != GemmLibrary::kOpenBlas
+                                     ? "onednn_bf16_matmul"
+                                     : "widened_to_f32");
   return attributes;
 }
 
