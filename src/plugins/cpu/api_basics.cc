@@ -8,6 +8,7 @@
 #include "src/plugins/common/options.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/blas_core.h"
+#include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
 
@@ -52,13 +53,17 @@ const plugin::Attributes* MakeAttributes(GemmLibrary choice) {
   if (std::string note = BlasCoreNote(choice); !note.empty()) {
     attributes->String("blas_note", std::move(note));
   }
+  // Where bf16 products of at least kBf16OneDnnMinimumWork go (dot_onednn.h).
+  attributes->String("dot_bf16", OneDnnHasBf16() && choice != GemmLibrary::kOpenBlas
+                                     ? "onednn_bf16_matmul"
+                                     : "widened_to_f32");
   return attributes;
 }
 
 }  // namespace
 
-// The OpenBLAS core and, when it runs generic kernels, the note of gemm.h: as chosen by
-// the last PJRT_Client_Create (auto before any).
+// The OpenBLAS core and, when it runs generic kernels, the note of gemm.h, and where bf16
+// products go: as chosen by the last PJRT_Client_Create (auto before any).
 PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args) {
   static const plugin::Attributes* const by_choice[] = {MakeAttributes(GemmLibrary::kAuto),
                                                         MakeAttributes(GemmLibrary::kOpenBlas),

@@ -10,6 +10,7 @@
 #include "src/plugins/common/options.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/gloo_collectives.h"
@@ -164,6 +165,7 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   LogBlasCoreOnce();              // OpenBLAS on generic kernels: say so, and how to fix it
   InitializeGemmLibrariesOnce();  // before the first Worker registers its exit handler
   InitializeConvolutionsOnce();   // likewise for oneDNN's convolutions
+  InitializeBf16MatmulOnce();     // and its bf16 products
   absl::StatusOr<std::optional<plugin::KvStore>> kv_store = plugin::KvStore::FromCreateArgs(*args);
   if (!kv_store.ok()) return MakeError(kv_store.status());
   auto client = std::make_unique<PJRT_Client>();

@@ -22,6 +22,7 @@
 #include <omp.h>
 
 #include "oneapi/dnnl/dnnl.h"
+#include "src/plugins/cpu/onednn_common.h"
 #endif
 
 namespace seam::cpu {
@@ -50,96 +51,13 @@ absl::Status CheckConvolutionVariable() {
 
 #ifdef SEAM_HAVE_ONEDNN
 
-namespace {
-
-dnnl_engine_t Engine() {
-  static dnnl_engine_t engine = [] {
-    dnnl_engine_t e = nullptr;
-    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success)
-      return static_cast<dnnl_engine_t>(nullptr);
-    return e;
-  }();
-  return engine;
-}
-
-dnnl_stream_t ThreadStream() {
-  thread_local dnnl_stream_t stream = [] {
-    dnnl_stream_t s = nullptr;
-    if (dnnl_stream_create(&s, Engine(), dnnl_stream_default_flags) != dnnl_success) s = nullptr;
-    return s;
-  }();
-  return stream;
-}
-
-// Grows-only 64-byte aligned scratch memory, one set per thread.
-class Scratch {
- public:
-  uint8_t* Get(size_t bytes) {
-    if (bytes > size_) {
-      std::free(data_);
-      size_ = (bytes + 63) / 64 * 64;
-      data_ = static_cast<uint8_t*>(std::aligned_alloc(64, size_));
-    }
-    return data_;
-  }
-  ~Scratch() { std::free(data_); }
-
- private:
-  uint8_t* data_ = nullptr;
-  size_t size_ = 0;
-};
-
-struct ThreadScratch {
-  Scratch src, dst, pad, reorder_pad;
-};
-
-ThreadScratch& LocalScratch() {
-  thread_local ThreadScratch scratch;
-  return scratch;
-}
-
-// A reorder between two descriptors of the same array, or null where they are equal.
-dnnl_primitive_t MakeReorder(const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to) {
-  if (dnnl_memory_desc_equal(&from, &to)) return nullptr;
-  dnnl_primitive_desc_t pd = nullptr;
-  if (dnnl_reorder_primitive_desc_create(&pd, &from, Engine(), &to, Engine(), nullptr) !=
-      dnnl_success) {
-    return nullptr;
-  }
-  dnnl_primitive_t p = nullptr;
-  if (dnnl_primitive_create(&p, pd) != dnnl_success) p = nullptr;
-  dnnl_primitive_desc_destroy(pd);
-  return p;
-}
-
-// False where oneDNN fails the call (or a memory object or the stream is missing).
-bool Execute(dnnl_primitive_t p, std::initializer_list<std::pair<int, dnnl_memory_t>> args) {
-  dnnl_exec_arg_t list[4];
-  int n = 0;
-  for (const auto& [arg, memory] : args) {
-    if (memory == nullptr) return false;
-    list[n++] = {arg, memory};
-  }
-  dnnl_stream_t stream = ThreadStream();
-  return stream != nullptr && dnnl_primitive_execute(p, stream, n, list) == dnnl_success &&
-         dnnl_stream_wait(stream) == dnnl_success;
-}
-
-// Null where the data is missing (a failed allocation) or oneDNN refuses.
-dnnl_memory_t Memory(const dnnl_memory_desc_t& md, void* data) {
-  if (data == nullptr) return nullptr;
-  dnnl_memory_t m = nullptr;
-  if (dnnl_memory_create(&m, &md, Engine(), data) != dnnl_success) return nullptr;
-  return m;
-}
-
-void Destroy(std::initializer_list<dnnl_memory_t> memories) {
-  for (dnnl_memory_t m : memories) {
-    if (m != nullptr) dnnl_memory_destroy(m);
-  }
-}
-
-}  // namespace
+using onednn::Destroy;
+using onednn::Engine;
+using onednn::Execute;
+using onednn::LocalScratch;
+using onednn::MakeReorder;
+using onednn::Memory;
+using onednn::ThreadScratch;
 
 struct ConvolutionPlan::OneDnn {
   int64_t parts = 1;

@@ -86,7 +86,8 @@ std::string OptimizedDumpText(const Executable& executable) {
     }
   }
   std::string steps;
-  for (const Step& step : fusion.steps) {
+  for (size_t s = 0; s < fusion.steps.size(); ++s) {
+    const Step& step = fusion.steps[s];
     absl::StrAppend(&steps, steps.empty() ? "" : ", ");
     if (step.group >= 0) {
       absl::StrAppend(&steps, "fusion.", step.group);
@@ -102,8 +103,11 @@ std::string OptimizedDumpText(const Executable& executable) {
       if (update.scale >= 0) absl::StrAppend(&steps, "%", update.scale, " * ");
       absl::StrAppend(&steps, "dot %", update.dot, ", one gemm)");
     } else {
+      // Which path a bf16 product takes (docs/plugins.md "Matrix products").
+      const bool bf16_matmul = executable.step_plans()[s].dot.bf16_matmul != nullptr;
       absl::StrAppend(&steps, "%", step.instruction, " (",
-                      std::string(ir::OpName(program.instructions[step.instruction].op)), ")");
+                      std::string(ir::OpName(program.instructions[step.instruction].op)),
+                      bf16_matmul ? ", oneDNN bf16 matmul" : "", ")");
     }
   }
   absl::StrAppend(&out, "# steps: ", steps.empty() ? "none" : steps, "\n");

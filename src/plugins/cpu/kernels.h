@@ -4,6 +4,7 @@
 #define SEAM_PLUGINS_CPU_KERNELS_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -65,6 +66,8 @@ struct DotDimensions {
 };
 DotDimensions DotDimensionsOf(const ir::Instruction& dot);  // its four attributes
 
+class Bf16Matmul;  // dot_onednn.h
+
 // A dot_general worked out once: the operands seen as [batches, m, k] x [batches, k, n],
 // and how each reaches that layout.
 struct DotPlan {
@@ -80,8 +83,11 @@ struct DotPlan {
   };
   ir::DType dtype = ir::DType::kF32;
   int64_t batches = 1, m = 1, k = 1, n = 1;
-  bool blas = false;  // f32, f64 or bf16 (widened) within BLAS's int: gemm.h; else a loop
+  bool blas = false;  // f32, f64 or bf16 within BLAS's int: gemm.h; else a loop
   Operand lhs, rhs;
+  // bf16 with `blas`: oneDNN's matmul primitives where dot_onednn.h allows, else null (the
+  // operands are widened to f32 for gemm.h).
+  std::shared_ptr<const Bf16Matmul> bf16_matmul;
 };
 DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const DotDimensions& dims);
 // out = lhs.rhs.

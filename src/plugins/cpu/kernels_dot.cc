@@ -3,9 +3,10 @@
 // is neither that nor its transpose); f32 and f64 then go to gemm (gemm.h: OpenBLAS or
 // oneDNN) once per batch, the other dtypes to a plain loop. PlanDot decides the layouts and
 // sizes once (the executable does it at compile time), RunDot only follows the plan.
-// bf16 products widen their operands to f32, multiply with the f32 gemm and round the
-// result once (the plain loop also accumulates in f32: only the order of the sums
-// differs).
+// bf16 products run on oneDNN's matmul primitive where the CPU has bf16 instructions
+// (dot_onednn.h); elsewhere they widen their operands to f32, multiply with the f32 gemm
+// and round the result once. Every path accumulates in f32 and rounds once: only the order
+// of the sums differs.
 #include <cblas.h>  // blasint: the products' size limit
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "src/ir/bf16.h"
+#include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/element_types.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/kernels.h"
@@ -177,6 +179,7 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
     }
   }
   if constexpr (std::is_same_v<typename E::Storage, uint16_t>) {  // bf16
+    if (plan.bf16_matmul != nullptr && RunBf16Matmul(*plan.bf16_matmul, a, b, out)) return;
     if (plan.blas) {
       const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
       const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
@@ -229,6 +232,7 @@ DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const Do
                          Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), plan.blas);
   plan.rhs = PlanOperand(rhs_shape, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
                          Concat({dims.rhs_batch, rhs_free, dims.rhs_contracting}), plan.blas);
+  if (plan.dtype == DType::kBF16) plan.bf16_matmul = MakeBf16Matmul(plan);
   return plan;
 }
 
