@@ -1,11 +1,10 @@
 // The public safetensors API (include/seam/checkpoint.h) over src/checkpoint/safetensors.h.
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -27,39 +26,19 @@ static_assert(std::endian::native == std::endian::little,
   throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
 }
 
-// Host memory for one save's tensors: anonymous pages mapped for the buffer's life, with
-// transparent huge pages asked for (where the kernel offers them on request), so a buffer's
-// pages are faulted in (and zeroed) 2 MiB at a time instead of 4 KiB.
-class HostMemory {
- public:
-  static std::unique_ptr<HostMemory> Map(size_t size) {
-    const size_t mapped = std::max<size_t>(size, 1);
-    void* data = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (data == MAP_FAILED) return nullptr;
-    madvise(data, mapped, MADV_HUGEPAGE);  // a hint: without it the buffer works the same
-    return std::unique_ptr<HostMemory>(new HostMemory(static_cast<uint8_t*>(data), mapped));
-  }
-  ~HostMemory() { munmap(data_, size_); }
-  HostMemory(const HostMemory&) = delete;
-  HostMemory& operator=(const HostMemory&) = delete;
-  uint8_t* data() const { return data_; }
-
- private:
-  HostMemory(uint8_t* data, size_t size) : data_(data), size_(size) {}
-  uint8_t* data_;
-  size_t size_;
-};
-
 // Host buffers for one save's tensors, each as large as the largest tensor and reused: the
 // writer holds at most two (one being written, one waiting) while the caller fills a third,
-// so at most three are made per save and their pages are faulted in once.
+// so at most three are made per save and their pages are faulted in once. (Transparent huge
+// pages were tried: faulting them in stalled for seconds in the kernel's compaction on a
+// machine whose memory was fragmented, BENCHMARKS.md table 15.)
 class HostBuffers : public std::enable_shared_from_this<HostBuffers> {
  public:
-  explicit HostBuffers(size_t largest) : largest_(largest) {}
+  explicit HostBuffers(size_t largest) : largest_(std::max<size_t>(largest, 1)) {}
 
-  // A buffer of `largest` bytes, given back to the pool when its last owner drops it.
+  // A buffer of the largest tensor's size, given back to the pool when its last owner drops
+  // it.
   absl::StatusOr<std::shared_ptr<uint8_t>> Take() {
-    std::shared_ptr<HostMemory> memory;
+    std::unique_ptr<uint8_t[]> memory;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!free_.empty()) {
@@ -67,22 +46,21 @@ class HostBuffers : public std::enable_shared_from_this<HostBuffers> {
         free_.pop_back();
       }
     }
-    if (memory == nullptr) memory = HostMemory::Map(largest_);
+    if (memory == nullptr) memory.reset(new (std::nothrow) uint8_t[largest_]);  // not zeroed
     if (memory == nullptr) {
       return absl::ResourceExhaustedError(absl::StrCat(
-          "save_file: cannot map ", largest_, " bytes of host memory for a tensor's bytes"));
+          "save_file: cannot allocate ", largest_, " bytes of host memory for a tensor's bytes"));
     }
-    uint8_t* data = memory->data();
-    return std::shared_ptr<uint8_t>(data, [pool = shared_from_this(), memory](uint8_t*) {
+    return std::shared_ptr<uint8_t>(memory.release(), [pool = shared_from_this()](uint8_t* p) {
       std::lock_guard<std::mutex> lock(pool->mu_);
-      pool->free_.push_back(memory);
+      pool->free_.emplace_back(p);
     });
   }
 
  private:
   const size_t largest_;
   std::mutex mu_;
-  std::vector<std::shared_ptr<HostMemory>> free_;  // guarded by mu_
+  std::vector<std::unique_ptr<uint8_t[]>> free_;  // guarded by mu_
 };
 
 // A tensor's host bytes, read from the device straight into a buffer of `pool` and kept
