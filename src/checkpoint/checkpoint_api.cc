@@ -29,8 +29,8 @@ static_assert(std::endian::native == std::endian::little,
 // Host buffers for one save's tensors, each as large as the largest tensor and reused: the
 // writer holds at most two (one being written, one waiting) while the caller fills a third,
 // so at most three are made per save and their pages are faulted in once. (Transparent huge
-// pages were tried: faulting them in stalled for seconds in the kernel's compaction on a
-// machine whose memory was fragmented, BENCHMARKS.md table 15.)
+// pages were tried: a first save's reads took 3-8 s instead of under 1 s on the VM of
+// BENCHMARKS.md table 15, cause not pinned down.)
 class HostBuffers : public std::enable_shared_from_this<HostBuffers> {
  public:
   explicit HostBuffers(size_t largest) : largest_(std::max<size_t>(largest, 1)) {}
