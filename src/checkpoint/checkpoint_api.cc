@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -25,52 +26,41 @@ static_assert(std::endian::native == std::endian::little,
   throw Error(static_cast<ErrorCode>(status.code()), std::string(status.message()));
 }
 
-// Host buffers for one save's tensors, reused: the writer holds at most two (one being
-// written, one waiting) while the caller fills a third, so a few buffers, each grown to the
-// largest tensor it has held, serve the whole file and their pages are faulted in once.
+// Host buffers for one save's tensors, each as large as the largest tensor and reused: the
+// writer holds at most two (one being written, one waiting) while the caller fills a third,
+// so at most three are made per save and their pages are faulted in once. (Transparent huge
+// pages were tried: a first save's reads took 3-8 s instead of under 1 s on the VM of
+// BENCHMARKS.md table 15, cause not pinned down.)
 class HostBuffers : public std::enable_shared_from_this<HostBuffers> {
  public:
-  // A buffer of at least `size` bytes, given back to the pool when its last owner drops it.
-  std::shared_ptr<uint8_t> Take(size_t size) {
-    Buffer buffer;
+  explicit HostBuffers(size_t largest) : largest_(std::max<size_t>(largest, 1)) {}
+
+  // A buffer of the largest tensor's size, given back to the pool when its last owner drops
+  // it.
+  absl::StatusOr<std::shared_ptr<uint8_t>> Take() {
+    std::unique_ptr<uint8_t[]> memory;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      // The smallest free buffer that fits, else the largest free one (grown below).
-      auto best = free_.end();
-      for (auto it = free_.begin(); it != free_.end(); ++it) {
-        if (best == free_.end() || Better(*it, *best, size)) best = it;
-      }
-      if (best != free_.end()) {
-        buffer = std::move(*best);
-        free_.erase(best);
+      if (!free_.empty()) {
+        memory = std::move(free_.back());
+        free_.pop_back();
       }
     }
-    if (buffer.capacity < size) {
-      buffer.data.reset(new uint8_t[std::max<size_t>(size, 1)]);  // not zeroed: overwritten
-      buffer.capacity = size;
+    if (memory == nullptr) memory.reset(new (std::nothrow) uint8_t[largest_]);  // not zeroed
+    if (memory == nullptr) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "save_file: cannot allocate ", largest_, " bytes of host memory for a tensor's bytes"));
     }
-    uint8_t* data = buffer.data.release();
-    const size_t capacity = buffer.capacity;
-    return std::shared_ptr<uint8_t>(data, [pool = shared_from_this(), capacity](uint8_t* p) {
+    return std::shared_ptr<uint8_t>(memory.release(), [pool = shared_from_this()](uint8_t* p) {
       std::lock_guard<std::mutex> lock(pool->mu_);
-      pool->free_.push_back({std::unique_ptr<uint8_t[]>(p), capacity});
+      pool->free_.emplace_back(p);
     });
   }
 
  private:
-  struct Buffer {
-    std::unique_ptr<uint8_t[]> data;
-    size_t capacity = 0;
-  };
-  // For a tensor of `size` bytes: one that fits beats one that does not; among those that
-  // fit the smaller, among those that do not the larger.
-  static bool Better(const Buffer& a, const Buffer& b, size_t size) {
-    const bool a_fits = a.capacity >= size, b_fits = b.capacity >= size;
-    if (a_fits != b_fits) return a_fits;
-    return a_fits ? a.capacity < b.capacity : a.capacity > b.capacity;
-  }
+  const size_t largest_;
   std::mutex mu_;
-  std::vector<Buffer> free_;  // guarded by mu_
+  std::vector<std::unique_ptr<uint8_t[]>> free_;  // guarded by mu_
 };
 
 // A tensor's host bytes, read from the device straight into a buffer of `pool` and kept
@@ -78,7 +68,7 @@ class HostBuffers : public std::enable_shared_from_this<HostBuffers> {
 absl::StatusOr<TensorBytes> Read(const Tensor& t, HostBuffers& pool) {
   const std::shared_ptr<lazy::TensorImpl>& impl = TensorAccess::Impl(t, "save_file");
   const size_t size = impl->node()->shape.byte_size();
-  std::shared_ptr<uint8_t> buffer = pool.Take(size);
+  SEAM_ASSIGN_OR_RETURN(std::shared_ptr<uint8_t> buffer, pool.Take());
   const absl::Span<uint8_t> bytes(buffer.get(), size);
   SEAM_RETURN_IF_ERROR(lazy::ReadTensorInto(impl, "save_file", bytes));
   return TensorBytes{bytes, std::move(buffer)};
@@ -150,11 +140,18 @@ void save_file(const std::string& path, const std::map<std::string, Tensor>& ten
   // when the writing reaches it, overlapping the write of the one before.
   std::vector<const Tensor*> order;
   std::vector<TensorToWrite> writes;
+  std::vector<std::shared_ptr<lazy::TensorImpl>> impls;
+  size_t largest = 0;
   for (const auto& [name, tensor] : tensors) {
     writes.push_back({name, FileDType(name, tensor), tensor.shape(), {}});
     order.push_back(&tensor);
+    impls.push_back(TensorAccess::Impl(tensor, "save_file"));
+    largest = std::max(largest, impls.back()->node()->shape.byte_size());
   }
-  auto pool = std::make_shared<HostBuffers>();
+  // Every pending tensor (a weight transposed into PyTorch's layout) in one step, launched
+  // now: the device computes them while the first ones are read and written.
+  if (absl::Status s = lazy::SyncTensors(impls, /*donate=*/false); !s.ok()) Throw(s);
+  auto pool = std::make_shared<HostBuffers>(largest);
   absl::Status status =
       WriteFileStreamed(path, writes, metadata, [&](size_t i) { return Read(*order[i], *pool); });
   if (!status.ok()) Throw(status);

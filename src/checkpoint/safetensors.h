@@ -82,7 +82,9 @@ using TensorProducer = std::function<absl::StatusOr<TensorBytes>(size_t index)>;
 // `tensors` are not read; sizes come from the shapes and are checked against what
 // `produce` returns): tensor i + 1 is produced on the calling thread while a second thread
 // writes tensor i, so reading a tensor from the device overlaps writing the previous one,
-// and at most three tensors' bytes are alive at a time, not the whole file's. An exception
+// and at most three tensors' bytes are alive at a time, not the whole file's. The writer
+// writes 8 MiB at a time and starts each chunk's writeback at once (sync_file_range), so
+// the final fsync finds little left (docs/checkpoints.md). An exception
 // thrown by `produce` stops the writing, removes the temporary file and is rethrown.
 absl::Status WriteFileStreamed(const std::string& path, const std::vector<TensorToWrite>& tensors,
                                const std::map<std::string, std::string>& metadata,

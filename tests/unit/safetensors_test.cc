@@ -212,6 +212,45 @@ TEST_F(SafetensorsFileTest, StreamedWritesEqualPlainWritesAndProduceInOrder) {
   EXPECT_EQ(Leftovers(Path("")), 0);
 }
 
+TEST_F(SafetensorsFileTest, StreamedTensorsLargerThanTheWritersChunkKeepEveryByte) {
+  // The writer writes 8 MiB at a time (starting each chunk's writeback): tensors of one
+  // chunk and a little more, of several chunks and a remainder, and small ones between.
+  // Every byte depends on all bits of its offset and on the tensor's index, so a chunk
+  // written twice, skipped or misplaced changes the file.
+  const std::vector<size_t> bytes = {(size_t{8} << 20) + 4, 12, (size_t{20} << 20) + 8, 4};
+  std::vector<std::vector<uint8_t>> values;
+  for (size_t t = 0; t < bytes.size(); ++t) {
+    std::vector<uint8_t> v(bytes[t]);
+    for (size_t i = 0; i < v.size(); ++i) {  // the top byte of a multiplicative hash
+      v[i] = static_cast<uint8_t>(((i + (t << 40)) * 0x9E3779B97F4A7C15ULL) >> 56);
+    }
+    values.push_back(std::move(v));
+  }
+  std::vector<TensorToWrite> tensors;
+  for (size_t t = 0; t < values.size(); ++t) {
+    tensors.push_back({"t" + std::to_string(t),
+                       DType::kF32,
+                       {static_cast<int64_t>(values[t].size() / 4)},
+                       {values[t].data(), values[t].size()}});
+  }
+  ASSERT_TRUE(WriteFile(Path("plain.safetensors"), tensors, {}).ok());
+  absl::Status status = WriteFileStreamed(
+      Path("streamed.safetensors"), tensors, {}, [&](size_t i) -> absl::StatusOr<TensorBytes> {
+        return TensorBytes{{values[i].data(), values[i].size()}, nullptr};
+      });
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(Contents(Path("streamed.safetensors")), Contents(Path("plain.safetensors")));
+  absl::StatusOr<std::unique_ptr<File>> file = File::Open(Path("streamed.safetensors"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ((*file)->header().tensors.size(), values.size());
+  for (size_t t = 0; t < values.size(); ++t) {
+    absl::Span<const uint8_t> read = (*file)->Bytes((*file)->header().tensors[t]);
+    ASSERT_EQ(read.size(), values[t].size()) << "tensor " << t;
+    EXPECT_EQ(std::memcmp(read.data(), values[t].data(), read.size()), 0) << "tensor " << t;
+  }
+  EXPECT_EQ(Leftovers(Path("")), 0);
+}
+
 TEST_F(SafetensorsFileTest, AFailedStreamedWriteLeavesTheOldFile) {
   const float one = 1;
   std::vector<TensorToWrite> tensors = {
