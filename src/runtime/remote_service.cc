@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -67,6 +68,11 @@ class RemoteService::Impl final : public pb::Remote::Service {
   ~Impl() override { Stop(); }
 
   absl::Status Start() {
+    // The devices' own limits (static), for the uploads' checks.
+    for (const ComputationClient::DeviceInfo& info : client_->GetDeviceInfos()) {
+      absl::StatusOr<ComputationClient::MemoryStats> memory = client_->GetMemoryStats(info.name);
+      if (memory.ok() && memory->bytes_limit > 0) limits_[info.name] = memory->bytes_limit;
+    }
     grpc::ServerBuilder builder;
     // Exactly the address given: gRPC adds no wildcard for an explicit host. SO_REUSEPORT
     // off, so that a second server on the same port fails instead of sharing it.
@@ -173,6 +179,7 @@ class RemoteService::Impl final : public pb::Remote::Service {
       if (!shape.ok()) return ToGrpc(shape.status());
       total += shape->byte_size();
       targets.push_back({*std::move(shape), chunk.tensors(i).device()});
+      if (absl::Status fits = FitsDevice(targets.back(), i); !fits.ok()) return ToGrpc(fits);
     }
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
         total <= kDirectAtMost ? ReceiveDirect(chunk, reader, std::move(targets), total)
@@ -366,6 +373,19 @@ class RemoteService::Impl final : public pb::Remote::Service {
   }
 
  private:
+  // A tensor larger than its device's limit (when the plugin reports one) is refused before
+  // anything is allocated for the upload.
+  absl::Status FitsDevice(const ComputationClient::UploadTarget& target, int index) const {
+    auto limit = limits_.find(target.device);
+    const size_t bytes = target.shape.byte_size();
+    if (limit == limits_.end() || bytes <= static_cast<size_t>(limit->second)) {
+      return absl::OkStatus();
+    }
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "TransferToDevice: tensor ", index, " (", target.shape.ToString(), ") needs ", bytes,
+        " bytes, more than the limit of ", target.device, " (", limit->second, " bytes)"));
+  }
+
   // The bytes an error reports: what the shapes need against what the request carried.
   static absl::Status SizeMismatch(size_t total, size_t received) {
     return absl::InvalidArgumentError(absl::StrCat("TransferToDevice: the tensors' shapes need ",
@@ -461,6 +481,7 @@ class RemoteService::Impl final : public pb::Remote::Service {
   ComputationClient* client_;
   RemoteService::Options options_;
   RemoteSessions sessions_;
+  std::map<std::string, int64_t> limits_;  // device -> bytes_limit, where reported
   // Uploads of at most this many bytes go straight to the device (ReceiveDirect).
   static constexpr size_t kDirectAtMost = size_t{64} << 20;
   std::unique_ptr<grpc::Server> server_;
