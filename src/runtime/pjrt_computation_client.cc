@@ -489,22 +489,23 @@ absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> PjrtComputationClient
   std::vector<PJRT_Device*> devices;
   std::vector<DeviceActivity*> activity;
   std::vector<std::string> names;
+  std::vector<std::shared_ptr<const ir::Shape>> shapes;
+  devices.reserve(targets.size());
+  activity.reserve(targets.size());
+  names.reserve(targets.size());
+  shapes.reserve(targets.size());
   for (const UploadTarget& target : targets) {
     const auto index = static_cast<size_t>(FindDevice(target.device));
     devices.push_back(devices_[index]);
     activity.push_back(activity_[index]);
     names.push_back(target.device);
-  }
-  std::vector<std::shared_ptr<const ir::Shape>> shapes;
-  for (const UploadTarget& target : targets) {
     shapes.push_back(std::make_shared<const ir::Shape>(target.shape));
   }
   auto make_handle = [api = api_, activity = std::move(activity), names = std::move(names),
                       shapes = std::move(shapes)](size_t i, PJRT_Buffer* buffer) -> DataPtr {
     return NewData(names[i], shapes[i], api, buffer, activity[i]);
   };
-  return StartPjrtUpload(api_, client_, std::move(targets), std::move(devices),
-                         std::move(make_handle));
+  return StartPjrtUpload(api_, client_, std::move(targets), devices, std::move(make_handle));
 }
 
 absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationClient::Compile(

@@ -179,7 +179,7 @@ absl::Status CopyRawToHost(const PJRT_Api* api, PJRT_Buffer* buffer, size_t offs
 
 absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> StartPjrtUpload(
     const PJRT_Api* api, PJRT_Client* client, std::vector<ComputationClient::UploadTarget> targets,
-    std::vector<PJRT_Device*> devices, MakePjrtHandle make_handle) {
+    const std::vector<PJRT_Device*>& devices, MakePjrtHandle make_handle) {
   auto upload = std::make_unique<PjrtUpload>(api, std::move(targets), std::move(make_handle));
   if (absl::Status created = upload->Create(client, devices); !created.ok()) return created;
   return std::unique_ptr<ComputationClient::Upload>(std::move(upload));

@@ -38,7 +38,7 @@ using MakePjrtHandle = std::function<ComputationClient::DataPtr(size_t index, PJ
 // the targets are valid (ComputationClient::CheckUploadTargets).
 absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> StartPjrtUpload(
     const PJRT_Api* api, PJRT_Client* client, std::vector<ComputationClient::UploadTarget> targets,
-    std::vector<PJRT_Device*> devices, MakePjrtHandle make_handle);
+    const std::vector<PJRT_Device*>& devices, MakePjrtHandle make_handle);
 
 }  // namespace seam::runtime
 

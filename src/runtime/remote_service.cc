@@ -399,6 +399,7 @@ class RemoteService::Impl final : public pb::Remote::Service {
       pb::TransferToDeviceChunk& chunk, grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
       std::vector<ComputationClient::UploadTarget> targets, size_t total) {
     std::vector<size_t> sizes;
+    sizes.reserve(targets.size());
     for (const ComputationClient::UploadTarget& target : targets) {
       sizes.push_back(target.shape.byte_size());
     }
