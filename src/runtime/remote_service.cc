@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -177,6 +178,11 @@ class RemoteService::Impl final : public pb::Remote::Service {
     for (int i = 0; i < chunk.tensors_size(); ++i) {
       absl::StatusOr<ir::Shape> shape = ShapeOf(chunk.tensors(i), i);
       if (!shape.ok()) return ToGrpc(shape.status());
+      if (shape->byte_size() > std::numeric_limits<size_t>::max() - total) {
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                absl::StrCat("TransferToDevice: tensor ", i, " (", shape->ToString(),
+                             ") takes the request's bytes past what a size can count")};
+      }
       total += shape->byte_size();
       targets.push_back({*std::move(shape), chunk.tensors(i).device()});
       if (absl::Status fits = FitsDevice(targets.back(), i); !fits.ok()) return ToGrpc(fits);

@@ -218,6 +218,24 @@ TEST(RemoteServe, RefusesUnknownForeignAndMalformedRequests) {
   EXPECT_EQ(upload("f32", -3, 0).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   grpc::Status huge = upload("f32", int64_t{1} << 40, 8);
   EXPECT_EQ(huge.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << huge.error_message();
+  {  // Shapes whose bytes add up past 2^64: refused, not wrapped into a small total.
+    auto context = a.Context();
+    ::seam::remote::TransferToDeviceReply reply;
+    auto writer = a.stub().TransferToDevice(context.get(), &reply);
+    ::seam::remote::TransferToDeviceChunk chunk;
+    chunk.set_session(a.id());
+    for (int i = 0; i < 4; ++i) {
+      ::seam::remote::TensorHeader* header = chunk.add_tensors();
+      header->set_dtype("f32");
+      header->add_dims(int64_t{1} << 60);  // 2^62 bytes each: four make 2^64
+      header->set_device("CPU:0");
+    }
+    writer->Write(chunk);
+    writer->WritesDone();
+    grpc::Status wrapped = writer->Finish();
+    EXPECT_EQ(wrapped.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << wrapped.error_message();
+    EXPECT_THAT(wrapped.error_message(), HasSubstr("tensor 3 (f32[1152921504606846976]) takes"));
+  }
 
   // A program that does not parse; a buffer used as a computation; an unknown device.
   {
