@@ -15,7 +15,8 @@ test = open(os.path.join(root, "tests/unit/abi_layout_test.cc")).read()
 fields = re.findall(r"^  FIELD\((\w+)\);", test, re.M)
 sizes = re.findall(r"^  SIZE\((\w+)\);", test, re.M)
 
-lines = ['#include <cstdio>', '#include "seam/c/pjrt_c_api.h"', "int main() {"]
+lines = ['#include <cstdio>', '#include "seam/c/pjrt_c_api.h"',
+         '#include "seam/c/pjrt_c_api_profiler.h"', "int main() {"]
 for f in fields:
     lines.append(f'  std::printf("PJRT_Api.{f} %zu\\n", (size_t)offsetof(PJRT_Api, {f}));')
 for s in sizes:

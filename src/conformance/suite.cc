@@ -77,10 +77,12 @@ void CheckTable(Suite& suite) {
   });
   suite.Check("api", "table size", [&] {
     // The table holds every function of the minor the plugin reports: 1.1 and 1.2 end at
-    // PJRT_Buffer_OnDeviceSizeInBytes, 1.3 at PJRT_Device_MemoryStats.
-    const size_t needed = api->pjrt_api_version.minor_version >= 3
-                              ? PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats)
-                              : size_t{PJRT_Api_STRUCT_SIZE_1_2};
+    // PJRT_Buffer_OnDeviceSizeInBytes, 1.3 and 1.4 at PJRT_Device_MemoryStats, 1.5 at
+    // PJRT_AsyncHostToDeviceTransferManager_Destroy.
+    const int minor = api->pjrt_api_version.minor_version;
+    const size_t needed = minor >= 5   ? size_t{PJRT_Api_STRUCT_SIZE}
+                          : minor >= 3 ? size_t{PJRT_Api_STRUCT_SIZE_1_4}
+                                       : size_t{PJRT_Api_STRUCT_SIZE_1_2};
     return Expect(api->struct_size >= needed,
                   absl::StrCat("PJRT_Api is ", api->struct_size, " bytes, version ",
                                suite.PluginVersion(), " needs ", needed));
@@ -153,6 +155,7 @@ std::vector<CheckResult> RunSuite(const PJRT_Api* api, const SuiteOptions& optio
   CheckExecute(suite);
   CheckMemory(suite);
   CheckProfiler(suite);
+  CheckTransfers(suite);
   if (options.ops) CheckOps(suite, options.seed);
   suite.DestroyClient();
   return std::move(suite.results());

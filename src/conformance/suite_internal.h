@@ -83,6 +83,7 @@ void CheckMemory(Suite& suite);  // suite_memory.cc
 absl::Status HasMemoryQuery(const Suite& suite);  // suite_memory.cc
 void CheckOps(Suite& suite, uint64_t seed);       // op_checks.cc
 void CheckProfiler(Suite& suite);                 // suite_profiler.cc
+void CheckTransfers(Suite& suite);                // suite_transfers.cc (ABI 1.5)
 
 // A buffer of `dims` on the first device from host `data` (ImmutableOnlyDuringCall: the
 // host memory may be reused once it returns); the caller destroys it (suite_buffers.cc).

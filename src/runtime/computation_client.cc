@@ -1,8 +1,11 @@
 #include "src/runtime/computation_client.h"
 
+#include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "absl/strings/str_cat.h"
+#include "src/runtime/upload_progress.h"
 
 namespace seam::runtime {
 
@@ -36,6 +39,111 @@ absl::Status ComputationClient::TransferFromDeviceInto(const DataPtr& handle,
   if (!literals.ok()) return literals.status();
   if (size != 0) std::memcpy(destination.data(), literals->front().bytes.data(), size);
   return absl::OkStatus();
+}
+
+absl::Status ComputationClient::CheckReadRange(const Data& value, size_t offset, size_t size) {
+  const size_t total = value.shape().byte_size();
+  if (offset > total || size > total - offset) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TransferFromDeviceRange: ", size, " bytes at offset ", offset, " reach past ",
+                     value.shape().ToString(), " (", total, " bytes)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ComputationClient::TransferFromDeviceRange(const DataPtr& handle, size_t offset,
+                                                        absl::Span<uint8_t> destination) {
+  if (absl::Status range = CheckReadRange(*handle, offset, destination.size()); !range.ok()) {
+    return range;
+  }
+  absl::StatusOr<std::vector<ir::Literal>> literals = TransferFromDevice({handle});
+  if (!literals.ok()) return literals.status();
+  if (!destination.empty()) {
+    std::memcpy(destination.data(), literals->front().bytes.data() + offset, destination.size());
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+std::vector<size_t> Sizes(const std::vector<ComputationClient::UploadTarget>& targets) {
+  std::vector<size_t> sizes;
+  sizes.reserve(targets.size());
+  for (const ComputationClient::UploadTarget& target : targets) {
+    sizes.push_back(target.shape.byte_size());
+  }
+  return sizes;
+}
+
+// The default upload: every tensor's bytes in host memory, handed to TransferToDevice at
+// Finish.
+class StagedUpload final : public ComputationClient::Upload {
+ public:
+  StagedUpload(ComputationClient* client, std::vector<ComputationClient::UploadTarget> targets,
+               std::vector<std::vector<uint8_t>> bytes)
+      : client_(client),
+        targets_(std::move(targets)),
+        bytes_(std::move(bytes)),
+        progress_(Sizes(targets_)) {}
+
+  absl::Status Write(size_t index, size_t offset, absl::Span<const uint8_t> bytes) override {
+    if (absl::Status accepted = progress_.Accept(index, offset, bytes.size()); !accepted.ok()) {
+      return accepted;
+    }
+    if (!bytes.empty()) std::memcpy(bytes_[index].data() + offset, bytes.data(), bytes.size());
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::vector<ComputationClient::DataPtr>> Finish() override {
+    if (absl::Status complete = progress_.CheckComplete(); !complete.ok()) return complete;
+    std::vector<ComputationClient::TensorSource> tensors;
+    tensors.reserve(targets_.size());
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      tensors.push_back({targets_[i].shape, bytes_[i].data(), targets_[i].device});
+    }
+    return client_->TransferToDevice(tensors);
+  }
+
+ private:
+  ComputationClient* client_;
+  std::vector<ComputationClient::UploadTarget> targets_;
+  std::vector<std::vector<uint8_t>> bytes_;
+  UploadProgress progress_;
+};
+
+}  // namespace
+
+absl::Status ComputationClient::CheckUploadTargets(const std::vector<UploadTarget>& targets) const {
+  const std::vector<std::string> devices = GetLocalDevices();
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (absl::Status valid = ir::ValidateShape(targets[i].shape); !valid.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("StartUpload: tensor ", i, ": ", valid.message()));
+    }
+    if (std::find(devices.begin(), devices.end(), targets[i].device) == devices.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("StartUpload: tensor ", i, ": device '",
+                                                     targets[i].device,
+                                                     "' is not a local device of this client"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> ComputationClient::StartUpload(
+    std::vector<UploadTarget> targets) {
+  if (absl::Status valid = CheckUploadTargets(targets); !valid.ok()) return valid;
+  std::vector<std::vector<uint8_t>> bytes(targets.size());
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const size_t size = targets[i].shape.byte_size();
+    try {
+      bytes[i].resize(size);
+    } catch (const std::bad_alloc&) {
+      return absl::ResourceExhaustedError(absl::StrCat("StartUpload: cannot allocate ", size,
+                                                       " bytes of host memory for ",
+                                                       targets[i].shape.ToString()));
+    }
+  }
+  return std::unique_ptr<Upload>(new StagedUpload(this, std::move(targets), std::move(bytes)));
 }
 
 absl::StatusOr<ComputationClient::MemoryStats> ComputationClient::GetMemoryStats(

@@ -103,6 +103,53 @@ class ComputationClient {
   virtual absl::Status TransferFromDeviceInto(const DataPtr& handle,
                                               absl::Span<uint8_t> destination);
 
+  // Bytes [offset, offset + destination.size()) of one value's dense row-major bytes into
+  // `destination`, so a caller that sends a large value in pieces (seam serve's download
+  // stream) copies each piece once, straight where it goes. Blocks until the value is
+  // computed (its error otherwise) and the piece copied. A range past the value's end is
+  // InvalidArgument naming offset, size and the value's bytes, refused before anything is
+  // waited for. This default reads the whole value through TransferFromDevice (its
+  // metrics) and copies the range; the PJRT client overrides it to copy only the range
+  // (PJRT_Buffer_CopyRawToHost, ABI 1.5; one OutboundData sample, no
+  // TransferFromDeviceTime sample: a caller reading a value in pieces times the whole).
+  virtual absl::Status TransferFromDeviceRange(const DataPtr& handle, size_t offset,
+                                               absl::Span<uint8_t> destination);
+  // Its range check: InvalidArgument naming size, offset, the value's shape and bytes when
+  // [offset, offset + size) is not within `value`.
+  static absl::Status CheckReadRange(const Data& value, size_t offset, size_t size);
+
+  // The tensors of an upload whose bytes arrive in pieces (StartUpload).
+  struct UploadTarget {
+    ir::Shape shape;
+    std::string device;
+  };
+  // An upload in progress: each tensor's bytes are written in order, piece by piece, then
+  // Finish returns the handles. Destroying it unfinished abandons the upload (nothing
+  // stays allocated). Not thread-safe: one writer.
+  class Upload {
+   public:
+    virtual ~Upload() = default;
+    // The next `bytes` of tensor `index`, which must start where its previous piece ended
+    // (`offset`, 0 for the first). An index out of range, an offset other than the bytes
+    // written so far, or a piece past the tensor's end is InvalidArgument naming the
+    // values; a failed upload refuses every later call with its first error.
+    virtual absl::Status Write(size_t index, size_t offset, absl::Span<const uint8_t> bytes) = 0;
+    // The handles, in the targets' order, once every tensor has all its bytes (else
+    // InvalidArgument naming the first incomplete tensor and its byte counts). Once only.
+    virtual absl::StatusOr<std::vector<DataPtr>> Finish() = 0;
+  };
+  // Starts an upload of `targets`, validating every shape and device first. One
+  // TransferToDeviceTime sample per upload (the PJRT client's from this call to Finish,
+  // the default's that of TransferToDevice at Finish). This default stages the bytes in
+  // host memory (allocated here, every byte of every target) and hands them to
+  // TransferToDevice at Finish; the PJRT client overrides it to write each piece straight
+  // into device buffers allocated here (PJRT_Client_CreateBuffersForAsyncHostToDevice, ABI
+  // 1.5), and falls back to this default for a plugin of an older minor.
+  virtual absl::StatusOr<std::unique_ptr<Upload>> StartUpload(std::vector<UploadTarget> targets);
+  // StartUpload's checks: every shape valid, every device a local one (InvalidArgument
+  // naming the tensor otherwise).
+  absl::Status CheckUploadTargets(const std::vector<UploadTarget>& targets) const;
+
   // Compiles and loads each instance; one sample per call, on CompileTime (or on
   // EagerOpCompileTime when the first instance is an eager op's).
   virtual absl::StatusOr<std::vector<ComputationPtr>> Compile(

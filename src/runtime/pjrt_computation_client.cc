@@ -20,6 +20,8 @@
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
+#include "src/runtime/pjrt_kv_callbacks.h"
+#include "src/runtime/pjrt_transfers.h"
 #include "src/runtime/trace.h"
 
 namespace seam::runtime {
@@ -225,110 +227,6 @@ std::shared_ptr<PjrtData> NewData(const std::string& device,
                                   DeviceActivity* activity) {
   return std::allocate_shared<PjrtData>(base::PoolAllocator<PjrtData>(), device, shape, api, buffer,
                                         activity);
-}
-
-}  // namespace
-
-// ---- The job's key-value store as the plugin's callbacks (PJRT_Client_Create_Args, 1.2).
-
-struct KvCallbackState {
-  std::shared_ptr<KeyValueStore> store;
-  std::string prefix;  // "pjrt:<job incarnation>/"
-};
-
-namespace {
-
-void FreeKvValue(char* value) { std::free(value); }
-
-// A copy of `value` that the plugin frees with the deleter handed back with it.
-absl::Status GiveKvValue(const std::string& value, char** out, size_t* out_size,
-                         void (**deleter)(char*)) {
-  auto* copy = static_cast<char*>(std::malloc(std::max<size_t>(value.size(), 1)));
-  if (copy == nullptr) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("cannot allocate ", value.size(), " bytes for a key-value store value"));
-  }
-  std::copy(value.begin(), value.end(), copy);  // bytes, not a C string
-  *out = copy;
-  *out_size = value.size();
-  *deleter = &FreeKvValue;
-  return absl::OkStatus();
-}
-
-// Runs `body` on the store of a callback's user arg; its error goes back through the
-// plugin's own factory. Nothing is thrown across the ABI.
-template <typename Args, typename Body>
-PJRT_Error* RunKvCallback(Args* args, const char* name, size_t full_size, Body body) {
-  if (args == nullptr ||
-      args->struct_size < offsetof(Args, callback_error) + sizeof(args->callback_error) ||
-      args->callback_error == nullptr) {
-    // Without the plugin's error factory no error can be returned.
-    base::Log(base::LogSeverity::kError,
-              absl::StrCat(name, " was called without its Args or callback_error; ignored"));
-    return nullptr;
-  }
-  absl::Status status;
-  if (args->struct_size < full_size) {
-    status = absl::InvalidArgumentError(absl::StrCat("Unexpected ", name, " size: expected ",
-                                                     full_size, ", got ", args->struct_size));
-  } else if (args->user_arg == nullptr) {
-    status = absl::InvalidArgumentError(absl::StrCat(
-        name, ": user_arg is null (pass the kv_user_arg given to PJRT_Client_Create)"));
-  } else {
-    try {
-      status = body(*static_cast<KvCallbackState*>(args->user_arg));
-    } catch (const std::bad_alloc&) {
-      status = absl::ResourceExhaustedError(absl::StrCat(name, ": out of memory"));
-    } catch (const std::exception& e) {
-      status = absl::InternalError(absl::StrCat(name, ": ", e.what()));
-    }
-  }
-  if (status.ok()) return nullptr;
-  const std::string message(status.message());
-  return args->callback_error(static_cast<PJRT_Error_Code>(status.code()), message.data(),
-                              message.size());
-}
-
-std::string PrefixedKey(const KvCallbackState& state, const char* key, size_t size) {
-  std::string prefixed = state.prefix;
-  if (key != nullptr) prefixed.append(key, size);
-  return prefixed;
-}
-
-PJRT_Error* KvGet(PJRT_KeyValueGetCallback_Args* args) {
-  return RunKvCallback(
-      args, "PJRT_KeyValueGetCallback_Args", PJRT_KeyValueGetCallback_Args_STRUCT_SIZE,
-      [&](KvCallbackState& state) -> absl::Status {
-        args->value = nullptr;
-        args->value_size = 0;
-        const auto timeout = std::chrono::milliseconds(std::max<int64_t>(args->timeout_in_ms, 0));
-        SEAM_ASSIGN_OR_RETURN(
-            std::string value,
-            state.store->Get(PrefixedKey(state, args->key, args->key_size), timeout));
-        return GiveKvValue(value, &args->value, &args->value_size, &args->value_deleter);
-      });
-}
-
-PJRT_Error* KvTryGet(PJRT_KeyValueTryGetCallback_Args* args) {
-  return RunKvCallback(
-      args, "PJRT_KeyValueTryGetCallback_Args", PJRT_KeyValueTryGetCallback_Args_STRUCT_SIZE,
-      [&](KvCallbackState& state) -> absl::Status {
-        args->value = nullptr;
-        args->value_size = 0;
-        SEAM_ASSIGN_OR_RETURN(std::string value,
-                              state.store->TryGet(PrefixedKey(state, args->key, args->key_size)));
-        return GiveKvValue(value, &args->value, &args->value_size, &args->value_deleter);
-      });
-}
-
-PJRT_Error* KvPut(PJRT_KeyValuePutCallback_Args* args) {
-  return RunKvCallback(
-      args, "PJRT_KeyValuePutCallback_Args", PJRT_KeyValuePutCallback_Args_STRUCT_SIZE,
-      [&](KvCallbackState& state) -> absl::Status {
-        return state.store->Put(
-            PrefixedKey(state, args->key, args->key_size),
-            std::string_view(args->value == nullptr ? "" : args->value, args->value_size));
-      });
 }
 
 }  // namespace
@@ -571,6 +469,43 @@ absl::Status PjrtComputationClient::TransferFromDeviceInto(const DataPtr& handle
   SEAM_ASSIGN_OR_RETURN(auto values,
                         ReadyValues(absl::MakeConstSpan(&handle, 1), "TransferFromDeviceInto"));
   return CopyToHost(api_, values, absl::MakeConstSpan(&destination, 1));
+}
+
+absl::Status PjrtComputationClient::TransferFromDeviceRange(const DataPtr& handle, size_t offset,
+                                                            absl::Span<uint8_t> destination) {
+  if (!HasStreamedTransfers(api_)) {
+    return ComputationClient::TransferFromDeviceRange(handle, offset, destination);
+  }
+  SEAM_RETURN_IF_ERROR(CheckReadRange(*handle, offset, destination.size()));
+  SEAM_ASSIGN_OR_RETURN(auto values,
+                        ReadyValues(absl::MakeConstSpan(&handle, 1), "TransferFromDeviceRange"));
+  return CopyRawToHost(api_, values.front()->buffer(), offset, destination);
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> PjrtComputationClient::StartUpload(
+    std::vector<UploadTarget> targets) {
+  if (!HasStreamedTransfers(api_)) return ComputationClient::StartUpload(std::move(targets));
+  SEAM_RETURN_IF_ERROR(CheckUploadTargets(targets));
+  std::vector<PJRT_Device*> devices;
+  std::vector<DeviceActivity*> activity;
+  std::vector<std::string> names;
+  std::vector<std::shared_ptr<const ir::Shape>> shapes;
+  devices.reserve(targets.size());
+  activity.reserve(targets.size());
+  names.reserve(targets.size());
+  shapes.reserve(targets.size());
+  for (const UploadTarget& target : targets) {
+    const auto index = static_cast<size_t>(FindDevice(target.device));
+    devices.push_back(devices_[index]);
+    activity.push_back(activity_[index]);
+    names.push_back(target.device);
+    shapes.push_back(std::make_shared<const ir::Shape>(target.shape));
+  }
+  auto make_handle = [api = api_, activity = std::move(activity), names = std::move(names),
+                      shapes = std::move(shapes)](size_t i, PJRT_Buffer* buffer) -> DataPtr {
+    return NewData(names[i], shapes[i], api, buffer, activity[i]);
+  };
+  return StartPjrtUpload(api_, client_, std::move(targets), devices, std::move(make_handle));
 }
 
 absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationClient::Compile(

@@ -6,9 +6,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <mutex>
-#include <new>
 #include <optional>
+#include <string>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -18,7 +20,6 @@
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote_sessions.h"
-#include "src/runtime/remote_staging.h"
 #include "src/runtime/remote_wire.h"
 
 namespace seam::runtime {
@@ -68,6 +69,11 @@ class RemoteService::Impl final : public pb::Remote::Service {
   ~Impl() override { Stop(); }
 
   absl::Status Start() {
+    // The devices' own limits (static), for the uploads' checks.
+    for (const ComputationClient::DeviceInfo& info : client_->GetDeviceInfos()) {
+      absl::StatusOr<ComputationClient::MemoryStats> memory = client_->GetMemoryStats(info.name);
+      if (memory.ok() && memory->bytes_limit > 0) limits_[info.name] = memory->bytes_limit;
+    }
     grpc::ServerBuilder builder;
     // Exactly the address given: gRPC adds no wildcard for an explicit host. SO_REUSEPORT
     // off, so that a second server on the same port fails instead of sharing it.
@@ -167,55 +173,23 @@ class RemoteService::Impl final : public pb::Remote::Service {
         !released.ok()) {
       return ToGrpc(released);
     }
-    std::vector<ComputationClient::TensorSource> tensors;
+    std::vector<ComputationClient::UploadTarget> targets;
     size_t total = 0;
     for (int i = 0; i < chunk.tensors_size(); ++i) {
       absl::StatusOr<ir::Shape> shape = ShapeOf(chunk.tensors(i), i);
       if (!shape.ok()) return ToGrpc(shape.status());
+      if (shape->byte_size() > std::numeric_limits<size_t>::max() - total) {
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                absl::StrCat("TransferToDevice: tensor ", i, " (", shape->ToString(),
+                             ") takes the request's bytes past what a size can count")};
+      }
       total += shape->byte_size();
-      tensors.push_back({*std::move(shape), nullptr, chunk.tensors(i).device()});
-    }
-    // Up to kStageAtMost, staged in a kept host buffer (no fresh pages per upload); beyond
-    // that grown as bytes arrive, so memory follows what was sent, not what a header claims.
-    const bool stage = total <= kStageAtMost;
-    std::optional<StagingBuffers::Buffer> staged;
-    if (stage) {
-      staged = Stage(total);
-      if (!staged.has_value()) {
-        return {grpc::StatusCode::RESOURCE_EXHAUSTED,
-                absl::StrCat("TransferToDevice: cannot allocate ", total,
-                             " bytes of host memory on seam serve to receive the tensors")};
-      }
-    }
-    std::string grown;
-    size_t received = 0;
-    do {
-      const std::string& data = chunk.data();
-      if (received + data.size() > total) {
-        received += data.size();
-        break;
-      }
-      if (!stage) {
-        grown.append(data);
-      } else if (!data.empty()) {
-        std::memcpy(staged->data() + received, data.data(), data.size());
-      }
-      received += data.size();
-    } while (reader->Read(&chunk));
-    if (received != total) {
-      return {grpc::StatusCode::INVALID_ARGUMENT,
-              absl::StrCat("TransferToDevice: the tensors' shapes need ", total,
-                           " bytes, the request carried ", received,
-                           received > total ? " or more" : "")};
-    }
-    const uint8_t* bytes = stage ? staged->data() : reinterpret_cast<const uint8_t*>(grown.data());
-    size_t offset = 0;
-    for (ComputationClient::TensorSource& tensor : tensors) {
-      tensor.data = bytes + offset;
-      offset += tensor.shape.byte_size();
+      targets.push_back({*std::move(shape), chunk.tensors(i).device()});
+      if (absl::Status fits = FitsDevice(targets.back(), i); !fits.ok()) return ToGrpc(fits);
     }
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
-        client_->TransferToDevice(tensors);
+        total <= kDirectAtMost ? ReceiveDirect(chunk, reader, std::move(targets), total)
+                               : ReceiveGrown(chunk, reader, std::move(targets), total);
     if (!buffers.ok()) return ToGrpc(buffers.status());
     absl::StatusOr<std::vector<uint64_t>> handles = sessions_.AddBuffers(session, *buffers);
     if (!handles.ok()) return ToGrpc(handles.status());
@@ -234,26 +208,20 @@ class RemoteService::Impl final : public pb::Remote::Service {
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
         sessions_.Buffers(request->session(), Handles(request->handles()));
     if (!buffers.ok()) return ToGrpc(buffers.status());
-    // One buffer at a time, read into a kept host buffer, then sent in chunks.
+    // One buffer at a time, each 1 MiB range copied from the device straight into the
+    // outgoing message (no host copy of the whole value).
     pb::DataChunk chunk;
     for (const ComputationClient::DataPtr& buffer : *buffers) {
-      // A failed run's output reports the run's error here, before host memory of its
-      // (perhaps impossible) size is asked for.
+      // A failed run's output reports the run's error here, before anything is sent.
       if (absl::Status ready = buffer->AwaitReady(); !ready.ok()) return ToGrpc(ready);
       const size_t size = buffer->shape().byte_size();
-      std::optional<StagingBuffers::Buffer> staged = Stage(size);
-      if (!staged.has_value()) {
-        return {
-            grpc::StatusCode::RESOURCE_EXHAUSTED,
-            absl::StrCat("TransferFromDevice: cannot allocate ", size,
-                         " bytes of host memory on seam serve for ", buffer->shape().ToString())};
-      }
-      absl::Status read =
-          client_->TransferFromDeviceInto(buffer, absl::MakeSpan(staged->data(), size));
-      if (!read.ok()) return ToGrpc(read);
       for (size_t at = 0; at < size; at += wire::kChunkBytes) {
         const size_t n = std::min(wire::kChunkBytes, size - at);
-        chunk.set_data(staged->data() + at, n);
+        std::string* data = chunk.mutable_data();
+        data->resize(n);  // the same message each time: zeroed once, then reused
+        absl::Status read = client_->TransferFromDeviceRange(
+            buffer, at, absl::MakeSpan(reinterpret_cast<uint8_t*>(data->data()), n));
+        if (!read.ok()) return ToGrpc(read);
         if (!writer->Write(chunk)) {
           return {grpc::StatusCode::CANCELLED, "TransferFromDevice: the client went away"};
         }
@@ -428,13 +396,83 @@ class RemoteService::Impl final : public pb::Remote::Service {
   }
 
  private:
-  // A staging buffer of `size` bytes, or nothing when the host cannot supply it.
-  std::optional<StagingBuffers::Buffer> Stage(size_t size) {
-    try {
-      return staging_.Acquire(size);
-    } catch (const std::bad_alloc&) {
-      return std::nullopt;
+  // A tensor larger than its device's limit (when the plugin reports one) is refused before
+  // anything is allocated for the upload.
+  absl::Status FitsDevice(const ComputationClient::UploadTarget& target, int index) const {
+    auto limit = limits_.find(target.device);
+    const size_t bytes = target.shape.byte_size();
+    if (limit == limits_.end() || bytes <= static_cast<size_t>(limit->second)) {
+      return absl::OkStatus();
     }
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "TransferToDevice: tensor ", index, " (", target.shape.ToString(), ") needs ", bytes,
+        " bytes, more than the limit of ", target.device, " (", limit->second, " bytes)"));
+  }
+
+  // The bytes an error reports: what the shapes need against what the request carried.
+  static absl::Status SizeMismatch(size_t total, size_t received) {
+    return absl::InvalidArgumentError(absl::StrCat("TransferToDevice: the tensors' shapes need ",
+                                                   total, " bytes, the request carried ", received,
+                                                   received > total ? " or more" : ""));
+  }
+
+  // An upload of at most kDirectAtMost bytes: its buffers are allocated on the device once
+  // the headers are valid, and each chunk is written straight into them.
+  absl::StatusOr<std::vector<ComputationClient::DataPtr>> ReceiveDirect(
+      pb::TransferToDeviceChunk& chunk, grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
+      std::vector<ComputationClient::UploadTarget> targets, size_t total) {
+    std::vector<size_t> sizes;
+    sizes.reserve(targets.size());
+    for (const ComputationClient::UploadTarget& target : targets) {
+      sizes.push_back(target.shape.byte_size());
+    }
+    absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> upload =
+        client_->StartUpload(std::move(targets));
+    if (!upload.ok()) return upload.status();
+    size_t received = 0;
+    size_t tensor = 0;  // where the next byte goes: tensor `tensor`, at `offset`
+    size_t offset = 0;
+    do {
+      const std::string& data = chunk.data();
+      if (received + data.size() > total) return SizeMismatch(total, received + data.size());
+      received += data.size();
+      for (size_t at = 0; at < data.size();) {
+        while (offset == sizes[tensor]) {  // the tensor is full (or empty): the next one
+          ++tensor;
+          offset = 0;
+        }
+        const size_t n = std::min(data.size() - at, sizes[tensor] - offset);
+        const auto* bytes = reinterpret_cast<const uint8_t*>(data.data()) + at;
+        SEAM_RETURN_IF_ERROR((*upload)->Write(tensor, offset, absl::MakeConstSpan(bytes, n)));
+        at += n;
+        offset += n;
+      }
+    } while (reader->Read(&chunk));
+    if (received != total) return SizeMismatch(total, received);
+    return (*upload)->Finish();
+  }
+
+  // A larger upload grows in host memory as its chunks arrive (memory follows what was sent,
+  // not what a header claims), then goes to the device in one TransferToDevice.
+  absl::StatusOr<std::vector<ComputationClient::DataPtr>> ReceiveGrown(
+      pb::TransferToDeviceChunk& chunk, grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
+      std::vector<ComputationClient::UploadTarget> targets, size_t total) {
+    std::string grown;
+    do {
+      const std::string& data = chunk.data();
+      if (grown.size() + data.size() > total)
+        return SizeMismatch(total, grown.size() + data.size());
+      grown.append(data);
+    } while (reader->Read(&chunk));
+    if (grown.size() != total) return SizeMismatch(total, grown.size());
+    std::vector<ComputationClient::TensorSource> tensors;
+    size_t offset = 0;
+    for (ComputationClient::UploadTarget& target : targets) {
+      const size_t size = target.shape.byte_size();
+      tensors.push_back({std::move(target.shape), grown.data() + offset, target.device});
+      offset += size;
+    }
+    return client_->TransferToDevice(tensors);
   }
 
   // The start of both executes: the handles the client let go of ride on the execute (a
@@ -528,9 +566,9 @@ class RemoteService::Impl final : public pb::Remote::Service {
   ComputationClient* client_;
   RemoteService::Options options_;
   RemoteSessions sessions_;
-  // Uploads of at most kStageAtMost bytes and every download pass through these.
-  static constexpr size_t kStageAtMost = size_t{64} << 20;
-  StagingBuffers staging_{size_t{128} << 20};
+  std::map<std::string, int64_t> limits_;  // device -> bytes_limit, where reported
+  // Uploads of at most this many bytes go straight to the device (ReceiveDirect).
+  static constexpr size_t kDirectAtMost = size_t{64} << 20;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::mutex mu_;

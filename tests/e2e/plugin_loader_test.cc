@@ -139,7 +139,24 @@ TEST_F(PluginLoaderTest, AnOlderMinorStillLoadsAndRunsAProgram) {
             absl::StrCat("memory figures of CPU:0: the plugin has PJRT API version ",
                          Version(kFramework.major, 2), " and a ", PJRT_Api_STRUCT_SIZE_1_2,
                          "-byte table; PJRT_Device_MemoryStats needs version ", kFramework.major,
-                         ".3 (a table of at least ", PJRT_Api_STRUCT_SIZE, " bytes)"));
+                         ".3 (a table of at least ", PJRT_Api_STRUCT_SIZE_1_4, " bytes)"));
+  // Ranged reads and streamed uploads (ABI 1.5) take the client's host-staged defaults: the
+  // slots behind the table's end (null there) are never called.
+  const ir::Shape shape{ir::DType::kF32, {3}};
+  const float values[] = {1.5f, -2.0f, 4.0f};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(values);
+  auto upload = (*client)->StartUpload({{shape, "CPU:0"}});
+  ASSERT_TRUE(upload.ok()) << upload.status();
+  ASSERT_TRUE((*upload)->Write(0, 0, absl::MakeConstSpan(bytes, 5)).ok());
+  ASSERT_TRUE((*upload)->Write(0, 5, absl::MakeConstSpan(bytes + 5, 7)).ok());
+  auto handles = (*upload)->Finish();
+  ASSERT_TRUE(handles.ok()) << handles.status();
+  float middle = 0;
+  ASSERT_TRUE((*client)
+                  ->TransferFromDeviceRange(handles->front(), 4,
+                                            absl::MakeSpan(reinterpret_cast<uint8_t*>(&middle), 4))
+                  .ok());
+  EXPECT_EQ(middle, -2.0f);
 }
 
 // A plugin of the current minor answers the memory query through the ABI.

@@ -18,8 +18,8 @@
 //                                       PJRT_Client_Create_Args, as a plugin built then does
 //   SEAM_TEST_TABLE_1_2                 its PJRT_Api ends where 1.2's did (struct_size
 //                                       PJRT_Api_STRUCT_SIZE_1_2): no PJRT_Device_MemoryStats,
-//                                       and the slot behind the end is null, so a framework
-//                                       that called it would crash
+//                                       and the slots behind the end are null, so a framework
+//                                       that called one would crash
 //   SEAM_TEST_KV                        requires the job's key-value store: PJRT_Client_Create
 //                                       takes the options process_index and process_count,
 //                                       puts "hello/<index>", reads the next process's key and
@@ -293,6 +293,11 @@ PJRT_Api MakeApi() {
 #ifdef SEAM_TEST_TABLE_1_2
   api.struct_size = PJRT_Api_STRUCT_SIZE_1_2;
   api.PJRT_Device_MemoryStats = nullptr;
+  api.PJRT_Buffer_CopyRawToHost = nullptr;  // 1.5
+  api.PJRT_Client_CreateBuffersForAsyncHostToDevice = nullptr;
+  api.PJRT_AsyncHostToDeviceTransferManager_TransferData = nullptr;
+  api.PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer = nullptr;
+  api.PJRT_AsyncHostToDeviceTransferManager_Destroy = nullptr;
 #endif
 #ifdef SEAM_TEST_API_SIZE
   api.struct_size = SEAM_TEST_API_SIZE;

@@ -218,6 +218,24 @@ TEST(RemoteServe, RefusesUnknownForeignAndMalformedRequests) {
   EXPECT_EQ(upload("f32", -3, 0).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   grpc::Status huge = upload("f32", int64_t{1} << 40, 8);
   EXPECT_EQ(huge.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << huge.error_message();
+  {  // Shapes whose bytes add up past 2^64: refused, not wrapped into a small total.
+    auto context = a.Context();
+    ::seam::remote::TransferToDeviceReply reply;
+    auto writer = a.stub().TransferToDevice(context.get(), &reply);
+    ::seam::remote::TransferToDeviceChunk chunk;
+    chunk.set_session(a.id());
+    for (int i = 0; i < 4; ++i) {
+      ::seam::remote::TensorHeader* header = chunk.add_tensors();
+      header->set_dtype("f32");
+      header->add_dims(int64_t{1} << 60);  // 2^62 bytes each: four make 2^64
+      header->set_device("CPU:0");
+    }
+    writer->Write(chunk);
+    writer->WritesDone();
+    grpc::Status wrapped = writer->Finish();
+    EXPECT_EQ(wrapped.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << wrapped.error_message();
+    EXPECT_THAT(wrapped.error_message(), HasSubstr("tensor 3 (f32[1152921504606846976]) takes"));
+  }
 
   // A program that does not parse; a buffer used as a computation; an unknown device.
   {
@@ -265,6 +283,42 @@ TEST(RemoteServe, RefusesUnknownForeignAndMalformedRequests) {
   absl::StatusOr<float> sum = RoundTrip(**client, {0.5f, -1});
   ASSERT_TRUE(sum.ok()) << sum.status();
   EXPECT_EQ(*sum, Expected({0.5f, -1}));
+}
+
+// Uploads go straight into device buffers chunk by chunk and downloads leave in 1 MiB ranges
+// (ABI 1.5 on the server): tensors that straddle chunks, an empty one between them, and one
+// larger than the direct path's 64 MiB bound (received whole, then sent to the device) all
+// read back byte for byte.
+TEST(RemoteServe, TransfersAcrossChunksAndTensorsReadBackExactly) {
+  Server server;
+  ASSERT_FALSE(server.address().empty()) << server.child().Stderr();
+  absl::StatusOr<std::unique_ptr<RemoteComputationClient>> client = ConnectTo(server.address());
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto pattern = [](int64_t n, int seed) {
+    std::vector<float> values(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = float((i * 7 + seed) % 1009);
+    return ir::Literal::FromF32(values, {n});
+  };
+  const std::vector<ir::Literal> small = {pattern(300001, 1), ir::Literal::FromF32({}, {0}),
+                                          pattern(524289, 2), pattern(3, 3)};
+  std::vector<ComputationClient::TensorSource> sources;
+  for (const ir::Literal& literal : small) {
+    sources.push_back({literal.shape, literal.bytes.data(), "CPU:0"});
+  }
+  absl::StatusOr<std::vector<ComputationClient::DataPtr>> uploaded =
+      (*client)->TransferToDevice(sources);
+  ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  absl::StatusOr<std::vector<ir::Literal>> read = (*client)->TransferFromDevice(*uploaded);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), small.size());
+  for (size_t i = 0; i < small.size(); ++i) EXPECT_TRUE((*read)[i] == small[i]) << "tensor " << i;
+
+  const ir::Literal large = pattern((int64_t{64} << 20) / 4 + 5, 4);  // 64 MiB + 20 bytes
+  uploaded = (*client)->TransferToDevice({{large.shape, large.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  read = (*client)->TransferFromDevice(*uploaded);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_TRUE(read->front() == large);
 }
 
 // SIGTERM (and SIGINT) stop the server cleanly, also with a client connected: exit status

@@ -59,6 +59,11 @@ std::map<std::string, size_t> ActualLayout() {
   FIELD(PJRT_Buffer_IsDeleted);
   FIELD(PJRT_Buffer_OnDeviceSizeInBytes);
   FIELD(PJRT_Device_MemoryStats);
+  FIELD(PJRT_Buffer_CopyRawToHost);
+  FIELD(PJRT_Client_CreateBuffersForAsyncHostToDevice);
+  FIELD(PJRT_AsyncHostToDeviceTransferManager_TransferData);
+  FIELD(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer);
+  FIELD(PJRT_AsyncHostToDeviceTransferManager_Destroy);
 #undef FIELD
   // The prefix minor 1 defined must not move: a 1.1 caller passes exactly this many bytes.
   static_assert(PJRT_Client_Create_Args_STRUCT_SIZE_1_1 == 40,
@@ -67,6 +72,10 @@ std::map<std::string, size_t> ActualLayout() {
   static_assert(PJRT_Api_STRUCT_SIZE_1_2 ==
                     offsetof(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes) + sizeof(void*),
                 "PJRT_Api_STRUCT_SIZE_1_2 is the 1.2 table");
+  // A 1.3 or 1.4 table ends after PJRT_Device_MemoryStats.
+  static_assert(
+      PJRT_Api_STRUCT_SIZE_1_4 == offsetof(PJRT_Api, PJRT_Device_MemoryStats) + sizeof(void*),
+      "PJRT_Api_STRUCT_SIZE_1_4 is the 1.4 table");
 #define SIZE(s) layout[#s "_STRUCT_SIZE"] = s##_STRUCT_SIZE
   SIZE(PJRT_Api);
   SIZE(PJRT_Api_Version);
@@ -120,6 +129,13 @@ std::map<std::string, size_t> ActualLayout() {
   SIZE(PJRT_Profiler_Stop_Args);
   SIZE(PJRT_Profiler_Collect_Args);
   SIZE(PJRT_Profiler_Extension);
+  // 1.5: ranged reads and streamed uploads.
+  SIZE(PJRT_Buffer_CopyRawToHost_Args);
+  SIZE(PJRT_ShapeSpec);
+  SIZE(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args);
+  SIZE(PJRT_AsyncHostToDeviceTransferManager_TransferData_Args);
+  SIZE(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args);
+  SIZE(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args);
 #undef SIZE
   return layout;
 }

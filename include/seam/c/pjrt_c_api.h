@@ -48,7 +48,9 @@ extern "C" {
  * ENABLE_PJRT_COMPATIBILITY set to a false value, or to anything that is not a boolean,
  * both numbers must match exactly. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 4 /* 1.3: PJRT_Device_MemoryStats; 1.4: the profiler extension */
+/* 1.3: PJRT_Device_MemoryStats; 1.4: the profiler extension; 1.5: ranged reads and
+ * streamed uploads (PJRT_Buffer_CopyRawToHost, the host-to-device transfer manager). */
+#define PJRT_API_MINOR 5
 /* The oldest minor the framework loads: every slot up to this version may be called. */
 #define PJRT_API_MIN_MINOR 1
 
@@ -96,6 +98,7 @@ typedef struct PJRT_DeviceDescription PJRT_DeviceDescription;
 typedef struct PJRT_Buffer PJRT_Buffer;
 typedef struct PJRT_Event PJRT_Event;
 typedef struct PJRT_LoadedExecutable PJRT_LoadedExecutable;
+typedef struct PJRT_AsyncHostToDeviceTransferManager PJRT_AsyncHostToDeviceTransferManager;
 
 /* ------------------------------------------------------------------------------------
  * Errors
@@ -648,6 +651,103 @@ PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_MemoryStats_Args, pool_cached_bytes_is_set
 typedef PJRT_Error* PJRT_Device_MemoryStats(PJRT_Device_MemoryStats_Args* args);
 
 /* ------------------------------------------------------------------------------------
+ * Ranged reads and streamed uploads (1.5): a byte range of a buffer into caller memory,
+ * and buffers filled piece by piece, so that a caller holding the bytes in pieces (a
+ * network stream) moves each piece straight between its memory and the device.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct PJRT_Buffer_CopyRawToHost_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  void* dst;             /* caller's memory of transfer_size bytes, written until `event`
+                            is ready; may be NULL when transfer_size is 0 */
+  int64_t offset;        /* the first byte of the buffer's dense row-major bytes to copy */
+  int64_t transfer_size; /* bytes to copy; offset + transfer_size <= the buffer's bytes */
+  PJRT_Event* event;     /* out; owned by the caller; ready when dst holds the bytes, or with
+                            the error that prevented it (the buffer's own error first) */
+} PJRT_Buffer_CopyRawToHost_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_CopyRawToHost_Args, event);
+/* Since 1.5. Asynchronous like ToHostBuffer: the copy happens once the buffer is ready. A
+ * negative offset or size, a range past the buffer's end, NULL dst with a size, and a
+ * deleted or donated buffer are refused at the call, naming the values. */
+typedef PJRT_Error* PJRT_Buffer_CopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args);
+
+/* The element type and dimensions of one buffer to create. */
+typedef struct PJRT_ShapeSpec {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const int64_t* dims; /* num_dims entries, borrowed for the call */
+  size_t num_dims;
+  PJRT_Buffer_Type element_type;
+} PJRT_ShapeSpec;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_ShapeSpec, element_type);
+
+typedef struct PJRT_Client_CreateBuffersForAsyncHostToDevice_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  const PJRT_ShapeSpec* shape_specs; /* num_shape_specs entries, borrowed for the call */
+  size_t num_shape_specs;
+  PJRT_Device* device; /* where every buffer lives, an addressable device of the client */
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager; /* out; owned by the caller,
+      freed with PJRT_AsyncHostToDeviceTransferManager_Destroy */
+} PJRT_Client_CreateBuffersForAsyncHostToDevice_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args, transfer_manager);
+/* Since 1.5. Allocates one buffer per shape spec on `device` now (an allocation that fails
+ * is RESOURCE_EXHAUSTED naming the bytes and the shape, and nothing stays allocated); their
+ * bytes arrive later through TransferData. */
+typedef PJRT_Error* PJRT_Client_CreateBuffersForAsyncHostToDevice(
+    PJRT_Client_CreateBuffersForAsyncHostToDevice_Args* args);
+
+typedef struct PJRT_AsyncHostToDeviceTransferManager_TransferData_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  int buffer_index;      /* 0 to num_shape_specs - 1 */
+  const void* data;      /* transfer_size bytes; may be NULL when transfer_size is 0 */
+  int64_t offset;        /* where they go in the buffer's dense row-major bytes */
+  int64_t transfer_size; /* offset + transfer_size <= the buffer's bytes */
+  bool is_last_transfer; /* the buffer's last piece: it becomes ready once this lands */
+  PJRT_Event* done_with_h2d_transfer; /* out; owned by the caller; ready once `data` is no
+                                         longer read */
+} PJRT_AsyncHostToDeviceTransferManager_TransferData_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_AsyncHostToDeviceTransferManager_TransferData_Args,
+                          done_with_h2d_transfer);
+/* Since 1.5. Pieces may come in any order and from any thread. A buffer becomes ready when
+ * its piece marked is_last_transfer has landed (bytes no piece wrote are unspecified).
+ * Refused, naming the values: an index out of range, a negative offset or size, a range
+ * past the buffer's end, NULL data with a size, a piece after the buffer's last. */
+typedef PJRT_Error* PJRT_AsyncHostToDeviceTransferManager_TransferData(
+    PJRT_AsyncHostToDeviceTransferManager_TransferData_Args* args);
+
+typedef struct PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager;
+  int buffer_index;        /* 0 to num_shape_specs - 1; each may be retrieved once */
+  PJRT_Buffer* buffer_out; /* out; owned by the caller (PJRT_Buffer_Destroy); usable at
+                              once (e.g. as an execute argument), ready after its last
+                              transfer */
+} PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args, buffer_out);
+/* Since 1.5. A second retrieval of one index is FAILED_PRECONDITION naming it. */
+typedef PJRT_Error* PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer(
+    PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args* args);
+
+typedef struct PJRT_AsyncHostToDeviceTransferManager_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_AsyncHostToDeviceTransferManager* transfer_manager; /* freed by this call */
+} PJRT_AsyncHostToDeviceTransferManager_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args, transfer_manager);
+/* Since 1.5. A buffer whose last transfer has not come becomes ready with an error saying
+ * so (runs that wait for it fail instead of waiting forever); buffers not retrieved are
+ * freed. Retrieved buffers stay valid. */
+typedef PJRT_Error* PJRT_AsyncHostToDeviceTransferManager_Destroy(
+    PJRT_AsyncHostToDeviceTransferManager_Destroy_Args* args);
+
+/* ------------------------------------------------------------------------------------
  * Executables
  * ---------------------------------------------------------------------------------- */
 
@@ -780,8 +880,17 @@ typedef struct PJRT_Api {
 
   /* 1.3 */
   PJRT_API_STRUCT_FIELD(PJRT_Device_MemoryStats);
+
+  /* 1.5 */
+  PJRT_API_STRUCT_FIELD(PJRT_Buffer_CopyRawToHost);
+  PJRT_API_STRUCT_FIELD(PJRT_Client_CreateBuffersForAsyncHostToDevice);
+  PJRT_API_STRUCT_FIELD(PJRT_AsyncHostToDeviceTransferManager_TransferData);
+  PJRT_API_STRUCT_FIELD(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer);
+  PJRT_API_STRUCT_FIELD(PJRT_AsyncHostToDeviceTransferManager_Destroy);
 } PJRT_Api;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Device_MemoryStats);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_AsyncHostToDeviceTransferManager_Destroy);
+/* The table of a 1.3 or 1.4 plugin ends here. */
+enum { PJRT_Api_STRUCT_SIZE_1_4 = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats) };
 /* The table of a 1.1 or 1.2 plugin ends here. */
 enum { PJRT_Api_STRUCT_SIZE_1_2 = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes) };
 

@@ -16,42 +16,47 @@
 
 // Every function that returns PJRT_Error*, in table order. A function appended to the ABI
 // is appended here too (the static_assert in table.cc counts the slots).
-#define SEAM_PLUGIN_FUNCTIONS(X)         \
-  X(PJRT_Error_GetCode)                  \
-  X(PJRT_Plugin_Initialize)              \
-  X(PJRT_Plugin_Attributes)              \
-  X(PJRT_Event_Destroy)                  \
-  X(PJRT_Event_IsReady)                  \
-  X(PJRT_Event_Error)                    \
-  X(PJRT_Event_Await)                    \
-  X(PJRT_Event_OnReady)                  \
-  X(PJRT_Client_Create)                  \
-  X(PJRT_Client_Destroy)                 \
-  X(PJRT_Client_PlatformName)            \
-  X(PJRT_Client_ProcessIndex)            \
-  X(PJRT_Client_Devices)                 \
-  X(PJRT_Client_AddressableDevices)      \
-  X(PJRT_Client_LookupDevice)            \
-  X(PJRT_Client_Compile)                 \
-  X(PJRT_Client_BufferFromHostBuffer)    \
-  X(PJRT_DeviceDescription_Id)           \
-  X(PJRT_DeviceDescription_ProcessIndex) \
-  X(PJRT_DeviceDescription_Kind)         \
-  X(PJRT_Device_GetDescription)          \
-  X(PJRT_Device_IsAddressable)           \
-  X(PJRT_Device_LocalHardwareId)         \
-  X(PJRT_LoadedExecutable_Destroy)       \
-  X(PJRT_LoadedExecutable_NumOutputs)    \
-  X(PJRT_LoadedExecutable_Execute)       \
-  X(PJRT_Buffer_Destroy)                 \
-  X(PJRT_Buffer_ElementType)             \
-  X(PJRT_Buffer_Dimensions)              \
-  X(PJRT_Buffer_ToHostBuffer)            \
-  X(PJRT_Buffer_ReadyEvent)              \
-  X(PJRT_Buffer_Delete)                  \
-  X(PJRT_Buffer_IsDeleted)               \
-  X(PJRT_Buffer_OnDeviceSizeInBytes)     \
-  X(PJRT_Device_MemoryStats)
+#define SEAM_PLUGIN_FUNCTIONS(X)                          \
+  X(PJRT_Error_GetCode)                                   \
+  X(PJRT_Plugin_Initialize)                               \
+  X(PJRT_Plugin_Attributes)                               \
+  X(PJRT_Event_Destroy)                                   \
+  X(PJRT_Event_IsReady)                                   \
+  X(PJRT_Event_Error)                                     \
+  X(PJRT_Event_Await)                                     \
+  X(PJRT_Event_OnReady)                                   \
+  X(PJRT_Client_Create)                                   \
+  X(PJRT_Client_Destroy)                                  \
+  X(PJRT_Client_PlatformName)                             \
+  X(PJRT_Client_ProcessIndex)                             \
+  X(PJRT_Client_Devices)                                  \
+  X(PJRT_Client_AddressableDevices)                       \
+  X(PJRT_Client_LookupDevice)                             \
+  X(PJRT_Client_Compile)                                  \
+  X(PJRT_Client_BufferFromHostBuffer)                     \
+  X(PJRT_DeviceDescription_Id)                            \
+  X(PJRT_DeviceDescription_ProcessIndex)                  \
+  X(PJRT_DeviceDescription_Kind)                          \
+  X(PJRT_Device_GetDescription)                           \
+  X(PJRT_Device_IsAddressable)                            \
+  X(PJRT_Device_LocalHardwareId)                          \
+  X(PJRT_LoadedExecutable_Destroy)                        \
+  X(PJRT_LoadedExecutable_NumOutputs)                     \
+  X(PJRT_LoadedExecutable_Execute)                        \
+  X(PJRT_Buffer_Destroy)                                  \
+  X(PJRT_Buffer_ElementType)                              \
+  X(PJRT_Buffer_Dimensions)                               \
+  X(PJRT_Buffer_ToHostBuffer)                             \
+  X(PJRT_Buffer_ReadyEvent)                               \
+  X(PJRT_Buffer_Delete)                                   \
+  X(PJRT_Buffer_IsDeleted)                                \
+  X(PJRT_Buffer_OnDeviceSizeInBytes)                      \
+  X(PJRT_Device_MemoryStats)                              \
+  X(PJRT_Buffer_CopyRawToHost)                            \
+  X(PJRT_Client_CreateBuffersForAsyncHostToDevice)        \
+  X(PJRT_AsyncHostToDeviceTransferManager_TransferData)   \
+  X(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer) \
+  X(PJRT_AsyncHostToDeviceTransferManager_Destroy)
 
 // The functions of the profiler extension (1.4): not slots of the table, but entered the
 // same way (entry.h).

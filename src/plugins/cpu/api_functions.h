@@ -31,6 +31,16 @@ PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args
 
 PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args);
 
+// 1.5, api_transfer.cc.
+PJRT_Error* BufferCopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args);
+PJRT_Error* ClientCreateBuffersForAsyncHostToDevice(
+    PJRT_Client_CreateBuffersForAsyncHostToDevice_Args* args);
+PJRT_Error* TransferManagerTransferData(
+    PJRT_AsyncHostToDeviceTransferManager_TransferData_Args* args);
+PJRT_Error* TransferManagerRetrieveBuffer(
+    PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args* args);
+PJRT_Error* TransferManagerDestroy(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args* args);
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_API_FUNCTIONS_H_

@@ -37,6 +37,14 @@ const PJRT_Api* GetCpuPjrtApi() {
     SEAM_PLUGIN_SET(a, PJRT_Buffer_IsDeleted, BufferIsDeleted);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_OnDeviceSizeInBytes, BufferOnDeviceSizeInBytes);
     SEAM_PLUGIN_SET(a, PJRT_Device_MemoryStats, DeviceMemoryStats);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_CopyRawToHost, BufferCopyRawToHost);  // 1.5
+    SEAM_PLUGIN_SET(a, PJRT_Client_CreateBuffersForAsyncHostToDevice,
+                    ClientCreateBuffersForAsyncHostToDevice);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_TransferData,
+                    TransferManagerTransferData);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer,
+                    TransferManagerRetrieveBuffer);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_Destroy, TransferManagerDestroy);
     return a;
   }();
   return &api;
