@@ -15,7 +15,10 @@
 // compiled) for the tiny 16-16-4 and the medium 784-512-512-10 shapes; 64 MiB to and from
 // the device through the process's ComputationClient; in the remote run also the same
 // 64 MiB over a plain gRPC stream (1 MiB chunks, as the remote client cuts them) to and from
-// the launcher's PlainStream, which keeps nothing: the wire and protobuf cost alone.
+// the launcher's PlainStream, which keeps nothing: the wire and protobuf cost alone. Its
+// downloads fill a fresh host buffer per read, as TransferFromDevice fills a fresh host
+// value; a second reference reuses one buffer (no fresh pages), beside
+// TransferFromDeviceInto reading into one reused buffer.
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
@@ -133,6 +136,23 @@ void BM_FromDevice64MiB(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBigBytes));
 }
 
+// Into one host buffer reused across reads (TransferFromDeviceInto): no fresh pages.
+void BM_FromDevice64MiBInto(benchmark::State& state) {
+  runtime::ComputationClient& client = Client();
+  auto data = client.TransferToDevice({{BigShape(), BigBytes().data(), client.GetDefaultDevice()}});
+  if (!data.ok()) {
+    state.SkipWithError("upload failed");
+    return;
+  }
+  std::vector<uint8_t> host(kBigBytes);
+  for (auto _ : state) {
+    if (!client.TransferFromDeviceInto((*data)[0], absl::MakeSpan(host)).ok()) {
+      state.SkipWithError("download failed");
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBigBytes));
+}
+
 // The reference: the same bytes over a plain gRPC stream, no seam on either side.
 class PlainStream final : public pb::Remote::Service {
  public:
@@ -192,15 +212,20 @@ void BM_PlainGrpcToDevice64MiB(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBigBytes));
 }
 
-void BM_PlainGrpcFromDevice64MiB(benchmark::State& state) {
+// Reads the 64 MiB into a fresh host buffer per read, as TransferFromDevice returns a fresh
+// host value; with `warm`, into one buffer reused across reads (no fresh pages: the
+// reference until session 11, kept to show what fresh pages cost).
+void PlainGrpcFromDevice(benchmark::State& state, bool warm) {
   std::unique_ptr<pb::Remote::Stub> stub = PlainStub();
-  std::vector<char> host;
+  std::vector<char> kept;
   for (auto _ : state) {
     grpc::ClientContext context;
     pb::TransferFromDeviceRequest request;
     request.add_handles(kBigBytes);
     auto reader = stub->TransferFromDevice(&context, request);
-    host.clear();  // the remote client also builds a fresh host value per read
+    std::vector<char> fresh;
+    std::vector<char>& host = warm ? kept : fresh;
+    host.clear();
     host.reserve(kBigBytes);
     pb::DataChunk chunk;
     while (reader->Read(&chunk)) host.insert(host.end(), chunk.data().begin(), chunk.data().end());
@@ -210,6 +235,8 @@ void BM_PlainGrpcFromDevice64MiB(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBigBytes));
 }
+void BM_PlainGrpcFromDevice64MiB(benchmark::State& state) { PlainGrpcFromDevice(state, false); }
+void BM_PlainGrpcFromDevice64MiBWarm(benchmark::State& state) { PlainGrpcFromDevice(state, true); }
 
 // Console output as usual, and "name seconds-per-iteration" lines for the launcher.
 class ResultsReporter : public benchmark::ConsoleReporter {
@@ -251,11 +278,17 @@ void Register() {
   benchmark::RegisterBenchmark("BM_FromDevice64MiB", BM_FromDevice64MiB)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
+  benchmark::RegisterBenchmark("BM_FromDevice64MiBInto", BM_FromDevice64MiBInto)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
   if (std::getenv(kStreamAddress) != nullptr) {
     benchmark::RegisterBenchmark("BM_PlainGrpcToDevice64MiB", BM_PlainGrpcToDevice64MiB)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
     benchmark::RegisterBenchmark("BM_PlainGrpcFromDevice64MiB", BM_PlainGrpcFromDevice64MiB)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark("BM_PlainGrpcFromDevice64MiBWarm", BM_PlainGrpcFromDevice64MiBWarm)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
@@ -334,12 +367,14 @@ void PrintTable(const Results& local, const Results& remote) {
   const double mib = static_cast<double>(kBigBytes) / (1 << 20);
   std::printf("\n%-32s %14s %14s %14s %10s\n", "64 MiB (MiB/s)", "in process", "remote",
               "plain gRPC", "remote/gRPC");
-  const char* rows[][2] = {{"BM_ToDevice64MiB", "BM_PlainGrpcToDevice64MiB"},
-                           {"BM_FromDevice64MiB", "BM_PlainGrpcFromDevice64MiB"}};
+  const char* rows[][3] = {
+      {"BM_ToDevice64MiB", "BM_PlainGrpcToDevice64MiB", "BM_ToDevice64MiB"},
+      {"BM_FromDevice64MiB", "BM_PlainGrpcFromDevice64MiB", "BM_FromDevice64MiB"},
+      {"BM_FromDevice64MiBInto", "BM_PlainGrpcFromDevice64MiBWarm", "BM_FromDevice64MiBInto"}};
   for (const auto& row : rows) {
     const double in = mib / get(local, row[0]), rem = mib / get(remote, row[0]);
     const double plain = mib / get(remote, row[1]);
-    std::printf("%-32s %14.0f %14.0f %14.0f %9.2fx\n", row[0], in, rem, plain, rem / plain);
+    std::printf("%-32s %14.0f %14.0f %14.0f %9.2fx\n", row[2], in, rem, plain, rem / plain);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "tools/serve_command.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -42,6 +43,18 @@ absl::Status HandleStopSignals() {
   return absl::OkStatus();
 }
 
+// A server receives every transfer into gRPC's read buffers (several MiB each for large
+// messages) and frees them right after. With glibc's defaults such blocks are mappings of
+// their own, or trimmed off the heap when freed, so every transfer faulted fresh zeroed pages
+// in again (about a quarter of the server's CPU time on a 64 MiB upload). Keeping freed
+// memory in the heap for reuse makes them hot.
+void KeepFreedMemoryForReuse() {
+  constexpr int kMmapThreshold = 64 << 20;   // blocks below this come from the heap
+  constexpr int kTrimThreshold = 512 << 20;  // free heap top kept up to this
+  mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
+}
+
 }  // namespace
 
 CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
@@ -67,6 +80,7 @@ int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
     err << "seam serve: " << address.status().message() << "\n";
     return 1;
   }
+  KeepFreedMemoryForReuse();
   runtime::RemoteService::Options service_options;
   service_options.address = address->ToString();
   if (!options.token_file.empty()) {

@@ -413,12 +413,46 @@ absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDe
     const std::vector<DataPtr>& handles) {
   metrics::ScopedTimer timer(TransferFromDeviceMetric());
   const trace::Span span("TransferFromDevice", "crossing");
+  std::vector<ir::Literal> literals(handles.size());
+  for (size_t i = 0; i < handles.size(); ++i) literals[i].shape = handles[i]->shape();
+  auto append = [&](size_t index, size_t offset, const uint8_t* data, size_t n) {
+    std::vector<uint8_t>& bytes = literals[index].bytes;
+    // Sized once, by this process's own shape, when its first bytes arrive: the server
+    // sends only values it has read, so a failed run's error comes before any sizing.
+    if (offset == 0) {
+      bytes.reserve(literals[index].shape.byte_size());
+      AdviseHugePages(bytes.data(), bytes.capacity());
+    }
+    bytes.insert(bytes.end(), data, data + n);
+  };
+  SEAM_RETURN_IF_ERROR(ReadStream(handles, append, "TransferFromDevice"));
+  return literals;
+}
+
+absl::Status RemoteComputationClient::TransferFromDeviceInto(const DataPtr& handle,
+                                                             absl::Span<uint8_t> destination) {
+  metrics::ScopedTimer timer(TransferFromDeviceMetric());
+  const trace::Span span("TransferFromDevice", "crossing");
+  const size_t size = handle->shape().byte_size();
+  if (destination.size() != size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TransferFromDeviceInto: ", handle->shape().ToString(), " needs ", size,
+                     " bytes, the destination has ", destination.size()));
+  }
+  // Straight into the caller's memory: no fresh host value.
+  auto copy = [&](size_t, size_t offset, const uint8_t* data, size_t n) {
+    std::memcpy(destination.data() + offset, data, n);
+  };
+  return ReadStream({handle}, copy, "TransferFromDeviceInto");
+}
+
+absl::Status RemoteComputationClient::ReadStream(const std::vector<DataPtr>& handles,
+                                                 const ByteSink& sink, const char* operation) {
   pb::TransferFromDeviceRequest request;
   request.set_session(connection_->session());
   for (size_t i = 0; i < handles.size(); ++i) {
-    SEAM_ASSIGN_OR_RETURN(
-        uint64_t handle,
-        HandleOf(handles[i], connection_.get(), absl::StrCat("TransferFromDevice: handle ", i)));
+    SEAM_ASSIGN_OR_RETURN(uint64_t handle, HandleOf(handles[i], connection_.get(),
+                                                    absl::StrCat(operation, ": handle ", i)));
     request.add_handles(handle);
   }
   for (uint64_t handle : connection_->TakeReleases()) request.add_release(handle);
@@ -426,52 +460,49 @@ absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDe
   connection_->Prepare(context);
   std::unique_ptr<grpc::ClientReader<pb::DataChunk>> reader =
       connection_->stub().TransferFromDevice(&context, request);
-  std::vector<ir::Literal> literals(handles.size());
-  size_t index = 0;  // the literal being filled
+  size_t index = 0;   // the value being filled
+  size_t filled = 0;  // its bytes so far
+  // Moves past the values that are complete (zero-sized ones included).
+  auto skip_complete = [&] {
+    while (index < handles.size() && filled == handles[index]->shape().byte_size()) {
+      ++index;
+      filled = 0;
+    }
+  };
   pb::DataChunk chunk;
   absl::Status status;
-  while (reader->Read(&chunk) && status.ok()) {
-    size_t at = 0;
-    const std::string& data = chunk.data();
-    while (at < data.size() && status.ok()) {
-      while (index < handles.size() &&
-             literals[index].bytes.size() == handles[index]->shape().byte_size()) {
-        ++index;
-      }
+  while (status.ok() && reader->Read(&chunk)) {
+    const auto* data = reinterpret_cast<const uint8_t*>(chunk.data().data());
+    const size_t size = chunk.data().size();
+    for (size_t at = 0; at < size;) {
+      skip_complete();
       if (index == handles.size()) {
-        status = absl::InternalError("TransferFromDevice: seam serve sent more bytes than asked");
+        status =
+            absl::InternalError(absl::StrCat(operation, ": seam serve sent more bytes than asked"));
         break;
       }
-      ir::Literal& literal = literals[index];
-      // Sized once, by this process's own shape, when its first bytes arrive: the server
-      // sends only values it has read, so a failed run's error comes before any sizing.
-      if (literal.bytes.empty()) {
-        literal.bytes.reserve(handles[index]->shape().byte_size());
-        AdviseHugePages(literal.bytes.data(), literal.bytes.capacity());
-      }
-      const size_t n =
-          std::min(data.size() - at, handles[index]->shape().byte_size() - literal.bytes.size());
-      literal.bytes.insert(literal.bytes.end(), data.begin() + static_cast<ptrdiff_t>(at),
-                           data.begin() + static_cast<ptrdiff_t>(at + n));
+      const size_t n = std::min(size - at, handles[index]->shape().byte_size() - filled);
+      sink(index, filled, data + at, n);
+      filled += n;
       at += n;
     }
   }
   if (!status.ok()) context.TryCancel();
   const grpc::Status finished = reader->Finish();
   SEAM_RETURN_IF_ERROR(status);
-  if (!finished.ok()) return connection_->Error(finished, "TransferFromDevice");
-  for (size_t i = 0; i < handles.size(); ++i) {
-    literals[i].shape = handles[i]->shape();
-    if (literals[i].bytes.size() != literals[i].shape.byte_size()) {
-      return absl::InternalError(absl::StrCat("TransferFromDevice: seam serve sent ",
-                                              literals[i].bytes.size(), " bytes for value ", i,
-                                              " of shape ", literals[i].shape.ToString()));
-    }
-    OutboundDataMetric()->AddSample(static_cast<double>(literals[i].bytes.size()));
-    // Read, so computed: the run that produced it has finished.
-    static_cast<const RemoteData*>(handles[i].get())->MarkReady();
+  if (!finished.ok()) return connection_->Error(finished, operation);
+  skip_complete();
+  if (index != handles.size()) {
+    return absl::InternalError(absl::StrCat(operation, ": seam serve sent ", filled,
+                                            " bytes for value ", index, " of shape ",
+                                            handles[index]->shape().ToString()));
   }
-  return literals;
+  for (const DataPtr& handle : handles) {
+    OutboundDataMetric()->AddSample(static_cast<double>(handle->shape().byte_size()));
+    // Read, so computed: the run that produced it has finished.
+    static_cast<const RemoteData*>(handle.get())->MarkReady();
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> RemoteComputationClient::Compile(

@@ -75,6 +75,9 @@ class RemoteComputationClient : public ComputationClient {
       const std::vector<TensorSource>& tensors) override;
   absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
       const std::vector<DataPtr>& handles) override;
+  // Streams straight into `destination` (no host value of its own in between).
+  absl::Status TransferFromDeviceInto(const DataPtr& handle,
+                                      absl::Span<uint8_t> destination) override;
   absl::StatusOr<std::vector<ComputationPtr>> Compile(
       std::vector<CompileInstance> instances) override;
   absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
@@ -109,6 +112,12 @@ class RemoteComputationClient : public ComputationClient {
   // physical memory or than its device's limit on the server (when the server reports one);
   // InvalidArgument for a shape whose size overflows. Reads no byte of the data.
   absl::Status CheckUploadSizes(const std::vector<TensorSource>& tensors) const;
+  // Receives a download's bytes: value `index`, at byte `offset` of it, `n` bytes.
+  using ByteSink = std::function<void(size_t index, size_t offset, const uint8_t* data, size_t n)>;
+  // One TransferFromDevice call for `handles`: every byte goes to `sink`, in order; errors
+  // name `operation`. Marks the values read.
+  absl::Status ReadStream(const std::vector<DataPtr>& handles, const ByteSink& sink,
+                          const char* operation);
   // The index of `device` in devices_, or -1.
   int DeviceIndex(const std::string& device) const;
 

@@ -3,7 +3,8 @@
 // while this client knows its runs have finished. Each behaviour is checked with a server
 // that is stopped (SIGSTOP): a call that still went to it would hang, so a call that returns
 // at once proves that nothing was sent. Also: what was kept back is never lost or mixed up
-// (reads, failed launches, dropped buffers, threads).
+// (reads, failed launches, dropped buffers, threads). And reads straight into the caller's
+// memory (TransferFromDeviceInto), across chunks and around zero-sized values.
 #include <signal.h>
 
 #include <chrono>
@@ -184,6 +185,40 @@ TEST_F(RemoteBatching, ThreadsUploadingAndRunningGetTheirOwnValues) {
   }
   for (std::thread& thread : threads) thread.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+}
+
+TEST_F(RemoteBatching, ReadsIntoCallerMemoryAcrossChunks) {
+  constexpr int64_t kBig = (int64_t{3} << 20) / 4 + 5;  // 3 MiB and a bit: four chunks
+  std::vector<float> values(kBig);
+  for (int64_t i = 0; i < kBig; ++i) values[i] = static_cast<float>(i % 1000) - 0.5f;
+  const ir::Literal big = ir::Literal::FromF32(values, {kBig});
+  auto uploaded = client_->TransferToDevice({{big.shape, big.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  std::vector<uint8_t> host(big.bytes.size(), 0xAB);
+  ASSERT_TRUE(client_->TransferFromDeviceInto((*uploaded)[0], absl::MakeSpan(host)).ok());
+  EXPECT_EQ(host, big.bytes);
+  std::vector<uint8_t> short_host(big.bytes.size() - 4);
+  const absl::Status wrong =
+      client_->TransferFromDeviceInto((*uploaded)[0], absl::MakeSpan(short_host));
+  EXPECT_EQ(wrong.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(wrong.message()),
+              HasSubstr(std::to_string(big.bytes.size()) + " bytes, the destination has " +
+                        std::to_string(short_host.size())));
+}
+
+TEST_F(RemoteBatching, ReadsZeroSizedValuesAroundOthers) {
+  const ir::Literal empty = ir::Literal::FromF32({}, {0});
+  const ir::Literal three = ir::Literal::FromF32({1, 2, 3}, {3});
+  auto uploaded = client_->TransferToDevice({{empty.shape, empty.bytes.data(), "CPU:0"},
+                                             {three.shape, three.bytes.data(), "CPU:0"},
+                                             {empty.shape, empty.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  auto read = client_->TransferFromDevice(*uploaded);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->size(), 3u);
+  EXPECT_EQ((*read)[0], empty);
+  EXPECT_EQ((*read)[1], three);
+  EXPECT_EQ((*read)[2], empty);
 }
 
 }  // namespace
