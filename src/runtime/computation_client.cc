@@ -64,16 +64,14 @@ absl::Status ComputationClient::TransferFromDeviceRange(const DataPtr& handle, s
   return absl::OkStatus();
 }
 
-namespace {
-
-std::vector<size_t> Sizes(const std::vector<ComputationClient::UploadTarget>& targets) {
+std::vector<size_t> ComputationClient::UploadSizes(const std::vector<UploadTarget>& targets) {
   std::vector<size_t> sizes;
   sizes.reserve(targets.size());
-  for (const ComputationClient::UploadTarget& target : targets) {
-    sizes.push_back(target.shape.byte_size());
-  }
+  for (const UploadTarget& target : targets) sizes.push_back(target.shape.byte_size());
   return sizes;
 }
+
+namespace {
 
 // The default upload: every tensor's bytes in host memory, handed to TransferToDevice at
 // Finish.
@@ -84,7 +82,7 @@ class StagedUpload final : public ComputationClient::Upload {
       : client_(client),
         targets_(std::move(targets)),
         bytes_(std::move(bytes)),
-        progress_(Sizes(targets_)) {}
+        progress_(ComputationClient::UploadSizes(targets_)) {}
 
   absl::Status Write(size_t index, size_t offset, absl::Span<const uint8_t> bytes) override {
     if (absl::Status accepted = progress_.Accept(index, offset, bytes.size()); !accepted.ok()) {

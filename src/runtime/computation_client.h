@@ -123,6 +123,8 @@ class ComputationClient {
     ir::Shape shape;
     std::string device;
   };
+  // The targets' byte sizes, in order.
+  static std::vector<size_t> UploadSizes(const std::vector<UploadTarget>& targets);
   // An upload in progress: each tensor's bytes are written in order, piece by piece, then
   // Finish returns the handles. Destroying it unfinished abandons the upload (nothing
   // stays allocated). Not thread-safe: one writer.

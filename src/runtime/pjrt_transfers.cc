@@ -28,15 +28,6 @@ void DestroyManager(const PJRT_Api* api, PJRT_AsyncHostToDeviceTransferManager* 
   TakePjrtError(api, api->PJRT_AsyncHostToDeviceTransferManager_Destroy(&args)).IgnoreError();
 }
 
-std::vector<size_t> Sizes(const std::vector<ComputationClient::UploadTarget>& targets) {
-  std::vector<size_t> sizes;
-  sizes.reserve(targets.size());
-  for (const ComputationClient::UploadTarget& target : targets) {
-    sizes.push_back(target.shape.byte_size());
-  }
-  return sizes;
-}
-
 // One transfer manager per device; target i is buffer slots_[i].second of manager
 // slots_[i].first. Pieces go straight from the caller's memory into the device buffers.
 class PjrtUpload final : public ComputationClient::Upload {
@@ -45,7 +36,7 @@ class PjrtUpload final : public ComputationClient::Upload {
              MakePjrtHandle make_handle)
       : api_(api),
         targets_(std::move(targets)),
-        progress_(Sizes(targets_)),
+        progress_(ComputationClient::UploadSizes(targets_)),
         last_sent_(targets_.size(), false),
         make_handle_(std::move(make_handle)),
         start_ns_(metrics::NowNs()) {}
