@@ -15,25 +15,12 @@
 #include "src/abi/args.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/testing_hooks.h"
+#include "tests/unit/cpu_error_text.h"
 
 namespace {
 
-const PJRT_Api* Api() { return seam::cpu::GetCpuPjrtApi(); }
-
-// The error's message (freed); "" for success.
-std::string Take(PJRT_Error* error) {
-  if (error == nullptr) return "";
-  auto message = SEAM_ABI_ARGS(PJRT_Error_Message_Args);
-  message.error = error;
-  Api()->PJRT_Error_Message(&message);
-  std::string text(message.message, message.message_size);
-  auto destroy = SEAM_ABI_ARGS(PJRT_Error_Destroy_Args);
-  destroy.error = error;
-  Api()->PJRT_Error_Destroy(&destroy);
-  return text;
-}
-
-#define EXPECT_OK(call) EXPECT_EQ(Take(call), "")
+using ::seam::testing::Api;
+using ::seam::testing::Take;
 
 // Dense bytes of a shape, computed here from the dimensions and the element size.
 int64_t DenseBytes(const std::vector<int64_t>& dims, int64_t element_size) {

@@ -17,26 +17,14 @@
 #include "src/abi/args.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/runtime/pjrt_computation_client.h"
+#include "tests/unit/cpu_error_text.h"
 
 namespace {
 
 using ::testing::HasSubstr;
 
-const PJRT_Api* Api() { return seam::cpu::GetCpuPjrtApi(); }
-
-std::string Take(PJRT_Error* error) {
-  if (error == nullptr) return "";
-  auto message = SEAM_ABI_ARGS(PJRT_Error_Message_Args);
-  message.error = error;
-  Api()->PJRT_Error_Message(&message);
-  std::string text(message.message, message.message_size);
-  auto destroy = SEAM_ABI_ARGS(PJRT_Error_Destroy_Args);
-  destroy.error = error;
-  Api()->PJRT_Error_Destroy(&destroy);
-  return text;
-}
-
-#define EXPECT_OK(call) EXPECT_EQ(Take(call), "")
+using ::seam::testing::Api;
+using ::seam::testing::Take;
 
 // The bytes 0, 1, 2, ... (mod 251) of a buffer of `n` bytes.
 std::vector<uint8_t> Pattern(size_t n, uint8_t start = 0) {
