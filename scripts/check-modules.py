@@ -10,7 +10,9 @@ an edge is an #include "src/..." from any file of one module to another module. 
 It also checks the front end's one path through the seam: in src/lazy and src/nn, only
 src/lazy/step_runner.cc calls the four crossings of ComputationClient (TransferToDevice,
 Compile, ExecuteComputation / ExecuteReplicated, TransferFromDevice) or opens the compile
-cache (GetCompileCache).
+cache (GetCompileCache); and that on the framework side of the seam (src/runtime) only the
+PJRT client (pjrt_computation_client*, split over several files) and the loader (pjrt_api.*)
+include the plugin ABI header (../shared/DESIGN.md, "Rules that keep the house simple").
 Run by ctest as `module_check`.
 """
 import os
@@ -47,6 +49,10 @@ RUNNER = "src/lazy/step_runner.cc"
 RUNNER_ONLY = re.compile(r'(?:\.|->)(TransferToDevice|Compile|ExecuteComputation|ExecuteReplicated|'
                          r'TransferFromDevice)\s*\(|\bGetCompileCache\s*\(')
 FRONT_END = ("src/lazy/", "src/nn/")
+
+# On the framework side, the files that may include the plugin ABI header (seam/c/...).
+ABI_SIDE = "src/runtime/"
+ABI_USERS = re.compile(r'^(pjrt_api|pjrt_computation_client(_[a-z_]+)?)\.(h|cc)$')
 
 
 def strip_comments(text):
@@ -100,6 +106,10 @@ def main():
                     problems.append(f"{path}: calls {call.group(0).strip('.->(').strip()}, "
                                     f"which only {RUNNER} may (the one path through the seam)")
             for target in INCLUDE.findall(text):
+                if (target.startswith("seam/c/") and path.startswith(ABI_SIDE)
+                        and not ABI_USERS.match(name)):
+                    problems.append(f"{path}: includes {target}; in {ABI_SIDE} only "
+                                    "pjrt_api.* and pjrt_computation_client*.* may (the seam)")
                 if layer is None:
                     problems.append(f"{path}: folder has no entry in LAYERS")
                 elif not allowed(layer, target):
@@ -120,7 +130,8 @@ def main():
         print(f"check-modules: {len(set(problems))} problem(s) in {modules} modules")
         return 1
     print(f"check-modules: {modules} modules, {links} edges, no cycle, no upward include, "
-          f"every crossing of the front end in {RUNNER}")
+          f"every crossing of the front end in {RUNNER}, the ABI header only in the PJRT "
+          "client and its loader")
     return 0
 
 

@@ -20,8 +20,8 @@
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_kv_callbacks.h"
-#include "src/runtime/pjrt_transfers.h"
+#include "src/runtime/pjrt_computation_client_kv.h"
+#include "src/runtime/pjrt_computation_client_transfers.h"
 #include "src/runtime/trace.h"
 
 namespace seam::runtime {

@@ -42,9 +42,9 @@ class PjrtComputationClient : public ComputationClient {
       const std::vector<DataPtr>& handles) override;
   absl::Status TransferFromDeviceInto(const DataPtr& handle,
                                       absl::Span<uint8_t> destination) override;
-  // Through PJRT_Buffer_CopyRawToHost and the transfer manager (ABI 1.5, pjrt_transfers.h);
-  // for a plugin of an older minor, or whose table does not reach those slots, the base
-  // class's host-staged defaults (the new slots are never called).
+  // Through PJRT_Buffer_CopyRawToHost and the transfer manager (ABI 1.5,
+  // pjrt_computation_client_transfers.h); for a plugin of an older minor, or whose table does not
+  // reach those slots, the base class's host-staged defaults (the new slots are never called).
   absl::Status TransferFromDeviceRange(const DataPtr& handle, size_t offset,
                                        absl::Span<uint8_t> destination) override;
   absl::StatusOr<std::unique_ptr<Upload>> StartUpload(std::vector<UploadTarget> targets) override;

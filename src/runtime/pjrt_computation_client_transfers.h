@@ -1,8 +1,8 @@
 // The PJRT client's ranged reads and streamed uploads over the slots of ABI 1.5
 // (PJRT_Buffer_CopyRawToHost and the host-to-device transfer manager). Used by
 // pjrt_computation_client.cc only, for a plugin whose minor and table have the slots.
-#ifndef SEAM_RUNTIME_PJRT_TRANSFERS_H_
-#define SEAM_RUNTIME_PJRT_TRANSFERS_H_
+#ifndef SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_TRANSFERS_H_
+#define SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_TRANSFERS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -42,4 +42,4 @@ absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> StartPjrtUpload(
 
 }  // namespace seam::runtime
 
-#endif  // SEAM_RUNTIME_PJRT_TRANSFERS_H_
+#endif  // SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_TRANSFERS_H_

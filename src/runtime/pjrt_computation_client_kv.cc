@@ -1,5 +1,5 @@
 // The job's key-value store as the plugin's callbacks (PJRT_Client_Create_Args, ABI 1.2).
-#include "src/runtime/pjrt_kv_callbacks.h"
+#include "src/runtime/pjrt_computation_client_kv.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "src/runtime/pjrt_transfers.h"
+#include "src/runtime/pjrt_computation_client_transfers.h"
 
 #include <utility>
 

@@ -2,8 +2,8 @@
 // each callback adds the state's prefix to the plugin's key; a try-get miss is NOT_FOUND, a
 // get that times out DEADLINE_EXCEEDED; errors are made with the plugin's callback_error and
 // nothing is thrown across the ABI. Used by pjrt_computation_client.cc.
-#ifndef SEAM_RUNTIME_PJRT_KV_CALLBACKS_H_
-#define SEAM_RUNTIME_PJRT_KV_CALLBACKS_H_
+#ifndef SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_KV_H_
+#define SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_KV_H_
 
 #include <memory>
 #include <string>
@@ -25,4 +25,4 @@ PJRT_Error* KvPut(PJRT_KeyValuePutCallback_Args* args);
 
 }  // namespace seam::runtime
 
-#endif  // SEAM_RUNTIME_PJRT_KV_CALLBACKS_H_
+#endif  // SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_KV_H_
