@@ -1,5 +1,6 @@
-// nn::conv2d, max_pool2d and avg_pool2d (include/seam/nn.h): NCHW tensors, PyTorch's
-// layouts and defaults, each one IR op (convolution, reduce_window_max, reduce_window_sum);
+// nn::conv2d, max_pool2d, min_pool2d and avg_pool2d (include/seam/nn.h): NCHW tensors,
+// PyTorch's layouts and defaults, each one IR op (convolution, reduce_window_max,
+// reduce_window_min, reduce_window_sum);
 // their gradients are src/lazy/autodiff_window.cc. docs/frontend.md, "Convolution and
 // pooling".
 #include <array>
@@ -138,6 +139,14 @@ Tensor max_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
   lazy::NodePtr x = Input4d("max_pool2d", input);
   stride = CheckPool("max_pool2d", x, kernel_size, stride, padding);
   return lazy::Wrap(lazy::MakeNode(ir::Op::kReduceWindowMax, {x},
+                                   WindowAttributes(kernel_size, stride, padding, true)));
+}
+
+Tensor min_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
+                  std::array<int64_t, 2> stride, std::array<int64_t, 2> padding) {
+  lazy::NodePtr x = Input4d("min_pool2d", input);
+  stride = CheckPool("min_pool2d", x, kernel_size, stride, padding);
+  return lazy::Wrap(lazy::MakeNode(ir::Op::kReduceWindowMin, {x},
                                    WindowAttributes(kernel_size, stride, padding, true)));
 }
 
