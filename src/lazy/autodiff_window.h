@@ -1,7 +1,7 @@
 // Gradient rules of the windowed ops (docs/frontend.md "Convolution and pooling"): a
 // convolution's adjoints are convolutions, a max (min) pool's is a select_and_scatter, a
-// sum pool's is a pad and a sum pool, a select_and_scatter's a replay of its selection. Used by
-// autodiff.cc's Vjp.
+// sum pool's is a pad and a sum pool, a select_and_scatter's a replay of its selection.
+// Used by autodiff.cc's Vjp.
 #ifndef SEAM_LAZY_AUTODIFF_WINDOW_H_
 #define SEAM_LAZY_AUTODIFF_WINDOW_H_
 
