@@ -133,8 +133,8 @@ TEST(ConvTest, MinPoolGradients) {
 // is held fixed and full of ties (values from {0, 1}), overlapping windows and padding
 // included: the rule must pick the element the forward op picked.
 TEST(ConvTest, PoolingGradientOfGradientBySource) {
-  std::vector<double> ties;
-  for (int i = 0; i < 2 * 2 * 5 * 6; ++i) ties.push_back(static_cast<double>((i * 7 / 3) % 2));
+  std::vector<double> ties(size_t{2} * 2 * 5 * 6);
+  for (size_t i = 0; i < ties.size(); ++i) ties[i] = static_cast<double>((i * 7 / 3) % 2);
   Tensor fixed = Tensor::from_vector(ties, {2, 2, 5, 6});
   auto by_source = [&](std::array<int64_t, 2> k, std::array<int64_t, 2> s, std::array<int64_t, 2> p,
                        bool min) {
@@ -192,7 +192,7 @@ TEST(ConvTest, Conv2dModuleTrains) {
                           return nn::max_pool2d(x, {2, 2}).reshape({x.shape()[0], -1});
                         }),
                         std::make_shared<nn::Linear>(16, 2, 6)});
-  std::vector<double> images = Random(8 * 16, 3);
+  std::vector<double> images = Random(size_t{8} * 16, 3);
   std::vector<int32_t> labels;
   for (int i = 0; i < 8; ++i) {
     double top = 0, bottom = 0;

@@ -45,8 +45,8 @@ TEST(GradRulesIrTest, SelectAndScatterBothOperands) {
 // Ties everywhere in the operand (values from {0, 1}): the source's adjoint must read the
 // element the forward op selected (the first maximum of each window).
 TEST(GradRulesIrTest, SelectAndScatterSourceWithTies) {
-  std::vector<double> ties;
-  for (int i = 0; i < 3 * 6 * 5; ++i) ties.push_back(static_cast<double>(i * 5 / 4 % 2));
+  std::vector<double> ties(size_t{3} * 6 * 5);
+  for (size_t i = 0; i < ties.size(); ++i) ties[i] = static_cast<double>(i * 5 / 4 % 2);
   const Tensor x = Tensor::from_vector(ties, {3, 6, 5});
   const ir::Attributes window = Window({2, 3, 3}, {1, 1, 2}, {1, 0, 1}, {0, 1, 1});
   CheckGrad([&](const auto& in) { return SelectAndScatter(x, in[0], window); }, {{3, 5, 3}});
