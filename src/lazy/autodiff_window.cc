@@ -247,25 +247,31 @@ NodePtr SelectAndScatterVjp(const Node& node, size_t i, const NodePtr& g) {
     return MakeNode(ir::Op::kPad, {v, value},
                     {{"low", low}, {"high", high}, {"interior", interior}});
   };
-  // Where a tap reads the operand rather than padding (padding is never selected).
-  const NodePtr inside =
-      pad(BroadcastTo(ConstantNode(ScalarLiteral(ir::DType::kPred, 1)), x->shape.dims), 0);
   const NodePtr xp = pad(x, 0), gp = pad(g, 0);
   const std::vector<int64_t>& windows = source->shape.dims;
   std::vector<int64_t> tap(sizes.size(), 0);
   auto at_tap = [&](const NodePtr& v) {
     std::vector<int64_t> limit;
-    for (size_t d = 0; d < tap.size(); ++d)
+    for (size_t d = 0; d < tap.size(); ++d) {
       limit.push_back(tap[d] + (windows[d] - 1) * strides[d] + 1);
+    }
     return MakeNode(ir::Op::kSlice, {v}, {{"start", tap}, {"limit", limit}, {"stride", strides}});
   };
+  // Where a tap reads the operand rather than padding (padding is never selected), and
+  // whether some tap so far has.
+  NodePtr inside, any;
+  if (padded) {
+    inside = pad(BroadcastTo(ConstantNode(ScalarLiteral(ir::DType::kPred, 1)), x->shape.dims), 0);
+    any = at_tap(inside);
+  }
   // The selection as select_and_scatter makes it: the first tap that reads the operand, then
   // each later one unless selected >= candidate.
-  NodePtr any = at_tap(inside), best = at_tap(xp), picked = at_tap(gp);
+  NodePtr best = at_tap(xp), picked = at_tap(gp);
   while (NextTap(sizes, tap)) {
-    const NodePtr valid = at_tap(inside), candidate = at_tap(xp);
+    const NodePtr candidate = at_tap(xp);
     NodePtr take = Unary(ir::Op::kNot, MakeNode(ir::Op::kGe, {best, candidate}, {}));
     if (padded) {
+      const NodePtr valid = at_tap(inside);
       take = MakeNode(ir::Op::kAnd,
                       {valid, MakeNode(ir::Op::kOr, {Unary(ir::Op::kNot, any), take}, {})}, {});
       any = MakeNode(ir::Op::kOr, {any, valid}, {});
