@@ -194,6 +194,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dOptions& op
 // The maximum of each window; padding counts as -inf. stride {0, 0} means the window size.
 Tensor max_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
                   std::array<int64_t, 2> stride = {0, 0}, std::array<int64_t, 2> padding = {0, 0});
+// The minimum of each window; padding counts as +inf. Not in PyTorch (where it is written
+// -max_pool2d(-x), which gives the same values and gradients here too): one IR
+// reduce_window_min, whose gradient, like max_pool2d's, goes to the first minimum of a window.
+Tensor min_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
+                  std::array<int64_t, 2> stride = {0, 0}, std::array<int64_t, 2> padding = {0, 0});
 // The mean of each window, padding counted as zeros in a full window (PyTorch's
 // count_include_pad=true).
 Tensor avg_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,

@@ -217,6 +217,15 @@ class Tensor {
   Tensor argmin(int64_t axis) const;
   // Running sum along `axis` (torch.cumsum), numeric dtypes.
   Tensor cumsum(int64_t axis) const;
+  // torch.scatter(axis, index, src): a copy of this tensor with src's elements written where
+  // `index` (int32 or int64, this tensor's rank) points along `axis`; for rank 2 and axis 0,
+  // out[index[i][j]][j] = src[i][j]. index is at most src's size in every dimension and at
+  // most this tensor's except along `axis`; src has this tensor's dtype. Where indices
+  // repeat, the last in index's row-major order wins; an index outside [0, size of axis)
+  // is clamped into it (PyTorch raises). Gradients: this tensor's is the result's with the
+  // written positions zeroed; src's is the result's where each element landed, zero for an
+  // element a later repeat overwrote (PyTorch gives those one too); index has none.
+  Tensor scatter(int64_t axis, const Tensor& index, const Tensor& src) const;
   // torch.sort: the values along `axis` (< 0 counts from the end) in ascending order (or
   // descending), and the int64 indices they came from. Stable: equal values keep their input
   // order in both directions; NaN sorts above +inf (last ascending, first descending), -0
@@ -394,7 +403,9 @@ inline Tensor log_softmax(const Tensor& x, int64_t axis) { return x.log_softmax(
 // Reverse-mode gradients of a scalar `loss` with respect to each of `params`, as lazy
 // tensors (forward and backward then run as one program at the next sync). A non-scalar
 // loss, a parameter the loss does not depend on, or an op without a gradient rule on the
-// path is an Error.
+// path is an Error. The gradients are ordinary recorded tensors, so a loss built from them
+// can be differentiated again (torch.autograd.grad with create_graph=True; e.g. the double
+// backward of max_pool2d, whose gradient is a select_and_scatter).
 std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params);
 
 // The IR text of the program a sync of `tensors` would compile now (the graph of those

@@ -317,11 +317,16 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
       return lazy::ConvolutionVjp(node, i, g);
     case ir::Op::kReduceWindowSum:
     case ir::Op::kReduceWindowMax:
+    case ir::Op::kReduceWindowMin:
       return lazy::ReduceWindowVjp(node, g);
+    case ir::Op::kSelectAndScatter:
+      return lazy::SelectAndScatterVjp(node, i, g);
     case ir::Op::kGather:
       return lazy::GatherVjp(node, g);
     case ir::Op::kScatterAdd:
       return lazy::ScatterAddVjp(node, i, g);
+    case ir::Op::kScatterReplace:
+      return lazy::ScatterReplaceVjp(node, i, g);
     case ir::Op::kClamp:
       return lazy::ClampVjp(node, i, g);
     case ir::Op::kCumsum:
@@ -350,11 +355,6 @@ NodePtr Vjp(const NodePtr& self, size_t i, const NodePtr& g) {
 #define SEAM_CASES_COMPARE 1
 #define SEAM_CASES_OTHER 0
 #include "src/ir/op_cases.inc"
-    // Not written yet (the front end differentiates only through the ops above: min pooling
-    // and index_put-style replacement are not front-end operations).
-    case ir::Op::kReduceWindowMin:
-    case ir::Op::kSelectAndScatter:
-    case ir::Op::kScatterReplace:
       NoRule(node);
   }
   NoRule(node);

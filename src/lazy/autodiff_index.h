@@ -1,5 +1,6 @@
-// Gradient rules of gather, scatter_add, clamp, erf and cumsum (docs/frontend.md "Indexing
-// and embeddings"). Used by autodiff.cc's Vjp; only float operands get one (indices never).
+// Gradient rules of gather, scatter_add, scatter_replace, clamp, erf and cumsum (docs/frontend.md
+// "Indexing and embeddings"). Used by autodiff.cc's Vjp; only float operands get one (indices
+// never).
 #ifndef SEAM_LAZY_AUTODIFF_INDEX_H_
 #define SEAM_LAZY_AUTODIFF_INDEX_H_
 
@@ -14,6 +15,10 @@ namespace seam::lazy {
 NodePtr GatherVjp(const Node& node, const NodePtr& g);
 // scatter_add: operand 0 gets g; the updates get a gather of g at the same indices.
 NodePtr ScatterAddVjp(const Node& node, size_t i, const NodePtr& g);
+// scatter_replace: operand 0 gets g with the written positions zeroed; an update gets g
+// gathered where it was written if it is the one that stays there (the last in the
+// scatter's order), else zero.
+NodePtr ScatterReplaceVjp(const Node& node, size_t i, const NodePtr& g);
 // clamp(lo, x, hi): g goes to x where lo <= x <= hi, else to the bound the result took.
 NodePtr ClampVjp(const Node& node, size_t i, const NodePtr& g);
 // erf: g * 2 / sqrt(pi) * exp(-x^2).

@@ -7,10 +7,15 @@
 //   kernel adjoint = the input, its batch taken as the features, convolved with the result
 //                    adjoint as the kernel (dilated by s), at stride d;
 //   max pool       = select_and_scatter of the adjoint onto the input;
+//   min pool       = the same onto the negated input (its first maximum is the first minimum);
 //   sum pool       = the adjoint, dilated by s and padded as for the input adjoint, summed
-//                    over windows of k (dilation d) at stride 1.
+//                    over windows of k (dilation d) at stride 1;
+//   select_and_scatter = for its source, the adjoint read at each window's selection, found
+//                    by replaying the selection tap by tap over strided slices; none for the
+//                    operand that only selects.
 #include "src/lazy/autodiff_window.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,15 @@ namespace {
 [[noreturn]] void Unsupported(const Node& node, const std::string& why) {
   ThrowInvalid(absl::StrCat("grad: ", std::string(ir::OpName(node.op)), " ", node.shape.ToString(),
                             " has no gradient rule for ", why));
+}
+
+// The next tap of a window in row-major order; false after the last.
+bool NextTap(const std::vector<int64_t>& sizes, std::vector<int64_t>& tap) {
+  for (size_t d = tap.size(); d-- > 0;) {
+    if (++tap[d] < sizes[d]) return true;
+    tap[d] = 0;
+  }
+  return false;
 }
 
 std::vector<int64_t> Iota(int64_t first, int64_t count) {
@@ -184,8 +198,9 @@ NodePtr ReduceWindowVjp(const Node& node, const NodePtr& g) {
     if (w.base_dilation != 1 || w.window_dilation != 1) Unsupported(node, "dilated windows");
   }
   const ir::Attributes& attrs = node.attrs();
-  if (node.op == ir::Op::kReduceWindowMax) {
-    return MakeNode(ir::Op::kSelectAndScatter, {x, g},
+  if (node.op == ir::Op::kReduceWindowMax || node.op == ir::Op::kReduceWindowMin) {
+    const NodePtr selector = node.op == ir::Op::kReduceWindowMax ? x : Unary(ir::Op::kNeg, x);
+    return MakeNode(ir::Op::kSelectAndScatter, {selector, g},
                     {{"window_dimensions", AttrValues(attrs, "window_dimensions")},
                      {"window_strides", AttrValues(attrs, "window_strides")},
                      {"padding_low", AttrValues(attrs, "padding_low")},
@@ -209,6 +224,63 @@ NodePtr ReduceWindowVjp(const Node& node, const NodePtr& g) {
                    {"padding_high", zeros},
                    {"base_dilation", ones},
                    {"window_dilation", ones}});
+}
+
+NodePtr SelectAndScatterVjp(const Node& node, size_t i, const NodePtr& g) {
+  const NodePtr& x = node.operands[0];
+  const NodePtr& source = node.operands[1];
+  if (i == 0 || source->shape.num_elements() == 0) {
+    const NodePtr& like = i == 0 ? x : source;
+    return BroadcastTo(ConstantNode(ScalarLiteral(like->shape.dtype, 0)), like->shape.dims);
+  }
+  const ir::Attributes& attrs = node.attrs();
+  const std::vector<int64_t>& sizes = AttrValues(attrs, "window_dimensions");
+  const std::vector<int64_t>& strides = AttrValues(attrs, "window_strides");
+  const std::vector<int64_t>& low = AttrValues(attrs, "padding_low");
+  const std::vector<int64_t>& high = AttrValues(attrs, "padding_high");
+  const std::vector<int64_t> interior(sizes.size(), 0);
+  const bool padded = std::any_of(low.begin(), low.end(), [](int64_t v) { return v != 0; }) ||
+                      std::any_of(high.begin(), high.end(), [](int64_t v) { return v != 0; });
+  auto pad = [&](const NodePtr& v, double fill) {
+    if (!padded) return v;
+    NodePtr value = ConstantNode(ScalarLiteral(v->shape.dtype, fill));
+    return MakeNode(ir::Op::kPad, {v, value},
+                    {{"low", low}, {"high", high}, {"interior", interior}});
+  };
+  const NodePtr xp = pad(x, 0), gp = pad(g, 0);
+  const std::vector<int64_t>& windows = source->shape.dims;
+  std::vector<int64_t> tap(sizes.size(), 0);
+  auto at_tap = [&](const NodePtr& v) {
+    std::vector<int64_t> limit;
+    for (size_t d = 0; d < tap.size(); ++d) {
+      limit.push_back(tap[d] + (windows[d] - 1) * strides[d] + 1);
+    }
+    return MakeNode(ir::Op::kSlice, {v}, {{"start", tap}, {"limit", limit}, {"stride", strides}});
+  };
+  // Where a tap reads the operand rather than padding (padding is never selected), and
+  // whether some tap so far has.
+  NodePtr inside, any;
+  if (padded) {
+    inside = pad(BroadcastTo(ConstantNode(ScalarLiteral(ir::DType::kPred, 1)), x->shape.dims), 0);
+    any = at_tap(inside);
+  }
+  // The selection as select_and_scatter makes it: the first tap that reads the operand, then
+  // each later one unless selected >= candidate.
+  NodePtr best = at_tap(xp), picked = at_tap(gp);
+  while (NextTap(sizes, tap)) {
+    const NodePtr candidate = at_tap(xp);
+    NodePtr take = Unary(ir::Op::kNot, MakeNode(ir::Op::kGe, {best, candidate}, {}));
+    if (padded) {
+      const NodePtr valid = at_tap(inside);
+      take = MakeNode(ir::Op::kAnd,
+                      {valid, MakeNode(ir::Op::kOr, {Unary(ir::Op::kNot, any), take}, {})}, {});
+      any = MakeNode(ir::Op::kOr, {any, valid}, {});
+    }
+    best = Select(take, candidate, best);
+    picked = Select(take, at_tap(gp), picked);
+  }
+  if (!padded) return picked;
+  return Select(any, picked, BroadcastTo(ConstantNode(ScalarLiteral(g->shape.dtype, 0)), windows));
 }
 
 }  // namespace seam::lazy

@@ -1,6 +1,7 @@
 // Gradient rules of the windowed ops (docs/frontend.md "Convolution and pooling"): a
-// convolution's adjoints are convolutions, a max pool's is a select_and_scatter, a sum
-// pool's is a pad and a sum pool. Used by autodiff.cc's Vjp.
+// convolution's adjoints are convolutions, a max (min) pool's is a select_and_scatter, a
+// sum pool's is a pad and a sum pool, a select_and_scatter's a replay of its selection.
+// Used by autodiff.cc's Vjp.
 #ifndef SEAM_LAZY_AUTODIFF_WINDOW_H_
 #define SEAM_LAZY_AUTODIFF_WINDOW_H_
 
@@ -16,8 +17,12 @@ namespace seam::lazy {
 // dilation; other convolutions throw, naming what the rule does not cover.
 NodePtr ConvolutionVjp(const Node& node, size_t i, const NodePtr& g);
 
-// reduce_window_max and reduce_window_sum without dilations; others throw.
+// reduce_window_max, reduce_window_min and reduce_window_sum without dilations; others
+// throw. Ties in a max or min window go to the first extreme in row-major order.
 NodePtr ReduceWindowVjp(const Node& node, const NodePtr& g);
+// select_and_scatter: operand 1 (the source) gets g at each window's selected element (0
+// for a window entirely in padding); operand 0, which only selects, gets zeros (as JAX).
+NodePtr SelectAndScatterVjp(const Node& node, size_t i, const NodePtr& g);
 
 }  // namespace seam::lazy
 

@@ -12,31 +12,17 @@ namespace {
 using lazy::NodePtr;
 
 // x's elements at `index` (s64, x's shape except along `axis`): out[..., j, ...] =
-// x[..., index[..., j, ...], ...] (numpy take_along_axis), as one gather whose index
-// vectors are (iota, ..., index, ..., iota).
+// x[..., index[..., j, ...], ...] (numpy take_along_axis), as one gather.
 NodePtr TakeAlongAxis(const NodePtr& x, const NodePtr& index, int64_t axis) {
   const int64_t rank = x->shape.rank();
-  const std::vector<int64_t>& dims = index->shape.dims;
-  std::vector<int64_t> one_more = dims;
-  one_more.push_back(1);
-  std::vector<NodePtr> parts;
-  std::vector<int64_t> all_dims, ones(rank, 1);
-  for (int64_t d = 0; d < rank; ++d) {
-    all_dims.push_back(d);
-    NodePtr part = d == axis ? index
-                             : lazy::MakeNode(ir::Op::kIota, {}, {{"dimension", {d}}},
-                                              lazy::MakeShape(ir::DType::kS64, dims));
-    parts.push_back(lazy::Reshape(part, one_more));
-  }
-  lazy::NodeList operands(parts.begin(), parts.end());
-  NodePtr vectors =
-      lazy::MakeNode(ir::Op::kConcatenate, std::move(operands), {{"dimension", {rank}}});
-  return lazy::MakeNode(ir::Op::kGather, {x, vectors},
+  std::vector<int64_t> all_dims;
+  for (int64_t d = 0; d < rank; ++d) all_dims.push_back(d);
+  return lazy::MakeNode(ir::Op::kGather, {x, lazy::AlongAxisIndexVectors(index, axis)},
                         {{"offset_dims", {}},
                          {"collapsed_slice_dims", all_dims},
                          {"start_index_map", all_dims},
                          {"index_vector_dim", {rank}},
-                         {"slice_sizes", ones}});
+                         {"slice_sizes", std::vector<int64_t>(rank, 1)}});
 }
 
 NodePtr Sortable(const Tensor& t, const char* name) {

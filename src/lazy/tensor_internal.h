@@ -96,6 +96,11 @@ NodePtr Where(const NodePtr& p, const NodePtr& a, const NodePtr& b);   // broadc
 NodePtr DotGeneral(const NodePtr& lhs, const NodePtr& rhs, Ints lhs_contracting,
                    Ints rhs_contracting, Ints lhs_batch = {}, Ints rhs_batch = {});
 
+// Full index vectors for an index along `axis` (torch.gather / scatter, take_along_axis):
+// for `index` (s32 or s64) of rank r, the [*index.shape, r] array whose vector at position
+// p is p with entry `axis` replaced by index[p] (iotas concatenated with the index).
+NodePtr AlongAxisIndexVectors(const NodePtr& index, int64_t axis);
+
 // A shape of `dtype` and `dims`, its dimension buffer taken as SetDims does.
 ir::Shape MakeShape(ir::DType dtype, Ints dims);
 

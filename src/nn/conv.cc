@@ -1,5 +1,6 @@
-// nn::conv2d, max_pool2d and avg_pool2d (include/seam/nn.h): NCHW tensors, PyTorch's
-// layouts and defaults, each one IR op (convolution, reduce_window_max, reduce_window_sum);
+// nn::conv2d, max_pool2d, min_pool2d and avg_pool2d (include/seam/nn.h): NCHW tensors,
+// PyTorch's layouts and defaults, each one IR op (convolution, reduce_window_max,
+// reduce_window_min, reduce_window_sum);
 // their gradients are src/lazy/autodiff_window.cc. docs/frontend.md, "Convolution and
 // pooling".
 #include <array>
@@ -79,6 +80,14 @@ Pair CheckPool(const char* op, const lazy::NodePtr& x, const Pair& kernel, Pair 
   return stride;
 }
 
+// max_pool2d and min_pool2d: one reduce_window_max or reduce_window_min.
+Tensor ExtremePool(const char* name, ir::Op op, const Tensor& input, const Pair& kernel,
+                   Pair stride, const Pair& padding) {
+  lazy::NodePtr x = Input4d(name, input);
+  stride = CheckPool(name, x, kernel, stride, padding);
+  return lazy::Wrap(lazy::MakeNode(op, {x}, WindowAttributes(kernel, stride, padding, true)));
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dOptions& options) {
@@ -135,10 +144,12 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dOptions& op
 
 Tensor max_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
                   std::array<int64_t, 2> stride, std::array<int64_t, 2> padding) {
-  lazy::NodePtr x = Input4d("max_pool2d", input);
-  stride = CheckPool("max_pool2d", x, kernel_size, stride, padding);
-  return lazy::Wrap(lazy::MakeNode(ir::Op::kReduceWindowMax, {x},
-                                   WindowAttributes(kernel_size, stride, padding, true)));
+  return ExtremePool("max_pool2d", ir::Op::kReduceWindowMax, input, kernel_size, stride, padding);
+}
+
+Tensor min_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
+                  std::array<int64_t, 2> stride, std::array<int64_t, 2> padding) {
+  return ExtremePool("min_pool2d", ir::Op::kReduceWindowMin, input, kernel_size, stride, padding);
 }
 
 Tensor avg_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,

@@ -1,5 +1,6 @@
-// nn::conv2d, max_pool2d and avg_pool2d through the public API: values worked out by hand,
-// every gradient rule against central finite differences in f64, and the errors.
+// nn::conv2d, max_pool2d, min_pool2d and avg_pool2d through the public API: values worked
+// out by hand, every gradient rule (max pooling's double backward included) against central
+// finite differences in f64, and the errors.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -92,6 +93,76 @@ TEST(ConvTest, PoolingGradients) {
       {{1, 2, 5, 6}});
 }
 
+TEST(ConvTest, MinPoolValuesAndTies) {
+  Tensor x = Tensor::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
+  EXPECT_EQ(nn::min_pool2d(x, {2, 2}, {1, 1}).to_vector<float>(), (std::vector<float>{1, 2, 4, 5}));
+  // Padding is +inf: windows over rows/columns -1..0 and 1..2 hold {1}, {2, 3}, {4, 7}, {5..9}.
+  EXPECT_EQ(nn::min_pool2d(x, {2, 2}, {2, 2}, {1, 1}).to_vector<float>(),
+            (std::vector<float>{1, 2, 4, 5}));
+  // Ties: the first minimum of a window in row-major order takes the gradient. Window (0, 0)
+  // holds 2 1 / 1 5 (the 1 at (0, 1) comes first), window (0, 1) holds 1 1 / 5 1.
+  Tensor t = Tensor::from_vector(std::vector<float>{2, 1, 1, 1, 5, 1}, {1, 1, 2, 3});
+  std::vector<Tensor> g = grad(nn::min_pool2d(t, {2, 2}, {1, 1}).sum(), {t});
+  EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 2, 0, 0, 0, 0}));
+  // The same rule as max pooling, and as PyTorch's -max_pool2d(-x).
+  std::vector<Tensor> h = grad(nn::max_pool2d(-t, {2, 2}, {1, 1}).sum(), {t});
+  EXPECT_EQ(h[0].to_vector<float>(), (std::vector<float>{0, -2, 0, 0, 0, 0}));
+  // A window of equal values and one partly in padding: 1x1 input padded by 1 on each side
+  // to 3x3, 2x2 windows at stride 1: every window selects the one real element.
+  Tensor one = Tensor::from_vector(std::vector<float>{3}, {1, 1, 1, 1});
+  std::vector<Tensor> p = grad(nn::min_pool2d(one, {2, 2}, {1, 1}, {1, 1}).sum(), {one});
+  EXPECT_EQ(p[0].to_vector<float>(), (std::vector<float>{4}));
+}
+
+TEST(ConvTest, MinPoolGradients) {
+  CheckGrad([](const auto& x) { return nn::min_pool2d(x[0], {2, 2}); }, {{2, 2, 4, 6}});
+  CheckGrad(
+      [](const auto& x) {
+        return nn::min_pool2d(x[0], {3, 3}, {2, 2}, {1, 1});
+      },
+      {{1, 2, 5, 6}});
+  CheckGrad(
+      [](const auto& x) {
+        return nn::min_pool2d(x[0], {2, 3}, {1, 2}, {1, 1});
+      },
+      {{2, 1, 4, 5}});
+}
+
+// Max pooling's gradient as a function of the result's adjoint u is a select_and_scatter of
+// u: differentiating it checks select_and_scatter's rule for its source. The pooled input
+// is held fixed and full of ties (values from {0, 1}), overlapping windows and padding
+// included: the rule must pick the element the forward op picked.
+TEST(ConvTest, PoolingGradientOfGradientBySource) {
+  std::vector<double> ties(size_t{2} * 2 * 5 * 6);
+  for (size_t i = 0; i < ties.size(); ++i) ties[i] = static_cast<double>((i * 7 / 3) % 2);
+  Tensor fixed = Tensor::from_vector(ties, {2, 2, 5, 6});
+  auto by_source = [&](std::array<int64_t, 2> k, std::array<int64_t, 2> s, std::array<int64_t, 2> p,
+                       bool min) {
+    return [=](const std::vector<Tensor>& u) {
+      Tensor pooled = min ? nn::min_pool2d(fixed, k, s, p) : nn::max_pool2d(fixed, k, s, p);
+      return grad((pooled * u[0]).sum(), {fixed})[0];
+    };
+  };
+  CheckGrad(by_source({2, 2}, {2, 2}, {0, 0}, false), {{2, 2, 2, 3}});
+  CheckGrad(by_source({3, 3}, {1, 2}, {1, 1}, false), {{2, 2, 5, 3}});
+  CheckGrad(by_source({3, 2}, {2, 1}, {1, 1}, true), {{2, 2, 3, 7}});
+}
+
+// The double backward of max_pool2d: d/dx of a loss built from the gradient, which depends
+// on x through the selection (constant: zero, as JAX) and through the adjoint.
+TEST(ConvTest, PoolingDoubleBackward) {
+  auto twice = [](std::array<int64_t, 2> k, std::array<int64_t, 2> s, std::array<int64_t, 2> p,
+                  bool min) {
+    return [=](const std::vector<Tensor>& x) {
+      Tensor y = min ? nn::min_pool2d(x[0], k, s, p) : nn::max_pool2d(x[0], k, s, p);
+      return grad((y * y * x[1]).sum(), {x[0]})[0];
+    };
+  };
+  CheckGrad(twice({2, 2}, {1, 1}, {0, 0}, false), {{1, 2, 4, 5}, {1, 2, 3, 4}});
+  CheckGrad(twice({3, 3}, {2, 2}, {1, 1}, false), {{2, 1, 5, 6}, {2, 1, 3, 3}});
+  CheckGrad(twice({2, 2}, {2, 1}, {1, 0}, true), {{1, 2, 4, 5}, {1, 2, 3, 4}});
+}
+
 // A small CNN block end to end: conv, bias, relu, max pool, conv, mean.
 TEST(ConvTest, ChainedBlockGradients) {
   CheckGrad(
@@ -121,7 +192,7 @@ TEST(ConvTest, Conv2dModuleTrains) {
                           return nn::max_pool2d(x, {2, 2}).reshape({x.shape()[0], -1});
                         }),
                         std::make_shared<nn::Linear>(16, 2, 6)});
-  std::vector<double> images = Random(8 * 16, 3);
+  std::vector<double> images = Random(size_t{8} * 16, 3);
   std::vector<int32_t> labels;
   for (int i = 0; i < 8; ++i) {
     double top = 0, bottom = 0;
@@ -175,6 +246,14 @@ TEST(ConvTest, ClearErrors) {
             }),
             "avg_pool2d: the 1x4 window is larger than the padded input 2x2 (input 2x2, "
             "padding 0x0)");
+  EXPECT_EQ(ErrorOf([&] {
+              nn::min_pool2d(small, {2, 2}, {0, 1});
+            }),
+            "min_pool2d: stride 0x1 must be >= 1");
+  EXPECT_EQ(ErrorOf([&] {
+              nn::min_pool2d(Tensor::zeros({2, 2}), {1, 1});
+            }),
+            "min_pool2d: input must be [n, c, h, w], got f32[2,2]");
   EXPECT_EQ(ErrorOf([&] {
               nn::conv2d(small, Tensor::zeros({1, 1, 3, 3}));
             }),
