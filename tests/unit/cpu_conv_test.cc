@@ -4,6 +4,7 @@
 // padding; and which path each case takes.
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -14,8 +15,11 @@
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/dump.h"
+#include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/kernels_window.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
 namespace {
@@ -187,6 +191,29 @@ TEST(CpuConvolutionTest, KernelAdjointsTakeTheWeightGradientForm) {
     CheckText(WeightGradientText(c), "f32", "auto", f32, 0, true);
     CheckText(WeightGradientText(c), "f32", "gemm", Path::kGemm, 0);
     CheckText(WeightGradientText(c), "f32", "direct", Path::kDirect, 0);
+  }
+}
+
+// Compiled whole, the kernel adjoint's step says which form it runs in the optimized dump,
+// and the executable's result matches the reference.
+TEST(CpuConvolutionTest, TheDumpNamesTheWeightGradientForm) {
+  const Case c = {"cnn_conv2", 4, 32, 64, 7, 3, 1, 1, 1, 1, 1, false};
+  const std::string text = WeightGradientText(c);
+  std::shared_ptr<const Executable> exe = harness::CompileOrDie(text, true);
+  ASSERT_NE(exe, nullptr);
+  const bool named =
+      OptimizedDumpText(*exe).find("convolution, oneDNN backward weights") != std::string::npos;
+  EXPECT_EQ(named, OneDnnAvailable()) << OptimizedDumpText(*exe);
+  const std::vector<ir::Literal> args = {Random(exe->parameter_shapes()[0], 5),
+                                         Random(exe->parameter_shapes()[1], 6)};
+  std::vector<ir::Literal> results = harness::RunProgram(*exe, args);
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<std::vector<ir::Literal>> expected = ir::Evaluate(*program, args);
+  ASSERT_TRUE(expected.ok() && results.size() == 1);
+  for (int64_t i = 0; i < results[0].shape.num_elements(); ++i) {
+    // 4 * 7 * 7 terms of magnitude below 1 each.
+    ASSERT_NEAR(results[0].f32()[i], expected->front().f32()[i], 1e-4) << "element " << i;
   }
 }
 
