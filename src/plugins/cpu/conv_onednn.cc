@@ -227,10 +227,9 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g) {
   }
   Describe(&d, DataType(g.dtype), src_dims, src_strides, w_dims, w_strides, dst_dims, dst_strides);
   dnnl_convolution_desc_t desc;
-  if (dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
-                                                 dnnl_convolution_auto, &d.any_lhs, &d.any_rhs,
-                                                 nullptr, &d.any_out, d.strides, d.dilates, d.pad_l,
-                                                 d.pad_r) != dnnl_success) {
+  if (dnnl_dilated_convolution_forward_desc_init(
+          &desc, dnnl_forward_inference, dnnl_convolution_auto, &d.any_lhs, &d.any_rhs, nullptr,
+          &d.any_out, d.strides, d.dilates, d.pad_l, d.pad_r) != dnnl_success) {
     return nullptr;
   }
   dnnl_primitive_desc_t pd = Create(&desc, nullptr);
@@ -372,7 +371,8 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
   bool ok = true;
   void* rhs_ready = const_cast<uint8_t*>(rhs);
   if (p.rhs_in != nullptr) {
-    uint8_t* to_data = LocalScratch().rhs.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.rhs), 64));
+    uint8_t* to_data =
+        LocalScratch().rhs.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.rhs), 64));
     dnnl_memory_t from = Memory(p.user_rhs, rhs_ready);
     dnnl_memory_t to = Memory(p.rhs, to_data);
     ok = Execute(p.rhs_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});

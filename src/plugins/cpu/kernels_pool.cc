@@ -167,8 +167,7 @@ SEAM_AVX2 __m256i Keys(__m256 v) {
 }
 
 SEAM_AVX2 __m256i IsNan(__m256 v) {
-  const __m256i magnitude =
-      _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff));
+  const __m256i magnitude = _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7fffffff));
   return _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7f800000));
 }
 
@@ -179,12 +178,13 @@ SEAM_AVX2 void MaxRow2x2Avx2(const float* r0, const float* r1, float* y, int64_t
     __m256 a, b, c, d;
     LoadPairs(r0 + 2 * j, m, &a, &b);
     LoadPairs(r1 + 2 * j, m, &c, &d);
-    const __m256i best = _mm256_max_epi32(_mm256_max_epi32(Keys(a), Keys(b)),
-                                          _mm256_max_epi32(Keys(c), Keys(d)));
-    const __m256i nan = _mm256_or_si256(_mm256_or_si256(IsNan(a), IsNan(b)),
-                                        _mm256_or_si256(IsNan(c), IsNan(d)));
+    const __m256i best =
+        _mm256_max_epi32(_mm256_max_epi32(Keys(a), Keys(b)), _mm256_max_epi32(Keys(c), Keys(d)));
+    const __m256i nan =
+        _mm256_or_si256(_mm256_or_si256(IsNan(a), IsNan(b)), _mm256_or_si256(IsNan(c), IsNan(d)));
     const __m256 largest = _mm256_castsi256_ps(Keys(_mm256_castsi256_ps(best)));
-    const __m256 result = SwapMiddle(_mm256_blendv_ps(largest, quiet_nan, _mm256_castsi256_ps(nan)));
+    const __m256 result =
+        SwapMiddle(_mm256_blendv_ps(largest, quiet_nan, _mm256_castsi256_ps(nan)));
     if (m == 8) {
       _mm256_storeu_ps(y + j, result);
     } else {
@@ -214,7 +214,8 @@ SEAM_AVX2 void ScatterRow2x2Avx2(const float* r0, const float* r1, const float* 
     __m256 a, b, c, d;
     LoadPairs(r0 + 2 * j, m, &a, &b);
     LoadPairs(r1 + 2 * j, m, &c, &d);
-    const __m256 source = m == 8 ? _mm256_loadu_ps(s + j) : _mm256_maskload_ps(s + j, FirstLanes(m));
+    const __m256 source =
+        m == 8 ? _mm256_loadu_ps(s + j) : _mm256_maskload_ps(s + j, FirstLanes(m));
     const __m256 v = SwapMiddle(_mm256_add_ps(_mm256_setzero_ps(), source));
     const __m256 to_b = _mm256_xor_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ), ones);
     const __m256 ab = _mm256_blendv_ps(a, b, to_b);
