@@ -140,19 +140,32 @@ SEAM_AVX2 __m256i FirstLanes(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+// The first `lanes` floats at p (all eight, or under a mask; the rest read as 0).
+SEAM_AVX2 __m256 Load(const float* p, int64_t lanes) {
+  return lanes >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, FirstLanes(lanes));
+}
+
+SEAM_AVX2 void Store(float* p, int64_t lanes, __m256 v) {
+  if (lanes >= 8) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, FirstLanes(lanes), v);
+  }
+}
+
 // Windows [0, n) of row r (n <= 8): each window's first and second element, in lane order
 // [0 1 4 5 | 2 3 6 7] (shuffle_ps works within 128-bit halves).
 SEAM_AVX2 void LoadPairs(const float* r, int64_t n, __m256* first, __m256* second) {
-  __m256 lo, hi;
-  if (n == 8) {
-    lo = _mm256_loadu_ps(r);
-    hi = _mm256_loadu_ps(r + 8);
-  } else {
-    lo = _mm256_maskload_ps(r, FirstLanes(2 * n));
-    hi = _mm256_maskload_ps(r + 8, FirstLanes(2 * n - 8));
-  }
+  const __m256 lo = Load(r, 2 * n), hi = Load(r + 8, 2 * n - 8);
   *first = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
   *second = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+// The n 2x2 windows (n <= 8) from window j of rows r0 and r1: w[0], w[1] the top row's
+// elements, w[2], w[3] the bottom row's, in LoadPairs' lane order.
+SEAM_AVX2 void LoadWindows(const float* r0, const float* r1, int64_t j, int64_t n, __m256* w) {
+  LoadPairs(r0 + 2 * j, n, &w[0], &w[1]);
+  LoadPairs(r1 + 2 * j, n, &w[2], &w[3]);
 }
 
 // Between natural lane order and LoadPairs' order (the swap is its own inverse).
@@ -175,35 +188,22 @@ SEAM_AVX2 void MaxRow2x2Avx2(const float* r0, const float* r1, float* y, int64_t
   const __m256 quiet_nan = _mm256_set1_ps(std::numeric_limits<float>::quiet_NaN());
   for (int64_t j = 0; j < n; j += 8) {
     const int64_t m = std::min<int64_t>(8, n - j);
-    __m256 a, b, c, d;
-    LoadPairs(r0 + 2 * j, m, &a, &b);
-    LoadPairs(r1 + 2 * j, m, &c, &d);
-    const __m256i best =
-        _mm256_max_epi32(_mm256_max_epi32(Keys(a), Keys(b)), _mm256_max_epi32(Keys(c), Keys(d)));
-    const __m256i nan =
-        _mm256_or_si256(_mm256_or_si256(IsNan(a), IsNan(b)), _mm256_or_si256(IsNan(c), IsNan(d)));
+    __m256 w[4];
+    LoadWindows(r0, r1, j, m, w);
+    const __m256i best = _mm256_max_epi32(_mm256_max_epi32(Keys(w[0]), Keys(w[1])),
+                                          _mm256_max_epi32(Keys(w[2]), Keys(w[3])));
+    const __m256i nan = _mm256_or_si256(_mm256_or_si256(IsNan(w[0]), IsNan(w[1])),
+                                        _mm256_or_si256(IsNan(w[2]), IsNan(w[3])));
     const __m256 largest = _mm256_castsi256_ps(Keys(_mm256_castsi256_ps(best)));
-    const __m256 result =
-        SwapMiddle(_mm256_blendv_ps(largest, quiet_nan, _mm256_castsi256_ps(nan)));
-    if (m == 8) {
-      _mm256_storeu_ps(y + j, result);
-    } else {
-      _mm256_maskstore_ps(y + j, FirstLanes(m), result);
-    }
+    Store(y + j, m, SwapMiddle(_mm256_blendv_ps(largest, quiet_nan, _mm256_castsi256_ps(nan))));
   }
 }
 
 // Stores the 2m floats of one result row's windows from their first and second elements
 // (LoadPairs' lane order).
 SEAM_AVX2 void StorePairs(float* y, int64_t m, __m256 first, __m256 second) {
-  const __m256 lo = _mm256_unpacklo_ps(first, second), hi = _mm256_unpackhi_ps(first, second);
-  if (m == 8) {
-    _mm256_storeu_ps(y, lo);
-    _mm256_storeu_ps(y + 8, hi);
-  } else {
-    _mm256_maskstore_ps(y, FirstLanes(2 * m), lo);
-    _mm256_maskstore_ps(y + 8, FirstLanes(2 * m - 8), hi);
-  }
+  Store(y, 2 * m, _mm256_unpacklo_ps(first, second));
+  Store(y + 8, 2 * m - 8, _mm256_unpackhi_ps(first, second));
 }
 
 SEAM_AVX2 void ScatterRow2x2Avx2(const float* r0, const float* r1, const float* s, float* y0,
@@ -211,12 +211,10 @@ SEAM_AVX2 void ScatterRow2x2Avx2(const float* r0, const float* r1, const float* 
   const __m256 ones = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
   for (int64_t j = 0; j < n; j += 8) {
     const int64_t m = std::min<int64_t>(8, n - j);
-    __m256 a, b, c, d;
-    LoadPairs(r0 + 2 * j, m, &a, &b);
-    LoadPairs(r1 + 2 * j, m, &c, &d);
-    const __m256 source =
-        m == 8 ? _mm256_loadu_ps(s + j) : _mm256_maskload_ps(s + j, FirstLanes(m));
-    const __m256 v = SwapMiddle(_mm256_add_ps(_mm256_setzero_ps(), source));
+    __m256 w[4];
+    LoadWindows(r0, r1, j, m, w);
+    const __m256 &a = w[0], &b = w[1], &c = w[2], &d = w[3];
+    const __m256 v = SwapMiddle(_mm256_add_ps(_mm256_setzero_ps(), Load(s + j, m)));
     const __m256 to_b = _mm256_xor_ps(_mm256_cmp_ps(a, b, _CMP_GE_OQ), ones);
     const __m256 ab = _mm256_blendv_ps(a, b, to_b);
     const __m256 to_c = _mm256_xor_ps(_mm256_cmp_ps(ab, c, _CMP_GE_OQ), ones);
@@ -237,21 +235,17 @@ using RowLoop = void (*)(const float*, const float*, float*, int64_t);
 using ScatterLoop = void (*)(const float*, const float*, const float*, float*, float*, int64_t);
 
 // The row loops this CPU runs.
-RowLoop MaxRow() {
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
-  if (avx2) return MaxRow2x2Avx2;
-#endif
-  return MaxRow2x2;
+bool HaveAvx2() {
+  static const bool have = __builtin_cpu_supports("avx2") != 0;
+  return have;
 }
-
-ScatterLoop ScatterRow() {
-#if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
-  if (avx2) return ScatterRow2x2Avx2;
+RowLoop MaxRow() { return HaveAvx2() ? MaxRow2x2Avx2 : MaxRow2x2; }
+ScatterLoop ScatterRow() { return HaveAvx2() ? ScatterRow2x2Avx2 : ScatterRow2x2; }
+#else
+RowLoop MaxRow() { return MaxRow2x2; }
+ScatterLoop ScatterRow() { return ScatterRow2x2; }
 #endif
-  return ScatterRow2x2;
-}
 
 bool Is2x2(const Planes& p) {
   return p.row.size == 2 && p.col.size == 2 && p.row.stride == 2 && p.col.stride == 2;
