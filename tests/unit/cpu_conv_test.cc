@@ -126,7 +126,8 @@ void CheckText(const std::string& text, const std::string& dtype, const char* mo
   // bf16: the result's own rounding (2^-8 relative) plus f32 accumulation.
   const double epsilon = dtype == "f64" ? 1e-15 : 1e-6;
   const double rounding = dtype == "bf16" ? 1.0 / 128 : 0.0;
-  const double terms = static_cast<double>(rhs.num_elements() / conv.shape.dims[feature_dim]);
+  const double terms =
+      static_cast<double>(rhs.num_elements()) / static_cast<double>(conv.shape.dims[feature_dim]);
   for (int64_t i = 0; i < conv.shape.num_elements(); ++i) {
     const double e = At(expected->front(), i);
     ASSERT_NEAR(At(actual, i), e,
@@ -230,6 +231,7 @@ TEST(CpuConvolutionTest, APlanRunsOnSeveralThreadsAtOnce) {
   plan.Run(x.bytes.data(), k.bytes.data(), alone.data());
   std::vector<std::vector<uint8_t>> outs(4, std::vector<uint8_t>(conv.shape.byte_size()));
   std::vector<std::thread> threads;
+  threads.reserve(outs.size());
   for (auto& out : outs) {
     threads.emplace_back([&] {
       for (int r = 0; r < 5; ++r) plan.Run(x.bytes.data(), k.bytes.data(), out.data());

@@ -6,6 +6,7 @@
 // zeros, ties). Cases the fast paths refuse (padding, a window over the batch dimension)
 // still match through the general loops.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -86,7 +87,10 @@ void ExpectSameBits(const ir::Literal& expected, const std::vector<uint8_t>& act
   const auto* a = reinterpret_cast<const float*>(actual.data());
   for (size_t i = 0; i < actual.size() / sizeof(float); ++i) {
     const bool both_nan = std::isnan(e[i]) && std::isnan(a[i]);
-    ASSERT_TRUE(both_nan || std::memcmp(&e[i], &a[i], sizeof(float)) == 0)
+    uint32_t e_bits = 0, a_bits = 0;
+    std::memcpy(&e_bits, &e[i], sizeof(float));
+    std::memcpy(&a_bits, &a[i], sizeof(float));
+    ASSERT_TRUE(both_nan || e_bits == a_bits)
         << "element " << i << ": " << a[i] << " (signbit " << std::signbit(a[i]) << "), reference "
         << e[i] << " (signbit " << std::signbit(e[i]) << ")";
   }

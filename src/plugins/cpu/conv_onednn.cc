@@ -134,10 +134,11 @@ struct Descriptors {
 
 // The memory descriptors of one problem: each operand is `dims` over `strides` (leading
 // two dimensions first, then the spatial ones), oneDNN's own layouts left open.
-void Describe(Descriptors* d, dnnl_data_type_t type, std::vector<int64_t> lhs_dims,
-              std::vector<int64_t> lhs_strides, std::vector<int64_t> rhs_dims,
-              std::vector<int64_t> rhs_strides, std::vector<int64_t> out_dims,
-              std::vector<int64_t> out_strides) {
+using Dims = std::vector<int64_t>;
+
+void Describe(Descriptors* d, dnnl_data_type_t type, const Dims& lhs_dims, const Dims& lhs_strides,
+              const Dims& rhs_dims, const Dims& rhs_strides, const Dims& out_dims,
+              const Dims& out_strides) {
   Strided(&d->lhs, lhs_dims, lhs_strides, type);
   Strided(&d->rhs, rhs_dims, rhs_strides, type);
   Strided(&d->out, out_dims, out_strides, type);
