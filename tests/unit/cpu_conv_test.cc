@@ -4,6 +4,7 @@
 // padding; and which path each case takes.
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -14,8 +15,11 @@
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/dump.h"
+#include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/kernels_window.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
 namespace {
@@ -88,11 +92,14 @@ double At(const ir::Literal& l, int64_t i) {
 
 enum class Path { kOneDnn, kGemm, kDirect, kAny };
 
-// Runs `c` on the path SEAM_CPU_CONV=`mode` gives and compares with the reference.
-// `expect`: the path the plan must take (kAny: oneDNN or matrix products, as the CPU allows).
-void Check(const Case& c, const std::string& dtype, const char* mode, Path expect) {
-  SCOPED_TRACE(absl::StrCat(c.name, " ", dtype, " ", mode));
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(Text(c, dtype));
+// Runs the convolution of `text` on the path SEAM_CPU_CONV=`mode` gives and compares with
+// the reference; `feature_dim` is the result's output feature dimension (each element sums
+// the rhs's elements of one output feature). `expect`: the path
+// the plan must take (kAny: oneDNN or matrix products, as the CPU allows); `weight_gradient`:
+// whether a oneDNN plan must take the weight-gradient form.
+void CheckText(const std::string& text, const std::string& dtype, const char* mode, Path expect,
+               int64_t feature_dim, bool weight_gradient = false) {
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
   ASSERT_TRUE(program.ok()) << program.status();
   const ir::Instruction& conv = program->instructions[2];
   const ir::Shape lhs = program->instructions[0].shape, rhs = program->instructions[1].shape;
@@ -112,19 +119,26 @@ void Check(const Case& c, const std::string& dtype, const char* mode, Path expec
   } else {
     EXPECT_TRUE(plan.uses_onednn() || plan.uses_gemm());
   }
+  EXPECT_EQ(plan.uses_weight_gradient(), plan.uses_onednn() && weight_gradient);
   std::vector<uint8_t> out(conv.shape.byte_size());
   plan.Run(args[0].bytes.data(), args[1].bytes.data(), out.data());
   ir::Literal actual{conv.shape, out};
   // bf16: the result's own rounding (2^-8 relative) plus f32 accumulation.
   const double epsilon = dtype == "f64" ? 1e-15 : 1e-6;
   const double rounding = dtype == "bf16" ? 1.0 / 128 : 0.0;
-  const double terms = static_cast<double>(rhs.num_elements() / conv.shape.dims[c.nhwc ? 3 : 1]);
+  const double terms =
+      static_cast<double>(rhs.num_elements()) / static_cast<double>(conv.shape.dims[feature_dim]);
   for (int64_t i = 0; i < conv.shape.num_elements(); ++i) {
     const double e = At(expected->front(), i);
     ASSERT_NEAR(At(actual, i), e,
                 4 * terms * epsilon * At(scale->front(), i) + rounding * std::fabs(e))
         << "element " << i;
   }
+}
+
+void Check(const Case& c, const std::string& dtype, const char* mode, Path expect) {
+  SCOPED_TRACE(absl::StrCat(c.name, " ", dtype, " ", mode));
+  CheckText(Text(c, dtype), dtype, mode, expect, c.nhwc ? 3 : 1);
 }
 
 TEST(CpuConvolutionTest, EveryPathMatchesTheReference) {
@@ -141,6 +155,69 @@ TEST(CpuConvolutionTest, EveryPathMatchesTheReference) {
   }
 }
 
+// A convolution's kernel adjoint as the front end records it (src/lazy/autodiff_window.cc):
+// the input x [n, c, hw, hw] read with its channels as the batch, convolved with the
+// result's gradient g [n, o, m, m] as the kernel (window strides = the forward kernel
+// dilation, kernel dilation = the forward stride), giving dw [o, c, k, k].
+std::string WeightGradientText(const Case& c) {
+  const int64_t extent = (c.k - 1) * c.dilation + 1;
+  const int64_t m = (c.hw + c.low + c.high - extent) / c.stride + 1;
+  const int64_t high = ((m - 1) * c.stride + 1) - c.hw + extent - c.low - 1;
+  return absl::StrCat(
+      "program @dw {\n  %x = parameter(0) : f32[", c.n, ",", c.c, ",", c.hw, ",", c.hw,
+      "]\n  %g = parameter(1) : f32[", c.n, ",", c.o, ",", m, ",", m,
+      "]\n  %dw = convolution(%x, %g), input_batch_dim={1}, input_feature_dim={0}, "
+      "input_spatial_dims={2,3}, kernel_input_feature_dim={0}, kernel_output_feature_dim={1}, "
+      "kernel_spatial_dims={2,3}, output_batch_dim={1}, output_feature_dim={0}, "
+      "output_spatial_dims={2,3}, feature_group_count={1}, window_strides={",
+      c.dilation, ",", c.dilation, "}, padding_low={", c.low, ",", c.low, "}, padding_high={", high,
+      ",", high, "}, lhs_dilation={1,1}, rhs_dilation={", c.stride, ",", c.stride, "} : f32[", c.o,
+      ",", c.c, ",", c.k, ",", c.k, "]\n  return (%dw)\n}\n");
+}
+
+// The kernel adjoints run on oneDNN's backward-weights primitive (where oneDNN serves
+// them) and match the reference; the other paths still serve them.
+TEST(CpuConvolutionTest, KernelAdjointsTakeTheWeightGradientForm) {
+  const Case cases[] = {
+      {"cnn_conv1", 8, 1, 32, 14, 3, 1, 1, 1, 1, 1, false},
+      {"cnn_conv2", 4, 32, 64, 7, 3, 1, 1, 1, 1, 1, false},
+      {"stride2", 3, 8, 12, 11, 3, 1, 2, 1, 1, 1, false},
+      {"dilated", 2, 4, 6, 13, 3, 1, 1, 2, 2, 2, false},
+      {"uneven_padding", 2, 3, 5, 24, 5, 1, 2, 1, 0, 3, false},
+      {"pointwise", 2, 12, 20, 7, 1, 1, 1, 1, 0, 0, false},
+  };
+  const Path f32 = OneDnnAvailable() ? Path::kOneDnn : Path::kGemm;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    CheckText(WeightGradientText(c), "f32", "auto", f32, 0, true);
+    CheckText(WeightGradientText(c), "f32", "gemm", Path::kGemm, 0);
+    CheckText(WeightGradientText(c), "f32", "direct", Path::kDirect, 0);
+  }
+}
+
+// Compiled whole, the kernel adjoint's step says which form it runs in the optimized dump,
+// and the executable's result matches the reference.
+TEST(CpuConvolutionTest, TheDumpNamesTheWeightGradientForm) {
+  const Case c = {"cnn_conv2", 4, 32, 64, 7, 3, 1, 1, 1, 1, 1, false};
+  const std::string text = WeightGradientText(c);
+  std::shared_ptr<const Executable> exe = harness::CompileOrDie(text, true);
+  ASSERT_NE(exe, nullptr);
+  const bool named =
+      OptimizedDumpText(*exe).find("convolution, oneDNN backward weights") != std::string::npos;
+  EXPECT_EQ(named, OneDnnAvailable()) << OptimizedDumpText(*exe);
+  const std::vector<ir::Literal> args = {Random(exe->parameter_shapes()[0], 5),
+                                         Random(exe->parameter_shapes()[1], 6)};
+  std::vector<ir::Literal> results = harness::RunProgram(*exe, args);
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<std::vector<ir::Literal>> expected = ir::Evaluate(*program, args);
+  ASSERT_TRUE(expected.ok() && results.size() == 1);
+  for (int64_t i = 0; i < results[0].shape.num_elements(); ++i) {
+    // 4 * 7 * 7 terms of magnitude below 1 each.
+    ASSERT_NEAR(results[0].f32()[i], expected->front().f32()[i], 1e-4) << "element " << i;
+  }
+}
+
 // One plan run from two threads at once (the executable shares its plans between the
 // replicas' threads) gives the same bits as a lone run.
 TEST(CpuConvolutionTest, APlanRunsOnSeveralThreadsAtOnce) {
@@ -154,6 +231,7 @@ TEST(CpuConvolutionTest, APlanRunsOnSeveralThreadsAtOnce) {
   plan.Run(x.bytes.data(), k.bytes.data(), alone.data());
   std::vector<std::vector<uint8_t>> outs(4, std::vector<uint8_t>(conv.shape.byte_size()));
   std::vector<std::thread> threads;
+  threads.reserve(outs.size());
   for (auto& out : outs) {
     threads.emplace_back([&] {
       for (int r = 0; r < 5; ++r) plan.Run(x.bytes.data(), k.bytes.data(), out.data());

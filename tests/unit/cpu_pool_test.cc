@@ -1,10 +1,12 @@
 // The CPU plugin's pooling fast paths (kernels_pool.cc): f32 reduce_window_max and
 // select_and_scatter over the last two dimensions, against the reference evaluator, bit
-// for bit: 2x2 stride 2 (the CNN's pool), odd sizes the windows do not cover, other
+// for bit: 2x2 stride 2 (the CNN's pools; rows of 7, 14, 16 and 25 windows, so that the
+// vector loops' full and masked steps both run), odd sizes the windows do not cover, other
 // non-overlapping and overlapping windows, and special values (NaN, infinities, signed
 // zeros, ties). Cases the fast paths refuse (padding, a window over the batch dimension)
 // still match through the general loops.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -30,6 +32,9 @@ struct Case {
 const Case kCases[] = {
     {"cnn_pool_2x2", {4, 3, 28, 28}, {1, 1, 2, 2}, {1, 1, 2, 2}, {0, 0, 0, 0}, true},
     {"odd_sizes", {2, 3, 7, 9}, {1, 1, 2, 2}, {1, 1, 2, 2}, {0, 0, 0, 0}, true},
+    {"cnn_pool2_7_windows", {4, 5, 14, 14}, {1, 1, 2, 2}, {1, 1, 2, 2}, {0, 0, 0, 0}, true},
+    {"rows_of_25_windows", {2, 3, 4, 50}, {1, 1, 2, 2}, {1, 1, 2, 2}, {0, 0, 0, 0}, true},
+    {"rows_of_16_windows", {3, 2, 6, 32}, {1, 1, 2, 2}, {1, 1, 2, 2}, {0, 0, 0, 0}, true},
     {"3x3_stride3", {2, 2, 10, 11}, {1, 1, 3, 3}, {1, 1, 3, 3}, {0, 0, 0, 0}, true},
     {"overlapping_3x3_stride2", {2, 2, 9, 9}, {1, 1, 3, 3}, {1, 1, 2, 2}, {0, 0, 0, 0}, true},
     {"rank3_1x2", {3, 5, 8}, {1, 1, 2}, {1, 1, 2}, {0, 0, 0}, true},
@@ -82,7 +87,10 @@ void ExpectSameBits(const ir::Literal& expected, const std::vector<uint8_t>& act
   const auto* a = reinterpret_cast<const float*>(actual.data());
   for (size_t i = 0; i < actual.size() / sizeof(float); ++i) {
     const bool both_nan = std::isnan(e[i]) && std::isnan(a[i]);
-    ASSERT_TRUE(both_nan || std::memcmp(&e[i], &a[i], sizeof(float)) == 0)
+    uint32_t e_bits = 0, a_bits = 0;
+    std::memcpy(&e_bits, &e[i], sizeof(float));
+    std::memcpy(&a_bits, &a[i], sizeof(float));
+    ASSERT_TRUE(both_nan || e_bits == a_bits)
         << "element " << i << ": " << a[i] << " (signbit " << std::signbit(a[i]) << "), reference "
         << e[i] << " (signbit " << std::signbit(e[i]) << ")";
   }

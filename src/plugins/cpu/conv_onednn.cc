@@ -59,17 +59,22 @@ using onednn::MakeReorder;
 using onednn::Memory;
 using onednn::ThreadScratch;
 
+// Two forms of the same sum: kForward runs oneDNN's forward convolution (lhs its source,
+// rhs its weights, the result its destination); the weight-gradient form runs its
+// backward-weights primitive with the roles swapped (see BuildWeightGradient). The
+// descriptors are named by the instruction's operands: the user's layouts (for one part's
+// batch) and oneDNN's.
 struct ConvolutionPlan::OneDnn {
+  bool weight_gradient = false;
   int64_t parts = 1;
   int64_t part_batch = 0;
-  // The operands' own layouts (for one part's batch) and oneDNN's.
-  dnnl_memory_desc_t user_src{}, user_weights{}, user_dst{};
-  dnnl_memory_desc_t src{}, weights{}, dst{}, scratchpad{};
+  dnnl_memory_desc_t user_lhs{}, user_rhs{}, user_out{};
+  dnnl_memory_desc_t lhs{}, rhs{}, out{}, scratchpad{};
   dnnl_primitive_t conv = nullptr;
-  dnnl_primitive_t src_in = nullptr, weights_in = nullptr, dst_out = nullptr;
+  dnnl_primitive_t lhs_in = nullptr, rhs_in = nullptr, out_back = nullptr;
 
   ~OneDnn() {
-    for (dnnl_primitive_t p : {conv, src_in, weights_in, dst_out}) {
+    for (dnnl_primitive_t p : {conv, lhs_in, rhs_in, out_back}) {
       if (p != nullptr) dnnl_primitive_destroy(p);
     }
   }
@@ -121,12 +126,78 @@ void Any(dnnl_memory_desc_t* md, const std::vector<int64_t>& dims, dnnl_data_typ
   dnnl_memory_desc_init_by_tag(md, static_cast<int>(dims.size()), d, type, dnnl_format_tag_any);
 }
 
-// Builds the primitives, or returns null where oneDNN refuses the case.
-std::unique_ptr<ConvolutionPlan::OneDnn> BuildOneDnn(const ConvGeometry& g) {
+struct Descriptors {
+  dnnl_memory_desc_t lhs, rhs, out;  // the user's layouts
+  dnnl_memory_desc_t any_lhs, any_rhs, any_out;
+  dnnl_dims_t strides, dilates, pad_l, pad_r;
+};
+
+// The memory descriptors of one problem: each operand is `dims` over `strides` (leading
+// two dimensions first, then the spatial ones), oneDNN's own layouts left open.
+using Dims = std::vector<int64_t>;
+
+void Describe(Descriptors* d, dnnl_data_type_t type, const Dims& lhs_dims, const Dims& lhs_strides,
+              const Dims& rhs_dims, const Dims& rhs_strides, const Dims& out_dims,
+              const Dims& out_strides) {
+  Strided(&d->lhs, lhs_dims, lhs_strides, type);
+  Strided(&d->rhs, rhs_dims, rhs_strides, type);
+  Strided(&d->out, out_dims, out_strides, type);
+  Any(&d->any_lhs, lhs_dims, type);
+  Any(&d->any_rhs, rhs_dims, type);
+  Any(&d->any_out, out_dims, type);
+}
+
+// The primitive for `pd` with oneDNN's layouts for the three operands (queried as
+// `lhs_q`, `rhs_q`, `out_q`) and the reorders from and to the user's; null where oneDNN
+// refuses, or where only its reference implementation serves the case (no JIT kernel for
+// this CPU and case, e.g. bf16 without AVX-512: slower than the matrix-product path).
+std::unique_ptr<ConvolutionPlan::OneDnn> Finish(std::unique_ptr<ConvolutionPlan::OneDnn> plan,
+                                                dnnl_primitive_desc_t pd, const Descriptors& d,
+                                                dnnl_query_t lhs_q, dnnl_query_t rhs_q,
+                                                dnnl_query_t out_q) {
+  const char* impl = nullptr;
+  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+  if (impl == nullptr || std::string(impl).rfind("ref", 0) == 0) {
+    dnnl_primitive_desc_destroy(pd);
+    return nullptr;
+  }
+  plan->user_lhs = d.lhs;
+  plan->user_rhs = d.rhs;
+  plan->user_out = d.out;
+  plan->lhs = *dnnl_primitive_desc_query_md(pd, lhs_q, 0);
+  plan->rhs = *dnnl_primitive_desc_query_md(pd, rhs_q, 0);
+  plan->out = *dnnl_primitive_desc_query_md(pd, out_q, 0);
+  plan->scratchpad = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const dnnl_status_t created = dnnl_primitive_create(&plan->conv, pd);
+  dnnl_primitive_desc_destroy(pd);
+  if (created != dnnl_success) return nullptr;
+  plan->lhs_in = MakeReorder(plan->user_lhs, plan->lhs);
+  plan->rhs_in = MakeReorder(plan->user_rhs, plan->rhs);
+  plan->out_back = MakeReorder(plan->out, plan->user_out);
+  const bool missing =
+      (plan->lhs_in == nullptr && !dnnl_memory_desc_equal(&plan->user_lhs, &plan->lhs)) ||
+      (plan->rhs_in == nullptr && !dnnl_memory_desc_equal(&plan->user_rhs, &plan->rhs)) ||
+      (plan->out_back == nullptr && !dnnl_memory_desc_equal(&plan->out, &plan->user_out));
+  if (missing) return nullptr;
+  return plan;
+}
+
+// A primitive descriptor with user-managed scratch memory, or null.
+dnnl_primitive_desc_t Create(const void* desc, const_dnnl_primitive_desc_t hint) {
+  dnnl_primitive_attr_t attr = nullptr;
+  dnnl_primitive_attr_create(&attr);
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_primitive_desc_t pd = nullptr;
+  const dnnl_status_t made = dnnl_primitive_desc_create(&pd, desc, attr, Engine(), hint);
+  dnnl_primitive_attr_destroy(attr);
+  return made == dnnl_success ? pd : nullptr;
+}
+
+// The forward form: oneDNN's forward convolution over the operands as they are.
+std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g) {
   auto plan = std::make_unique<ConvolutionPlan::OneDnn>();
   plan->parts = Parts(g.batch);
   plan->part_batch = g.batch / plan->parts;
-  const size_t spatial = g.window.size();
   std::vector<int64_t> src_dims = {plan->part_batch, g.groups * g.group_in};
   std::vector<int64_t> src_strides = {g.lhs_batch_stride, g.lhs_feature_stride};
   std::vector<int64_t> dst_dims = {plan->part_batch, g.groups * g.group_out};
@@ -139,98 +210,139 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildOneDnn(const ConvGeometry& g) {
     w_dims = {g.group_out, g.group_in};
     w_strides = {g.rhs_out_stride, g.rhs_in_stride};
   }
-  dnnl_dims_t strides, dilates, pad_l, pad_r;
-  for (size_t i = 0; i < spatial; ++i) {
+  Descriptors d{};
+  for (size_t i = 0; i < g.window.size(); ++i) {
     src_dims.push_back(g.in_size[i]);
     src_strides.push_back(g.lhs_spatial_stride[i]);
     dst_dims.push_back(g.out_size[i]);
     dst_strides.push_back(g.out_spatial_stride[i]);
     w_dims.push_back(g.window[i].size);
     w_strides.push_back(g.rhs_spatial_stride[i]);
-    strides[i] = g.window[i].stride;
-    dilates[i] = g.window[i].window_dilation - 1;
-    pad_l[i] = g.window[i].pad_low;
+    d.strides[i] = g.window[i].stride;
+    d.dilates[i] = g.window[i].window_dilation - 1;
+    d.pad_l[i] = g.window[i].pad_low;
     // oneDNN wants the right padding that its own output-size formula needs; ours may
     // pad further than the last window reaches (those positions are never read).
     const int64_t extent = (g.window[i].size - 1) * g.window[i].window_dilation + 1;
-    pad_r[i] = (g.out_size[i] - 1) * g.window[i].stride + extent - g.in_size[i] - pad_l[i];
+    d.pad_r[i] = (g.out_size[i] - 1) * g.window[i].stride + extent - g.in_size[i] - d.pad_l[i];
   }
-  const dnnl_data_type_t type = DataType(g.dtype);
-  Strided(&plan->user_src, src_dims, src_strides, type);
-  Strided(&plan->user_dst, dst_dims, dst_strides, type);
-  Strided(&plan->user_weights, w_dims, w_strides, type);
-  dnnl_memory_desc_t any_src, any_w, any_dst;
-  Any(&any_src, src_dims, type);
-  Any(&any_w, w_dims, type);
-  Any(&any_dst, dst_dims, type);
+  Describe(&d, DataType(g.dtype), src_dims, src_strides, w_dims, w_strides, dst_dims, dst_strides);
   dnnl_convolution_desc_t desc;
   if (dnnl_dilated_convolution_forward_desc_init(
-          &desc, dnnl_forward_inference, dnnl_convolution_auto, &any_src, &any_w, nullptr, &any_dst,
-          strides, dilates, pad_l, pad_r) != dnnl_success) {
+          &desc, dnnl_forward_inference, dnnl_convolution_auto, &d.any_lhs, &d.any_rhs, nullptr,
+          &d.any_out, d.strides, d.dilates, d.pad_l, d.pad_r) != dnnl_success) {
     return nullptr;
   }
-  dnnl_primitive_attr_t attr = nullptr;
-  dnnl_primitive_attr_create(&attr);
-  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
-  dnnl_primitive_desc_t pd = nullptr;
-  const dnnl_status_t made = dnnl_primitive_desc_create(&pd, &desc, attr, Engine(), nullptr);
-  dnnl_primitive_attr_destroy(attr);
-  if (made != dnnl_success) return nullptr;
-  // oneDNN's reference implementations (no JIT kernel for this CPU and case, e.g. bf16
-  // without AVX-512) are slower than the matrix-product path: leave the case to it.
-  const char* impl = nullptr;
-  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-  if (impl == nullptr || std::string(impl).rfind("ref", 0) == 0) {
-    dnnl_primitive_desc_destroy(pd);
-    return nullptr;
-  }
-  plan->src = *dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-  plan->weights = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-  plan->dst = *dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-  plan->scratchpad = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  const dnnl_status_t created = dnnl_primitive_create(&plan->conv, pd);
-  dnnl_primitive_desc_destroy(pd);
-  if (created != dnnl_success) return nullptr;
-  plan->src_in = MakeReorder(plan->user_src, plan->src);
-  plan->weights_in = MakeReorder(plan->user_weights, plan->weights);
-  plan->dst_out = MakeReorder(plan->dst, plan->user_dst);
-  const bool missing =
-      (plan->src_in == nullptr && !dnnl_memory_desc_equal(&plan->user_src, &plan->src)) ||
-      (plan->weights_in == nullptr &&
-       !dnnl_memory_desc_equal(&plan->user_weights, &plan->weights)) ||
-      (plan->dst_out == nullptr && !dnnl_memory_desc_equal(&plan->dst, &plan->user_dst));
-  if (missing) return nullptr;
-  return plan;
+  dnnl_primitive_desc_t pd = Create(&desc, nullptr);
+  if (pd == nullptr) return nullptr;
+  return Finish(std::move(plan), pd, d, dnnl_query_src_md, dnnl_query_weights_md,
+                dnnl_query_dst_md);
 }
 
-// One part of the batch: reorder in, convolve, reorder out, on this thread alone.
-// Returns false where any oneDNN call fails (the caller then recomputes the convolution
-// on another path, so no result is left half written).
-bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* weights, uint8_t* out) {
-  ThreadScratch& scratch = LocalScratch();
-  dnnl_memory_t user_src = Memory(p.user_src, const_cast<uint8_t*>(lhs));
-  dnnl_memory_t user_dst = Memory(p.user_dst, out);
-  dnnl_memory_t src = user_src, dst = user_dst;
-  bool ok = true;
-  if (p.src_in != nullptr) {
-    src = Memory(p.src, scratch.src.Get(dnnl_memory_desc_get_size(&p.src)));
-    ok = Execute(p.src_in, {{DNNL_ARG_FROM, user_src}, {DNNL_ARG_TO, src}});
+// The weight-gradient form. The instruction computes
+//   out[n, o, t] = sum over f, y of lhs[n, f, t * s + y * r - p] * rhs[f, o, y]
+// (s the window stride, r the kernel dilation, p the low padding; groups of 1). That is
+// oneDNN's weight gradient diff_weights[o, n, t] for the source lhs read with f as its
+// batch and n as its channel, diff_dst rhs with f as its batch and o as its channel, stride
+// r and dilation s: the form in which the front end records a convolution's kernel adjoint
+// (docs/plugins.md "Convolutions"), whose "kernel" (the result's gradient) is as large as
+// an image and whose result is a few taps. oneDNN's backward-weights kernels compute it
+// far faster than its forward kernels do with such a kernel. One part: the sum runs over
+// the whole of lhs's feature dimension.
+std::unique_ptr<ConvolutionPlan::OneDnn> BuildWeightGradient(const ConvGeometry& g) {
+  if (g.groups != 1) return nullptr;
+  auto plan = std::make_unique<ConvolutionPlan::OneDnn>();
+  plan->weight_gradient = true;
+  plan->part_batch = g.batch;
+  std::vector<int64_t> src_dims = {g.group_in, g.batch};
+  std::vector<int64_t> src_strides = {g.lhs_feature_stride, g.lhs_batch_stride};
+  std::vector<int64_t> diff_dst_dims = {g.group_in, g.group_out};
+  std::vector<int64_t> diff_dst_strides = {g.rhs_in_stride, g.rhs_out_stride};
+  std::vector<int64_t> diff_w_dims = {g.group_out, g.batch};
+  std::vector<int64_t> diff_w_strides = {g.out_feature_stride, g.out_batch_stride};
+  Descriptors d{};
+  for (size_t i = 0; i < g.window.size(); ++i) {
+    src_dims.push_back(g.in_size[i]);
+    src_strides.push_back(g.lhs_spatial_stride[i]);
+    diff_dst_dims.push_back(g.window[i].size);
+    diff_dst_strides.push_back(g.rhs_spatial_stride[i]);
+    diff_w_dims.push_back(g.out_size[i]);
+    diff_w_strides.push_back(g.out_spatial_stride[i]);
+    d.strides[i] = g.window[i].window_dilation;
+    d.dilates[i] = g.window[i].stride - 1;
+    d.pad_l[i] = g.window[i].pad_low;
+    d.pad_r[i] = (g.window[i].size - 1) * g.window[i].window_dilation +
+                 (g.out_size[i] - 1) * g.window[i].stride + 1 - g.in_size[i] - d.pad_l[i];
+    if (d.pad_r[i] < 0) return nullptr;  // rows past the last read: the forward form
   }
-  if (p.dst_out != nullptr) dst = Memory(p.dst, scratch.dst.Get(dnnl_memory_desc_get_size(&p.dst)));
-  dnnl_memory_t w = Memory(p.weights, weights);
+  Describe(&d, DataType(g.dtype), src_dims, src_strides, diff_dst_dims, diff_dst_strides,
+           diff_w_dims, diff_w_strides);
+  // The backward-weights primitive needs its forward twin as a hint.
+  dnnl_convolution_desc_t forward, backward;
+  if (dnnl_dilated_convolution_forward_desc_init(
+          &forward, dnnl_forward_training, dnnl_convolution_auto, &d.any_lhs, &d.any_out, nullptr,
+          &d.any_rhs, d.strides, d.dilates, d.pad_l, d.pad_r) != dnnl_success ||
+      dnnl_dilated_convolution_backward_weights_desc_init(
+          &backward, dnnl_convolution_auto, &d.any_lhs, &d.any_out, nullptr, &d.any_rhs, d.strides,
+          d.dilates, d.pad_l, d.pad_r) != dnnl_success) {
+    return nullptr;
+  }
+  dnnl_primitive_desc_t hint = Create(&forward, nullptr);
+  if (hint == nullptr) return nullptr;
+  dnnl_primitive_desc_t pd = Create(&backward, hint);
+  dnnl_primitive_desc_destroy(hint);
+  if (pd == nullptr) return nullptr;
+  return Finish(std::move(plan), pd, d, dnnl_query_src_md, dnnl_query_diff_dst_md,
+                dnnl_query_diff_weights_md);
+}
+
+// Whether the weight-gradient form suits the case: a kernel with at least four times as
+// many taps as the result has positions (the forward kernels are built for the opposite;
+// a kernel adjoint has an image's positions as its taps and a kernel's taps as its result).
+bool KernelOutweighsResult(const ConvGeometry& g) {
+  int64_t taps = 1, positions = 1;
+  for (size_t i = 0; i < g.window.size(); ++i) {
+    taps *= g.window[i].size;
+    positions *= g.out_size[i];
+  }
+  return taps >= 4 * positions;
+}
+
+// One part of the batch: reorder in, convolve, reorder out, on this thread alone; `rhs`
+// is already in oneDNN's layout. Returns false where any oneDNN call fails (the caller
+// then recomputes the convolution on another path, so no result is left half written).
+bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, uint8_t* out) {
+  ThreadScratch& scratch = LocalScratch();
+  dnnl_memory_t user_lhs = Memory(p.user_lhs, const_cast<uint8_t*>(lhs));
+  dnnl_memory_t user_out = Memory(p.user_out, out);
+  dnnl_memory_t a = user_lhs, c = user_out;
+  bool ok = true;
+  if (p.lhs_in != nullptr) {
+    a = Memory(p.lhs, scratch.src.Get(dnnl_memory_desc_get_size(&p.lhs)));
+    ok = Execute(p.lhs_in, {{DNNL_ARG_FROM, user_lhs}, {DNNL_ARG_TO, a}});
+  }
+  if (p.out_back != nullptr) c = Memory(p.out, scratch.dst.Get(dnnl_memory_desc_get_size(&p.out)));
+  dnnl_memory_t b = Memory(p.rhs, rhs);
   dnnl_memory_t pad =
       Memory(p.scratchpad,
              scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.scratchpad), 64)));
-  ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, src},
-                              {DNNL_ARG_WEIGHTS, w},
-                              {DNNL_ARG_DST, dst},
-                              {DNNL_ARG_SCRATCHPAD, pad}});
-  if (p.dst_out != nullptr) {
-    ok = ok && Execute(p.dst_out, {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, user_dst}});
+  if (p.weight_gradient) {
+    ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, a},
+                                {DNNL_ARG_DIFF_DST, b},
+                                {DNNL_ARG_DIFF_WEIGHTS, c},
+                                {DNNL_ARG_SCRATCHPAD, pad}});
+  } else {
+    ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, a},
+                                {DNNL_ARG_WEIGHTS, b},
+                                {DNNL_ARG_DST, c},
+                                {DNNL_ARG_SCRATCHPAD, pad}});
   }
-  Destroy({user_src, user_dst, w, pad});
-  if (src != user_src) Destroy({src});
-  if (dst != user_dst) Destroy({dst});
+  if (p.out_back != nullptr) {
+    ok = ok && Execute(p.out_back, {{DNNL_ARG_FROM, c}, {DNNL_ARG_TO, user_out}});
+  }
+  Destroy({user_lhs, user_out, b, pad});
+  if (a != user_lhs) Destroy({a});
+  if (c != user_out) Destroy({c});
   return ok;
 }
 
@@ -239,9 +351,14 @@ bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* weights
 void ConvolutionPlan::Choose() {
   const std::string choice = ConvChoice();
   if (choice != "direct" && choice != "gemm" && Eligible(geometry_)) {
-    onednn_ = BuildOneDnn(geometry_);
+    if (KernelOutweighsResult(geometry_)) onednn_ = BuildWeightGradient(geometry_);
+    if (onednn_ == nullptr) onednn_ = BuildForward(geometry_);
   }
   gemm_ = onednn_ == nullptr && choice != "direct" && ConvolutionGemmFits(geometry_);
+}
+
+bool ConvolutionPlan::uses_weight_gradient() const {
+  return onednn_ != nullptr && onednn_->weight_gradient;
 }
 
 void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
@@ -250,35 +367,37 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) 
   const OneDnn& p = *onednn_;
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
-  // The weights are reordered once per run, on this thread, for every part.
-  std::atomic<bool> ok{true};
-  void* weights = const_cast<uint8_t*>(rhs);
-  std::unique_ptr<uint8_t, decltype(&std::free)> weights_copy(nullptr, &std::free);
-  if (p.weights_in != nullptr) {
-    const size_t size = (dnnl_memory_desc_get_size(&p.weights) + 63) / 64 * 64;
-    weights_copy.reset(static_cast<uint8_t*>(std::aligned_alloc(64, std::max<size_t>(size, 64))));
-    dnnl_memory_t from = Memory(p.user_weights, weights);
-    dnnl_memory_t to = Memory(p.weights, weights_copy.get());
-    ok = Execute(p.weights_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  // The rhs is reordered once per run, on this thread, for every part (into this thread's
+  // scratch: the parts only read it while this thread waits for them).
+  bool ok = true;
+  void* rhs_ready = const_cast<uint8_t*>(rhs);
+  if (p.rhs_in != nullptr) {
+    uint8_t* to_data =
+        LocalScratch().rhs.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.rhs), 64));
+    dnnl_memory_t from = Memory(p.user_rhs, rhs_ready);
+    dnnl_memory_t to = Memory(p.rhs, to_data);
+    ok = Execute(p.rhs_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
     Destroy({from, to});
-    weights = weights_copy.get();
+    rhs_ready = to_data;
   }
   const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(geometry_.dtype));
   const int64_t in_step = p.part_batch * geometry_.lhs_batch_stride * bytes;
   const int64_t out_step = p.part_batch * geometry_.out_batch_stride * bytes;
+  std::atomic<bool> parts_ok{true};
   if (!ok) {
     // Nothing to do: the fallback below computes everything.
   } else if (p.parts == 1) {
-    ok = RunPart(p, lhs, weights, out);
+    ok = RunPart(p, lhs, rhs_ready, out);
   } else {
     ParallelFor(p.parts, [&](int64_t first, int64_t last) {
       const int threads = omp_get_max_threads();
       if (threads != 1) omp_set_num_threads(1);
       for (int64_t part = first; part < last; ++part) {
-        if (!RunPart(p, lhs + part * in_step, weights, out + part * out_step)) ok = false;
+        if (!RunPart(p, lhs + part * in_step, rhs_ready, out + part * out_step)) parts_ok = false;
       }
       if (threads != 1) omp_set_num_threads(threads);
     });
+    ok = parts_ok;
   }
   if (saved_threads != 1) omp_set_num_threads(saved_threads);
   // A failed oneDNN call (it refuses nothing this plan passes; memory may run out): the
@@ -324,6 +443,8 @@ struct ConvolutionPlan::OneDnn {};
 void ConvolutionPlan::Choose() {
   gemm_ = ConvChoice() != "direct" && ConvolutionGemmFits(geometry_);
 }
+
+bool ConvolutionPlan::uses_weight_gradient() const { return false; }
 
 void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
   if (gemm_) return ConvolutionGemm(geometry_, lhs, rhs, out);

@@ -103,11 +103,15 @@ std::string OptimizedDumpText(const Executable& executable) {
       if (update.scale >= 0) absl::StrAppend(&steps, "%", update.scale, " * ");
       absl::StrAppend(&steps, "dot %", update.dot, ", one gemm)");
     } else {
-      // Which path a bf16 product takes (docs/plugins.md "Matrix products").
-      const bool bf16_matmul = executable.step_plans()[s].dot.bf16_matmul != nullptr;
+      // Which path a bf16 product takes (docs/plugins.md "Matrix products"), and a
+      // convolution in the weight-gradient form ("Convolutions").
+      const StepPlan& plan = executable.step_plans()[s];
+      const bool bf16_matmul = plan.dot.bf16_matmul != nullptr;
+      const bool weight_gradient = plan.conv != nullptr && plan.conv->uses_weight_gradient();
       absl::StrAppend(&steps, "%", step.instruction, " (",
                       std::string(ir::OpName(program.instructions[step.instruction].op)),
-                      bf16_matmul ? ", oneDNN bf16 matmul" : "", ")");
+                      bf16_matmul ? ", oneDNN bf16 matmul" : "",
+                      weight_gradient ? ", oneDNN backward weights" : "", ")");
     }
   }
   absl::StrAppend(&out, "# steps: ", steps.empty() ? "none" : steps, "\n");

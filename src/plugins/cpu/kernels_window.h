@@ -69,6 +69,8 @@ class ConvolutionPlan {
   void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const;
   bool uses_onednn() const { return onednn_ != nullptr; }
   bool uses_gemm() const { return gemm_; }
+  // On oneDNN's backward-weights primitive (a kernel adjoint; conv_onednn.cc).
+  bool uses_weight_gradient() const;
 
   struct OneDnn;  // conv_onednn.cc
 

@@ -35,9 +35,10 @@ class Scratch {
   size_t size_ = 0;
 };
 
-// Per-thread scratch: reordered operands, results and primitives' scratchpads.
+// Per-thread scratch: reordered operands (a convolution's rhs, reordered once per run for
+// every part, in `rhs`), results and primitives' scratchpads.
 struct ThreadScratch {
-  Scratch src, dst, pad, reorder_pad;
+  Scratch src, rhs, dst, pad, reorder_pad;
 };
 ThreadScratch& LocalScratch();
 
