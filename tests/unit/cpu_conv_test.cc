@@ -1,7 +1,8 @@
 // The CPU plugin's three convolution paths (oneDNN, matrix products over patches, the
 // direct loop) against the reference evaluator on 2-D cases larger than the conformance
 // suite's: ResNet-like blocks, strides, dilations, groups (depthwise too), NHWC, uneven
-// padding; and which path each case takes.
+// padding, first-layer channel counts, batches split into cache-sized parts; and which
+// path each case takes.
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -39,6 +40,10 @@ const Case kCases[] = {
     {"nhwc", 4, 6, 10, 9, 3, 1, 1, 1, 1, 1, true},
     {"pointwise", 2, 12, 20, 7, 1, 1, 1, 1, 0, 0, true},
     {"uneven_padding", 2, 3, 5, 8, 5, 1, 2, 1, 0, 3, false},
+    // Two input channels: oneDNN writes the result in its own layout (conv_onednn.cc).
+    {"few_channels", 3, 2, 8, 10, 3, 1, 1, 1, 1, 1, false},
+    // 128 KiB per image: oneDNN runs the batch in cache-sized parts of four.
+    {"cache_parts", 8, 4, 4, 64, 3, 1, 1, 1, 1, 1, false},
 };
 
 std::string Text(const Case& c, const std::string& dtype) {
