@@ -5,6 +5,11 @@
 //   seam/gemm     the plugin's matrix-product path (SEAM_CPU_CONV=gemm at compile time),
 //                 which serves the cases oneDNN does not (f64, bf16, lhs dilation, ...)
 //   seam/direct   the plugin's direct loop (SEAM_CPU_CONV=direct at compile time)
+//   seam/bias_relu_epilogue, seam/bias_relu_separate
+//                 relu(convolution + bias) with the bias and relu as the convolution's
+//                 epilogue (inside oneDNN's call) or as a loop of their own
+//                 (SEAM_CPU_EPILOGUES=off); onednn/plain_bias_relu and best_bias_relu do
+//                 the same work in one oneDNN call (a bias operand and a relu post-op)
 //   onednn/plain  oneDNN on the same plain-layout memory (NCHW or NHWC in and out), letting
 //                 it pick its own layouts and paying the reorders, as seam does
 //   onednn/best   the oneDNN convolution primitive alone on its preferred layouts
@@ -89,6 +94,30 @@ void BM_Seam(benchmark::State& state, const Case& c, const char* mode) {
   SetCounters(state, c);
 }
 
+// relu(convolution + per-channel bias), NCHW: `epilogues` sets SEAM_CPU_EPILOGUES while
+// compiling, so the bias and relu run inside the convolution's oneDNN call ("on") or as a loop
+// of their own over the whole result afterwards ("off").
+void BM_SeamBiasRelu(benchmark::State& state, const Case& c, const char* epilogues) {
+  std::string text = ConvText(c);
+  const std::string out = absl::StrCat("f32[", c.n, ",", c.o, ",", c.hw, ",", c.hw, "]");
+  const std::string tail = "  return (%2)\n}\n";
+  text.replace(text.find(tail), tail.size(),
+               absl::StrCat("  %3 = parameter(2) : f32[", c.o, "]\n  %4 = broadcast_in_dim(%3), ",
+                            "dims={1} : ", out, "\n  %5 = add(%2, %4) : ", out,
+                            "\n  %6 = constant(0) : f32[]\n  %7 = broadcast_in_dim(%6), dims={} : ",
+                            out, "\n  %8 = maximum(%5, %7) : ", out, "\n  return (%8)\n}\n"));
+  setenv("SEAM_CPU_EPILOGUES", epilogues, 1);
+  auto computation = CompileText(text);
+  unsetenv("SEAM_CPU_EPILOGUES");
+  auto args = Upload(
+      {ir::Literal::FromF32(RandomFloats(size_t(c.n * c.c * c.hw * c.hw), 1),
+                            {c.n, c.c, c.hw, c.hw}),
+       ir::Literal::FromF32(RandomFloats(size_t(c.o * c.c * c.k * c.k), 2), {c.o, c.c, c.k, c.k}),
+       ir::Literal::FromF32(RandomFloats(size_t(c.o), 3), {c.o})});
+  for (auto _ : state) RunAndWait(*computation, args);
+  SetCounters(state, c);
+}
+
 // oneDNN through its C API, independent of the plugin's code.
 struct Dnnl {
   dnnl_engine_t engine = nullptr;
@@ -130,7 +159,9 @@ dnnl_primitive_t Reorder(const dnnl_memory_desc_t& from, const dnnl_memory_desc_
   return p;
 }
 
-void BM_OneDnn(benchmark::State& state, const Case& c, bool best) {
+// `bias_relu`: the primitive also adds a per-channel bias and takes max(x, 0) (a bias
+// operand and a relu post-op), the work of seam's convolution epilogue.
+void BM_OneDnn(benchmark::State& state, const Case& c, bool best, bool bias_relu = false) {
   omp_set_num_threads(1);
   const dnnl_format_tag_t plain = c.nhwc ? dnnl_nhwc : dnnl_nchw;
   dnnl_memory_desc_t user_src = Md({c.n, c.c, c.hw, c.hw}, plain);
@@ -141,10 +172,23 @@ void BM_OneDnn(benchmark::State& state, const Case& c, bool best) {
   dnnl_memory_desc_t any_w = Md({c.o, c.c, c.k, c.k}, dnnl_format_tag_any);
   dnnl_dims_t strides = {1, 1}, pad = {c.pad, c.pad};
   dnnl_convolution_desc_t desc;
+  dnnl_memory_desc_t bias_md = Md({c.o}, dnnl_a);
   dnnl_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_auto, &any_src,
-                                     &any_w, nullptr, &any_dst, strides, pad, pad);
+                                     &any_w, bias_relu ? &bias_md : nullptr, &any_dst, strides, pad,
+                                     pad);
+  dnnl_primitive_attr_t attr;
+  dnnl_primitive_attr_create(&attr);
+  dnnl_post_ops_t post_ops;
+  dnnl_post_ops_create(&post_ops);
+  if (bias_relu) {
+    dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
+    dnnl_primitive_attr_set_post_ops(attr, post_ops);
+  }
   dnnl_primitive_desc_t pd;
-  if (dnnl_primitive_desc_create(&pd, &desc, nullptr, D().engine, nullptr) != dnnl_success) {
+  const dnnl_status_t made = dnnl_primitive_desc_create(&pd, &desc, attr, D().engine, nullptr);
+  dnnl_post_ops_destroy(post_ops);
+  dnnl_primitive_attr_destroy(attr);
+  if (made != dnnl_success) {
     state.SkipWithError("oneDNN refuses the convolution");
     return;
   }
@@ -158,7 +202,7 @@ void BM_OneDnn(benchmark::State& state, const Case& c, bool best) {
   state.SetLabel(impl == nullptr ? "" : impl);
   dnnl_primitive_desc_destroy(pd);
   dnnl_memory_t us = Mem(user_src), ud = Mem(user_dst), uw = Mem(user_w);
-  dnnl_memory_t s = Mem(src_md), w = Mem(w_md), d = Mem(dst_md);
+  dnnl_memory_t s = Mem(src_md), w = Mem(w_md), d = Mem(dst_md), b = Mem(bias_md);
   std::vector<float> x = RandomFloats(size_t(c.n * c.c * c.hw * c.hw), 1);
   std::vector<float> k = RandomFloats(size_t(c.o * c.c * c.k * c.k), 2);
   void* handle;
@@ -179,14 +223,17 @@ void BM_OneDnn(benchmark::State& state, const Case& c, bool best) {
       reorder(src_in, us, s);
       reorder(w_in, uw, w);
     }
-    Run(conv, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+    Run(conv, {{DNNL_ARG_SRC, src},
+               {DNNL_ARG_WEIGHTS, weights},
+               {DNNL_ARG_BIAS, b},
+               {DNNL_ARG_DST, dst}});
     if (!best) reorder(dst_out, d, ud);
   }
   SetCounters(state, c);
   for (dnnl_primitive_t p : {conv, src_in, w_in, dst_out}) {
     if (p != nullptr) dnnl_primitive_destroy(p);
   }
-  for (dnnl_memory_t m : {us, ud, uw, s, w, d}) dnnl_memory_destroy(m);
+  for (dnnl_memory_t m : {us, ud, uw, s, w, d, b}) dnnl_memory_destroy(m);
 }
 
 // Max pooling 2x2, stride 2, on the CNN's first activation [64, 32, 28, 28], and its
@@ -269,6 +316,12 @@ void Register() {
     add("seam_onednn", [&c](benchmark::State& s) { BM_Seam(s, c, "auto"); });
     add("seam_gemm", [&c](benchmark::State& s) { BM_Seam(s, c, "gemm"); });
     if (c.bf16) continue;
+    if (!c.nhwc) {
+      add("seam_bias_relu_epilogue", [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "on"); });
+      add("seam_bias_relu_separate", [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "off"); });
+      add("onednn_plain_bias_relu", [&c](benchmark::State& s) { BM_OneDnn(s, c, false, true); });
+      add("onednn_best_bias_relu", [&c](benchmark::State& s) { BM_OneDnn(s, c, true, true); });
+    }
     add("seam_direct", [&c](benchmark::State& s) { BM_Seam(s, c, "direct"); });
     add("onednn_plain", [&c](benchmark::State& s) { BM_OneDnn(s, c, false); });
     add("onednn_best", [&c](benchmark::State& s) { BM_OneDnn(s, c, true); });

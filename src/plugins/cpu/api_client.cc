@@ -12,6 +12,7 @@
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/dump.h"
+#include "src/plugins/cpu/fusion_epilogue.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/kernels_window.h"
@@ -159,6 +160,9 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
     return MakeError(threads);
   }
   if (absl::Status conv = CheckConvolutionVariable(); !conv.ok()) return MakeError(conv);
+  if (absl::Status epilogues = CheckEpilogueVariable(); !epilogues.ok()) {
+    return MakeError(epilogues);
+  }
   absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();
   if (!gemm.ok()) return MakeError(gemm.status());
   SetGemmLibrary(*gemm);          // process-wide, like the kernel threads and the block pool

@@ -5,14 +5,16 @@
 // matrix products (conv_gemm.cc) or, where those do not fit, the direct loop. oneDNN reads
 // and writes the operands in their own layout (any dimension numbers are strided memory
 // descriptors) and picks its own layouts for the computation, so each run reorders in and
-// out where they differ; the batch is split over the kernel threads, one single-threaded
-// oneDNN call per part.
-#include <atomic>
+// out where they differ; the batch is split into cache-sized parts over the kernel
+// threads, one single-threaded oneDNN call per part. A plan built with ConvPostOps adds a
+// bias and takes max(x, 0) inside the same call (fusion_epilogue.h).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/kernels_window.h"
@@ -66,6 +68,8 @@ using onednn::ThreadScratch;
 // batch) and oneDNN's.
 struct ConvolutionPlan::OneDnn {
   bool weight_gradient = false;
+  bool bias = false;  // the primitive adds a per-feature bias (DNNL_ARG_BIAS)
+  dnnl_memory_desc_t bias_md{};
   int64_t parts = 1;
   int64_t part_batch = 0;
   dnnl_memory_desc_t user_lhs{}, user_rhs{}, user_out{};
@@ -204,20 +208,33 @@ std::unique_ptr<ConvolutionPlan::OneDnn> Finish(std::unique_ptr<ConvolutionPlan:
   return plan;
 }
 
-// A primitive descriptor with user-managed scratch memory, or null.
-dnnl_primitive_desc_t Create(const void* desc, const_dnnl_primitive_desc_t hint) {
+// A primitive descriptor with user-managed scratch memory (and a relu applied to the
+// result inside the call where `relu`), or null.
+dnnl_primitive_desc_t Create(const void* desc, const_dnnl_primitive_desc_t hint,
+                             bool relu = false) {
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_primitive_attr_create(&attr);
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_post_ops_t post_ops = nullptr;
+  if (relu) {
+    dnnl_post_ops_create(&post_ops);
+    dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
+    dnnl_primitive_attr_set_post_ops(attr, post_ops);
+  }
   dnnl_primitive_desc_t pd = nullptr;
   const dnnl_status_t made = dnnl_primitive_desc_create(&pd, desc, attr, Engine(), hint);
+  if (post_ops != nullptr) dnnl_post_ops_destroy(post_ops);
   dnnl_primitive_attr_destroy(attr);
   return made == dnnl_success ? pd : nullptr;
 }
 
-// The forward form: oneDNN's forward convolution over the operands as they are.
-std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g) {
+// The forward form: oneDNN's forward convolution over the operands as they are, with the
+// epilogue `post` inside the call (f32 only: the bias is f32).
+std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
+                                                      const ConvPostOps& post) {
+  if ((post.bias || post.relu) && g.dtype != ir::DType::kF32) return nullptr;
   auto plan = std::make_unique<ConvolutionPlan::OneDnn>();
+  plan->bias = post.bias;
   plan->parts = Parts(g);
   plan->part_batch = g.batch / plan->parts;
   std::vector<int64_t> src_dims = {plan->part_batch, g.groups * g.group_in};
@@ -249,14 +266,21 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g) {
     d.pad_r[i] = (g.out_size[i] - 1) * g.window[i].stride + extent - g.in_size[i] - d.pad_l[i];
   }
   Describe(&d, DataType(g.dtype), src_dims, src_strides, w_dims, w_strides, dst_dims, dst_strides);
+  if (post.bias) Strided(&plan->bias_md, {g.groups * g.group_out}, {1}, dnnl_f32);
+  // A first layer writes the operand's layout (oneDNN's gemm kernel for it: 0.5 ms for the
+  // CNN's first layer), but that kernel adds a bias slowly (1.5 ms per 8 images), and in
+  // oneDNN's own layout the reorder out costs more than a separate bias-and-relu loop: a
+  // first layer takes no epilogue.
+  const bool few = g.groups == 1 && g.group_in < kFewInputFeatures;
+  if (few && (post.bias || post.relu)) return nullptr;
   dnnl_convolution_desc_t desc;
   if (dnnl_dilated_convolution_forward_desc_init(
-          &desc, dnnl_forward_inference, dnnl_convolution_auto, &d.any_lhs, &d.any_rhs, nullptr,
-          g.groups == 1 && g.group_in < kFewInputFeatures ? &d.out : &d.any_out, d.strides,
-          d.dilates, d.pad_l, d.pad_r) != dnnl_success) {
+          &desc, dnnl_forward_inference, dnnl_convolution_auto, &d.any_lhs, &d.any_rhs,
+          post.bias ? &plan->bias_md : nullptr, few ? &d.out : &d.any_out, d.strides, d.dilates,
+          d.pad_l, d.pad_r) != dnnl_success) {
     return nullptr;
   }
-  dnnl_primitive_desc_t pd = Create(&desc, nullptr);
+  dnnl_primitive_desc_t pd = Create(&desc, nullptr, post.relu);
   if (pd == nullptr) return nullptr;
   return Finish(std::move(plan), pd, d, dnnl_query_src_md, dnnl_query_weights_md,
                 dnnl_query_dst_md);
@@ -334,7 +358,8 @@ bool KernelOutweighsResult(const ConvGeometry& g) {
 // One part of the batch: reorder in, convolve, reorder out, on this thread alone; `rhs`
 // is already in oneDNN's layout. Returns false where any oneDNN call fails (the caller
 // then recomputes the convolution on another path, so no result is left half written).
-bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, uint8_t* out) {
+bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, const uint8_t* bias,
+             uint8_t* out) {
   ThreadScratch& scratch = LocalScratch();
   dnnl_memory_t user_lhs = Memory(p.user_lhs, const_cast<uint8_t*>(lhs));
   dnnl_memory_t user_out = Memory(p.user_out, out);
@@ -354,6 +379,14 @@ bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, ui
                                 {DNNL_ARG_DIFF_DST, b},
                                 {DNNL_ARG_DIFF_WEIGHTS, c},
                                 {DNNL_ARG_SCRATCHPAD, pad}});
+  } else if (p.bias) {
+    dnnl_memory_t bias_memory = Memory(p.bias_md, const_cast<uint8_t*>(bias));
+    ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, a},
+                                {DNNL_ARG_WEIGHTS, b},
+                                {DNNL_ARG_BIAS, bias_memory},
+                                {DNNL_ARG_DST, c},
+                                {DNNL_ARG_SCRATCHPAD, pad}});
+    Destroy({bias_memory});
   } else {
     ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, a},
                                 {DNNL_ARG_WEIGHTS, b},
@@ -373,10 +406,13 @@ bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, ui
 
 void ConvolutionPlan::Choose() {
   const std::string choice = ConvChoice();
+  const bool post = post_.bias || post_.relu;
   if (choice != "direct" && choice != "gemm" && Eligible(geometry_)) {
-    if (KernelOutweighsResult(geometry_)) onednn_ = BuildWeightGradient(geometry_);
-    if (onednn_ == nullptr) onednn_ = BuildForward(geometry_);
+    if (!post && KernelOutweighsResult(geometry_)) onednn_ = BuildWeightGradient(geometry_);
+    if (onednn_ == nullptr) onednn_ = BuildForward(geometry_, post_);
   }
+  // A plan with an epilogue is only ever run on oneDNN (the executable keeps the epilogue
+  // as its own step otherwise, fusion_epilogue.h).
   gemm_ = onednn_ == nullptr && choice != "direct" && ConvolutionGemmFits(geometry_);
 }
 
@@ -384,50 +420,75 @@ bool ConvolutionPlan::uses_weight_gradient() const {
   return onednn_ != nullptr && onednn_->weight_gradient;
 }
 
-void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
-  if (gemm_) return ConvolutionGemm(geometry_, lhs, rhs, out);
-  if (onednn_ == nullptr) return ConvolutionDirect(geometry_, lhs, rhs, out);
+namespace {
+
+// The same convolution on the matrix-product path where it fits, else the direct loop
+// (after a failed oneDNN call: it refuses nothing a plan passes, but memory may run out).
+void Fallback(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) {
+  if (ConvolutionGemmFits(g)) return ConvolutionGemm(g, lhs, rhs, out);
+  ConvolutionDirect(g, lhs, rhs, out);
+}
+
+// The rhs in oneDNN's layout: reordered once per run, on this thread, into its scratch
+// (the parts only read it while this thread waits for them); null if the reorder failed.
+void* ReadyRhs(const ConvolutionPlan::OneDnn& p, const uint8_t* rhs) {
+  void* user = const_cast<uint8_t*>(rhs);
+  if (p.rhs_in == nullptr) return user;
+  uint8_t* to_data =
+      LocalScratch().rhs.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.rhs), 64));
+  dnnl_memory_t from = Memory(p.user_rhs, user);
+  dnnl_memory_t to = Memory(p.rhs, to_data);
+  const bool ok = Execute(p.rhs_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  Destroy({from, to});
+  return ok ? to_data : nullptr;
+}
+
+}  // namespace
+
+void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
+                          const uint8_t* bias) const {
+  const ConvGeometry& g = geometry_;
+  if (onednn_ == nullptr) {
+    gemm_ ? ConvolutionGemm(g, lhs, rhs, out) : ConvolutionDirect(g, lhs, rhs, out);
+    return ApplyPostOps(g, post_, bias, out);
+  }
   const OneDnn& p = *onednn_;
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
-  // The rhs is reordered once per run, on this thread, for every part (into this thread's
-  // scratch: the parts only read it while this thread waits for them).
-  bool ok = true;
-  void* rhs_ready = const_cast<uint8_t*>(rhs);
-  if (p.rhs_in != nullptr) {
-    uint8_t* to_data =
-        LocalScratch().rhs.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.rhs), 64));
-    dnnl_memory_t from = Memory(p.user_rhs, rhs_ready);
-    dnnl_memory_t to = Memory(p.rhs, to_data);
-    ok = Execute(p.rhs_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
-    Destroy({from, to});
-    rhs_ready = to_data;
+  void* rhs_ready = ReadyRhs(p, rhs);
+  if (rhs_ready == nullptr) {
+    if (saved_threads != 1) omp_set_num_threads(saved_threads);
+    Fallback(g, lhs, rhs, out);
+    return ApplyPostOps(g, post_, bias, out);
   }
-  const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(geometry_.dtype));
-  const int64_t in_step = p.part_batch * geometry_.lhs_batch_stride * bytes;
-  const int64_t out_step = p.part_batch * geometry_.out_batch_stride * bytes;
-  std::atomic<bool> parts_ok{true};
-  if (!ok) {
-    // Nothing to do: the fallback below computes everything.
-  } else if (p.parts == 1) {
-    ok = RunPart(p, lhs, rhs_ready, out);
+  const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(g.dtype));
+  const int64_t in_step = p.part_batch * g.lhs_batch_stride * bytes;
+  const int64_t out_step = p.part_batch * g.out_batch_stride * bytes;
+  std::vector<uint8_t> failed(static_cast<size_t>(p.parts), 0);
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      const bool ok = RunPart(p, lhs + part * in_step, rhs_ready, bias, out + part * out_step);
+      failed[part] = ok ? 0 : 1;
+    }
+  };
+  if (p.parts == 1) {
+    run(0, 1);
   } else {
-    ParallelFor(p.parts, [&](int64_t first, int64_t last) {
+    ParallelFor(p.parts, [&](int64_t begin, int64_t end) {
       const int threads = omp_get_max_threads();
       if (threads != 1) omp_set_num_threads(1);
-      for (int64_t part = first; part < last; ++part) {
-        if (!RunPart(p, lhs + part * in_step, rhs_ready, out + part * out_step)) parts_ok = false;
-      }
+      run(begin, end);
       if (threads != 1) omp_set_num_threads(threads);
     });
-    ok = parts_ok;
   }
   if (saved_threads != 1) omp_set_num_threads(saved_threads);
-  // A failed oneDNN call (it refuses nothing this plan passes; memory may run out): the
-  // same convolution on the matrix-product path, or the direct loop.
-  if (!ok) {
-    if (ConvolutionGemmFits(geometry_)) return ConvolutionGemm(geometry_, lhs, rhs, out);
-    ConvolutionDirect(geometry_, lhs, rhs, out);
+  // A part whose oneDNN call failed: that part again on another path.
+  ConvGeometry part_geometry = g;
+  part_geometry.batch = p.part_batch;
+  for (int64_t part = 0; part < p.parts; ++part) {
+    if (failed[part] == 0) continue;
+    Fallback(part_geometry, lhs + part * in_step, rhs, out + part * out_step);
+    ApplyPostOps(part_geometry, post_, bias, out + part * out_step);
   }
 }
 
@@ -469,16 +530,51 @@ void ConvolutionPlan::Choose() {
 
 bool ConvolutionPlan::uses_weight_gradient() const { return false; }
 
-void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const {
-  if (gemm_) return ConvolutionGemm(geometry_, lhs, rhs, out);
-  ConvolutionDirect(geometry_, lhs, rhs, out);
+void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
+                          const uint8_t* bias) const {
+  gemm_ ? ConvolutionGemm(geometry_, lhs, rhs, out) : ConvolutionDirect(geometry_, lhs, rhs, out);
+  ApplyPostOps(geometry_, post_, bias, out);
 }
 
 #endif
 
+bool ConvolutionPlan::fuses_post_ops() const { return (post_.bias || post_.relu) && uses_onednn(); }
+
+// The epilogue on the plain paths: f32 results only (BuildForward's rule), in place.
+void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t* bias,
+                  uint8_t* out) {
+  if (!post.bias && !post.relu) return;
+  float* y = reinterpret_cast<float*>(out);
+  const float* b = reinterpret_cast<const float*>(bias);
+  const int64_t features = g.groups * g.group_out;
+  std::vector<int64_t> position(g.out_size.size(), 0);
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t f = 0; f < features; ++f) {
+      const float add = post.bias ? b[f] : 0.0f;
+      std::fill(position.begin(), position.end(), 0);
+      // Every spatial position of (n, f), walked through the result's strides.
+      for (bool more = true; more;) {
+        int64_t at = n * g.out_batch_stride + f * g.out_feature_stride;
+        for (size_t i = 0; i < position.size(); ++i) at += position[i] * g.out_spatial_stride[i];
+        float v = y[at] + add;
+        if (post.relu) v = std::max(v, 0.0f);
+        y[at] = v;
+        more = false;
+        for (size_t i = position.size(); i-- > 0;) {
+          if (++position[i] < g.out_size[i]) {
+            more = true;
+            break;
+          }
+          position[i] = 0;
+        }
+      }
+    }
+  }
+}
+
 ConvolutionPlan::ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs,
-                                 const ir::Shape& rhs)
-    : geometry_(ConvGeometryOf(conv, lhs, rhs)) {
+                                 const ir::Shape& rhs, ConvPostOps post)
+    : geometry_(ConvGeometryOf(conv, lhs, rhs)), post_(post) {
   Choose();
 }
 

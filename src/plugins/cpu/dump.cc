@@ -91,6 +91,12 @@ std::string OptimizedDumpText(const Executable& executable) {
     absl::StrAppend(&steps, steps.empty() ? "" : ", ");
     if (step.group >= 0) {
       absl::StrAppend(&steps, "fusion.", step.group);
+      if (step.epilogue) {
+        const ConvEpilogue& e = fusion.epilogues[step.group];
+        absl::StrAppend(&steps, " (epilogue in %", e.conv,
+                        "'s oneDNN call:", e.bias >= 0 ? absl::StrCat(" bias %", e.bias) : "",
+                        e.relu ? " relu" : "", ")");
+      }
       for (int r : fusion.groups[step.group].reduces) {
         absl::StrAppend(&steps, " + %", r, " (",
                         std::string(ir::OpName(program.instructions[r].op)), ")");

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
 #include "src/plugins/common/profiler.h"
+#include "src/plugins/cpu/fusion_epilogue.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_compile.h"
 #include "src/plugins/cpu/simplify.h"
@@ -96,6 +97,19 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKerne
   }
 }
 
+// A group step: its loop, with its reductions chunk by chunk where it has any.
+void RunGroup(const LoopKernel& kernel, const std::vector<ReducePlan>& reduces,
+              const std::vector<uint8_t*>& value) {
+  thread_local std::vector<const uint8_t*> inputs;
+  thread_local std::vector<uint8_t*> outputs;
+  inputs.clear();
+  outputs.clear();
+  for (int v : kernel.inputs) inputs.push_back(value[v]);
+  for (int v : kernel.outputs) outputs.push_back(value[v]);
+  if (reduces.empty()) return RunLoop(kernel, inputs.data(), outputs.data());
+  RunGroupWithReduces(reduces, kernel, inputs.data(), outputs.data(), value);
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
@@ -128,6 +142,17 @@ Executable::Executable(ir::Program program, bool fuse)
       kernels_.push_back(CompileLoop(program_, group));
     }
   }
+  // Convolutions whose epilogue runs inside their oneDNN call get their plan now.
+  std::vector<std::shared_ptr<const ConvolutionPlan>> fused_conv(program_.instructions.size());
+  AttachEpilogues(program_, &fusion_, [&](const ConvEpilogue& e) {
+    const ir::Instruction& conv = program_.instructions[e.conv];
+    auto plan = std::make_shared<const ConvolutionPlan>(
+        conv, program_.instructions[conv.operands[0]].shape,
+        program_.instructions[conv.operands[1]].shape, ConvPostOps{e.bias >= 0, e.relu});
+    if (!plan->fuses_post_ops()) return false;
+    fused_conv[e.conv] = std::move(plan);
+    return true;
+  });
   {
     const plugin::profiler::Scope pass("buffer assignment", "compile");
     buffers_ = AssignBuffers(program_, fusion_, kernels_);
@@ -157,8 +182,9 @@ Executable::Executable(ir::Program program, bool fuse)
         plan.dot = PlanDot(operand_shape(0), operand_shape(1), DotDimensionsOf(inst));
         break;
       case ir::Op::kConvolution:
-        plan.conv =
-            std::make_shared<const ConvolutionPlan>(inst, operand_shape(0), operand_shape(1));
+        plan.conv = fused_conv[i] != nullptr ? fused_conv[i]
+                                             : std::make_shared<const ConvolutionPlan>(
+                                                   inst, operand_shape(0), operand_shape(1));
         break;
       case ir::Op::kBroadcastInDim:
         plan.gather = PlanBroadcast(operand_shape(0), inst.shape, inst.attrs.at("dims"));
@@ -279,7 +305,6 @@ absl::Status Executable::RunInto(InputBlock input,
   // never starts another on its thread), so a small run allocates only its results.
   thread_local std::vector<uint8_t*> value;
   thread_local std::vector<const uint8_t*> operands;
-  thread_local std::vector<uint8_t*> outputs;
   value.assign(fixed_values_.begin(), fixed_values_.end());
   for (const RunHome& home : parameter_homes_) value[home.value] = input(home.index)->data();
   for (const RunHome& home : arena_homes_) value[home.value] = arena->data() + home.offset;
@@ -292,16 +317,8 @@ absl::Status Executable::RunInto(InputBlock input,
     const KernelSpan span(profiled ? this : nullptr, s, device);
     const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
-      const LoopKernel& kernel = kernels_[step.group];
-      operands.clear();
-      outputs.clear();
-      for (int v : kernel.inputs) operands.push_back(value[v]);
-      for (int v : kernel.outputs) outputs.push_back(value[v]);
-      if (step_plans_[s].reduces.empty()) {
-        RunLoop(kernel, operands.data(), outputs.data());
-      } else {
-        RunGroupWithReduces(step_plans_[s].reduces, kernel, operands.data(), outputs.data(), value);
-      }
+      // An epilogue ran inside the convolution before it.
+      if (!step.epilogue) RunGroup(kernels_[step.group], step_plans_[s].reduces, value);
       continue;
     }
     const int i = step.instruction;
@@ -315,7 +332,15 @@ absl::Status Executable::RunInto(InputBlock input,
       continue;
     }
     if (step_plans_[s].conv != nullptr) {
-      step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);
+      if (s + 1 < fusion_.steps.size() && fusion_.steps[s + 1].epilogue) {
+        // The epilogue's output, finished in the same call; the convolution's own value
+        // is never written (nothing else reads it).
+        const ConvEpilogue& e = fusion_.epilogues[fusion_.steps[s + 1].group];
+        step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[e.output],
+                                 e.bias >= 0 ? value[e.bias] : nullptr);
+      } else {
+        step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);
+      }
       continue;
     }
     if (inst.op == ir::Op::kBroadcastInDim) {

@@ -38,6 +38,18 @@ struct FusionGroup {
 struct Step {
   int group = -1;        // index into FusionPlan::groups; -1 for a single instruction
   int instruction = -1;  // the instruction when group == -1
+  // A group step computed inside the step before it, a convolution (FusionPlan::epilogues,
+  // fusion_epilogue.h): it runs nothing itself.
+  bool epilogue = false;
+};
+
+// A group that a convolution computes in the same oneDNN call (fusion_epilogue.h): its one
+// output is max(conv + bias[feature], 0), the bias and the max each optional.
+struct ConvEpilogue {
+  int conv = -1;  // the convolution instruction; -1: the group is no epilogue
+  int bias = -1;  // the per-output-feature f32 vector added, or -1
+  bool relu = false;
+  int output = -1;  // the group's output
 };
 
 struct FusionPlan {
@@ -54,6 +66,8 @@ struct FusionPlan {
   // Per instruction: a broadcast of a rank-0 value that is a member of every group reading
   // it (each computes its own copy; group_of names one of them). Empty when not fusing.
   std::vector<bool> copied_fill;
+  // Per group, what it is as a convolution's epilogue; empty until AttachEpilogues runs.
+  std::vector<ConvEpilogue> epilogues;
 };
 
 // The values instruction i reads from memory when it runs as its own step: its operands,

@@ -55,18 +55,33 @@ absl::Status CheckConvolutionVariable();
 // InitializeGemmLibrariesOnce, gemm.h). PJRT_Client_Create calls it.
 void InitializeConvolutionsOnce();
 
+// What a convolution's epilogue adds to its f32 result inside the same call, in this
+// order: a per-output-feature bias, then max(x, 0) (fusion_epilogue.h).
+struct ConvPostOps {
+  bool bias = false;
+  bool relu = false;
+};
+// The same on a result already computed (the plain paths, and a failed oneDNN call).
+void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t* bias,
+                  uint8_t* out);
+
 // A convolution instruction planned once (at compile time): oneDNN where it serves the
 // case, else matrix products where they fit, else the direct loop; SEAM_CPU_CONV=gemm or
 // =direct forces the later paths (docs/plugins.md "Convolutions"). Safe to run from
 // several threads at once.
 class ConvolutionPlan {
  public:
-  ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs, const ir::Shape& rhs);
+  ConvolutionPlan(const ir::Instruction& conv, const ir::Shape& lhs, const ir::Shape& rhs,
+                  ConvPostOps post = {});
   ~ConvolutionPlan();
   ConvolutionPlan(const ConvolutionPlan&) = delete;
   ConvolutionPlan& operator=(const ConvolutionPlan&) = delete;
 
-  void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out) const;
+  // `bias`: the per-feature f32 vector of a plan built with ConvPostOps::bias (else unused).
+  void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
+           const uint8_t* bias = nullptr) const;
+  // Built with post-ops that run inside oneDNN's call (fusion_epilogue.h).
+  bool fuses_post_ops() const;
   bool uses_onednn() const { return onednn_ != nullptr; }
   bool uses_gemm() const { return gemm_; }
   // On oneDNN's backward-weights primitive (a kernel adjoint; conv_onednn.cc).
@@ -78,6 +93,7 @@ class ConvolutionPlan {
   void Choose();  // sets onednn_ or gemm_ from SEAM_CPU_CONV and the case
 
   ConvGeometry geometry_;
+  ConvPostOps post_;
   bool gemm_ = false;
   std::unique_ptr<OneDnn> onednn_;
 };

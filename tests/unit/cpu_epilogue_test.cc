@@ -1,0 +1,265 @@
+// Epilogues (fusion_epilogue.h): a group that adds a per-feature bias to a convolution's
+// result and/or takes max(x, 0) runs inside the convolution's oneDNN call. Its results
+// must match the reference and the plan without epilogues; only the bias/relu forms are
+// taken; a donated input the convolution reads is not computed into; the plain paths
+// apply the same post-ops.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "src/ir/reference_evaluator.h"
+#include "src/ir/text.h"
+#include "src/plugins/cpu/dump.h"
+#include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/fusion_epilogue.h"
+#include "src/plugins/cpu/gemm.h"
+#include "src/plugins/cpu/kernels_window.h"
+#include "src/plugins/cpu/thread_pool.h"
+#include "tests/unit/executable_harness.h"
+
+namespace seam::cpu {
+namespace {
+
+// 8 images of 90x90, in parts of two images per oneDNN call.
+std::string Image(int channels) { return absl::StrCat("f32[8,", channels, ",90,90]"); }
+
+std::string Conv(const std::string& x, int out_channels) {
+  return absl::StrCat(
+      "  %c = convolution(", x,
+      ", %k), input_batch_dim={0}, input_feature_dim={1}, input_spatial_dims={2,3}, "
+      "kernel_input_feature_dim={1}, kernel_output_feature_dim={0}, kernel_spatial_dims={2,3}, "
+      "output_batch_dim={0}, output_feature_dim={1}, output_spatial_dims={2,3}, "
+      "feature_group_count={1}, window_strides={1,1}, padding_low={1,1}, padding_high={1,1}, "
+      "lhs_dilation={1,1}, rhs_dilation={1,1} : ",
+      Image(out_channels), "\n");
+}
+
+std::string Head(const std::string& name) {
+  return absl::StrCat("program @", name, " {\n  %x = parameter(0) : ", Image(4),
+                      "\n  %k = parameter(1) : f32[4,4,3,3]\n  %b = parameter(2) : f32[4]\n",
+                      Conv("%x", 4));
+}
+
+const std::string kBias = absl::StrCat("  %bb = broadcast_in_dim(%b), dims={1} : ", Image(4),
+                                       "\n  %y = add(%c, %bb) : ", Image(4), "\n");
+const std::string kZero = absl::StrCat(
+    "  %z = constant(0) : f32[]\n  %zb = broadcast_in_dim(%z), dims={} : ", Image(4), "\n");
+
+// relu(conv(x, k) + b) per channel: the common epilogue (%c is instruction 3).
+std::string BiasRelu() {
+  return absl::StrCat(Head("bias_relu"), kBias, kZero, "  %r = maximum(%zb, %y) : ", Image(4),
+                      "\n  return (%r)\n}\n");
+}
+
+std::string BiasOnly() { return absl::StrCat(Head("bias"), kBias, "  return (%y)\n}\n"); }
+
+std::string ReluOnly() {
+  return absl::StrCat(Head("relu"), kZero, "  %r = maximum(%c, %zb) : ", Image(4),
+                      "\n  return (%r, %b)\n}\n");
+}
+
+// Not epilogue forms: the residual add of another tensor; a bias add with a scale; the
+// relu read again by a reduction run with the group; a centring that needs the mean, computed
+// after the whole result; the convolution's result read elsewhere too, or returned.
+std::string Residual() {
+  return absl::StrCat(Head("residual"), "  %y = add(%c, %x) : ", Image(4), "\n", kZero,
+                      "  %r = maximum(%y, %zb) : ", Image(4), "\n  return (%r, %b)\n}\n");
+}
+std::string Scaled() {
+  return absl::StrCat(Head("scaled"), kBias, "  %t = multiply(%y, %y) : ", Image(4),
+                      "\n  return (%t)\n}\n");
+}
+std::string WithSums() {
+  return absl::StrCat(Head("sums"), kBias, kZero, "  %r = maximum(%y, %zb) : ", Image(4),
+                      "\n  %s = reduce_sum(%r), axes={0,2,3} : f32[4]\n  %n = neg(%s) : f32[4]\n",
+                      "  return (%r, %n)\n}\n");
+}
+std::string Centred() {
+  return absl::StrCat(Head("centred"), "  %m = reduce_sum(%c), axes={0,2,3} : f32[4]\n",
+                      "  %mb = broadcast_in_dim(%m), dims={1} : ", Image(4),
+                      "\n  %y = subtract(%c, %mb) : ", Image(4), "\n  return (%y, %b)\n}\n");
+}
+std::string ReadTwice() {
+  return absl::StrCat(Head("twice"), kBias, "  %m = reduce_max(%c), axes={2,3} : f32[8,4]\n",
+                      "  return (%y, %m)\n}\n");
+}
+std::string Returned() { return absl::StrCat(Head("returned"), kBias, "  return (%y, %c)\n}\n"); }
+
+// The result aliased to the donated x, which the convolution reads: not computed into x's
+// block while the convolution may still read it.
+std::string Donated() {
+  return absl::StrCat(Head("donated"), "  %bb = broadcast_in_dim(%b), dims={1} : ", Image(4),
+                      "\n  %y = add(%bb, %c) : ", Image(4),
+                      "\n  alias output 0 = parameter 0\n  return (%y)\n}\n");
+}
+
+// A first layer (fewer than 4 input features) takes no epilogue (conv_onednn.cc).
+std::string FirstLayer() {
+  return absl::StrCat("program @first {\n  %x = parameter(0) : ", Image(2),
+                      "\n  %k = parameter(1) : f32[4,2,3,3]\n  %b = parameter(2) : f32[4]\n",
+                      Conv("%x", 4), kBias, "  return (%y)\n}\n");
+}
+
+ir::Literal Random(const ir::Shape& shape, unsigned seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> values(static_cast<size_t>(shape.num_elements()));
+  for (float& v : values) v = dist(engine);
+  return ir::Literal::FromF32(values, shape.dims);
+}
+
+std::vector<ir::Literal> Arguments(const std::string& text) {
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  std::vector<ir::Literal> args;
+  if (!program.ok()) return args;
+  unsigned seed = 1;
+  for (const ir::Shape& shape : program->ParameterShapes()) args.push_back(Random(shape, seed++));
+  return args;
+}
+
+// Whether some step of the plan is an epilogue.
+bool HasEpilogue(const Executable& executable) {
+  const std::vector<Step>& steps = executable.fusion().steps;
+  return std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.epilogue; });
+}
+
+std::shared_ptr<const Executable> CompileWithout(const std::string& text) {
+  setenv(kEpilogueVariable, "off", 1);
+  auto executable = harness::CompileOrDie(text, true);
+  unsetenv(kEpilogueVariable);
+  return executable;
+}
+
+void ExpectNear(const std::vector<ir::Literal>& actual, const std::vector<ir::Literal>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t r = 0; r < actual.size(); ++r) {
+    ASSERT_EQ(actual[r].shape, expected[r].shape);
+    for (int64_t i = 0; i < actual[r].shape.num_elements(); ++i) {
+      // Convolution sums of 36 terms, or sums of a whole result (float accumulation).
+      const double e = expected[r].f32()[i];
+      ASSERT_NEAR(actual[r].f32()[i], e, 1e-4 + 3e-5 * std::fabs(e))
+          << "result " << r << " element " << i;
+    }
+  }
+}
+
+class EpilogueTest : public ::testing::Test {
+ protected:
+  void TearDown() override { SetKernelThreads(0); }
+
+  // Whether the plan takes an epilogue (`expected`, where oneDNN serves convolutions), and
+  // that its results match the reference and the plan without epilogues, on 1 and 2
+  // threads. Returns the plan.
+  std::shared_ptr<const Executable> Check(const std::string& text, bool expected) {
+    auto with = harness::CompileOrDie(text, true);
+    auto without = CompileWithout(text);
+    if (with == nullptr || without == nullptr) {
+      ADD_FAILURE() << "no plan";
+      return nullptr;
+    }
+    EXPECT_EQ(HasEpilogue(*with), expected && OneDnnAvailable()) << OptimizedDumpText(*with);
+    EXPECT_FALSE(HasEpilogue(*without));
+    const std::vector<ir::Literal> args = Arguments(text);
+    absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+    absl::StatusOr<std::vector<ir::Literal>> reference = ir::Evaluate(*program, args);
+    if (!reference.ok()) {
+      ADD_FAILURE() << reference.status();
+      return nullptr;
+    }
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(absl::StrCat(threads, " thread(s)"));
+      SetKernelThreads(threads);
+      ExpectNear(harness::RunProgram(*with, args), *reference);
+      ExpectNear(harness::RunProgram(*without, args), *reference);
+    }
+    return with;
+  }
+};
+
+TEST_F(EpilogueTest, BiasAndReluRunInTheConvolutionsCall) {
+  auto plan = Check(BiasRelu(), true);
+  ASSERT_NE(plan, nullptr);
+  if (!OneDnnAvailable()) GTEST_SKIP() << "no oneDNN in this build";
+  EXPECT_NE(OptimizedDumpText(*plan).find("(epilogue in %3's oneDNN call: bias %2 relu)"),
+            std::string::npos)
+      << OptimizedDumpText(*plan);
+}
+
+TEST_F(EpilogueTest, BiasAloneAndReluAloneAreEpiloguesToo) {
+  auto bias = Check(BiasOnly(), true);
+  auto relu = Check(ReluOnly(), true);
+  ASSERT_NE(bias, nullptr);
+  ASSERT_NE(relu, nullptr);
+  if (!OneDnnAvailable()) GTEST_SKIP() << "no oneDNN in this build";
+  EXPECT_NE(OptimizedDumpText(*bias).find("oneDNN call: bias %2)"), std::string::npos);
+  EXPECT_NE(OptimizedDumpText(*relu).find("oneDNN call: relu)"), std::string::npos);
+}
+
+TEST_F(EpilogueTest, OtherGroupsStayStepsOfTheirOwn) {
+  for (const std::string& text :
+       {Residual(), Scaled(), WithSums(), Centred(), ReadTwice(), Returned(), FirstLayer()}) {
+    SCOPED_TRACE(text);
+    Check(text, false);
+  }
+}
+
+TEST_F(EpilogueTest, ADonatedInputTheConvolutionReadsIsNotComputedInto) {
+  auto plan = Check(Donated(), true);
+  ASSERT_NE(plan, nullptr);
+  EXPECT_NE(plan->buffers().outputs[0].how, OutputPlan::kInPlace) << OptimizedDumpText(*plan);
+}
+
+TEST_F(EpilogueTest, TheVariableTurnsEpiloguesOff) {
+  auto plan = CompileWithout(BiasRelu());
+  ASSERT_NE(plan, nullptr);
+  EXPECT_FALSE(HasEpilogue(*plan));
+  EXPECT_EQ(OptimizedDumpText(*plan).find("epilogue"), std::string::npos);
+}
+
+// The plain paths (and a failed oneDNN call) apply the same post-ops after the
+// convolution.
+TEST_F(EpilogueTest, ThePlainPathsApplyThePostOps) {
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(BiasRelu());
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<ir::Program> biased = ir::ParseProgram(BiasOnly());
+  ASSERT_TRUE(biased.ok());
+  const std::vector<ir::Literal> args = Arguments(BiasRelu());
+  const ir::Instruction& conv = program->instructions[3];
+  for (const char* mode : {"gemm", "direct", "auto"}) {
+    for (const ConvPostOps post : {ConvPostOps{true, true}, ConvPostOps{true, false}}) {
+      SCOPED_TRACE(absl::StrCat(mode, post.relu ? " bias relu" : " bias"));
+      setenv("SEAM_CPU_CONV", mode, 1);
+      ConvolutionPlan plan(conv, args[0].shape, args[1].shape, post);
+      unsetenv("SEAM_CPU_CONV");
+      EXPECT_EQ(plan.fuses_post_ops(), std::string(mode) == "auto" && OneDnnAvailable());
+      std::vector<uint8_t> out(conv.shape.byte_size());
+      plan.Run(args[0].bytes.data(), args[1].bytes.data(), out.data(), args[2].bytes.data());
+      absl::StatusOr<std::vector<ir::Literal>> expected =
+          ir::Evaluate(post.relu ? *program : *biased, args);
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      ExpectNear({ir::Literal{conv.shape, out}}, {expected->front()});
+    }
+  }
+}
+
+TEST(EpilogueVariableTest, OnlyOnAndOffAreAccepted) {
+  for (const char* good : {"", "on", "off"}) {
+    setenv(kEpilogueVariable, good, 1);
+    EXPECT_TRUE(CheckEpilogueVariable().ok()) << good;
+  }
+  setenv(kEpilogueVariable, "maybe", 1);
+  const absl::Status status = CheckEpilogueVariable();
+  unsetenv(kEpilogueVariable);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("SEAM_CPU_EPILOGUES"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("'maybe'"), std::string::npos) << status;
+}
+
+}  // namespace
+}  // namespace seam::cpu
