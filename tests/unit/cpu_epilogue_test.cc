@@ -26,8 +26,8 @@
 namespace seam::cpu {
 namespace {
 
-// 8 images of 90x90, in parts of two images per oneDNN call.
-std::string Image(int channels) { return absl::StrCat("f32[8,", channels, ",90,90]"); }
+// 8 images of 24x24 (two parts of the batch on two kernel threads).
+std::string Image(int channels) { return absl::StrCat("f32[8,", channels, ",24,24]"); }
 
 std::string Conv(const std::string& x, int out_channels) {
   return absl::StrCat(
