@@ -10,6 +10,8 @@
 //                 epilogue (inside oneDNN's call) or as a loop of their own
 //                 (SEAM_CPU_EPILOGUES=off); onednn/plain_bias_relu and best_bias_relu do
 //                 the same work in one oneDNN call (a bias operand and a relu post-op)
+//   seam/residual_epilogue, seam/residual_separate
+//                 relu(convolution + bias + input), a residual block's tail (64->64 only)
 //   onednn/plain  oneDNN on the same plain-layout memory (NCHW or NHWC in and out), letting
 //                 it pick its own layouts and paying the reorders, as seam does
 //   onednn/best   the oneDNN convolution primitive alone on its preferred layouts
@@ -97,15 +99,20 @@ void BM_Seam(benchmark::State& state, const Case& c, const char* mode) {
 // relu(convolution + per-channel bias), NCHW: `epilogues` sets SEAM_CPU_EPILOGUES while
 // compiling, so the bias and relu run inside the convolution's oneDNN call ("on") or as a loop
 // of their own over the whole result afterwards ("off").
-void BM_SeamBiasRelu(benchmark::State& state, const Case& c, const char* epilogues) {
+// `residual`: relu(convolution + bias + input) instead, a residual block's tail (the
+// input and result shapes must agree).
+void BM_SeamBiasRelu(benchmark::State& state, const Case& c, const char* epilogues,
+                     bool residual = false) {
   std::string text = ConvText(c);
   const std::string out = absl::StrCat("f32[", c.n, ",", c.o, ",", c.hw, ",", c.hw, "]");
   const std::string tail = "  return (%2)\n}\n";
   text.replace(text.find(tail), tail.size(),
                absl::StrCat("  %3 = parameter(2) : f32[", c.o, "]\n  %4 = broadcast_in_dim(%3), ",
                             "dims={1} : ", out, "\n  %5 = add(%2, %4) : ", out,
+                            residual ? absl::StrCat("\n  %9 = add(%5, %0) : ", out) : "",
                             "\n  %6 = constant(0) : f32[]\n  %7 = broadcast_in_dim(%6), dims={} : ",
-                            out, "\n  %8 = maximum(%5, %7) : ", out, "\n  return (%8)\n}\n"));
+                            out, "\n  %8 = maximum(", residual ? "%9" : "%5", ", %7) : ", out,
+                            "\n  return (%8)\n}\n"));
   setenv("SEAM_CPU_EPILOGUES", epilogues, 1);
   auto computation = CompileText(text);
   unsetenv("SEAM_CPU_EPILOGUES");
@@ -320,6 +327,12 @@ void Register() {
       add("seam_bias_relu_epilogue", [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "on"); });
       add("seam_bias_relu_separate", [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "off"); });
       add("onednn_plain_bias_relu", [&c](benchmark::State& s) { BM_OneDnn(s, c, false, true); });
+      if (c.c == c.o) {
+        add("seam_residual_epilogue",
+            [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "on", true); });
+        add("seam_residual_separate",
+            [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "off", true); });
+      }
       add("onednn_best_bias_relu", [&c](benchmark::State& s) { BM_OneDnn(s, c, true, true); });
     }
     add("seam_direct", [&c](benchmark::State& s) { BM_Seam(s, c, "direct"); });

@@ -1,5 +1,6 @@
-// Epilogues (fusion_epilogue.h): a group that adds a per-feature bias to a convolution's
-// result and/or takes max(x, 0) runs inside the convolution's oneDNN call. Its results
+// Epilogues (fusion_epilogue.h): a group that adds a per-feature bias and/or a residual
+// tensor to a convolution's result and/or takes max(x, 0) runs inside the convolution's
+// oneDNN call. Its results
 // must match the reference and the plan without epilogues; only the bias/relu forms are
 // taken; a donated input the convolution reads is not computed into; the plain paths
 // apply the same post-ops.
@@ -64,12 +65,30 @@ std::string ReluOnly() {
                       "\n  return (%r, %b)\n}\n");
 }
 
-// Not epilogue forms: the residual add of another tensor; a bias add with a scale; the
-// relu read again by a reduction run with the group; a centring that needs the mean, computed
-// after the whole result; the convolution's result read elsewhere too, or returned.
+// A residual block's tail: relu(conv(x, k) + x), and relu(conv + b + s) with s another
+// tensor (either order of the adds).
 std::string Residual() {
   return absl::StrCat(Head("residual"), "  %y = add(%c, %x) : ", Image(4), "\n", kZero,
                       "  %r = maximum(%y, %zb) : ", Image(4), "\n  return (%r, %b)\n}\n");
+}
+std::string BiasResidualRelu(bool bias_first) {
+  const std::string adds =
+      bias_first ? absl::StrCat(kBias, "  %t = add(%s, %y) : ", Image(4), "\n")
+                 : absl::StrCat("  %u = add(%c, %s) : ", Image(4),
+                                "\n  %bb = broadcast_in_dim(%b), dims={1} : ", Image(4),
+                                "\n  %t = add(%bb, %u) : ", Image(4), "\n");
+  return absl::StrCat("program @block {\n  %x = parameter(0) : ", Image(4),
+                      "\n  %k = parameter(1) : f32[4,4,3,3]\n  %b = parameter(2) : f32[4]\n",
+                      "  %s = parameter(3) : ", Image(4), "\n", Conv("%x", 4), adds, kZero,
+                      "  %r = maximum(%t, %zb) : ", Image(4), "\n  return (%r)\n}\n");
+}
+
+// Not epilogue forms: two residual adds; a bias add with a scale; the
+// relu read again by a reduction run with the group; a centring that needs the mean, computed
+// after the whole result; the convolution's result read elsewhere too, or returned.
+std::string TwoResiduals() {
+  return absl::StrCat(Head("two"), "  %y = add(%c, %x) : ", Image(4),
+                      "\n  %t = add(%y, %x) : ", Image(4), "\n  return (%t, %b)\n}\n");
 }
 std::string Scaled() {
   return absl::StrCat(Head("scaled"), kBias, "  %t = multiply(%y, %y) : ", Image(4),
@@ -201,9 +220,27 @@ TEST_F(EpilogueTest, BiasAloneAndReluAloneAreEpiloguesToo) {
   EXPECT_NE(OptimizedDumpText(*relu).find("oneDNN call: relu)"), std::string::npos);
 }
 
+TEST_F(EpilogueTest, ResidualAddsRunInTheConvolutionsCall) {
+  auto residual = Check(Residual(), true);
+  auto first = Check(BiasResidualRelu(true), true);
+  auto second = Check(BiasResidualRelu(false), true);
+  ASSERT_NE(residual, nullptr);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  if (!OneDnnAvailable()) GTEST_SKIP() << "no oneDNN in this build";
+  // %c is instruction 3 in Residual (%x %k %b %c), 4 in the block (%x %k %b %s %c).
+  EXPECT_NE(OptimizedDumpText(*residual).find("oneDNN call: + %0 relu)"), std::string::npos)
+      << OptimizedDumpText(*residual);
+  for (const auto& plan : {first, second}) {
+    EXPECT_NE(OptimizedDumpText(*plan).find("(epilogue in %4's oneDNN call: bias %2 + %3 relu)"),
+              std::string::npos)
+        << OptimizedDumpText(*plan);
+  }
+}
+
 TEST_F(EpilogueTest, OtherGroupsStayStepsOfTheirOwn) {
   for (const std::string& text :
-       {Residual(), Scaled(), WithSums(), Centred(), ReadTwice(), Returned(), FirstLayer()}) {
+       {TwoResiduals(), Scaled(), WithSums(), Centred(), ReadTwice(), Returned(), FirstLayer()}) {
     SCOPED_TRACE(text);
     Check(text, false);
   }
@@ -225,23 +262,26 @@ TEST_F(EpilogueTest, TheVariableTurnsEpiloguesOff) {
 // The plain paths (and a failed oneDNN call) apply the same post-ops after the
 // convolution.
 TEST_F(EpilogueTest, ThePlainPathsApplyThePostOps) {
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(BiasRelu());
-  ASSERT_TRUE(program.ok());
+  absl::StatusOr<ir::Program> block = ir::ParseProgram(BiasResidualRelu(true));
+  ASSERT_TRUE(block.ok());
   absl::StatusOr<ir::Program> biased = ir::ParseProgram(BiasOnly());
   ASSERT_TRUE(biased.ok());
-  const std::vector<ir::Literal> args = Arguments(BiasRelu());
-  const ir::Instruction& conv = program->instructions[3];
+  const std::vector<ir::Literal> args = Arguments(BiasResidualRelu(true));  // x k b s
+  const std::vector<ir::Literal> three(args.begin(), args.begin() + 3);
+  const ir::Instruction& conv = block->instructions[4];
   for (const char* mode : {"gemm", "direct", "auto"}) {
-    for (const ConvPostOps post : {ConvPostOps{true, true}, ConvPostOps{true, false}}) {
-      SCOPED_TRACE(absl::StrCat(mode, post.relu ? " bias relu" : " bias"));
+    for (const ConvPostOps post :
+         {ConvPostOps{true, true, true}, ConvPostOps{true, false, false}}) {
+      SCOPED_TRACE(absl::StrCat(mode, post.relu ? " bias residual relu" : " bias"));
       setenv("SEAM_CPU_CONV", mode, 1);
       ConvolutionPlan plan(conv, args[0].shape, args[1].shape, post);
       unsetenv("SEAM_CPU_CONV");
       EXPECT_EQ(plan.fuses_post_ops(), std::string(mode) == "auto" && OneDnnAvailable());
       std::vector<uint8_t> out(conv.shape.byte_size());
-      plan.Run(args[0].bytes.data(), args[1].bytes.data(), out.data(), args[2].bytes.data());
+      plan.Run(args[0].bytes.data(), args[1].bytes.data(), out.data(), args[2].bytes.data(),
+               args[3].bytes.data());
       absl::StatusOr<std::vector<ir::Literal>> expected =
-          ir::Evaluate(post.relu ? *program : *biased, args);
+          post.relu ? ir::Evaluate(*block, args) : ir::Evaluate(*biased, three);
       ASSERT_TRUE(expected.ok()) << expected.status();
       ExpectNear({ir::Literal{conv.shape, out}}, {expected->front()});
     }

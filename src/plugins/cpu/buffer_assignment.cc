@@ -33,13 +33,9 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
   if (is_result[p]) return false;
   const int writer = plan.step_of[value];
   if (writer < 0) return false;
-  // An epilogue writes while the step before it still reads.
-  if (plan.steps[writer].epilogue) {
-    const std::vector<int>& producer_reads = StepReads(program, plan, plan.steps[writer - 1]);
-    if (std::find(producer_reads.begin(), producer_reads.end(), p) != producer_reads.end()) {
-      return false;
-    }
-  }
+  // An epilogue's output is written by the convolution's oneDNN call, which reads its
+  // operands, bias and residual meanwhile: never in place.
+  if (plan.steps[writer].epilogue) return false;
   for (int s = writer; s < static_cast<int>(plan.steps.size()); ++s) {
     const std::vector<int>& reads = StepReads(program, plan, plan.steps[s]);
     if (std::find(reads.begin(), reads.end(), p) == reads.end()) continue;
@@ -69,28 +65,20 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
 // The arena slot of an input of group step `s` that output `value` can overwrite in place:
 // the input dies at this step, has the output's element size, and the loop reads each of
 // its elements before (or while) writing the output's element there (as for a donated
-// block); for an epilogue, not one the step before it reads (it still does while the
-// epilogue writes). -1 if none. `taken` marks slots already given to another output of
-// this step.
-int InPlaceSlot(const ir::Program& program, const FusionPlan& plan,
-                const std::vector<LoopKernel>& kernels, const BufferPlan& buffers,
-                const std::vector<int>& last_read, const std::vector<bool>& taken, int s,
-                int value) {
+// block). -1 if none, and for an epilogue (the convolution's call writes it while reading
+// the convolution's operands and the epilogue's). `taken` marks slots already given to
+// another output of this step.
+int InPlaceSlot(const FusionPlan& plan, const std::vector<LoopKernel>& kernels,
+                const BufferPlan& buffers, const std::vector<int>& last_read,
+                const std::vector<bool>& taken, int s, int value) {
   const Step& step = plan.steps[s];
-  if (step.group < 0) return -1;
-  const std::vector<int> no_reads;
-  const std::vector<int>& producer_reads =
-      step.epilogue ? StepReads(program, plan, plan.steps[s - 1]) : no_reads;
+  if (step.group < 0 || step.epilogue) return -1;
   const LoopKernel& kernel = kernels[step.group];
   const auto found = std::find(kernel.outputs.begin(), kernel.outputs.end(), value);
   if (found == kernel.outputs.end()) return -1;  // a reduction run with the group
   const int out = static_cast<int>(found - kernel.outputs.begin());
   for (size_t in = 0; in < kernel.inputs.size(); ++in) {
     const ValueHome& home = buffers.homes[kernel.inputs[in]];
-    if (std::find(producer_reads.begin(), producer_reads.end(), kernel.inputs[in]) !=
-        producer_reads.end()) {
-      continue;
-    }
     if (home.kind != ValueHome::kArena || taken[home.index] || last_read[kernel.inputs[in]] != s ||
         kernel.gathered_input[in] || kernel.input_bytes[in] != kernel.output_bytes[out] ||
         kernel.last_read_of_input[in] > kernel.writer_of_output[out]) {
@@ -167,7 +155,7 @@ BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
           kSlotAlignment * kSlotAlignment;
       // A loop's output overwrites an input that dies in the loop (docs/plugins.md); else
       // the smallest free slot that fits; else the largest free one, grown; else a new one.
-      int best = InPlaceSlot(program, plan, kernels, buffers, last_read, taken, s, v);
+      int best = InPlaceSlot(plan, kernels, buffers, last_read, taken, s, v);
       if (best >= 0) {
         taken[best] = true;
       } else {

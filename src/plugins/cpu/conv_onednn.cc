@@ -68,7 +68,8 @@ using onednn::ThreadScratch;
 // batch) and oneDNN's.
 struct ConvolutionPlan::OneDnn {
   bool weight_gradient = false;
-  bool bias = false;  // the primitive adds a per-feature bias (DNNL_ARG_BIAS)
+  bool bias = false;      // the primitive adds a per-feature bias (DNNL_ARG_BIAS)
+  bool residual = false;  // and a tensor laid out as the user's result (a sum post-op)
   dnnl_memory_desc_t bias_md{};
   int64_t parts = 1;
   int64_t part_batch = 0;
@@ -76,9 +77,10 @@ struct ConvolutionPlan::OneDnn {
   dnnl_memory_desc_t lhs{}, rhs{}, out{}, scratchpad{};
   dnnl_primitive_t conv = nullptr;
   dnnl_primitive_t lhs_in = nullptr, rhs_in = nullptr, out_back = nullptr;
+  dnnl_primitive_t residual_in = nullptr;  // the residual into oneDNN's result layout
 
   ~OneDnn() {
-    for (dnnl_primitive_t p : {conv, lhs_in, rhs_in, out_back}) {
+    for (dnnl_primitive_t p : {conv, lhs_in, rhs_in, out_back, residual_in}) {
       if (p != nullptr) dnnl_primitive_destroy(p);
     }
   }
@@ -208,17 +210,19 @@ std::unique_ptr<ConvolutionPlan::OneDnn> Finish(std::unique_ptr<ConvolutionPlan:
   return plan;
 }
 
-// A primitive descriptor with user-managed scratch memory (and a relu applied to the
-// result inside the call where `relu`), or null.
-dnnl_primitive_desc_t Create(const void* desc, const_dnnl_primitive_desc_t hint,
+// A primitive descriptor with user-managed scratch memory, or null; inside the call, the
+// result is added to what its memory holds where `sum` (a residual put there first), then
+// max(x, 0) where `relu`.
+dnnl_primitive_desc_t Create(const void* desc, const_dnnl_primitive_desc_t hint, bool sum = false,
                              bool relu = false) {
   dnnl_primitive_attr_t attr = nullptr;
   dnnl_primitive_attr_create(&attr);
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
   dnnl_post_ops_t post_ops = nullptr;
-  if (relu) {
+  if (sum || relu) {
     dnnl_post_ops_create(&post_ops);
-    dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
+    if (sum) dnnl_post_ops_append_sum(post_ops, 1.0f);
+    if (relu) dnnl_post_ops_append_eltwise(post_ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
     dnnl_primitive_attr_set_post_ops(attr, post_ops);
   }
   dnnl_primitive_desc_t pd = nullptr;
@@ -232,9 +236,15 @@ dnnl_primitive_desc_t Create(const void* desc, const_dnnl_primitive_desc_t hint,
 // epilogue `post` inside the call (f32 only: the bias is f32).
 std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
                                                       const ConvPostOps& post) {
-  if ((post.bias || post.relu) && g.dtype != ir::DType::kF32) return nullptr;
+  if (post.any() && g.dtype != ir::DType::kF32) return nullptr;
+  // A residual is copied into each part's result as one stretch of memory: the batch must
+  // be the result's outermost, dense dimension.
+  int64_t image = g.groups * g.group_out;
+  for (int64_t size : g.out_size) image *= size;
+  if (post.residual && g.out_batch_stride != image) return nullptr;
   auto plan = std::make_unique<ConvolutionPlan::OneDnn>();
   plan->bias = post.bias;
+  plan->residual = post.residual;
   plan->parts = Parts(g);
   plan->part_batch = g.batch / plan->parts;
   std::vector<int64_t> src_dims = {plan->part_batch, g.groups * g.group_in};
@@ -272,7 +282,7 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
   // oneDNN's own layout the reorder out costs more than a separate bias-and-relu loop: a
   // first layer takes no epilogue.
   const bool few = g.groups == 1 && g.group_in < kFewInputFeatures;
-  if (few && (post.bias || post.relu)) return nullptr;
+  if (few && post.any()) return nullptr;
   dnnl_convolution_desc_t desc;
   if (dnnl_dilated_convolution_forward_desc_init(
           &desc, dnnl_forward_inference, dnnl_convolution_auto, &d.any_lhs, &d.any_rhs,
@@ -280,10 +290,15 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
           d.pad_l, d.pad_r) != dnnl_success) {
     return nullptr;
   }
-  dnnl_primitive_desc_t pd = Create(&desc, nullptr, post.relu);
+  dnnl_primitive_desc_t pd = Create(&desc, nullptr, post.residual, post.relu);
   if (pd == nullptr) return nullptr;
-  return Finish(std::move(plan), pd, d, dnnl_query_src_md, dnnl_query_weights_md,
-                dnnl_query_dst_md);
+  plan =
+      Finish(std::move(plan), pd, d, dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md);
+  if (plan != nullptr && post.residual && plan->out_back != nullptr) {
+    plan->residual_in = MakeReorder(plan->user_out, plan->out);
+    if (plan->residual_in == nullptr) return nullptr;
+  }
+  return plan;
 }
 
 // The weight-gradient form. The instruction computes
@@ -359,7 +374,7 @@ bool KernelOutweighsResult(const ConvGeometry& g) {
 // is already in oneDNN's layout. Returns false where any oneDNN call fails (the caller
 // then recomputes the convolution on another path, so no result is left half written).
 bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, const uint8_t* bias,
-             uint8_t* out) {
+             const uint8_t* residual, uint8_t* out) {
   ThreadScratch& scratch = LocalScratch();
   dnnl_memory_t user_lhs = Memory(p.user_lhs, const_cast<uint8_t*>(lhs));
   dnnl_memory_t user_out = Memory(p.user_out, out);
@@ -379,19 +394,22 @@ bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, co
                                 {DNNL_ARG_DIFF_DST, b},
                                 {DNNL_ARG_DIFF_WEIGHTS, c},
                                 {DNNL_ARG_SCRATCHPAD, pad}});
-  } else if (p.bias) {
-    dnnl_memory_t bias_memory = Memory(p.bias_md, const_cast<uint8_t*>(bias));
+  } else {
+    dnnl_memory_t bias_memory = p.bias ? Memory(p.bias_md, const_cast<uint8_t*>(bias)) : nullptr;
+    // The residual goes into the result's memory first; the sum post-op adds to it.
+    if (p.residual && p.residual_in != nullptr) {
+      dnnl_memory_t from = Memory(p.user_out, const_cast<uint8_t*>(residual));
+      ok = ok && Execute(p.residual_in, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, c}});
+      Destroy({from});
+    } else if (p.residual && residual != out) {
+      std::memcpy(out, residual, dnnl_memory_desc_get_size(&p.user_out));
+    }
     ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, a},
                                 {DNNL_ARG_WEIGHTS, b},
-                                {DNNL_ARG_BIAS, bias_memory},
+                                {p.bias ? DNNL_ARG_BIAS : onednn::kUnusedArgument, bias_memory},
                                 {DNNL_ARG_DST, c},
                                 {DNNL_ARG_SCRATCHPAD, pad}});
     Destroy({bias_memory});
-  } else {
-    ok = ok && Execute(p.conv, {{DNNL_ARG_SRC, a},
-                                {DNNL_ARG_WEIGHTS, b},
-                                {DNNL_ARG_DST, c},
-                                {DNNL_ARG_SCRATCHPAD, pad}});
   }
   if (p.out_back != nullptr) {
     ok = ok && Execute(p.out_back, {{DNNL_ARG_FROM, c}, {DNNL_ARG_TO, user_out}});
@@ -406,7 +424,7 @@ bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, co
 
 void ConvolutionPlan::Choose() {
   const std::string choice = ConvChoice();
-  const bool post = post_.bias || post_.relu;
+  const bool post = post_.any();
   if (choice != "direct" && choice != "gemm" && Eligible(geometry_)) {
     if (!post && KernelOutweighsResult(geometry_)) onednn_ = BuildWeightGradient(geometry_);
     if (onednn_ == nullptr) onednn_ = BuildForward(geometry_, post_);
@@ -445,12 +463,12 @@ void* ReadyRhs(const ConvolutionPlan::OneDnn& p, const uint8_t* rhs) {
 
 }  // namespace
 
-void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
-                          const uint8_t* bias) const {
+void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias,
+                          const uint8_t* residual) const {
   const ConvGeometry& g = geometry_;
   if (onednn_ == nullptr) {
     gemm_ ? ConvolutionGemm(g, lhs, rhs, out) : ConvolutionDirect(g, lhs, rhs, out);
-    return ApplyPostOps(g, post_, bias, out);
+    return ApplyPostOps(g, post_, bias, residual, out);
   }
   const OneDnn& p = *onednn_;
   const int saved_threads = omp_get_max_threads();
@@ -459,7 +477,7 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
   if (rhs_ready == nullptr) {
     if (saved_threads != 1) omp_set_num_threads(saved_threads);
     Fallback(g, lhs, rhs, out);
-    return ApplyPostOps(g, post_, bias, out);
+    return ApplyPostOps(g, post_, bias, residual, out);
   }
   const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(g.dtype));
   const int64_t in_step = p.part_batch * g.lhs_batch_stride * bytes;
@@ -467,7 +485,9 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
   std::vector<uint8_t> failed(static_cast<size_t>(p.parts), 0);
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
-      const bool ok = RunPart(p, lhs + part * in_step, rhs_ready, bias, out + part * out_step);
+      const uint8_t* part_residual = residual == nullptr ? nullptr : residual + part * out_step;
+      const bool ok =
+          RunPart(p, lhs + part * in_step, rhs_ready, bias, part_residual, out + part * out_step);
       failed[part] = ok ? 0 : 1;
     }
   };
@@ -488,7 +508,8 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
   for (int64_t part = 0; part < p.parts; ++part) {
     if (failed[part] == 0) continue;
     Fallback(part_geometry, lhs + part * in_step, rhs, out + part * out_step);
-    ApplyPostOps(part_geometry, post_, bias, out + part * out_step);
+    ApplyPostOps(part_geometry, post_, bias,
+                 residual == nullptr ? nullptr : residual + part * out_step, out + part * out_step);
   }
 }
 
@@ -530,22 +551,23 @@ void ConvolutionPlan::Choose() {
 
 bool ConvolutionPlan::uses_weight_gradient() const { return false; }
 
-void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
-                          const uint8_t* bias) const {
+void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias,
+                          const uint8_t* residual) const {
   gemm_ ? ConvolutionGemm(geometry_, lhs, rhs, out) : ConvolutionDirect(geometry_, lhs, rhs, out);
-  ApplyPostOps(geometry_, post_, bias, out);
+  ApplyPostOps(geometry_, post_, bias, residual, out);
 }
 
 #endif
 
-bool ConvolutionPlan::fuses_post_ops() const { return (post_.bias || post_.relu) && uses_onednn(); }
+bool ConvolutionPlan::fuses_post_ops() const { return post_.any() && uses_onednn(); }
 
 // The epilogue on the plain paths: f32 results only (BuildForward's rule), in place.
 void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t* bias,
-                  uint8_t* out) {
-  if (!post.bias && !post.relu) return;
+                  const uint8_t* residual, uint8_t* out) {
+  if (!post.any()) return;
   float* y = reinterpret_cast<float*>(out);
   const float* b = reinterpret_cast<const float*>(bias);
+  const float* r = reinterpret_cast<const float*>(residual);  // laid out as the result
   const int64_t features = g.groups * g.group_out;
   std::vector<int64_t> position(g.out_size.size(), 0);
   for (int64_t n = 0; n < g.batch; ++n) {
@@ -557,6 +579,7 @@ void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t*
         int64_t at = n * g.out_batch_stride + f * g.out_feature_stride;
         for (size_t i = 0; i < position.size(); ++i) at += position[i] * g.out_spatial_stride[i];
         float v = y[at] + add;
+        if (post.residual) v += r[at];
         if (post.relu) v = std::max(v, 0.0f);
         y[at] = v;
         more = false;

@@ -95,6 +95,7 @@ std::string OptimizedDumpText(const Executable& executable) {
         const ConvEpilogue& e = fusion.epilogues[step.group];
         absl::StrAppend(&steps, " (epilogue in %", e.conv,
                         "'s oneDNN call:", e.bias >= 0 ? absl::StrCat(" bias %", e.bias) : "",
+                        e.residual >= 0 ? absl::StrCat(" + %", e.residual) : "",
                         e.relu ? " relu" : "", ")");
       }
       for (int r : fusion.groups[step.group].reduces) {

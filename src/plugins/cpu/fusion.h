@@ -44,10 +44,12 @@ struct Step {
 };
 
 // A group that a convolution computes in the same oneDNN call (fusion_epilogue.h): its one
-// output is max(conv + bias[feature], 0), the bias and the max each optional.
+// output is max(conv + bias[feature] + residual, 0), the bias, the residual and the max each
+// optional.
 struct ConvEpilogue {
-  int conv = -1;  // the convolution instruction; -1: the group is no epilogue
-  int bias = -1;  // the per-output-feature f32 vector added, or -1
+  int conv = -1;      // the convolution instruction; -1: the group is no epilogue
+  int bias = -1;      // the per-output-feature f32 vector added, or -1
+  int residual = -1;  // an f32 tensor of the result's shape added, or -1
   bool relu = false;
   int output = -1;  // the group's output
 };

@@ -94,17 +94,38 @@ ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, i
     used.insert(used.end(), {v, zero});
     v = OtherOperand(max, zero);
   }
-  if (v != c && program.instructions[v].op == Op::kAdd) {
-    const int bb = OtherOperand(program.instructions[v], c);
-    e.bias = bb < 0 ? -1 : BiasOf(program, bb, c);
-    if (e.bias < 0) return none;
-    used.insert(used.end(), {v, bb});
-    v = c;
+  // Then adds down to c: at most one of a bias (a member broadcast of a per-feature
+  // vector) and one of a residual (a tensor of c's shape read from memory), in any order.
+  auto member = [&](int m) {
+    return std::binary_search(group.members.begin(), group.members.end(), m);
+  };
+  while (v != c) {
+    const ir::Instruction& add = program.instructions[v];
+    if (add.op != Op::kAdd || !member(v)) return none;
+    // The operand on the way to c: c itself, else the one that is another add of the group.
+    auto towards_c = [&](int o) {
+      return o == c || (member(o) && program.instructions[o].op == Op::kAdd);
+    };
+    const int k =
+        add.operands[0] == c || (add.operands[1] != c && towards_c(add.operands[0])) ? 0 : 1;
+    const int next = add.operands[k], other = add.operands[1 - k];
+    if (!towards_c(next) || (other != c && towards_c(other))) return none;
+    const int bias = member(other) ? BiasOf(program, other, c) : -1;
+    if (bias >= 0 && e.bias < 0) {
+      e.bias = bias;
+      used.insert(used.end(), {v, other});
+    } else if (!member(other) && other != c && e.residual < 0 &&
+               program.instructions[other].shape == program.instructions[c].shape) {
+      e.residual = other;
+      used.push_back(v);
+    } else {
+      return none;
+    }
+    v = next;
   }
-  if (v != c) return none;
   // Nothing else in the group (a guard: with one output, every member lies on the path
-  // walked above while groups hold one element count), and its inputs (the bias) ready
-  // before the convolution.
+  // walked above while groups hold one element count), and its inputs (the bias, the
+  // residual) ready before the convolution.
   for (int m : group.members) {
     if (std::find(used.begin(), used.end(), m) == used.end()) return none;
   }

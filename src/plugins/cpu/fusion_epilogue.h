@@ -1,8 +1,8 @@
-// Epilogues: a fusion group that only adds a per-feature bias to a convolution's f32 result
-// and/or takes max(x, 0) of it runs inside the convolution's oneDNN call (a bias operand and
-// a relu post-op), so the result is written once, finished, instead of written, read back
-// by the group's loop and written again (docs/plugins.md "Epilogues"). A convolution layer
-// with a bias and a relu is then one call.
+// Epilogues: a fusion group that only adds a per-feature bias and/or a residual tensor to a
+// convolution's f32 result and/or takes max(x, 0) of it runs inside the convolution's oneDNN
+// call (a bias operand, a sum and a relu post-op), so the result is written once, finished,
+// instead of written, read back by the group's loop and written again (docs/plugins.md
+// "Epilogues"). A convolution layer with a bias and a relu is then one call.
 #ifndef SEAM_PLUGINS_CPU_FUSION_EPILOGUE_H_
 #define SEAM_PLUGINS_CPU_FUSION_EPILOGUE_H_
 
@@ -21,9 +21,11 @@ absl::Status CheckEpilogueVariable();
 bool EpiloguesOn();
 
 // The epilogue group `g` would be for the convolution of step `s`, or conv == -1: a group
-// whose one output is max(c + bias, 0), c + bias or max(c, 0) of the f32 convolution result
-// c (the zero a broadcast constant, the bias a vector broadcast along the result's feature
-// dimension), with nothing else among its members, no reductions with it, c read by nothing
+// whose one output is max(c + bias + residual, 0) of the f32 convolution result c, each of
+// the bias, the residual and the max optional (the zero a broadcast constant, the bias a
+// vector broadcast along the result's feature dimension, the residual a tensor of c's shape
+// read from memory; the adds in any order and operand order: oneDNN adds the bias first),
+// with nothing else among its members, no reductions with it, c read by nothing
 // else and no result, and every other input computed before step s.
 ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, int s, int g);
 

@@ -56,14 +56,17 @@ absl::Status CheckConvolutionVariable();
 void InitializeConvolutionsOnce();
 
 // What a convolution's epilogue adds to its f32 result inside the same call, in this
-// order: a per-output-feature bias, then max(x, 0) (fusion_epilogue.h).
+// order: a per-output-feature bias, a tensor of the result's shape (a residual), then
+// max(x, 0) (fusion_epilogue.h).
 struct ConvPostOps {
   bool bias = false;
+  bool residual = false;
   bool relu = false;
+  bool any() const { return bias || residual || relu; }
 };
 // The same on a result already computed (the plain paths, and a failed oneDNN call).
 void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t* bias,
-                  uint8_t* out);
+                  const uint8_t* residual, uint8_t* out);
 
 // A convolution instruction planned once (at compile time): oneDNN where it serves the
 // case, else matrix products where they fit, else the direct loop; SEAM_CPU_CONV=gemm or
@@ -77,9 +80,10 @@ class ConvolutionPlan {
   ConvolutionPlan(const ConvolutionPlan&) = delete;
   ConvolutionPlan& operator=(const ConvolutionPlan&) = delete;
 
-  // `bias`: the per-feature f32 vector of a plan built with ConvPostOps::bias (else unused).
-  void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out,
-           const uint8_t* bias = nullptr) const;
+  // `bias`, `residual`: the per-feature f32 vector and the tensor of the result's shape of
+  // a plan built with ConvPostOps::bias / ::residual (else unused).
+  void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias = nullptr,
+           const uint8_t* residual = nullptr) const;
   // Built with post-ops that run inside oneDNN's call (fusion_epilogue.h).
   bool fuses_post_ops() const;
   bool uses_onednn() const { return onednn_ != nullptr; }

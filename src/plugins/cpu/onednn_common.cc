@@ -62,6 +62,7 @@ bool Execute(dnnl_primitive_t p, std::initializer_list<std::pair<int, dnnl_memor
   dnnl_exec_arg_t list[6];
   int n = 0;
   for (const auto& [arg, memory] : args) {
+    if (arg == kUnusedArgument) continue;
     if (memory == nullptr || n == 6) return false;
     list[n++] = {arg, memory};
   }

@@ -46,8 +46,12 @@ ThreadScratch& LocalScratch();
 // oneDNN refuses.
 dnnl_primitive_t MakeReorder(const dnnl_memory_desc_t& from, const dnnl_memory_desc_t& to);
 
+// An argument number Execute leaves out (a plan that has no use for that operand).
+inline constexpr int kUnusedArgument = -1;
+
 // Runs `p` on this thread's stream and waits; false where oneDNN fails the call (or a
-// memory object or the stream is missing). At most 6 arguments.
+// memory object or the stream is missing). At most 6 arguments, besides those numbered
+// kUnusedArgument.
 bool Execute(dnnl_primitive_t p, std::initializer_list<std::pair<int, dnnl_memory_t>> args);
 
 // A memory object over `data`; null where the data is missing (a failed allocation) or
