@@ -210,6 +210,28 @@ TEST_F(EpilogueTest, BiasAndReluRunInTheConvolutionsCall) {
       << OptimizedDumpText(*plan);
 }
 
+// The convolution's own value is never written when an epilogue takes its place: it has no
+// home, and the plan's arena is smaller than without epilogues by at least its size.
+TEST_F(EpilogueTest, TheConvolutionsOwnValueTakesNoMemory) {
+  if (!OneDnnAvailable()) GTEST_SKIP() << "no oneDNN in this build";
+  const std::string text = BiasRelu();
+  auto with = harness::CompileOrDie(text, true);
+  auto without = CompileWithout(text);
+  ASSERT_NE(with, nullptr);
+  ASSERT_NE(without, nullptr);
+  const std::vector<Step>& steps = with->fusion().steps;
+  int conv = -1;
+  for (size_t s = 0; s + 1 < steps.size(); ++s) {
+    if (steps[s + 1].epilogue) conv = steps[s].instruction;
+  }
+  ASSERT_GE(conv, 0) << OptimizedDumpText(*with);
+  EXPECT_EQ(with->buffers().homes[conv].kind, ValueHome::kNone) << OptimizedDumpText(*with);
+  EXPECT_NE(without->buffers().homes[conv].kind, ValueHome::kNone);
+  const int64_t conv_bytes =
+      static_cast<int64_t>(with->program().instructions[conv].shape.byte_size());
+  EXPECT_LE(with->buffers().arena_bytes + conv_bytes, without->buffers().arena_bytes);
+}
+
 TEST_F(EpilogueTest, BiasAloneAndReluAloneAreEpiloguesToo) {
   auto bias = Check(BiasOnly(), true);
   auto relu = Check(ReluOnly(), true);

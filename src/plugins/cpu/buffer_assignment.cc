@@ -148,6 +148,9 @@ BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
   std::vector<bool> taken;  // per slot: given to an output of the current step in place
   for (int s = 0; s < static_cast<int>(plan.steps.size()); ++s) {
     taken.assign(sizes.size(), false);
+    // A convolution whose epilogue follows writes the epilogue's output instead of its own
+    // value, which nothing else reads: that value has no home.
+    if (s + 1 < static_cast<int>(plan.steps.size()) && plan.steps[s + 1].epilogue) continue;
     for (int v : StepWrites(plan, plan.steps[s])) {
       if (buffers.homes[v].kind != ValueHome::kNone) continue;
       const int64_t bytes =
