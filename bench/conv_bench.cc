@@ -10,6 +10,10 @@
 //                 epilogue (inside oneDNN's call) or as a loop of their own
 //                 (SEAM_CPU_EPILOGUES=off); onednn/plain_bias_relu and best_bias_relu do
 //                 the same work in one oneDNN call (a bias operand and a relu post-op)
+//   seam/bn_relu_epilogue, seam/bn_relu_separate
+//                 relu(batch norm in evaluation mode (convolution)): the per-channel
+//                 arithmetic folded into the weights and bias of the convolution's call,
+//                 or a loop of its own
 //   seam/residual_epilogue, seam/residual_separate
 //                 relu(convolution + bias + input), a residual block's tail (64->64 only)
 //   onednn/plain  oneDNN on the same plain-layout memory (NCHW or NHWC in and out), letting
@@ -121,6 +125,48 @@ void BM_SeamBiasRelu(benchmark::State& state, const Case& c, const char* epilogu
                             {c.n, c.c, c.hw, c.hw}),
        ir::Literal::FromF32(RandomFloats(size_t(c.o * c.c * c.k * c.k), 2), {c.o, c.c, c.k, c.k}),
        ir::Literal::FromF32(RandomFloats(size_t(c.o), 3), {c.o})});
+  for (auto _ : state) RunAndWait(*computation, args);
+  SetCounters(state, c);
+}
+
+// relu(batch_norm(convolution)) in evaluation mode, NCHW, as nn::batch_norm writes it:
+// (conv - mean) * rsqrt(var + eps) * gamma + beta per channel. With epilogues on ("on")
+// the plugin folds the per-channel arithmetic into the weights and a bias before each run
+// and the convolution's oneDNN call does the rest; "off" runs it as a loop of its own.
+void BM_SeamBatchNormRelu(benchmark::State& state, const Case& c, const char* epilogues) {
+  std::string text = ConvText(c);
+  const std::string out = absl::StrCat("f32[", c.n, ",", c.o, ",", c.hw, ",", c.hw, "]");
+  const std::string vec = absl::StrCat("f32[", c.o, "]");
+  auto per_channel = [&](const std::string& name, const std::string& v) {
+    return absl::StrCat("\n  ", name, " = broadcast_in_dim(", v, "), dims={1} : ", out);
+  };
+  const std::string tail = "  return (%2)\n}\n";
+  text.replace(
+      text.find(tail), tail.size(),
+      absl::StrCat("  %m = parameter(2) : ", vec, "\n  %v = parameter(3) : ", vec,
+                   "\n  %g = parameter(4) : ", vec, "\n  %b = parameter(5) : ", vec,
+                   "\n  %e = constant(1e-05) : f32[]\n  %eb = broadcast_in_dim(%e), dims={} : ",
+                   vec, "\n  %ve = add(%v, %eb) : ", vec, "\n  %r = rsqrt(%ve) : ", vec,
+                   per_channel("%mb", "%m"), "\n  %y1 = subtract(%2, %mb) : ", out,
+                   per_channel("%rb", "%r"), "\n  %y2 = multiply(%y1, %rb) : ", out,
+                   per_channel("%gb", "%g"), "\n  %y3 = multiply(%y2, %gb) : ", out,
+                   per_channel("%bb", "%b"), "\n  %y4 = add(%y3, %bb) : ", out,
+                   "\n  %z = constant(0) : f32[]\n  %zb = broadcast_in_dim(%z), dims={} : ", out,
+                   "\n  %y = maximum(%y4, %zb) : ", out, "\n  return (%y)\n}\n"));
+  setenv("SEAM_CPU_EPILOGUES", epilogues, 1);
+  auto computation = CompileText(text);
+  unsetenv("SEAM_CPU_EPILOGUES");
+  std::vector<float> var = RandomFloats(size_t(c.o), 4);
+  for (float& v : var) v = 0.5f + v * v;
+  const std::vector<int64_t> channels = {c.o};
+  auto args = Upload(
+      {ir::Literal::FromF32(RandomFloats(size_t(c.n * c.c * c.hw * c.hw), 1),
+                            {c.n, c.c, c.hw, c.hw}),
+       ir::Literal::FromF32(RandomFloats(size_t(c.o * c.c * c.k * c.k), 2), {c.o, c.c, c.k, c.k}),
+       ir::Literal::FromF32(RandomFloats(size_t(c.o), 3), channels),
+       ir::Literal::FromF32(var, channels),
+       ir::Literal::FromF32(RandomFloats(size_t(c.o), 5), channels),
+       ir::Literal::FromF32(RandomFloats(size_t(c.o), 6), channels)});
   for (auto _ : state) RunAndWait(*computation, args);
   SetCounters(state, c);
 }
@@ -327,6 +373,9 @@ void Register() {
       add("seam_bias_relu_epilogue", [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "on"); });
       add("seam_bias_relu_separate", [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "off"); });
       add("onednn_plain_bias_relu", [&c](benchmark::State& s) { BM_OneDnn(s, c, false, true); });
+      add("seam_bn_relu_epilogue", [&c](benchmark::State& s) { BM_SeamBatchNormRelu(s, c, "on"); });
+      add("seam_bn_relu_separate",
+          [&c](benchmark::State& s) { BM_SeamBatchNormRelu(s, c, "off"); });
       if (c.c == c.o) {
         add("seam_residual_epilogue",
             [&c](benchmark::State& s) { BM_SeamBiasRelu(s, c, "on", true); });

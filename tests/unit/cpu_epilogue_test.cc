@@ -83,6 +83,62 @@ std::string BiasResidualRelu(bool bias_first) {
                       "  %r = maximum(%t, %zb) : ", Image(4), "\n  return (%r)\n}\n");
 }
 
+// A batch norm in evaluation mode after the convolution, then a relu: (c - mean) *
+// rsqrt(var + eps) * gamma + beta per channel, with rsqrt(var + eps) computed after the
+// convolution in program order (the convolution moves down to its epilogue) and gamma a
+// [1,4,1,1] tensor; the weights and bias are folded before each run.
+std::string BatchNormEval() {
+  const std::string img = Image(4);
+  return absl::StrCat(
+      "program @bn_eval {\n  %x = parameter(0) : ", img,
+      "\n  %k = parameter(1) : f32[4,4,3,3]\n  %m = parameter(2) : f32[4]\n",
+      "  %v = parameter(3) : f32[4]\n  %g = parameter(4) : f32[1,4,1,1]\n",
+      "  %b = parameter(5) : f32[4]\n", Conv("%x", 4),
+      "  %v2 = multiply(%v, %v) : f32[4]\n  %e = constant(0.5) : f32[]\n",
+      "  %eb = broadcast_in_dim(%e), dims={} : f32[4]\n  %ve = add(%v2, %eb) : f32[4]\n",
+      "  %rs = rsqrt(%ve) : f32[4]\n  %mb = broadcast_in_dim(%m), dims={1} : ", img,
+      "\n  %y1 = subtract(%c, %mb) : ", img, "\n  %rb = broadcast_in_dim(%rs), dims={1} : ", img,
+      "\n  %y2 = multiply(%y1, %rb) : ", img,
+      "\n  %gb = broadcast_in_dim(%g), dims={0,1,2,3} : ", img,
+      "\n  %y3 = multiply(%gb, %y2) : ", img, "\n  %bb = broadcast_in_dim(%b), dims={1} : ", img,
+      "\n  %y4 = add(%y3, %bb) : ", img, "\n", kZero, "  %r = maximum(%y4, %zb) : ", img,
+      "\n  return (%r)\n}\n");
+}
+
+// The other per-channel forms, (b - c) / d, then a residual added, then b subtracted; and
+// one that is no epilogue: a scale after the residual (it would scale the residual too).
+std::string ChannelForms(bool scale_after_residual) {
+  const std::string img = Image(4);
+  const std::string tail =
+      scale_after_residual
+          ? absl::StrCat("  %t3 = add(%t2, %s) : ", img, "\n  %t4 = multiply(%t3, %bb) : ", img)
+          : absl::StrCat("  %t3 = add(%s, %t2) : ", img, "\n  %t4 = subtract(%t3, %bb) : ", img);
+  return absl::StrCat("program @forms {\n  %x = parameter(0) : ", img,
+                      "\n  %k = parameter(1) : f32[4,4,3,3]\n  %b = parameter(2) : f32[4]\n",
+                      "  %d = parameter(3) : f32[4]\n  %s = parameter(4) : ", img, "\n",
+                      Conv("%x", 4), "  %bb = broadcast_in_dim(%b), dims={1} : ", img,
+                      "\n  %t1 = subtract(%bb, %c) : ", img, "\n  %d2 = multiply(%d, %d) : f32[4]",
+                      "\n  %one = constant(1) : f32[]\n  %ob = broadcast_in_dim(%one), dims={} : "
+                      "f32[4]\n  %d3 = add(%d2, %ob) : f32[4]",
+                      "\n  %db = broadcast_in_dim(%d3), dims={1} : ", img,
+                      "\n  %t2 = divide(%t1, %db) : ", img, "\n", tail, "\n  return (%t4)\n}\n");
+}
+
+// Two convolutions of x side by side (4 and 8 features: two groups), each with its bias
+// and relu, the second listed before the first's epilogue: both take an epilogue.
+std::string TwoLayers() {
+  std::string second = Conv("%x", 8);
+  second.replace(second.find("%c ="), 4, "%c2 =");
+  second.replace(second.find("%k)"), 3, "%k2)");
+  return absl::StrCat(Head("two_layers"),
+                      "  %k2 = parameter(3) : f32[8,4,3,3]\n  %b2 = parameter(4) : f32[8]\n",
+                      second, kBias, kZero, "  %r = maximum(%zb, %y) : ", Image(4),
+                      "\n  %bb2 = broadcast_in_dim(%b2), dims={1} : ", Image(8),
+                      "\n  %y2 = add(%c2, %bb2) : ", Image(8),
+                      "\n  %z2 = broadcast_in_dim(%z), dims={} : ", Image(8),
+                      "\n  %r2 = maximum(%y2, %z2) : ", Image(8), "\n  return (%r, %r2)\n}\n");
+}
+
 // Not epilogue forms: two residual adds; a bias add with a scale; the
 // relu read again by a reduction run with the group; a centring that needs the mean, computed
 // after the whole result; the convolution's result read elsewhere too, or returned.
@@ -258,6 +314,29 @@ TEST_F(EpilogueTest, ResidualAddsRunInTheConvolutionsCall) {
               std::string::npos)
         << OptimizedDumpText(*plan);
   }
+}
+
+TEST_F(EpilogueTest, ABatchNormInEvaluationModeIsFoldedIntoTheCall) {
+  auto plan = Check(BatchNormEval(), true);
+  ASSERT_NE(plan, nullptr);
+  if (!OneDnnAvailable()) GTEST_SKIP() << "no oneDNN in this build";
+  EXPECT_NE(OptimizedDumpText(*plan).find("weights and bias folded from y - %"), std::string::npos)
+      << OptimizedDumpText(*plan);
+}
+
+TEST_F(EpilogueTest, EveryConvolutionGetsItsEpilogue) {
+  auto plan = Check(TwoLayers(), true);
+  ASSERT_NE(plan, nullptr);
+  const std::vector<Step>& steps = plan->fusion().steps;
+  EXPECT_EQ(std::count_if(steps.begin(), steps.end(), [](const Step& s) { return s.epilogue; }),
+            OneDnnAvailable() ? 2 : 0)
+      << OptimizedDumpText(*plan);
+}
+
+TEST_F(EpilogueTest, SubtractionsAndDivisionsFoldAroundAResidual) {
+  auto plan = Check(ChannelForms(false), true);
+  ASSERT_NE(plan, nullptr);
+  Check(ChannelForms(true), false);
 }
 
 TEST_F(EpilogueTest, OtherGroupsStayStepsOfTheirOwn) {

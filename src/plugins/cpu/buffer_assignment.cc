@@ -89,53 +89,12 @@ int InPlaceSlot(const FusionPlan& plan, const std::vector<LoopKernel>& kernels,
   return -1;
 }
 
-}  // namespace
-
-BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
-                         const std::vector<LoopKernel>& kernels) {
+// Intermediates: an arena slot per value without a home yet, reused once its last reader
+// has run (buffers->slot_bytes grows; offsets are laid out by the caller).
+void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
+                      const std::vector<LoopKernel>& kernels, BufferPlan* out) {
+  BufferPlan& buffers = *out;
   const int n = static_cast<int>(program.instructions.size());
-  BufferPlan buffers;
-  buffers.homes.resize(n);
-  std::vector<int> parameter_instruction(program.num_parameters(), -1);
-  std::vector<bool> is_result(n, false);
-  for (int r : program.results) is_result[r] = true;
-  for (int i = 0; i < n; ++i) {
-    const ir::Instruction& inst = program.instructions[i];
-    if (inst.op == Op::kParameter) {
-      parameter_instruction[inst.parameter_index] = i;
-      buffers.homes[i] = ValueHome{ValueHome::kParameter, static_cast<int>(inst.parameter_index)};
-    } else if (inst.op == Op::kConstant) {
-      buffers.homes[i] = ValueHome{ValueHome::kLiteral};
-    }
-  }
-
-  // Results first: they own their blocks (or the donated ones).
-  const int results = static_cast<int>(program.results.size());
-  std::vector<int> alias_of(results, -1);
-  for (const ir::Alias& alias : program.aliases) {
-    alias_of[alias.output_index] = static_cast<int>(alias.parameter_index);
-  }
-  buffers.outputs.resize(results);
-  for (int k = 0; k < results; ++k) {
-    const int r = program.results[k];
-    OutputPlan& out = buffers.outputs[k];
-    out.value = r;
-    const ValueHome::Kind kind = buffers.homes[r].kind;
-    if (kind != ValueHome::kNone) {
-      out.how = OutputPlan::kCopy;  // a parameter, a constant, or a value listed twice
-    } else if (alias_of[k] >= 0 && InPlaceIsSafe(program, plan, kernels, r, alias_of[k],
-                                                 parameter_instruction, is_result)) {
-      out.how = OutputPlan::kInPlace;
-      buffers.homes[r] = ValueHome{ValueHome::kDonated, alias_of[k]};
-      continue;
-    } else {
-      out.how = OutputPlan::kOwn;
-      buffers.homes[r] = ValueHome{ValueHome::kResult, k};
-    }
-    out.copy_into_parameter = alias_of[k];
-  }
-
-  // Intermediates: an arena slot per value, reused once its last reader has run.
   std::vector<int> last_read(n, -1);
   for (int s = 0; s < static_cast<int>(plan.steps.size()); ++s) {
     // A step's reads live on through the epilogue that runs interleaved with it.
@@ -185,7 +144,56 @@ BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
       buffers.homes[v] = ValueHome{ValueHome::kArena, best};
     }
   }
-  for (int64_t bytes : sizes) {
+}
+
+}  // namespace
+
+BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
+                         const std::vector<LoopKernel>& kernels) {
+  const int n = static_cast<int>(program.instructions.size());
+  BufferPlan buffers;
+  buffers.homes.resize(n);
+  std::vector<int> parameter_instruction(program.num_parameters(), -1);
+  std::vector<bool> is_result(n, false);
+  for (int r : program.results) is_result[r] = true;
+  for (int i = 0; i < n; ++i) {
+    const ir::Instruction& inst = program.instructions[i];
+    if (inst.op == Op::kParameter) {
+      parameter_instruction[inst.parameter_index] = i;
+      buffers.homes[i] = ValueHome{ValueHome::kParameter, static_cast<int>(inst.parameter_index)};
+    } else if (inst.op == Op::kConstant) {
+      buffers.homes[i] = ValueHome{ValueHome::kLiteral};
+    }
+  }
+
+  // Results first: they own their blocks (or the donated ones).
+  const int results = static_cast<int>(program.results.size());
+  std::vector<int> alias_of(results, -1);
+  for (const ir::Alias& alias : program.aliases) {
+    alias_of[alias.output_index] = static_cast<int>(alias.parameter_index);
+  }
+  buffers.outputs.resize(results);
+  for (int k = 0; k < results; ++k) {
+    const int r = program.results[k];
+    OutputPlan& out = buffers.outputs[k];
+    out.value = r;
+    const ValueHome::Kind kind = buffers.homes[r].kind;
+    if (kind != ValueHome::kNone) {
+      out.how = OutputPlan::kCopy;  // a parameter, a constant, or a value listed twice
+    } else if (alias_of[k] >= 0 && InPlaceIsSafe(program, plan, kernels, r, alias_of[k],
+                                                 parameter_instruction, is_result)) {
+      out.how = OutputPlan::kInPlace;
+      buffers.homes[r] = ValueHome{ValueHome::kDonated, alias_of[k]};
+      continue;
+    } else {
+      out.how = OutputPlan::kOwn;
+      buffers.homes[r] = ValueHome{ValueHome::kResult, k};
+    }
+    out.copy_into_parameter = alias_of[k];
+  }
+
+  AssignArenaSlots(program, plan, kernels, &buffers);
+  for (int64_t bytes : buffers.slot_bytes) {
     buffers.slot_offsets.push_back(buffers.arena_bytes);
     buffers.arena_bytes += bytes;
   }

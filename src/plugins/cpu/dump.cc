@@ -27,6 +27,31 @@ absl::Status WriteFile(const std::filesystem::path& path, std::string_view text)
   return absl::OkStatus();
 }
 
+// " (epilogue in %c's oneDNN call: ...)" for a step computed inside a convolution.
+std::string DescribeEpilogue(const ConvEpilogue& e) {
+  std::string text;
+  absl::StrAppend(&text, " (epilogue in %", e.conv,
+                  "'s oneDNN call:", e.bias >= 0 ? absl::StrCat(" bias %", e.bias) : "");
+  if (!e.channel.empty()) {
+    absl::StrAppend(&text, " weights and bias folded from");
+    const char* separator = " ";
+    for (const ChannelOp& op : e.channel) {
+      const std::string v = absl::StrCat("%", op.value);
+      absl::StrAppend(&text, separator,
+                      op.swapped                   ? absl::StrCat(v, " - y")
+                      : op.op == ir::Op::kAdd      ? absl::StrCat("y + ", v)
+                      : op.op == ir::Op::kSubtract ? absl::StrCat("y - ", v)
+                      : op.op == ir::Op::kMultiply ? absl::StrCat("y * ", v)
+                                                   : absl::StrCat("y / ", v));
+      separator = ", ";
+    }
+    absl::StrAppend(&text, ";");
+  }
+  absl::StrAppend(&text, e.residual >= 0 ? absl::StrCat(" + %", e.residual) : "",
+                  e.relu ? " relu" : "", ")");
+  return text;
+}
+
 }  // namespace
 
 namespace {
@@ -92,11 +117,7 @@ std::string OptimizedDumpText(const Executable& executable) {
     if (step.group >= 0) {
       absl::StrAppend(&steps, "fusion.", step.group);
       if (step.epilogue) {
-        const ConvEpilogue& e = fusion.epilogues[step.group];
-        absl::StrAppend(&steps, " (epilogue in %", e.conv,
-                        "'s oneDNN call:", e.bias >= 0 ? absl::StrCat(" bias %", e.bias) : "",
-                        e.residual >= 0 ? absl::StrCat(" + %", e.residual) : "",
-                        e.relu ? " relu" : "", ")");
+        absl::StrAppend(&steps, DescribeEpilogue(fusion.epilogues[step.group]));
       }
       for (int r : fusion.groups[step.group].reduces) {
         absl::StrAppend(&steps, " + %", r, " (",

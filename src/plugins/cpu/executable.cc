@@ -146,10 +146,10 @@ Executable::Executable(ir::Program program, bool fuse)
   std::vector<std::shared_ptr<const ConvolutionPlan>> fused_conv(program_.instructions.size());
   AttachEpilogues(program_, &fusion_, [&](const ConvEpilogue& e) {
     const ir::Instruction& conv = program_.instructions[e.conv];
-    auto plan =
-        std::make_shared<const ConvolutionPlan>(conv, program_.instructions[conv.operands[0]].shape,
-                                                program_.instructions[conv.operands[1]].shape,
-                                                ConvPostOps{e.bias >= 0, e.residual >= 0, e.relu});
+    auto plan = std::make_shared<const ConvolutionPlan>(
+        conv, program_.instructions[conv.operands[0]].shape,
+        program_.instructions[conv.operands[1]].shape,
+        ConvPostOps{e.bias >= 0 || !e.channel.empty(), e.residual >= 0, e.relu});
     if (!plan->fuses_post_ops()) return false;
     fused_conv[e.conv] = std::move(plan);
     return true;
@@ -337,8 +337,17 @@ absl::Status Executable::RunInto(InputBlock input,
         // The epilogue's output, finished in the same call; the convolution's own value
         // is never written (nothing else reads it).
         const ConvEpilogue& e = fusion_.epilogues[fusion_.steps[s + 1].group];
-        step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[e.output],
-                                 e.bias >= 0 ? value[e.bias] : nullptr,
+        const uint8_t* weights = value[inst.operands[1]];
+        const uint8_t* bias = e.bias >= 0 ? value[e.bias] : nullptr;
+        if (!e.channel.empty()) {
+          // Per-feature arithmetic becomes scaled weights and a bias (per thread, per run).
+          thread_local std::vector<float> scaled, shift;
+          FoldChannelOps(program_, e, value.data(), reinterpret_cast<const float*>(weights),
+                         &scaled, &shift);
+          weights = reinterpret_cast<const uint8_t*>(scaled.data());
+          bias = reinterpret_cast<const uint8_t*>(shift.data());
+        }
+        step_plans_[s].conv->Run(value[inst.operands[0]], weights, value[e.output], bias,
                                  e.residual >= 0 ? value[e.residual] : nullptr);
       } else {
         step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);

@@ -43,13 +43,24 @@ struct Step {
   bool epilogue = false;
 };
 
+// One per-output-feature operation of an epilogue, y = y + v, y - v, v - y (kSubtract,
+// swapped), y * v or y / v, with v the f32 vector `value` broadcast along the feature
+// dimension (a batch norm in evaluation mode is four of them).
+struct ChannelOp {
+  ir::Op op = ir::Op::kAdd;
+  bool swapped = false;
+  int value = -1;
+};
+
 // A group that a convolution computes in the same oneDNN call (fusion_epilogue.h): its one
-// output is max(conv + bias[feature] + residual, 0), the bias, the residual and the max each
-// optional.
+// output is max(channel ops(conv) + residual, 0), the operations, the residual and the max
+// each optional. A lone add of a vector is the call's bias; other operations are folded
+// before each run into a scale of the weights and a bias (FoldChannelOps).
 struct ConvEpilogue {
-  int conv = -1;      // the convolution instruction; -1: the group is no epilogue
-  int bias = -1;      // the per-output-feature f32 vector added, or -1
-  int residual = -1;  // an f32 tensor of the result's shape added, or -1
+  int conv = -1;  // the convolution instruction; -1: the group is no epilogue
+  int bias = -1;  // the per-output-feature f32 vector added, when it is the only operation
+  std::vector<ChannelOp> channel;  // else the operations, outward from the convolution
+  int residual = -1;               // an f32 tensor of the result's shape added, or -1
   bool relu = false;
   int output = -1;  // the group's output
 };

@@ -34,18 +34,31 @@ int OtherOperand(const ir::Instruction& inst, int v) {
   return -1;
 }
 
-// The vector that value `bb` broadcasts along convolution `c`'s output feature dimension,
-// or -1.
-int BiasOf(const ir::Program& program, int bb, int c) {
+// The f32 vector that member broadcast `bb` of `group` spreads along convolution `c`'s
+// output feature dimension (its other dimensions of size 1), or -1.
+int ChannelVectorOf(const ir::Program& program, const FusionGroup& group, int bb, int c) {
   const ir::Instruction& broadcast = program.instructions[bb];
   if (broadcast.op != Op::kBroadcastInDim) return -1;
   const int b = broadcast.operands[0];
-  const ir::Shape& bias = program.instructions[b].shape;
-  const std::vector<int64_t> feature = program.instructions[c].attrs.at("output_feature_dim");
-  if (bias.dtype != ir::DType::kF32 || bias.rank() != 1 || broadcast.attrs.at("dims") != feature) {
-    return -1;
+  if (!std::binary_search(group.inputs.begin(), group.inputs.end(), b)) return -1;
+  const ir::Shape& vector = program.instructions[b].shape;
+  const ir::Instruction& conv = program.instructions[c];
+  const int64_t feature = conv.attrs.at("output_feature_dim")[0];
+  const std::vector<int64_t>& dims = broadcast.attrs.at("dims");
+  if (vector.dtype != ir::DType::kF32) return -1;
+  bool spread = false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == feature) {
+      spread = vector.dims[d] == conv.shape.dims[feature];
+    } else if (vector.dims[d] != 1) {
+      return -1;
+    }
   }
-  return b;
+  return spread ? b : -1;
+}
+
+bool IsChannelArithmetic(Op op) {
+  return op == Op::kAdd || op == Op::kSubtract || op == Op::kMultiply || op == Op::kDivide;
 }
 
 }  // namespace
@@ -61,23 +74,22 @@ absl::Status CheckEpilogueVariable() {
 bool EpiloguesOn() { return EpilogueChoice() != "off"; }
 
 ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, int s, int g) {
-  const ConvEpilogue none;
   const int c = plan.steps[s].instruction;
   const FusionGroup& group = plan.groups[g];
   if (c < 0 || program.instructions[c].op != Op::kConvolution ||
       program.instructions[c].shape.dtype != ir::DType::kF32 || !group.reduces.empty() ||
       group.outputs.size() != 1 ||
       !std::binary_search(group.inputs.begin(), group.inputs.end(), c)) {
-    return none;
+    return {};
   }
   // c is read by the group's members alone, and is no result.
   if (std::find(program.results.begin(), program.results.end(), c) != program.results.end()) {
-    return none;
+    return {};
   }
   for (int i = c + 1; i < static_cast<int>(program.instructions.size()); ++i) {
     const std::vector<int>& operands = program.instructions[i].operands;
     const bool reads = std::find(operands.begin(), operands.end(), c) != operands.end();
-    if (reads && plan.needed[i] && plan.group_of[i] != g) return none;
+    if (reads && plan.needed[i] && plan.group_of[i] != g) return {};
   }
   ConvEpilogue e;
   e.conv = c;
@@ -89,48 +101,57 @@ ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, i
     const int zero = IsZeroFill(program, max.operands[1])   ? max.operands[1]
                      : IsZeroFill(program, max.operands[0]) ? max.operands[0]
                                                             : -1;
-    if (zero < 0) return none;
+    if (zero < 0) return {};
     e.relu = true;
     used.insert(used.end(), {v, zero});
     v = OtherOperand(max, zero);
   }
-  // Then adds down to c: at most one of a bias (a member broadcast of a per-feature
-  // vector) and one of a residual (a tensor of c's shape read from memory), in any order.
+  // Then arithmetic down to c: per-feature vectors (member broadcasts) added, subtracted,
+  // multiplied or divided by, and at most one residual (a tensor of c's shape read from
+  // memory) added, outside which only vectors are added or subtracted (they commute with it).
   auto member = [&](int m) {
     return std::binary_search(group.members.begin(), group.members.end(), m);
   };
+  auto towards_c = [&](int o) {
+    return o == c || (member(o) && IsChannelArithmetic(program.instructions[o].op));
+  };
+  std::vector<ChannelOp> inward;
+  size_t outside_residual = 0;  // how many of `inward` come after the residual's add
   while (v != c) {
-    const ir::Instruction& add = program.instructions[v];
-    if (add.op != Op::kAdd || !member(v)) return none;
-    // The operand on the way to c: c itself, else the one that is another add of the group.
-    auto towards_c = [&](int o) {
-      return o == c || (member(o) && program.instructions[o].op == Op::kAdd);
-    };
+    const ir::Instruction& inst = program.instructions[v];
+    if (!member(v) || !IsChannelArithmetic(inst.op)) return {};
     const int k =
-        add.operands[0] == c || (add.operands[1] != c && towards_c(add.operands[0])) ? 0 : 1;
-    const int next = add.operands[k], other = add.operands[1 - k];
-    if (!towards_c(next) || (other != c && towards_c(other))) return none;
-    const int bias = member(other) ? BiasOf(program, other, c) : -1;
-    if (bias >= 0 && e.bias < 0) {
-      e.bias = bias;
+        inst.operands[0] == c || (inst.operands[1] != c && towards_c(inst.operands[0])) ? 0 : 1;
+    const int next = inst.operands[k], other = inst.operands[1 - k];
+    if (!towards_c(next) || (other != c && towards_c(other))) return {};
+    const int vector = member(other) ? ChannelVectorOf(program, group, other, c) : -1;
+    if (vector >= 0) {
+      if (inst.op == Op::kDivide && k == 1) return {};  // v / y is no scale
+      inward.push_back(ChannelOp{inst.op, inst.op == Op::kSubtract && k == 1, vector});
       used.insert(used.end(), {v, other});
-    } else if (!member(other) && other != c && e.residual < 0 &&
+    } else if (inst.op == Op::kAdd && !member(other) && other != c && e.residual < 0 &&
                program.instructions[other].shape == program.instructions[c].shape) {
       e.residual = other;
+      outside_residual = inward.size();
       used.push_back(v);
     } else {
-      return none;
+      return {};
     }
     v = next;
   }
-  // Nothing else in the group (a guard: with one output, every member lies on the path
-  // walked above while groups hold one element count), and its inputs (the bias, the
-  // residual) ready before the convolution.
-  for (int m : group.members) {
-    if (std::find(used.begin(), used.end(), m) == used.end()) return none;
+  for (size_t i = 0; i < outside_residual; ++i) {
+    const ChannelOp& op = inward[i];
+    if (op.op != Op::kAdd && (op.op != Op::kSubtract || op.swapped)) return {};
   }
-  for (int in : group.inputs) {
-    if (in != c && plan.step_of[in] >= s) return none;
+  if (inward.size() == 1 && inward[0].op == Op::kAdd) {
+    e.bias = inward[0].value;
+  } else {
+    e.channel.assign(inward.rbegin(), inward.rend());
+  }
+  // Nothing else in the group (a guard: with one output, every member lies on the path
+  // walked above while groups hold one element count).
+  for (int m : group.members) {
+    if (std::find(used.begin(), used.end(), m) == used.end()) return {};
   }
   return e;
 }
@@ -139,29 +160,84 @@ void AttachEpilogues(const ir::Program& program, FusionPlan* plan,
                      absl::FunctionRef<bool(const ConvEpilogue&)> fuses) {
   plan->epilogues.assign(plan->groups.size(), ConvEpilogue{});
   if (!EpiloguesOn()) return;
-  for (int s = 0; s + 1 < static_cast<int>(plan->steps.size()); ++s) {
-    const int c = plan->steps[s].instruction;
-    if (c < 0 || plan->update_of[c] >= 0 || program.instructions[c].op != Op::kConvolution) {
+  std::vector<Step>& steps = plan->steps;
+  for (int s = 0; s + 1 < static_cast<int>(steps.size()); ++s) {
+    const int c = steps[s].instruction;
+    if (c < 0 || plan->update_of[c] >= 0 || program.instructions[c].op != Op::kConvolution ||
+        steps[s + 1].epilogue) {
       continue;
     }
-    for (int t = s + 1; t < static_cast<int>(plan->steps.size()); ++t) {
-      const Step& step = plan->steps[t];
+    for (int t = s + 1; t < static_cast<int>(steps.size()); ++t) {
+      const Step& step = steps[t];
       if (step.group < 0 || step.epilogue) continue;
       const ConvEpilogue e = MatchEpilogue(program, *plan, s, step.group);
       if (e.conv < 0 || !fuses(e)) continue;
       plan->epilogues[step.group] = e;
-      Step moved = step;
-      moved.epilogue = true;
-      plan->steps.erase(plan->steps.begin() + t);
-      plan->steps.insert(plan->steps.begin() + s + 1, moved);
+      steps[t].epilogue = true;
+      // The convolution moves down to just before its epilogue.
+      const Step conv = steps[s];
+      steps.erase(steps.begin() + s);
+      steps.insert(steps.begin() + t - 1, conv);
       for (int& at : plan->step_of) {
-        if (at == t) {
-          at = s + 1;
+        if (at == s) {
+          at = t - 1;
         } else if (at > s && at < t) {
-          ++at;
+          --at;
         }
       }
+      --s;  // the step now at s is the one after the convolution
       break;
+    }
+  }
+}
+
+void FoldChannelOps(const ir::Program& program, const ConvEpilogue& e, const uint8_t* const* values,
+                    const float* weights, std::vector<float>* scaled, std::vector<float>* bias) {
+  const ir::Instruction& conv = program.instructions[e.conv];
+  const int64_t features = conv.shape.dims[conv.attrs.at("output_feature_dim")[0]];
+  std::vector<float> scale(features, 1.0f);
+  bias->assign(features, 0.0f);
+  float* shift = bias->data();
+  for (const ChannelOp& op : e.channel) {
+    const float* v = reinterpret_cast<const float*>(values[op.value]);
+    for (int64_t f = 0; f < features; ++f) {
+      switch (op.op) {
+        case Op::kAdd:
+          shift[f] += v[f];
+          break;
+        case Op::kSubtract:
+          if (op.swapped) {
+            scale[f] = -scale[f];
+            shift[f] = v[f] - shift[f];
+          } else {
+            shift[f] -= v[f];
+          }
+          break;
+        case Op::kMultiply:
+          scale[f] *= v[f];
+          shift[f] *= v[f];
+          break;
+        case Op::kDivide:
+          scale[f] /= v[f];
+          shift[f] /= v[f];
+          break;
+        default:  // MatchEpilogue takes no other operation
+          break;
+      }
+    }
+  }
+  // The weights' output feature dimension splits the kernel into outer x features x inner.
+  const ir::Shape& kernel = program.instructions[conv.operands[1]].shape;
+  const int64_t o = conv.attrs.at("kernel_output_feature_dim")[0];
+  int64_t inner = 1;
+  for (int64_t d = o + 1; d < kernel.rank(); ++d) inner *= kernel.dims[d];
+  const int64_t outer = kernel.num_elements() / (inner * features);
+  scaled->resize(static_cast<size_t>(kernel.num_elements()));
+  float* out = scaled->data();
+  for (int64_t i = 0; i < outer; ++i) {
+    for (int64_t f = 0; f < features; ++f) {
+      const int64_t at = (i * features + f) * inner;
+      for (int64_t j = 0; j < inner; ++j) out[at + j] = weights[at + j] * scale[f];
     }
   }
 }
