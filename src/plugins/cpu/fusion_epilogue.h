@@ -47,7 +47,8 @@ void AttachEpilogues(const ir::Program& program, FusionPlan* plan,
 // *bias equals the operations applied to conv(x, weights). `values` are the run's value
 // addresses (the vectors at values[op.value]); `weights` the convolution's, in its kernel
 // layout, as `*scaled` is. Rounding differs from applying the operations one by one in the
-// last bits (as when PyTorch folds a batch norm into a convolution).
+// last bits (as when PyTorch folds a batch norm into a convolution), and non-finite vectors
+// or overflowing scaled weights can give NaN where the operations would give an infinity.
 void FoldChannelOps(const ir::Program& program, const ConvEpilogue& e, const uint8_t* const* values,
                     const float* weights, std::vector<float>* scaled, std::vector<float>* bias);
 
