@@ -333,6 +333,48 @@ TEST_F(EpilogueTest, EveryConvolutionGetsItsEpilogue) {
       << OptimizedDumpText(*plan);
 }
 
+// FoldChannelOps on its own: v0 - y, then / v1, * v2, + v3 per feature, against the
+// scale and shift worked out by hand; and a convolution with no output features (nothing
+// to scale, no division by zero).
+TEST(FoldChannelOpsTest, ScalesTheWeightsAndShiftsTheBias) {
+  for (int features : {4, 0}) {
+    SCOPED_TRACE(absl::StrCat(features, " features"));
+    std::string text = Head("fold");
+    const std::string kernel = absl::StrCat("f32[", features, ",4,3,3]");
+    text.replace(text.find("f32[4,4,3,3]"), 12, kernel);
+    const std::string result = absl::StrCat("f32[8,", features, ",24,24]");
+    text.replace(text.rfind(Image(4)), Image(4).size(), result);
+    absl::StatusOr<ir::Program> program = ir::ParseProgram(text + "  return (%c)\n}\n");
+    ASSERT_TRUE(program.ok()) << program.status();
+    ConvEpilogue e;
+    e.conv = 3;
+    e.channel = {{ir::Op::kSubtract, true, 0},
+                 {ir::Op::kDivide, false, 1},
+                 {ir::Op::kMultiply, false, 2},
+                 {ir::Op::kAdd, false, 3}};
+    std::vector<std::vector<float>> vectors(4);
+    std::vector<const uint8_t*> values;
+    for (int k = 0; k < 4; ++k) {
+      for (int f = 0; f < features; ++f) vectors[k].push_back(0.5f + static_cast<float>(k + f));
+      values.push_back(reinterpret_cast<const uint8_t*>(vectors[k].data()));
+    }
+    std::vector<float> weights(static_cast<size_t>(features) * 36);
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(i % 7) - 3.0f;
+    std::vector<float> scaled, bias;
+    FoldChannelOps(*program, e, values.data(), weights.data(), &scaled, &bias);
+    ASSERT_EQ(scaled.size(), weights.size());
+    ASSERT_EQ(bias.size(), static_cast<size_t>(features));
+    for (int f = 0; f < features; ++f) {
+      const float scale = -1.0f / vectors[1][f] * vectors[2][f];
+      const float shift = vectors[0][f] / vectors[1][f] * vectors[2][f] + vectors[3][f];
+      EXPECT_FLOAT_EQ(bias[f], shift) << "feature " << f;
+      for (int j = 0; j < 36; ++j) {
+        EXPECT_FLOAT_EQ(scaled[f * 36 + j], weights[f * 36 + j] * scale) << "weight " << j;
+      }
+    }
+  }
+}
+
 TEST_F(EpilogueTest, SubtractionsAndDivisionsFoldAroundAResidual) {
   auto plan = Check(ChannelForms(false), true);
   ASSERT_NE(plan, nullptr);

@@ -229,10 +229,11 @@ void FoldChannelOps(const ir::Program& program, const ConvEpilogue& e, const uin
   // The weights' output feature dimension splits the kernel into outer x features x inner.
   const ir::Shape& kernel = program.instructions[conv.operands[1]].shape;
   const int64_t o = conv.attrs.at("kernel_output_feature_dim")[0];
+  scaled->resize(static_cast<size_t>(kernel.num_elements()));
+  if (kernel.num_elements() == 0) return;  // no weight to scale (and no division by 0)
   int64_t inner = 1;
   for (int64_t d = o + 1; d < kernel.rank(); ++d) inner *= kernel.dims[d];
   const int64_t outer = kernel.num_elements() / (inner * features);
-  scaled->resize(static_cast<size_t>(kernel.num_elements()));
   float* out = scaled->data();
   for (int64_t i = 0; i < outer; ++i) {
     for (int64_t f = 0; f < features; ++f) {
