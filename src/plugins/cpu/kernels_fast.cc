@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "src/base/sanitizers.h"
+#include "src/plugins/cpu/target_clones.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>
@@ -274,18 +275,8 @@ bool IsFastBinary(Op op) {
   }
 }
 
-// The entry points come in an AVX-512, an AVX2 and a default version, picked at load time
-// (target_clones; the same bits from each: one IEEE operation per lane, no contraction),
-// with everything they call inlined into each (flatten). clang refuses flatten beside
-// target_clones, and ThreadSanitizer builds crash in the clones' resolvers
-// at start-up: those builds get one version of each.
-#if SEAM_TSAN
-#define SEAM_FAST_KERNEL
-#elif defined(__clang__)
-#define SEAM_FAST_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define SEAM_FAST_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
-#endif
+// The entry points come in an AVX-512, an AVX2 and a default version (target_clones.h).
+#define SEAM_FAST_KERNEL SEAM_KERNEL_CLONES
 
 ChainStep MakeChainStep(Op op, ChainShape shape, int operand) {
   ChainStep step;

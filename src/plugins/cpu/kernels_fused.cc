@@ -7,6 +7,7 @@
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/kernels_fast.h"
 #include "src/plugins/cpu/loop_compile.h"
+#include "src/plugins/cpu/target_clones.h"
 #include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::cpu {
@@ -46,13 +47,7 @@ void SelectLoop(const uint8_t* predicate, const uint8_t* a, const uint8_t* b, ui
 // time as kernels_fast.cc's (copies, fills and blends: the same bits from each). The fills
 // of broadcast operands (a scalar, or a row's statistic along the row) were a loop of
 // 16-byte stores in the baseline build: 3% of a transformer step.
-#if SEAM_TSAN
-#define SEAM_TILE_KERNEL
-#elif defined(__clang__)
-#define SEAM_TILE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define SEAM_TILE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
-#endif
+#define SEAM_TILE_KERNEL SEAM_KERNEL_CLONES
 
 SEAM_TILE_KERNEL void SelectTile(int bytes, const uint8_t* p, const uint8_t* a, const uint8_t* b,
                                  uint8_t* out, int64_t n) {
