@@ -397,9 +397,24 @@ TEST_F(EpilogueTest, OtherGroupsStayStepsOfTheirOwn) {
   }
 }
 
+// An NHWC first layer: applied after each part its post-ops would walk the result's strides
+// element by element, slower than the separate loop, so it takes no epilogue.
+std::string FirstLayerNhwc() {
+  return "program @first_nhwc {\n  %x = parameter(0) : f32[8,24,24,2]\n"
+         "  %k = parameter(1) : f32[3,3,2,4]\n  %b = parameter(2) : f32[4]\n"
+         "  %c = convolution(%x, %k), input_batch_dim={0}, input_feature_dim={3}, "
+         "input_spatial_dims={1,2}, kernel_input_feature_dim={2}, kernel_output_feature_dim={3}, "
+         "kernel_spatial_dims={0,1}, output_batch_dim={0}, output_feature_dim={3}, "
+         "output_spatial_dims={1,2}, feature_group_count={1}, window_strides={1,1}, "
+         "padding_low={1,1}, padding_high={1,1}, lhs_dilation={1,1}, rhs_dilation={1,1} : "
+         "f32[8,24,24,4]\n  %bb = broadcast_in_dim(%b), dims={3} : f32[8,24,24,4]\n"
+         "  %y = add(%c, %bb) : f32[8,24,24,4]\n  return (%y)\n}\n";
+}
+
 TEST_F(EpilogueTest, FirstLayersApplyTheirEpilogueAfterEachPart) {
   Check(FirstLayer(false), true);
   Check(FirstLayer(true), true);
+  Check(FirstLayerNhwc(), false);
 }
 
 TEST_F(EpilogueTest, ADonatedInputTheConvolutionReadsIsNotComputedInto) {

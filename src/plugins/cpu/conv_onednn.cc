@@ -92,6 +92,18 @@ struct ConvolutionPlan::OneDnn {
 
 namespace {
 
+// Whether the result's spatial dimensions are dense, innermost last (NCHW-like): each
+// (image, feature) plane is one run of `*plane` elements.
+bool DensePlanes(const ConvGeometry& g, int64_t* plane) {
+  *plane = 1;
+  bool dense = true;
+  for (size_t i = g.out_size.size(); i-- > 0;) {
+    dense = dense && g.out_spatial_stride[i] == *plane;
+    *plane *= g.out_size[i];
+  }
+  return dense;
+}
+
 bool Eligible(const ConvGeometry& g) {
   const size_t spatial = g.window.size();
   const bool dtype = g.dtype == ir::DType::kF32 || g.dtype == ir::DType::kBF16;
@@ -250,8 +262,12 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
   // A first layer writes the operand's layout (oneDNN's gemm kernel for it: 0.5 ms for the
   // CNN's first layer), but that kernel adds a bias slowly (1.5 ms per 8 images), and in
   // oneDNN's own layout the reorder out costs more than a separate loop: a first layer's
-  // post-ops run after each part's call, over the part's result while it is in cache.
+  // post-ops run after each part's call, over the part's result while it is in cache, one
+  // vectorized pass per plane; where the planes are not dense (NHWC) that would be a scalar
+  // walk, slower than the separate loop, so such a first layer takes no epilogue.
   const bool few = g.groups == 1 && g.group_in < kFewInputFeatures;
+  int64_t plane = 0;
+  if (few && post.any() && !DensePlanes(g, &plane)) return nullptr;
   plan->post_after = few && post.any();
   plan->bias = post.bias && !plan->post_after;
   plan->residual = post.residual && !plan->post_after;
@@ -604,13 +620,8 @@ void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t*
   const float* r = reinterpret_cast<const float*>(residual);  // laid out as the result
   const int64_t features = g.groups * g.group_out;
   // Spatial dimensions dense (innermost last): one loop per (image, feature) plane.
-  int64_t plane = 1;
-  bool dense = true;
-  for (size_t i = g.out_size.size(); i-- > 0;) {
-    dense = dense && g.out_spatial_stride[i] == plane;
-    plane *= g.out_size[i];
-  }
-  if (dense) {
+  int64_t plane = 0;
+  if (DensePlanes(g, &plane)) {
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t f = 0; f < features; ++f) {
         const int64_t at = n * g.out_batch_stride + f * g.out_feature_stride;
