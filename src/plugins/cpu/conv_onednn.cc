@@ -92,16 +92,15 @@ struct ConvolutionPlan::OneDnn {
 
 namespace {
 
-// Whether the result's spatial dimensions are dense, innermost last (NCHW-like): each
-// (image, feature) plane is one run of `*plane` elements.
-bool DensePlanes(const ConvGeometry& g, int64_t* plane) {
-  *plane = 1;
-  bool dense = true;
+// The size of each (image, feature) plane of the result when its spatial dimensions are
+// dense, innermost last (NCHW-like: a plane is one run of elements); -1 otherwise.
+int64_t DensePlane(const ConvGeometry& g) {
+  int64_t plane = 1;
   for (size_t i = g.out_size.size(); i-- > 0;) {
-    dense = dense && g.out_spatial_stride[i] == *plane;
-    *plane *= g.out_size[i];
+    if (g.out_spatial_stride[i] != plane) return -1;
+    plane *= g.out_size[i];
   }
-  return dense;
+  return plane;
 }
 
 bool Eligible(const ConvGeometry& g) {
@@ -266,8 +265,7 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
   // vectorized pass per plane; where the planes are not dense (NHWC) that would be a scalar
   // walk, slower than the separate loop, so such a first layer takes no epilogue.
   const bool few = g.groups == 1 && g.group_in < kFewInputFeatures;
-  int64_t plane = 0;
-  if (few && post.any() && !DensePlanes(g, &plane)) return nullptr;
+  if (few && post.any() && DensePlane(g) < 0) return nullptr;
   plan->post_after = few && post.any();
   plan->bias = post.bias && !plan->post_after;
   plan->residual = post.residual && !plan->post_after;
@@ -620,8 +618,8 @@ void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t*
   const float* r = reinterpret_cast<const float*>(residual);  // laid out as the result
   const int64_t features = g.groups * g.group_out;
   // Spatial dimensions dense (innermost last): one loop per (image, feature) plane.
-  int64_t plane = 0;
-  if (DensePlanes(g, &plane)) {
+  const int64_t plane = DensePlane(g);
+  if (plane >= 0) {
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t f = 0; f < features; ++f) {
         const int64_t at = n * g.out_batch_stride + f * g.out_feature_stride;

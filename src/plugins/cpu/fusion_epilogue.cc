@@ -195,7 +195,8 @@ void FoldChannelOps(const ir::Program& program, const ConvEpilogue& e, const uin
                     const float* weights, std::vector<float>* scaled, std::vector<float>* bias) {
   const ir::Instruction& conv = program.instructions[e.conv];
   const int64_t features = conv.shape.dims[conv.attrs.at("output_feature_dim")[0]];
-  std::vector<float> scale(features, 1.0f);
+  thread_local std::vector<float> scale;  // per run: no allocation once grown
+  scale.assign(features, 1.0f);
   bias->assign(features, 0.0f);
   float* shift = bias->data();
   for (const ChannelOp& op : e.channel) {
