@@ -16,6 +16,7 @@
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/kernels_window.h"
+#include "src/plugins/cpu/layout_plan.h"
 #include "src/plugins/cpu/local_address.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/thread_pool.h"
@@ -163,6 +164,7 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (absl::Status epilogues = CheckEpilogueVariable(); !epilogues.ok()) {
     return MakeError(epilogues);
   }
+  if (absl::Status layouts = CheckLayoutVariable(); !layouts.ok()) return MakeError(layouts);
   absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();
   if (!gemm.ok()) return MakeError(gemm.status());
   SetGemmLibrary(*gemm);          // process-wide, like the kernel threads and the block pool

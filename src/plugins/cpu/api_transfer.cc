@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/objects.h"
 
 struct PJRT_AsyncHostToDeviceTransferManager {
@@ -107,9 +108,10 @@ PJRT_Error* BufferCopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args) {
   void* dst = args->dst;
   const auto offset = static_cast<size_t>(args->offset);
   const auto size = static_cast<size_t>(args->transfer_size);
-  state->ready->OnReady([state, done, dst, offset, size](const absl::Status& status) {
-    if (status.ok() && size > 0) std::memcpy(dst, state->memory->data() + offset, size);
-    done->Set(status);
+  std::shared_ptr<MemoryCounters> counters = args->buffer->device->memory;
+  state->ready->OnReady([state, done, dst, offset, size, counters](const absl::Status& status) {
+    // Raw bytes are the dense row-major ones, whatever the block's layout (device_layout.h).
+    done->Set(status.ok() ? CopyDenseBytes(state->memory, offset, size, dst, counters) : status);
   });
   args->event = new PJRT_Event{std::move(done)};
   return nullptr;

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "src/ir/shape.h"
 #include "src/plugins/common/event.h"
@@ -31,6 +33,8 @@ class MemoryCounters {
   std::atomic<int64_t> peak_{0};
 };
 
+class DeviceLayout;  // device_layout.h
+
 // A 64-byte aligned block of bytes ("device memory" of the CPU plugin). The block comes
 // from, and goes back to, the plugin's block pool (block_pool.h). With `counters`, its
 // `size` bytes count as in use on that device from construction to destruction (the
@@ -46,11 +50,26 @@ class DeviceMemory {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
 
+  // The layout of the values (device_layout.h); null: the shape's dense row-major layout.
+  // Set by whoever writes the block, before anyone else can see it.
+  const std::shared_ptr<const DeviceLayout>& layout() const { return layout_; }
+  void set_layout(std::shared_ptr<const DeviceLayout> layout) { layout_ = std::move(layout); }
+
+  // Copies of the same values in other layouts, made on demand and kept while this block
+  // lives (InLayout, device_layout.cc), under `copies_mutex`.
+  struct Copy {
+    std::shared_ptr<const DeviceLayout> layout;
+    std::shared_ptr<DeviceMemory> memory;
+  };
+  std::mutex copies_mutex;
+  std::vector<Copy> copies;
+
  private:
   uint8_t* data_;
   size_t size_;
   size_t capacity_;
   std::shared_ptr<MemoryCounters> counters_;  // null: not counted (tests of the kernels)
+  std::shared_ptr<const DeviceLayout> layout_;
 };
 
 // Shared by a buffer's handle (PJRT_Buffer, which holds the shape) and by the runs that

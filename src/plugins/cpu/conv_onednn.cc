@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/kernels_window.h"
 #include "src/plugins/cpu/target_clones.h"
 #include "src/plugins/cpu/thread_pool.h"
@@ -82,6 +83,12 @@ struct ConvolutionPlan::OneDnn {
   dnnl_primitive_t conv = nullptr;
   dnnl_primitive_t lhs_in = nullptr, rhs_in = nullptr, out_back = nullptr;
   dnnl_primitive_t residual_in = nullptr;  // the residual into oneDNN's result layout
+  // oneDNN's layouts of the operands for the whole batch (docs/plugins.md "On-device
+  // layouts"): null where the user's layout is oneDNN's or the plan cannot take the operand
+  // in oneDNN's (see WholeBatch). With `lhs_given` / `rhs_given` Run reads the operand in
+  // its layout, with `out_kept` it leaves the result in its layout: no reorder.
+  std::shared_ptr<const DeviceLayout> lhs_layout, rhs_layout, out_layout;
+  bool lhs_given = false, rhs_given = false, out_kept = false;
 
   ~OneDnn() {
     for (dnnl_primitive_t p : {conv, lhs_in, rhs_in, out_back, residual_in}) {
@@ -225,6 +232,44 @@ std::unique_ptr<ConvolutionPlan::OneDnn> Finish(std::unique_ptr<ConvolutionPlan:
   return plan;
 }
 
+// The layout of an operand of the whole batch (`batch` images) whose parts (`part_batch`
+// images) oneDNN keeps as `part`, the same values densely laid out as `dense`; null unless
+// the batch is the outermost dimension of `part`, unblocked, so that part k of the whole
+// starts k part sizes in.
+std::shared_ptr<const DeviceLayout> WholeBatch(const dnnl_memory_desc_t& part, int64_t part_batch,
+                                               int64_t batch, const dnnl_memory_desc_t& dense) {
+  if (part.format_kind != dnnl_blocked || part.offset0 != 0 || part.padded_dims[0] != part_batch) {
+    return nullptr;
+  }
+  const dnnl_blocking_desc_t& blocking = part.format_desc.blocking;
+  for (int i = 0; i < blocking.inner_nblks; ++i) {
+    if (blocking.inner_idxs[i] == 0) return nullptr;
+  }
+  const auto element = static_cast<int64_t>(dnnl_data_type_size(part.data_type));
+  if (static_cast<int64_t>(dnnl_memory_desc_get_size(&part)) !=
+      blocking.strides[0] * part_batch * element) {
+    return nullptr;
+  }
+  dnnl_memory_desc_t whole = part;
+  whole.dims[0] = batch;
+  whole.padded_dims[0] = batch;
+  return MakeDeviceLayout(dense, whole);
+}
+
+// The whole batch's layouts of a forward plan's operands (oneDNN's where they differ from
+// the user's): `user_lhs_whole`, `user_out_whole` describe the user's for the whole batch.
+void DescribeLayouts(ConvolutionPlan::OneDnn* plan, int64_t batch,
+                     const dnnl_memory_desc_t& user_lhs_whole,
+                     const dnnl_memory_desc_t& user_out_whole) {
+  if (plan->lhs_in != nullptr) {
+    plan->lhs_layout = WholeBatch(plan->lhs, plan->part_batch, batch, user_lhs_whole);
+  }
+  if (plan->rhs_in != nullptr) plan->rhs_layout = MakeDeviceLayout(plan->user_rhs, plan->rhs);
+  if (plan->out_back != nullptr) {
+    plan->out_layout = WholeBatch(plan->out, plan->part_batch, batch, user_out_whole);
+  }
+}
+
 // A primitive descriptor with user-managed scratch memory, or null; inside the call, the
 // result is added to what its memory holds where `sum` (a residual put there first), then
 // max(x, 0) where `relu`.
@@ -316,6 +361,14 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
     plan->residual_in = MakeReorder(plan->user_out, plan->out);
     if (plan->residual_in == nullptr) return nullptr;
   }
+  if (plan != nullptr && !plan->post_after) {
+    src_dims[0] = g.batch;
+    dst_dims[0] = g.batch;
+    dnnl_memory_desc_t lhs_whole, out_whole;
+    Strided(&lhs_whole, src_dims, src_strides, DataType(g.dtype));
+    Strided(&out_whole, dst_dims, dst_strides, DataType(g.dtype));
+    DescribeLayouts(plan.get(), g.batch, lhs_whole, out_whole);
+  }
   return plan;
 }
 
@@ -388,21 +441,28 @@ bool KernelOutweighsResult(const ConvGeometry& g) {
   return taps >= 4 * positions;
 }
 
-// One part of the batch: reorder in, convolve, reorder out, on this thread alone; `rhs`
-// is already in oneDNN's layout. Returns false where any oneDNN call fails (the caller
-// then recomputes the convolution on another path, so no result is left half written).
+// One part of the batch: reorder in, convolve, reorder out, on this thread alone (no
+// reorder for an operand given in, or a result kept in, oneDNN's layout); `rhs` is already
+// in oneDNN's layout. Returns false where any oneDNN call fails (the caller then
+// recomputes the convolution on another path, so no result is left half written).
 bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, const uint8_t* bias,
              const uint8_t* residual, uint8_t* out) {
   ThreadScratch& scratch = LocalScratch();
-  dnnl_memory_t user_lhs = Memory(p.user_lhs, const_cast<uint8_t*>(lhs));
-  dnnl_memory_t user_out = Memory(p.user_out, out);
+  dnnl_memory_t user_lhs = p.lhs_given ? nullptr : Memory(p.user_lhs, const_cast<uint8_t*>(lhs));
+  dnnl_memory_t user_out = p.out_kept ? nullptr : Memory(p.user_out, out);
   dnnl_memory_t a = user_lhs, c = user_out;
   bool ok = true;
-  if (p.lhs_in != nullptr) {
+  if (p.lhs_given) {
+    a = Memory(p.lhs, const_cast<uint8_t*>(lhs));
+  } else if (p.lhs_in != nullptr) {
     a = Memory(p.lhs, scratch.src.Get(dnnl_memory_desc_get_size(&p.lhs)));
     ok = Execute(p.lhs_in, {{DNNL_ARG_FROM, user_lhs}, {DNNL_ARG_TO, a}});
   }
-  if (p.out_back != nullptr) c = Memory(p.out, scratch.dst.Get(dnnl_memory_desc_get_size(&p.out)));
+  if (p.out_kept) {
+    c = Memory(p.out, out);
+  } else if (p.out_back != nullptr) {
+    c = Memory(p.out, scratch.dst.Get(dnnl_memory_desc_get_size(&p.out)));
+  }
   dnnl_memory_t b = Memory(p.rhs, rhs);
   dnnl_memory_t pad =
       Memory(p.scratchpad,
@@ -429,7 +489,7 @@ bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, co
                                 {DNNL_ARG_SCRATCHPAD, pad}});
     Destroy({bias_memory});
   }
-  if (p.out_back != nullptr) {
+  if (p.out_back != nullptr && !p.out_kept) {
     ok = ok && Execute(p.out_back, {{DNNL_ARG_FROM, c}, {DNNL_ARG_TO, user_out}});
   }
   Destroy({user_lhs, user_out, b, pad});
@@ -469,7 +529,7 @@ void Fallback(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uin
 // (the parts only read it while this thread waits for them); null if the reorder failed.
 void* ReadyRhs(const ConvolutionPlan::OneDnn& p, const uint8_t* rhs) {
   void* user = const_cast<uint8_t*>(rhs);
-  if (p.rhs_in == nullptr) return user;
+  if (p.rhs_in == nullptr || p.rhs_given) return user;
   uint8_t* to_data =
       LocalScratch().rhs.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.rhs), 64));
   dnnl_memory_t from = Memory(p.user_rhs, user);
@@ -481,31 +541,41 @@ void* ReadyRhs(const ConvolutionPlan::OneDnn& p, const uint8_t* rhs) {
 
 }  // namespace
 
-void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias,
+bool ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias,
                           const uint8_t* residual) const {
   const ConvGeometry& g = geometry_;
   if (onednn_ == nullptr) {
     gemm_ ? ConvolutionGemm(g, lhs, rhs, out) : ConvolutionDirect(g, lhs, rhs, out);
-    return ApplyPostOps(g, post_, bias, residual, out);
+    ApplyPostOps(g, post_, bias, residual, out);
+    return true;
   }
   const OneDnn& p = *onednn_;
+  // Operands in oneDNN's layouts have no other path to fall back on.
+  const bool layouts = p.lhs_given || p.rhs_given || p.out_kept;
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
   void* rhs_ready = ReadyRhs(p, rhs);
   if (rhs_ready == nullptr) {
     if (saved_threads != 1) omp_set_num_threads(saved_threads);
+    if (layouts) return false;
     Fallback(g, lhs, rhs, out);
-    return ApplyPostOps(g, post_, bias, residual, out);
+    ApplyPostOps(g, post_, bias, residual, out);
+    return true;
   }
   const int64_t bytes = static_cast<int64_t>(ir::DTypeSize(g.dtype));
-  const int64_t in_step = p.part_batch * g.lhs_batch_stride * bytes;
-  const int64_t out_step = p.part_batch * g.out_batch_stride * bytes;
+  const int64_t in_step = p.lhs_given ? static_cast<int64_t>(LayoutBytes(*p.lhs_layout)) / p.parts
+                                      : p.part_batch * g.lhs_batch_stride * bytes;
+  // The residual is always in the user's layout.
+  const int64_t residual_step = p.part_batch * g.out_batch_stride * bytes;
+  const int64_t out_step = p.out_kept ? static_cast<int64_t>(LayoutBytes(*p.out_layout)) / p.parts
+                                      : residual_step;
   std::vector<uint8_t> failed(static_cast<size_t>(p.parts), 0);
   ConvGeometry part_geometry = g;
   part_geometry.batch = p.part_batch;
   auto run = [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
-      const uint8_t* part_residual = residual == nullptr ? nullptr : residual + part * out_step;
+      const uint8_t* part_residual =
+          residual == nullptr ? nullptr : residual + part * residual_step;
       const bool ok =
           RunPart(p, lhs + part * in_step, rhs_ready, bias, part_residual, out + part * out_step);
       failed[part] = ok ? 0 : 1;
@@ -528,10 +598,34 @@ void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, 
   // A part whose oneDNN call failed: that part again on another path.
   for (int64_t part = 0; part < p.parts; ++part) {
     if (failed[part] == 0) continue;
+    if (layouts) return false;
     Fallback(part_geometry, lhs + part * in_step, rhs, out + part * out_step);
     ApplyPostOps(part_geometry, post_, bias,
                  residual == nullptr ? nullptr : residual + part * out_step, out + part * out_step);
   }
+  return true;
+}
+
+const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::lhs_layout() const {
+  static const std::shared_ptr<const DeviceLayout> kDense;
+  return onednn_ != nullptr ? onednn_->lhs_layout : kDense;
+}
+
+const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::rhs_layout() const {
+  static const std::shared_ptr<const DeviceLayout> kDense;
+  return onednn_ != nullptr ? onednn_->rhs_layout : kDense;
+}
+
+const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::out_layout() const {
+  static const std::shared_ptr<const DeviceLayout> kDense;
+  return onednn_ != nullptr ? onednn_->out_layout : kDense;
+}
+
+void ConvolutionPlan::UseLayouts(bool lhs, bool rhs, bool out) {
+  if (onednn_ == nullptr) return;
+  onednn_->lhs_given = lhs && onednn_->lhs_layout != nullptr;
+  onednn_->rhs_given = rhs && onednn_->rhs_layout != nullptr;
+  onednn_->out_kept = out && onednn_->out_layout != nullptr;
 }
 
 void InitializeConvolutionsOnce() {
@@ -572,11 +666,24 @@ void ConvolutionPlan::Choose() {
 
 bool ConvolutionPlan::uses_weight_gradient() const { return false; }
 
-void ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias,
+bool ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias,
                           const uint8_t* residual) const {
   gemm_ ? ConvolutionGemm(geometry_, lhs, rhs, out) : ConvolutionDirect(geometry_, lhs, rhs, out);
   ApplyPostOps(geometry_, post_, bias, residual, out);
+  return true;
 }
+
+const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::lhs_layout() const {
+  static const std::shared_ptr<const DeviceLayout> kDense;
+  return kDense;
+}
+const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::rhs_layout() const {
+  return lhs_layout();
+}
+const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::out_layout() const {
+  return lhs_layout();
+}
+void ConvolutionPlan::UseLayouts(bool, bool, bool) {}
 
 #endif
 

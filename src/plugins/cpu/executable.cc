@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
 #include "src/plugins/common/profiler.h"
+#include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/fusion_epilogue.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_compile.h"
@@ -143,10 +144,10 @@ Executable::Executable(ir::Program program, bool fuse)
     }
   }
   // Convolutions whose epilogue runs inside their oneDNN call get their plan now.
-  std::vector<std::shared_ptr<const ConvolutionPlan>> fused_conv(program_.instructions.size());
+  std::vector<std::shared_ptr<ConvolutionPlan>> fused_conv(program_.instructions.size());
   AttachEpilogues(program_, &fusion_, [&](const ConvEpilogue& e) {
     const ir::Instruction& conv = program_.instructions[e.conv];
-    auto plan = std::make_shared<const ConvolutionPlan>(
+    auto plan = std::make_shared<ConvolutionPlan>(
         conv, program_.instructions[conv.operands[0]].shape,
         program_.instructions[conv.operands[1]].shape,
         ConvPostOps{e.bias >= 0 || !e.channel.empty(), e.residual >= 0, e.relu});
@@ -166,6 +167,7 @@ Executable::Executable(ir::Program program, bool fuse)
                       reduce.attrs.at("axes")};
   };
   step_plans_.resize(fusion_.steps.size());
+  std::vector<std::shared_ptr<ConvolutionPlan>> convs(fusion_.steps.size());
   for (size_t s = 0; s < fusion_.steps.size(); ++s) {
     StepPlan& plan = step_plans_[s];
     if (const int g = fusion_.steps[s].group; g >= 0) {
@@ -183,9 +185,9 @@ Executable::Executable(ir::Program program, bool fuse)
         plan.dot = PlanDot(operand_shape(0), operand_shape(1), DotDimensionsOf(inst));
         break;
       case ir::Op::kConvolution:
-        plan.conv = fused_conv[i] != nullptr ? fused_conv[i]
-                                             : std::make_shared<const ConvolutionPlan>(
-                                                   inst, operand_shape(0), operand_shape(1));
+        convs[s] = fused_conv[i] != nullptr ? fused_conv[i]
+                                            : std::make_shared<ConvolutionPlan>(
+                                                  inst, operand_shape(0), operand_shape(1));
         break;
       case ir::Op::kBroadcastInDim:
         plan.gather = PlanBroadcast(operand_shape(0), inst.shape, inst.attrs.at("dims"));
@@ -200,6 +202,8 @@ Executable::Executable(ir::Program program, bool fuse)
         break;
     }
   }
+  layouts_ = PlanLayouts(program_, fusion_, buffers_, convs);
+  for (size_t s = 0; s < convs.size(); ++s) step_plans_[s].conv = std::move(convs[s]);
   fixed_values_.assign(program_.instructions.size(), nullptr);
   for (int i = 0; i < static_cast<int>(program_.instructions.size()); ++i) {
     const ValueHome& home = buffers_.homes[i];
@@ -288,19 +292,59 @@ void Executable::PlaceResults(InputBlock input, std::vector<std::shared_ptr<Devi
   }
 }
 
-absl::Status Executable::RunInto(InputBlock input,
+absl::Status Executable::ArrangeInputs(InputBlock input,
+                                       std::vector<std::shared_ptr<DeviceMemory>>& arranged,
+                                       const std::shared_ptr<MemoryCounters>& memory) const {
+  for (size_t p = 0; p < layouts_.parameters.size(); ++p) {
+    const DeviceLayout* want = layouts_.parameters[p].get();
+    if (SameLayout(input(p)->layout().get(), want)) continue;
+    if (arranged.empty()) arranged.resize(layouts_.parameters.size());
+    const bool donated = std::any_of(program_.aliases.begin(), program_.aliases.end(),
+                                     [&](const ir::Alias& a) {
+                                       return a.parameter_index == static_cast<int64_t>(p);
+                                     });
+    // A donated block is overwritten by the run: its copy is the run's alone.
+    absl::StatusOr<std::shared_ptr<DeviceMemory>> block =
+        InLayout(input(p), layouts_.parameters[p], memory, /*keep=*/!donated);
+    if (!block.ok()) return block.status();
+    arranged[p] = *std::move(block);
+  }
+  // Copies kept with a donated block describe values the run replaces.
+  for (const ir::Alias& alias : program_.aliases) {
+    const auto p = static_cast<size_t>(alias.parameter_index);
+    DeviceMemory& block = arranged.empty() || arranged[p] == nullptr ? *input(p) : *arranged[p];
+    const std::lock_guard<std::mutex> lock(block.copies_mutex);
+    block.copies.clear();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Executable::RunInto(InputBlock given_input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous,
                                  const std::shared_ptr<MemoryCounters>& memory) const {
+  // Parameters whose block is in another layout than the program's get a converted block
+  // (device_layout.h); `arranged` stays empty where none needs one (the usual run).
+  std::vector<std::shared_ptr<DeviceMemory>> arranged;
+  if (absl::Status status = ArrangeInputs(given_input, arranged, memory); !status.ok()) {
+    return status;
+  }
+  auto arranged_input = [&](size_t i) -> const std::shared_ptr<DeviceMemory>& {
+    return arranged.empty() || arranged[i] == nullptr ? given_input(i) : arranged[i];
+  };
+  const InputBlock input(arranged_input);
   const int num_results = static_cast<int>(program_.results.size());
   results.assign(num_results, nullptr);
   std::optional<DeviceMemory> arena;
   if (!buffers_.slot_bytes.empty()) arena.emplace(buffers_.arena_bytes, memory);
   for (int k = 0; k < num_results; ++k) {
     const ir::Shape& shape = result_shapes_[k];
-    if (buffers_.outputs[k].how == OutputPlan::kOwn) {
-      results[k] = NewDeviceMemory(shape.byte_size(), memory);
-    }
+    if (buffers_.outputs[k].how != OutputPlan::kOwn) continue;
+    // A convolution's result left in oneDNN's layout (layout_plan.h).
+    const std::shared_ptr<const DeviceLayout>& layout = layouts_.results[k];
+    results[k] = NewDeviceMemory(layout != nullptr ? LayoutBytes(*layout) : shape.byte_size(),
+                                 memory);
+    results[k]->set_layout(layout);
   }
   // Where each value is during this run. Per-thread scratch, reused from run to run (a run
   // never starts another on its thread), so a small run allocates only its results.
@@ -333,6 +377,7 @@ absl::Status Executable::RunInto(InputBlock input,
       continue;
     }
     if (step_plans_[s].conv != nullptr) {
+      bool done = true;
       if (s + 1 < fusion_.steps.size() && fusion_.steps[s + 1].epilogue) {
         // The epilogue's output, finished in the same call; the convolution's own value
         // is never written (nothing else reads it).
@@ -347,10 +392,16 @@ absl::Status Executable::RunInto(InputBlock input,
           weights = reinterpret_cast<const uint8_t*>(scaled.data());
           bias = reinterpret_cast<const uint8_t*>(shift.data());
         }
-        step_plans_[s].conv->Run(value[inst.operands[0]], weights, value[e.output], bias,
-                                 e.residual >= 0 ? value[e.residual] : nullptr);
+        done = step_plans_[s].conv->Run(value[inst.operands[0]], weights, value[e.output], bias,
+                                        e.residual >= 0 ? value[e.residual] : nullptr);
       } else {
-        step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);
+        done = step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]],
+                                        value[i]);
+      }
+      if (!done) {
+        return absl::InternalError(absl::StrCat(
+            "PJRT_LoadedExecutable_Execute: oneDNN failed convolution %", i,
+            " whose operands are in its own layouts (out of memory?); no other path reads them"));
       }
       continue;
     }

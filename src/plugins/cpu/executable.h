@@ -15,6 +15,7 @@
 #include "src/plugins/cpu/fusion.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/kernels_window.h"
+#include "src/plugins/cpu/layout_plan.h"
 #include "src/plugins/cpu/loop_compile.h"
 
 namespace seam::cpu {
@@ -56,6 +57,8 @@ class Executable {
   const std::vector<LoopKernel>& kernels() const { return kernels_; }  // per fusion group
   const BufferPlan& buffers() const { return buffers_; }
   const std::vector<StepPlan>& step_plans() const { return step_plans_; }  // per fusion step
+  // The layout each parameter is read in and each result is left in (layout_plan.h).
+  const LayoutPlan& layouts() const { return layouts_; }
   // A rough size of one run: the elements every instruction reads and writes, plus the
   // multiply-adds of each dot_general. Small programs run on the caller's thread
   // (api_execute.cc); the figure only has to tell tiny runs from the rest.
@@ -64,8 +67,10 @@ class Executable {
   int64_t all_reduces() const { return all_reduces_; }
 
   // Runs the program on the calling thread (large loops also use the kernel threads).
-  // `inputs[i]` holds parameter i (shapes were checked by the caller). Returns one memory
-  // block per result: a new one, or for an output with an input/output alias the donated
+  // `inputs[i]` holds parameter i (shapes were checked by the caller), in any layout: a
+  // block in another layout than the program's (layouts()) is converted first, the copy
+  // kept with the block (device_layout.h). Returns one memory block per result, in the
+  // layout layouts() names: a new one, or for an output with an input/output alias the donated
   // parameter's block (computed into directly where safe, else copied into at the end of
   // the run), so the caller must not read a donated input elsewhere.
   // `replica` is this run's replica id; its all_reduce instructions meet the other
@@ -122,6 +127,11 @@ class Executable {
     int64_t device_;
     int64_t begin_ns_ = 0;
   };
+  // The blocks of the parameters whose layout differs from the program's, converted (the
+  // others stay null; `arranged` stays empty where none differs); clears the copies kept
+  // with donated blocks.
+  absl::Status ArrangeInputs(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& arranged,
+                             const std::shared_ptr<MemoryCounters>& memory) const;
   // The end of a run: results that are parameters, constants or repeats get a block of
   // their own, outputs aliased to a donated parameter land in its block.
   void PlaceResults(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,
@@ -135,6 +145,7 @@ class Executable {
   std::vector<LoopKernel> kernels_;
   BufferPlan buffers_;
   std::vector<StepPlan> step_plans_;  // per fusion_.steps entry
+  LayoutPlan layouts_;
   // Where each value lives during a run, as far as that is the same for every run: a
   // constant's bytes, null for values without memory. The other values live in one of the
   // run's blocks: a parameter's (or donated) block, the arena at an offset, or a result's

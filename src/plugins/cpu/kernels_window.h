@@ -16,6 +16,8 @@
 
 namespace seam::cpu {
 
+class DeviceLayout;  // device_layout.h
+
 // A convolution's sizes and element strides, worked out once from its shapes and
 // attributes. Spatial dimension i of the lhs, the rhs and the result is entry i of each
 // vector; window[i].size is the kernel's extent there.
@@ -81,9 +83,22 @@ class ConvolutionPlan {
   ConvolutionPlan& operator=(const ConvolutionPlan&) = delete;
 
   // `bias`, `residual`: the per-feature f32 vector and the tensor of the result's shape of
-  // a plan built with ConvPostOps::bias / ::residual (else unused).
-  void Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias = nullptr,
+  // a plan built with ConvPostOps::bias / ::residual (else unused; the residual is always
+  // in the result's dense layout). False only where a oneDNN call failed with operands in
+  // oneDNN's layouts (UseLayouts), which no other path can read: the result is unfinished.
+  bool Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, const uint8_t* bias = nullptr,
            const uint8_t* residual = nullptr) const;
+  // The layouts (device_layout.h) in which oneDNN reads the lhs and the rhs and writes the
+  // result, for the whole batch; null where that is the operand's own dense layout or the
+  // plan cannot take the operand in oneDNN's (no oneDNN, the weight-gradient form, first
+  // layers, a layout whose batch is not its outermost dimension).
+  const std::shared_ptr<const DeviceLayout>& lhs_layout() const;
+  const std::shared_ptr<const DeviceLayout>& rhs_layout() const;
+  const std::shared_ptr<const DeviceLayout>& out_layout() const;
+  // From now on Run reads the lhs / the rhs in lhs_layout() / rhs_layout() and leaves the
+  // result in out_layout() where those exist and the flag is set. Called once, before the
+  // plan is shared.
+  void UseLayouts(bool lhs, bool rhs, bool out);
   // Built with post-ops that run inside oneDNN's call (fusion_epilogue.h).
   bool fuses_post_ops() const;
   bool uses_onednn() const { return onednn_ != nullptr; }
