@@ -5,6 +5,8 @@
 #include <cstring>
 #include <utility>
 
+#include "src/plugins/cpu/device_layout.h"
+
 namespace seam::cpu::harness {
 
 std::shared_ptr<const Executable> CompileOrDie(const std::string& text, bool fuse) {
@@ -33,8 +35,10 @@ std::vector<ir::Literal> RunProgram(const Executable& executable,
     ir::Literal literal;
     literal.shape = executable.result_shapes()[k];
     literal.bytes.resize(literal.shape.byte_size());
+    // A result may be in a convolution's oneDNN layout (device_layout.h): as to-host does.
     if (!literal.bytes.empty()) {
-      std::memcpy(literal.bytes.data(), (*results)[k]->data(), literal.bytes.size());
+      const absl::Status copied = CopyToDense(*(*results)[k], literal.bytes.data());
+      EXPECT_TRUE(copied.ok()) << copied;
     }
     literals.push_back(std::move(literal));
   }

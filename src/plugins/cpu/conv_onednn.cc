@@ -567,8 +567,8 @@ bool ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, 
                                       : p.part_batch * g.lhs_batch_stride * bytes;
   // The residual is always in the user's layout.
   const int64_t residual_step = p.part_batch * g.out_batch_stride * bytes;
-  const int64_t out_step = p.out_kept ? static_cast<int64_t>(LayoutBytes(*p.out_layout)) / p.parts
-                                      : residual_step;
+  const int64_t out_step =
+      p.out_kept ? static_cast<int64_t>(LayoutBytes(*p.out_layout)) / p.parts : residual_step;
   std::vector<uint8_t> failed(static_cast<size_t>(p.parts), 0);
   ConvGeometry part_geometry = g;
   part_geometry.batch = p.part_batch;

@@ -42,9 +42,7 @@ std::shared_ptr<const DeviceLayout> MakeDeviceLayout(const dnnl_memory_desc_t& d
   return layout;
 }
 
-size_t LayoutBytes(const DeviceLayout& layout) {
-  return dnnl_memory_desc_get_size(&layout.device);
-}
+size_t LayoutBytes(const DeviceLayout& layout) { return dnnl_memory_desc_get_size(&layout.device); }
 
 bool SameLayout(const DeviceLayout* a, const DeviceLayout* b) {
   if (a == b) return true;
@@ -108,8 +106,7 @@ absl::StatusOr<std::shared_ptr<DeviceMemory>> InLayout(
   if (SameLayout(memory->layout().get(), layout.get())) return memory;
   if (memory->layout() != nullptr && layout != nullptr) {
     // From one blocked layout to another through the dense values (kept with `memory`).
-    absl::StatusOr<std::shared_ptr<DeviceMemory>> dense =
-        InLayout(memory, nullptr, counters, keep);
+    absl::StatusOr<std::shared_ptr<DeviceMemory>> dense = InLayout(memory, nullptr, counters, keep);
     if (!dense.ok()) return dense.status();
     return InLayout(*dense, layout, counters, keep);
   }
@@ -149,8 +146,8 @@ absl::StatusOr<std::shared_ptr<DeviceMemory>> InLayout(
 
 #endif  // SEAM_HAVE_ONEDNN
 
-absl::Status CopyDenseBytes(const std::shared_ptr<DeviceMemory>& memory, size_t offset,
-                            size_t size, void* to, const std::shared_ptr<MemoryCounters>& counters) {
+absl::Status CopyDenseBytes(const std::shared_ptr<DeviceMemory>& memory, size_t offset, size_t size,
+                            void* to, const std::shared_ptr<MemoryCounters>& counters) {
   if (size == 0) return absl::OkStatus();
   if (memory->layout() == nullptr) {
     std::memcpy(to, memory->data() + offset, size);
@@ -162,8 +159,8 @@ absl::Status CopyDenseBytes(const std::shared_ptr<DeviceMemory>& memory, size_t 
     if (!dense.ok()) return dense.status();
     std::memcpy(to, (*dense)->data() + offset, size);
   } catch (const std::bad_alloc&) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "out of host memory converting a buffer of ", memory->size(), " bytes to dense"));
+    return absl::ResourceExhaustedError(absl::StrCat("out of host memory converting a buffer of ",
+                                                     memory->size(), " bytes to dense"));
   }
   return absl::OkStatus();
 }

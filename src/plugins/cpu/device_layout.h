@@ -48,8 +48,8 @@ absl::StatusOr<std::shared_ptr<DeviceMemory>> InLayout(
 // Copies bytes [offset, offset + size) of `memory`'s values in dense row-major layout to
 // `to`: a block in another layout is converted once, its dense copy kept with it (counted
 // on `counters`). Fails where memory runs out or oneDNN fails.
-absl::Status CopyDenseBytes(const std::shared_ptr<DeviceMemory>& memory, size_t offset,
-                            size_t size, void* to, const std::shared_ptr<MemoryCounters>& counters);
+absl::Status CopyDenseBytes(const std::shared_ptr<DeviceMemory>& memory, size_t offset, size_t size,
+                            void* to, const std::shared_ptr<MemoryCounters>& counters);
 
 #ifdef SEAM_HAVE_ONEDNN
 // A layout for the values that `dense` describes (strided over the shape's row-major

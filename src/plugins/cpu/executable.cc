@@ -299,10 +299,9 @@ absl::Status Executable::ArrangeInputs(InputBlock input,
     const DeviceLayout* want = layouts_.parameters[p].get();
     if (SameLayout(input(p)->layout().get(), want)) continue;
     if (arranged.empty()) arranged.resize(layouts_.parameters.size());
-    const bool donated = std::any_of(program_.aliases.begin(), program_.aliases.end(),
-                                     [&](const ir::Alias& a) {
-                                       return a.parameter_index == static_cast<int64_t>(p);
-                                     });
+    const bool donated = std::any_of(
+        program_.aliases.begin(), program_.aliases.end(),
+        [&](const ir::Alias& a) { return a.parameter_index == static_cast<int64_t>(p); });
     // A donated block is overwritten by the run: its copy is the run's alone.
     absl::StatusOr<std::shared_ptr<DeviceMemory>> block =
         InLayout(input(p), layouts_.parameters[p], memory, /*keep=*/!donated);
@@ -342,8 +341,8 @@ absl::Status Executable::RunInto(InputBlock given_input,
     if (buffers_.outputs[k].how != OutputPlan::kOwn) continue;
     // A convolution's result left in oneDNN's layout (layout_plan.h).
     const std::shared_ptr<const DeviceLayout>& layout = layouts_.results[k];
-    results[k] = NewDeviceMemory(layout != nullptr ? LayoutBytes(*layout) : shape.byte_size(),
-                                 memory);
+    results[k] =
+        NewDeviceMemory(layout != nullptr ? LayoutBytes(*layout) : shape.byte_size(), memory);
     results[k]->set_layout(layout);
   }
   // Where each value is during this run. Per-thread scratch, reused from run to run (a run
@@ -395,8 +394,7 @@ absl::Status Executable::RunInto(InputBlock given_input,
         done = step_plans_[s].conv->Run(value[inst.operands[0]], weights, value[e.output], bias,
                                         e.residual >= 0 ? value[e.residual] : nullptr);
       } else {
-        done = step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]],
-                                        value[i]);
+        done = step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);
       }
       if (!done) {
         return absl::InternalError(absl::StrCat(

@@ -65,8 +65,7 @@ LayoutPlan PlanLayouts(const ir::Program& program, const FusionPlan& fusion,
     const int written = e != nullptr ? e->output : fusion.steps[s].instruction;
     const ValueHome& home = buffers.homes[written];
     if (convs[s]->out_layout() != nullptr && uses[written] == 0 && returned[written] == 1 &&
-        home.kind == ValueHome::kResult &&
-        buffers.outputs[home.index].how == OutputPlan::kOwn &&
+        home.kind == ValueHome::kResult && buffers.outputs[home.index].how == OutputPlan::kOwn &&
         buffers.outputs[home.index].copy_into_parameter < 0) {
       plan.results[home.index] = convs[s]->out_layout();
       out_kept[s] = true;
