@@ -1,8 +1,10 @@
 #include "src/plugins/cpu/device_layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -43,6 +45,29 @@ std::shared_ptr<const DeviceLayout> MakeDeviceLayout(const dnnl_memory_desc_t& d
 }
 
 size_t LayoutBytes(const DeviceLayout& layout) { return dnnl_memory_desc_get_size(&layout.device); }
+
+std::string DescribeLayout(const DeviceLayout* layout) {
+  if (layout == nullptr) return "dense";
+  const dnnl_memory_desc_t& md = layout->device;
+  if (md.format_kind != dnnl_blocked) return "oneDNN's own";
+  const dnnl_blocking_desc_t& blocking = md.format_desc.blocking;
+  std::vector<int> order(static_cast<size_t>(md.ndims));
+  for (int d = 0; d < md.ndims; ++d) order[static_cast<size_t>(d)] = d;
+  // Outermost first: larger strides first, ties in dimension order (as oneDNN names them).
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return blocking.strides[a] > blocking.strides[b]; });
+  std::string name;
+  for (int d : order) {
+    bool blocked = false;
+    for (int i = 0; i < blocking.inner_nblks; ++i) blocked = blocked || blocking.inner_idxs[i] == d;
+    name += static_cast<char>((blocked ? 'A' : 'a') + d);
+  }
+  for (int i = 0; i < blocking.inner_nblks; ++i) {
+    absl::StrAppend(&name, blocking.inner_blks[i],
+                    std::string(1, static_cast<char>('a' + blocking.inner_idxs[i])));
+  }
+  return name;
+}
 
 bool SameLayout(const DeviceLayout* a, const DeviceLayout* b) {
   if (a == b) return true;
@@ -129,6 +154,8 @@ absl::StatusOr<std::shared_ptr<DeviceMemory>> InLayout(
 class DeviceLayout {};
 
 size_t LayoutBytes(const DeviceLayout&) { return 0; }
+
+std::string DescribeLayout(const DeviceLayout*) { return "dense"; }
 
 bool SameLayout(const DeviceLayout* a, const DeviceLayout* b) { return a == b; }
 

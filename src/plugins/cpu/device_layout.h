@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "src/plugins/cpu/buffer.h"
@@ -29,6 +30,12 @@ class DeviceLayout;
 // The bytes a block in `layout` takes (padding included: a blocked layout rounds its
 // feature dimension up to a multiple of its block).
 size_t LayoutBytes(const DeviceLayout& layout);
+
+// oneDNN's name for the layout's form, its dimensions in the convolution's order (batch,
+// features, spatial...) as letters from `a`, outermost first, a blocked one in capitals,
+// then the blocks, innermost last: "aBcd16b" (oneDNN's nChw16c) for features in blocks of
+// 16; "dense" for null.
+std::string DescribeLayout(const DeviceLayout* layout);
 
 // Whether two layouts are the same (null: dense row-major).
 bool SameLayout(const DeviceLayout* a, const DeviceLayout* b);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/device_layout.h"
 
 namespace seam::cpu {
 namespace {
@@ -163,6 +164,19 @@ std::string OptimizedDumpText(const Executable& executable) {
       absl::StrAppend(&out, "#   then copied into the donated memory of parameter ",
                       output.copy_into_parameter, " at the end of the run\n");
     }
+  }
+  // On-device layouts (docs/plugins.md "On-device layouts"): only those not dense.
+  const LayoutPlan& layouts = executable.layouts();
+  for (size_t p = 0; p < layouts.parameters.size(); ++p) {
+    if (layouts.parameters[p] == nullptr) continue;
+    absl::StrAppend(&out, "# parameter ", p, " read in oneDNN's layout ",
+                    DescribeLayout(layouts.parameters[p].get()),
+                    " (a block in another layout is converted once and the copy kept)\n");
+  }
+  for (size_t k = 0; k < layouts.results.size(); ++k) {
+    if (layouts.results[k] == nullptr) continue;
+    absl::StrAppend(&out, "# output ", k, " left in oneDNN's layout ",
+                    DescribeLayout(layouts.results[k].get()), "\n");
   }
   return out + ir::PrintProgram(program);
 }
