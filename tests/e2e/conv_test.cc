@@ -3,6 +3,7 @@
 // finite differences in f64, and the errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -50,6 +51,73 @@ TEST(ConvTest, EagerModeGivesTheSameValuesAndGradients) {
   std::vector<Tensor> g = grad(nn::max_pool2d(x, {2, 2}, {1, 1}).sum(), {x});
   EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{0, 0, 0, 0, 1, 1, 0, 1, 1}));
   set_eager(false);
+}
+
+// Eager mode runs each convolution as a program of its own, whose result the CPU plugin
+// leaves in oneDNN's layout (docs/plugins.md "On-device layouts"): reading it back, feeding
+// it to the next convolution and to an elementwise op must give the lazy program's values.
+TEST(ConvTest, EagerConvolutionsChainThroughDeviceLayouts) {
+  const std::vector<int64_t> image = {4, 16, 10, 10}, kernel = {16, 16, 3, 3};
+  auto floats = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
+  const std::vector<float> x_values = floats(Random(4 * 16 * 100, 1, -1, 1));
+  const std::vector<float> w1_values = floats(Random(16 * 16 * 9, 2, -0.2, 0.2));
+  const std::vector<float> w2_values = floats(Random(16 * 16 * 9, 3, -0.2, 0.2));
+  nn::Conv2dOptions same;
+  same.padding = {1, 1};
+  auto run = [&](bool eager) {
+    set_eager(eager);
+    Tensor x = Tensor::from_vector(x_values, image);
+    Tensor w1 = Tensor::from_vector(w1_values, kernel);
+    Tensor w2 = Tensor::from_vector(w2_values, kernel);
+    Tensor y = nn::conv2d(x, w1, same);
+    std::vector<std::vector<float>> out = {y.to_vector<float>()};
+    Tensor z = nn::conv2d(y, w2, same);
+    out.push_back(z.to_vector<float>());
+    out.push_back((nn::relu(z) + y).to_vector<float>());
+    set_eager(false);
+    return out;
+  };
+  // The same by hand, in double: 3x3, padding 1, 16 -> 16 features.
+  auto conv = [](const std::vector<float>& in, const std::vector<float>& w) {
+    std::vector<float> out(in.size());
+    for (int n = 0; n < 4; ++n) {
+      for (int o = 0; o < 16; ++o) {
+        for (int h = 0; h < 10; ++h) {
+          for (int v = 0; v < 10; ++v) {
+            double sum = 0;
+            for (int c = 0; c < 16; ++c) {
+              for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                  const int hh = h + i - 1, vv = v + j - 1;
+                  if (hh < 0 || hh >= 10 || vv < 0 || vv >= 10) continue;
+                  sum += double(in[((n * 16 + c) * 10 + hh) * 10 + vv]) *
+                         w[((o * 16 + c) * 3 + i) * 3 + j];
+                }
+              }
+            }
+            out[((n * 16 + o) * 10 + h) * 10 + v] = static_cast<float>(sum);
+          }
+        }
+      }
+    }
+    return out;
+  };
+  std::vector<std::vector<float>> expected = {conv(x_values, w1_values)};
+  expected.push_back(conv(expected[0], w2_values));
+  expected.push_back(expected[1]);
+  for (size_t i = 0; i < expected[2].size(); ++i) {
+    expected[2][i] = std::max(expected[2][i], 0.0f) + expected[0][i];
+  }
+  for (bool eager : {false, true}) {
+    const std::vector<std::vector<float>> got = run(eager);
+    for (size_t r = 0; r < expected.size(); ++r) {
+      ASSERT_EQ(got[r].size(), expected[r].size());
+      for (size_t i = 0; i < expected[r].size(); ++i) {
+        ASSERT_NEAR(got[r][i], expected[r][i], 1e-4 + 1e-4 * std::fabs(expected[r][i]))
+            << (eager ? "eager" : "lazy") << " value " << r << " element " << i;
+      }
+    }
+  }
 }
 
 TEST(ConvTest, Conv2dGradients) {
