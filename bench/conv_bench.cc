@@ -1,7 +1,16 @@
 // f32 convolutions (issue 16): seam's convolution through the runtime (compile once, run)
 // beside oneDNN called directly on the same shapes. Cases: ResNet-style 3x3 64->64 on
 // 56x56, batch 8 (NCHW and NHWC), and the Fashion-MNIST CNN's two layers (batch 64).
-//   seam/onednn   the CPU plugin's default path (oneDNN where it serves the case)
+//   seam/onednn   the CPU plugin's default path (oneDNN where it serves the case), the same
+//                 input buffer every run: the first run converts it into oneDNN's layout
+//                 and keeps the copy, the result stays in oneDNN's layout (docs/plugins.md
+//                 "On-device layouts")
+//   seam/onednn_dense_layouts   the same with SEAM_CPU_LAYOUTS=dense: each run reorders the
+//                 input and the result (per cache-sized part of the batch)
+//   seam/onednn_fresh_input     a new upload before each run (not timed): each run converts
+//                 its input (a training loop's new batch)
+//   seam/onednn_chained         each run's input is the previous run's result (64->64
+//                 only): it arrives in oneDNN's layout
 //   seam/gemm     the plugin's matrix-product path (SEAM_CPU_CONV=gemm at compile time),
 //                 which serves the cases oneDNN does not (f64, bf16, lhs dilation, ...)
 //   seam/direct   the plugin's direct loop (SEAM_CPU_CONV=direct at compile time)
@@ -82,11 +91,21 @@ void SetCounters(benchmark::State& state, const Case& c) {
       Flops(c), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 
-// `mode`: SEAM_CPU_CONV while compiling ("auto", "gemm" or "direct").
-void BM_Seam(benchmark::State& state, const Case& c, const char* mode) {
+// How the seam run gets its input: the same uploaded buffer every run (its converted copy,
+// made by the first run, is read again: docs/plugins.md "On-device layouts"), a new upload
+// before each run (converted each time; the upload itself is not timed), or the previous
+// run's result (a chain of layers of one shape: it arrives in oneDNN's layout).
+enum class Input { kSame, kFresh, kChained };
+
+// `mode`: SEAM_CPU_CONV while compiling ("auto", "gemm" or "direct"); `layouts`:
+// SEAM_CPU_LAYOUTS ("auto", or "dense": every run reorders its input and its result).
+void BM_Seam(benchmark::State& state, const Case& c, const char* mode, const char* layouts = "auto",
+             Input input = Input::kSame) {
   setenv("SEAM_CPU_CONV", mode, 1);
+  setenv("SEAM_CPU_LAYOUTS", layouts, 1);
   auto computation = CompileText(ConvText(c));
   unsetenv("SEAM_CPU_CONV");
+  unsetenv("SEAM_CPU_LAYOUTS");
   auto literal = [&](std::vector<float> values, std::vector<int64_t> dims) {
     return c.bf16 ? ir::Literal::FromBF16(values, dims) : ir::Literal::FromF32(values, dims);
   };
@@ -96,7 +115,26 @@ void BM_Seam(benchmark::State& state, const Case& c, const char* mode) {
                       literal(RandomFloats(size_t(c.o * c.c * c.k * c.k), 2),
                               c.nhwc ? std::vector<int64_t>{c.k, c.k, c.c, c.o}
                                      : std::vector<int64_t>{c.o, c.c, c.k, c.k})});
-  for (auto _ : state) RunAndWait(*computation, args);
+  const ir::Literal image = literal(RandomFloats(size_t(c.n * c.c * c.hw * c.hw), 1),
+                                    c.nhwc ? std::vector<int64_t>{c.n, c.hw, c.hw, c.c}
+                                           : std::vector<int64_t>{c.n, c.c, c.hw, c.hw});
+  for (auto _ : state) {
+    if (input == Input::kFresh) {
+      state.PauseTiming();
+      args[0] = Upload({image})[0];
+      state.ResumeTiming();
+    }
+    if (input != Input::kChained) {
+      RunAndWait(*computation, args);
+      continue;
+    }
+    auto outputs = Client().ExecuteComputation(*computation, args, Client().GetDefaultDevice(), {});
+    if (!outputs.ok() || !(*outputs)[0]->AwaitReady().ok()) {
+      state.SkipWithError("the chained run failed");
+      break;
+    }
+    args[0] = (*outputs)[0];  // the next layer's input (the same shape)
+  }
   SetCounters(state, c);
 }
 
@@ -367,6 +405,13 @@ void Register() {
           ->UseRealTime();
     };
     add("seam_onednn", [&c](benchmark::State& s) { BM_Seam(s, c, "auto"); });
+    add("seam_onednn_dense_layouts", [&c](benchmark::State& s) { BM_Seam(s, c, "auto", "dense"); });
+    add("seam_onednn_fresh_input",
+        [&c](benchmark::State& s) { BM_Seam(s, c, "auto", "auto", Input::kFresh); });
+    if (c.c == c.o) {
+      add("seam_onednn_chained",
+          [&c](benchmark::State& s) { BM_Seam(s, c, "auto", "auto", Input::kChained); });
+    }
     add("seam_gemm", [&c](benchmark::State& s) { BM_Seam(s, c, "gemm"); });
     if (c.bf16) continue;
     if (!c.nhwc) {

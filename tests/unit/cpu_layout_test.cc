@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -165,6 +166,30 @@ TEST_F(LayoutTest, AConvertedParameterIsKeptWithItsBlockAndTheResultCarriesItsLa
   ASSERT_TRUE(read.ok()) << read;
   const std::vector<float> dense = Values(*(*second)[0], kElements);
   for (size_t i = 0; i < slice.size(); ++i) EXPECT_EQ(slice[i], dense[37 + i]);
+}
+
+// Runs on several threads that read the same dense block convert it once (the block's
+// mutex) and compute the same bits.
+TEST_F(LayoutTest, ConcurrentRunsConvertASharedBlockOnce) {
+  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 12),
+                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 13)};
+  const std::vector<std::shared_ptr<DeviceMemory>> blocks = harness::ToDevice(args);
+  constexpr int kThreads = 4, kRuns = 3;
+  std::vector<std::vector<float>> got(kThreads * kRuns);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRuns; ++r) {
+        auto out = conv_->Run(blocks);
+        if (out.ok()) got[t * kRuns + r] = Values(*(*out)[0], kElements);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(Copies(*blocks[0]), 1u);
+  EXPECT_EQ(Copies(*blocks[1]), conv_->layouts().parameters[1] != nullptr ? 1u : 0u);
+  ExpectNear(got[0], Reference(ConvProgram(), args));
+  for (const std::vector<float>& values : got) EXPECT_EQ(values, got[0]);
 }
 
 // A blocked result flows into the next program: a convolution that wants its layout reads

@@ -133,12 +133,13 @@ bool Eligible(const ConvGeometry& g) {
 constexpr int64_t kPartBytes = int64_t{900} << 10;
 
 // The part count: the largest count <= the kernel threads that divides the batch evenly,
-// then its smallest multiple that divides the batch and brings a part under kPartBytes
-// (one image per part at most).
-int64_t Parts(const ConvGeometry& g) {
+// then (with `reorders`: the parts reorder operands) its smallest multiple that divides the
+// batch and brings a part under kPartBytes (one image per part at most).
+int64_t Parts(const ConvGeometry& g, bool reorders) {
   int64_t parts = std::min<int64_t>(KernelThreads(), g.batch);
   while (parts > 1 && g.batch % parts != 0) --parts;
   parts = std::max<int64_t>(parts, 1);
+  if (!reorders) return parts;
   int64_t image = g.groups * (g.group_in + g.group_out);
   for (size_t i = 0; i < g.window.size(); ++i) image *= std::max(g.in_size[i], g.out_size[i]);
   image *= static_cast<int64_t>(ir::DTypeSize(g.dtype));
@@ -292,10 +293,20 @@ dnnl_primitive_desc_t Create(const void* desc, const_dnnl_primitive_desc_t hint,
   return made == dnnl_success ? pd : nullptr;
 }
 
+// How BuildForward plans: `result_may_stay`, the result will stay in oneDNN's layout (no
+// reorder out), so a first layer may take it too; `reorders` false, no part reorders its
+// input or result (both stay in oneDNN's layouts), so the batch is split over the kernel
+// threads only (each call costs about 10 us besides its work).
+struct ForwardOptions {
+  bool result_may_stay = false;
+  bool reorders = true;
+};
+
 // The forward form: oneDNN's forward convolution over the operands as they are, with the
 // epilogue `post` inside the call (f32 only: the bias is f32).
 std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
-                                                      const ConvPostOps& post) {
+                                                      const ConvPostOps& post,
+                                                      ForwardOptions options = {}) {
   if (post.any() && g.dtype != ir::DType::kF32) return nullptr;
   // A residual is copied into each part's result as one stretch of memory: the batch must
   // be the result's outermost, dense dimension.
@@ -309,12 +320,15 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
   // post-ops run after each part's call, over the part's result while it is in cache, one
   // vectorized pass per plane; where the planes are not dense (NHWC) that would be a scalar
   // walk, slower than the separate loop, so such a first layer takes no epilogue.
-  const bool few = g.groups == 1 && g.group_in < kFewInputFeatures;
+  // A first layer whose result stays in oneDNN's layout pays no reorder out: it takes
+  // oneDNN's layout like any other convolution (without post-ops).
+  const bool few =
+      g.groups == 1 && g.group_in < kFewInputFeatures && !(options.result_may_stay && !post.any());
   if (few && post.any() && DensePlane(g) < 0) return nullptr;
   plan->post_after = few && post.any();
   plan->bias = post.bias && !plan->post_after;
   plan->residual = post.residual && !plan->post_after;
-  plan->parts = Parts(g);
+  plan->parts = Parts(g, options.reorders);
   plan->part_batch = g.batch / plan->parts;
   std::vector<int64_t> src_dims = {plan->part_batch, g.groups * g.group_in};
   std::vector<int64_t> src_strides = {g.lhs_batch_stride, g.lhs_feature_stride};
@@ -621,8 +635,36 @@ const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::out_layout() const {
   return onednn_ != nullptr ? onednn_->out_layout : kDense;
 }
 
+bool ConvolutionPlan::PreferResultInOneDnnLayout() {
+  if (onednn_ == nullptr || onednn_->weight_gradient || onednn_->out_layout != nullptr ||
+      post_.any()) {
+    return false;
+  }
+  std::unique_ptr<OneDnn> again = BuildForward(geometry_, post_, {.result_may_stay = true});
+  if (again == nullptr || again->out_layout == nullptr) return false;
+  onednn_ = std::move(again);
+  return true;
+}
+
 void ConvolutionPlan::UseLayouts(bool lhs, bool rhs, bool out) {
   if (onednn_ == nullptr) return;
+  OneDnn& p = *onednn_;
+  // With no reorder left in the parts, the batch need not be split for the cache: the
+  // plan again with fewer, larger parts, where oneDNN keeps the same layouts for them.
+  const bool lhs_stays = p.lhs_in == nullptr || (lhs && p.lhs_layout != nullptr);
+  const bool out_stays = p.out_back == nullptr || (out && p.out_layout != nullptr);
+  if (!p.weight_gradient && !p.post_after && lhs_stays && out_stays &&
+      Parts(geometry_, false) < p.parts) {
+    std::unique_ptr<OneDnn> again = BuildForward(
+        geometry_, post_, {.result_may_stay = p.out_layout != nullptr && out, .reorders = false});
+    if (again != nullptr && SameLayout(again->lhs_layout.get(), p.lhs_layout.get()) &&
+        SameLayout(again->rhs_layout.get(), p.rhs_layout.get()) &&
+        SameLayout(again->out_layout.get(), p.out_layout.get()) &&
+        (again->lhs_in == nullptr) == (p.lhs_in == nullptr) &&
+        (again->out_back == nullptr) == (p.out_back == nullptr)) {
+      onednn_ = std::move(again);
+    }
+  }
   onednn_->lhs_given = lhs && onednn_->lhs_layout != nullptr;
   onednn_->rhs_given = rhs && onednn_->rhs_layout != nullptr;
   onednn_->out_kept = out && onednn_->out_layout != nullptr;
@@ -683,6 +725,7 @@ const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::rhs_layout() const {
 const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::out_layout() const {
   return lhs_layout();
 }
+bool ConvolutionPlan::PreferResultInOneDnnLayout() { return false; }
 void ConvolutionPlan::UseLayouts(bool, bool, bool) {}
 
 #endif

@@ -95,6 +95,11 @@ class ConvolutionPlan {
   const std::shared_ptr<const DeviceLayout>& lhs_layout() const;
   const std::shared_ptr<const DeviceLayout>& rhs_layout() const;
   const std::shared_ptr<const DeviceLayout>& out_layout() const;
+  // Replans a convolution whose result oneDNN writes in the operand's layout (a first
+  // layer without post-ops) to write it in oneDNN's own, for a result that stays in that
+  // layout (no reorder out, the reason for the operand's layout); true where out_layout()
+  // now exists. Called before UseLayouts, before the plan is shared.
+  bool PreferResultInOneDnnLayout();
   // From now on Run reads the lhs / the rhs in lhs_layout() / rhs_layout() and leaves the
   // result in out_layout() where those exist and the flag is set. Called once, before the
   // plan is shared.

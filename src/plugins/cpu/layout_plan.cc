@@ -64,9 +64,12 @@ LayoutPlan PlanLayouts(const ir::Program& program, const FusionPlan& fusion,
     // The value the convolution's call writes: a result of its own, read by nothing else.
     const int written = e != nullptr ? e->output : fusion.steps[s].instruction;
     const ValueHome& home = buffers.homes[written];
-    if (convs[s]->out_layout() != nullptr && uses[written] == 0 && returned[written] == 1 &&
-        home.kind == ValueHome::kResult && buffers.outputs[home.index].how == OutputPlan::kOwn &&
-        buffers.outputs[home.index].copy_into_parameter < 0) {
+    const bool alone = uses[written] == 0 && returned[written] == 1 &&
+                       home.kind == ValueHome::kResult &&
+                       buffers.outputs[home.index].how == OutputPlan::kOwn &&
+                       buffers.outputs[home.index].copy_into_parameter < 0;
+    // (A first layer writes the operand's layout only to spare a reorder out.)
+    if (alone && (convs[s]->out_layout() != nullptr || convs[s]->PreferResultInOneDnnLayout())) {
       plan.results[home.index] = convs[s]->out_layout();
       out_kept[s] = true;
     }
