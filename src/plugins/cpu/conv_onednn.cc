@@ -621,18 +621,15 @@ bool ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, 
 }
 
 const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::lhs_layout() const {
-  static const std::shared_ptr<const DeviceLayout> kDense;
-  return onednn_ != nullptr ? onednn_->lhs_layout : kDense;
+  return onednn_ != nullptr ? onednn_->lhs_layout : DenseLayout();
 }
 
 const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::rhs_layout() const {
-  static const std::shared_ptr<const DeviceLayout> kDense;
-  return onednn_ != nullptr ? onednn_->rhs_layout : kDense;
+  return onednn_ != nullptr ? onednn_->rhs_layout : DenseLayout();
 }
 
 const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::out_layout() const {
-  static const std::shared_ptr<const DeviceLayout> kDense;
-  return onednn_ != nullptr ? onednn_->out_layout : kDense;
+  return onednn_ != nullptr ? onednn_->out_layout : DenseLayout();
 }
 
 bool ConvolutionPlan::PreferResultInOneDnnLayout() {
@@ -716,8 +713,7 @@ bool ConvolutionPlan::Run(const uint8_t* lhs, const uint8_t* rhs, uint8_t* out, 
 }
 
 const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::lhs_layout() const {
-  static const std::shared_ptr<const DeviceLayout> kDense;
-  return kDense;
+  return DenseLayout();
 }
 const std::shared_ptr<const DeviceLayout>& ConvolutionPlan::rhs_layout() const {
   return lhs_layout();

@@ -14,6 +14,11 @@
 
 namespace seam::cpu {
 
+const std::shared_ptr<const DeviceLayout>& DenseLayout() {
+  static const std::shared_ptr<const DeviceLayout> dense;
+  return dense;
+}
+
 #ifdef SEAM_HAVE_ONEDNN
 
 // Both descriptors name the same dimensions; `to_device` and `to_dense` are oneDNN

@@ -27,6 +27,9 @@ namespace seam::cpu {
 // device_layout.cc). Immutable; shared by the plans and blocks that use it.
 class DeviceLayout;
 
+// A null layout (dense row-major), for accessors that return a reference.
+const std::shared_ptr<const DeviceLayout>& DenseLayout();
+
 // The bytes a block in `layout` takes (padding included: a blocked layout rounds its
 // feature dimension up to a multiple of its block).
 size_t LayoutBytes(const DeviceLayout& layout);

@@ -16,16 +16,30 @@ dnnl_engine_t Engine() {
   return engine;
 }
 
-dnnl_stream_t ThreadStream() {
-  thread_local dnnl_stream_t stream = [] {
-    dnnl_stream_t s = nullptr;
+namespace {
+
+// A thread's stream, destroyed when the thread ends (a kernel or caller thread that ran a
+// oneDNN call and exits would otherwise leave it behind).
+struct OwnedStream {
+  OwnedStream() {
     if (Engine() == nullptr ||
-        dnnl_stream_create(&s, Engine(), dnnl_stream_default_flags) != dnnl_success) {
-      s = nullptr;
+        dnnl_stream_create(&stream, Engine(), dnnl_stream_default_flags) != dnnl_success) {
+      stream = nullptr;
     }
-    return s;
-  }();
-  return stream;
+  }
+  ~OwnedStream() {
+    if (stream != nullptr) dnnl_stream_destroy(stream);
+  }
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  dnnl_stream_t stream = nullptr;
+};
+
+}  // namespace
+
+dnnl_stream_t ThreadStream() {
+  thread_local OwnedStream owned;
+  return owned.stream;
 }
 
 Scratch::~Scratch() { std::free(data_); }
