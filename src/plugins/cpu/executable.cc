@@ -318,6 +318,37 @@ absl::Status Executable::ArrangeInputs(InputBlock input,
   return absl::OkStatus();
 }
 
+absl::Status Executable::RunConvolution(size_t s, const std::vector<uint8_t*>& value) const {
+  const int i = fusion_.steps[s].instruction;
+  const ir::Instruction& inst = program_.instructions[i];
+  bool done = true;
+  if (s + 1 < fusion_.steps.size() && fusion_.steps[s + 1].epilogue) {
+    // The epilogue's output, finished in the same call; the convolution's own value
+    // is never written (nothing else reads it).
+    const ConvEpilogue& e = fusion_.epilogues[fusion_.steps[s + 1].group];
+    const uint8_t* weights = value[inst.operands[1]];
+    const uint8_t* bias = e.bias >= 0 ? value[e.bias] : nullptr;
+    if (!e.channel.empty()) {
+      // Per-feature arithmetic becomes scaled weights and a bias (per thread, per run).
+      thread_local std::vector<float> scaled, shift;
+      FoldChannelOps(program_, e, value.data(), reinterpret_cast<const float*>(weights), &scaled,
+                     &shift);
+      weights = reinterpret_cast<const uint8_t*>(scaled.data());
+      bias = reinterpret_cast<const uint8_t*>(shift.data());
+    }
+    done = step_plans_[s].conv->Run(value[inst.operands[0]], weights, value[e.output], bias,
+                                    e.residual >= 0 ? value[e.residual] : nullptr);
+  } else {
+    done = step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);
+  }
+  if (!done) {
+    return absl::InternalError(absl::StrCat(
+        "PJRT_LoadedExecutable_Execute: oneDNN failed convolution %", i,
+        " whose operands are in its own layouts (out of memory?); no other path reads them"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Executable::RunInto(InputBlock given_input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous,
@@ -376,31 +407,7 @@ absl::Status Executable::RunInto(InputBlock given_input,
       continue;
     }
     if (step_plans_[s].conv != nullptr) {
-      bool done = true;
-      if (s + 1 < fusion_.steps.size() && fusion_.steps[s + 1].epilogue) {
-        // The epilogue's output, finished in the same call; the convolution's own value
-        // is never written (nothing else reads it).
-        const ConvEpilogue& e = fusion_.epilogues[fusion_.steps[s + 1].group];
-        const uint8_t* weights = value[inst.operands[1]];
-        const uint8_t* bias = e.bias >= 0 ? value[e.bias] : nullptr;
-        if (!e.channel.empty()) {
-          // Per-feature arithmetic becomes scaled weights and a bias (per thread, per run).
-          thread_local std::vector<float> scaled, shift;
-          FoldChannelOps(program_, e, value.data(), reinterpret_cast<const float*>(weights),
-                         &scaled, &shift);
-          weights = reinterpret_cast<const uint8_t*>(scaled.data());
-          bias = reinterpret_cast<const uint8_t*>(shift.data());
-        }
-        done = step_plans_[s].conv->Run(value[inst.operands[0]], weights, value[e.output], bias,
-                                        e.residual >= 0 ? value[e.residual] : nullptr);
-      } else {
-        done = step_plans_[s].conv->Run(value[inst.operands[0]], value[inst.operands[1]], value[i]);
-      }
-      if (!done) {
-        return absl::InternalError(absl::StrCat(
-            "PJRT_LoadedExecutable_Execute: oneDNN failed convolution %", i,
-            " whose operands are in its own layouts (out of memory?); no other path reads them"));
-      }
+      if (absl::Status status = RunConvolution(s, value); !status.ok()) return status;
       continue;
     }
     if (inst.op == ir::Op::kBroadcastInDim) {

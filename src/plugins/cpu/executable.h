@@ -93,6 +93,9 @@ class Executable {
 
  private:
   Executable(ir::Program program, bool fuse);
+  // Runs convolution step `s` (with its epilogue, where the next step is one) over the
+  // run's `value` table; fails only where oneDNN fails with operands in its layouts.
+  absl::Status RunConvolution(size_t s, const std::vector<uint8_t*>& value) const;
   // Computes one instruction outside the fusion groups from its operands' memory into `out`.
   void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                       uint8_t* out) const;

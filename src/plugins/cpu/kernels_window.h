@@ -66,6 +66,10 @@ struct ConvPostOps {
   bool relu = false;
   bool any() const { return bias || residual || relu; }
 };
+// The size of each (image, feature) plane of the result when its spatial dimensions are
+// dense, innermost last (NCHW-like: a plane is one run of elements); -1 otherwise.
+int64_t DenseOutputPlane(const ConvGeometry& g);
+
 // The same on a result already computed (the plain paths, and a failed oneDNN call).
 void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t* bias,
                   const uint8_t* residual, uint8_t* out);
