@@ -17,12 +17,14 @@
 #include "gtest/gtest.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/layout_plan.h"
 #include "src/plugins/cpu/thread_pool.h"
+#include "src/runtime/pjrt_computation_client.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
@@ -283,6 +285,45 @@ TEST_F(LayoutTest, ValuesWithOtherReadersStayDense) {
     SCOPED_TRACE(absl::StrCat("result ", r));
     ExpectNear(Floats(got[r]), Floats((*reference)[r]));
   }
+}
+
+// Through the PJRT client over the plugin's function table: PJRT_Buffer_ToHostBuffer and
+// PJRT_Buffer_CopyRawToHost of a result in oneDNN's layout give its dense bytes, whole and
+// in ranges, and the device's memory figures count the converted copies.
+TEST_F(LayoutTest, TheClientReadsABlockedResultAsDenseBytes) {
+  auto client = runtime::PjrtComputationClient::Create(cpu::GetCpuPjrtApi());
+  ASSERT_TRUE(client.ok()) << client.status();
+  runtime::ComputationClient& c = **client;
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(ConvProgram());
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto compiled = c.Compile({{*program, c.GetDefaultDevice()}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 14),
+                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 15)};
+  std::vector<runtime::ComputationClient::TensorSource> sources;
+  for (const ir::Literal& l : args)
+    sources.push_back({l.shape, l.bytes.data(), c.GetDefaultDevice()});
+  auto uploaded = c.TransferToDevice(sources);
+  ASSERT_TRUE(uploaded.ok()) << uploaded.status();
+  auto before = c.GetMemoryStats(c.GetDefaultDevice());
+  ASSERT_TRUE(before.ok()) << before.status();
+  auto outputs = c.ExecuteComputation(*compiled->front(), *uploaded, c.GetDefaultDevice(), {});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  auto whole = c.TransferFromDevice(*outputs);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  const std::vector<float> dense = Floats((*whole)[0]);
+  ExpectNear(dense, Reference(ConvProgram(), args));
+  for (size_t offset : {size_t{0}, size_t{4 * 517}}) {
+    std::vector<float> piece(777, -1.0f);
+    const absl::Status read = c.TransferFromDeviceRange(
+        (*outputs)[0], offset, absl::MakeSpan(reinterpret_cast<uint8_t*>(piece.data()), 777 * 4));
+    ASSERT_TRUE(read.ok()) << read;
+    for (size_t i = 0; i < piece.size(); ++i) ASSERT_EQ(piece[i], dense[offset / 4 + i]) << i;
+  }
+  // The input's kept copy and the result's dense copy count on the device.
+  auto after = c.GetMemoryStats(c.GetDefaultDevice());
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_GE(after->bytes_in_use - before->bytes_in_use, 3 * kElements * 4);
 }
 
 TEST(LayoutVariableTest, OnlyAutoAndDenseAreAccepted) {
