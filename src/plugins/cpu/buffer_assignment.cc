@@ -11,6 +11,10 @@ constexpr int64_t kSlotAlignment = 64;
 
 // The values each step writes to memory: a group's outputs and the reductions that run
 // with it, or the instruction.
+bool Contains(const std::vector<int>& values, int v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
 std::vector<int> StepWrites(const FusionPlan& plan, const Step& step) {
   if (step.group < 0) return {step.instruction};
   std::vector<int> writes = plan.groups[step.group].outputs;
@@ -36,6 +40,11 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
   // An epilogue's output is written by the convolution's oneDNN call, which reads its
   // operands, bias and residual meanwhile: never in place.
   if (plan.steps[writer].epilogue) return false;
+  // An interleaved group writes while the product before it still reads its operands.
+  if (plan.steps[writer].interleaved &&
+      Contains(StepReads(program, plan, plan.steps[writer - 1]), p)) {
+    return false;
+  }
   for (int s = writer; s < static_cast<int>(plan.steps.size()); ++s) {
     const std::vector<int>& reads = StepReads(program, plan, plan.steps[s]);
     if (std::find(reads.begin(), reads.end(), p) == reads.end()) continue;
@@ -68,11 +77,16 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
 // block). -1 if none, and for an epilogue (the convolution's call writes it while reading
 // the convolution's operands and the epilogue's). `taken` marks slots already given to
 // another output of this step.
-int InPlaceSlot(const FusionPlan& plan, const std::vector<LoopKernel>& kernels,
-                const BufferPlan& buffers, const std::vector<int>& last_read,
-                const std::vector<bool>& taken, int s, int value) {
+int InPlaceSlot(const ir::Program& program, const FusionPlan& plan,
+                const std::vector<LoopKernel>& kernels, const BufferPlan& buffers,
+                const std::vector<int>& last_read, const std::vector<bool>& taken, int s,
+                int value) {
   const Step& step = plan.steps[s];
   if (step.group < 0 || step.epilogue) return -1;
+  // An interleaved group never overwrites what the product before it reads.
+  const std::vector<int> none;
+  const std::vector<int>& product_reads =
+      step.interleaved ? StepReads(program, plan, plan.steps[s - 1]) : none;
   const LoopKernel& kernel = kernels[step.group];
   const auto found = std::find(kernel.outputs.begin(), kernel.outputs.end(), value);
   if (found == kernel.outputs.end()) return -1;  // a reduction run with the group
@@ -80,7 +94,8 @@ int InPlaceSlot(const FusionPlan& plan, const std::vector<LoopKernel>& kernels,
   for (size_t in = 0; in < kernel.inputs.size(); ++in) {
     const ValueHome& home = buffers.homes[kernel.inputs[in]];
     if (home.kind != ValueHome::kArena || taken[home.index] || last_read[kernel.inputs[in]] != s ||
-        kernel.gathered_input[in] || kernel.input_bytes[in] != kernel.output_bytes[out] ||
+        Contains(product_reads, kernel.inputs[in]) || kernel.gathered_input[in] ||
+        kernel.input_bytes[in] != kernel.output_bytes[out] ||
         kernel.last_read_of_input[in] > kernel.writer_of_output[out]) {
       continue;
     }
@@ -97,9 +112,9 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
   const int n = static_cast<int>(program.instructions.size());
   std::vector<int> last_read(n, -1);
   for (int s = 0; s < static_cast<int>(plan.steps.size()); ++s) {
-    // A step's reads live on through the epilogue that runs interleaved with it.
-    const bool epilogue_next =
-        s + 1 < static_cast<int>(plan.steps.size()) && plan.steps[s + 1].epilogue;
+    // A step's reads live on through the epilogue or group that runs interleaved with it.
+    const bool epilogue_next = s + 1 < static_cast<int>(plan.steps.size()) &&
+                               (plan.steps[s + 1].epilogue || plan.steps[s + 1].interleaved);
     for (int v : StepReads(program, plan, plan.steps[s])) last_read[v] = epilogue_next ? s + 1 : s;
   }
   std::vector<int> slot_free_after;  // per slot: the step after which it is free again
@@ -117,7 +132,7 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
           kSlotAlignment * kSlotAlignment;
       // A loop's output overwrites an input that dies in the loop (docs/plugins.md); else
       // the smallest free slot that fits; else the largest free one, grown; else a new one.
-      int best = InPlaceSlot(plan, kernels, buffers, last_read, taken, s, v);
+      int best = InPlaceSlot(program, plan, kernels, buffers, last_read, taken, s, v);
       if (best >= 0) {
         taken[best] = true;
       } else {

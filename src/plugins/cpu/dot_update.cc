@@ -104,13 +104,10 @@ std::vector<DotUpdate> FindDotUpdates(const ir::Program& program) {
   return updates;
 }
 
-void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out) {
-  const uint8_t* base = value[update.base];
-  if (update.broadcast >= 0) {
-    Gather(update.broadcast_plan, base, out);
-  } else if (out != base && update.bytes > 0) {
-    std::memcpy(out, base, update.bytes);
-  }
+namespace {
+
+// The factor the product is added with: ±scale, or ±1.
+double UpdateAlpha(const DotUpdate& update, const uint8_t* const* value) {
   double alpha = 1;
   if (update.scale >= 0) {
     const uint8_t* scale = value[update.scale];
@@ -122,8 +119,34 @@ void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t*
       std::memcpy(&alpha, scale, sizeof alpha);
     }
   }
-  if (update.negate) alpha = -alpha;
-  RunDotAccumulate(update.plan, value[update.lhs], value[update.rhs], alpha, out);
+  return update.negate ? -alpha : alpha;
+}
+
+}  // namespace
+
+void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out) {
+  const uint8_t* base = value[update.base];
+  if (update.broadcast >= 0) {
+    Gather(update.broadcast_plan, base, out);
+  } else if (out != base && update.bytes > 0) {
+    std::memcpy(out, base, update.bytes);
+  }
+  RunDotAccumulate(update.plan, value[update.lhs], value[update.rhs], UpdateAlpha(update, value),
+                   out);
+}
+
+void RunDotUpdateRows(const DotUpdate& update, const uint8_t* const* value, int64_t first,
+                      int64_t last, uint8_t* out) {
+  const uint8_t* base = value[update.base];
+  const int64_t n = update.plan.n;
+  if (update.broadcast >= 0) {
+    GatherElements(update.broadcast_plan, base, first * n, (last - first) * n, out);
+  } else if (out != base) {
+    const size_t row_bytes = static_cast<size_t>(n) * sizeof(float);
+    std::memcpy(out + first * row_bytes, base + first * row_bytes, (last - first) * row_bytes);
+  }
+  RunDotRows(update.plan, value[update.lhs], value[update.rhs], first, last, true,
+             static_cast<float>(UpdateAlpha(update, value)), out);
 }
 
 }  // namespace seam::cpu

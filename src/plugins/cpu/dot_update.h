@@ -46,6 +46,11 @@ std::vector<DotUpdate> FindDotUpdates(const ir::Program& program);
 // accumulates.
 void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out);
 
+// The same for rows [first, last) of the result only (as RunDotRows counts them), on the
+// calling thread; f32 updates whose plan DotRowsSupported accepts (product_epilogue.h).
+void RunDotUpdateRows(const DotUpdate& update, const uint8_t* const* value, int64_t first,
+                      int64_t last, uint8_t* out);
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_DOT_UPDATE_H_

@@ -13,6 +13,7 @@
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/device_layout.h"
+#include "src/plugins/cpu/product_epilogue.h"
 
 namespace seam::cpu {
 namespace {
@@ -119,6 +120,10 @@ std::string OptimizedDumpText(const Executable& executable) {
       absl::StrAppend(&steps, "fusion.", step.group);
       if (step.epilogue) {
         absl::StrAppend(&steps, DescribeEpilogue(fusion.epilogues[step.group]));
+      }
+      if (step.interleaved) {
+        absl::StrAppend(&steps, " (interleaved with %", fusion.steps[s - 1].instruction,
+                        "'s rows: each thread's rows, then their tiles)");
       }
       for (int r : fusion.groups[step.group].reduces) {
         absl::StrAppend(&steps, " + %", r, " (",

@@ -12,6 +12,7 @@
 #include "src/plugins/cpu/fusion_epilogue.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/loop_compile.h"
+#include "src/plugins/cpu/product_epilogue.h"
 #include "src/plugins/cpu/simplify.h"
 #include "src/plugins/cpu/thread_pool.h"
 
@@ -155,6 +156,7 @@ Executable::Executable(ir::Program program, bool fuse)
     fused_conv[e.conv] = std::move(plan);
     return true;
   });
+  AttachProductEpilogues(program_, kernels_, &fusion_);
   {
     const plugin::profiler::Scope pass("buffer assignment", "compile");
     buffers_ = AssignBuffers(program_, fusion_, kernels_);
@@ -392,11 +394,19 @@ absl::Status Executable::RunInto(InputBlock given_input,
     const KernelSpan span(profiled ? this : nullptr, s, device);
     const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
-      // An epilogue ran inside the convolution before it.
-      if (!step.epilogue) RunGroup(kernels_[step.group], step_plans_[s].reduces, value);
+      // An epilogue ran inside the convolution before it, an interleaved group with the
+      // product before it.
+      if (!step.epilogue && !step.interleaved) {
+        RunGroup(kernels_[step.group], step_plans_[s].reduces, value);
+      }
       continue;
     }
     const int i = step.instruction;
+    if (s + 1 < fusion_.steps.size() && fusion_.steps[s + 1].interleaved) {
+      RunProductWithEpilogue(program_, fusion_, static_cast<int>(s), step_plans_[s].dot,
+                             kernels_[fusion_.steps[s + 1].group], value);
+      continue;
+    }
     if (fusion_.update_of[i] >= 0) {
       RunDotUpdate(fusion_.updates[fusion_.update_of[i]], value.data(), value[i]);
       continue;

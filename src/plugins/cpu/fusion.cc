@@ -393,6 +393,20 @@ const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& 
   return InstructionReads(program, plan, step.instruction);
 }
 
+void MoveStepBefore(FusionPlan* plan, int s, int t) {
+  std::vector<Step>& steps = plan->steps;
+  const Step moved = steps[s];
+  steps.erase(steps.begin() + s);
+  steps.insert(steps.begin() + t - 1, moved);
+  for (int& at : plan->step_of) {
+    if (at == s) {
+      at = t - 1;
+    } else if (at > s && at < t) {
+      --at;
+    }
+  }
+}
+
 FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
   const int n = static_cast<int>(program.instructions.size());
   FusionPlan plan;

@@ -41,6 +41,10 @@ struct Step {
   // A group step computed inside the step before it, a convolution (FusionPlan::epilogues,
   // fusion_epilogue.h): it runs nothing itself.
   bool epilogue = false;
+  // A group step that runs interleaved with the product step before it (a dot_general or
+  // dot update), block of rows by block of rows (product_epilogue.h): the product step runs
+  // both, this one nothing itself.
+  bool interleaved = false;
 };
 
 // One per-output-feature operation of an epilogue, y = y + v, y - v, v - y (kSubtract,
@@ -90,6 +94,10 @@ const std::vector<int>& InstructionReads(const ir::Program& program, const Fusio
 // The values a step reads from memory (a group's inputs, or InstructionReads).
 const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,
                                   const Step& step);
+
+// Moves step `s` down to just before step `t` (s < t), keeping step_of in step. The caller
+// checks that no step in between reads what step s writes.
+void MoveStepBefore(FusionPlan* plan, int s, int t);
 
 // Groups the program's instructions and finds the dot updates. With `fuse` false every
 // needed instruction is its own step (the unfused plan, for comparisons).

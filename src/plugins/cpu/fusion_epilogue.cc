@@ -175,16 +175,7 @@ void AttachEpilogues(const ir::Program& program, FusionPlan* plan,
       plan->epilogues[step.group] = e;
       steps[t].epilogue = true;
       // The convolution moves down to just before its epilogue.
-      const Step conv = steps[s];
-      steps.erase(steps.begin() + s);
-      steps.insert(steps.begin() + t - 1, conv);
-      for (int& at : plan->step_of) {
-        if (at == s) {
-          at = t - 1;
-        } else if (at > s && at < t) {
-          --at;
-        }
-      }
+      MoveStepBefore(plan, s, t);
       --s;  // the step now at s is the one after the convolution
       break;
     }

@@ -88,6 +88,12 @@ void LogBlasCoreOnce();
 // values are never read. Sizes must fit BLAS's int (kernels_dot.cc checks).
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+// Sgemm on the calling thread alone (oneDNN's call with one OpenMP thread where this build
+// has oneDNN, else OpenBLAS, which may still use its own threads): for callers that split a
+// product over the kernel threads themselves (product_epilogue.h).
+void SgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                       const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                       float* c, int64_t ldc);
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
            const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
            int64_t ldc);

@@ -34,6 +34,10 @@ GatherPlan PlanBroadcast(const ir::Shape& in_shape, const ir::Shape& out_shape,
                          const std::vector<int64_t>& dims);
 GatherPlan PlanTranspose(const ir::Shape& in_shape, const std::vector<int64_t>& permutation);
 void Gather(const GatherPlan& plan, const uint8_t* in, uint8_t* out);
+// Elements [start, start + n) of Gather's result, into the same positions of `out` (a
+// result computed in parts; kernels_fused.cc).
+void GatherElements(const GatherPlan& plan, const uint8_t* in, int64_t start, int64_t n,
+                    uint8_t* out);
 
 void BroadcastInDim(const ir::Shape& in_shape, const uint8_t* in, const ir::Shape& out_shape,
                     const std::vector<int64_t>& dims, uint8_t* out);
@@ -95,6 +99,14 @@ void RunDot(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t
 // out += alpha * lhs.rhs, for plans with `blas` set (dot_update.h).
 void RunDotAccumulate(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, double alpha,
                       uint8_t* out);
+// Whether RunDotRows serves `plan`: f32 with `blas` set, k > 0, neither operand copied.
+bool DotRowsSupported(const DotPlan& plan);
+// Rows [first, last) of the product's batches * m result rows (row r is row r % m of batch
+// r / m), on the calling thread (SgemmOnThisThread, gemm.h): out = lhs.rhs over those rows,
+// or with `accumulate` out += alpha * lhs.rhs. `out` is the whole result. Plans that
+// DotRowsSupported accepts only.
+void RunDotRows(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, int64_t first,
+                int64_t last, bool accumulate, float alpha, uint8_t* out);
 // PlanDot and RunDot in one call (constant folding, tests).
 void DotGeneral(const ir::Shape& lhs_shape, const uint8_t* lhs, const ir::Shape& rhs_shape,
                 const uint8_t* rhs, const DotDimensions& dims, uint8_t* out);

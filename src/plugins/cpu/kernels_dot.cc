@@ -241,6 +241,30 @@ DotDimensions DotDimensionsOf(const ir::Instruction& dot) {
                        dot.attrs.at("lhs_contracting"), dot.attrs.at("rhs_contracting")};
 }
 
+bool DotRowsSupported(const DotPlan& plan) {
+  return plan.dtype == DType::kF32 && plan.blas && plan.k > 0 &&
+         plan.lhs.layout != DotPlan::kCopy && plan.rhs.layout != DotPlan::kCopy;
+}
+
+void RunDotRows(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, int64_t first,
+                int64_t last, bool accumulate, float alpha, uint8_t* out) {
+  const int64_t m = plan.m, k = plan.k, n = plan.n;
+  const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
+  const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
+  const auto* a = reinterpret_cast<const float*>(lhs);
+  const auto* b = reinterpret_cast<const float*>(rhs);
+  auto* c = reinterpret_cast<float*>(out);
+  for (int64_t r = first; r < last;) {
+    const int64_t batch = r / m, row = r % m;
+    const int64_t rows = std::min(last - r, m - row);  // within one batch
+    const float* a_rows = a + batch * m * k + (trans_a ? row : row * k);
+    SgemmOnThisThread(trans_a, trans_b, rows, n, k, alpha, a_rows, trans_a ? m : k,
+                      b + batch * k * n, trans_b ? k : n, accumulate ? 1.0F : 0.0F,
+                      c + (batch * m + row) * n, n);
+    r += rows;
+  }
+}
+
 void RunDotAccumulate(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, double alpha,
                       uint8_t* out) {
   // FindDotUpdates only matches f32 and f64 products within BLAS's sizes.

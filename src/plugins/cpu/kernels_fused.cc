@@ -138,6 +138,32 @@ SEAM_TILE_KERNEL void GatherTile(int bytes, const uint8_t* in, const TileOp& op,
   }
 }
 
+}  // namespace
+
+void GatherElements(const GatherPlan& plan, const uint8_t* in, int64_t start, int64_t n,
+                    uint8_t* out) {
+  if (n <= 0) return;
+  const int bytes = plan.element_bytes;
+  in += plan.base * bytes;
+  out += start * bytes;
+  if (plan.dims.empty()) {  // a rank-0 result: its one element
+    std::memcpy(out, in, static_cast<size_t>(bytes));
+    return;
+  }
+  switch (bytes) {
+    case 1:
+      return GatherLoop<uint8_t>(in, plan.dims, plan.strides, start, n, out);
+    case 2:
+      return GatherLoop<uint16_t>(in, plan.dims, plan.strides, start, n, out);
+    case 4:
+      return GatherLoop<uint32_t>(in, plan.dims, plan.strides, start, n, out);
+    default:
+      return GatherLoop<uint64_t>(in, plan.dims, plan.strides, start, n, out);
+  }
+}
+
+namespace {
+
 // Evaluates tiles [first, last) of the kernel on the calling thread.
 void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
               int64_t first, int64_t last) {
