@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -16,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/block_pool.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/fusion_epilogue.h"
@@ -112,6 +114,21 @@ std::vector<ir::Literal> Arguments(const std::string& text) {
   return args;
 }
 
+// Leaves blocks full of NaNs in the block pool for the run's results and arena, so that a
+// run that fails to write an element cannot pass by finding an earlier run's value there.
+void PoisonPool(const Executable& executable) {
+  std::vector<size_t> sizes = {static_cast<size_t>(executable.buffers().arena_bytes)};
+  for (const ir::Shape& shape : executable.result_shapes()) sizes.push_back(shape.byte_size());
+  std::vector<Block> blocks;
+  for (size_t size : sizes) {
+    for (int copy = 0; copy < 4; ++copy) {
+      blocks.push_back(AcquireBlock(size));
+      std::memset(blocks.back().data, 0xFF, size);
+    }
+  }
+  for (const Block& block : blocks) ReleaseBlock(block);
+}
+
 int InterleavedSteps(const Executable& executable) {
   const std::vector<Step>& steps = executable.fusion().steps;
   return static_cast<int>(
@@ -154,6 +171,7 @@ class ProductEpilogueTest : public ::testing::Test {
     for (int threads : {1, 2, 3}) {
       SCOPED_TRACE(absl::StrCat(threads, " thread(s)"));
       SetKernelThreads(threads);
+      PoisonPool(*with);
       const std::vector<ir::Literal> actual = harness::RunProgram(*with, args);
       ASSERT_EQ(actual.size(), reference->size());
       for (size_t r = 0; r < actual.size(); ++r) {
@@ -198,6 +216,14 @@ TEST_F(ProductEpilogueTest, OnlyElementwiseReadersOfLargeOneDnnProductsAreTaken)
   Check(absl::StrCat(head, "  %e = exp(%d) : ", kResult,
                      "\n  %r = reduce_sum(%e), axes={1} : ", F32({kRows}),
                      "\n  %q = multiply(%r, %r) : ", F32({kRows}), "\n  return (%q)\n}\n"),
+        0);
+  // The group reads the product through a broadcast (a loop twice the product's size).
+  const std::string twice = F32({2, kRows, kCols});
+  Check(absl::StrCat("program @p {\n  %x = parameter(0) : ", F32({kRows, kDepth}),
+                     "\n  %w = parameter(1) : ", F32({kDepth, kCols}),
+                     "\n  %y = parameter(2) : ", twice, "\n", Dot("%x", "%w", kPlain),
+                     "  %bt = broadcast_in_dim(%d), dims={1,2} : ", twice,
+                     "\n  %e = add(%bt, %y) : ", twice, "\n  return (%e)\n}\n"),
         0);
   // The first reader is a transpose (no group).
   Check(absl::StrCat(head, "  %t = transpose(%d), permutation={1,0} : ", F32({kCols, kRows}),
