@@ -17,7 +17,8 @@
 
 namespace seam::cpu {
 
-// SEAM_CPU_EPILOGUES: unset, empty or "on" attaches epilogues, "off" leaves every group in
+// SEAM_CPU_EPILOGUES: unset, empty or "on" attaches epilogues (these, and the product
+// epilogues of product_epilogue.h), "off" leaves every group in
 // its own step (comparisons). PJRT_Client_Create refuses other values, naming the variable
 // and the value.
 inline constexpr char kEpilogueVariable[] = "SEAM_CPU_EPILOGUES";
