@@ -189,23 +189,6 @@ std::string FirstLayer(bool block) {
                       "\n", kZero, "  %r = maximum(%u, %zb) : ", Image(4), "\n  return (%r)\n}\n");
 }
 
-ir::Literal Random(const ir::Shape& shape, unsigned seed) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> values(static_cast<size_t>(shape.num_elements()));
-  for (float& v : values) v = dist(engine);
-  return ir::Literal::FromF32(values, shape.dims);
-}
-
-std::vector<ir::Literal> Arguments(const std::string& text) {
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
-  std::vector<ir::Literal> args;
-  if (!program.ok()) return args;
-  unsigned seed = 1;
-  for (const ir::Shape& shape : program->ParameterShapes()) args.push_back(Random(shape, seed++));
-  return args;
-}
-
 // Whether some step of the plan is an epilogue.
 bool HasEpilogue(const Executable& executable) {
   const std::vector<Step>& steps = executable.fusion().steps;
@@ -248,7 +231,7 @@ class EpilogueTest : public ::testing::Test {
     }
     EXPECT_EQ(HasEpilogue(*with), expected && OneDnnAvailable()) << OptimizedDumpText(*with);
     EXPECT_FALSE(HasEpilogue(*without));
-    const std::vector<ir::Literal> args = Arguments(text);
+    const std::vector<ir::Literal> args = harness::RandomF32Arguments(text);
     absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
     absl::StatusOr<std::vector<ir::Literal>> reference = ir::Evaluate(*program, args);
     if (!reference.ok()) {
@@ -437,7 +420,8 @@ TEST_F(EpilogueTest, ThePlainPathsApplyThePostOps) {
   ASSERT_TRUE(block.ok());
   absl::StatusOr<ir::Program> biased = ir::ParseProgram(BiasOnly());
   ASSERT_TRUE(biased.ok());
-  const std::vector<ir::Literal> args = Arguments(BiasResidualRelu(true));  // x k b s
+  const std::vector<ir::Literal> args =
+      harness::RandomF32Arguments(BiasResidualRelu(true));  // x k b s
   const std::vector<ir::Literal> three(args.begin(), args.begin() + 3);
   const ir::Instruction& conv = block->instructions[4];
   for (const char* mode : {"gemm", "direct", "auto"}) {

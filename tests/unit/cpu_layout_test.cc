@@ -51,14 +51,6 @@ std::string ConvProgram() {
                       "  return (%c)\n}\n");
 }
 
-ir::Literal Random(const ir::Shape& shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<size_t>(shape.num_elements()));
-  for (float& v : values) v = dist(rng);
-  return ir::Literal::FromF32(values, shape.dims);
-}
-
 std::shared_ptr<const Executable> Compile(const std::string& text, const char* layouts = "auto") {
   setenv(kLayoutVariable, layouts, 1);
   auto executable = harness::CompileOrDie(text, true);
@@ -126,8 +118,8 @@ TEST_F(LayoutTest, AConvolutionReadsAndLeavesOneDnnLayoutsWithTheDenseBits) {
   auto dense = Compile(ConvProgram(), "dense");
   EXPECT_EQ(dense->layouts().results[0], nullptr);
   EXPECT_EQ(OptimizedDumpText(*dense).find("oneDNN's layout"), std::string::npos);
-  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 1),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 2)};
+  const std::vector<ir::Literal> args = {harness::RandomF32({ir::DType::kF32, {4, 16, 10, 10}}, 1),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 2)};
   const std::vector<float> reference = Reference(ConvProgram(), args);
   for (int threads : {1, 2}) {
     SCOPED_TRACE(absl::StrCat(threads, " thread(s)"));
@@ -142,8 +134,8 @@ TEST_F(LayoutTest, AConvolutionReadsAndLeavesOneDnnLayoutsWithTheDenseBits) {
 }
 
 TEST_F(LayoutTest, AConvertedParameterIsKeptWithItsBlockAndTheResultCarriesItsLayout) {
-  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 3),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 4)};
+  const std::vector<ir::Literal> args = {harness::RandomF32({ir::DType::kF32, {4, 16, 10, 10}}, 3),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 4)};
   std::vector<std::shared_ptr<DeviceMemory>> blocks = harness::ToDevice(args);
   auto first = conv_->Run(blocks);
   ASSERT_TRUE(first.ok()) << first.status();
@@ -173,8 +165,8 @@ TEST_F(LayoutTest, AConvertedParameterIsKeptWithItsBlockAndTheResultCarriesItsLa
 // Runs on several threads that read the same dense block convert it once (the block's
 // mutex) and compute the same bits.
 TEST_F(LayoutTest, ConcurrentRunsConvertASharedBlockOnce) {
-  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 12),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 13)};
+  const std::vector<ir::Literal> args = {harness::RandomF32({ir::DType::kF32, {4, 16, 10, 10}}, 12),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 13)};
   const std::vector<std::shared_ptr<DeviceMemory>> blocks = harness::ToDevice(args);
   constexpr int kThreads = 4, kRuns = 3;
   std::vector<std::vector<float>> got(kThreads * kRuns);
@@ -205,8 +197,8 @@ TEST_F(LayoutTest, ABlockedResultFeedsTheNextProgramConvertedOnlyWhereNeeded) {
                    "\n  %d = add(%y, %y) : ", kImage, "\n  return (%d)\n}\n");
   auto again = Compile(second_conv);
   auto twice = Compile(doubled);
-  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 5),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 6)};
+  const std::vector<ir::Literal> args = {harness::RandomF32({ir::DType::kF32, {4, 16, 10, 10}}, 5),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 6)};
   std::vector<std::shared_ptr<DeviceMemory>> blocks = harness::ToDevice(args);
   auto y = conv_->Run(blocks);
   ASSERT_TRUE(y.ok()) << y.status();
@@ -242,8 +234,8 @@ TEST_F(LayoutTest, DonationDropsTheCopiesAKeptBlockCarries) {
       "\n  %y = add(%x, %ones) : ", kImage, "\n  alias output 0 = parameter 0\n  return (%y)\n}\n");
   auto bumped = Compile(bump);
   EXPECT_EQ(bumped->layouts().parameters[0], nullptr);
-  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 7),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 8)};
+  const std::vector<ir::Literal> args = {harness::RandomF32({ir::DType::kF32, {4, 16, 10, 10}}, 7),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 8)};
   std::vector<std::shared_ptr<DeviceMemory>> blocks = harness::ToDevice(args);
   ASSERT_TRUE(conv_->Run(blocks).ok());
   ASSERT_EQ(Copies(*blocks[0]), 1u);
@@ -272,9 +264,9 @@ TEST_F(LayoutTest, ValuesWithOtherReadersStayDense) {
   // (k and k2 feed only convolutions, as their rhs: they may be read in oneDNN's layout.)
   EXPECT_EQ(mixed->layouts().parameters[0], nullptr);
   for (const auto& layout : mixed->layouts().results) EXPECT_EQ(layout, nullptr);
-  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 9),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 10),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 11)};
+  const std::vector<ir::Literal> args = {harness::RandomF32({ir::DType::kF32, {4, 16, 10, 10}}, 9),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 10),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 11)};
   const std::vector<ir::Literal> got = harness::RunProgram(*mixed, args);
   absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
   ASSERT_TRUE(program.ok()) << program.status();
@@ -298,8 +290,8 @@ TEST_F(LayoutTest, TheClientReadsABlockedResultAsDenseBytes) {
   ASSERT_TRUE(program.ok()) << program.status();
   auto compiled = c.Compile({{*program, c.GetDefaultDevice()}});
   ASSERT_TRUE(compiled.ok()) << compiled.status();
-  const std::vector<ir::Literal> args = {Random({ir::DType::kF32, {4, 16, 10, 10}}, 14),
-                                         Random({ir::DType::kF32, {16, 16, 3, 3}}, 15)};
+  const std::vector<ir::Literal> args = {harness::RandomF32({ir::DType::kF32, {4, 16, 10, 10}}, 14),
+                                         harness::RandomF32({ir::DType::kF32, {16, 16, 3, 3}}, 15)};
   std::vector<runtime::ComputationClient::TensorSource> sources;
   for (const ir::Literal& l : args)
     sources.push_back({l.shape, l.bytes.data(), c.GetDefaultDevice()});

@@ -97,23 +97,6 @@ std::string BatchedGelu() {
       Gelu());
 }
 
-ir::Literal Random(const ir::Shape& shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<size_t>(shape.num_elements()));
-  for (float& v : values) v = dist(rng);
-  return ir::Literal::FromF32(values, shape.dims);
-}
-
-std::vector<ir::Literal> Arguments(const std::string& text) {
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
-  std::vector<ir::Literal> args;
-  if (!program.ok()) return args;
-  unsigned seed = 1;
-  for (const ir::Shape& shape : program->ParameterShapes()) args.push_back(Random(shape, seed++));
-  return args;
-}
-
 // Leaves blocks full of NaNs in the block pool for the run's results and arena, so that a
 // run that fails to write an element cannot pass by finding an earlier run's value there.
 void PoisonPool(const Executable& executable) {
@@ -170,7 +153,7 @@ class ProductEpilogueTest : public ::testing::Test {
     ASSERT_NE(without, nullptr);
     EXPECT_EQ(InterleavedSteps(*with), expected) << OptimizedDumpText(*with);
     EXPECT_EQ(InterleavedSteps(*without), 0);
-    const std::vector<ir::Literal> args = Arguments(text);
+    const std::vector<ir::Literal> args = harness::RandomF32Arguments(text);
     absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
     ASSERT_TRUE(program.ok());
     absl::StatusOr<std::vector<ir::Literal>> reference = ir::Evaluate(*program, args);

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <utility>
 
+#include "src/ir/text.h"
 #include "src/plugins/cpu/device_layout.h"
 
 namespace seam::cpu::harness {
@@ -52,6 +54,25 @@ std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
     bytes.push_back(std::move(literal.bytes));
   }
   return bytes;
+}
+
+ir::Literal RandomF32(const ir::Shape& shape, unsigned seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(shape.num_elements()));
+  for (float& v : values) v = dist(engine);
+  return ir::Literal::FromF32(values, shape.dims);
+}
+
+std::vector<ir::Literal> RandomF32Arguments(const std::string& text) {
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  std::vector<ir::Literal> args;
+  if (!program.ok()) return args;
+  unsigned seed = 1;
+  for (const ir::Shape& shape : program->ParameterShapes()) {
+    args.push_back(RandomF32(shape, seed++));
+  }
+  return args;
 }
 
 }  // namespace seam::cpu::harness

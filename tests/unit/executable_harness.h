@@ -28,6 +28,13 @@ std::vector<ir::Literal> RunProgram(const Executable& executable,
 std::vector<std::vector<uint8_t>> RunBytes(const Executable& executable,
                                            const std::vector<ir::Literal>& args);
 
+// f32 values drawn uniformly from [-1, 1) (std::mt19937 seeded with `seed`).
+ir::Literal RandomF32(const ir::Shape& shape, unsigned seed);
+
+// RandomF32 for each parameter of the program text, seeds 1, 2, ... (empty if it does not
+// parse).
+std::vector<ir::Literal> RandomF32Arguments(const std::string& text);
+
 }  // namespace seam::cpu::harness
 
 #endif  // SEAM_TESTS_UNIT_EXECUTABLE_HARNESS_H_

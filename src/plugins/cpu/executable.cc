@@ -102,14 +102,9 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKerne
 // A group step: its loop, with its reductions chunk by chunk where it has any.
 void RunGroup(const LoopKernel& kernel, const std::vector<ReducePlan>& reduces,
               const std::vector<uint8_t*>& value) {
-  thread_local std::vector<const uint8_t*> inputs;
-  thread_local std::vector<uint8_t*> outputs;
-  inputs.clear();
-  outputs.clear();
-  for (int v : kernel.inputs) inputs.push_back(value[v]);
-  for (int v : kernel.outputs) outputs.push_back(value[v]);
-  if (reduces.empty()) return RunLoop(kernel, inputs.data(), outputs.data());
-  RunGroupWithReduces(reduces, kernel, inputs.data(), outputs.data(), value);
+  const LoopAddresses at = AddressesOf(kernel, value);
+  if (reduces.empty()) return RunLoop(kernel, at.inputs, at.outputs);
+  RunGroupWithReduces(reduces, kernel, at.inputs, at.outputs, value);
 }
 
 }  // namespace

@@ -242,6 +242,16 @@ void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* co
               [&](int64_t first, int64_t last) { RunTiles(kernel, inputs, outputs, first, last); });
 }
 
+LoopAddresses AddressesOf(const LoopKernel& kernel, const std::vector<uint8_t*>& value) {
+  thread_local std::vector<const uint8_t*> inputs;
+  thread_local std::vector<uint8_t*> outputs;
+  inputs.clear();
+  outputs.clear();
+  for (int v : kernel.inputs) inputs.push_back(value[v]);
+  for (int v : kernel.outputs) outputs.push_back(value[v]);
+  return {inputs.data(), outputs.data()};
+}
+
 void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
                   int64_t first, int64_t last) {
   RunTiles(kernel, inputs, outputs, first, last);

@@ -96,6 +96,15 @@ void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* co
 void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
                   int64_t first, int64_t last);
 
+// The memory of the kernel's inputs and outputs in a run's `value` table (indexed by
+// instruction), in per-thread lists reused from call to call: valid until the calling
+// thread's next call (the kernel threads may read them meanwhile).
+struct LoopAddresses {
+  const uint8_t* const* inputs;
+  uint8_t* const* outputs;
+};
+LoopAddresses AddressesOf(const LoopKernel& kernel, const std::vector<uint8_t*>& value);
+
 // One line per tile operation, for the optimized dump: `%5 = multiply(s0, in1) -> out0`.
 std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel);
 

@@ -81,14 +81,9 @@ void RunProductWithEpilogue(const ir::Program& program, const FusionPlan& plan, 
   const DotUpdate* update = u >= 0 ? &plan.updates[u] : nullptr;
   const DotPlan& p = update != nullptr ? update->plan : dot;
   const int64_t rows = p.batches * p.m, n = p.n, count = rows * n;
-  thread_local std::vector<const uint8_t*> inputs;
-  thread_local std::vector<uint8_t*> outputs;
-  inputs.clear();
-  outputs.clear();
-  for (int v : kernel.inputs) inputs.push_back(value[v]);
-  for (int v : kernel.outputs) outputs.push_back(value[v]);
-  const uint8_t* const* in = inputs.data();
-  uint8_t* const* out = outputs.data();
+  const LoopAddresses at = AddressesOf(kernel, value);
+  const uint8_t* const* in = at.inputs;
+  uint8_t* const* out = at.outputs;
   // One part per kernel thread, each a multiple of kPartRows rows (but the last).
   const int64_t blocks = (rows + kPartRows - 1) / kPartRows;
   const int64_t parts = count >= kParallelMinimumElements
