@@ -4,10 +4,10 @@
 // (thread_pool.h), and each thread computes its part's rows with one single-threaded gemm
 // call (SgemmOnThisThread, gemm.h) and then runs the group's tiles over those rows, which
 // its own core has just written. Without it the product and the group are two parallel
-// loops, and the group's tiles need not land on the thread that wrote their rows
-// (docs/plugins.md "Product epilogues"; 1.04-1.43x on the char transformer's feed-forward
-// shapes at 2 threads, BENCHMARKS.md table 22). A tile that straddles two parts runs on the calling
-// thread once both are done. Any elementwise group qualifies (a GELU with the values its
+// loops, and every thread waits for the slowest part of the product before any starts on
+// the group (docs/plugins.md "Product epilogues"; 1.04-1.43x on the char transformer's
+// feed-forward shapes at 2 threads, BENCHMARKS.md table 22). A tile that straddles two
+// parts runs on the calling thread once both are done. Any elementwise group qualifies (a GELU with the values its
 // gradient keeps, a mask, a scale): its loop is the one it runs on its own, so every element
 // is computed by the same code; the product's value is still written (other steps may read
 // it). On one thread the run is the product, then the group, as without it.
