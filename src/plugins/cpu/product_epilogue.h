@@ -7,9 +7,9 @@
 // loops, and every thread waits for the slowest part of the product before any starts on
 // the group (docs/plugins.md "Product epilogues"; 1.04-1.43x on the char transformer's
 // feed-forward shapes at 2 threads, BENCHMARKS.md table 22). A tile that straddles two
-// parts runs on the calling thread once both are done. Any elementwise group qualifies (a GELU with the values its
-// gradient keeps, a mask, a scale): its loop is the one it runs on its own, so every element
-// is computed by the same code; the product's value is still written (other steps may read
+// parts runs on the calling thread once both are done. Any elementwise group qualifies (a GELU with
+// the values its gradient keeps, a mask, a scale): its loop is the one it runs on its own, so every
+// element is computed by the same code; the product's value is still written (other steps may read
 // it). On one thread the run is the product, then the group, as without it.
 //
 // Taken only where the product goes to oneDNN (gemm.h): OpenBLAS splits a product over its
