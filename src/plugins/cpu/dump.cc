@@ -13,7 +13,6 @@
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/device_layout.h"
-#include "src/plugins/cpu/product_epilogue.h"
 
 namespace seam::cpu {
 namespace {

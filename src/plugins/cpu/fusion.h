@@ -42,8 +42,8 @@ struct Step {
   // fusion_epilogue.h): it runs nothing itself.
   bool epilogue = false;
   // A group step that runs interleaved with the product step before it (a dot_general or
-  // dot update), block of rows by block of rows (product_epilogue.h): the product step runs
-  // both, this one nothing itself.
+  // dot update), each kernel thread's rows and then their tiles (product_epilogue.h): the
+  // product step runs both, this one nothing itself.
   bool interleaved = false;
 };
 

@@ -1,6 +1,7 @@
 #include "src/plugins/cpu/product_epilogue.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "src/plugins/cpu/dot_update.h"
 #include "src/plugins/cpu/fusion_epilogue.h"
@@ -24,8 +25,8 @@ bool ReadsElementwise(const ir::Program& program, const FusionPlan& plan,
          kernel.count == program.instructions[v].shape.num_elements();
 }
 
-}  // namespace
-
+// The plan of product step `s` (a dot update's own; a dot_general's made anew), or none
+// where step s is no f32 product that RunDotRows serves.
 std::optional<DotPlan> ProductPlanOf(const ir::Program& program, const FusionPlan& plan, int s) {
   const Step& step = plan.steps[s];
   if (step.group >= 0) return std::nullopt;
@@ -41,6 +42,8 @@ std::optional<DotPlan> ProductPlanOf(const ir::Program& program, const FusionPla
   if (!dot.has_value() || !DotRowsSupported(*dot)) return std::nullopt;
   return dot;
 }
+
+}  // namespace
 
 void AttachProductEpilogues(const ir::Program& program, const std::vector<LoopKernel>& kernels,
                             FusionPlan* plan) {

@@ -19,7 +19,6 @@
 #define SEAM_PLUGINS_CPU_PRODUCT_EPILOGUE_H_
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "src/ir/program.h"
@@ -33,10 +32,6 @@ namespace seam::cpu {
 inline constexpr int64_t kPartRows = 16;
 // Smaller products are not interleaved: a lone loop over them is short anyway.
 inline constexpr int64_t kProductEpilogueMinimumBytes = int64_t{1} << 20;
-
-// The plan of product step `s` (a dot update's own; a dot_general's made anew), or null
-// where step s is no f32 product that RunDotRows serves.
-std::optional<DotPlan> ProductPlanOf(const ir::Program& program, const FusionPlan& plan, int s);
 
 // For each product step, the first later step that reads its value: where that is a group
 // with no reductions that reads the value at each element's own position (not through a
