@@ -1,5 +1,7 @@
 #include "src/plugins/cpu/worker.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <set>
 #include <utility>
@@ -19,9 +21,27 @@ LiveWorkers& Live() {
   return *live;
 }
 
+// The first half of the exit drain (worker.h). exit() runs the exiting thread's
+// thread_local destructors before any exit handler or static destructor (glibc's
+// __run_exit_handlers calls __call_tls_dtors first), so the main thread's instance drains
+// the workers while every library is still whole, however late a library created its
+// statics (oneDNN makes a product kernel on its first product of each kind, on whichever
+// thread runs it). Any other thread's instance does nothing at that thread's end.
+struct MainThreadExitDrain {
+  ~MainThreadExitDrain() {
+    if (gettid() == getpid()) Worker::FinishAllAtExit();
+  }
+};
+
+void ArmExitDrain() {
+  thread_local MainThreadExitDrain drain;
+  (void)drain;
+}
+
 }  // namespace
 
 Worker::Worker() : thread_([this] { Loop(); }) {
+  ArmExitDrain();
   LiveWorkers& live = Live();
   std::lock_guard<std::mutex> lock(live.mu);
   live.workers.insert(this);
@@ -68,6 +88,7 @@ void Worker::Join() {
 }
 
 void Worker::Enqueue(std::function<void()> work) {
+  ArmExitDrain();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;

@@ -2,9 +2,14 @@
 //
 // Shutdown order: a client the runtime never destroys (it is leaked on purpose) keeps its
 // workers alive until the process exits. Work still queued then would run on while exit()
-// tears down the libraries it calls (OpenBLAS frees its buffers in its own destructor), so
-// the first Worker registers an exit handler that finishes every live worker's queue and
-// joins its thread before the later exit handlers and library destructors run.
+// tears down the libraries it calls (OpenBLAS frees its buffers in its own destructor;
+// oneDNN unmaps a product kernel it made on its first product of that kind), so exit
+// finishes every live worker's queue and joins its thread first, before any exit handler
+// or static destructor runs: the thread that creates a Worker or queues work gets a
+// thread_local whose destructor, on the process's main thread, drains the workers (exit()
+// runs the exiting thread's thread_local destructors before everything else). The first
+// Worker also registers an exit handler that does the same, for an exit() from a thread
+// that never queued work; whatever that handler runs after may already be gone.
 #ifndef SEAM_PLUGINS_CPU_WORKER_H_
 #define SEAM_PLUGINS_CPU_WORKER_H_
 
@@ -38,7 +43,8 @@ class Worker {
   bool TryRunInline(absl::FunctionRef<void()> work);
 
   // Process exit: stops every live worker after its queued work and joins its thread.
-  // Registered with std::atexit by the first Worker; public only so that it has a name.
+  // Called by the main thread's exit drain and registered with std::atexit by the first
+  // Worker (a second call finds nothing left); public only so that it has a name.
   static void FinishAllAtExit();
 
  private:
