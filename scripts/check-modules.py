@@ -9,8 +9,9 @@ an edge is an #include "src/..." from any file of one module to another module. 
     LAYERS below (docs/architecture.md, "The layers").
 It also checks the front end's one path through the seam: in src/lazy and src/nn, only
 src/lazy/step_runner.cc calls the four crossings of ComputationClient (TransferToDevice,
-Compile, ExecuteComputation / ExecuteReplicated, TransferFromDevice) or opens the compile
-cache (GetCompileCache); and that on the framework side of the seam (src/runtime) only the
+Compile, ExecuteComputation / ExecuteReplicated, TransferFromDevice) or reaches the compile
+cache (Runtime::compile_cache), and only the Runtime (src/lazy/runtime.cc) opens the
+process's cache (GetCompileCache); and that on the framework side of the seam (src/runtime) only the
 PJRT client (pjrt_computation_client*, split over several files) and the loader (pjrt_api.*)
 include the plugin ABI header (../shared/DESIGN.md, "Rules that keep the house simple").
 Run by ctest as `module_check`.
@@ -47,7 +48,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:src|seam|proto)/[^"]+)"', re.M)
 # The front end's calls that only the step runner may make.
 RUNNER = "src/lazy/step_runner.cc"
 RUNNER_ONLY = re.compile(r'(?:\.|->)(TransferToDevice|Compile|ExecuteComputation|ExecuteReplicated|'
-                         r'TransferFromDevice)\s*\(|\bGetCompileCache\s*\(')
+                         r'TransferFromDevice|compile_cache)\s*\(')
+# The process's compile cache is opened by the front end's Runtime only.
+RUNTIME = "src/lazy/runtime.cc"
+RUNTIME_ONLY = re.compile(r'\bGetCompileCache\s*\(')
 FRONT_END = ("src/lazy/", "src/nn/")
 
 # On the framework side, the files that may include the plugin ABI header (seam/c/...).
@@ -105,6 +109,10 @@ def main():
                 for call in RUNNER_ONLY.finditer(strip_comments(text)):
                     problems.append(f"{path}: calls {call.group(0).strip('.->(').strip()}, "
                                     f"which only {RUNNER} may (the one path through the seam)")
+            if path.startswith(FRONT_END) and path != RUNTIME and module != "src/lazy/compile_cache":
+                for call in RUNTIME_ONLY.finditer(strip_comments(text)):
+                    problems.append(f"{path}: calls {call.group(0).strip('(').strip()}, "
+                                    f"which only {RUNTIME} may (the runtime owns the cache)")
             for target in INCLUDE.findall(text):
                 if (target.startswith("seam/c/") and path.startswith(ABI_SIDE)
                         and not ABI_USERS.match(name)):

@@ -13,6 +13,7 @@
 #include "src/base/status_macros.h"
 #include "src/checkpoint/safetensors.h"
 #include "src/lazy/graph_executor.h"
+#include "src/lazy/runtime.h"
 #include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -127,7 +128,8 @@ std::optional<ir::DType> TensorDType(DType dtype) {
 Tensor Upload(const TensorInfo& info, ir::DType dtype, absl::Span<const uint8_t> bytes) {
   static const uint8_t kNoBytes = 0;  // an empty tensor still needs a valid pointer
   absl::StatusOr<lazy::NodePtr> leaf =
-      lazy::UploadedLeaf(ir::Shape{dtype, info.shape}, bytes.empty() ? &kNoBytes : bytes.data());
+      lazy::UploadedLeaf(lazy::CurrentRuntime(), ir::Shape{dtype, info.shape},
+                         bytes.empty() ? &kNoBytes : bytes.data());
   if (!leaf.ok()) Throw(leaf.status());
   return lazy::Wrap(*std::move(leaf));
 }

@@ -5,6 +5,7 @@
 #include "seam/distributed.h"
 #include "src/lazy/eager.h"
 #include "src/lazy/replicated.h"
+#include "src/lazy/runtime.h"
 #include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/runtime.h"
@@ -15,7 +16,7 @@ namespace {
 using lazy::NodePtr;
 
 runtime::ComputationClient* Client() {
-  absl::StatusOr<runtime::ComputationClient*> client = runtime::GetComputationClient();
+  absl::StatusOr<runtime::ComputationClient*> client = lazy::CurrentRuntime().client();
   if (!client.ok()) lazy::Throw(client.status());
   return *client;
 }
@@ -147,8 +148,9 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
   NodePtr node = impl->node();
   std::vector<std::vector<T>> values;
   bool replicated = false;
+  lazy::Runtime& rt = lazy::CurrentRuntime();
   {
-    std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();
+    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
     replicated = node->value->replicas != nullptr;
   }
   if (!replicated) {
@@ -157,7 +159,7 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
   }
   std::vector<runtime::ComputationClient::DataPtr> handles;
   {
-    std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();
+    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
     const lazy::ReplicaValues& copies = *node->value->replicas;
     if (copies.count != local_replicas_) {
       lazy::ThrowInvalid(absl::StrCat("gather: the tensor has ", copies.count,
@@ -172,7 +174,7 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
   request.op = "gather";
   request.reads = handles;
   lazy::StepResult read;
-  if (absl::Status status = lazy::RunStep(request, read); !status.ok()) lazy::Throw(status);
+  if (absl::Status status = lazy::RunStep(rt, request, read); !status.ok()) lazy::Throw(status);
   for (const ir::Literal& literal : read.read) {
     const T* data = reinterpret_cast<const T*>(literal.bytes.data());
     values.emplace_back(data, data + literal.shape.num_elements());

@@ -14,39 +14,18 @@
 #include "src/base/status_macros.h"
 #include "src/lazy/lowering.h"
 #include "src/lazy/step_runner.h"
-#include "src/runtime/runtime.h"
 
 namespace seam::lazy {
-
-std::atomic<int> g_eager{-1};
 
 namespace {
 
 using runtime::ComputationClient;
 
-// Whether any op ever ran eagerly (until then, nothing has history to cut).
-std::atomic<bool> g_ran_eagerly{false};
-
-absl::StatusOr<bool> ReadEagerVariable() {
-  std::optional<std::string> value = base::GetEnv("SEAM_EAGER");
-  if (!value || value->empty() || *value == "0") return false;
-  if (*value == "1") return true;
-  return absl::InvalidArgumentError(
-      absl::StrCat("Environment variable SEAM_EAGER must be 0 or 1, got '", *value, "'"));
-}
-
 }  // namespace
 
-absl::StatusOr<bool> EagerEnabled() {
-  int state = g_eager.load(std::memory_order_relaxed);
-  if (state >= 0) return state == 1;
-  SEAM_ASSIGN_OR_RETURN(bool enabled, ReadEagerVariable());
-  int expected = -1;
-  g_eager.compare_exchange_strong(expected, enabled ? 1 : 0);
-  return g_eager.load() == 1;
-}
+absl::StatusOr<bool> EagerEnabled() { return CurrentRuntime().eager(); }
 
-void SetEager(bool enabled) { g_eager.store(enabled ? 1 : 0); }
+void SetEager(bool enabled) { CurrentRuntime().set_eager(enabled); }
 
 namespace {
 
@@ -157,14 +136,11 @@ class OpKeyProgram final : public StepProgram {
 }  // namespace
 
 absl::Status ExecuteEagerly(Node& node) {
-  // The default device never changes once the client exists: this thread keeps its name
-  // (it begins every op key).
-  thread_local std::string device;
-  if (device.empty()) {
-    SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
-    device = client->GetDefaultDevice();
-  }
-  std::unique_lock<std::recursive_mutex> lock = LockSteps();
+  Runtime& rt = CurrentRuntime();
+  // The default device begins every op key.
+  SEAM_ASSIGN_OR_RETURN(const std::vector<std::string>* devices, rt.default_device());
+  const std::string& device = devices->front();
+  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
   // The operand values and the step's outputs live in per-thread buffers: after the first
@@ -196,17 +172,17 @@ absl::Status ExecuteEagerly(Node& node) {
     request.program = &built.emplace(lowered->program);
   }
   request.parameters = leaves;
-  SEAM_RETURN_IF_ERROR(RunStep(request, result));
+  SEAM_RETURN_IF_ERROR(RunStep(rt, request, result));
   auto value = NewDeviceValue();
   value->shape = node.shape;
   value->device = std::move(result.outputs[0].front());
   node.value = std::move(value);
-  g_ran_eagerly.store(true, std::memory_order_relaxed);
+  rt.note_ran_eagerly();
   return absl::OkStatus();
 }
 
 void CutEagerHistory(const std::vector<std::shared_ptr<TensorImpl>>& tensors) {
-  if (!g_ran_eagerly.load(std::memory_order_relaxed)) return;
+  if (!CurrentRuntime().ran_eagerly()) return;
   for (const auto& tensor : tensors) {
     NodePtr node = tensor->node();
     if (node->value != nullptr && node->op != ir::Op::kParameter) {

@@ -3,24 +3,22 @@
 #ifndef SEAM_LAZY_EAGER_H_
 #define SEAM_LAZY_EAGER_H_
 
-#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/lazy/runtime.h"
 
 namespace seam::lazy {
 
-// Whether eager mode is on: seam::set_eager's last value, else SEAM_EAGER read at first
-// use ("1" on, "0" or unset off; anything else is InvalidArgument naming the variable).
+// Whether eager mode is on in the current runtime (Runtime::eager): seam::set_eager's last
+// value, else SEAM_EAGER read at first use.
 absl::StatusOr<bool> EagerEnabled();
 void SetEager(bool enabled);
-// -1: not decided yet (SEAM_EAGER is read at first use); 0 / 1 after that or set_eager.
-extern std::atomic<int> g_eager;
 // True when eager mode is known to be off (set off, or SEAM_EAGER read and off): the check
-// every recorded op makes, inline and without building a status.
-inline bool EagerKnownOff() { return g_eager.load(std::memory_order_relaxed) == 0; }
+// every recorded op makes, without building a status.
+inline bool EagerKnownOff() { return CurrentRuntime().eager_known_off(); }
 
 // Runs `node` now, as a program of that one op over its operands (which eager mode has
 // already computed; constants are compiled in), and sets node->value to the result. The

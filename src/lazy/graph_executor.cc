@@ -38,8 +38,9 @@ namespace {
 // on.
 class BarrierSpan {
  public:
-  explicit BarrierSpan(bool step) : step_(step), begin_ns_(trace::On() ? trace::NowNs() : -1) {
-    if (step_) ++steps_;
+  BarrierSpan(Runtime& rt, bool step)
+      : rt_(rt), step_(step), begin_ns_(trace::On() ? trace::NowNs() : -1) {
+    if (step_) ++rt_.barrier_steps;
   }
   ~BarrierSpan() {
     if (!trace::On()) return;
@@ -54,20 +55,18 @@ class BarrierSpan {
       return;
     }
     // The previous barrier's end when it was traced in this trace, else the trace's start.
-    const int64_t since_ns = std::max(last_end_ns_, trace::StartedAtNs());
+    const int64_t since_ns = std::max(rt_.last_barrier_end_ns, trace::StartedAtNs());
     const int64_t recording_ns = since_ns > 0 && since_ns <= begin_ns_ ? since_ns : begin_ns_;
-    trace::Record(absl::StrCat("step ", steps_), "step", recording_ns, end_ns);
+    trace::Record(absl::StrCat("step ", rt_.barrier_steps), "step", recording_ns, end_ns);
     trace::Record("recording", "step", recording_ns, begin_ns_);
     trace::Record("barrier", "step", begin_ns_, end_ns);
-    last_end_ns_ = end_ns;
+    rt_.last_barrier_end_ns = end_ns;
   }
   BarrierSpan(const BarrierSpan&) = delete;
   BarrierSpan& operator=(const BarrierSpan&) = delete;
 
  private:
-  // Guarded by LockSteps(), as every barrier is.
-  static inline int64_t steps_ = 0;
-  static inline int64_t last_end_ns_ = 0;
+  Runtime& rt_;  // its barrier count and last end are guarded by its step lock, held here
   bool step_;
   int64_t begin_ns_;
 };
@@ -124,7 +123,8 @@ class WalkProgram final : public StepProgram {
 
 // A step whose values are per-replica, or that spans the devices of several processes:
 // the lowered program over its replicas.
-absl::Status SyncReplicated(BarrierTables& tables, StepKind kind, StepReplicas replicas) {
+absl::Status SyncReplicated(Runtime& rt, BarrierTables& tables, StepKind kind,
+                            StepReplicas replicas) {
   tables.walk.leaves.clear();  // holds no value while the replicas run
   LoweredGraph lowered = LowerGraph(tables.roots);
   SetReplicas(lowered.program, replicas.global);
@@ -135,7 +135,7 @@ absl::Status SyncReplicated(BarrierTables& tables, StepKind kind, StepReplicas r
   request.global_replicas = replicas.global;
   request.parameters = lowered.leaves;
   request.program = &program;
-  SEAM_RETURN_IF_ERROR(RunStep(request, tables.step));
+  SEAM_RETURN_IF_ERROR(RunStep(rt, request, tables.step));
   if (replicas.job_wide()) CountCrossProcessCollectives(lowered.program);
   std::vector<NodePtr> results = ReplicatedLeaves(tables.roots, tables.step.outputs);
   for (size_t i = 0; i < tables.pending.size(); ++i) {
@@ -168,8 +168,9 @@ bool CollectPending(const std::vector<std::shared_ptr<TensorImpl>>& tensors,
 }  // namespace
 
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
-  std::unique_lock<std::recursive_mutex> lock = LockSteps();
-  const BarrierSpan span(donate);
+  Runtime& rt = CurrentRuntime();
+  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+  const BarrierSpan span(rt, donate);
   // A barrier inside a barrier (from an observer) gets tables of its own.
   base::ScratchLease<BarrierTables> lease;
   BarrierTables& tables = *lease;
@@ -177,7 +178,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   StepRequest request;
   request.kind = kind;
   if (!CollectPending(tensors, tables)) {
-    return donate ? RunStep(request, tables.step) : absl::OkStatus();  // MarkStep only
+    return donate ? RunStep(rt, request, tables.step) : absl::OkStatus();  // MarkStep only
   }
   // The cache is keyed and checked on the graph itself: a hit builds no program.
   const int64_t capture_ns = trace::On() ? trace::NowNs() : -1;
@@ -189,7 +190,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
                           }
                           return false;
                         }));
-  if (replicas.global > 1) return SyncReplicated(tables, kind, replicas);
+  if (replicas.global > 1) return SyncReplicated(rt, tables, kind, replicas);
   if (donate) walk.aliases = PlanDonations(walk, tables.roots, tables.pending, tables.root_index);
 
   WalkProgram program(walk, tables.roots);
@@ -197,7 +198,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   request.program = &program;
   request.donations = walk.aliases;
   if (capture_ns >= 0) trace::Record("graph capture", "step", capture_ns, trace::NowNs());
-  SEAM_RETURN_IF_ERROR(RunStep(request, tables.step));
+  SEAM_RETURN_IF_ERROR(RunStep(rt, request, tables.step));
 
   std::vector<runtime::ComputationClient::DataPtr>& outputs = tables.step.outputs[0];
   std::vector<NodePtr>& new_leaves = tables.new_leaves;
@@ -230,7 +231,7 @@ absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor
   if (g_observer != nullptr) g_observer->OnHostRead();
   SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
   NodePtr node = tensor->node();
-  return ReadValue(*node->value, op);
+  return ReadValue(CurrentRuntime(), *node->value, op);
 }
 
 absl::Status ReadTensorInto(const std::shared_ptr<TensorImpl>& tensor, std::string_view op,
@@ -238,7 +239,7 @@ absl::Status ReadTensorInto(const std::shared_ptr<TensorImpl>& tensor, std::stri
   if (g_observer != nullptr) g_observer->OnHostRead();
   SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
   NodePtr node = tensor->node();
-  return ReadValueInto(*node->value, op, destination);
+  return ReadValueInto(CurrentRuntime(), *node->value, op, destination);
 }
 
 }  // namespace seam::lazy

@@ -1,5 +1,6 @@
 // The public metrics API (include/seam/metrics.h) over the runtime's registry.
 #include "seam/metrics.h"
+#include "src/lazy/runtime.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/remote_computation_client.h"
 #include "src/runtime/runtime.h"
@@ -9,7 +10,7 @@ namespace seam::metrics {
 std::string CreateMetricReport() {
   std::string report = MetricsReport();
   // The devices' memory figures, when the process's client exists (a report never starts it).
-  if (const runtime::ComputationClient* client = runtime::GetComputationClientIfInitialized()) {
+  if (const runtime::ComputationClient* client = lazy::CurrentRuntime().client_if_initialized()) {
     report += runtime::MemoryReport(*client);
   }
   return report;
@@ -18,7 +19,7 @@ std::string CreateMetricReport() {
 std::string CreateMetricReport(const ReportOptions& options) {
   std::string report = CreateMetricReport();
   if (!options.server) return report;
-  const runtime::ComputationClient* client = runtime::GetComputationClientIfInitialized();
+  const runtime::ComputationClient* client = lazy::CurrentRuntime().client_if_initialized();
   if (client == nullptr) return report + "Server: none (no client yet)\n";
   return report + runtime::ServerReport(*client);
 }

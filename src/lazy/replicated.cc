@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
+#include "src/lazy/runtime.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/runtime.h"
@@ -47,7 +48,7 @@ absl::StatusOr<StepReplicas> PlanStepReplicas(
     absl::FunctionRef<bool()> has_all_reduce) {
   SEAM_ASSIGN_OR_RETURN(int64_t sharded, ReplicaCount(leaves));
   StepReplicas replicas{sharded, sharded};
-  SEAM_ASSIGN_OR_RETURN(runtime::ComputationClient * client, runtime::GetComputationClient());
+  SEAM_ASSIGN_OR_RETURN(runtime::ComputationClient * client, CurrentRuntime().client());
   const int64_t processes = client->GetNumProcesses();
   if (processes <= 1 || !has_all_reduce()) return replicas;
   const auto local = static_cast<int64_t>(client->GetLocalDevices().size());

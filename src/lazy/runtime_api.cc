@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/runtime.h"
 #include "seam/tensor.h"
+#include "src/lazy/runtime.h"
 #include "src/runtime/runtime.h"
 
 namespace seam {
@@ -39,7 +40,7 @@ void RegisterPjRtPlugin(const std::string& name, std::shared_ptr<const PjRtPlugi
 }
 
 void wait_device_ops() {
-  runtime::ComputationClient* client = runtime::GetComputationClientIfInitialized();
+  runtime::ComputationClient* client = lazy::CurrentRuntime().client_if_initialized();
   if (client == nullptr) return;
   for (const std::string& device : client->GetLocalDevices()) {
     absl::Status status = client->AwaitRunsInFlightBelow(device, 1);
@@ -48,7 +49,7 @@ void wait_device_ops() {
 }
 
 MemoryStats memory_stats(int device) {
-  absl::StatusOr<runtime::ComputationClient*> client = runtime::GetComputationClient();
+  absl::StatusOr<runtime::ComputationClient*> client = lazy::CurrentRuntime().client();
   if (!client.ok()) ThrowStatus(client.status());
   const std::vector<std::string> devices = (*client)->GetLocalDevices();
   if (device < 0 || static_cast<size_t>(device) >= devices.size()) {

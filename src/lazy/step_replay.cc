@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
 #include "src/lazy/eager.h"
+#include "src/lazy/runtime.h"
 #include "src/lazy/step_runner.h"
 #include "src/runtime/trace.h"
 
@@ -140,8 +141,9 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
     StepResults& results, std::string* why_not) {
   why_not->clear();
   // The guards read the values the run will use: they and the run are one step.
-  std::unique_lock<std::recursive_mutex> lock = LockSteps();
-  SEAM_ASSIGN_OR_RETURN(bool eager, EagerEnabled());
+  Runtime& rt = CurrentRuntime();
+  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+  SEAM_ASSIGN_OR_RETURN(bool eager, rt.eager());
   if (eager) {
     *why_not = "eager mode is on";
   } else if (inputs.size() != plan.inputs.size()) {
@@ -165,7 +167,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   };
   {
     const trace::Span span("compiled step replay", "step");  // its crossings nest inside
-    SEAM_RETURN_IF_ERROR(RunStep(request, step));
+    SEAM_RETURN_IF_ERROR(RunStep(rt, request, step));
   }
   std::vector<ComputationClient::DataPtr>& outputs = step.outputs[0];
   std::vector<NodePtr> leaves;

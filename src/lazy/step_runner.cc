@@ -147,7 +147,8 @@ absl::Status SendParameters(ComputationClient& client, const std::vector<std::st
 }
 
 // Crossing 2: the request's program from the compile cache, compiled on a miss.
-absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(ComputationClient& client,
+absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(Runtime& rt,
+                                                                ComputationClient& client,
                                                                 const StepRequest& request,
                                                                 const std::string& device) {
   const Counters& counters = GetCounters();
@@ -155,7 +156,7 @@ absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(ComputationClien
     counters.cached->Add(1);
     return request.computation;
   }
-  SEAM_ASSIGN_OR_RETURN(CompileCache * cache, GetCompileCache());
+  SEAM_ASSIGN_OR_RETURN(CompileCache * cache, rt.compile_cache());
   StepProgram& source = *request.program;
   const uint64_t key = CompileCacheKey(source.Key(), device);
   ComputationClient::ComputationPtr computation;
@@ -285,7 +286,7 @@ bool BuiltProgram::Matches(const ir::Program& cached, absl::Span<const uint64_t>
 
 absl::StatusOr<ir::Program> BuiltProgram::Lower(std::vector<uint64_t>*) { return program_; }
 
-absl::Status RunStep(const StepRequest& request, StepResult& result) {
+absl::Status RunStep(Runtime& rt, const StepRequest& request, StepResult& result) {
   const Counters& counters = GetCounters();
   if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
     counters.mark_step->Add(1);
@@ -304,7 +305,7 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
   base::ScratchLease<Scratch> lease;
   Scratch& scratch = *lease;
 
-  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, runtime::GetComputationClient());
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, rt.client());
   if (!request.uploads.empty()) {
     const std::string device = client->GetDefaultDevice();
     for (const ComputationClient::TensorSource& source : request.uploads) {
@@ -316,21 +317,19 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
   if (runs) {
     // A job that lost a process fails every step, naming it (an atomic load when whole).
     SEAM_RETURN_IF_ERROR(runtime::JobHealth());
-    // The devices, kept per thread for plain steps: the default device never changes.
-    thread_local std::vector<std::string> default_device;
+    // The devices: a plain step's is the default device, which never changes.
+    const std::vector<std::string>* devices = nullptr;
     std::vector<std::string> replica_devices;
-    if (request.replicas == 1 && default_device.empty()) {
-      default_device.push_back(client->GetDefaultDevice());
-    }
-    if (request.replicas != 1) {
+    if (request.replicas == 1) {
+      SEAM_ASSIGN_OR_RETURN(devices, rt.default_device());
+    } else {
       SEAM_ASSIGN_OR_RETURN(replica_devices, StepDevices(*client, request.replicas));
+      devices = &replica_devices;
     }
-    const std::vector<std::string>& devices =
-        request.replicas == 1 ? default_device : replica_devices;
-    SEAM_RETURN_IF_ERROR(SendParameters(*client, devices, request.parameters, scratch));
-    SEAM_ASSIGN_OR_RETURN(result.computation, FindOrCompile(*client, request, devices[0]));
+    SEAM_RETURN_IF_ERROR(SendParameters(*client, *devices, request.parameters, scratch));
+    SEAM_ASSIGN_OR_RETURN(result.computation, FindOrCompile(rt, *client, request, (*devices)[0]));
     SEAM_RETURN_IF_ERROR(
-        NameLostProcess(*client, Execute(*client, request, devices, scratch, result)));
+        NameLostProcess(*client, Execute(*client, request, *devices, scratch, result)));
     for (const ir::Alias& alias : request.donations) {
       request.parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
     }
@@ -353,19 +352,14 @@ absl::Status RunStep(const StepRequest& request, StepResult& result) {
   return absl::OkStatus();
 }
 
-std::unique_lock<std::recursive_mutex> LockSteps() {
-  static auto* mu = new std::recursive_mutex();  // leaked: steps may run during exit
-  return std::unique_lock<std::recursive_mutex>(*mu);
-}
-
-absl::StatusOr<NodePtr> UploadedLeaf(const ir::Shape& shape, const void* bytes) {
+absl::StatusOr<NodePtr> UploadedLeaf(Runtime& rt, const ir::Shape& shape, const void* bytes) {
   const ComputationClient::TensorSource source{shape, bytes, ""};
   StepRequest request;
   request.kind = StepKind::kHostRead;
   request.op = "upload";
   request.uploads = absl::MakeConstSpan(&source, 1);
   StepResult result;
-  SEAM_RETURN_IF_ERROR(RunStep(request, result));
+  SEAM_RETURN_IF_ERROR(RunStep(rt, request, result));
   auto value = NewDeviceValue();
   value->shape = shape;
   value->device = std::move(result.uploaded.front());
@@ -376,43 +370,44 @@ namespace {
 
 // A host-read step of `device`: into `destination` when it is not empty, else into
 // result.read.
-absl::Status HostReadStep(const ComputationClient::DataPtr& device, std::string_view op,
-                          absl::Span<uint8_t> destination, StepResult& result) {
+absl::Status HostReadStep(Runtime& rt, const ComputationClient::DataPtr& device,
+                          std::string_view op, absl::Span<uint8_t> destination,
+                          StepResult& result) {
   StepRequest request;
   request.kind = StepKind::kHostRead;
   request.op = op;
   request.reads = absl::MakeConstSpan(&device, 1);
   request.read_into = destination;
-  return RunStep(request, result);
+  return RunStep(rt, request, result);
 }
 
 }  // namespace
 
-absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op) {
+absl::StatusOr<ir::Literal> ReadValue(Runtime& rt, const DeviceValue& value, std::string_view op) {
   ComputationClient::DataPtr device;
   {
-    std::unique_lock<std::recursive_mutex> lock = LockSteps();
+    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
     SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
     if (value.device == nullptr) return *value.host;
     device = value.device;
   }
   thread_local StepResult result;
-  SEAM_RETURN_IF_ERROR(HostReadStep(device, op, {}, result));
+  SEAM_RETURN_IF_ERROR(HostReadStep(rt, device, op, {}, result));
   ir::Literal literal = std::move(result.read.front());
   result.read.clear();
   return literal;
 }
 
-absl::Status ReadValueInto(const DeviceValue& value, std::string_view op,
+absl::Status ReadValueInto(Runtime& rt, const DeviceValue& value, std::string_view op,
                            absl::Span<uint8_t> destination) {
   ComputationClient::DataPtr device;
   {
-    std::unique_lock<std::recursive_mutex> lock = LockSteps();
+    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
     SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
     if (value.device == nullptr || destination.empty()) {
       // On the host, or nothing to copy: the plain read, then a copy of what it gave.
       lock.unlock();
-      SEAM_ASSIGN_OR_RETURN(ir::Literal literal, ReadValue(value, op));
+      SEAM_ASSIGN_OR_RETURN(ir::Literal literal, ReadValue(rt, value, op));
       if (literal.bytes.size() != destination.size()) {
         return absl::InvalidArgumentError(
             absl::StrCat(std::string(op), ": ", literal.shape.ToString(), " needs ",
@@ -426,7 +421,7 @@ absl::Status ReadValueInto(const DeviceValue& value, std::string_view op,
     device = value.device;
   }
   thread_local StepResult result;
-  return HostReadStep(device, op, destination, result);
+  return HostReadStep(rt, device, op, destination, result);
 }
 
 }  // namespace seam::lazy

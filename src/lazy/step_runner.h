@@ -28,6 +28,7 @@
 #include "absl/types/span.h"
 #include "src/ir/program.h"
 #include "src/lazy/lazy_tensor.h"
+#include "src/lazy/runtime.h"
 #include "src/runtime/computation_client.h"
 
 namespace seam::lazy {
@@ -111,29 +112,28 @@ struct StepResult {
   std::vector<runtime::ComputationClient::DataPtr> uploaded;  // per entry of request.uploads
 };
 
-// The step lock. Every path holds it from the moment it reads the device values of a step
-// (which are on the device, which donated) until the step is launched and the tensors
-// point at its results: the barrier (SyncTensors), an eager op, a replay, the inspection
-// of a value before a host read. So steps of different threads are atomic with respect to
-// each other, and a donation decided under it sees every other step's references. A
-// blocking read of a value (TransferFromDevice) runs outside it. Recursive: a barrier
-// inside a barrier (from an observer) takes it again.
-std::unique_lock<std::recursive_mutex> LockSteps();
+// The step lock (Runtime::LockSteps). Every path holds it from the moment it reads the
+// device values of a step (which are on the device, which donated) until the step is
+// launched and the tensors point at its results: the barrier (SyncTensors), an eager op, a
+// replay, the inspection of a value before a host read. So steps of different threads are
+// atomic with respect to each other, and a donation decided under it sees every other
+// step's references. A blocking read of a value (TransferFromDevice) runs outside it.
+// Recursive: a barrier inside a barrier (from an observer) takes it again.
 
 // Runs `request` as described at the top of this file, into `result` (whose vectors keep
 // their capacity from an earlier call). On error nothing is marked donated.
-absl::Status RunStep(const StepRequest& request, StepResult& result);
+absl::Status RunStep(Runtime& rt, const StepRequest& request, StepResult& result);
 
 // A leaf whose value is on the default device only (no host copy), sent from `bytes`
 // (shape.byte_size() of them, read during the call only).
-absl::StatusOr<NodePtr> UploadedLeaf(const ir::Shape& shape, const void* bytes);
+absl::StatusOr<NodePtr> UploadedLeaf(Runtime& rt, const ir::Shape& shape, const void* bytes);
 
 // The value of a host read: the value's host copy when it never went to the device, else
 // one read-only step of `value->device`. `op` names the caller in errors. Takes the step
 // lock to look at the value, and reads the device outside it.
-absl::StatusOr<ir::Literal> ReadValue(const DeviceValue& value, std::string_view op);
+absl::StatusOr<ir::Literal> ReadValue(Runtime& rt, const DeviceValue& value, std::string_view op);
 // ReadValue into caller memory of exactly the value's byte size (an error names both sizes).
-absl::Status ReadValueInto(const DeviceValue& value, std::string_view op,
+absl::Status ReadValueInto(Runtime& rt, const DeviceValue& value, std::string_view op,
                            absl::Span<uint8_t> destination);
 
 }  // namespace seam::lazy

@@ -23,6 +23,7 @@
 #include "src/lazy/lowering.h"
 #include "src/lazy/recompile_explainer.h"
 #include "src/lazy/replicated.h"
+#include "src/lazy/runtime.h"
 #include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
 
@@ -588,7 +589,8 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
     NodePtr node = lazy::NodeOf(tensor, "pending_ir_text");
     if (!node->is_leaf()) roots.push_back(std::move(node));
   }
-  std::unique_lock<std::recursive_mutex> lock = lazy::LockSteps();  // reads the leaves' copies
+  // Reads the leaves' copies.
+  std::unique_lock<std::recursive_mutex> lock = lazy::CurrentRuntime().LockSteps();
   lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
   absl::StatusOr<lazy::StepReplicas> replicas =
       lazy::PlanStepReplicas(lowered.leaves, [&] { return lazy::HasAllReduce(lowered.program); });
