@@ -457,7 +457,7 @@ def read_declarations(tokens, macros):
             read_members(body, fields)
             h.structs[name] = {"c": f"{kind} {tag}" if tag else alias, "fields": fields}
             h.order.append(("struct", name))
-            if tag:
+            if tag and tag not in h.tags:
                 h.tags[tag] = kind
                 h.order.append(("tag", tag))
             if alias:
@@ -574,7 +574,12 @@ def facts_of(path):
     out, err = compile_and_run("\n".join(lines), "layout")
     if out is None:
         die(f"the layout program for {path} did not compile:\n{first_lines(err)}")
-    rows = [tuple(line.split("\t")) for line in out.splitlines() if line]
+    rows, seen = [], set()
+    for line in out.splitlines():
+        # A typedef repeated (legal since C11, as upstream does) gives one fact, not two.
+        if line and line not in seen:
+            seen.add(line)
+            rows.append(tuple(line.split("\t")))
     values = {r[1]: r[2] for r in rows if r[0] == "version"}
     return rows, values.get("PJRT_API_MAJOR", "?"), values.get("PJRT_API_MINOR", "?"), h
 
