@@ -17,20 +17,20 @@ int64_t MonotonicNs() {
 }
 
 // The events a Collect handed over, each checked against the window [begin_ns, end_ns].
-absl::Status CheckEvents(const PJRT_Profiler_Collect_Args& collect, int64_t begin_ns,
+absl::Status CheckEvents(const SEAM_Profiler_Collect_Args& collect, int64_t begin_ns,
                          int64_t end_ns, int& compiles, int& runs) {
   if (collect.num_events > 0 && collect.events == nullptr) {
     return absl::InternalError(
-        absl::StrCat("PJRT_Profiler_Collect: ", collect.num_events, " events and a null array"));
+        absl::StrCat("SEAM_Profiler_Collect: ", collect.num_events, " events and a null array"));
   }
   for (size_t i = 0; i < collect.num_events; ++i) {
-    const PJRT_Profiler_Event* e = collect.events[i];
+    const SEAM_Profiler_Event* e = collect.events[i];
     const std::string which = absl::StrCat("event ", i);
     if (e == nullptr) return absl::InternalError(absl::StrCat(which, " is null"));
-    if (e->struct_size < PJRT_Profiler_Event_STRUCT_SIZE) {
+    if (e->struct_size < SEAM_Profiler_Event_STRUCT_SIZE) {
       return absl::InternalError(absl::StrCat(which, " has struct_size ", e->struct_size,
                                               ", expected at least ",
-                                              PJRT_Profiler_Event_STRUCT_SIZE));
+                                              SEAM_Profiler_Event_STRUCT_SIZE));
     }
     if (e->name == nullptr || e->name[0] == '\0') {
       return absl::InternalError(absl::StrCat(which, " has an empty name"));
@@ -69,10 +69,10 @@ absl::Status CheckEvents(const PJRT_Profiler_Collect_Args& collect, int64_t begi
 
 void CheckProfiler(Suite& suite) {
   suite.Check("profiler", "events of a compile and a run", [&]() -> absl::Status {
-    const PJRT_Profiler_Extension* profiler = runtime::FindProfilerExtension(suite.api());
+    const SEAM_Profiler_Extension* profiler = runtime::FindProfilerExtension(suite.api());
     if (profiler == nullptr) {
       return absl::UnimplementedError(
-          "the profiler extension (PJRT_Extension_Type_Profiler) is not implemented by this "
+          "the profiler extension (SEAM_Extension_Type_Profiler) is not implemented by this "
           "plugin");
     }
     if (profiler->start == nullptr || profiler->stop == nullptr || profiler->collect == nullptr) {
@@ -80,14 +80,14 @@ void CheckProfiler(Suite& suite) {
     }
     if (suite.client() == nullptr) return suite.client_status();
     const int64_t begin_ns = MonotonicNs();
-    auto start = SEAM_PJRT_ARGS(PJRT_Profiler_Start_Args);
+    auto start = SEAM_PJRT_ARGS(SEAM_Profiler_Start_Args);
     SEAM_RETURN_IF_ERROR(suite.Call(profiler->start(&start)));
     absl::Status work = CompileRunAndReadBack(suite);
-    auto stop = SEAM_PJRT_ARGS(PJRT_Profiler_Stop_Args);
+    auto stop = SEAM_PJRT_ARGS(SEAM_Profiler_Stop_Args);
     SEAM_RETURN_IF_ERROR(suite.Call(profiler->stop(&stop)));
     const int64_t end_ns = MonotonicNs();
     SEAM_RETURN_IF_ERROR(work);
-    auto collect = SEAM_PJRT_ARGS(PJRT_Profiler_Collect_Args);
+    auto collect = SEAM_PJRT_ARGS(SEAM_Profiler_Collect_Args);
     SEAM_RETURN_IF_ERROR(suite.Call(profiler->collect(&collect)));
     int compiles = 0, runs = 0;
     SEAM_RETURN_IF_ERROR(CheckEvents(collect, begin_ns, end_ns, compiles, runs));
@@ -98,7 +98,7 @@ void CheckProfiler(Suite& suite) {
     }
     // Stopped: more work adds nothing, and the events handed over are not handed again.
     SEAM_RETURN_IF_ERROR(CompileRunAndReadBack(suite));
-    auto again = SEAM_PJRT_ARGS(PJRT_Profiler_Collect_Args);
+    auto again = SEAM_PJRT_ARGS(SEAM_Profiler_Collect_Args);
     SEAM_RETURN_IF_ERROR(suite.Call(profiler->collect(&again)));
     return Expect(again.num_events == 0,
                   absl::StrCat("after Stop and Collect, a compile and a run gave ",

@@ -268,7 +268,7 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {
   return attributes;
 }
 
-const PJRT_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api) {
+const SEAM_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api) {
   constexpr int kProfilerMinor = 4;  // 1.4: the profiler extension
   constexpr int kMaxLinks = 64;      // a chain that loops is not followed forever
   if (api == nullptr || GetPluginVersion(api).major != PJRT_API_MAJOR ||
@@ -277,9 +277,9 @@ const PJRT_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api) {
   }
   const PJRT_Extension_Base* link = api->extension_start;
   for (int i = 0; link != nullptr && i < kMaxLinks; ++i, link = link->next) {
-    if (link->type == PJRT_Extension_Type_Profiler &&
-        link->struct_size >= PJRT_Profiler_Extension_STRUCT_SIZE) {
-      return reinterpret_cast<const PJRT_Profiler_Extension*>(link);
+    if (link->type == SEAM_Extension_Type_Profiler &&
+        link->struct_size >= SEAM_Profiler_Extension_STRUCT_SIZE) {
+      return reinterpret_cast<const SEAM_Profiler_Extension*>(link);
     }
   }
   return nullptr;
@@ -289,36 +289,36 @@ namespace {
 
 class ProfilerSource final : public trace::Source {
  public:
-  ProfilerSource(const PJRT_Api* api, const PJRT_Profiler_Extension* extension, std::string name)
+  ProfilerSource(const PJRT_Api* api, const SEAM_Profiler_Extension* extension, std::string name)
       : api_(api), extension_(extension), name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
 
   absl::Status Start() override {
-    auto args = SEAM_PJRT_ARGS(PJRT_Profiler_Start_Args);
+    auto args = SEAM_PJRT_ARGS(SEAM_Profiler_Start_Args);
     args.max_events = 0;  // the plugin's default
     return TakePjrtError(api_, extension_->start(&args));
   }
 
   absl::Status StopAndCollect(std::vector<trace::PluginEvent>& events, uint64_t& dropped) override {
-    auto stop = SEAM_PJRT_ARGS(PJRT_Profiler_Stop_Args);
+    auto stop = SEAM_PJRT_ARGS(SEAM_Profiler_Stop_Args);
     SEAM_RETURN_IF_ERROR(TakePjrtError(api_, extension_->stop(&stop)));
-    auto collect = SEAM_PJRT_ARGS(PJRT_Profiler_Collect_Args);
+    auto collect = SEAM_PJRT_ARGS(SEAM_Profiler_Collect_Args);
     SEAM_RETURN_IF_ERROR(TakePjrtError(api_, extension_->collect(&collect)));
     dropped += collect.num_dropped;
     if (collect.num_events > 0 && collect.events == nullptr) {
-      return absl::InternalError(absl::StrCat("PJRT_Profiler_Collect reported ", collect.num_events,
+      return absl::InternalError(absl::StrCat("SEAM_Profiler_Collect reported ", collect.num_events,
                                               " events and no array"));
     }
     events.reserve(events.size() + collect.num_events);
     for (size_t i = 0; i < collect.num_events; ++i) {
-      const PJRT_Profiler_Event* e = collect.events[i];
-      if (e == nullptr || e->struct_size < PJRT_Profiler_Event_STRUCT_SIZE) {
+      const SEAM_Profiler_Event* e = collect.events[i];
+      if (e == nullptr || e->struct_size < SEAM_Profiler_Event_STRUCT_SIZE) {
         return absl::InternalError(
-            absl::StrCat("PJRT_Profiler_Collect: event ", i, " is ",
+            absl::StrCat("SEAM_Profiler_Collect: event ", i, " is ",
                          e == nullptr ? std::string("null")
                                       : absl::StrCat(e->struct_size, " bytes, expected at least ",
-                                                     PJRT_Profiler_Event_STRUCT_SIZE)));
+                                                     SEAM_Profiler_Event_STRUCT_SIZE)));
       }
       trace::PluginEvent event;
       event.name = e->name == nullptr ? "" : e->name;
@@ -334,14 +334,14 @@ class ProfilerSource final : public trace::Source {
 
  private:
   const PJRT_Api* api_;
-  const PJRT_Profiler_Extension* extension_;
+  const SEAM_Profiler_Extension* extension_;
   std::string name_;
 };
 
 }  // namespace
 
 std::unique_ptr<trace::Source> MakeProfilerSource(const PJRT_Api* api, std::string name) {
-  const PJRT_Profiler_Extension* extension = FindProfilerExtension(api);
+  const SEAM_Profiler_Extension* extension = FindProfilerExtension(api);
   if (extension == nullptr) return nullptr;
   return std::make_unique<ProfilerSource>(api, extension, std::move(name));
 }

@@ -13,7 +13,7 @@
 
 struct PJRT_Api;
 struct PJRT_Error;
-struct PJRT_Profiler_Extension;
+struct SEAM_Profiler_Extension;
 
 namespace seam::runtime {
 
@@ -90,7 +90,7 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api);
 // has none (its chain is not read), nor has one whose chain lacks the type or whose
 // extension struct is smaller than this header's. The chain is followed for at most 64
 // links.
-const PJRT_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api);
+const SEAM_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api);
 
 // The plugin's profiler extension as a trace source named `name` (the platform), or null
 // when the plugin has none.

@@ -14,35 +14,35 @@
 namespace seam::plugin::profiler {
 namespace {
 
-const PJRT_Profiler_Extension& Ext() {
+const SEAM_Profiler_Extension& Ext() {
   PJRT_Extension_Base* base = Extension();
-  EXPECT_EQ(base->type, PJRT_Extension_Type_Profiler);
-  EXPECT_EQ(base->struct_size, PJRT_Profiler_Extension_STRUCT_SIZE);
-  return *reinterpret_cast<const PJRT_Profiler_Extension*>(base);
+  EXPECT_EQ(base->type, SEAM_Extension_Type_Profiler);
+  EXPECT_EQ(base->struct_size, SEAM_Profiler_Extension_STRUCT_SIZE);
+  return *reinterpret_cast<const SEAM_Profiler_Extension*>(base);
 }
 
 void StartCollecting(size_t max_events) {
-  PJRT_Profiler_Start_Args args{};
-  args.struct_size = PJRT_Profiler_Start_Args_STRUCT_SIZE;
+  SEAM_Profiler_Start_Args args{};
+  args.struct_size = SEAM_Profiler_Start_Args_STRUCT_SIZE;
   args.max_events = max_events;
   ASSERT_EQ(Ext().start(&args), nullptr);
 }
 
 void StopCollecting() {
-  PJRT_Profiler_Stop_Args args{};
-  args.struct_size = PJRT_Profiler_Stop_Args_STRUCT_SIZE;
+  SEAM_Profiler_Stop_Args args{};
+  args.struct_size = SEAM_Profiler_Stop_Args_STRUCT_SIZE;
   ASSERT_EQ(Ext().stop(&args), nullptr);
 }
 
 struct Collected {
   std::vector<std::string> names;
-  std::vector<const PJRT_Profiler_Event*> events;
+  std::vector<const SEAM_Profiler_Event*> events;
   uint64_t dropped = 0;
 };
 
 Collected Collect() {
-  PJRT_Profiler_Collect_Args args{};
-  args.struct_size = PJRT_Profiler_Collect_Args_STRUCT_SIZE;
+  SEAM_Profiler_Collect_Args args{};
+  args.struct_size = SEAM_Profiler_Collect_Args_STRUCT_SIZE;
   EXPECT_EQ(Ext().collect(&args), nullptr);
   Collected out;
   out.dropped = args.num_dropped;
@@ -65,13 +65,13 @@ TEST(PluginProfilerTest, KeepsEventsOnlyWhileCollecting) {
   Record("after", -1, "kernel", 0, 30, 40);
   Collected got = Collect();
   ASSERT_EQ(got.names, (std::vector<std::string>{"during #3", "scoped"}));
-  const PJRT_Profiler_Event& during = *got.events[0];
-  EXPECT_EQ(during.struct_size, PJRT_Profiler_Event_STRUCT_SIZE);
+  const SEAM_Profiler_Event& during = *got.events[0];
+  EXPECT_EQ(during.struct_size, SEAM_Profiler_Event_STRUCT_SIZE);
   EXPECT_STREQ(during.category, "kernel");
   EXPECT_EQ(during.device_id, 1);
   EXPECT_EQ(during.begin_ns, 10);
   EXPECT_EQ(during.end_ns, 20);
-  const PJRT_Profiler_Event& scoped = *got.events[1];
+  const SEAM_Profiler_Event& scoped = *got.events[1];
   EXPECT_STREQ(scoped.category, "compile");
   EXPECT_EQ(scoped.device_id, -1);
   EXPECT_LE(scoped.begin_ns, scoped.end_ns);

@@ -61,9 +61,9 @@
 // The functions of the profiler extension (1.4): not slots of the table, but entered the
 // same way (entry.h).
 #define SEAM_PLUGIN_EXTENSION_FUNCTIONS(X) \
-  X(PJRT_Profiler_Start)                   \
-  X(PJRT_Profiler_Stop)                    \
-  X(PJRT_Profiler_Collect)
+  X(SEAM_Profiler_Start)                   \
+  X(SEAM_Profiler_Stop)                    \
+  X(SEAM_Profiler_Collect)
 
 namespace seam::plugin {
 

@@ -31,8 +31,8 @@ struct RawEvent {
 struct Batch {
   std::vector<std::string> names;
   std::vector<std::string> categories;
-  std::vector<PJRT_Profiler_Event> events;
-  std::vector<const PJRT_Profiler_Event*> pointers;
+  std::vector<SEAM_Profiler_Event> events;
+  std::vector<const SEAM_Profiler_Event*> pointers;
   void Clear() {
     names.clear();
     categories.clear();
@@ -63,7 +63,7 @@ int64_t ThreadId() {
 
 thread_local int64_t current_device = -1;
 
-PJRT_Error* Start(PJRT_Profiler_Start_Args* args) {
+PJRT_Error* Start(SEAM_Profiler_Start_Args* args) {
   const size_t max_events = args->max_events == 0 ? kDefaultMaxEvents : args->max_events;
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
@@ -78,7 +78,7 @@ PJRT_Error* Start(PJRT_Profiler_Start_Args* args) {
   return nullptr;
 }
 
-PJRT_Error* Stop(PJRT_Profiler_Stop_Args* /*args*/) {
+PJRT_Error* Stop(SEAM_Profiler_Stop_Args* /*args*/) {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mu);
   state.batch.Clear();
@@ -86,7 +86,7 @@ PJRT_Error* Stop(PJRT_Profiler_Stop_Args* /*args*/) {
   return nullptr;
 }
 
-PJRT_Error* Collect(PJRT_Profiler_Collect_Args* args) {
+PJRT_Error* Collect(SEAM_Profiler_Collect_Args* args) {
   State& state = GetState();
   size_t capacity = 0;
   {
@@ -109,8 +109,8 @@ PJRT_Error* Collect(PJRT_Profiler_Collect_Args* args) {
   }
   for (size_t i = 0; i < raw.size(); ++i) {
     const RawEvent& e = raw[i];
-    PJRT_Profiler_Event event{};
-    event.struct_size = PJRT_Profiler_Event_STRUCT_SIZE;
+    SEAM_Profiler_Event event{};
+    event.struct_size = SEAM_Profiler_Event_STRUCT_SIZE;
     event.name = batch.names[i].c_str();
     event.category = batch.categories[i].c_str();
     event.device_id = e.device_id;
@@ -119,17 +119,17 @@ PJRT_Error* Collect(PJRT_Profiler_Collect_Args* args) {
     event.end_ns = e.end_ns;
     batch.events.push_back(event);
   }
-  for (const PJRT_Profiler_Event& event : batch.events) batch.pointers.push_back(&event);
+  for (const SEAM_Profiler_Event& event : batch.events) batch.pointers.push_back(&event);
   args->events = batch.pointers.data();
   args->num_events = batch.pointers.size();
   args->num_dropped = state.dropped;
   return nullptr;
 }
 
-PJRT_Profiler_Extension MakeExtension() {
-  PJRT_Profiler_Extension extension{};
-  extension.base.struct_size = PJRT_Profiler_Extension_STRUCT_SIZE;
-  extension.base.type = PJRT_Extension_Type_Profiler;
+SEAM_Profiler_Extension MakeExtension() {
+  SEAM_Profiler_Extension extension{};
+  extension.base.struct_size = SEAM_Profiler_Extension_STRUCT_SIZE;
+  extension.base.type = SEAM_Extension_Type_Profiler;
   extension.base.next = nullptr;
   extension.start = Entry<&Start>;
   extension.stop = Entry<&Stop>;
@@ -167,7 +167,7 @@ DeviceScope::DeviceScope(int64_t device_id) : previous_(current_device) {
 DeviceScope::~DeviceScope() { current_device = previous_; }
 
 PJRT_Extension_Base* Extension() {
-  static PJRT_Profiler_Extension extension = MakeExtension();
+  static SEAM_Profiler_Extension extension = MakeExtension();
   return &extension.base;
 }
 
