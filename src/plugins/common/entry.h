@@ -49,11 +49,12 @@ PJRT_Error* Entry(ArgsOf<Impl>* args) {
   return UncheckedEntry<Impl>(args);
 }
 
-// The body of a slot a plugin does not implement: UNIMPLEMENTED naming the function. The
-// table holds Entry<&NotImplemented<Args>>, so the Args are still checked first.
-template <typename Args>
+// The body of a slot a plugin does not implement: UNIMPLEMENTED "<function> is not
+// implemented by the <Plugin> plugin". The table holds Entry<&NotImplemented<Args,
+// Plugin>>, so the Args are still checked first.
+template <typename Args, const char* Plugin>
 PJRT_Error* NotImplemented(Args* /*args*/) {
-  return UnimplementedError(AbiFunction<Args>::kName);
+  return UnimplementedError(AbiFunction<Args>::kName, Plugin);
 }
 
 }  // namespace seam::plugin

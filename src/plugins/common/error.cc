@@ -61,6 +61,13 @@ PJRT_Error* UnimplementedError(const char* function) noexcept {
   });
 }
 
+PJRT_Error* UnimplementedError(const char* function, const char* plugin) noexcept {
+  return Guarded([&] {
+    return absl::UnimplementedError(
+        absl::StrCat(function, " is not implemented by the ", plugin, " plugin"));
+  });
+}
+
 void ErrorDestroy(PJRT_Error_Destroy_Args* args) noexcept {
   // This function cannot report an error: a bad Args struct is ignored rather than read.
   if (args == nullptr || args->struct_size < PJRT_Error_Destroy_Args_STRUCT_SIZE) return;

@@ -36,6 +36,8 @@ PJRT_Error* StructSizeError(const char* struct_name, size_t needed, size_t actua
 PJRT_Error* OutOfMemoryError() noexcept;
 // UNIMPLEMENTED "<function> is not implemented by this plugin".
 PJRT_Error* UnimplementedError(const char* function) noexcept;
+// UNIMPLEMENTED "<function> is not implemented by the <plugin> plugin" (the stubs' text).
+PJRT_Error* UnimplementedError(const char* function, const char* plugin) noexcept;
 
 // The table's error functions: PJRT_Error_Destroy, PJRT_Error_Message, PJRT_Error_GetCode
 // (the last one through Entry, which checks its Args).

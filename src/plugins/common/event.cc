@@ -106,7 +106,36 @@ PJRT_Error* EventOnReady(PJRT_Event_OnReady_Args* args) {
   return nullptr;
 }
 
+PJRT_Error* EventCreate(PJRT_Event_Create_Args* args) {
+  args->event = new PJRT_Event{EventState::Create()};
+  return nullptr;
+}
+
+PJRT_Error* EventSet(PJRT_Event_Set_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Event_Set, args->event);
+  if (args->error_message == nullptr && args->error_message_size > 0) {
+    return MakeError(absl::InvalidArgumentError(
+        "PJRT_Event_Set: args->error_message is null with error_message_size > 0"));
+  }
+  const auto code = static_cast<absl::StatusCode>(args->error_code);
+  absl::Status status =
+      code == absl::StatusCode::kOk
+          ? absl::OkStatus()
+          : absl::Status(code, args->error_message == nullptr
+                                   ? absl::string_view()
+                                   : absl::string_view(args->error_message,
+                                                       args->error_message_size));
+  EventState& state = *args->event->state;
+  if (state.IsReady()) {
+    return MakeError(absl::FailedPreconditionError("PJRT_Event_Set: the event is already set"));
+  }
+  state.Set(std::move(status));
+  return nullptr;
+}
+
 void SetEventFunctions(PJRT_Api& api) {
+  SEAM_PLUGIN_SET(api, PJRT_Event_Create, EventCreate);
+  SEAM_PLUGIN_SET(api, PJRT_Event_Set, EventSet);
   SEAM_PLUGIN_SET(api, PJRT_Event_Destroy, EventDestroy);
   SEAM_PLUGIN_SET(api, PJRT_Event_IsReady, EventIsReady);
   SEAM_PLUGIN_SET(api, PJRT_Event_Error, EventError);

@@ -1,5 +1,5 @@
 // The kit's event: a one-shot completion signal with a status, shared by the work and its
-// observers (EventState), the ABI's PJRT_Event that holds one, and the five PJRT_Event_*
+// observers (EventState), the ABI's PJRT_Event that holds one, and the seven PJRT_Event_*
 // functions of the table over it.
 #ifndef SEAM_PLUGINS_COMMON_EVENT_H_
 #define SEAM_PLUGINS_COMMON_EVENT_H_
@@ -70,6 +70,12 @@ PJRT_Error* EventIsReady(PJRT_Event_IsReady_Args* args);
 PJRT_Error* EventError(PJRT_Event_Error_Args* args);
 PJRT_Error* EventAwait(PJRT_Event_Await_Args* args);
 PJRT_Error* EventOnReady(PJRT_Event_OnReady_Args* args);
+// An event the caller completes (PJRT_Event_Create), and its completion (PJRT_Event_Set:
+// error_code OK for success, else the code and message; FAILED_PRECONDITION for an event
+// already set).
+PJRT_Error* EventCreate(PJRT_Event_Create_Args* args);
+PJRT_Error* EventSet(PJRT_Event_Set_Args* args);
+// The seven PJRT_Event_* slots.
 void SetEventFunctions(PJRT_Api& api);
 
 }  // namespace seam::plugin

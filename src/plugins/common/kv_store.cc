@@ -1,5 +1,8 @@
 #include "src/plugins/common/kv_store.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -38,17 +41,25 @@ PJRT_Error* CallbackError(PJRT_Error_Code code, const char* message, size_t mess
 
 absl::StatusOr<std::optional<KvStore>> KvStore::FromCreateArgs(
     const PJRT_Client_Create_Args& args) {
-  if (args.struct_size < PJRT_Client_Create_Args_STRUCT_SIZE) return std::nullopt;
-  const int set =
-      (args.kv_get != nullptr) + (args.kv_try_get != nullptr) + (args.kv_put != nullptr);
+  // kv_try_get_callback and its user_arg came after the other fields: read them only when
+  // the caller's struct has them.
+  const bool has_try_get =
+      args.struct_size >= PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, kv_try_get_user_arg);
+  PJRT_KeyValueTryGetCallback try_get = has_try_get ? args.kv_try_get_callback : nullptr;
+  void* try_get_arg = has_try_get ? args.kv_try_get_user_arg : nullptr;
+  const int set = (args.kv_get_callback != nullptr) + (try_get != nullptr) +
+                  (args.kv_put_callback != nullptr);
   if (set == 0) return std::nullopt;
   if (set != 3) {
-    return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: ", set,
-                                                   " of the 3 key-value callbacks are set (kv_get, "
-                                                   "kv_try_get and kv_put come together)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_Create: ", set,
+        " of the 3 key-value callbacks are set (kv_get_callback, kv_put_callback and "
+        "kv_try_get_callback come together)",
+        has_try_get ? "" : "; the caller's PJRT_Client_Create_Args has no kv_try_get_callback"));
   }
-  return std::optional<KvStore>(
-      KvStore(args.kv_user_arg, args.kv_get, args.kv_try_get, args.kv_put));
+  return std::optional<KvStore>(KvStore(args.kv_get_callback, args.kv_get_user_arg, try_get,
+                                        try_get_arg, args.kv_put_callback,
+                                        args.kv_put_user_arg));
 }
 
 absl::StatusOr<std::string> KvStore::Get(std::string_view key,
@@ -57,11 +68,13 @@ absl::StatusOr<std::string> KvStore::Get(std::string_view key,
   args.struct_size = PJRT_KeyValueGetCallback_Args_STRUCT_SIZE;
   args.key = key.data();
   args.key_size = key.size();
-  args.timeout_in_ms = timeout.count();
-  args.callback_error = &CallbackError;
-  args.user_arg = user_arg_;
+  args.timeout_in_ms = static_cast<int>(
+      std::min<int64_t>(timeout.count(), std::numeric_limits<int>::max()));
+  PJRT_CallbackError callback_error = &CallbackError;  // the field points to a function pointer
+  args.callback_error = &callback_error;
+  args.user_arg = get_arg_;
   absl::Status status = TakeCallbackError(get_(&args));
-  std::string value = TakeValue(args.value, args.value_size, args.value_deleter);
+  std::string value = TakeValue(args.value, args.value_size, args.value_deleter_callback);
   if (!status.ok()) return status;
   return value;
 }
@@ -71,10 +84,11 @@ absl::StatusOr<std::string> KvStore::TryGet(std::string_view key) const {
   args.struct_size = PJRT_KeyValueTryGetCallback_Args_STRUCT_SIZE;
   args.key = key.data();
   args.key_size = key.size();
-  args.callback_error = &CallbackError;
-  args.user_arg = user_arg_;
+  PJRT_CallbackError callback_error = &CallbackError;  // the field points to a function pointer
+  args.callback_error = &callback_error;
+  args.user_arg = try_get_arg_;
   absl::Status status = TakeCallbackError(try_get_(&args));
-  std::string value = TakeValue(args.value, args.value_size, args.value_deleter);
+  std::string value = TakeValue(args.value, args.value_size, args.value_deleter_callback);
   if (!status.ok()) return status;
   return value;
 }
@@ -86,8 +100,9 @@ absl::Status KvStore::Put(std::string_view key, std::string_view value) const {
   args.key_size = key.size();
   args.value = value.data();
   args.value_size = value.size();
-  args.callback_error = &CallbackError;
-  args.user_arg = user_arg_;
+  PJRT_CallbackError callback_error = &CallbackError;  // the field points to a function pointer
+  args.callback_error = &callback_error;
+  args.user_arg = put_arg_;
   return TakeCallbackError(put_(&args));
 }
 

@@ -1,5 +1,6 @@
 // The job's key-value store as a plugin sees it: the callbacks the framework passes in
-// PJRT_Client_Create_Args (minor 1.2), wrapped in absl::Status calls. A plugin that needs
+// PJRT_Client_Create_Args (get, put and try-get, each with its own user_arg), wrapped in
+// absl::Status calls. A plugin that needs
 // to find its peer processes (collectives across processes) keeps one with its client.
 #ifndef SEAM_PLUGINS_COMMON_KV_STORE_H_
 #define SEAM_PLUGINS_COMMON_KV_STORE_H_
@@ -17,9 +18,9 @@ namespace seam::plugin {
 
 class KvStore {
  public:
-  // The store in `args`, when the caller's struct has the 1.2 fields and they are set
-  // (all three callbacks); nullopt otherwise (a single-process job, or a 1.1 caller).
-  // INVALID_ARGUMENT when only some of the callbacks are set.
+  // The store in `args`, when all three callbacks are set (kv_get_callback,
+  // kv_put_callback, and kv_try_get_callback, which is read only when struct_size covers
+  // it); nullopt when none is (a single-process job). INVALID_ARGUMENT when only some are.
   static absl::StatusOr<std::optional<KvStore>> FromCreateArgs(const PJRT_Client_Create_Args& args);
 
   // The value of `key`, waiting up to `timeout` for it (DEADLINE_EXCEEDED after).
@@ -29,14 +30,21 @@ class KvStore {
   absl::Status Put(std::string_view key, std::string_view value) const;
 
  private:
-  KvStore(void* user_arg, PJRT_KeyValueGetCallback get, PJRT_KeyValueTryGetCallback try_get,
-          PJRT_KeyValuePutCallback put)
-      : user_arg_(user_arg), get_(get), try_get_(try_get), put_(put) {}
+  KvStore(PJRT_KeyValueGetCallback get, void* get_arg, PJRT_KeyValueTryGetCallback try_get,
+          void* try_get_arg, PJRT_KeyValuePutCallback put, void* put_arg)
+      : get_(get),
+        get_arg_(get_arg),
+        try_get_(try_get),
+        try_get_arg_(try_get_arg),
+        put_(put),
+        put_arg_(put_arg) {}
 
-  void* user_arg_;
   PJRT_KeyValueGetCallback get_;
+  void* get_arg_;
   PJRT_KeyValueTryGetCallback try_get_;
+  void* try_get_arg_;
   PJRT_KeyValuePutCallback put_;
+  void* put_arg_;
 };
 
 // The PJRT_CallbackError a plugin hands to the callbacks: the callback's error as the

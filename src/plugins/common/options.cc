@@ -31,21 +31,21 @@ absl::string_view NameOf(const PJRT_NamedValue& value) {
 absl::StatusOr<OptionValue> ValueOf(absl::string_view function, const PJRT_NamedValue& value) {
   switch (value.type) {
     case PJRT_NamedValue_kString:
-      if (value.value.string_value == nullptr && value.value_size > 0) break;
+      if (value.string_value == nullptr && value.value_size > 0) break;
       return value.value_size == 0 ? std::string()
-                                   : std::string(value.value.string_value, value.value_size);
+                                   : std::string(value.string_value, value.value_size);
     case PJRT_NamedValue_kInt64:
-      return value.value.int64_value;
+      return value.int64_value;
     case PJRT_NamedValue_kInt64List:
-      if (value.value.int64_array_value == nullptr && value.value_size > 0) break;
+      if (value.int64_array_value == nullptr && value.value_size > 0) break;
       return value.value_size == 0
                  ? std::vector<int64_t>()
-                 : std::vector<int64_t>(value.value.int64_array_value,
-                                        value.value.int64_array_value + value.value_size);
+                 : std::vector<int64_t>(value.int64_array_value,
+                                        value.int64_array_value + value.value_size);
     case PJRT_NamedValue_kFloat:
-      return value.value.float_value;
+      return value.float_value;
     case PJRT_NamedValue_kBool:
-      return value.value.bool_value;
+      return value.bool_value;
   }
   return absl::InvalidArgumentError(absl::StrCat(function, ": option '", NameOf(value),
                                                  "' has a null value of ", value.value_size,
@@ -141,13 +141,13 @@ Attributes& Attributes::String(std::string name, std::string text) {
   PJRT_NamedValue& value = Add(std::move(name), PJRT_NamedValue_kString);
   std::string& stored = stored_.back().text;
   stored = std::move(text);
-  value.value.string_value = stored.data();
+  value.string_value = stored.data();
   value.value_size = stored.size();
   return *this;
 }
 
 Attributes& Attributes::Int64(std::string name, int64_t number) {
-  Add(std::move(name), PJRT_NamedValue_kInt64).value.int64_value = number;
+  Add(std::move(name), PJRT_NamedValue_kInt64).int64_value = number;
   return *this;
 }
 
@@ -155,18 +155,18 @@ Attributes& Attributes::Int64List(std::string name, std::vector<int64_t> numbers
   PJRT_NamedValue& value = Add(std::move(name), PJRT_NamedValue_kInt64List);
   std::vector<int64_t>& stored = stored_.back().list;
   stored = std::move(numbers);
-  value.value.int64_array_value = stored.data();
+  value.int64_array_value = stored.data();
   value.value_size = stored.size();
   return *this;
 }
 
 Attributes& Attributes::Bool(std::string name, bool flag) {
-  Add(std::move(name), PJRT_NamedValue_kBool).value.bool_value = flag;
+  Add(std::move(name), PJRT_NamedValue_kBool).bool_value = flag;
   return *this;
 }
 
 Attributes& Attributes::Float(std::string name, float number) {
-  Add(std::move(name), PJRT_NamedValue_kFloat).value.float_value = number;
+  Add(std::move(name), PJRT_NamedValue_kFloat).float_value = number;
   return *this;
 }
 

@@ -59,6 +59,14 @@ class Options {
 //   args->num_attributes = attributes->size();
 class Attributes {
  public:
+  Attributes() = default;
+  // The entries point into the stored names and values: a copy would point into the
+  // original's. Moving keeps them (a deque's and a vector's blocks move with them).
+  Attributes(const Attributes&) = delete;
+  Attributes& operator=(const Attributes&) = delete;
+  Attributes(Attributes&&) = default;
+  Attributes& operator=(Attributes&&) = default;
+
   Attributes& String(std::string name, std::string value);
   Attributes& Int64(std::string name, int64_t value);
   Attributes& Int64List(std::string name, std::vector<int64_t> values);

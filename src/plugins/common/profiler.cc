@@ -129,7 +129,7 @@ PJRT_Error* Collect(SEAM_Profiler_Collect_Args* args) {
 SEAM_Profiler_Extension MakeExtension() {
   SEAM_Profiler_Extension extension{};
   extension.base.struct_size = SEAM_Profiler_Extension_STRUCT_SIZE;
-  extension.base.type = SEAM_Extension_Type_Profiler;
+  SEAM_SetExtensionType(&extension.base, SEAM_Extension_Type_Profiler);
   extension.base.next = nullptr;
   extension.start = Entry<&Start>;
   extension.stop = Entry<&Stop>;

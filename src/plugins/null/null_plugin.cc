@@ -1,8 +1,9 @@
 // The null plugin: the smallest complete seam plugin, and the one to copy when starting a
 // new device (docs/plugins.md, "Writing a plugin"). It has one device, implements what
 // every plugin must (errors, initialize, attributes, the client and its devices, events)
-// and leaves compile, buffers, execute and the memory figures (PJRT_Device_MemoryStats) to
-// the kit's stubs, which answer UNIMPLEMENTED naming the function. `seam plugin check
+// and leaves every other slot of PJRT_Api (compile, buffers, execute, memories, the memory
+// figures, topologies, ...) to the kit's stubs, which answer UNIMPLEMENTED "<PJRT_Name> is
+// not implemented by the null plugin". `seam plugin check
 // libseam_pjrt_null.so` passes every contract check and lists those capabilities as not
 // implemented.
 //
@@ -29,6 +30,7 @@ struct PJRT_Device {
 
 struct PJRT_Client {
   std::string platform_name = "null";
+  std::string platform_version = "seam null plugin";
   std::vector<std::unique_ptr<PJRT_Device>> owned_devices;
   std::vector<PJRT_Device*> devices;  // what PJRT_Client_Devices returns
 };
@@ -65,6 +67,8 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   auto client = std::make_unique<PJRT_Client>();
   auto device = std::make_unique<PJRT_Device>();
   device->description.kind = kPluginName;
+  device->description.debug_string = "null:0";
+  device->description.to_string = "NullDevice(id=0)";
   client->devices.push_back(device.get());
   client->owned_devices.push_back(std::move(device));
   args->client = client.release();
@@ -76,13 +80,11 @@ PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args) {
   return nullptr;
 }
 
-// ---- Devices and their descriptions
-
 // ---- The table
 
 PJRT_Api MakeApi() {
   // Every slot starts as the kit's UNIMPLEMENTED stub; the error functions are the kit's.
-  PJRT_Api api = plugin::NewApi();
+  PJRT_Api api = plugin::NewApi<kPluginName>();
   SEAM_PLUGIN_SET(api, PJRT_Plugin_Initialize, PluginInitialize);
   SEAM_PLUGIN_SET(api, PJRT_Plugin_Attributes, PluginAttributes);
   plugin::SetEventFunctions(api);
@@ -93,7 +95,8 @@ PJRT_Api MakeApi() {
   plugin::SetDeviceFunctions<PJRT_Client, PJRT_Device>(api);
 
   // Not implemented here (the kit's stubs stay): PJRT_Client_Compile,
-  // PJRT_Client_BufferFromHostBuffer, PJRT_LoadedExecutable_*, PJRT_Buffer_*.
+  // PJRT_Client_BufferFromHostBuffer, PJRT_LoadedExecutable_*, PJRT_Executable_*,
+  // PJRT_Buffer_*, PJRT_Memory_*, PJRT_Device_MemoryStats, PJRT_TopologyDescription_*, ...
   return api;
 }
 
