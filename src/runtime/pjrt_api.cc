@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -50,18 +51,20 @@ absl::StatusOr<Entry> FindEntry(const std::string& device_type) {
 }
 
 // The table's own size is read before anything else of it: it must hold the version
-// field, and a table whose version the handshake would accept must hold every function of
-// the oldest minor the framework calls (for 1.1, up to PJRT_Buffer_OnDeviceSizeInBytes).
+// field, and a table whose version the handshake would accept must reach the error
+// functions, which every call needs (an error cannot even be freed without them). Any other
+// slot is checked at the call that needs it (SEAM_PJRT_CALL).
 constexpr size_t kVersionEnd = offsetof(PJRT_Api, pjrt_api_version) + PJRT_Api_Version_STRUCT_SIZE;
-constexpr size_t kMinimumApiSize = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Buffer_OnDeviceSizeInBytes);
-static_assert(PJRT_API_MIN_MINOR == 1, "kMinimumApiSize must end at the minimum minor's last slot");
+constexpr size_t kMinimumApiSize = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Error_GetCode);
+
+std::string FrameworkVersionText() { return absl::StrCat(PJRT_API_MAJOR, ".", PJRT_API_MINOR); }
 
 absl::Status TableSizeError(const std::string& path, size_t expected, const std::string& what,
                             size_t actual) {
   return absl::FailedPreconditionError(absl::StrCat(
       "Unexpected PJRT_Api size in ", path, ": expected at least ", expected, " bytes (", what,
       "), got ", actual, ". Check installed software versions. The framework PJRT API version is ",
-      PJRT_API_MAJOR, ".", PJRT_API_MINOR, "."));
+      FrameworkVersionText(), "."));
 }
 
 absl::Status CheckTableSize(const PJRT_Api& api, const std::string& path) {
@@ -75,18 +78,31 @@ absl::Status CheckTableSize(const PJRT_Api& api, const std::string& path) {
                      PJRT_Api_Version_STRUCT_SIZE, ", got ", version.struct_size,
                      ". Check installed software versions. The framework PJRT "
                      "API version is ",
-                     PJRT_API_MAJOR, ".", PJRT_API_MINOR, "."));
+                     FrameworkVersionText(), "."));
   }
-  if (version.major_version == PJRT_API_MAJOR && version.minor_version >= PJRT_API_MIN_MINOR &&
-      api.struct_size < kMinimumApiSize) {
+  if (version.major_version != PJRT_API_MAJOR || version.minor_version < kOldestLayoutMinor) {
+    return absl::OkStatus();  // the handshake refuses it, before any slot is read
+  }
+  if (api.struct_size < kMinimumApiSize) {
     return TableSizeError(
         path, kMinimumApiSize,
-        absl::StrCat("every function of PJRT API version ", PJRT_API_MAJOR, ".", PJRT_API_MIN_MINOR,
-                     "; the plugin reports ", version.major_version, ".", version.minor_version),
+        absl::StrCat("up to PJRT_Error_GetCode: the error functions every call needs; the plugin "
+                     "reports ",
+                     version.major_version, ".", version.minor_version),
         api.struct_size);
+  }
+  if (api.PJRT_Error_Destroy == nullptr || api.PJRT_Error_Message == nullptr ||
+      api.PJRT_Error_GetCode == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "PJRT plugin ", path, " has a null error function (PJRT_Error_Destroy, PJRT_Error_Message ",
+        "and PJRT_Error_GetCode are needed by every call); PJRT API version ",
+        version.major_version, ".", version.minor_version));
   }
   return absl::OkStatus();
 }
+
+// The one symbol a plugin exports: const PJRT_Api* GetPjrtApi(void).
+constexpr char kGetPjrtApiSymbol[] = "GetPjrtApi";
 
 void Unregister(const std::string& type) {
   Registry& registry = GetRegistry();
@@ -96,8 +112,30 @@ void Unregister(const std::string& type) {
 
 }  // namespace
 
+bool PjrtHasSlot(const PJRT_Api* api, size_t offset) {
+  if (api == nullptr || api->struct_size < offset + sizeof(void*)) return false;
+  void* slot = nullptr;
+  std::memcpy(&slot, reinterpret_cast<const char*>(api) + offset, sizeof(slot));
+  return slot != nullptr;
+}
+
+absl::Status PjrtMissingSlot(const PJRT_Api* api, std::string_view name) {
+  const PluginVersion version =
+      api == nullptr ? PluginVersion{} : GetPluginVersion(api);
+  return absl::UnimplementedError(absl::StrCat(std::string(name), " is not provided by this plugin (PJRT API version ",
+                                               version.major, ".", version.minor, ")"));
+}
+
 absl::Status TakePjrtError(const PJRT_Api* api, PJRT_Error* error) {
   if (error == nullptr) return absl::OkStatus();
+  // The loader checked these three slots; a table registered without it (the in-process
+  // CPU plugin, a test's) is checked here rather than trusted.
+  if (!SEAM_PJRT_HAS(api, PJRT_Error_Message) || !SEAM_PJRT_HAS(api, PJRT_Error_GetCode) ||
+      !SEAM_PJRT_HAS(api, PJRT_Error_Destroy)) {
+    return absl::UnknownError(
+        "the plugin returned an error but lacks PJRT_Error_Message, PJRT_Error_GetCode or "
+        "PJRT_Error_Destroy to describe and free it");
+  }
   auto message_args = SEAM_PJRT_ARGS(PJRT_Error_Message_Args);
   message_args.error = error;
   api->PJRT_Error_Message(&message_args);
@@ -106,7 +144,9 @@ absl::Status TakePjrtError(const PJRT_Api* api, PJRT_Error* error) {
   absl::StatusCode code = absl::StatusCode::kUnknown;
   PJRT_Error* code_error = api->PJRT_Error_GetCode(&code_args);
   if (code_error == nullptr) code = static_cast<absl::StatusCode>(code_args.code);
-  absl::Status status(code, absl::string_view(message_args.message, message_args.message_size));
+  absl::Status status(code, message_args.message == nullptr
+                                ? absl::string_view()
+                                : absl::string_view(message_args.message, message_args.message_size));
   auto destroy_args = SEAM_PJRT_ARGS(PJRT_Error_Destroy_Args);
   destroy_args.error = code_error;
   if (code_error != nullptr) api->PJRT_Error_Destroy(&destroy_args);
@@ -141,15 +181,14 @@ absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
     return absl::InternalError(absl::StrCat("Failed to open ", library_path, ": ",
                                             error == nullptr ? "unknown error" : error));
   }
-  void* symbol = dlsym(library, PJRT_GET_PJRT_API_SYMBOL);
+  void* symbol = dlsym(library, kGetPjrtApiSymbol);
   if (symbol == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat(PJRT_GET_PJRT_API_SYMBOL, " not found in ", library_path));
+    return absl::NotFoundError(absl::StrCat(kGetPjrtApiSymbol, " not found in ", library_path));
   }
-  const PJRT_Api* api = reinterpret_cast<PJRT_GetPjrtApi_Fn>(symbol)();
+  const PJRT_Api* api = reinterpret_cast<const PJRT_Api* (*)()>(symbol)();
   if (api == nullptr) {
     return absl::FailedPreconditionError(
-        absl::StrCat(PJRT_GET_PJRT_API_SYMBOL, " returned null in ", library_path));
+        absl::StrCat(kGetPjrtApiSymbol, " returned null in ", library_path));
   }
   SEAM_RETURN_IF_ERROR(CheckTableSize(*api, library_path));
   SEAM_RETURN_IF_ERROR(SetPjrtApi(device_type, api));
@@ -194,6 +233,15 @@ absl::Status CheckPluginVersion(int plugin_major, int plugin_minor, bool compati
   return absl::OkStatus();
 }
 
+absl::Status CheckPluginLayout(int plugin_major, int plugin_minor) {
+  if (plugin_major == PJRT_API_MAJOR && plugin_minor < kOldestLayoutMinor) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "PJRT plugin API version ", plugin_major, ".", plugin_minor,
+        " predates the layout seam reads (", PJRT_API_MAJOR, ".", kOldestLayoutMinor, " and later)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckPjrtPluginVersion(const std::string& device_type) {
   std::string type = Canonical(device_type);
   SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, PjrtApi(type));
@@ -204,6 +252,7 @@ absl::Status CheckPjrtPluginVersion(const std::string& device_type) {
                          PJRT_API_MINOR, "."));
   absl::Status status =
       CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled());
+  if (status.ok()) status = CheckPluginLayout(version.major, version.minor);
   if (!status.ok()) Unregister(type);
   return status;
 }
@@ -221,7 +270,7 @@ absl::Status InitializePjrtPlugin(const std::string& device_type) {
   }
   SEAM_RETURN_IF_ERROR(CheckPjrtPluginVersion(type));
   auto args = SEAM_PJRT_ARGS(PJRT_Plugin_Initialize_Args);
-  if (absl::Status status = TakePjrtError(api, api->PJRT_Plugin_Initialize(&args)); !status.ok()) {
+  if (absl::Status status = SEAM_PJRT_CALL(api, PJRT_Plugin_Initialize, &args); !status.ok()) {
     Unregister(type);
     return status;
   }
@@ -238,27 +287,33 @@ absl::StatusOr<bool> IsPjrtPluginInitialized(const std::string& device_type) {
 
 absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {
   auto args = SEAM_PJRT_ARGS(PJRT_Plugin_Attributes_Args);
-  SEAM_RETURN_IF_ERROR(TakePjrtError(api, api->PJRT_Plugin_Attributes(&args)));
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api, PJRT_Plugin_Attributes, &args));
   PluginOptions attributes;
+  if (args.num_attributes > 0 && args.attributes == nullptr) {
+    return absl::InternalError(absl::StrCat("PJRT_Plugin_Attributes reported ", args.num_attributes,
+                                            " attributes and no array"));
+  }
   for (size_t i = 0; i < args.num_attributes; ++i) {
     const PJRT_NamedValue& v = args.attributes[i];
-    std::string name(v.name, v.name_size);
+    std::string name = v.name == nullptr ? std::string() : std::string(v.name, v.name_size);
     switch (v.type) {
       case PJRT_NamedValue_kString:
-        attributes[name] = std::string(v.value.string_value, v.value_size);
+        attributes[name] = std::string(v.string_value == nullptr ? "" : v.string_value, v.string_value == nullptr ? 0 : v.value_size);
         break;
       case PJRT_NamedValue_kInt64:
-        attributes[name] = v.value.int64_value;
+        attributes[name] = v.int64_value;
         break;
       case PJRT_NamedValue_kInt64List:
-        attributes[name] = std::vector<int64_t>(v.value.int64_array_value,
-                                                v.value.int64_array_value + v.value_size);
+        attributes[name] = v.int64_array_value == nullptr
+                               ? std::vector<int64_t>()
+                               : std::vector<int64_t>(v.int64_array_value,
+                                                      v.int64_array_value + v.value_size);
         break;
       case PJRT_NamedValue_kFloat:
-        attributes[name] = v.value.float_value;
+        attributes[name] = v.float_value;
         break;
       case PJRT_NamedValue_kBool:
-        attributes[name] = v.value.bool_value;
+        attributes[name] = v.bool_value;
         break;
       default:
         return absl::InvalidArgumentError(absl::StrCat(
@@ -269,17 +324,23 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {
 }
 
 const SEAM_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api) {
-  constexpr int kProfilerMinor = 4;  // 1.4: the profiler extension
-  constexpr int kMaxLinks = 64;      // a chain that loops is not followed forever
-  if (api == nullptr || GetPluginVersion(api).major != PJRT_API_MAJOR ||
-      GetPluginVersion(api).minor < kProfilerMinor) {
+  constexpr int kMaxLinks = 64;  // a chain that loops is not followed forever
+  if (api == nullptr || api->struct_size < kVersionEnd ||
+      GetPluginVersion(api).major != PJRT_API_MAJOR ||
+      GetPluginVersion(api).minor < kOldestLayoutMinor) {
     return nullptr;
   }
   const PJRT_Extension_Base* link = api->extension_start;
   for (int i = 0; link != nullptr && i < kMaxLinks; ++i, link = link->next) {
-    if (link->type == SEAM_Extension_Type_Profiler &&
+    // The type is read as an int (seam's id lies outside PJRT_Extension_Type's values).
+    if (SEAM_ExtensionTypeOf(link) == SEAM_Extension_Type_Profiler &&
         link->struct_size >= SEAM_Profiler_Extension_STRUCT_SIZE) {
-      return reinterpret_cast<const SEAM_Profiler_Extension*>(link);
+      const auto* extension = reinterpret_cast<const SEAM_Profiler_Extension*>(link);
+      if (extension->start == nullptr || extension->stop == nullptr ||
+          extension->collect == nullptr) {
+        return nullptr;  // a broken extension is no extension
+      }
+      return extension;
     }
   }
   return nullptr;

@@ -22,6 +22,7 @@
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client_kv.h"
 #include "src/runtime/pjrt_computation_client_transfers.h"
+#include "proto/compile_options.pb.h"
 #include "src/runtime/trace.h"
 
 namespace seam::runtime {
@@ -31,13 +32,14 @@ void DestroyEvent(const PJRT_Api* api, PJRT_Event* event) {
   if (event == nullptr) return;
   auto args = SEAM_PJRT_ARGS(PJRT_Event_Destroy_Args);
   args.event = event;
-  TakePjrtError(api, api->PJRT_Event_Destroy(&args)).IgnoreError();
+  SEAM_PJRT_CALL(api, PJRT_Event_Destroy, &args).IgnoreError();
 }
 
 absl::Status AwaitAndDestroy(const PJRT_Api* api, PJRT_Event* event) {
+  if (event == nullptr) return absl::OkStatus();  // nothing pending (a plugin returned none)
   auto args = SEAM_PJRT_ARGS(PJRT_Event_Await_Args);
   args.event = event;
-  absl::Status status = TakePjrtError(api, api->PJRT_Event_Await(&args));
+  absl::Status status = SEAM_PJRT_CALL(api, PJRT_Event_Await, &args);
   DestroyEvent(api, event);
   return status;
 }
@@ -59,23 +61,22 @@ class PjrtData final : public ComputationClient::Data {
     activity_->BufferReleased(static_cast<int64_t>(shape().byte_size()));
     auto args = SEAM_PJRT_ARGS(PJRT_Buffer_Destroy_Args);
     args.buffer = buffer_;
-    TakePjrtError(api_, api_->PJRT_Buffer_Destroy(&args)).IgnoreError();
+    SEAM_PJRT_CALL(api_, PJRT_Buffer_Destroy, &args).IgnoreError();
   }
   bool IsReady() const override {
     auto event_args = SEAM_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args);
     event_args.buffer = buffer_;
-    if (!TakePjrtError(api_, api_->PJRT_Buffer_ReadyEvent(&event_args)).ok()) return false;
+    if (!SEAM_PJRT_CALL(api_, PJRT_Buffer_ReadyEvent, &event_args).ok()) return false;
     auto ready_args = SEAM_PJRT_ARGS(PJRT_Event_IsReady_Args);
     ready_args.event = event_args.event;
-    bool ready =
-        TakePjrtError(api_, api_->PJRT_Event_IsReady(&ready_args)).ok() && ready_args.is_ready;
+    bool ready = SEAM_PJRT_CALL(api_, PJRT_Event_IsReady, &ready_args).ok() && ready_args.is_ready;
     DestroyEvent(api_, event_args.event);
     return ready;
   }
   absl::Status AwaitReady() const override {
     auto event_args = SEAM_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args);
     event_args.buffer = buffer_;
-    absl::Status status = TakePjrtError(api_, api_->PJRT_Buffer_ReadyEvent(&event_args));
+    absl::Status status = SEAM_PJRT_CALL(api_, PJRT_Buffer_ReadyEvent, &event_args);
     if (!status.ok()) return status;
     return AwaitAndDestroy(api_, event_args.event);
   }
@@ -99,7 +100,7 @@ class PjrtComputation final : public ComputationClient::Computation {
   ~PjrtComputation() override {
     auto args = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Destroy_Args);
     args.executable = executable_;
-    TakePjrtError(api_, api_->PJRT_LoadedExecutable_Destroy(&args)).IgnoreError();
+    SEAM_PJRT_CALL(api_, PJRT_LoadedExecutable_Destroy, &args).IgnoreError();
   }
   PJRT_LoadedExecutable* executable() const { return executable_; }
   // result_shapes(), shared by the handles of every run's outputs.
@@ -198,21 +199,21 @@ std::vector<PJRT_NamedValue> ToNamedValues(const PluginOptions& options) {
     v.value_size = 1;
     if (const auto* i = std::get_if<int64_t>(&value)) {
       v.type = PJRT_NamedValue_kInt64;
-      v.value.int64_value = *i;
+      v.int64_value = *i;
     } else if (const auto* s = std::get_if<std::string>(&value)) {
       v.type = PJRT_NamedValue_kString;
-      v.value.string_value = s->data();
+      v.string_value = s->data();
       v.value_size = s->size();
     } else if (const auto* b = std::get_if<bool>(&value)) {
       v.type = PJRT_NamedValue_kBool;
-      v.value.bool_value = *b;
+      v.bool_value = *b;
     } else if (const auto* f = std::get_if<float>(&value)) {
       v.type = PJRT_NamedValue_kFloat;
-      v.value.float_value = *f;
+      v.float_value = *f;
     } else {
       const auto& list = std::get<std::vector<int64_t>>(value);
       v.type = PJRT_NamedValue_kInt64List;
-      v.value.int64_array_value = list.data();
+      v.int64_array_value = list.data();
       v.value_size = list.size();
     }
     values.push_back(v);
@@ -234,22 +235,36 @@ std::shared_ptr<PjrtData> NewData(const std::string& device,
 absl::StatusOr<std::unique_ptr<PjrtComputationClient>> PjrtComputationClient::Create(
     const PJRT_Api* api, const PluginOptions& options, std::optional<JobKeyValueStore> store) {
   if (api == nullptr) return absl::InvalidArgumentError("plugin function table is null");
+  // The plugin's attributes, recorded before its client exists: whether it reads seam's IR
+  // (seam_ir_version) decides the program format Compile sends. A plugin without the
+  // function has none.
+  PluginOptions attributes;
+  if (SEAM_PJRT_HAS(api, PJRT_Plugin_Attributes)) {
+    SEAM_ASSIGN_OR_RETURN(attributes, GetPluginAttributes(api));
+  }
   std::vector<PJRT_NamedValue> values = ToNamedValues(options);
   auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
-  args.create_options = values.data();
+  args.create_options = values.empty() ? nullptr : values.data();
   args.num_options = values.size();
   std::unique_ptr<KvCallbackState> kv;
   if (store.has_value() && store->store != nullptr) {
     kv = std::make_unique<KvCallbackState>(
         KvCallbackState{std::move(store->store), std::move(store->key_prefix)});
-    args.kv_user_arg = kv.get();
-    args.kv_get = &KvGet;
-    args.kv_try_get = &KvTryGet;
-    args.kv_put = &KvPut;
+    // All three: a plugin builds a store only when get, try-get and put are all set.
+    args.kv_get_callback = &KvGet;
+    args.kv_get_user_arg = kv.get();
+    args.kv_put_callback = &KvPut;
+    args.kv_put_user_arg = kv.get();
+    args.kv_try_get_callback = &KvTryGet;
+    args.kv_try_get_user_arg = kv.get();
   }
-  SEAM_RETURN_IF_ERROR(TakePjrtError(api, api->PJRT_Client_Create(&args)));
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api, PJRT_Client_Create, &args));
+  if (args.client == nullptr) {
+    return absl::InternalError("PJRT_Client_Create succeeded and returned no client");
+  }
   std::unique_ptr<PjrtComputationClient> client(new PjrtComputationClient(api, args.client));
   client->kv_ = std::move(kv);
+  client->attributes_ = std::move(attributes);
   SEAM_RETURN_IF_ERROR(client->DiscoverDevices());
   // A plugin with the profiler extension adds its events to every trace from now on.
   client->profiler_ = MakeProfilerSource(api, client->platform_name_);
@@ -264,41 +279,72 @@ PjrtComputationClient::~PjrtComputationClient() {
   trace::RemoveSource(profiler_.get());
   auto args = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
   args.client = client_;
-  TakePjrtError(api_, api_->PJRT_Client_Destroy(&args)).IgnoreError();
+  SEAM_PJRT_CALL(api_, PJRT_Client_Destroy, &args).IgnoreError();
 }
 
 absl::Status PjrtComputationClient::DiscoverDevices() {
   auto name_args = SEAM_PJRT_ARGS(PJRT_Client_PlatformName_Args);
   name_args.client = client_;
-  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_PlatformName(&name_args)));
-  platform_name_.assign(name_args.platform_name, name_args.platform_name_size);
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Client_PlatformName, &name_args));
+  if (name_args.platform_name != nullptr) {
+    platform_name_.assign(name_args.platform_name, name_args.platform_name_size);
+  }
   std::string prefix = platform_name_;
   std::transform(prefix.begin(), prefix.end(), prefix.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
 
+  // Every device of the job (all processes'); this process drives the addressable ones.
+  if (SEAM_PJRT_HAS(api_, PJRT_Client_Devices)) {
+    auto all_args = SEAM_PJRT_ARGS(PJRT_Client_Devices_Args);
+    all_args.client = client_;
+    SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Client_Devices, &all_args));
+    num_global_devices_ = static_cast<int64_t>(all_args.num_devices);
+  }
   auto devices_args = SEAM_PJRT_ARGS(PJRT_Client_AddressableDevices_Args);
   devices_args.client = client_;
-  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_AddressableDevices(&devices_args)));
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Client_AddressableDevices, &devices_args));
+  if (devices_args.num_addressable_devices > 0 && devices_args.addressable_devices == nullptr) {
+    return absl::InternalError(absl::StrCat("PJRT_Client_AddressableDevices reported ",
+                                            devices_args.num_addressable_devices,
+                                            " devices and no array"));
+  }
   for (size_t i = 0; i < devices_args.num_addressable_devices; ++i) {
     PJRT_Device* device = devices_args.addressable_devices[i];
     auto desc_args = SEAM_PJRT_ARGS(PJRT_Device_GetDescription_Args);
     desc_args.device = device;
-    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Device_GetDescription(&desc_args)));
+    SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Device_GetDescription, &desc_args));
     auto id_args = SEAM_PJRT_ARGS(PJRT_DeviceDescription_Id_Args);
     id_args.device_description = desc_args.device_description;
-    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_DeviceDescription_Id(&id_args)));
+    SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_DeviceDescription_Id, &id_args));
     auto kind_args = SEAM_PJRT_ARGS(PJRT_DeviceDescription_Kind_Args);
     kind_args.device_description = desc_args.device_description;
-    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_DeviceDescription_Kind(&kind_args)));
+    SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_DeviceDescription_Kind, &kind_args));
+    // The device's default memory, where streamed uploads allocate (null when the plugin
+    // has no memories: uploads then take the host-staged default).
+    PJRT_Memory* memory = nullptr;
+    if (SEAM_PJRT_HAS(api_, PJRT_Device_DefaultMemory)) {
+      auto memory_args = SEAM_PJRT_ARGS(PJRT_Device_DefaultMemory_Args);
+      memory_args.device = device;
+      if (SEAM_PJRT_CALL(api_, PJRT_Device_DefaultMemory, &memory_args).ok()) {
+        memory = memory_args.memory;
+      }
+    }
     devices_.push_back(device);
+    memories_.push_back(memory);
     device_names_.push_back(absl::StrCat(prefix, ":", id_args.id));
     activity_.push_back(DeviceActivity::For(device_names_.back()));
-    device_infos_.push_back({device_names_.back(), id_args.id,
-                             std::string(kind_args.device_kind, kind_args.device_kind_size)});
+    device_infos_.push_back(
+        {device_names_.back(), id_args.id,
+         kind_args.device_kind == nullptr
+             ? std::string()
+             : std::string(kind_args.device_kind, kind_args.device_kind_size)});
   }
   if (devices_.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("plugin '", platform_name_, "' reports no addressable devices"));
+  }
+  if (num_global_devices_ < static_cast<int64_t>(devices_.size())) {
+    num_global_devices_ = static_cast<int64_t>(devices_.size());
   }
   return absl::OkStatus();
 }
@@ -328,29 +374,25 @@ absl::StatusOr<int64_t> PjrtComputationClient::RunsInFlight(const std::string& d
   return activity_[static_cast<size_t>(index)]->InFlight();
 }
 
-// The first minor whose table has PJRT_Device_MemoryStats.
-constexpr int kMemoryStatsMinor = 3;
-
 absl::StatusOr<ComputationClient::MemoryStats> PjrtComputationClient::GetMemoryStats(
     const std::string& device) const {
   SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(device));
-  const PluginVersion version = GetPluginVersion(api_);
-  constexpr size_t kSlotEnd = PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Device_MemoryStats);
-  if (version.minor < kMemoryStatsMinor || api_->struct_size < kSlotEnd) {
-    return absl::UnimplementedError(
-        absl::StrCat("memory figures of ", device, ": the plugin has PJRT API version ",
-                     version.major, ".", version.minor, " and a ", api_->struct_size,
-                     "-byte table; PJRT_Device_MemoryStats needs version ", PJRT_API_MAJOR, ".",
-                     kMemoryStatsMinor, " (a table of at least ", kSlotEnd, " bytes)"));
+  if (!SEAM_PJRT_HAS(api_, PJRT_Device_MemoryStats)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "memory figures of ", device, ": ", PjrtMissingSlot(api_, "PJRT_Device_MemoryStats").message()));
   }
   auto args = SEAM_PJRT_ARGS(PJRT_Device_MemoryStats_Args);
   args.device = devices_[static_cast<size_t>(index)];
-  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Device_MemoryStats(&args)));
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Device_MemoryStats, &args));
+  // Upstream's figures: peak and limit map one to one; seam's "cached" is what the
+  // allocator holds beyond what is in use (pool_bytes = in use + cached).
   MemoryStats stats;
   stats.bytes_in_use = args.bytes_in_use;
   if (args.peak_bytes_in_use_is_set) stats.peak_bytes_in_use = args.peak_bytes_in_use;
   if (args.bytes_limit_is_set) stats.bytes_limit = args.bytes_limit;
-  if (args.pool_cached_bytes_is_set) stats.pool_cached_bytes = args.pool_cached_bytes;
+  if (args.pool_bytes_is_set) {
+    stats.pool_cached_bytes = std::max<int64_t>(args.pool_bytes - args.bytes_in_use, 0);
+  }
   return stats;
 }
 
@@ -369,10 +411,17 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
     args.type = abi::ToPjrtBufferType(tensor.shape.dtype);
     args.dims = tensor.shape.dims.data();
     args.num_dims = tensor.shape.dims.size();
+    args.byte_strides = nullptr;  // dense, row-major
+    args.num_byte_strides = 0;
     args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
     args.device = device;
-    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_BufferFromHostBuffer(&args)));
+    args.memory = nullptr;         // the device's default memory
+    args.device_layout = nullptr;  // the plugin's default layout
+    SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Client_BufferFromHostBuffer, &args));
     DestroyEvent(api_, args.done_with_host_buffer);  // the data was read during the call
+    if (args.buffer == nullptr) {
+      return absl::InternalError("PJRT_Client_BufferFromHostBuffer succeeded and returned no buffer");
+    }
     InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
     CreateDataHandlesCounter()->Add(1);
     handles.push_back(std::make_shared<PjrtData>(tensor.device, tensor.shape, api_, args.buffer,
@@ -411,11 +460,36 @@ absl::Status CopyToHost(const PJRT_Api* api, absl::Span<const PjrtData* const> v
   for (size_t i = 0; i < values.size() && status.ok(); ++i) {
     // Nothing to copy (and a null `dst` would be PJRT's size query, which starts no copy).
     if (destinations[i].empty()) continue;
+    // The host layout: dense row-major (minor_to_major rank-1 ... 0, no tiles).
+    const size_t rank = values[i]->shape().dims.size();
+    absl::InlinedVector<int64_t, 8> minor_to_major(rank);
+    for (size_t d = 0; d < rank; ++d) minor_to_major[d] = static_cast<int64_t>(rank - 1 - d);
+    auto layout = SEAM_PJRT_ARGS(PJRT_Buffer_MemoryLayout);
+    layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+    layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+    layout.tiled.minor_to_major = minor_to_major.data();
+    layout.tiled.minor_to_major_size = rank;
+    // First the size the plugin will write in that layout (dst NULL starts no copy).
+    auto query = SEAM_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
+    query.src = values[i]->buffer();
+    query.host_layout = &layout;
+    query.dst = nullptr;
+    status = SEAM_PJRT_CALL(api, PJRT_Buffer_ToHostBuffer, &query);
+    if (!status.ok()) break;
+    DestroyEvent(api, query.event);  // none expected; freed if a plugin made one
+    if (query.dst_size != destinations[i].size()) {
+      status = absl::InternalError(absl::StrCat(
+          "PJRT_Buffer_ToHostBuffer: the plugin needs ", query.dst_size, " bytes for ",
+          values[i]->shape().ToString(), " in a dense row-major layout, expected ",
+          destinations[i].size()));
+      break;
+    }
     auto args = SEAM_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
     args.src = values[i]->buffer();
+    args.host_layout = &layout;
     args.dst = destinations[i].data();
     args.dst_size = destinations[i].size();
-    status = TakePjrtError(api, api->PJRT_Buffer_ToHostBuffer(&args));
+    status = SEAM_PJRT_CALL(api, PJRT_Buffer_ToHostBuffer, &args);
     if (status.ok()) events.push_back(args.event);
   }
   const trace::Span wait("wait: copies to host", "wait");
@@ -473,30 +547,43 @@ absl::Status PjrtComputationClient::TransferFromDeviceInto(const DataPtr& handle
 
 absl::Status PjrtComputationClient::TransferFromDeviceRange(const DataPtr& handle, size_t offset,
                                                             absl::Span<uint8_t> destination) {
-  if (!HasStreamedTransfers(api_)) {
+  if (!HasRangedReads(api_) || !ranged_reads_.load(std::memory_order_relaxed)) {
     return ComputationClient::TransferFromDeviceRange(handle, offset, destination);
   }
   SEAM_RETURN_IF_ERROR(CheckReadRange(*handle, offset, destination.size()));
   SEAM_ASSIGN_OR_RETURN(auto values,
                         ReadyValues(absl::MakeConstSpan(&handle, 1), "TransferFromDeviceRange"));
-  return CopyRawToHost(api_, values.front()->buffer(), offset, destination);
+  absl::Status copied = CopyRawToHost(api_, values.front()->buffer(), offset, destination);
+  if (absl::IsUnimplemented(copied)) {
+    // The slot is there but the plugin does not serve it: the host-staged default, from now on.
+    ranged_reads_.store(false, std::memory_order_relaxed);
+    return ComputationClient::TransferFromDeviceRange(handle, offset, destination);
+  }
+  return copied;
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> PjrtComputationClient::StartUpload(
     std::vector<UploadTarget> targets) {
-  if (!HasStreamedTransfers(api_)) return ComputationClient::StartUpload(std::move(targets));
+  if (!HasStreamedTransfers(api_) || !streamed_uploads_.load(std::memory_order_relaxed)) {
+    return ComputationClient::StartUpload(std::move(targets));
+  }
   SEAM_RETURN_IF_ERROR(CheckUploadTargets(targets));
-  std::vector<PJRT_Device*> devices;
+  for (const UploadTarget& target : targets) {
+    if (memories_[static_cast<size_t>(FindDevice(target.device))] == nullptr) {
+      return ComputationClient::StartUpload(std::move(targets));  // no memory to allocate in
+    }
+  }
+  std::vector<PJRT_Memory*> memories;
   std::vector<DeviceActivity*> activity;
   std::vector<std::string> names;
   std::vector<std::shared_ptr<const ir::Shape>> shapes;
-  devices.reserve(targets.size());
+  memories.reserve(targets.size());
   activity.reserve(targets.size());
   names.reserve(targets.size());
   shapes.reserve(targets.size());
   for (const UploadTarget& target : targets) {
     const auto index = static_cast<size_t>(FindDevice(target.device));
-    devices.push_back(devices_[index]);
+    memories.push_back(memories_[index]);
     activity.push_back(activity_[index]);
     names.push_back(target.device);
     shapes.push_back(std::make_shared<const ir::Shape>(target.shape));
@@ -505,18 +592,148 @@ absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> PjrtComputationClient
                       shapes = std::move(shapes)](size_t i, PJRT_Buffer* buffer) -> DataPtr {
     return NewData(names[i], shapes[i], api, buffer, activity[i]);
   };
-  return StartPjrtUpload(api_, client_, std::move(targets), devices, std::move(make_handle));
+  absl::StatusOr<std::unique_ptr<Upload>> upload =
+      StartPjrtUpload(api_, client_, targets, memories, std::move(make_handle));
+  if (absl::IsUnimplemented(upload.status())) {
+    // The plugin has the slots but does not serve them: the default, from now on.
+    streamed_uploads_.store(false, std::memory_order_relaxed);
+    return ComputationClient::StartUpload(std::move(targets));
+  }
+  return upload;
 }
+
+namespace {
+
+// The serialized xla.CompileOptionsProto every compile sends: the build options of a
+// program of `replicas` replicas, one partition, the plugin choosing the device, and for
+// more than one replica the assignment of replica r to global device r. Never
+// debug_options: the plugin keeps its defaults.
+absl::StatusOr<std::string> CompileOptionsBytes(int64_t replicas, int64_t process_index,
+                                                int64_t process_count) {
+  xla::CompileOptionsProto options;
+  xla::ExecutableBuildOptionsProto* build = options.mutable_executable_build_options();
+  build->set_device_ordinal(-1);
+  build->set_num_replicas(replicas);
+  build->set_num_partitions(1);
+  build->set_process_index(process_index);
+  build->set_process_count(process_count);
+  if (replicas > 1) {
+    xla::DeviceAssignmentProto* assignment = build->mutable_device_assignment();
+    assignment->set_replica_count(static_cast<int32_t>(replicas));
+    assignment->set_computation_count(1);
+    xla::DeviceAssignmentProto::ComputationDevice* devices =
+        assignment->add_computation_devices();
+    for (int64_t r = 0; r < replicas; ++r) devices->add_replica_device_ids(r);
+  }
+  std::string bytes;
+  if (!options.SerializeToString(&bytes)) {
+    return absl::InternalError("cannot serialize the CompileOptionsProto");
+  }
+  return bytes;
+}
+
+void DestroyExecutable(const PJRT_Api* api, PJRT_Executable* executable) {
+  auto args = SEAM_PJRT_ARGS(PJRT_Executable_Destroy_Args);
+  args.executable = executable;
+  SEAM_PJRT_CALL(api, PJRT_Executable_Destroy, &args).IgnoreError();
+}
+
+// The executable's outputs per device, as the plugin reports them
+// (PJRT_LoadedExecutable_GetExecutable, then PJRT_Executable_NumOutputs, and, when the plugin
+// serves them, OutputElementTypes and OutputDimensions), checked against the program's result
+// shapes: a plugin that disagrees with the program would hand out buffers of other shapes.
+absl::StatusOr<size_t> QueryOutputs(const PJRT_Api* api, PJRT_LoadedExecutable* loaded,
+                                    const std::vector<ir::Shape>& expected) {
+  auto get = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_GetExecutable_Args);
+  get.loaded_executable = loaded;
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api, PJRT_LoadedExecutable_GetExecutable, &get));
+  PJRT_Executable* executable = get.executable;
+  auto check = [&]() -> absl::StatusOr<size_t> {
+    auto count = SEAM_PJRT_ARGS(PJRT_Executable_NumOutputs_Args);
+    count.executable = executable;
+    SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api, PJRT_Executable_NumOutputs, &count));
+    if (count.num_outputs != expected.size()) {
+      return absl::InternalError(absl::StrCat("PJRT_Executable_NumOutputs: the plugin reports ",
+                                              count.num_outputs, " outputs, the program has ",
+                                              expected.size()));
+    }
+    auto types = SEAM_PJRT_ARGS(PJRT_Executable_OutputElementTypes_Args);
+    types.executable = executable;
+    absl::Status typed = SEAM_PJRT_CALL(api, PJRT_Executable_OutputElementTypes, &types);
+    if (typed.ok()) {
+      if (types.num_output_types != expected.size() ||
+          (types.num_output_types > 0 && types.output_types == nullptr)) {
+        return absl::InternalError(
+            absl::StrCat("PJRT_Executable_OutputElementTypes: the plugin reports ",
+                         types.num_output_types, " types, the program has ", expected.size(),
+                         " outputs"));
+      }
+      for (size_t i = 0; i < expected.size(); ++i) {
+        if (types.output_types[i] != abi::ToPjrtBufferType(expected[i].dtype)) {
+          return absl::InternalError(absl::StrCat(
+              "PJRT_Executable_OutputElementTypes: output ", i, " has element type ",
+              static_cast<int>(types.output_types[i]), ", the program's is ",
+              expected[i].ToString()));
+        }
+      }
+    } else if (!absl::IsUnimplemented(typed)) {
+      return typed;
+    }
+    auto dims = SEAM_PJRT_ARGS(PJRT_Executable_OutputDimensions_Args);
+    dims.executable = executable;
+    absl::Status dimensioned = SEAM_PJRT_CALL(api, PJRT_Executable_OutputDimensions, &dims);
+    if (dimensioned.ok()) {
+      if (dims.num_outputs != expected.size() ||
+          (dims.num_outputs > 0 && dims.dim_sizes == nullptr)) {
+        return absl::InternalError(absl::StrCat("PJRT_Executable_OutputDimensions: the plugin reports ",
+                                                dims.num_outputs, " outputs, the program has ",
+                                                expected.size()));
+      }
+      size_t at = 0;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        const std::vector<int64_t>& want = expected[i].dims;
+        bool same = dims.dim_sizes[i] == want.size() && (want.empty() || dims.dims != nullptr);
+        for (size_t d = 0; same && d < want.size(); ++d) same = dims.dims[at + d] == want[d];
+        if (!same) {
+          return absl::InternalError(absl::StrCat("PJRT_Executable_OutputDimensions: output ", i,
+                                                  " does not have the program's shape ",
+                                                  expected[i].ToString()));
+        }
+        at += dims.dim_sizes[i];
+      }
+    } else if (!absl::IsUnimplemented(dimensioned)) {
+      return dimensioned;
+    }
+    return count.num_outputs;
+  };
+  absl::StatusOr<size_t> outputs = check();
+  DestroyExecutable(api, executable);
+  return outputs;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationClient::Compile(
     std::vector<CompileInstance> instances) {
   const bool eager = !instances.empty() && instances.front().eager_mode;
   metrics::ScopedTimer timer(eager ? EagerOpCompileMetric() : CompileMetric());
   const trace::Span span("Compile", "crossing");
+  // seam's IR goes only to a plugin that announces it reads it; any other would receive
+  // StableHLO (format "mlir"), which seam does not emit yet.
+  if (attributes_.count("seam_ir_version") == 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "Compile: plugin '", platform_name_,
+        "' does not announce the attribute seam_ir_version, so it cannot read seam's IR, and "
+        "seam does not emit StableHLO yet"));
+  }
   std::vector<ComputationPtr> computations;
   for (CompileInstance& instance : instances) {
     SEAM_RETURN_IF_ERROR(DeviceIndex(instance.compilation_device).status());
     std::string text = ir::PrintProgram(instance.program);
+    SEAM_ASSIGN_OR_RETURN(
+        std::string options,
+        CompileOptionsBytes(std::max<int64_t>(instance.program.replica_count, 1), process_index_,
+                            process_count_));
     static constexpr char kFormat[] = "seam-ir";
     auto program = SEAM_PJRT_ARGS(PJRT_Program);
     program.code = text.data();
@@ -526,9 +743,17 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationCl
     auto args = SEAM_PJRT_ARGS(PJRT_Client_Compile_Args);
     args.client = client_;
     args.program = &program;
-    SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_Client_Compile(&args)));
-    computations.push_back(
-        std::make_shared<PjrtComputation>(std::move(instance.program), api_, args.executable));
+    args.compile_options = options.data();
+    args.compile_options_size = options.size();
+    SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Client_Compile, &args));
+    if (args.executable == nullptr) {
+      return absl::InternalError("PJRT_Client_Compile succeeded and returned no executable");
+    }
+    auto computation =
+        std::make_shared<PjrtComputation>(std::move(instance.program), api_, args.executable);
+    SEAM_RETURN_IF_ERROR(
+        QueryOutputs(api_, args.executable, computation->result_shapes()).status());
+    computations.push_back(std::move(computation));
     CreateCompileHandlesCounter()->Add(1);
   }
   return computations;
@@ -577,14 +802,15 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
 
   metrics::Metric* metric = options.eager_mode ? EagerOpExecuteMetric() : ExecuteMetric();
   int64_t launch_ns = metrics::NowNs();
-  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_LoadedExecutable_Execute, &args));
 
   // A run the plugin finished during the call (a small one, run on this thread) is timed
   // now; any other is in flight until its completion event fires.
   absl::Status timer_status;
   auto is_ready = SEAM_PJRT_ARGS(PJRT_Event_IsReady_Args);
   is_ready.event = complete;
-  if (TakePjrtError(api_, api_->PJRT_Event_IsReady(&is_ready)).ok() && is_ready.is_ready) {
+  if (complete == nullptr ||
+      (SEAM_PJRT_CALL(api_, PJRT_Event_IsReady, &is_ready).ok() && is_ready.is_ready)) {
     RecordRun(metric, *activity, launch_ns, /*was_launched=*/false);
   } else {
     activity->Launched();
@@ -592,7 +818,7 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::E
     on_ready.event = complete;
     on_ready.callback = OnRunComplete;
     on_ready.user_arg = NewRunTimer(api_, metric, activity, launch_ns);
-    timer_status = TakePjrtError(api_, api_->PJRT_Event_OnReady(&on_ready));
+    timer_status = SEAM_PJRT_CALL(api_, PJRT_Event_OnReady, &on_ready);
     if (!timer_status.ok()) {
       // Never called back: the run counts as finished now, so no one waits for it forever.
       OnRunComplete(nullptr, on_ready.user_arg);
@@ -670,7 +896,7 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
   args.device_complete_events = complete.data();
 
   int64_t launch_ns = metrics::NowNs();
-  SEAM_RETURN_IF_ERROR(TakePjrtError(api_, api_->PJRT_LoadedExecutable_Execute(&args)));
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_LoadedExecutable_Execute, &args));
 
   auto* timer = new ReplicatedTimer{api_, launch_ns, static_cast<int>(n), INT64_MAX, {}};
   timer->replicas.resize(n);
@@ -684,7 +910,10 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
     on_ready.event = complete[d];
     on_ready.callback = OnReplicaComplete;
     on_ready.user_arg = &timer->replicas[d];
-    absl::Status s = TakePjrtError(api_, api_->PJRT_Event_OnReady(&on_ready));
+    absl::Status s = complete[d] == nullptr ? absl::InternalError(absl::StrCat(
+                                                  "PJRT_LoadedExecutable_Execute returned no "
+                                                  "completion event for device ", d))
+                                            : SEAM_PJRT_CALL(api_, PJRT_Event_OnReady, &on_ready);
     if (!s.ok()) {
       // This device will never count down; do it here so the timer is still freed.
       OnReplicaComplete(nullptr, &timer->replicas[d]);

@@ -3,6 +3,7 @@
 #ifndef SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_H_
 #define SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 struct PJRT_Api;
 struct PJRT_Client;
 struct PJRT_Device;
+struct PJRT_Memory;
 
 namespace seam::runtime {
 
@@ -26,11 +28,15 @@ struct KvCallbackState;
 
 class PjrtComputationClient : public ComputationClient {
  public:
-  // Creates a client of the plugin behind `api` (which must outlive it). With `store`, the
-  // plugin receives the job's key-value store as PJRT_Client_Create's callbacks (ABI 1.2):
+  // Creates a client of the plugin behind `api` (which must outlive it): records the
+  // plugin's attributes (PJRT_Plugin_Attributes), then PJRT_Client_Create with `options` as
+  // its create_options (exactly those). With `store`, the plugin receives the job's
+  // key-value store as PJRT_Client_Create's three callbacks (get, try-get, put, all set):
   // each adds `store->key_prefix` to the plugin's key; a try-get miss is NOT_FOUND, a get
   // that times out DEADLINE_EXCEEDED; errors are made with the plugin's callback_error. The
-  // store is kept until the plugin's client is destroyed.
+  // store is kept until the plugin's client is destroyed. No slot the plugin lacks (null, or
+  // past its table's struct_size) is ever called: the call that needs one fails with
+  // "<PJRT_Name> is not provided by this plugin (PJRT API version 0.<m>)".
   static absl::StatusOr<std::unique_ptr<PjrtComputationClient>> Create(
       const PJRT_Api* api, const PluginOptions& options = {},
       std::optional<JobKeyValueStore> store = std::nullopt);
@@ -42,9 +48,9 @@ class PjrtComputationClient : public ComputationClient {
       const std::vector<DataPtr>& handles) override;
   absl::Status TransferFromDeviceInto(const DataPtr& handle,
                                       absl::Span<uint8_t> destination) override;
-  // Through PJRT_Buffer_CopyRawToHost and the transfer manager (ABI 1.5,
-  // pjrt_computation_client_transfers.h); for a plugin of an older minor, or whose table does not
-  // reach those slots, the base class's host-staged defaults (the new slots are never called).
+  // Through PJRT_Buffer_CopyRawToHost and the async transfer manager
+  // (pjrt_computation_client_transfers.h); for a plugin whose table lacks those slots, or
+  // that answers them UNIMPLEMENTED, the base class's host-staged defaults.
   absl::Status TransferFromDeviceRange(const DataPtr& handle, size_t offset,
                                        absl::Span<uint8_t> destination) override;
   absl::StatusOr<std::unique_ptr<Upload>> StartUpload(std::vector<UploadTarget> targets) override;
@@ -70,9 +76,13 @@ class PjrtComputationClient : public ComputationClient {
   }
   absl::Status AwaitRunsInFlightBelow(const std::string& device, int64_t limit) override;
   absl::StatusOr<int64_t> RunsInFlight(const std::string& device) const override;
-  // Through PJRT_Device_MemoryStats (ABI 1.3); a plugin of an older minor, or whose table
-  // does not reach that slot, is never called for it: Unimplemented naming its version.
+  // Through PJRT_Device_MemoryStats: bytes_in_use, peak_bytes_in_use, bytes_limit, and
+  // pool_bytes - bytes_in_use as the cached bytes. A plugin whose table lacks the slot is
+  // never called for it: Unimplemented "memory figures of <device>: PJRT_Device_MemoryStats
+  // is not provided by this plugin (PJRT API version 0.<m>)".
   absl::StatusOr<MemoryStats> GetMemoryStats(const std::string& device) const override;
+  // The plugin's attributes as recorded at creation.
+  const PluginOptions& plugin_attributes() const { return attributes_; }
 
  private:
   PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client);
@@ -86,12 +96,19 @@ class PjrtComputationClient : public ComputationClient {
   std::string platform_name_;
   std::vector<std::string> device_names_;  // "<PLATFORM>:<id>", addressable devices
   std::vector<PJRT_Device*> devices_;      // same order
+  std::vector<PJRT_Memory*> memories_;     // same order: each one's default memory, or null
   std::vector<DeviceInfo> device_infos_;   // same order
   std::vector<DeviceActivity*> activity_;  // same order; never freed
   // The key-value callbacks' user arg; outlives the plugin's client (destroyed after it).
   std::unique_ptr<KvCallbackState> kv_;
   // The plugin's profiler extension as a trace source; null when it has none.
   std::unique_ptr<trace::Source> profiler_;
+  // PJRT_Plugin_Attributes, recorded at creation (seam_ir_version: the plugin reads seam's IR).
+  PluginOptions attributes_;
+  int64_t num_global_devices_ = 0;  // PJRT_Client_Devices: every process's
+  // Cleared when the plugin answers the slots UNIMPLEMENTED: the defaults from then on.
+  std::atomic<bool> ranged_reads_{true};
+  std::atomic<bool> streamed_uploads_{true};
   int64_t process_index_ = 0;
   int64_t process_count_ = 1;
 };

@@ -1,4 +1,4 @@
-// The job's key-value store as the plugin's callbacks (PJRT_Client_Create_Args, ABI 1.2).
+// The job's key-value store as the plugin's callbacks (PJRT_Client_Create_Args).
 #include "src/runtime/pjrt_computation_client_kv.h"
 
 #include <algorithm>
@@ -40,7 +40,7 @@ template <typename Args, typename Body>
 PJRT_Error* RunKvCallback(Args* args, const char* name, size_t full_size, Body body) {
   if (args == nullptr ||
       args->struct_size < offsetof(Args, callback_error) + sizeof(args->callback_error) ||
-      args->callback_error == nullptr) {
+      args->callback_error == nullptr || *args->callback_error == nullptr) {
     // Without the plugin's error factory no error can be returned.
     base::Log(base::LogSeverity::kError,
               absl::StrCat(name, " was called without its Args or callback_error; ignored"));
@@ -64,7 +64,8 @@ PJRT_Error* RunKvCallback(Args* args, const char* name, size_t full_size, Body b
   }
   if (status.ok()) return nullptr;
   const std::string message(status.message());
-  return args->callback_error(static_cast<PJRT_Error_Code>(status.code()), message.data(),
+  // Upstream's field is a pointer to the plugin's factory function.
+  return (*args->callback_error)(static_cast<PJRT_Error_Code>(status.code()), message.data(),
                               message.size());
 }
 
@@ -86,7 +87,7 @@ PJRT_Error* KvGet(PJRT_KeyValueGetCallback_Args* args) {
         SEAM_ASSIGN_OR_RETURN(
             std::string value,
             state.store->Get(PrefixedKey(state, args->key, args->key_size), timeout));
-        return GiveKvValue(value, &args->value, &args->value_size, &args->value_deleter);
+        return GiveKvValue(value, &args->value, &args->value_size, &args->value_deleter_callback);
       });
 }
 
@@ -98,7 +99,7 @@ PJRT_Error* KvTryGet(PJRT_KeyValueTryGetCallback_Args* args) {
         args->value_size = 0;
         SEAM_ASSIGN_OR_RETURN(std::string value,
                               state.store->TryGet(PrefixedKey(state, args->key, args->key_size)));
-        return GiveKvValue(value, &args->value, &args->value_size, &args->value_deleter);
+        return GiveKvValue(value, &args->value, &args->value_size, &args->value_deleter_callback);
       });
 }
 

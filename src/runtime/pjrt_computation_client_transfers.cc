@@ -13,22 +13,23 @@ namespace seam::runtime {
 namespace {
 
 absl::Status AwaitAndDestroy(const PJRT_Api* api, PJRT_Event* event) {
+  if (event == nullptr) return absl::OkStatus();  // nothing pending
   auto await = SEAM_PJRT_ARGS(PJRT_Event_Await_Args);
   await.event = event;
-  absl::Status status = TakePjrtError(api, api->PJRT_Event_Await(&await));
+  absl::Status status = SEAM_PJRT_CALL(api, PJRT_Event_Await, &await);
   auto destroy = SEAM_PJRT_ARGS(PJRT_Event_Destroy_Args);
   destroy.event = event;
-  TakePjrtError(api, api->PJRT_Event_Destroy(&destroy)).IgnoreError();
+  SEAM_PJRT_CALL(api, PJRT_Event_Destroy, &destroy).IgnoreError();
   return status;
 }
 
 void DestroyManager(const PJRT_Api* api, PJRT_AsyncHostToDeviceTransferManager* manager) {
   auto args = SEAM_PJRT_ARGS(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args);
   args.transfer_manager = manager;
-  TakePjrtError(api, api->PJRT_AsyncHostToDeviceTransferManager_Destroy(&args)).IgnoreError();
+  SEAM_PJRT_CALL(api, PJRT_AsyncHostToDeviceTransferManager_Destroy, &args).IgnoreError();
 }
 
-// One transfer manager per device; target i is buffer slots_[i].second of manager
+// One transfer manager per device memory; target i is buffer slots_[i].second of manager
 // slots_[i].first. Pieces go straight from the caller's memory into the device buffers.
 class PjrtUpload final : public ComputationClient::Upload {
  public:
@@ -45,15 +46,15 @@ class PjrtUpload final : public ComputationClient::Upload {
   }
 
   // Creates the managers: every buffer is allocated here.
-  absl::Status Create(PJRT_Client* client, const std::vector<PJRT_Device*>& devices) {
-    std::vector<PJRT_Device*> distinct;
+  absl::Status Create(PJRT_Client* client, const std::vector<PJRT_Memory*>& memories) {
+    std::vector<PJRT_Memory*> distinct;
     std::vector<std::vector<PJRT_ShapeSpec>> specs;
     slots_.resize(targets_.size());
     for (size_t i = 0; i < targets_.size(); ++i) {
       size_t group = 0;
-      while (group < distinct.size() && distinct[group] != devices[i]) ++group;
+      while (group < distinct.size() && distinct[group] != memories[i]) ++group;
       if (group == distinct.size()) {
-        distinct.push_back(devices[i]);
+        distinct.push_back(memories[i]);
         specs.emplace_back();
       }
       auto spec = SEAM_PJRT_ARGS(PJRT_ShapeSpec);
@@ -68,10 +69,16 @@ class PjrtUpload final : public ComputationClient::Upload {
       args.client = client;
       args.shape_specs = specs[group].data();
       args.num_shape_specs = specs[group].size();
-      args.device = distinct[group];
+      args.device_layouts = nullptr;  // the plugin's default layouts
+      args.num_device_layouts = 0;
+      args.memory = distinct[group];
       absl::Status created =
-          TakePjrtError(api_, api_->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args));
+          SEAM_PJRT_CALL(api_, PJRT_Client_CreateBuffersForAsyncHostToDevice, &args);
       if (!created.ok()) return created;
+      if (args.transfer_manager == nullptr) {
+        return absl::InternalError(
+            "PJRT_Client_CreateBuffersForAsyncHostToDevice succeeded and returned no manager");
+      }
       managers_.push_back(args.transfer_manager);
     }
     return absl::OkStatus();
@@ -102,7 +109,7 @@ class PjrtUpload final : public ComputationClient::Upload {
       args.transfer_manager = managers_[slots_[i].first];
       args.buffer_index = slots_[i].second;
       absl::Status retrieved =
-          TakePjrtError(api_, api_->PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer(&args));
+          SEAM_PJRT_CALL(api_, PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer, &args);
       if (!retrieved.ok()) return progress_.Fail(std::move(retrieved));
       handles.push_back(make_handle_(i, args.buffer_out));
       ComputationClient::InboundDataMetric()->AddSample(
@@ -126,7 +133,7 @@ class PjrtUpload final : public ComputationClient::Upload {
     args.transfer_size = static_cast<int64_t>(size);
     args.is_last_transfer = last;
     absl::Status status =
-        TakePjrtError(api_, api_->PJRT_AsyncHostToDeviceTransferManager_TransferData(&args));
+        SEAM_PJRT_CALL(api_, PJRT_AsyncHostToDeviceTransferManager_TransferData, &args);
     if (!status.ok()) return status;
     if (last) last_sent_[index] = true;
     return AwaitAndDestroy(api_, args.done_with_h2d_transfer);
@@ -145,10 +152,13 @@ class PjrtUpload final : public ComputationClient::Upload {
 }  // namespace
 
 bool HasStreamedTransfers(const PJRT_Api* api) {
-  constexpr size_t kSlotEnd =
-      PJRT_STRUCT_SIZE(PJRT_Api, PJRT_AsyncHostToDeviceTransferManager_Destroy);
-  return GetPluginVersion(api).minor >= kStreamedTransfersMinor && api->struct_size >= kSlotEnd;
+  return SEAM_PJRT_HAS(api, PJRT_Client_CreateBuffersForAsyncHostToDevice) &&
+         SEAM_PJRT_HAS(api, PJRT_AsyncHostToDeviceTransferManager_TransferData) &&
+         SEAM_PJRT_HAS(api, PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer) &&
+         SEAM_PJRT_HAS(api, PJRT_AsyncHostToDeviceTransferManager_Destroy);
 }
+
+bool HasRangedReads(const PJRT_Api* api) { return SEAM_PJRT_HAS(api, PJRT_Buffer_CopyRawToHost); }
 
 absl::Status CopyRawToHost(const PJRT_Api* api, PJRT_Buffer* buffer, size_t offset,
                            absl::Span<uint8_t> destination) {
@@ -157,7 +167,7 @@ absl::Status CopyRawToHost(const PJRT_Api* api, PJRT_Buffer* buffer, size_t offs
   args.dst = destination.data();
   args.offset = static_cast<int64_t>(offset);
   args.transfer_size = static_cast<int64_t>(destination.size());
-  if (absl::Status started = TakePjrtError(api, api->PJRT_Buffer_CopyRawToHost(&args));
+  if (absl::Status started = SEAM_PJRT_CALL(api, PJRT_Buffer_CopyRawToHost, &args);
       !started.ok()) {
     return started;
   }
@@ -170,9 +180,9 @@ absl::Status CopyRawToHost(const PJRT_Api* api, PJRT_Buffer* buffer, size_t offs
 
 absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> StartPjrtUpload(
     const PJRT_Api* api, PJRT_Client* client, std::vector<ComputationClient::UploadTarget> targets,
-    const std::vector<PJRT_Device*>& devices, MakePjrtHandle make_handle) {
+    const std::vector<PJRT_Memory*>& memories, MakePjrtHandle make_handle) {
   auto upload = std::make_unique<PjrtUpload>(api, std::move(targets), std::move(make_handle));
-  if (absl::Status created = upload->Create(client, devices); !created.ok()) return created;
+  if (absl::Status created = upload->Create(client, memories); !created.ok()) return created;
   return std::unique_ptr<ComputationClient::Upload>(std::move(upload));
 }
 

@@ -1,6 +1,7 @@
-// The PJRT client's ranged reads and streamed uploads over the slots of ABI 1.5
-// (PJRT_Buffer_CopyRawToHost and the host-to-device transfer manager). Used by
-// pjrt_computation_client.cc only, for a plugin whose minor and table have the slots.
+// The PJRT client's ranged reads and streamed uploads over PJRT's slots for them
+// (PJRT_Buffer_CopyRawToHost and the async host-to-device transfer manager, upstream's
+// semantics). Used by pjrt_computation_client.cc only, for a plugin whose table has the
+// slots (reaches them and they are not null).
 #ifndef SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_TRANSFERS_H_
 #define SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_TRANSFERS_H_
 
@@ -17,14 +18,14 @@
 struct PJRT_Api;
 struct PJRT_Buffer;
 struct PJRT_Client;
-struct PJRT_Device;
+struct PJRT_Memory;
 
 namespace seam::runtime {
 
-// The first minor whose table has the slots.
-inline constexpr int kStreamedTransfersMinor = 5;
-// True when `api` reports that minor or later and its table reaches the last slot.
+// True when the plugin's table has every transfer-manager slot an upload calls.
 bool HasStreamedTransfers(const PJRT_Api* api);
+// True when the plugin's table has PJRT_Buffer_CopyRawToHost.
+bool HasRangedReads(const PJRT_Api* api);
 
 // Copies `destination.size()` bytes at `offset` of `buffer` (which must be ready, or its
 // error is returned) into `destination` and waits for the copy.
@@ -34,11 +35,12 @@ absl::Status CopyRawToHost(const PJRT_Api* api, PJRT_Buffer* buffer, size_t offs
 // Makes the client's handle for target `index`'s new buffer (which it then owns).
 using MakePjrtHandle = std::function<ComputationClient::DataPtr(size_t index, PJRT_Buffer*)>;
 
-// An upload over one transfer manager per device of `targets` (devices[i] is target i's);
-// the targets are valid (ComputationClient::CheckUploadTargets).
+// An upload over one transfer manager per device memory of `targets` (memories[i], the
+// default memory of target i's device); the targets are valid
+// (ComputationClient::CheckUploadTargets).
 absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> StartPjrtUpload(
     const PJRT_Api* api, PJRT_Client* client, std::vector<ComputationClient::UploadTarget> targets,
-    const std::vector<PJRT_Device*>& devices, MakePjrtHandle make_handle);
+    const std::vector<PJRT_Memory*>& memories, MakePjrtHandle make_handle);
 
 }  // namespace seam::runtime
 
