@@ -8,6 +8,7 @@
 #include "src/plugins/common/options.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/blas_core.h"
+#include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
@@ -45,7 +46,10 @@ std::vector<int64_t> SupportedElementTypes() {
 // destroyed: the table hands out pointers into them.
 const plugin::Attributes* MakeAttributes(GemmLibrary choice) {
   auto* attributes = new plugin::Attributes();
-  attributes->String("seam_plugin_name", "cpu")
+  // seam_ir_version: this plugin reads seam's IR (format "seam-ir") of that version; the
+  // framework sends it seam's IR instead of StableHLO (decision 5 of the migration).
+  attributes->Int64(kSeamIrVersionAttribute, kSeamIrVersion)
+      .String("seam_plugin_name", "cpu")
       .String("program_formats", "seam-ir")
       .Int64List("supported_element_types", SupportedElementTypes())
       .String("blas_core", ThisBlasCore().name)

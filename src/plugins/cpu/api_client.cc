@@ -1,11 +1,14 @@
 // Client, devices and compilation.
 #include <cerrno>
+#include <limits>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "proto/compile_options.pb.h"
 #include "src/base/status_macros.h"
 #include "src/plugins/common/options.h"
 #include "src/plugins/cpu/api_functions.h"
@@ -28,6 +31,8 @@ constexpr absl::string_view kProgramFormat = "seam-ir";
 constexpr int64_t kMaxDevices = 1024;
 constexpr int64_t kMaxProcesses = 65536;
 constexpr int64_t kMaxCollectiveTimeoutMs = int64_t{7} * 24 * 3600 * 1000;  // a week
+// Every device of the job is listed (PJRT_Client_Devices): at most this many in all.
+constexpr int64_t kMaxJobDevices = int64_t{1} << 20;
 
 struct CreateOptions {
   int64_t device_count = 1;
@@ -113,7 +118,8 @@ absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
   if (!kv_store.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "PJRT_Client_Create: option '", kProcessCountOption, "' is ", options.process_count,
-        " but no key-value store was given (kv_get, kv_try_get, kv_put): the processes of a "
+        " but no key-value store was given (kv_get_callback, kv_put_callback, "
+        "kv_try_get_callback): the processes of a "
         "job find each other through it"));
   }
   const char* master = std::getenv(kMasterAddressVariable);
@@ -174,6 +180,12 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   InitializeBf16MatmulOnce();     // and its bf16 products
   absl::StatusOr<std::optional<plugin::KvStore>> kv_store = plugin::KvStore::FromCreateArgs(*args);
   if (!kv_store.ok()) return MakeError(kv_store.status());
+  if (options->process_count * options->device_count > kMaxJobDevices) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_Create: ", options->process_count, " processes of ", options->device_count,
+        " device(s) make ", options->process_count * options->device_count,
+        " devices, more than the cpu plugin lists (", kMaxJobDevices, ")")));
+  }
   auto client = std::make_unique<PJRT_Client>();
   if (options->process_count > 1) {
     absl::StatusOr<std::unique_ptr<GlooCollectives>> gloo =
@@ -186,15 +198,39 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   client->inline_max_cost = *inline_max_cost;
   client->inline_cross_process = *inline_cross_process;
   client->kv_store = *std::move(kv_store);
-  for (int64_t i = 0; i < options->device_count; ++i) {
-    auto device = std::make_unique<PJRT_Device>();
-    device->description.id = static_cast<int>(i);
-    device->description.process_index = static_cast<int>(options->process_index);
-    device->description.kind = "cpu";
-    device->client = client.get();
-    device->worker = std::make_unique<Worker>();
-    client->devices.push_back(device.get());
-    client->owned_devices.push_back(std::move(device));
+  // Every device of the job, in global id order: process p's device i has id
+  // p * device_count + i. This process drives its own; the others are only described.
+  for (int64_t p = 0; p < options->process_count; ++p) {
+    for (int64_t i = 0; i < options->device_count; ++i) {
+      const int id = static_cast<int>(p * options->device_count + i);
+      auto device = std::make_unique<PJRT_Device>();
+      PJRT_DeviceDescription& description = device->description;
+      description.id = id;
+      description.process_index = static_cast<int>(p);
+      description.kind = "cpu";
+      description.debug_string = absl::StrCat("cpu:", id);
+      description.to_string = absl::StrCat("CpuDevice(id=", id, ", process_index=", p, ")");
+      description.attributes.Int64("local_device_index", i);
+      device->client = client.get();
+      device->addressable = p == options->process_index;
+      client->devices.push_back(device.get());
+      if (device->addressable) {
+        device->local_hardware_id = static_cast<int>(i);
+        device->worker = std::make_unique<Worker>();
+        auto memory = std::make_unique<PJRT_Memory>();
+        memory->id = id;
+        memory->kind = "device";
+        memory->kind_id = 0;
+        memory->debug_string = absl::StrCat("cpu:", id, ":device");
+        memory->to_string = absl::StrCat("CpuMemory(kind=device, device=", id, ")");
+        memory->devices.push_back(device.get());
+        device->memories.push_back(memory.get());
+        client->addressable_memories.push_back(memory.get());
+        device->memory_space = std::move(memory);
+        client->addressable_devices.push_back(device.get());
+      }
+      client->owned_devices.push_back(std::move(device));
+    }
   }
   args->client = client.release();
   return nullptr;
@@ -204,6 +240,79 @@ PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args) {
   delete args->client;  // joins each device's worker after its queued work
   return nullptr;
 }
+
+namespace {
+
+// The parts of the serialized xla.CompileOptionsProto the cpu plugin reads (decision 3 of
+// the migration): the replica count, when set, must be the program's.
+absl::StatusOr<xla::CompileOptionsProto> ParseCompileOptions(const PJRT_Client_Compile_Args& args) {
+  if (args.compile_options == nullptr && args.compile_options_size > 0) {
+    return absl::InvalidArgumentError(
+        "PJRT_Client_Compile: args->compile_options is null with compile_options_size > 0");
+  }
+  xla::CompileOptionsProto options;
+  if (args.compile_options_size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !options.ParseFromArray(args.compile_options, static_cast<int>(args.compile_options_size))) {
+    return absl::InvalidArgumentError("failed to deserialize CompileOptionsProto");
+  }
+  return options;
+}
+
+absl::Status CheckCompileOptions(const xla::CompileOptionsProto& options,
+                                 const ir::Program& program) {
+  if (!options.has_executable_build_options()) return absl::OkStatus();
+  const xla::ExecutableBuildOptionsProto& build = options.executable_build_options();
+  if (build.num_replicas() != 0 && build.num_replicas() != program.replica_count) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_Compile: the compile options ask for num_replicas=", build.num_replicas(),
+        ", the program has replicas=", program.replica_count));
+  }
+  if (build.num_partitions() > 1) {
+    return absl::UnimplementedError(
+        absl::StrCat("PJRT_Client_Compile: the compile options ask for num_partitions=",
+                     build.num_partitions(), "; the cpu plugin runs one partition"));
+  }
+  return absl::OkStatus();
+}
+
+// A hex digest of what decides the compiled program: its text.
+std::string Fingerprint(absl::string_view code) {
+  // FNV-1a, 64 bits: stable across processes and builds, unlike std::hash.
+  uint64_t hash = 14695981039346656037ull;
+  for (char c : code) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", hash);
+}
+
+std::shared_ptr<const ExecutableFacts> MakeFacts(const Executable& executable,
+                                                 absl::string_view code) {
+  auto facts = std::make_shared<ExecutableFacts>();
+  facts->name = executable.program().name;
+  facts->fingerprint = Fingerprint(code);
+  facts->replicas = executable.program().replica_count;
+  static constexpr char kDeviceKind[] = "device";
+  for (const ir::Shape& shape : executable.result_shapes()) {
+    facts->output_types.push_back(ToPjrtType(shape.dtype));
+    facts->output_dims.insert(facts->output_dims.end(), shape.dims.begin(), shape.dims.end());
+    facts->output_ranks.push_back(shape.dims.size());
+    facts->output_memory_kinds.push_back(kDeviceKind);
+    facts->output_memory_kind_sizes.push_back(sizeof(kDeviceKind) - 1);
+  }
+  return facts;
+}
+
+// The devices a program of `replicas` replicas runs on, as this process sees them: the
+// first `replicas` devices, or all of this process's devices for a program over every
+// process of the job.
+std::vector<PJRT_Device*> RunDevicesOf(const PJRT_Client& client, int64_t replicas) {
+  const std::vector<PJRT_Device*>& local = client.addressable_devices;
+  if (replicas >= static_cast<int64_t>(local.size())) return local;
+  return std::vector<PJRT_Device*>(local.begin(), local.begin() + replicas);
+}
+
+}  // namespace
 
 PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Compile, args->client);
@@ -217,25 +326,51 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
     return MakeError(
         absl::InvalidArgumentError(absl::StrCat("Unknown program format '", format, "'.")));
   }
-  if (args->num_compile_options > 0) {
-    SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_Compile, args->compile_options);
-  }
-  // The cpu plugin has no compile option: any one given is refused by name.
-  absl::StatusOr<plugin::Options> options =
-      plugin::Options::Parse("PJRT_Client_Compile", "compile option", "cpu", args->compile_options,
-                             args->num_compile_options, {});
-  if (!options.ok()) return MakeError(options.status());
   if (program.code == nullptr && program.code_size > 0) {
     return MakeError(absl::InvalidArgumentError("PJRT_Client_Compile: program code is null"));
   }
   absl::string_view code = program.code == nullptr
                                ? absl::string_view()
                                : absl::string_view(program.code, program.code_size);
+  absl::StatusOr<xla::CompileOptionsProto> options = ParseCompileOptions(*args);
+  if (!options.ok()) return MakeError(options.status());
   absl::StatusOr<std::shared_ptr<const Executable>> executable =
       Executable::Compile(std::string_view(code.data(), code.size()));
   if (!executable.ok()) return MakeError(executable.status());
+  if (absl::Status s = CheckCompileOptions(*options, (*executable)->program()); !s.ok()) {
+    return MakeError(s);
+  }
   MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable);
-  args->executable = new PJRT_LoadedExecutable{*std::move(executable), args->client};
+  std::shared_ptr<const ExecutableFacts> facts = MakeFacts(**executable, code);
+  std::vector<PJRT_Device*> devices =
+      RunDevicesOf(*args->client, (*executable)->program().replica_count);
+  args->executable = new PJRT_LoadedExecutable{*std::move(executable), args->client,
+                                               std::move(facts), std::move(devices)};
+  return nullptr;
+}
+
+PJRT_Error* ClientDefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_DefaultDeviceAssignment, args->client);
+  const PJRT_Client& client = *args->client;
+  if (args->num_partitions != 1) {
+    return MakeError(absl::UnimplementedError(
+        absl::StrCat("PJRT_Client_DefaultDeviceAssignment: num_partitions is ",
+                     args->num_partitions, "; the cpu plugin runs one partition")));
+  }
+  if (args->num_replicas < 1 ||
+      static_cast<size_t>(args->num_replicas) > client.devices.size()) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_DefaultDeviceAssignment: num_replicas is ", args->num_replicas,
+        ", the job has ", client.devices.size(), " device(s)")));
+  }
+  const auto needed = static_cast<size_t>(args->num_replicas);
+  if (args->default_assignment_size < needed || args->default_assignment == nullptr) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        "PJRT_Client_DefaultDeviceAssignment: default_assignment has room for ",
+        args->default_assignment == nullptr ? 0 : args->default_assignment_size,
+        " entries, ", needed, " are needed")));
+  }
+  for (size_t r = 0; r < needed; ++r) args->default_assignment[r] = client.devices[r]->description.id;
   return nullptr;
 }
 

@@ -194,7 +194,7 @@ using RunDevices = absl::InlinedVector<PJRT_Device*, 4>;
 bool SpansProcesses(const PJRT_LoadedExecutable_Execute_Args& args) {
   const PJRT_Client& client = *args.executable->client;
   return client.process_count > 1 && args.execute_device == nullptr &&
-         args.num_devices == client.devices.size() &&
+         args.num_devices == client.addressable_devices.size() &&
          args.executable->executable->program().replica_count ==
              client.process_count * static_cast<int64_t>(args.num_devices);
 }
@@ -203,7 +203,7 @@ bool SpansProcesses(const PJRT_LoadedExecutable_Execute_Args& args) {
 // donation exists (so a refused call changes nothing). Fills `run_devices`.
 absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDevices& run_devices) {
   const PJRT_LoadedExecutable& loaded = *args.executable;
-  const std::vector<PJRT_Device*>& devices = loaded.client->devices;
+  const std::vector<PJRT_Device*>& devices = loaded.client->addressable_devices;
   if (args.num_devices == 0 || args.num_devices > devices.size()) {
     return absl::InvalidArgumentError(absl::StrCat("PJRT_LoadedExecutable_Execute: num_devices is ",
                                                    args.num_devices, ", the client has ",
@@ -243,6 +243,11 @@ absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDev
       return absl::InvalidArgumentError(
           "PJRT_LoadedExecutable_Execute: execute_device belongs to another client");
     }
+    if (!device->addressable) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "PJRT_LoadedExecutable_Execute: execute_device ", device->description.id,
+          " belongs to process ", device->description.process_index, ", not to this one"));
+    }
     if (args.output_lists[d] == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("PJRT_LoadedExecutable_Execute: output_lists[", d, "] is null"));
@@ -259,6 +264,28 @@ absl::Status CheckExecute(const PJRT_LoadedExecutable_Execute_Args& args, RunDev
         args.argument_lists == nullptr ? nullptr : args.argument_lists[d];
     SEAM_RETURN_IF_ERROR(CheckDonations(loaded.executable->program(), arguments, args.num_args));
     run_devices.push_back(device);
+  }
+  // Upstream's non_donatable_input_indices: seam's donations are the program's aliases, made
+  // when it was written; a run may not take them back.
+  if (args.options != nullptr && args.options->num_non_donatable_input_indices > 0) {
+    const PJRT_ExecuteOptions& options = *args.options;
+    if (options.non_donatable_input_indices == nullptr) {
+      return absl::InvalidArgumentError(
+          "PJRT_LoadedExecutable_Execute: options->non_donatable_input_indices is null with "
+          "num_non_donatable_input_indices > 0");
+    }
+    for (size_t k = 0; k < options.num_non_donatable_input_indices; ++k) {
+      for (const ir::Alias& alias : loaded.executable->program().aliases) {
+        if (alias.parameter_index == options.non_donatable_input_indices[k]) {
+          return absl::UnimplementedError(absl::StrCat(
+              "PJRT_LoadedExecutable_Execute: options->non_donatable_input_indices lists "
+              "argument ",
+              alias.parameter_index, ", which the program donates (alias output ",
+              alias.output_index, " = parameter ", alias.parameter_index,
+              "); the cpu plugin cannot run it without the donation"));
+        }
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -331,9 +358,107 @@ PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args) {
   return nullptr;
 }
 
-PJRT_Error* LoadedExecutableNumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_NumOutputs, args->executable);
-  args->num_outputs = args->executable->executable->result_shapes().size();
+PJRT_Error* LoadedExecutableGetExecutable(PJRT_LoadedExecutable_GetExecutable_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_GetExecutable, args->loaded_executable);
+  const PJRT_LoadedExecutable& loaded = *args->loaded_executable;
+  if (loaded.executable == nullptr) {
+    return MakeError(absl::FailedPreconditionError(
+        "PJRT_LoadedExecutable_GetExecutable: the executable was deleted"));
+  }
+  args->executable = new PJRT_Executable{loaded.executable, loaded.facts};
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutableAddressableDevices(
+    PJRT_LoadedExecutable_AddressableDevices_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_AddressableDevices, args->executable);
+  args->addressable_devices = args->executable->devices.data();
+  args->num_addressable_devices = args->executable->devices.size();
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutableDelete(PJRT_LoadedExecutable_Delete_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_Delete, args->executable);
+  args->executable->executable.reset();  // runs in flight hold their own reference
+  return nullptr;
+}
+
+PJRT_Error* LoadedExecutableIsDeleted(PJRT_LoadedExecutable_IsDeleted_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_IsDeleted, args->executable);
+  args->is_deleted = args->executable->executable == nullptr;
+  return nullptr;
+}
+
+PJRT_Error* ExecutableDestroy(PJRT_Executable_Destroy_Args* args) {
+  delete args->executable;
+  return nullptr;
+}
+
+PJRT_Error* ExecutableName(PJRT_Executable_Name_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_Name, args->executable);
+  const std::string& name = args->executable->facts->name;
+  args->executable_name = name.data();
+  args->executable_name_size = name.size();
+  return nullptr;
+}
+
+PJRT_Error* ExecutableNumReplicas(PJRT_Executable_NumReplicas_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_NumReplicas, args->executable);
+  args->num_replicas = static_cast<size_t>(args->executable->facts->replicas);
+  return nullptr;
+}
+
+PJRT_Error* ExecutableNumPartitions(PJRT_Executable_NumPartitions_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_NumPartitions, args->executable);
+  args->num_partitions = 1;
+  return nullptr;
+}
+
+PJRT_Error* ExecutableNumOutputs(PJRT_Executable_NumOutputs_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_NumOutputs, args->executable);
+  args->num_outputs = args->executable->facts->output_types.size();
+  return nullptr;
+}
+
+PJRT_Error* ExecutableSizeOfGeneratedCodeInBytes(
+    PJRT_Executable_SizeOfGeneratedCodeInBytes_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_SizeOfGeneratedCodeInBytes, args->executable);
+  args->size_in_bytes = 0;  // no generated code: the plugin runs precompiled kernels
+  return nullptr;
+}
+
+PJRT_Error* ExecutableFingerprint(PJRT_Executable_Fingerprint_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_Fingerprint, args->executable);
+  const std::string& fingerprint = args->executable->facts->fingerprint;
+  args->executable_fingerprint = fingerprint.data();
+  args->executable_fingerprint_size = fingerprint.size();
+  return nullptr;
+}
+
+PJRT_Error* ExecutableOutputElementTypes(PJRT_Executable_OutputElementTypes_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_OutputElementTypes, args->executable);
+  const ExecutableFacts& facts = *args->executable->facts;
+  // The ABI's field is not const; the array is the executable's and never written through.
+  args->output_types = const_cast<PJRT_Buffer_Type*>(facts.output_types.data());
+  args->num_output_types = facts.output_types.size();
+  return nullptr;
+}
+
+PJRT_Error* ExecutableOutputDimensions(PJRT_Executable_OutputDimensions_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_OutputDimensions, args->executable);
+  const ExecutableFacts& facts = *args->executable->facts;
+  args->num_outputs = facts.output_ranks.size();
+  args->dims = facts.output_dims.data();
+  args->dim_sizes = facts.output_ranks.data();
+  return nullptr;
+}
+
+PJRT_Error* ExecutableOutputMemoryKinds(PJRT_Executable_OutputMemoryKinds_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_OutputMemoryKinds, args->executable);
+  const ExecutableFacts& facts = *args->executable->facts;
+  args->num_outputs = facts.output_memory_kinds.size();
+  args->memory_kinds = facts.output_memory_kinds.data();
+  args->memory_kind_sizes = facts.output_memory_kind_sizes.data();
   return nullptr;
 }
 
@@ -342,6 +467,10 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_LoadedExecutable_Execute, args->output_lists);
   if (args->options != nullptr) SEAM_PLUGIN_CHECK_STRUCT(PJRT_ExecuteOptions, *args->options);
   const PJRT_LoadedExecutable& loaded = *args->executable;
+  if (loaded.executable == nullptr) {
+    return MakeError(absl::FailedPreconditionError(
+        "PJRT_LoadedExecutable_Execute: the executable was deleted"));
+  }
   RunDevices run_devices;
   if (absl::Status s = CheckExecute(*args, run_devices); !s.ok()) return MakeError(s);
 

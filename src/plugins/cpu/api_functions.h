@@ -1,6 +1,7 @@
 // The CPU plugin's implementation of the slots of PJRT_Api (cpu_plugin.cc puts each behind
 // the kit's entry, which has checked the Args pointer and its size before these run).
-// Errors and events are the kit's (src/plugins/common).
+// Errors, events, device lists, device descriptions and memories are the kit's
+// (src/plugins/common); every slot not listed here or there is the kit's UNIMPLEMENTED stub.
 #ifndef SEAM_PLUGINS_CPU_API_FUNCTIONS_H_
 #define SEAM_PLUGINS_CPU_API_FUNCTIONS_H_
 
@@ -8,30 +9,56 @@
 
 namespace seam::cpu {
 
+// api_basics.cc
 PJRT_Error* PluginInitialize(PJRT_Plugin_Initialize_Args* args);
 PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args);
 
+// api_client.cc
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args);
 PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args);
 PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args);
-PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
+PJRT_Error* ClientDefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_Args* args);
 
+// api_execute.cc
 PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args);
-PJRT_Error* LoadedExecutableNumOutputs(PJRT_LoadedExecutable_NumOutputs_Args* args);
+PJRT_Error* LoadedExecutableGetExecutable(PJRT_LoadedExecutable_GetExecutable_Args* args);
+PJRT_Error* LoadedExecutableAddressableDevices(
+    PJRT_LoadedExecutable_AddressableDevices_Args* args);
+PJRT_Error* LoadedExecutableDelete(PJRT_LoadedExecutable_Delete_Args* args);
+PJRT_Error* LoadedExecutableIsDeleted(PJRT_LoadedExecutable_IsDeleted_Args* args);
 PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args);
+PJRT_Error* ExecutableDestroy(PJRT_Executable_Destroy_Args* args);
+PJRT_Error* ExecutableName(PJRT_Executable_Name_Args* args);
+PJRT_Error* ExecutableNumReplicas(PJRT_Executable_NumReplicas_Args* args);
+PJRT_Error* ExecutableNumPartitions(PJRT_Executable_NumPartitions_Args* args);
+PJRT_Error* ExecutableNumOutputs(PJRT_Executable_NumOutputs_Args* args);
+PJRT_Error* ExecutableSizeOfGeneratedCodeInBytes(
+    PJRT_Executable_SizeOfGeneratedCodeInBytes_Args* args);
+PJRT_Error* ExecutableFingerprint(PJRT_Executable_Fingerprint_Args* args);
+PJRT_Error* ExecutableOutputElementTypes(PJRT_Executable_OutputElementTypes_Args* args);
+PJRT_Error* ExecutableOutputDimensions(PJRT_Executable_OutputDimensions_Args* args);
+PJRT_Error* ExecutableOutputMemoryKinds(PJRT_Executable_OutputMemoryKinds_Args* args);
 
+// api_buffer.cc
+PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
 PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args);
 PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args);
 PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args);
-PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
-PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
+PJRT_Error* BufferUnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args* args);
+PJRT_Error* BufferDynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args* args);
+PJRT_Error* BufferGetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args);
+PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
+PJRT_Error* BufferDevice(PJRT_Buffer_Device_Args* args);
+PJRT_Error* BufferMemory(PJRT_Buffer_Memory_Args* args);
 PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args);
 PJRT_Error* BufferIsDeleted(PJRT_Buffer_IsDeleted_Args* args);
-PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
-
+PJRT_Error* BufferCopyToDevice(PJRT_Buffer_CopyToDevice_Args* args);
+PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
+PJRT_Error* BufferIsOnCpu(PJRT_Buffer_IsOnCpu_Args* args);
+PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
 PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args);
 
-// 1.5, api_transfer.cc.
+// api_transfer.cc
 PJRT_Error* BufferCopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args);
 PJRT_Error* ClientCreateBuffersForAsyncHostToDevice(
     PJRT_Client_CreateBuffersForAsyncHostToDevice_Args* args);
@@ -39,6 +66,12 @@ PJRT_Error* TransferManagerTransferData(
     PJRT_AsyncHostToDeviceTransferManager_TransferData_Args* args);
 PJRT_Error* TransferManagerRetrieveBuffer(
     PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args* args);
+PJRT_Error* TransferManagerDevice(PJRT_AsyncHostToDeviceTransferManager_Device_Args* args);
+PJRT_Error* TransferManagerBufferCount(
+    PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args* args);
+PJRT_Error* TransferManagerBufferSize(PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args* args);
+PJRT_Error* TransferManagerSetBufferError(
+    PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args* args);
 PJRT_Error* TransferManagerDestroy(PJRT_AsyncHostToDeviceTransferManager_Destroy_Args* args);
 
 }  // namespace seam::cpu

@@ -1,5 +1,6 @@
-// Ranged reads and streamed uploads (ABI 1.5): PJRT_Buffer_CopyRawToHost and the
-// host-to-device transfer manager.
+// Ranged reads and streamed uploads: PJRT_Buffer_CopyRawToHost and the host-to-device
+// transfer manager (upstream's semantics; AddMetadata and TransferLiteral are left to the
+// kit's UNIMPLEMENTED stubs).
 //
 // The manager allocates every buffer's block when it is created; each TransferData copies
 // its piece into the block before it returns (so its done event is ready at once), and the
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -119,11 +121,18 @@ PJRT_Error* BufferCopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args) {
 
 PJRT_Error* ClientCreateBuffersForAsyncHostToDevice(
     PJRT_Client_CreateBuffersForAsyncHostToDevice_Args* args) {
+  constexpr const char* kFunction = "PJRT_Client_CreateBuffersForAsyncHostToDevice";
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_CreateBuffersForAsyncHostToDevice, args->client);
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_CreateBuffersForAsyncHostToDevice, args->device);
-  if (args->device->client != args->client) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_CreateBuffersForAsyncHostToDevice, args->memory);
+  if (args->memory->devices.empty() || args->memory->devices.front()->client != args->client) {
     return MakeError(absl::InvalidArgumentError(
-        "PJRT_Client_CreateBuffersForAsyncHostToDevice: device belongs to another client"));
+        "PJRT_Client_CreateBuffersForAsyncHostToDevice: memory belongs to another client"));
+  }
+  PJRT_Device* device = args->memory->devices.front();
+  if (args->device_layouts != nullptr && args->num_device_layouts != args->num_shape_specs) {
+    return MakeError(absl::InvalidArgumentError(absl::StrCat(
+        kFunction, ": num_device_layouts is ", args->num_device_layouts, ", num_shape_specs ",
+        args->num_shape_specs, " (one layout per buffer, or none)")));
   }
   if (args->num_shape_specs > 0) {
     SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_CreateBuffersForAsyncHostToDevice, args->shape_specs);
@@ -134,18 +143,26 @@ PJRT_Error* ClientCreateBuffersForAsyncHostToDevice(
                      args->num_shape_specs, " is more than a buffer_index can name")));
   }
   auto manager = std::make_unique<Manager>();
-  manager->device = args->device;
+  manager->device = device;
   manager->entries.reserve(args->num_shape_specs);
   for (size_t i = 0; i < args->num_shape_specs; ++i) {  // every shape first: nothing allocated
     absl::StatusOr<ir::Shape> shape = SpecShape(args->shape_specs[i], i);
     if (!shape.ok()) return MakeError(shape.status());
+    if (args->device_layouts != nullptr) {
+      const std::string field = absl::StrCat("device_layouts[", i, "]");
+      if (absl::Status s = CheckDenseLayout(kFunction, field.c_str(), args->device_layouts[i],
+                                            shape->dims.size());
+          !s.ok()) {
+        return MakeError(s);
+      }
+    }
     manager->entries.push_back({std::make_shared<const ir::Shape>(*std::move(shape)), nullptr});
   }
   for (size_t i = 0; i < manager->entries.size(); ++i) {
     Manager::Entry& entry = manager->entries[i];
     entry.state = NewBufferState();
     try {
-      entry.state->memory = NewDeviceMemory(entry.shape->byte_size(), args->device->memory);
+      entry.state->memory = NewDeviceMemory(entry.shape->byte_size(), device->memory);
     } catch (const std::bad_alloc&) {  // the blocks made so far go with `manager`
       return MakeError(absl::ResourceExhaustedError(
           absl::StrCat("PJRT_Client_CreateBuffersForAsyncHostToDevice: cannot allocate ",
@@ -211,6 +228,68 @@ PJRT_Error* TransferManagerRetrieveBuffer(
   }
   entry.retrieved = true;
   args->buffer_out = new PJRT_Buffer{entry.shape, entry.state, manager.device};
+  return nullptr;
+}
+
+PJRT_Error* TransferManagerDevice(PJRT_AsyncHostToDeviceTransferManager_Device_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_AsyncHostToDeviceTransferManager_Device, args->transfer_manager);
+  args->device_out = args->transfer_manager->device;
+  return nullptr;
+}
+
+PJRT_Error* TransferManagerBufferCount(
+    PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_AsyncHostToDeviceTransferManager_BufferCount,
+                             args->transfer_manager);
+  args->buffer_count = args->transfer_manager->entries.size();  // fixed at creation
+  return nullptr;
+}
+
+PJRT_Error* TransferManagerBufferSize(PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_AsyncHostToDeviceTransferManager_BufferSize,
+                             args->transfer_manager);
+  Manager& manager = *args->transfer_manager;
+  std::lock_guard<std::mutex> lock(manager.mu);
+  absl::StatusOr<Manager::Entry*> found =
+      EntryAt(manager, "PJRT_AsyncHostToDeviceTransferManager_BufferSize", args->buffer_index);
+  if (!found.ok()) return MakeError(found.status());
+  args->buffer_size = (*found)->shape->byte_size();
+  return nullptr;
+}
+
+PJRT_Error* TransferManagerSetBufferError(
+    PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args* args) {
+  constexpr const char* kFunction = "PJRT_AsyncHostToDeviceTransferManager_SetBufferError";
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_AsyncHostToDeviceTransferManager_SetBufferError,
+                             args->transfer_manager);
+  if (args->error_code == PJRT_Error_Code_OK) {
+    return MakeError(
+        absl::InvalidArgumentError(absl::StrCat(kFunction, ": error_code is OK, not an error")));
+  }
+  if (args->error_message == nullptr && args->error_message_size > 0) {
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat(kFunction, ": error_message is null with error_message_size > 0")));
+  }
+  Manager& manager = *args->transfer_manager;
+  std::shared_ptr<EventState> ready;  // set outside the lock, as in TransferData
+  {
+    std::lock_guard<std::mutex> lock(manager.mu);
+    absl::StatusOr<Manager::Entry*> found = EntryAt(manager, kFunction, args->buffer_index);
+    if (!found.ok()) return MakeError(found.status());
+    Manager::Entry& entry = **found;
+    if (entry.last_seen) {
+      return MakeError(absl::FailedPreconditionError(
+          absl::StrCat(kFunction, ": ", Describe(args->buffer_index, entry),
+                       " already had its last transfer (or its error)")));
+    }
+    entry.last_seen = true;
+    ready = entry.state->ready;
+  }
+  ready->Set(absl::Status(
+      static_cast<absl::StatusCode>(args->error_code),
+      args->error_message == nullptr
+          ? absl::string_view()
+          : absl::string_view(args->error_message, args->error_message_size)));
   return nullptr;
 }
 

@@ -10,40 +10,76 @@
 namespace seam::cpu {
 
 const PJRT_Api* GetCpuPjrtApi() {
-  // Every slot goes through the kit's entry (Args check, exception firewall).
+  // Every slot goes through the kit's entry (Args check, exception firewall); the slots not
+  // set here answer UNIMPLEMENTED "<PJRT_Name> is not implemented by the cpu plugin".
   static const PJRT_Api api = [] {
-    PJRT_Api a = plugin::NewApi();
-    a.extension_start = plugin::profiler::Extension();  // 1.4: compile passes, runs, kernels
+    PJRT_Api a = plugin::NewApi<kCpuPluginName>();
+    a.extension_start = plugin::profiler::Extension();  // compile passes, runs, kernels
     SEAM_PLUGIN_SET(a, PJRT_Plugin_Initialize, PluginInitialize);
     SEAM_PLUGIN_SET(a, PJRT_Plugin_Attributes, PluginAttributes);
-    plugin::SetEventFunctions(a);
+    plugin::SetEventFunctions(a);  // Destroy, IsReady, Error, Await, OnReady, Create, Set
 
     SEAM_PLUGIN_SET(a, PJRT_Client_Create, ClientCreate);
     SEAM_PLUGIN_SET(a, PJRT_Client_Destroy, ClientDestroy);
+    // Platform name and version, process index, device lists and lookups, descriptions.
     plugin::SetDeviceFunctions<PJRT_Client, PJRT_Device>(a);
+    // One memory (kind "device") per addressable device.
+    plugin::SetMemoryFunctions<PJRT_Client, PJRT_Device>(a);
     SEAM_PLUGIN_SET(a, PJRT_Client_Compile, ClientCompile);
+    SEAM_PLUGIN_SET(a, PJRT_Client_DefaultDeviceAssignment, ClientDefaultDeviceAssignment);
     SEAM_PLUGIN_SET(a, PJRT_Client_BufferFromHostBuffer, ClientBufferFromHostBuffer);
+    SEAM_PLUGIN_SET(a, PJRT_Device_MemoryStats, DeviceMemoryStats);
+
+    SEAM_PLUGIN_SET(a, PJRT_Executable_Destroy, ExecutableDestroy);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_Name, ExecutableName);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_NumReplicas, ExecutableNumReplicas);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_NumPartitions, ExecutableNumPartitions);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_NumOutputs, ExecutableNumOutputs);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_SizeOfGeneratedCodeInBytes,
+                    ExecutableSizeOfGeneratedCodeInBytes);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_OutputMemoryKinds, ExecutableOutputMemoryKinds);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_OutputElementTypes, ExecutableOutputElementTypes);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_OutputDimensions, ExecutableOutputDimensions);
+    SEAM_PLUGIN_SET(a, PJRT_Executable_Fingerprint, ExecutableFingerprint);
 
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_Destroy, LoadedExecutableDestroy);
-    SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_NumOutputs, LoadedExecutableNumOutputs);
+    SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_GetExecutable, LoadedExecutableGetExecutable);
+    SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_AddressableDevices,
+                    LoadedExecutableAddressableDevices);
+    SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_Delete, LoadedExecutableDelete);
+    SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_IsDeleted, LoadedExecutableIsDeleted);
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_Execute, LoadedExecutableExecute);
 
     SEAM_PLUGIN_SET(a, PJRT_Buffer_Destroy, BufferDestroy);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_ElementType, BufferElementType);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_Dimensions, BufferDimensions);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_ToHostBuffer, BufferToHostBuffer);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_ReadyEvent, BufferReadyEvent);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_UnpaddedDimensions, BufferUnpaddedDimensions);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_DynamicDimensionIndices, BufferDynamicDimensionIndices);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_GetMemoryLayout, BufferGetMemoryLayout);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_OnDeviceSizeInBytes, BufferOnDeviceSizeInBytes);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_Device, BufferDevice);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_Memory, BufferMemory);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_Delete, BufferDelete);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_IsDeleted, BufferIsDeleted);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_OnDeviceSizeInBytes, BufferOnDeviceSizeInBytes);
-    SEAM_PLUGIN_SET(a, PJRT_Device_MemoryStats, DeviceMemoryStats);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_CopyRawToHost, BufferCopyRawToHost);  // 1.5
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_CopyToDevice, BufferCopyToDevice);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_ToHostBuffer, BufferToHostBuffer);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_IsOnCpu, BufferIsOnCpu);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_ReadyEvent, BufferReadyEvent);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_CopyRawToHost, BufferCopyRawToHost);
+
     SEAM_PLUGIN_SET(a, PJRT_Client_CreateBuffersForAsyncHostToDevice,
                     ClientCreateBuffersForAsyncHostToDevice);
     SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_TransferData,
                     TransferManagerTransferData);
     SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer,
                     TransferManagerRetrieveBuffer);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_Device, TransferManagerDevice);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_BufferCount,
+                    TransferManagerBufferCount);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_BufferSize,
+                    TransferManagerBufferSize);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_SetBufferError,
+                    TransferManagerSetBufferError);
     SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_Destroy, TransferManagerDestroy);
     return a;
   }();

@@ -12,6 +12,15 @@ namespace seam::cpu {
 
 const PJRT_Api* GetCpuPjrtApi();
 
+// The plugin's name, in its stubs' messages ("<PJRT_Name> is not implemented by the cpu
+// plugin").
+inline constexpr char kCpuPluginName[] = "cpu";
+
+// The version of seam's IR the plugin reads, announced as the int64 plugin attribute
+// `seam_ir_version` (PJRT_Plugin_Attributes).
+inline constexpr char kSeamIrVersionAttribute[] = "seam_ir_version";
+inline constexpr int64_t kSeamIrVersion = 1;
+
 // Name of the client-create option that sets the number of devices (int64, >= 1).
 inline constexpr char kDeviceCountOption[] = "cpu_device_count";
 
