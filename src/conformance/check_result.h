@@ -7,17 +7,24 @@
 
 namespace seam::conformance {
 
-// kUnimplemented: a capability check whose slot answered UNIMPLEMENTED (never a contract
-// check: there it is a failure).
-enum class Outcome { kPass, kFail, kUnimplemented };
-enum class Section { kContract, kCapability };
+// kUnimplemented: an optional check whose function answered UNIMPLEMENTED (or lies past
+// the plugin's table); never a required check, where it is a failure. kSkipped: a check
+// the plugin does not ask for (a seam IR check on a plugin that does not announce
+// seam_ir_version), with the reason.
+enum class Outcome { kPass, kFail, kUnimplemented, kSkipped };
+
+// kUpstream: what any PJRT plugin must do, in upstream's words (OpenXLA's PJRT C API).
+// kSeam: seam's extras (its IR, its extensions, its figures), checked where a plugin
+// offers them.
+enum class Group { kUpstream, kSeam };
 
 struct CheckResult {
   std::string area;  // "client", "buffers", "struct size", ...
   std::string name;  // what was checked
   Outcome outcome = Outcome::kPass;
-  std::string message;  // why it failed (or the plugin's UNIMPLEMENTED message)
-  Section section = Section::kContract;
+  std::string message;  // why it failed, the plugin's UNIMPLEMENTED message, or why skipped
+  Group group = Group::kUpstream;
+  bool required = true;  // false: UNIMPLEMENTED lists it as not implemented
 };
 
 struct SuiteOptions {

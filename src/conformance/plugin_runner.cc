@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/abi/args.h"
 #include "src/abi/buffer_type.h"
+#include "src/conformance/suite_internal.h"
 #include "src/ir/text.h"
 
 namespace seam::conformance {
@@ -30,26 +31,10 @@ PluginRunner::~PluginRunner() {
   Take(api_->PJRT_Client_Destroy(&destroy)).IgnoreError();
 }
 
-absl::Status PluginRunner::Take(PJRT_Error* error) const {
-  if (error == nullptr) return absl::OkStatus();
-  auto message = SEAM_ABI_ARGS(PJRT_Error_Message_Args);
-  message.error = error;
-  api_->PJRT_Error_Message(&message);
-  auto code = SEAM_ABI_ARGS(PJRT_Error_GetCode_Args);
-  code.error = error;
-  PJRT_Error* code_error = api_->PJRT_Error_GetCode(&code);
-  absl::Status status(
-      code_error == nullptr ? static_cast<absl::StatusCode>(code.code) : absl::StatusCode::kUnknown,
-      std::string(message.message, message.message_size));
-  for (PJRT_Error* e : {code_error, error}) {
-    auto destroy = SEAM_ABI_ARGS(PJRT_Error_Destroy_Args);
-    destroy.error = e;
-    if (e != nullptr) api_->PJRT_Error_Destroy(&destroy);
-  }
-  return status;
-}
+absl::Status PluginRunner::Take(PJRT_Error* error) const { return TakeError(api_, error); }
 
 absl::Status PluginRunner::Await(PJRT_Event* event) const {
+  if (event == nullptr) return absl::OkStatus();
   auto await = SEAM_ABI_ARGS(PJRT_Event_Await_Args);
   await.event = event;
   absl::Status status = Take(api_->PJRT_Event_Await(&await));
@@ -76,22 +61,41 @@ absl::StatusOr<PJRT_Buffer*> PluginRunner::Upload(const ir::Literal& value) cons
   upload.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
   upload.device = device_;
   if (absl::Status s = Take(api_->PJRT_Client_BufferFromHostBuffer(&upload)); !s.ok()) return s;
-  if (absl::Status s = Await(upload.done_with_host_buffer); !s.ok()) {
-    Destroy(upload.buffer);
-    return s;
+  // ImmutableOnlyDuringCall: the bytes were copied during the call; an event that came back
+  // is only destroyed.
+  if (upload.done_with_host_buffer != nullptr) {
+    auto destroy = SEAM_ABI_ARGS(PJRT_Event_Destroy_Args);
+    destroy.event = upload.done_with_host_buffer;
+    Take(api_->PJRT_Event_Destroy(&destroy)).IgnoreError();
   }
   return upload.buffer;
 }
 
 // `value->shape` says what to expect; its bytes are filled in.
 absl::Status PluginRunner::Download(PJRT_Buffer* buffer, ir::Literal* value) const {
-  value->bytes.resize(value->shape.byte_size());
+  // As the framework reads: a dense host layout, the size asked first with dst = NULL.
+  std::vector<int64_t> minor_to_major;
+  for (size_t i = value->shape.dims.size(); i > 0; --i) {
+    minor_to_major.push_back(static_cast<int64_t>(i - 1));
+  }
+  auto layout = SEAM_ABI_ARGS(PJRT_Buffer_MemoryLayout);
+  layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+  layout.tiled = SEAM_ABI_ARGS(PJRT_Buffer_MemoryLayout_Tiled);
+  layout.tiled.minor_to_major = minor_to_major.data();
+  layout.tiled.minor_to_major_size = minor_to_major.size();
   auto download = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
   download.src = buffer;
+  download.host_layout = &layout;
+  if (absl::Status s = Take(api_->PJRT_Buffer_ToHostBuffer(&download)); !s.ok()) return s;
+  if (download.dst_size != value->shape.byte_size()) {
+    return absl::InternalError(absl::StrCat("the plugin asks ", download.dst_size, " bytes for ",
+                                            value->shape.ToString(), ", expected ",
+                                            value->shape.byte_size()));
+  }
+  value->bytes.resize(download.dst_size);
   // A null dst asks for the size only, so an empty value still gets a real address.
   uint8_t empty = 0;
   download.dst = value->bytes.empty() ? &empty : value->bytes.data();
-  download.dst_size = value->bytes.size();
   if (absl::Status s = Take(api_->PJRT_Buffer_ToHostBuffer(&download)); !s.ok()) return s;
   return Await(download.event);
 }
@@ -122,9 +126,12 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
   pjrt_program.code_size = code.size();
   pjrt_program.format = "seam-ir";
   pjrt_program.format_size = 7;
+  const std::string options = CompileOptionsBytes(program.replica_count);
   auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   compile.client = client_;
   compile.program = &pjrt_program;
+  compile.compile_options = options.data();
+  compile.compile_options_size = options.size();
   if (absl::Status s = Take(api_->PJRT_Client_Compile(&compile)); !s.ok()) return s;
   PJRT_LoadedExecutable* executable = compile.executable;
 
@@ -139,10 +146,18 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
   }
   std::vector<ir::Literal> results;
   if (status.ok()) {
-    auto num_outputs = SEAM_ABI_ARGS(PJRT_LoadedExecutable_NumOutputs_Args);
-    num_outputs.executable = executable;
-    status = Take(api_->PJRT_LoadedExecutable_NumOutputs(&num_outputs));
-    outputs.assign(status.ok() ? num_outputs.num_outputs : 0, nullptr);
+    auto get = SEAM_ABI_ARGS(PJRT_LoadedExecutable_GetExecutable_Args);
+    get.loaded_executable = executable;
+    status = Take(api_->PJRT_LoadedExecutable_GetExecutable(&get));
+    if (status.ok()) {
+      auto num_outputs = SEAM_ABI_ARGS(PJRT_Executable_NumOutputs_Args);
+      num_outputs.executable = get.executable;
+      status = Take(api_->PJRT_Executable_NumOutputs(&num_outputs));
+      outputs.assign(status.ok() ? num_outputs.num_outputs : 0, nullptr);
+      auto destroy = SEAM_ABI_ARGS(PJRT_Executable_Destroy_Args);
+      destroy.executable = get.executable;
+      Take(api_->PJRT_Executable_Destroy(&destroy)).IgnoreError();
+    }
   }
   if (status.ok()) {
     PJRT_Buffer* const* argument_list = inputs.data();
@@ -153,7 +168,15 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
     execute.num_devices = 1;
     execute.num_args = inputs.size();
     execute.output_lists = &output_list;
+    PJRT_Event* done = nullptr;
+    execute.device_complete_events = &done;
     status = Take(api_->PJRT_LoadedExecutable_Execute(&execute));
+    if (status.ok()) status = Await(done);
+  }
+  if (status.ok() && outputs.size() != program.ResultShapes().size()) {
+    status = absl::InternalError(absl::StrCat("the executable has ", outputs.size(),
+                                              " outputs, the program ",
+                                              program.ResultShapes().size()));
   }
   for (size_t i = 0; status.ok() && i < outputs.size(); ++i) {
     ir::Literal result;

@@ -3,50 +3,209 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <utility>
 
-#include "absl/strings/str_join.h"
+#include "absl/strings/cord.h"
+#include "proto/compile_options.pb.h"
 #include "src/conformance/suite_internal.h"
 
 namespace seam::conformance {
+namespace {
 
-void Suite::Check(const std::string& area, const std::string& name, const CheckFn& fn) {
-  CheckResult result{area, name, Outcome::kPass, "", section_};
+constexpr char kSkipPayload[] = "seam.conformance/skip";
+
+}  // namespace
+
+absl::Status Skip(const std::string& reason) {
+  absl::Status status = absl::FailedPreconditionError(reason);
+  status.SetPayload(kSkipPayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsSkip(const absl::Status& status) {
+  return !status.ok() && status.GetPayload(kSkipPayload).has_value();
+}
+
+absl::Status TakeError(const PJRT_Api* api, PJRT_Error* error) {
+  if (error == nullptr) return absl::OkStatus();
+  auto message = SEAM_PJRT_ARGS(PJRT_Error_Message_Args);
+  message.error = error;
+  api->PJRT_Error_Message(&message);
+  auto code = SEAM_PJRT_ARGS(PJRT_Error_GetCode_Args);
+  code.error = error;
+  PJRT_Error* code_error = api->PJRT_Error_GetCode(&code);
+  absl::StatusCode status_code = absl::StatusCode::kUnknown;
+  if (code_error == nullptr && code.code > PJRT_Error_Code_OK &&
+      code.code <= PJRT_Error_Code_UNAUTHENTICATED) {
+    status_code = static_cast<absl::StatusCode>(code.code);
+  }
+  absl::Status status(status_code, std::string(message.message == nullptr ? "" : message.message,
+                                               message.message == nullptr ? 0 : message.message_size));
+  for (PJRT_Error* e : {code_error, error}) {
+    if (e == nullptr) continue;
+    auto destroy = SEAM_PJRT_ARGS(PJRT_Error_Destroy_Args);
+    destroy.error = e;
+    api->PJRT_Error_Destroy(&destroy);
+  }
+  return status;
+}
+
+absl::StatusOr<std::vector<NamedValue>> ReadNamedValues(const PJRT_NamedValue* values, size_t n,
+                                                        const std::string& what) {
+  if (n > 0 && values == nullptr) {
+    return absl::InternalError(absl::StrCat(what, ": ", n, " values and a null array"));
+  }
+  std::vector<NamedValue> out;
+  for (size_t i = 0; i < n; ++i) {
+    const PJRT_NamedValue& v = values[i];
+    std::string which = absl::StrCat(what, " ", i);
+    if (v.struct_size < PJRT_NamedValue_STRUCT_SIZE) {
+      return absl::InternalError(absl::StrCat(which, " has struct_size ", v.struct_size,
+                                              ", expected at least ",
+                                              PJRT_NamedValue_STRUCT_SIZE));
+    }
+    if (v.name == nullptr || v.name_size == 0) {
+      return absl::InternalError(absl::StrCat(which, " has an empty name"));
+    }
+    NamedValue value;
+    value.name.assign(v.name, v.name_size);
+    which = absl::StrCat(what, " '", value.name, "'");
+    value.type = v.type;
+    switch (v.type) {
+      case PJRT_NamedValue_kString:
+        if (v.value_size > 0 && v.string_value == nullptr) {
+          return absl::InternalError(absl::StrCat(which, ": a null string of ", v.value_size,
+                                                  " bytes"));
+        }
+        if (v.value_size > 0) value.string_value.assign(v.string_value, v.value_size);
+        break;
+      case PJRT_NamedValue_kInt64List:
+        if (v.value_size > 0 && v.int64_array_value == nullptr) {
+          return absl::InternalError(absl::StrCat(which, ": a null list of ", v.value_size,
+                                                  " entries"));
+        }
+        if (v.value_size > 0) {
+          value.int64_list.assign(v.int64_array_value, v.int64_array_value + v.value_size);
+        }
+        break;
+      case PJRT_NamedValue_kInt64:
+      case PJRT_NamedValue_kFloat:
+      case PJRT_NamedValue_kBool:
+        if (v.value_size != 1) {
+          return absl::InternalError(
+              absl::StrCat(which, ": value_size ", v.value_size, ", a scalar's is 1"));
+        }
+        if (v.type == PJRT_NamedValue_kInt64) value.int64_value = v.int64_value;
+        if (v.type == PJRT_NamedValue_kFloat) value.float_value = v.float_value;
+        if (v.type == PJRT_NamedValue_kBool) value.bool_value = v.bool_value;
+        break;
+      default:
+        return absl::InternalError(
+            absl::StrCat(which, ": unknown type ", static_cast<int>(v.type)));
+    }
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+void Suite::Run(const std::string& area, const std::string& name, const CheckFn& fn,
+                bool required) {
+  CheckResult result{area, name, Outcome::kPass, "", group_, required};
   absl::Status status = fn();
-  if (status.code() == absl::StatusCode::kUnimplemented && section_ == Section::kCapability) {
+  if (IsSkip(status)) {
+    result.outcome = Outcome::kSkipped;
+  } else if (status.code() == absl::StatusCode::kUnimplemented && !required) {
     result.outcome = Outcome::kUnimplemented;
-    result.message = std::string(status.message());
   } else if (!status.ok()) {
     result.outcome = Outcome::kFail;
-    result.message = std::string(status.message());
   }
+  result.message = std::string(status.message());
   results_.push_back(std::move(result));
 }
 
+absl::Status Suite::NotProvided(const char* name) const {
+  return absl::UnimplementedError(absl::StrCat(name, " is not provided by this plugin (PJRT API version ",
+                                               PluginVersion(), ")"));
+}
+
 void Suite::CreateClient() {
-  if (api_->PJRT_Client_Create == nullptr || api_->PJRT_Client_AddressableDevices == nullptr ||
-      api_->PJRT_Error_Message == nullptr || api_->PJRT_Error_GetCode == nullptr ||
+  if (api_->PJRT_Error_Message == nullptr || api_->PJRT_Error_GetCode == nullptr ||
       api_->PJRT_Error_Destroy == nullptr) {
-    client_status_ = absl::InternalError("the table lacks the functions to create a client");
+    client_status_ = absl::InternalError("the table lacks the error functions");
     return;
   }
+  auto attributes = SEAM_PJRT_ARGS(PJRT_Plugin_Attributes_Args);
+  if (SEAM_CALL(*this, PJRT_Plugin_Attributes, &attributes).ok()) {
+    absl::StatusOr<std::vector<NamedValue>> read =
+        ReadNamedValues(attributes.attributes, attributes.num_attributes, "attribute");
+    if (read.ok()) attributes_ = std::move(*read);
+  }
   auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
-  client_status_ = Call(api_->PJRT_Client_Create(&args));
+  client_status_ = SEAM_CALL(*this, PJRT_Client_Create, &args);
   if (!client_status_.ok()) return;
   client_ = args.client;
+  if (client_ == nullptr) {
+    client_status_ = absl::InternalError("PJRT_Client_Create succeeded with a null client");
+    return;
+  }
   auto devices = SEAM_PJRT_ARGS(PJRT_Client_AddressableDevices_Args);
   devices.client = client_;
-  client_status_ = Call(api_->PJRT_Client_AddressableDevices(&devices));
+  client_status_ = SEAM_CALL(*this, PJRT_Client_AddressableDevices, &devices);
   if (!client_status_.ok()) return;
+  if (devices.num_addressable_devices == 0 || devices.addressable_devices == nullptr) {
+    client_status_ = absl::InternalError("the client has no addressable devices");
+    return;
+  }
   devices_.assign(devices.addressable_devices,
                   devices.addressable_devices + devices.num_addressable_devices);
 }
 
 void Suite::DestroyClient() {
-  if (client_ == nullptr || api_->PJRT_Client_Destroy == nullptr) return;
+  if (client_ == nullptr) return;
   auto args = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
   args.client = client_;
-  Call(api_->PJRT_Client_Destroy(&args)).IgnoreError();
+  SEAM_CALL(*this, PJRT_Client_Destroy, &args).IgnoreError();
   client_ = nullptr;
+}
+
+const NamedValue* Suite::Attribute(const std::string& name) const {
+  for (const NamedValue& value : attributes_) {
+    if (value.name == name) return &value;
+  }
+  return nullptr;
+}
+
+absl::Status Suite::NeedSeamIr() const {
+  if (Attribute("seam_ir_version") != nullptr) return absl::OkStatus();
+  return Skip(
+      "the plugin does not announce seam_ir_version (attribute), so it is not asked to "
+      "compile seam IR");
+}
+
+absl::StatusOr<ProbeProgram> Suite::DoubleProgram(bool donate) const {
+  if (Attribute("seam_ir_version") != nullptr) {
+    return ProbeProgram{"seam-ir",
+                        absl::StrCat("program @conformance {\n"
+                                     "  %0 = parameter(0) : f32[4]\n"
+                                     "  %1 = add(%0, %0) : f32[4]\n",
+                                     donate ? "  alias output 0 = parameter 0\n" : "",
+                                     "  return (%1)\n}\n")};
+  }
+  if (Attribute("stablehlo_current_version") != nullptr) {
+    return ProbeProgram{
+        "mlir",
+        absl::StrCat("module @conformance {\n"
+                     "  func.func public @main(%arg0: tensor<4xf32>",
+                     donate ? " {tf.aliasing_output = 0 : i32}" : "",
+                     ") -> tensor<4xf32> {\n"
+                     "    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n"
+                     "    return %0 : tensor<4xf32>\n"
+                     "  }\n"
+                     "}\n")};
+  }
+  return Skip(
+      "the plugin announces neither seam_ir_version nor stablehlo_current_version, so the "
+      "suite has no program format it can compile");
 }
 
 absl::Status Expect(bool condition, const std::string& what) {
@@ -56,8 +215,8 @@ absl::Status Expect(bool condition, const std::string& what) {
 absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
                          const std::string& call) {
   if (status.ok()) return absl::InternalError(absl::StrCat(call, " succeeded; expected an error"));
-  // The function is not there at all: a capability check lists it as not implemented (a
-  // contract check fails on it all the same).
+  // The function is not there at all: an optional check lists it as not implemented (a
+  // required check fails on it all the same).
   if (status.code() == absl::StatusCode::kUnimplemented) return status;
   if (status.code() != code) {
     return absl::InternalError(
@@ -67,93 +226,48 @@ absl::Status ExpectError(const absl::Status& status, absl::StatusCode code,
   return absl::OkStatus();
 }
 
-void CheckTable(Suite& suite) {
-  const PJRT_Api* api = suite.api();
-  suite.Check("api", "version", [&] {
-    const auto& v = api->pjrt_api_version;
-    return Expect(v.major_version == PJRT_API_MAJOR && v.minor_version >= PJRT_API_MIN_MINOR,
-                  absl::StrCat("version ", suite.PluginVersion(), ", the suite needs ",
-                               PJRT_API_MAJOR, ".", PJRT_API_MIN_MINOR, " or a newer minor"));
-  });
-  suite.Check("api", "table size", [&] {
-    // The table holds every function of the minor the plugin reports: 1.1 and 1.2 end at
-    // PJRT_Buffer_OnDeviceSizeInBytes, 1.3 and 1.4 at PJRT_Device_MemoryStats, 1.5 at
-    // PJRT_AsyncHostToDeviceTransferManager_Destroy.
-    const int minor = api->pjrt_api_version.minor_version;
-    const size_t needed = minor >= 5   ? size_t{PJRT_Api_STRUCT_SIZE}
-                          : minor >= 3 ? size_t{PJRT_Api_STRUCT_SIZE_1_4}
-                                       : size_t{PJRT_Api_STRUCT_SIZE_1_2};
-    return Expect(api->struct_size >= needed,
-                  absl::StrCat("PJRT_Api is ", api->struct_size, " bytes, version ",
-                               suite.PluginVersion(), " needs ", needed));
-  });
-  suite.Check("api", "no null slots", [&] {
-    size_t first = offsetof(PJRT_Api, PJRT_Error_Destroy);
-    size_t end = std::min<size_t>(api->struct_size, PJRT_Api_STRUCT_SIZE);
-    std::vector<std::string> null_slots;
-    for (size_t offset = first; offset + sizeof(void*) <= end; offset += sizeof(void*)) {
-      void* slot = nullptr;
-      std::memcpy(&slot, reinterpret_cast<const char*>(api) + offset, sizeof(slot));
-      if (slot == nullptr) null_slots.push_back(absl::StrCat("slot at byte ", offset));
-    }
-    return Expect(null_slots.empty(),
-                  absl::StrCat("null: ", absl::StrJoin(null_slots, ", "),
-                               " (unsupported functions must return UNIMPLEMENTED)"));
-  });
-  suite.Check("api", "attributes have unique names", [&] {
-    auto args = SEAM_PJRT_ARGS(PJRT_Plugin_Attributes_Args);
-    absl::Status status = SEAM_CALL(suite, PJRT_Plugin_Attributes, &args);
-    if (!status.ok()) return status;
-    std::vector<std::string> names;
-    for (size_t i = 0; i < args.num_attributes; ++i) {
-      std::string name(args.attributes[i].name, args.attributes[i].name_size);
-      for (const std::string& seen : names) {
-        if (seen == name)
-          return absl::InternalError(absl::StrCat("attribute '", name, "' repeats"));
-      }
-      names.push_back(name);
-    }
-    return absl::OkStatus();
-  });
-  suite.Check("errors", "code and message", [&] {
-    if (suite.client() == nullptr) return suite.client_status();
-    auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
-    args.client = suite.client();
-    args.id = -1;
-    PJRT_Error* error = api->PJRT_Client_LookupDevice(&args);
-    if (error == nullptr) return absl::InternalError("looking up device id -1 succeeded");
-    auto code = SEAM_PJRT_ARGS(PJRT_Error_GetCode_Args);
-    code.error = error;
-    absl::Status code_status = SEAM_CALL(suite, PJRT_Error_GetCode, &code);
-    auto message = SEAM_PJRT_ARGS(PJRT_Error_Message_Args);
-    message.error = error;
-    api->PJRT_Error_Message(&message);
-    std::string text(message.message, message.message_size);
-    auto destroy = SEAM_PJRT_ARGS(PJRT_Error_Destroy_Args);
-    destroy.error = error;
-    api->PJRT_Error_Destroy(&destroy);
-    if (!code_status.ok()) return code_status;
-    if (code.code < PJRT_Error_Code_CANCELLED || code.code > PJRT_Error_Code_UNAUTHENTICATED) {
-      return absl::InternalError(
-          absl::StrCat("error code ", static_cast<int>(code.code), " is not a canonical code"));
-    }
-    return Expect(!text.empty(), "the error's message is empty");
-  });
+absl::Status ExpectSomeError(const absl::Status& status, const std::string& call) {
+  if (status.ok()) return absl::InternalError(absl::StrCat(call, " succeeded; expected an error"));
+  if (status.code() == absl::StatusCode::kUnimplemented) return status;
+  return absl::OkStatus();
+}
+
+std::string CompileOptionsBytes(int64_t num_replicas) {
+  xla::CompileOptionsProto options;
+  xla::ExecutableBuildOptionsProto* build = options.mutable_executable_build_options();
+  build->set_device_ordinal(-1);
+  build->set_num_replicas(num_replicas);
+  build->set_num_partitions(1);
+  build->set_process_index(0);
+  build->set_process_count(1);
+  if (num_replicas > 1) {
+    xla::DeviceAssignmentProto* assignment = build->mutable_device_assignment();
+    assignment->set_replica_count(static_cast<int32_t>(num_replicas));
+    assignment->set_computation_count(1);
+    auto* devices = assignment->add_computation_devices();
+    for (int64_t r = 0; r < num_replicas; ++r) devices->add_replica_device_ids(r);
+  }
+  return options.SerializeAsString();
 }
 
 std::vector<CheckResult> RunSuite(const PJRT_Api* api, const SuiteOptions& options) {
   Suite suite(api);
   suite.CreateClient();
-  suite.Check("client", "create with no options", [&] { return suite.client_status(); });
+  suite.StartGroup(Group::kUpstream);
   CheckTable(suite);
+  suite.Required("client", "create with no options", [&] { return suite.client_status(); });
   CheckStructSizes(suite);
   CheckClient(suite);
   CheckDevices(suite);
-  suite.StartCapabilities();
+  CheckMemories(suite);
   CheckBuffersAndEvents(suite);
   CheckCompile(suite);
   CheckExecute(suite);
-  CheckMemory(suite);
+  suite.StartGroup(Group::kSeam);
+  CheckSeamAttributes(suite);
+  CheckSeamBuffers(suite);
+  CheckSeamCompile(suite);
+  CheckMemoryStats(suite);
   CheckProfiler(suite);
   CheckTransfers(suite);
   if (options.ops) CheckOps(suite, options.seed);
@@ -170,32 +284,37 @@ bool AllRequiredPassed(const std::vector<CheckResult>& results) {
 
 std::string FormatResults(const std::vector<CheckResult>& results) {
   std::string out;
-  int passed = 0, failed = 0, unimplemented = 0;
-  std::optional<Section> section;
+  int passed = 0, failed = 0, unimplemented = 0, skipped = 0;
+  std::optional<Group> group;
   for (const CheckResult& r : results) {
-    if (section != r.section) {
-      section = r.section;
-      absl::StrAppend(&out, r.section == Section::kContract
-                                ? "contract checks (every plugin must pass these)\n"
-                                : "capability checks (UNIMPLEMENTED is listed as not "
-                                  "implemented; a wrong answer fails)\n");
+    if (group != r.group) {
+      group = r.group;
+      absl::StrAppend(&out, r.group == Group::kUpstream ? kUpstreamHeading : kSeamHeading, "\n");
     }
     const char* label = "PASS";
-    if (r.outcome == Outcome::kFail) {
-      label = "FAIL";
-      ++failed;
-    } else if (r.outcome == Outcome::kUnimplemented) {
-      label = "NOT IMPLEMENTED";
-      ++unimplemented;
-    } else {
-      ++passed;
+    switch (r.outcome) {
+      case Outcome::kPass:
+        ++passed;
+        break;
+      case Outcome::kFail:
+        label = "FAIL";
+        ++failed;
+        break;
+      case Outcome::kUnimplemented:
+        label = "NOT IMPLEMENTED";
+        ++unimplemented;
+        break;
+      case Outcome::kSkipped:
+        label = "SKIP";
+        ++skipped;
+        break;
     }
     absl::StrAppend(&out, label, "  ", r.area, ": ", r.name);
     if (!r.message.empty()) absl::StrAppend(&out, ": ", r.message);
     absl::StrAppend(&out, "\n");
   }
   absl::StrAppend(&out, "checks: ", passed, " pass, ", failed, " fail, ", unimplemented,
-                  " unimplemented (optional)\n");
+                  " unimplemented (optional), ", skipped, " skipped\n");
   return out;
 }
 

@@ -1,4 +1,5 @@
-// The profiler extension (ABI 1.4), for a plugin that offers it: the events of a compile
+// seam's profiler extension (SEAM_Profiler_*, type SEAM_Extension_Type_Profiler), for a
+// plugin that offers it: the events of a compile
 // and a run are well formed and lie within the collection window, and a stopped plugin
 // records nothing.
 #include <time.h>
@@ -65,11 +66,25 @@ absl::Status CheckEvents(const SEAM_Profiler_Collect_Args& collect, int64_t begi
   return absl::OkStatus();
 }
 
+// The extension in the plugin's chain, or null: links are read through
+// SEAM_ExtensionTypeOf, a link smaller than this header's struct is passed over, and at
+// most 64 links are followed.
+const SEAM_Profiler_Extension* FindProfiler(const PJRT_Api* api) {
+  const PJRT_Extension_Base* link = api->extension_start;
+  for (int i = 0; link != nullptr && i < 64; ++i, link = link->next) {
+    if (SEAM_ExtensionTypeOf(link) == SEAM_Extension_Type_Profiler &&
+        link->struct_size >= SEAM_Profiler_Extension_STRUCT_SIZE) {
+      return reinterpret_cast<const SEAM_Profiler_Extension*>(link);
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void CheckProfiler(Suite& suite) {
-  suite.Check("profiler", "events of a compile and a run", [&]() -> absl::Status {
-    const SEAM_Profiler_Extension* profiler = runtime::FindProfilerExtension(suite.api());
+  suite.Optional("profiler", "SEAM_Profiler: events of a compile and a run", [&]() -> absl::Status {
+    const SEAM_Profiler_Extension* profiler = FindProfiler(suite.api());
     if (profiler == nullptr) {
       return absl::UnimplementedError(
           "the profiler extension (SEAM_Extension_Type_Profiler) is not implemented by this "
@@ -78,7 +93,10 @@ void CheckProfiler(Suite& suite) {
     if (profiler->start == nullptr || profiler->stop == nullptr || profiler->collect == nullptr) {
       return absl::InternalError("the profiler extension has a null function");
     }
-    if (suite.client() == nullptr) return suite.client_status();
+    if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
+    if (absl::StatusOr<ProbeProgram> program = suite.DoubleProgram(false); !program.ok()) {
+      return program.status();
+    }
     const int64_t begin_ns = MonotonicNs();
     auto start = SEAM_PJRT_ARGS(SEAM_Profiler_Start_Args);
     SEAM_RETURN_IF_ERROR(suite.Call(profiler->start(&start)));
