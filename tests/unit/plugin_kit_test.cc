@@ -4,7 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -15,6 +18,7 @@
 #include "src/plugins/common/entry.h"
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
+#include "src/plugins/common/kv_store.h"
 #include "src/plugins/common/options.h"
 #include "src/plugins/common/table.h"
 
@@ -56,6 +60,8 @@ Args Make() {
 }
 
 std::string Framework() { return absl::StrCat(PJRT_API_MAJOR, ".", PJRT_API_MINOR); }
+
+constexpr char kKit[] = "kit";
 
 int g_calls = 0;
 PJRT_Error* CountedPlatformName(PJRT_Client_PlatformName_Args* args) {
@@ -131,10 +137,13 @@ TEST(PluginKitTest, UncheckedEntrySkipsTheArgsCheckButKeepsTheFirewall) {
             absl::StatusCode::kResourceExhausted);
 }
 
-// NewApi: no null slot; every slot but the error functions checks its Args and answers
-// UNIMPLEMENTED naming its function.
+// NewApi: all 129 slots of upstream's PJRT_Api, none null; every slot but the error
+// functions checks its Args and answers UNIMPLEMENTED naming its function and the plugin.
 TEST(PluginKitTest, NewApiFillsEverySlotWithACheckedUnimplementedStub) {
-  PJRT_Api api = NewApi();
+  PJRT_Api api = NewApi<kKit>();
+  EXPECT_EQ((PJRT_Api_STRUCT_SIZE - offsetof(PJRT_Api, PJRT_Error_Destroy)) / sizeof(void*),
+            kApiSlots);
+  EXPECT_EQ(kApiSlots, 129u);
   EXPECT_EQ(api.struct_size, PJRT_Api_STRUCT_SIZE);
   EXPECT_EQ(api.pjrt_api_version.major_version, PJRT_API_MAJOR);
   EXPECT_EQ(api.pjrt_api_version.minor_version, PJRT_API_MINOR);
@@ -153,7 +162,7 @@ TEST(PluginKitTest, NewApiFillsEverySlotWithACheckedUnimplementedStub) {
     std::memcpy(buffer, &size, sizeof(size));                                              \
     Taken taken = Take(api.Name(reinterpret_cast<Name##_Args*>(buffer)));                  \
     EXPECT_EQ(taken.code, absl::StatusCode::kUnimplemented) << #Name;                      \
-    EXPECT_EQ(taken.message, #Name " is not implemented by this plugin");                  \
+    EXPECT_EQ(taken.message, #Name " is not implemented by the kit plugin");                \
     size = kMinArgsSize<Name##_Args> - 1;                                                  \
     std::memcpy(buffer, &size, sizeof(size));                                              \
     Taken small = Take(api.Name(reinterpret_cast<Name##_Args*>(buffer)));                  \
@@ -162,7 +171,7 @@ TEST(PluginKitTest, NewApiFillsEverySlotWithACheckedUnimplementedStub) {
   }
   SEAM_PLUGIN_FUNCTIONS(SEAM_EXPECT_STUB)
 #undef SEAM_EXPECT_STUB
-  EXPECT_EQ(stubs, 39);
+  EXPECT_EQ(stubs, 126);  // 129 slots less PJRT_Error_Destroy, _Message and _GetCode
 }
 
 TEST(PluginKitTest, ErrorsAndThePreallocatedOutOfMemoryError) {
@@ -189,7 +198,7 @@ PJRT_NamedValue Int64Value(const char* name, int64_t value) {
   v.name = name;
   v.name_size = std::strlen(name);
   v.type = PJRT_NamedValue_kInt64;
-  v.value.int64_value = value;
+  v.int64_value = value;
   v.value_size = 1;
   return v;
 }
@@ -199,9 +208,9 @@ TEST(PluginKitTest, OptionsAreCheckedByNameTypeAndSize) {
   PJRT_NamedValue values[3] = {Int64Value("count", 7), Int64Value("flag", 0),
                                Int64Value("dims", 0)};
   values[1].type = PJRT_NamedValue_kBool;
-  values[1].value.bool_value = true;
+  values[1].bool_value = true;
   values[2].type = PJRT_NamedValue_kInt64List;
-  values[2].value.int64_array_value = list;
+  values[2].int64_array_value = list;
   values[2].value_size = 2;
   auto parse = [&](size_t count, std::initializer_list<OptionSpec> accepted) {
     return Options::Parse("PJRT_Client_Create", "client option", "kit", values, count, accepted);
@@ -248,13 +257,13 @@ TEST(PluginKitTest, AttributesKeepTheirValuesWhileMoreAreAdded) {
   ASSERT_EQ(attributes.size(), 104u);
   const PJRT_NamedValue* v = attributes.data();
   EXPECT_EQ(std::string(v[0].name, v[0].name_size), "name");
-  EXPECT_EQ(std::string(v[0].value.string_value, v[0].value_size), "kit");
-  EXPECT_EQ(v[1].value.int64_value, 42);
-  EXPECT_EQ(v[2].value.bool_value, false);
-  EXPECT_EQ(v[3].value.float_value, 0.5f);
+  EXPECT_EQ(std::string(v[0].string_value, v[0].value_size), "kit");
+  EXPECT_EQ(v[1].int64_value, 42);
+  EXPECT_EQ(v[2].bool_value, false);
+  EXPECT_EQ(v[3].float_value, 0.5f);
   EXPECT_EQ(std::string(v[103].name, v[103].name_size), "list99");
   EXPECT_EQ(v[103].value_size, 2u);
-  EXPECT_EQ(v[103].value.int64_array_value[1], 100);
+  EXPECT_EQ(v[103].int64_array_value[1], 100);
   for (size_t i = 0; i < attributes.size(); ++i) {
     EXPECT_EQ(v[i].struct_size, PJRT_NamedValue_STRUCT_SIZE);
   }
@@ -267,7 +276,7 @@ void CountReady(PJRT_Error* error, void* user_arg) {
 }
 
 TEST(PluginKitTest, EventsThroughTheTableFunctions) {
-  PJRT_Api api = NewApi();
+  PJRT_Api api = NewApi<kKit>();
   SetEventFunctions(api);
   auto state = EventState::Create();
   auto* event = new PJRT_Event{state};
@@ -301,6 +310,157 @@ TEST(PluginKitTest, EventsThroughTheTableFunctions) {
   auto destroy = Make<PJRT_Event_Destroy_Args>();
   destroy.event = event;
   EXPECT_EQ(Take(api.PJRT_Event_Destroy(&destroy)).code, absl::StatusCode::kOk);
+}
+
+// Upstream's PJRT_Event_Create / PJRT_Event_Set: an event the caller completes, once.
+TEST(PluginKitTest, EventCreateAndSet) {
+  PJRT_Api api = NewApi<kKit>();
+  SetEventFunctions(api);
+  auto create = Make<PJRT_Event_Create_Args>();
+  ASSERT_EQ(Take(api.PJRT_Event_Create(&create)).code, absl::StatusCode::kOk);
+  ASSERT_NE(create.event, nullptr);
+  auto ready = Make<PJRT_Event_IsReady_Args>();
+  ready.event = create.event;
+  EXPECT_EQ(Take(api.PJRT_Event_IsReady(&ready)).code, absl::StatusCode::kOk);
+  EXPECT_FALSE(ready.is_ready);
+  auto set = Make<PJRT_Event_Set_Args>();
+  set.event = create.event;
+  set.error_code = PJRT_Error_Code_DATA_LOSS;
+  set.error_message = "lost it";
+  set.error_message_size = 7;
+  EXPECT_EQ(Take(api.PJRT_Event_Set(&set)).code, absl::StatusCode::kOk);
+  auto await = Make<PJRT_Event_Await_Args>();
+  await.event = create.event;
+  Taken awaited = Take(api.PJRT_Event_Await(&await));
+  EXPECT_EQ(awaited.code, absl::StatusCode::kDataLoss);
+  EXPECT_EQ(awaited.message, "lost it");
+  set.error_code = PJRT_Error_Code_OK;
+  Taken again = Take(api.PJRT_Event_Set(&set));
+  EXPECT_EQ(again.code, absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(again.message, "PJRT_Event_Set: the event is already set");
+  auto destroy = Make<PJRT_Event_Destroy_Args>();
+  destroy.event = create.event;
+  EXPECT_EQ(Take(api.PJRT_Event_Destroy(&destroy)).code, absl::StatusCode::kOk);
+
+  auto ok = Make<PJRT_Event_Create_Args>();
+  ASSERT_EQ(Take(api.PJRT_Event_Create(&ok)).code, absl::StatusCode::kOk);
+  set.event = ok.event;
+  set.error_code = PJRT_Error_Code_OK;
+  EXPECT_EQ(Take(api.PJRT_Event_Set(&set)).code, absl::StatusCode::kOk);
+  await.event = ok.event;
+  EXPECT_EQ(Take(api.PJRT_Event_Await(&await)).code, absl::StatusCode::kOk);
+  destroy.event = ok.event;
+  EXPECT_EQ(Take(api.PJRT_Event_Destroy(&destroy)).code, absl::StatusCode::kOk);
+}
+
+// A key-value store of callbacks that each answer with their own user_arg (upstream gives
+// get, put and try-get one each).
+struct FakeKv {
+  std::map<std::string, std::string> values;
+  int gets = 0, try_gets = 0, puts = 0;
+};
+char* CopyOut(const std::string& value) {
+  char* out = new char[value.size()];
+  std::memcpy(out, value.data(), value.size());
+  return out;
+}
+void DeleteValue(char* value) { delete[] value; }
+PJRT_Error* KvGet(PJRT_KeyValueGetCallback_Args* args) {
+  auto* kv = static_cast<FakeKv*>(args->user_arg);
+  ++kv->gets;
+  auto it = kv->values.find(std::string(args->key, args->key_size));
+  if (it == kv->values.end()) {
+    return (*args->callback_error)(PJRT_Error_Code_DEADLINE_EXCEEDED, "no value in time", 16);
+  }
+  args->value = CopyOut(it->second);
+  args->value_size = it->second.size();
+  args->value_deleter_callback = DeleteValue;
+  return nullptr;
+}
+PJRT_Error* KvTryGet(PJRT_KeyValueTryGetCallback_Args* args) {
+  auto* kv = static_cast<FakeKv*>(args->user_arg);
+  ++kv->try_gets;
+  auto it = kv->values.find(std::string(args->key, args->key_size));
+  if (it == kv->values.end()) {
+    return (*args->callback_error)(PJRT_Error_Code_NOT_FOUND, "not there", 9);
+  }
+  args->value = CopyOut(it->second);
+  args->value_size = it->second.size();
+  args->value_deleter_callback = DeleteValue;
+  return nullptr;
+}
+PJRT_Error* KvPut(PJRT_KeyValuePutCallback_Args* args) {
+  auto* kv = static_cast<FakeKv*>(args->user_arg);
+  ++kv->puts;
+  kv->values[std::string(args->key, args->key_size)] = std::string(args->value, args->value_size);
+  return nullptr;
+}
+
+TEST(PluginKitTest, TheKvStoreIsBuiltOnlyWithAllThreeCallbacksEachWithItsOwnUserArg) {
+  FakeKv get_side, put_side, try_side;
+  auto args = Make<PJRT_Client_Create_Args>();
+  absl::StatusOr<std::optional<KvStore>> none = KvStore::FromCreateArgs(args);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_FALSE(none->has_value());
+
+  args.kv_get_callback = KvGet;
+  args.kv_get_user_arg = &get_side;
+  args.kv_put_callback = KvPut;
+  args.kv_put_user_arg = &put_side;
+  absl::StatusOr<std::optional<KvStore>> two = KvStore::FromCreateArgs(args);
+  EXPECT_EQ(two.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(two.status().message(),
+            "PJRT_Client_Create: 2 of the 3 key-value callbacks are set (kv_get_callback, "
+            "kv_put_callback and kv_try_get_callback come together)");
+
+  args.kv_try_get_callback = KvTryGet;
+  args.kv_try_get_user_arg = &try_side;
+  // A caller whose struct ends before kv_try_get_callback has no try-get, whatever the
+  // memory after its struct holds.
+  args.struct_size = PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, client);
+  absl::StatusOr<std::optional<KvStore>> older = KvStore::FromCreateArgs(args);
+  EXPECT_EQ(older.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(older.status().message()),
+              HasSubstr("the caller's PJRT_Client_Create_Args has no kv_try_get_callback"));
+
+  args.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE;
+  absl::StatusOr<std::optional<KvStore>> all = KvStore::FromCreateArgs(args);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_TRUE(all->has_value());
+  const KvStore& kv = **all;
+  EXPECT_TRUE(kv.Put("k", "v").ok());
+  EXPECT_EQ(put_side.values["k"], "v");
+  get_side.values["k"] = "from get";
+  try_side.values["k"] = "from try";
+  EXPECT_EQ(kv.Get("k", std::chrono::milliseconds(10)).value_or(""), "from get");
+  EXPECT_EQ(kv.TryGet("k").value_or(""), "from try");
+  absl::StatusOr<std::string> missing = kv.TryGet("nothing");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), "not there");
+  EXPECT_EQ(kv.Get("nothing", std::chrono::milliseconds(10)).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(put_side.puts, 1);
+  EXPECT_EQ(get_side.gets, 2);
+  EXPECT_EQ(try_side.try_gets, 2);
+  EXPECT_EQ(get_side.puts + try_side.puts + put_side.gets + put_side.try_gets, 0);
+}
+
+// PJRT_Client_Create_Args grew kv_try_get_* after `client`: the entry takes the shorter
+// struct, and refuses one shorter still with upstream's text.
+PJRT_Error* CreatedNothing(PJRT_Client_Create_Args* /*args*/) { return nullptr; }
+TEST(PluginKitTest, ClientCreateArgsWithoutTryGetAreAccepted) {
+  auto args = Make<PJRT_Client_Create_Args>();
+  args.struct_size = PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, client);
+  EXPECT_EQ(Take(Entry<&CreatedNothing>(&args)).code, absl::StatusCode::kOk);
+  args.struct_size = PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, kv_put_user_arg);
+  Taken small = Take(Entry<&CreatedNothing>(&args));
+  EXPECT_EQ(small.code, absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(small.message,
+            absl::StrCat("Unexpected PJRT_Client_Create_Args size: expected ",
+                         PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, client), ", got ",
+                         PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, kv_put_user_arg),
+                         ". Check installed software versions. The framework PJRT API version "
+                         "is 0.94."));
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace {
 
 const SEAM_Profiler_Extension& Ext() {
   PJRT_Extension_Base* base = Extension();
-  EXPECT_EQ(base->type, SEAM_Extension_Type_Profiler);
+  EXPECT_EQ(SEAM_ExtensionTypeOf(base), SEAM_Extension_Type_Profiler);
   EXPECT_EQ(base->struct_size, SEAM_Profiler_Extension_STRUCT_SIZE);
   return *reinterpret_cast<const SEAM_Profiler_Extension*>(base);
 }
