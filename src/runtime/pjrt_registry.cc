@@ -154,6 +154,7 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
   // Built from the same header, so it always passes; checked all the same, like every branch.
   SEAM_RETURN_IF_ERROR(
       CheckPluginVersion(version.major, version.minor, IsPjrtCompatibilityEnabled()));
+  SEAM_RETURN_IF_ERROR(CheckPluginLayout(version.major, version.minor));
   // Single-process in PyTorch/XLA; here a job of several processes (world size above 1)
   // starts the coordinator and hands its store to the plugin (docs/architecture.md).
   SEAM_ASSIGN_OR_RETURN(JobTopology topology, ReadJobTopology(env.Getter()));

@@ -14,12 +14,16 @@
 //   SEAM_TEST_WRONG_SIZE                PJRT_Buffer_OnDeviceSizeInBytes answers 1 byte (a
 //                                       wrong answer of a capability)
 //   SEAM_TEST_API_SIZE                  the struct_size its PJRT_Api reports (too small)
-//   SEAM_TEST_PREVIOUS_CREATE_ARGS      PJRT_Client_Create reads only the fields of 1.1's
-//                                       PJRT_Client_Create_Args, as a plugin built then does
-//   SEAM_TEST_TABLE_1_2                 its PJRT_Api ends where 1.2's did (struct_size
-//                                       PJRT_Api_STRUCT_SIZE_1_2): no PJRT_Device_MemoryStats,
-//                                       and the slots behind the end are null, so a framework
-//                                       that called one would crash
+//   SEAM_TEST_TABLE_END=<slot>          an older plugin's table: struct_size ends after slot
+//                                       <slot> (PJRT_STRUCT_SIZE(PJRT_Api, <slot>)); every
+//                                       slot behind the end aborts the process when called
+//                                       (a framework must not read past struct_size), and
+//                                       PJRT_Device_MemoryStats and
+//                                       PJRT_Executable_OutputDimensions are null
+//   SEAM_TEST_LARGER_COMPILE_ARGS       a newer plugin's PJRT_Client_Compile, which reads a
+//                                       field appended after the framework's struct: a
+//                                       caller's struct_size that does not cover it gets the
+//                                       struct-size message
 //   SEAM_TEST_KV                        requires the job's key-value store: PJRT_Client_Create
 //                                       takes the options process_index and process_count,
 //                                       puts "hello/<index>", reads the next process's key and
@@ -28,6 +32,8 @@
 // Its entry points go through the plugin kit (src/plugins/common), like a real plugin's.
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -37,6 +43,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
+#include "src/plugins/common/abi_functions.h"
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/kv_store.h"
 #include "src/plugins/common/table.h"
@@ -68,40 +75,8 @@ const PJRT_Api* Cpu() { return seam::cpu::GetCpuPjrtApi(); }
     Cpu()->Name(args);                     \
   }
 
-SEAM_FORWARD_VOID(PJRT_Error_Destroy)
-SEAM_FORWARD_VOID(PJRT_Error_Message)
-SEAM_FORWARD(PJRT_Error_GetCode)
-SEAM_FORWARD(PJRT_Plugin_Attributes)
-SEAM_FORWARD(PJRT_Event_Destroy)
-SEAM_FORWARD(PJRT_Event_IsReady)
-SEAM_FORWARD(PJRT_Event_Error)
-SEAM_FORWARD(PJRT_Event_Await)
-SEAM_FORWARD(PJRT_Event_OnReady)
-SEAM_FORWARD(PJRT_Client_Destroy)
-SEAM_FORWARD(PJRT_Client_PlatformName)
-SEAM_FORWARD(PJRT_Client_ProcessIndex)
-SEAM_FORWARD(PJRT_Client_Devices)
-SEAM_FORWARD(PJRT_Client_AddressableDevices)
-SEAM_FORWARD(PJRT_Client_LookupDevice)
-SEAM_FORWARD(PJRT_Client_Compile)
-SEAM_FORWARD(PJRT_Client_BufferFromHostBuffer)
-SEAM_FORWARD(PJRT_DeviceDescription_Id)
-SEAM_FORWARD(PJRT_DeviceDescription_ProcessIndex)
-SEAM_FORWARD(PJRT_DeviceDescription_Kind)
-SEAM_FORWARD(PJRT_Device_GetDescription)
-SEAM_FORWARD(PJRT_Device_IsAddressable)
-SEAM_FORWARD(PJRT_Device_LocalHardwareId)
-SEAM_FORWARD(PJRT_LoadedExecutable_Destroy)
-SEAM_FORWARD(PJRT_LoadedExecutable_NumOutputs)
-SEAM_FORWARD(PJRT_LoadedExecutable_Execute)
-SEAM_FORWARD(PJRT_Buffer_Destroy)
-SEAM_FORWARD(PJRT_Buffer_ElementType)
-SEAM_FORWARD(PJRT_Buffer_Dimensions)
-SEAM_FORWARD(PJRT_Buffer_ToHostBuffer)
-SEAM_FORWARD(PJRT_Buffer_ReadyEvent)
-SEAM_FORWARD(PJRT_Buffer_Delete)
-SEAM_FORWARD(PJRT_Buffer_IsDeleted)
-SEAM_FORWARD(PJRT_Buffer_OnDeviceSizeInBytes)
+SEAM_PLUGIN_VOID_FUNCTIONS(SEAM_FORWARD_VOID)
+SEAM_PLUGIN_FUNCTIONS(SEAM_FORWARD)
 
 PJRT_Error* Initialize(PJRT_Plugin_Initialize_Args* args) {
   ++g_calls;
@@ -124,23 +99,12 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
     option.name = seam::cpu::kDeviceCountOption;
     option.name_size = std::string(seam::cpu::kDeviceCountOption).size();
     option.type = PJRT_NamedValue_kInt64;
-    option.value.int64_value = future->device_count_hint;
+    option.int64_value = future->device_count_hint;
     option.value_size = 1;
     PJRT_Client_Create_Args inner = *args;
     inner.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE;
     inner.create_options = &option;
     inner.num_options = 1;
-    PJRT_Error* error = Cpu()->PJRT_Client_Create(&inner);
-    args->client = inner.client;
-    return error;
-  }
-#endif
-#ifdef SEAM_TEST_PREVIOUS_CREATE_ARGS
-  // Built against 1.1: only that minor's fields exist for it (no key-value callbacks).
-  if (args != nullptr && args->struct_size >= PJRT_Client_Create_Args_STRUCT_SIZE_1_1) {
-    PJRT_Client_Create_Args inner{};
-    std::memcpy(&inner, args, PJRT_Client_Create_Args_STRUCT_SIZE_1_1);
-    inner.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE_1_1;
     PJRT_Error* error = Cpu()->PJRT_Client_Create(&inner);
     args->client = inner.client;
     return error;
@@ -171,9 +135,9 @@ PJRT_Error* KvClientCreate(PJRT_Client_Create_Args* args) {
     const PJRT_NamedValue& option = args->create_options[i];
     const std::string name(option.name, option.name_size);
     if (name == "process_index") {
-      index = option.value.int64_value;
+      index = option.int64_value;
     } else if (name == "process_count") {
-      count = option.value.int64_value;
+      count = option.int64_value;
     } else {
       rest.push_back(option);
     }
@@ -237,45 +201,42 @@ PJRT_Error* WrongOnDeviceSize(PJRT_Buffer_OnDeviceSizeInBytes_Args* args) {
 }
 #endif
 
+#ifdef SEAM_TEST_LARGER_COMPILE_ARGS
+// PJRT_Client_Compile_Args as a newer header (0.120, say) defines it: one field appended.
+struct NewerCompileArgs {
+  PJRT_Client_Compile_Args current;
+  int64_t appended_field;
+};
+constexpr size_t kNewerCompileArgsSize =
+    offsetof(NewerCompileArgs, appended_field) + sizeof(int64_t);
+
+PJRT_Error* NewerCompile(PJRT_Client_Compile_Args* args) {
+  ++g_calls;
+  if (args->struct_size < kNewerCompileArgsSize) {
+    return seam::plugin::StructSizeError("PJRT_Client_Compile_Args", kNewerCompileArgsSize,
+                                         args->struct_size);
+  }
+  return Cpu()->PJRT_Client_Compile(args);
+}
+#endif
+
+#ifdef SEAM_TEST_TABLE_END
+// What every slot behind the table's end holds: a framework that reads past struct_size
+// and calls it ends the process, loudly.
+[[noreturn]] void PastTheEnd() {
+  std::fputs("test plugin: a slot past PJRT_Api.struct_size was called\n", stderr);
+  std::abort();
+}
+#endif
+
 PJRT_Api MakeApi() {
   PJRT_Api api = *Cpu();
   api.pjrt_api_version.major_version = SEAM_TEST_MAJOR;
   api.pjrt_api_version.minor_version = SEAM_TEST_MINOR;
   api.PJRT_Error_Destroy = Forward_PJRT_Error_Destroy;
   api.PJRT_Error_Message = Forward_PJRT_Error_Message;
-#define SEAM_SET(Name) SEAM_PLUGIN_SET(api, Name, Forward_##Name)
-  SEAM_SET(PJRT_Error_GetCode);
-  SEAM_SET(PJRT_Plugin_Attributes);
-  SEAM_SET(PJRT_Event_Destroy);
-  SEAM_SET(PJRT_Event_IsReady);
-  SEAM_SET(PJRT_Event_Error);
-  SEAM_SET(PJRT_Event_Await);
-  SEAM_SET(PJRT_Event_OnReady);
-  SEAM_SET(PJRT_Client_Destroy);
-  SEAM_SET(PJRT_Client_PlatformName);
-  SEAM_SET(PJRT_Client_ProcessIndex);
-  SEAM_SET(PJRT_Client_Devices);
-  SEAM_SET(PJRT_Client_AddressableDevices);
-  SEAM_SET(PJRT_Client_LookupDevice);
-  SEAM_SET(PJRT_Client_Compile);
-  SEAM_SET(PJRT_Client_BufferFromHostBuffer);
-  SEAM_SET(PJRT_DeviceDescription_Id);
-  SEAM_SET(PJRT_DeviceDescription_ProcessIndex);
-  SEAM_SET(PJRT_DeviceDescription_Kind);
-  SEAM_SET(PJRT_Device_GetDescription);
-  SEAM_SET(PJRT_Device_IsAddressable);
-  SEAM_SET(PJRT_Device_LocalHardwareId);
-  SEAM_SET(PJRT_LoadedExecutable_Destroy);
-  SEAM_SET(PJRT_LoadedExecutable_NumOutputs);
-  SEAM_SET(PJRT_LoadedExecutable_Execute);
-  SEAM_SET(PJRT_Buffer_Destroy);
-  SEAM_SET(PJRT_Buffer_ElementType);
-  SEAM_SET(PJRT_Buffer_Dimensions);
-  SEAM_SET(PJRT_Buffer_ToHostBuffer);
-  SEAM_SET(PJRT_Buffer_ReadyEvent);
-  SEAM_SET(PJRT_Buffer_Delete);
-  SEAM_SET(PJRT_Buffer_IsDeleted);
-  SEAM_SET(PJRT_Buffer_OnDeviceSizeInBytes);
+#define SEAM_SET(Name) SEAM_PLUGIN_SET(api, Name, Forward_##Name);
+  SEAM_PLUGIN_FUNCTIONS(SEAM_SET)
 #undef SEAM_SET
   SEAM_PLUGIN_SET(api, PJRT_Plugin_Initialize, Initialize);
   SEAM_PLUGIN_SET(api, PJRT_Client_Create, ClientCreate);
@@ -290,14 +251,22 @@ PJRT_Api MakeApi() {
 #ifdef SEAM_TEST_WRONG_SIZE
   SEAM_PLUGIN_SET(api, PJRT_Buffer_OnDeviceSizeInBytes, WrongOnDeviceSize);
 #endif
-#ifdef SEAM_TEST_TABLE_1_2
-  api.struct_size = PJRT_Api_STRUCT_SIZE_1_2;
+#ifdef SEAM_TEST_LARGER_COMPILE_ARGS
+  SEAM_PLUGIN_SET(api, PJRT_Client_Compile, NewerCompile);
+#endif
+#ifdef SEAM_TEST_TABLE_END
+  api.struct_size = PJRT_STRUCT_SIZE(PJRT_Api, SEAM_TEST_TABLE_END);
   api.PJRT_Device_MemoryStats = nullptr;
-  api.PJRT_Buffer_CopyRawToHost = nullptr;  // 1.5
-  api.PJRT_Client_CreateBuffersForAsyncHostToDevice = nullptr;
-  api.PJRT_AsyncHostToDeviceTransferManager_TransferData = nullptr;
-  api.PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer = nullptr;
-  api.PJRT_AsyncHostToDeviceTransferManager_Destroy = nullptr;
+  api.PJRT_Executable_OutputDimensions = nullptr;
+  {
+    // Every function pointer behind the end: PastTheEnd (copied bytewise: the slots have
+    // other function types, and a slot is never called through this one).
+    void (*past)() = &PastTheEnd;
+    for (size_t offset = api.struct_size; offset + sizeof(past) <= sizeof(PJRT_Api);
+         offset += sizeof(past)) {
+      std::memcpy(reinterpret_cast<char*>(&api) + offset, &past, sizeof(past));
+    }
+  }
 #endif
 #ifdef SEAM_TEST_API_SIZE
   api.struct_size = SEAM_TEST_API_SIZE;
