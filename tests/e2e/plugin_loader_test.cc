@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/base/logging.h"
@@ -116,32 +118,30 @@ TEST_F(PluginLoaderTest, NewerMinorIsAcceptedAndRunsAProgram) {
   EXPECT_GT(CallCount(SEAM_PLUGIN_NEWER_MINOR), 0);
 }
 
-// A plugin built against an older minor (1.2: its table ends before
-// PJRT_Device_MemoryStats; PJRT_Client_Create_Args of 1.1, without the key-value callbacks)
-// still loads (the version difference is logged) and runs programs; the memory query, which
-// it lacks, is UNIMPLEMENTED naming its version, and its slot is never read (it is null
-// behind the table's end: calling it would crash).
+// A plugin of an older minor whose layout seam reads (0.60: its table ends after
+// PJRT_ExecuteContext_Destroy, every slot behind the end aborts the process when called,
+// and PJRT_Device_MemoryStats and PJRT_Executable_OutputDimensions are null) still loads
+// (the version difference is logged) and runs programs; the memory query, whose slot is
+// null, fails naming the function and the plugin's version.
 TEST_F(PluginLoaderTest, AnOlderMinorStillLoadsAndRunsAProgram) {
-  ASSERT_GE(2, FrameworkMinimumMinor());
-  ASSERT_TRUE(LoadPjrtPlugin("previous", SEAM_PLUGIN_MINOR_1_2).ok());
+  ASSERT_GE(60, FrameworkMinimumMinor());
+  ASSERT_TRUE(LoadPjrtPlugin("previous", SEAM_PLUGIN_OLDER_LAYOUT).ok());
   ASSERT_TRUE(InitializePjrtPlugin("previous").ok());
   EXPECT_EQ(log_.at(0),
-            absl::StrCat("The PJRT plugin has PJRT API version ", Version(kFramework.major, 2),
+            absl::StrCat("The PJRT plugin has PJRT API version ", Version(kFramework.major, 60),
                          ". The framework PJRT API version is ",
                          Version(kFramework.major, kFramework.minor), "."));
   auto client = PjrtComputationClient::Create(*PjrtApi("previous"));
   ASSERT_TRUE(client.ok()) << client.status();
   ExpectRunsAProgram(**client);
-  EXPECT_GT(CallCount(SEAM_PLUGIN_MINOR_1_2), 0);
+  EXPECT_GT(CallCount(SEAM_PLUGIN_OLDER_LAYOUT), 0);
   absl::StatusOr<ComputationClient::MemoryStats> stats = (*client)->GetMemoryStats("CPU:0");
   EXPECT_EQ(stats.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(stats.status().message(),
-            absl::StrCat("memory figures of CPU:0: the plugin has PJRT API version ",
-                         Version(kFramework.major, 2), " and a ", PJRT_Api_STRUCT_SIZE_1_2,
-                         "-byte table; PJRT_Device_MemoryStats needs version ", kFramework.major,
-                         ".3 (a table of at least ", PJRT_Api_STRUCT_SIZE_1_4, " bytes)"));
-  // Ranged reads and streamed uploads (ABI 1.5) take the client's host-staged defaults: the
-  // slots behind the table's end (null there) are never called.
+            "memory figures of CPU:0: PJRT_Device_MemoryStats is not provided by this plugin "
+            "(PJRT API version 0.60)");
+  // Ranged reads and streamed uploads take the client's host-staged defaults: their slots
+  // lie behind the table's end and are never called.
   const ir::Shape shape{ir::DType::kF32, {3}};
   const float values[] = {1.5f, -2.0f, 4.0f};
   const auto* bytes = reinterpret_cast<const uint8_t*>(values);
@@ -179,6 +179,47 @@ TEST_F(PluginLoaderTest, CurrentMinorAnswersTheMemoryQuery) {
             "Unknown device 'CPU:9' (devices: CPU:0)");
 }
 
+// A newer plugin (0.120) whose PJRT_Client_Compile reads a field appended after the
+// framework's struct: it is accepted, serves every other call, and that call fails with the
+// plugin's struct-size message.
+TEST_F(PluginLoaderTest, ANewerPluginNeedingALargerStructFailsAtThatCall) {
+  ASSERT_TRUE(LoadPjrtPlugin("larger", SEAM_PLUGIN_LARGER_ARGS).ok());
+  ASSERT_TRUE(InitializePjrtPlugin("larger").ok());
+  auto client = PjrtComputationClient::Create(*PjrtApi("larger"));
+  ASSERT_TRUE(client.ok()) << client.status();
+  ir::Literal input = ir::Literal::FromS32({7}, {1});
+  auto data = (*client)->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(data.ok()) << data.status();
+  auto program = ir::ParseProgram(
+      "program @p {\n  %0 = parameter(0) : s32[1]\n  return (%0)\n}\n");
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto computation = (*client)->Compile({{*program, "CPU:0"}});
+  EXPECT_EQ(computation.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(computation.status().message(),
+            absl::StrCat("Unexpected PJRT_Client_Compile_Args size: expected ",
+                         PJRT_Client_Compile_Args_STRUCT_SIZE + sizeof(int64_t), ", got ",
+                         PJRT_Client_Compile_Args_STRUCT_SIZE,
+                         ". Check installed software versions. The framework PJRT API version is ",
+                         Version(kFramework.major, kFramework.minor), "."));
+}
+
+// A plugin of 0.40 passes the version rule (>= 0.29) but its layout predates the one seam
+// reads: refused at the handshake, before any of its functions is called.
+TEST_F(PluginLoaderTest, APluginPredatingTheLayoutIsRefused) {
+  ASSERT_TRUE(LoadPjrtPlugin("ancient", SEAM_PLUGIN_PREDATES_LAYOUT).ok());
+  absl::Status status = InitializePjrtPlugin("ancient");
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(),
+            "PJRT plugin API version 0.40 predates the layout seam reads (0.57 and later)");
+  EXPECT_EQ(log_.at(0), absl::StrCat("The PJRT plugin has PJRT API version 0.40. The framework "
+                                     "PJRT API version is ",
+                                     Version(kFramework.major, kFramework.minor), "."));
+  EXPECT_EQ(CallCount(SEAM_PLUGIN_PREDATES_LAYOUT), 0);
+  // Unregistered again: a retry reports the same refusal.
+  ASSERT_TRUE(LoadPjrtPlugin("ancient", SEAM_PLUGIN_PREDATES_LAYOUT).ok());
+  EXPECT_EQ(InitializePjrtPlugin("ancient").message(), status.message());
+}
+
 TEST_F(PluginLoaderTest, OlderThanTheMinimumIsRefused) {
   ASSERT_TRUE(LoadPjrtPlugin("older", SEAM_PLUGIN_OLDER_MINOR).ok());
   absl::Status status = InitializePjrtPlugin("older");
@@ -200,11 +241,11 @@ TEST_F(PluginLoaderTest, AnotherMajorIsRefusedBeforeAnyCall) {
     std::string expected =
         std::string(setting) == "true"
             ? absl::StrCat(
-                  "Mismatched PJRT plugin PJRT API major version (0) and framework PJRT "
+                  "Mismatched PJRT plugin PJRT API major version (1) and framework PJRT "
                   "API major version ",
                   kFramework.major, ").")
             : absl::StrCat(
-                  "Mismatched PJRT plugin PJRT API version (0.90) and framework PJRT "
+                  "Mismatched PJRT plugin PJRT API version (1.5) and framework PJRT "
                   "API version ",
                   Version(kFramework.major, kFramework.minor), ").");
     EXPECT_EQ(status.message(), expected) << setting;
@@ -292,16 +333,20 @@ TEST_F(PluginLoaderTest, AFieldOfALargerStructIsReadOnlyWhenTheCallerHasIt) {
   destroy.client = future.current.client;
   EXPECT_TRUE(TakePjrtError(api, api->PJRT_Client_Destroy(&destroy)).ok());
 
-  // A struct smaller than the oldest layout (1.1's) is refused with the exact message.
+  // A struct too small for what the plugin reads is refused with upstream's message.
   PJRT_Client_Create_Args old{};
-  old.struct_size = PJRT_Client_Create_Args_STRUCT_SIZE_1_1 - sizeof(void*);
+  old.struct_size = offsetof(PJRT_Client_Create_Args, create_options);
   absl::Status status = TakePjrtError(api, api->PJRT_Client_Create(&old));
-  EXPECT_EQ(status.message(),
-            absl::StrCat("Unexpected PJRT_Client_Create_Args size: expected ",
-                         PJRT_Client_Create_Args_STRUCT_SIZE_1_1, ", got ",
-                         PJRT_Client_Create_Args_STRUCT_SIZE_1_1 - sizeof(void*),
-                         ". Check installed software versions. The framework PJRT API version is ",
-                         Version(kFramework.major, kFramework.minor), "."));
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(status.message(),
+                               "Unexpected PJRT_Client_Create_Args size: expected "))
+      << status;
+  EXPECT_TRUE(absl::EndsWith(
+      status.message(),
+      absl::StrCat(", got ", offsetof(PJRT_Client_Create_Args, create_options),
+                   ". Check installed software versions. The framework PJRT API version is ",
+                   Version(kFramework.major, kFramework.minor), ".")))
+      << status;
 }
 
 }  // namespace
