@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <string>
+#include <vector>
 
+#include "proto/compile_options.pb.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/abi/args.h"
+#include "src/plugins/common/abi_functions.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 
 namespace {
@@ -237,7 +241,7 @@ TEST_F(CpuTableTest, ImpossibleBufferSizesAreCleanErrors) {
 TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   const char code[] = "program @p {\n  %0 = parameter(0) : f32[2]\n  return (%0)\n}\n";
   auto program = SEAM_ABI_ARGS(PJRT_Program);
-  program.code = code;
+  program.code = const_cast<char*>(code);
   program.code_size = sizeof(code) - 1;
   program.format = "hlo";
   program.format_size = 3;
@@ -250,22 +254,43 @@ TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
 
   program.format = "seam-ir";
   program.format_size = 7;
-  PJRT_NamedValue option{};
-  option.struct_size = PJRT_NamedValue_STRUCT_SIZE;
-  option.name = "opt_level";
-  option.name_size = 9;
-  option.type = PJRT_NamedValue_kInt64;
-  compile.compile_options = &option;
-  compile.num_compile_options = 1;
+  // Compile options are a serialized xla.CompileOptionsProto: bytes that do not parse are
+  // refused with upstream's words.
+  const char garbage[] = "\xff\xff\xff\xff not a proto";
+  compile.compile_options = garbage;
+  compile.compile_options_size = sizeof(garbage) - 1;
   error = Take(Api()->PJRT_Client_Compile(&compile));
-  EXPECT_EQ(
-      error.message,
-      "PJRT_Client_Compile: unknown compile option 'opt_level' (the cpu plugin accepts none)");
+  EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(error.message, "failed to deserialize CompileOptionsProto");
+  // num_replicas, when set, must be the program's replica count.
+  xla::CompileOptionsProto options;
+  options.mutable_executable_build_options()->set_device_ordinal(-1);
+  options.mutable_executable_build_options()->set_num_replicas(2);
+  options.mutable_executable_build_options()->set_num_partitions(1);
+  const std::string serialized = options.SerializeAsString();
+  compile.compile_options = serialized.data();
+  compile.compile_options_size = serialized.size();
+  error = Take(Api()->PJRT_Client_Compile(&compile));
+  EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(error.message,
+            "PJRT_Client_Compile: the compile options ask for num_replicas=2, the program has "
+            "replicas=1");
+  // The framework's options for one replica compile.
+  options.mutable_executable_build_options()->set_num_replicas(1);
+  options.mutable_executable_build_options()->set_process_index(0);
+  options.mutable_executable_build_options()->set_process_count(1);
+  const std::string one = options.SerializeAsString();
+  compile.compile_options = one.data();
+  compile.compile_options_size = one.size();
+  EXPECT_OK(Api()->PJRT_Client_Compile(&compile));
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  destroy.executable = compile.executable;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
 
   compile.compile_options = nullptr;
-  compile.num_compile_options = 0;
+  compile.compile_options_size = 0;
   const char bad[] = "program @p {\n  %0 = mul(%1) : f32[2]\n}\n";
-  program.code = bad;
+  program.code = const_cast<char*>(bad);
   program.code_size = sizeof(bad) - 1;
   error = Take(Api()->PJRT_Client_Compile(&compile));
   EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
@@ -282,7 +307,7 @@ TEST_F(CpuTableTest, ExecuteIsAsynchronousWithEventsAndReadyBuffers) {
       "program @p {\n  %0 = parameter(0) : f32[3]\n  %1 = add(%0, %0) : f32[3]\n"
       "  return (%1, %0)\n}\n";
   auto program = SEAM_ABI_ARGS(PJRT_Program);
-  program.code = code;
+  program.code = const_cast<char*>(code);
   program.code_size = sizeof(code) - 1;
   program.format = "seam-ir";
   program.format_size = 7;
@@ -290,10 +315,17 @@ TEST_F(CpuTableTest, ExecuteIsAsynchronousWithEventsAndReadyBuffers) {
   compile.client = client_;
   compile.program = &program;
   EXPECT_OK(Api()->PJRT_Client_Compile(&compile));
-  auto num_outputs = SEAM_ABI_ARGS(PJRT_LoadedExecutable_NumOutputs_Args);
-  num_outputs.executable = compile.executable;
-  EXPECT_OK(Api()->PJRT_LoadedExecutable_NumOutputs(&num_outputs));
+  // The outputs, as the framework learns them: through the executable.
+  auto get = SEAM_ABI_ARGS(PJRT_LoadedExecutable_GetExecutable_Args);
+  get.loaded_executable = compile.executable;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_GetExecutable(&get));
+  auto num_outputs = SEAM_ABI_ARGS(PJRT_Executable_NumOutputs_Args);
+  num_outputs.executable = get.executable;
+  EXPECT_OK(Api()->PJRT_Executable_NumOutputs(&num_outputs));
   ASSERT_EQ(num_outputs.num_outputs, 2u);
+  auto destroy_executable = SEAM_ABI_ARGS(PJRT_Executable_Destroy_Args);
+  destroy_executable.executable = get.executable;
+  EXPECT_OK(Api()->PJRT_Executable_Destroy(&destroy_executable));
 
   float in[3] = {1, 2, 3};
   PJRT_Buffer* arg = Upload(in, PJRT_Buffer_Type_F32, {3});
@@ -354,7 +386,7 @@ TEST_F(CpuTableTest, ExecuteIsAsynchronousWithEventsAndReadyBuffers) {
 TEST_F(CpuTableTest, ExecuteRejectsWrongArgumentsByName) {
   const char code[] = "program @p {\n  %0 = parameter(0) : f32[3]\n  return (%0)\n}\n";
   auto program = SEAM_ABI_ARGS(PJRT_Program);
-  program.code = code;
+  program.code = const_cast<char*>(code);
   program.code_size = sizeof(code) - 1;
   program.format = "seam-ir";
   program.format_size = 7;
@@ -405,7 +437,7 @@ TEST_F(CpuTableTest, AProgramWithoutParametersRunsWithNoArgumentLists) {
       "program @p {\n  %0 = constant(2.5) : f32[]\n  %1 = broadcast_in_dim(%0), dims={} : "
       "f32[3]\n  return (%1)\n}\n";
   auto program = SEAM_ABI_ARGS(PJRT_Program);
-  program.code = code;
+  program.code = const_cast<char*>(code);
   program.code_size = sizeof(code) - 1;
   program.format = "seam-ir";
   program.format_size = 7;
@@ -432,3 +464,563 @@ TEST_F(CpuTableTest, AProgramWithoutParametersRunsWithNoArgumentLists) {
   destroy.executable = compile.executable;
   EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
 }
+
+namespace {
+
+// Every slot the cpu plugin does not serve is the kit's stub: UNIMPLEMENTED naming the
+// function and the plugin (and the served ones are not).
+TEST_F(CpuTableTest, UnservedSlotsAnswerUnimplementedNamingThemAndThePlugin) {
+  const std::set<std::string> served = {
+      "PJRT_Error_GetCode",
+      "PJRT_Plugin_Initialize",
+      "PJRT_Plugin_Attributes",
+      "PJRT_Event_Destroy",
+      "PJRT_Event_IsReady",
+      "PJRT_Event_Error",
+      "PJRT_Event_Await",
+      "PJRT_Event_OnReady",
+      "PJRT_Event_Create",
+      "PJRT_Event_Set",
+      "PJRT_Client_Create",
+      "PJRT_Client_Destroy",
+      "PJRT_Client_PlatformName",
+      "PJRT_Client_ProcessIndex",
+      "PJRT_Client_PlatformVersion",
+      "PJRT_Client_Devices",
+      "PJRT_Client_AddressableDevices",
+      "PJRT_Client_LookupDevice",
+      "PJRT_Client_LookupAddressableDevice",
+      "PJRT_Client_AddressableMemories",
+      "PJRT_Client_Compile",
+      "PJRT_Client_DefaultDeviceAssignment",
+      "PJRT_Client_BufferFromHostBuffer",
+      "PJRT_DeviceDescription_Id",
+      "PJRT_DeviceDescription_ProcessIndex",
+      "PJRT_DeviceDescription_Attributes",
+      "PJRT_DeviceDescription_Kind",
+      "PJRT_DeviceDescription_DebugString",
+      "PJRT_DeviceDescription_ToString",
+      "PJRT_Device_GetDescription",
+      "PJRT_Device_IsAddressable",
+      "PJRT_Device_LocalHardwareId",
+      "PJRT_Device_AddressableMemories",
+      "PJRT_Device_DefaultMemory",
+      "PJRT_Device_MemoryStats",
+      "PJRT_Memory_Id",
+      "PJRT_Memory_Kind",
+      "PJRT_Memory_Kind_Id",
+      "PJRT_Memory_DebugString",
+      "PJRT_Memory_ToString",
+      "PJRT_Memory_AddressableByDevices",
+      "PJRT_Executable_Destroy",
+      "PJRT_Executable_Name",
+      "PJRT_Executable_NumReplicas",
+      "PJRT_Executable_NumPartitions",
+      "PJRT_Executable_NumOutputs",
+      "PJRT_Executable_SizeOfGeneratedCodeInBytes",
+      "PJRT_Executable_OutputMemoryKinds",
+      "PJRT_Executable_OutputElementTypes",
+      "PJRT_Executable_OutputDimensions",
+      "PJRT_Executable_Fingerprint",
+      "PJRT_LoadedExecutable_Destroy",
+      "PJRT_LoadedExecutable_GetExecutable",
+      "PJRT_LoadedExecutable_AddressableDevices",
+      "PJRT_LoadedExecutable_Delete",
+      "PJRT_LoadedExecutable_IsDeleted",
+      "PJRT_LoadedExecutable_Execute",
+      "PJRT_Buffer_Destroy",
+      "PJRT_Buffer_ElementType",
+      "PJRT_Buffer_Dimensions",
+      "PJRT_Buffer_UnpaddedDimensions",
+      "PJRT_Buffer_DynamicDimensionIndices",
+      "PJRT_Buffer_GetMemoryLayout",
+      "PJRT_Buffer_OnDeviceSizeInBytes",
+      "PJRT_Buffer_Device",
+      "PJRT_Buffer_Memory",
+      "PJRT_Buffer_Delete",
+      "PJRT_Buffer_IsDeleted",
+      "PJRT_Buffer_CopyToDevice",
+      "PJRT_Buffer_ToHostBuffer",
+      "PJRT_Buffer_IsOnCpu",
+      "PJRT_Buffer_ReadyEvent",
+      "PJRT_Buffer_CopyRawToHost",
+      "PJRT_Client_CreateBuffersForAsyncHostToDevice",
+      "PJRT_AsyncHostToDeviceTransferManager_TransferData",
+      "PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer",
+      "PJRT_AsyncHostToDeviceTransferManager_Device",
+      "PJRT_AsyncHostToDeviceTransferManager_BufferCount",
+      "PJRT_AsyncHostToDeviceTransferManager_BufferSize",
+      "PJRT_AsyncHostToDeviceTransferManager_SetBufferError",
+      "PJRT_AsyncHostToDeviceTransferManager_Destroy",
+  };
+  int unserved = 0;
+  std::set<std::string> listed;
+#define SEAM_EXPECT_UNSERVED(Name)                                                  \
+  listed.insert(#Name);                                                             \
+  if (served.count(#Name) == 0) {                                                   \
+    ++unserved;                                                                     \
+    alignas(16) unsigned char buffer[512] = {};                                     \
+    size_t size = Name##_Args_STRUCT_SIZE;                                          \
+    std::memcpy(buffer, &size, sizeof(size));                                       \
+    ErrorInfo error = Take(Api()->Name(reinterpret_cast<Name##_Args*>(buffer)));    \
+    EXPECT_EQ(error.code, PJRT_Error_Code_UNIMPLEMENTED) << #Name;                  \
+    EXPECT_EQ(error.message, #Name " is not implemented by the cpu plugin") << #Name; \
+  }
+  SEAM_PLUGIN_FUNCTIONS(SEAM_EXPECT_UNSERVED)
+#undef SEAM_EXPECT_UNSERVED
+  for (const std::string& name : served) EXPECT_EQ(listed.count(name), 1u) << name;
+  EXPECT_EQ(unserved, 127 - static_cast<int>(served.size()));
+  EXPECT_EQ(unserved, 46);
+}
+
+TEST_F(CpuTableTest, AttributesAnnounceTheSeamIrVersion) {
+  auto args = SEAM_ABI_ARGS(PJRT_Plugin_Attributes_Args);
+  EXPECT_OK(Api()->PJRT_Plugin_Attributes(&args));
+  bool found = false;
+  for (size_t i = 0; i < args.num_attributes; ++i) {
+    const PJRT_NamedValue& value = args.attributes[i];
+    EXPECT_EQ(value.struct_size, PJRT_NamedValue_STRUCT_SIZE);
+    const std::string name(value.name, value.name_size);
+    EXPECT_NE(name, "xla_version");
+    EXPECT_NE(name, "stablehlo_current_version");
+    if (name != "seam_ir_version") continue;
+    found = true;
+    EXPECT_EQ(value.type, PJRT_NamedValue_kInt64);
+    EXPECT_EQ(value.int64_value, 1);
+    EXPECT_EQ(value.value_size, 1u);
+  }
+  EXPECT_TRUE(found);
+}
+
+PJRT_NamedValue Int64Option(const char* name, int64_t value) {
+  PJRT_NamedValue option{};
+  option.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  option.name = name;
+  option.name_size = std::strlen(name);
+  option.type = PJRT_NamedValue_kInt64;
+  option.int64_value = value;
+  option.value_size = 1;
+  return option;
+}
+
+// A client of two devices, made with a create option in upstream's NamedValue layout.
+class CpuTwoDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PJRT_NamedValue options[1] = {Int64Option("cpu_device_count", 2)};
+    auto args = SEAM_ABI_ARGS(PJRT_Client_Create_Args);
+    args.create_options = options;
+    args.num_options = 1;
+    ASSERT_EQ(Take(Api()->PJRT_Client_Create(&args)).message, "");
+    client_ = args.client;
+    auto devices = SEAM_ABI_ARGS(PJRT_Client_AddressableDevices_Args);
+    devices.client = client_;
+    EXPECT_OK(Api()->PJRT_Client_AddressableDevices(&devices));
+    ASSERT_EQ(devices.num_addressable_devices, 2u);
+    devices_.assign(devices.addressable_devices,
+                    devices.addressable_devices + devices.num_addressable_devices);
+  }
+  void TearDown() override {
+    auto args = SEAM_ABI_ARGS(PJRT_Client_Destroy_Args);
+    args.client = client_;
+    EXPECT_OK(Api()->PJRT_Client_Destroy(&args));
+  }
+
+  PJRT_DeviceDescription* Description(PJRT_Device* device) {
+    auto desc = SEAM_ABI_ARGS(PJRT_Device_GetDescription_Args);
+    desc.device = device;
+    EXPECT_OK(Api()->PJRT_Device_GetDescription(&desc));
+    return desc.device_description;
+  }
+
+  PJRT_Memory* DefaultMemory(PJRT_Device* device) {
+    auto args = SEAM_ABI_ARGS(PJRT_Device_DefaultMemory_Args);
+    args.device = device;
+    EXPECT_OK(Api()->PJRT_Device_DefaultMemory(&args));
+    return args.memory;
+  }
+
+  PJRT_Client* client_ = nullptr;
+  std::vector<PJRT_Device*> devices_;
+};
+
+TEST_F(CpuTwoDeviceTest, CreateOptionsAreNamedValuesCheckedByNameAndType) {
+  PJRT_NamedValue wrong_type = Int64Option("cpu_device_count", 0);
+  wrong_type.type = PJRT_NamedValue_kString;
+  wrong_type.string_value = "2";
+  wrong_type.value_size = 1;
+  auto args = SEAM_ABI_ARGS(PJRT_Client_Create_Args);
+  args.create_options = &wrong_type;
+  args.num_options = 1;
+  ErrorInfo error = Take(Api()->PJRT_Client_Create(&args));
+  EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(error.message, "PJRT_Client_Create: option 'cpu_device_count' must be an int64 value");
+  PJRT_NamedValue unknown = Int64Option("gpu_count", 1);
+  args.create_options = &unknown;
+  error = Take(Api()->PJRT_Client_Create(&args));
+  EXPECT_EQ(error.message.rfind("PJRT_Client_Create: unknown client option 'gpu_count' (the cpu "
+                                "plugin accepts: cpu_device_count",
+                                0),
+            0u)
+      << error.message;
+  EXPECT_EQ(args.client, nullptr);
+}
+
+TEST_F(CpuTwoDeviceTest, DevicesDescriptionsAndMemories) {
+  auto all = SEAM_ABI_ARGS(PJRT_Client_Devices_Args);
+  all.client = client_;
+  EXPECT_OK(Api()->PJRT_Client_Devices(&all));
+  ASSERT_EQ(all.num_devices, 2u);  // one process: every device is addressable
+  auto memories = SEAM_ABI_ARGS(PJRT_Client_AddressableMemories_Args);
+  memories.client = client_;
+  EXPECT_OK(Api()->PJRT_Client_AddressableMemories(&memories));
+  ASSERT_EQ(memories.num_addressable_memories, 2u);
+  for (int i = 0; i < 2; ++i) {
+    PJRT_Device* device = devices_[static_cast<size_t>(i)];
+    EXPECT_EQ(all.devices[i], device);
+    PJRT_DeviceDescription* description = Description(device);
+    auto id = SEAM_ABI_ARGS(PJRT_DeviceDescription_Id_Args);
+    id.device_description = description;
+    EXPECT_OK(Api()->PJRT_DeviceDescription_Id(&id));
+    EXPECT_EQ(id.id, i);
+    auto process = SEAM_ABI_ARGS(PJRT_DeviceDescription_ProcessIndex_Args);
+    process.device_description = description;
+    EXPECT_OK(Api()->PJRT_DeviceDescription_ProcessIndex(&process));
+    EXPECT_EQ(process.process_index, 0);
+    auto debug = SEAM_ABI_ARGS(PJRT_DeviceDescription_DebugString_Args);
+    debug.device_description = description;
+    EXPECT_OK(Api()->PJRT_DeviceDescription_DebugString(&debug));
+    EXPECT_EQ(std::string(debug.debug_string, debug.debug_string_size),
+              "cpu:" + std::to_string(i));
+    auto to_string = SEAM_ABI_ARGS(PJRT_DeviceDescription_ToString_Args);
+    to_string.device_description = description;
+    EXPECT_OK(Api()->PJRT_DeviceDescription_ToString(&to_string));
+    EXPECT_EQ(std::string(to_string.to_string, to_string.to_string_size),
+              "CpuDevice(id=" + std::to_string(i) + ", process_index=0)");
+    auto attributes = SEAM_ABI_ARGS(PJRT_DeviceDescription_Attributes_Args);
+    attributes.device_description = description;
+    EXPECT_OK(Api()->PJRT_DeviceDescription_Attributes(&attributes));
+    ASSERT_EQ(attributes.num_attributes, 1u);
+    EXPECT_EQ(std::string(attributes.attributes[0].name, attributes.attributes[0].name_size),
+              "local_device_index");
+    EXPECT_EQ(attributes.attributes[0].int64_value, i);
+
+    auto addressable = SEAM_ABI_ARGS(PJRT_Device_IsAddressable_Args);
+    addressable.device = device;
+    EXPECT_OK(Api()->PJRT_Device_IsAddressable(&addressable));
+    EXPECT_TRUE(addressable.is_addressable);
+    auto hardware = SEAM_ABI_ARGS(PJRT_Device_LocalHardwareId_Args);
+    hardware.device = device;
+    EXPECT_OK(Api()->PJRT_Device_LocalHardwareId(&hardware));
+    EXPECT_EQ(hardware.local_hardware_id, i);
+    auto lookup = SEAM_ABI_ARGS(PJRT_Client_LookupAddressableDevice_Args);
+    lookup.client = client_;
+    lookup.local_hardware_id = i;
+    EXPECT_OK(Api()->PJRT_Client_LookupAddressableDevice(&lookup));
+    EXPECT_EQ(lookup.addressable_device, device);
+
+    // One memory per device, kind "device".
+    PJRT_Memory* memory = DefaultMemory(device);
+    ASSERT_NE(memory, nullptr);
+    EXPECT_EQ(memories.addressable_memories[i], memory);
+    auto device_memories = SEAM_ABI_ARGS(PJRT_Device_AddressableMemories_Args);
+    device_memories.device = device;
+    EXPECT_OK(Api()->PJRT_Device_AddressableMemories(&device_memories));
+    ASSERT_EQ(device_memories.num_memories, 1u);
+    EXPECT_EQ(device_memories.memories[0], memory);
+    auto kind = SEAM_ABI_ARGS(PJRT_Memory_Kind_Args);
+    kind.memory = memory;
+    EXPECT_OK(Api()->PJRT_Memory_Kind(&kind));
+    EXPECT_EQ(std::string(kind.kind, kind.kind_size), "device");
+    auto kind_id = SEAM_ABI_ARGS(PJRT_Memory_Kind_Id_Args);
+    kind_id.memory = memory;
+    EXPECT_OK(Api()->PJRT_Memory_Kind_Id(&kind_id));
+    EXPECT_EQ(kind_id.kind_id, 0);
+    auto memory_id = SEAM_ABI_ARGS(PJRT_Memory_Id_Args);
+    memory_id.memory = memory;
+    EXPECT_OK(Api()->PJRT_Memory_Id(&memory_id));
+    EXPECT_EQ(memory_id.id, i);
+    auto memory_debug = SEAM_ABI_ARGS(PJRT_Memory_DebugString_Args);
+    memory_debug.memory = memory;
+    EXPECT_OK(Api()->PJRT_Memory_DebugString(&memory_debug));
+    EXPECT_GT(memory_debug.debug_string_size, 0u);
+    auto memory_string = SEAM_ABI_ARGS(PJRT_Memory_ToString_Args);
+    memory_string.memory = memory;
+    EXPECT_OK(Api()->PJRT_Memory_ToString(&memory_string));
+    EXPECT_GT(memory_string.to_string_size, 0u);
+    auto by = SEAM_ABI_ARGS(PJRT_Memory_AddressableByDevices_Args);
+    by.memory = memory;
+    EXPECT_OK(Api()->PJRT_Memory_AddressableByDevices(&by));
+    ASSERT_EQ(by.num_devices, 1u);
+    EXPECT_EQ(by.devices[0], device);
+  }
+  auto lookup = SEAM_ABI_ARGS(PJRT_Client_LookupAddressableDevice_Args);
+  lookup.client = client_;
+  lookup.local_hardware_id = 2;
+  ErrorInfo error = Take(Api()->PJRT_Client_LookupAddressableDevice(&lookup));
+  EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(error.message,
+            "PJRT_Client_LookupAddressableDevice: no addressable device has local hardware id 2 "
+            "(this process has 2 device(s))");
+  auto version = SEAM_ABI_ARGS(PJRT_Client_PlatformVersion_Args);
+  version.client = client_;
+  EXPECT_OK(Api()->PJRT_Client_PlatformVersion(&version));
+  EXPECT_EQ(std::string(version.platform_version, version.platform_version_size),
+            "seam cpu plugin");
+
+  int assignment[2] = {-1, -1};
+  auto default_assignment = SEAM_ABI_ARGS(PJRT_Client_DefaultDeviceAssignment_Args);
+  default_assignment.client = client_;
+  default_assignment.num_replicas = 2;
+  default_assignment.num_partitions = 1;
+  default_assignment.default_assignment_size = 2;
+  default_assignment.default_assignment = assignment;
+  EXPECT_OK(Api()->PJRT_Client_DefaultDeviceAssignment(&default_assignment));
+  EXPECT_EQ(assignment[0], 0);
+  EXPECT_EQ(assignment[1], 1);
+}
+
+// Host buffers: a memory instead of a device, dense byte strides and layouts only, the
+// size query with dst = NULL, the dense tiled layout, and a copy to the other device.
+TEST_F(CpuTwoDeviceTest, HostBuffersLayoutsAndCopies) {
+  float values[6] = {1, 2, 3, 4, 5, 6};
+  int64_t dims[2] = {2, 3};
+  PJRT_Memory* second_memory = DefaultMemory(devices_[1]);
+  auto upload = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+  upload.client = client_;
+  upload.data = values;
+  upload.type = PJRT_Buffer_Type_F32;
+  upload.dims = dims;
+  upload.num_dims = 2;
+  upload.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  upload.memory = second_memory;  // instead of a device
+  const int64_t dense_strides[2] = {12, 4};
+  upload.byte_strides = dense_strides;
+  upload.num_byte_strides = 2;
+  const int64_t dense_order[2] = {1, 0};
+  PJRT_Buffer_MemoryLayout dense = SEAM_ABI_ARGS(PJRT_Buffer_MemoryLayout);
+  dense.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+  dense.tiled = SEAM_ABI_ARGS(PJRT_Buffer_MemoryLayout_Tiled);
+  dense.tiled.minor_to_major = dense_order;
+  dense.tiled.minor_to_major_size = 2;
+  upload.device_layout = &dense;
+  EXPECT_OK(Api()->PJRT_Client_BufferFromHostBuffer(&upload));
+  ASSERT_NE(upload.buffer, nullptr);
+  ASSERT_NE(upload.done_with_host_buffer, nullptr);
+  auto await = SEAM_ABI_ARGS(PJRT_Event_Await_Args);
+  await.event = upload.done_with_host_buffer;
+  EXPECT_OK(Api()->PJRT_Event_Await(&await));
+  auto destroy_event = SEAM_ABI_ARGS(PJRT_Event_Destroy_Args);
+  destroy_event.event = upload.done_with_host_buffer;
+  EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy_event));
+  PJRT_Buffer* buffer = upload.buffer;
+
+  auto device = SEAM_ABI_ARGS(PJRT_Buffer_Device_Args);
+  device.buffer = buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_Device(&device));
+  EXPECT_EQ(device.device, devices_[1]);
+  auto memory = SEAM_ABI_ARGS(PJRT_Buffer_Memory_Args);
+  memory.buffer = buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_Memory(&memory));
+  EXPECT_EQ(memory.memory, second_memory);
+  auto on_cpu = SEAM_ABI_ARGS(PJRT_Buffer_IsOnCpu_Args);
+  on_cpu.buffer = buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_IsOnCpu(&on_cpu));
+  EXPECT_TRUE(on_cpu.is_on_cpu);
+  auto unpadded = SEAM_ABI_ARGS(PJRT_Buffer_UnpaddedDimensions_Args);
+  unpadded.buffer = buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_UnpaddedDimensions(&unpadded));
+  ASSERT_EQ(unpadded.num_dims, 2u);
+  EXPECT_EQ(unpadded.unpadded_dims[1], 3);
+  auto dynamic = SEAM_ABI_ARGS(PJRT_Buffer_DynamicDimensionIndices_Args);
+  dynamic.buffer = buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_DynamicDimensionIndices(&dynamic));
+  EXPECT_EQ(dynamic.num_dynamic_dims, 0u);
+  auto layout = SEAM_ABI_ARGS(PJRT_Buffer_GetMemoryLayout_Args);
+  layout.buffer = buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_GetMemoryLayout(&layout));
+  EXPECT_EQ(layout.layout.type, PJRT_Buffer_MemoryLayout_Type_Tiled);
+  ASSERT_EQ(layout.layout.tiled.minor_to_major_size, 2u);
+  EXPECT_EQ(layout.layout.tiled.minor_to_major[0], 1);
+  EXPECT_EQ(layout.layout.tiled.minor_to_major[1], 0);
+  EXPECT_EQ(layout.layout.tiled.num_tiles, 0u);
+
+  // The size query: dst = NULL answers dst_size and no event.
+  auto query = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
+  query.src = buffer;
+  query.host_layout = &dense;
+  query.dst_size = 12345;
+  EXPECT_OK(Api()->PJRT_Buffer_ToHostBuffer(&query));
+  EXPECT_EQ(query.dst_size, 24u);
+  EXPECT_EQ(query.event, nullptr);
+  // A read with the dense host layout.
+  float back[6] = {};
+  auto read = SEAM_ABI_ARGS(PJRT_Buffer_ToHostBuffer_Args);
+  read.src = buffer;
+  read.host_layout = &dense;
+  read.dst = back;
+  read.dst_size = sizeof(back);
+  EXPECT_OK(Api()->PJRT_Buffer_ToHostBuffer(&read));
+  await.event = read.event;
+  EXPECT_OK(Api()->PJRT_Event_Await(&await));
+  destroy_event.event = read.event;
+  EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy_event));
+  EXPECT_EQ(std::memcmp(back, values, sizeof(values)), 0);
+  // A column-major host layout is not served.
+  const int64_t transposed_order[2] = {0, 1};
+  PJRT_Buffer_MemoryLayout transposed = dense;
+  transposed.tiled.minor_to_major = transposed_order;
+  read.host_layout = &transposed;
+  read.event = nullptr;
+  ErrorInfo error = Take(Api()->PJRT_Buffer_ToHostBuffer(&read));
+  EXPECT_EQ(error.code, PJRT_Error_Code_UNIMPLEMENTED);
+  EXPECT_EQ(error.message,
+            "PJRT_Buffer_ToHostBuffer: host_layout has minor_to_major [0,1] and 0 tile(s); the "
+            "cpu plugin takes only the dense row-major layout of rank 2 (minor_to_major "
+            "rank-1..0, no tiles)");
+
+  // Copied to the first device: same values there.
+  auto copy = SEAM_ABI_ARGS(PJRT_Buffer_CopyToDevice_Args);
+  copy.buffer = buffer;
+  copy.dst_device = devices_[0];
+  EXPECT_OK(Api()->PJRT_Buffer_CopyToDevice(&copy));
+  ASSERT_NE(copy.dst_buffer, nullptr);
+  device.buffer = copy.dst_buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_Device(&device));
+  EXPECT_EQ(device.device, devices_[0]);
+  float copied[6] = {};
+  read.src = copy.dst_buffer;
+  read.host_layout = nullptr;
+  read.dst = copied;
+  EXPECT_OK(Api()->PJRT_Buffer_ToHostBuffer(&read));
+  await.event = read.event;
+  EXPECT_OK(Api()->PJRT_Event_Await(&await));
+  destroy_event.event = read.event;
+  EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy_event));
+  EXPECT_EQ(std::memcmp(copied, values, sizeof(values)), 0);
+
+  // Strides that are not dense row-major, and a layout that is not dense, are refused.
+  const int64_t column_strides[2] = {4, 8};
+  upload.byte_strides = column_strides;
+  upload.buffer = nullptr;
+  error = Take(Api()->PJRT_Client_BufferFromHostBuffer(&upload));
+  EXPECT_EQ(error.code, PJRT_Error_Code_UNIMPLEMENTED);
+  EXPECT_EQ(error.message,
+            "PJRT_Client_BufferFromHostBuffer: byte_strides [4,8] are not the dense row-major "
+            "strides of f32[2,3] (the cpu plugin takes only dense row-major host data)");
+  upload.byte_strides = nullptr;
+  upload.num_byte_strides = 0;
+  upload.device_layout = &transposed;
+  error = Take(Api()->PJRT_Client_BufferFromHostBuffer(&upload));
+  EXPECT_EQ(error.code, PJRT_Error_Code_UNIMPLEMENTED);
+  EXPECT_EQ(error.message.rfind("PJRT_Client_BufferFromHostBuffer: device_layout has "
+                                "minor_to_major [0,1]",
+                                0),
+            0u)
+      << error.message;
+  EXPECT_EQ(upload.buffer, nullptr);
+
+  for (PJRT_Buffer* b : {buffer, copy.dst_buffer}) {
+    auto destroy = SEAM_ABI_ARGS(PJRT_Buffer_Destroy_Args);
+    destroy.buffer = b;
+    EXPECT_OK(Api()->PJRT_Buffer_Destroy(&destroy));
+  }
+}
+
+// What PJRT_Executable tells, and a loaded executable's devices and deletion.
+TEST_F(CpuTwoDeviceTest, ExecutableQueriesAndDeletion) {
+  const char code[] =
+      "program @pair {\n  %0 = parameter(0) : f32[2,3]\n  %1 = add(%0, %0) : f32[2,3]\n"
+      "  %2 = convert(%1) : s32[2,3]\n  return (%1, %2)\n}\n";
+  auto program = SEAM_ABI_ARGS(PJRT_Program);
+  program.code = const_cast<char*>(code);
+  program.code_size = sizeof(code) - 1;
+  program.format = "seam-ir";
+  program.format_size = 7;
+  auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
+  compile.client = client_;
+  compile.program = &program;
+  ASSERT_EQ(Take(Api()->PJRT_Client_Compile(&compile)).message, "");
+  PJRT_LoadedExecutable* loaded = compile.executable;
+
+  auto devices = SEAM_ABI_ARGS(PJRT_LoadedExecutable_AddressableDevices_Args);
+  devices.executable = loaded;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_AddressableDevices(&devices));
+  ASSERT_EQ(devices.num_addressable_devices, 1u);  // one replica
+  EXPECT_EQ(devices.addressable_devices[0], devices_[0]);
+
+  auto get = SEAM_ABI_ARGS(PJRT_LoadedExecutable_GetExecutable_Args);
+  get.loaded_executable = loaded;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_GetExecutable(&get));
+  PJRT_Executable* executable = get.executable;
+  auto name = SEAM_ABI_ARGS(PJRT_Executable_Name_Args);
+  name.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_Name(&name));
+  EXPECT_EQ(std::string(name.executable_name, name.executable_name_size), "pair");
+  auto replicas = SEAM_ABI_ARGS(PJRT_Executable_NumReplicas_Args);
+  replicas.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_NumReplicas(&replicas));
+  EXPECT_EQ(replicas.num_replicas, 1u);
+  auto partitions = SEAM_ABI_ARGS(PJRT_Executable_NumPartitions_Args);
+  partitions.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_NumPartitions(&partitions));
+  EXPECT_EQ(partitions.num_partitions, 1u);
+  auto types = SEAM_ABI_ARGS(PJRT_Executable_OutputElementTypes_Args);
+  types.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_OutputElementTypes(&types));
+  ASSERT_EQ(types.num_output_types, 2u);
+  EXPECT_EQ(types.output_types[0], PJRT_Buffer_Type_F32);
+  EXPECT_EQ(types.output_types[1], PJRT_Buffer_Type_S32);
+  auto dims = SEAM_ABI_ARGS(PJRT_Executable_OutputDimensions_Args);
+  dims.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_OutputDimensions(&dims));
+  ASSERT_EQ(dims.num_outputs, 2u);
+  EXPECT_EQ(dims.dim_sizes[0], 2u);
+  EXPECT_EQ(dims.dim_sizes[1], 2u);
+  EXPECT_EQ(std::vector<int64_t>(dims.dims, dims.dims + 4), (std::vector<int64_t>{2, 3, 2, 3}));
+  auto kinds = SEAM_ABI_ARGS(PJRT_Executable_OutputMemoryKinds_Args);
+  kinds.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_OutputMemoryKinds(&kinds));
+  ASSERT_EQ(kinds.num_outputs, 2u);
+  EXPECT_EQ(std::string(kinds.memory_kinds[1], kinds.memory_kind_sizes[1]), "device");
+  auto fingerprint = SEAM_ABI_ARGS(PJRT_Executable_Fingerprint_Args);
+  fingerprint.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_Fingerprint(&fingerprint));
+  EXPECT_EQ(fingerprint.executable_fingerprint_size, 16u);
+  auto code_size = SEAM_ABI_ARGS(PJRT_Executable_SizeOfGeneratedCodeInBytes_Args);
+  code_size.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_SizeOfGeneratedCodeInBytes(&code_size));
+  EXPECT_EQ(code_size.size_in_bytes, 0);
+
+  auto is_deleted = SEAM_ABI_ARGS(PJRT_LoadedExecutable_IsDeleted_Args);
+  is_deleted.executable = loaded;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_IsDeleted(&is_deleted));
+  EXPECT_FALSE(is_deleted.is_deleted);
+  auto del = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Delete_Args);
+  del.executable = loaded;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_Delete(&del));
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_IsDeleted(&is_deleted));
+  EXPECT_TRUE(is_deleted.is_deleted);
+  // The executable handed out before stays usable.
+  EXPECT_OK(Api()->PJRT_Executable_OutputDimensions(&dims));
+  PJRT_Buffer* outputs[2] = {};
+  PJRT_Buffer** output_list = outputs;
+  auto execute = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  execute.executable = loaded;
+  execute.num_devices = 1;
+  execute.output_lists = &output_list;
+  ErrorInfo error = Take(Api()->PJRT_LoadedExecutable_Execute(&execute));
+  EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
+  EXPECT_EQ(error.message, "PJRT_LoadedExecutable_Execute: the executable was deleted");
+  error = Take(Api()->PJRT_LoadedExecutable_GetExecutable(&get));
+  EXPECT_EQ(error.message, "PJRT_LoadedExecutable_GetExecutable: the executable was deleted");
+
+  auto destroy_executable = SEAM_ABI_ARGS(PJRT_Executable_Destroy_Args);
+  destroy_executable.executable = executable;
+  EXPECT_OK(Api()->PJRT_Executable_Destroy(&destroy_executable));
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  destroy.executable = loaded;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
+}
+
+}  // namespace
