@@ -190,7 +190,8 @@ TEST(ForeignMajorTest, TpuAndDynamicBranchesRefuseItToo) {
   EXPECT_EQ(CreateClientFromEnvironment(nullptr).status().message(), kForeignMajor);
 }
 
-// A well-formed table of another major (0): refused on XPU with none of its functions called.
+// A well-formed table of another major (1: seam's plugins before PJRT's layout): refused on
+// XPU with none of its functions called.
 TEST(ForeignMajorTest, XpuCallsNoSlotOfAForeignMajorPlugin) {
   ClearEnvironment();
   setenv("PJRT_DEVICE", "XPU", 1);
@@ -199,11 +200,11 @@ TEST(ForeignMajorTest, XpuCallsNoSlotOfAForeignMajorPlugin) {
   auto client = CreateClientFromEnvironment(&selection);
   ASSERT_FALSE(client.ok());
   EXPECT_EQ(client.status().message(),
-            absl::StrCat("Mismatched PJRT plugin PJRT API major version (0) and framework PJRT "
+            absl::StrCat("Mismatched PJRT plugin PJRT API major version (1) and framework PJRT "
                          "API major version ",
                          FrameworkVersion().major, ")."));
   EXPECT_EQ(selection.branch, "XPU");
-  EXPECT_EQ(selection.plugin_version, "0.90");
+  EXPECT_EQ(selection.plugin_version, "1.5");
   EXPECT_EQ(CallCount(SEAM_PLUGIN_OTHER_MAJOR), 0);
 }
 
