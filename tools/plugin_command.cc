@@ -39,10 +39,12 @@ int InspectPlugin(const std::string& path, std::ostream& out, std::ostream& err)
   runtime::PluginVersion framework = runtime::FrameworkVersion();
   out << "API version    " << version.major << "." << version.minor << " (framework "
       << framework.major << "." << framework.minor << ", oldest accepted " << framework.major << "."
-      << runtime::FrameworkMinimumMinor() << ")\n";
+      << runtime::FrameworkMinimumMinor() << ", layouts read from " << framework.major << "."
+      << runtime::kOldestLayoutMinor << ")\n";
   out << "compatibility  " << CompatibilityLine() << "\n";
   absl::Status verdict = runtime::CheckPluginVersion(version.major, version.minor,
                                                      runtime::IsPjrtCompatibilityEnabled());
+  if (verdict.ok()) verdict = runtime::CheckPluginLayout(version.major, version.minor);
   if (!verdict.ok()) {
     out << "handshake      refused: " << verdict.message() << "\n";
     out << "               (none of the plugin's functions was called)\n";

@@ -103,7 +103,8 @@ TEST_F(CpuGlooClientTest, RefusesBadProcessOptions) {
             "PJRT_Client_Create: option 'collective_timeout_ms' must be in [1, 604800000], got 0");
   EXPECT_EQ(message({{"process_count", 2}}, nullptr),
             "PJRT_Client_Create: option 'process_count' is 2 but no key-value store was given "
-            "(kv_get, kv_try_get, kv_put): the processes of a job find each other through it");
+            "(kv_get_callback, kv_put_callback, kv_try_get_callback): the processes of a job "
+            "find each other through it");
   EXPECT_EQ(message({{"process_counts", 2}}, &store_),
             "PJRT_Client_Create: unknown client option 'process_counts' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms)");

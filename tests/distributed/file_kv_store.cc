@@ -23,7 +23,8 @@ bool Plain(char c) {
 }
 
 PJRT_Error* Fail(PJRT_CallbackError* make, PJRT_Error_Code code, const std::string& message) {
-  return make(code, message.data(), message.size());
+  // Upstream's field is a pointer to the plugin's factory function.
+  return (*make)(code, message.data(), message.size());
 }
 
 // The value of the file at `path`, or false when it does not exist.
@@ -42,7 +43,7 @@ void Hand(Args* args, const std::string& value) {
   std::memcpy(copy, value.data(), value.size());
   args->value = copy;
   args->value_size = value.size();
-  args->value_deleter = [](char* p) { delete[] p; };
+  args->value_deleter_callback = [](char* p) { delete[] p; };
 }
 
 std::string PathOf(void* user_arg, const char* key, size_t key_size) {
@@ -80,10 +81,12 @@ std::string FileKvStore::Decode(std::string_view name) {
 }
 
 void FileKvStore::Attach(PJRT_Client_Create_Args& args) {
-  args.kv_user_arg = this;
-  args.kv_get = &Get;
-  args.kv_try_get = &TryGet;
-  args.kv_put = &Put;
+  args.kv_get_callback = &Get;
+  args.kv_get_user_arg = this;
+  args.kv_put_callback = &Put;
+  args.kv_put_user_arg = this;
+  args.kv_try_get_callback = &TryGet;
+  args.kv_try_get_user_arg = this;
 }
 
 std::vector<std::string> FileKvStore::Keys() const {

@@ -17,8 +17,8 @@ class FileKvStore {
  public:
   explicit FileKvStore(std::string directory) : directory_(std::move(directory)) {}
 
-  // Sets kv_user_arg, kv_get, kv_try_get and kv_put of `args` to this store, which must
-  // outlive the client.
+  // Sets the three callbacks of `args` (get, put, try-get) and their user args to this
+  // store, which must outlive the client.
   void Attach(PJRT_Client_Create_Args& args);
 
   // Every key set so far (decoded), sorted.

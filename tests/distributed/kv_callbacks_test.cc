@@ -1,4 +1,4 @@
-// The job's store as a plugin receives it (PJRT_Client_Create_Args, ABI 1.2): the test
+// The job's store as a plugin receives it (PJRT_Client_Create_Args' three callbacks): the test
 // plugin that requires the store, given an in-memory store in place of the coordinator's.
 // The callbacks add the job's prefix to every key and hand back the store's errors through
 // the plugin's own error factory, with their codes.

@@ -33,7 +33,7 @@ absl::StatusOr<std::unique_ptr<PjrtClient>> PjrtClient::Create(
     value.name = option.name.c_str();
     value.name_size = option.name.size();
     value.type = PJRT_NamedValue_kInt64;
-    value.value.int64_value = option.value;
+    value.int64_value = option.value;
     value.value_size = 1;
     values.push_back(value);
   }
@@ -90,6 +90,11 @@ absl::StatusOr<PJRT_LoadedExecutable*> PjrtClient::Compile(const std::string& pr
   auto args = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   args.client = client_;
   args.program = &program;
+  // An empty xla.CompileOptionsProto (every field unset): the plugin takes the program's
+  // own replica count.
+  static constexpr char kNoOptions[] = "";
+  args.compile_options = kNoOptions;
+  args.compile_options_size = 0;
   absl::Status status = Take(api_->PJRT_Client_Compile(&args));
   if (!status.ok()) return status;
   return args.executable;
