@@ -208,7 +208,7 @@ std::string Attribute(const std::string& name) {
   for (size_t i = 0; i < args.num_attributes; ++i) {
     const PJRT_NamedValue& value = args.attributes[i];
     if (std::string(value.name, value.name_size) == name && value.type == PJRT_NamedValue_kString) {
-      return std::string(value.value.string_value, value.value_size);
+      return std::string(value.string_value, value.value_size);
     }
   }
   return "";

@@ -142,8 +142,8 @@ std::string Attribute(const std::string& name) {
     const PJRT_NamedValue& value = args.attributes[i];
     if (std::string(value.name, value.name_size) != name) continue;
     if (value.type == PJRT_NamedValue_kString)
-      return std::string(value.value.string_value, value.value_size);
-    if (value.type == PJRT_NamedValue_kBool) return value.value.bool_value ? "true" : "false";
+      return std::string(value.string_value, value.value_size);
+    if (value.type == PJRT_NamedValue_kBool) return value.bool_value ? "true" : "false";
   }
   return "";
 }

@@ -102,7 +102,7 @@ class CpuDonationTest : public ::testing::Test {
 
   PJRT_LoadedExecutable* Compile(const std::string& text) {
     auto program = Make<PJRT_Program>();
-    program.code = text.data();
+    program.code = const_cast<char*>(text.data());
     program.code_size = text.size();
     program.format = "seam-ir";
     program.format_size = 7;
@@ -307,6 +307,16 @@ TEST_F(CpuDonationTest, AQueuedRunsOutputsBecomeReadyAfterItsCompletion) {
     execute.output_lists = &out_list;
     execute.device_complete_events = &done;
     EXPECT_OK(Api()->PJRT_LoadedExecutable_Execute(&execute));
+    // The donated input is deleted once the launch returns, though its run has not started
+    // (as XLA's plugins do: a framework that reads it again fails at once).
+    auto donated = Make<PJRT_Buffer_IsDeleted_Args>();
+    donated.buffer = a;
+    EXPECT_OK(Api()->PJRT_Buffer_IsDeleted(&donated));
+    EXPECT_TRUE(donated.is_deleted);
+    auto kept = Make<PJRT_Buffer_IsDeleted_Args>();
+    kept.buffer = b;
+    EXPECT_OK(Api()->PJRT_Buffer_IsDeleted(&kept));
+    EXPECT_FALSE(kept.is_deleted);
     for (int o = 0; o < 2; ++o) {
       auto event = Make<PJRT_Buffer_ReadyEvent_Args>();
       event.buffer = outputs[o];

@@ -54,7 +54,7 @@ std::string Compile(std::string_view text = kProgram) {
   std::string error = Take(Api()->PJRT_Client_Create(&create));
   if (!error.empty()) return error;
   auto program = Make<PJRT_Program>();
-  program.code = text.data();
+  program.code = const_cast<char*>(text.data());
   program.code_size = text.size();
   program.format = "seam-ir";
   program.format_size = 7;
