@@ -65,7 +65,6 @@ struct MemoryStore {
   std::mutex mu;
   std::map<std::string, std::string> values;
   int calls = 0;
-  int try_get_calls = 0;
 };
 
 MemoryStore& Store(void* user_arg) { return *static_cast<MemoryStore*>(user_arg); }
@@ -100,7 +99,6 @@ PJRT_Error* MemoryTryGet(PJRT_KeyValueTryGetCallback_Args* args) {
   MemoryStore& store = Store(args->user_arg);
   std::lock_guard<std::mutex> lock(store.mu);
   ++store.calls;
-  ++store.try_get_calls;
   const std::string key(args->key, args->key_size);
   auto it = store.values.find(key);
   if (it == store.values.end()) return NotFound(args->callback_error, key);
@@ -146,23 +144,25 @@ void CheckKeyValueStore(Suite& suite) {
                  });
   suite.Required(
       "client",
-      "a PJRT_Client_Create_Args that ends at client is refused with the size message or "
-      "accepted without reading past it",
+      "a PJRT_Client_Create_Args that ends at client is accepted without reading past it, or "
+      "refused with the size message",
       [&] {
-        // The try-get fields past the caller's struct_size hold a store that fails the
-        // check if the plugin reads and calls it.
+        // An older caller's struct: no store in its fields (kv_get and kv_put NULL), and the
+        // try-get fields past its struct_size hold one that fails the check if the plugin
+        // reads and calls it.
         MemoryStore store;
         auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
-        SetStore(args, store);
+        args.kv_try_get_callback = &MemoryTryGet;
+        args.kv_try_get_user_arg = &store;
         args.struct_size = PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, client);
         absl::Status status = CreateAndDestroy(suite, args);
         if (!status.ok()) {
           return ExpectSizeMessage(status, "PJRT_Client_Create_Args",
                                    PJRT_Client_Create_Args_STRUCT_SIZE, args.struct_size, false);
         }
-        return Expect(store.try_get_calls == 0,
+        return Expect(store.calls == 0,
                       absl::StrCat("the plugin called the try-get callback past struct_size ",
-                                   store.try_get_calls, " times"));
+                                   store.calls, " times"));
       });
 }
 
