@@ -28,8 +28,12 @@ const PJRT_Api* PluginUnderTest() {
     void* library = dlopen(path, RTLD_LAZY);
     auto get = library == nullptr
                    ? nullptr
-                   : reinterpret_cast<PJRT_GetPjrtApi_Fn>(dlsym(library, PJRT_GET_PJRT_API_SYMBOL));
-    return get == nullptr ? nullptr : get();
+                   : reinterpret_cast<const PJRT_Api* (*)()>(dlsym(library, "GetPjrtApi"));
+    const PJRT_Api* loaded = get == nullptr ? nullptr : get();
+    if (loaded == nullptr) return nullptr;
+    PJRT_Plugin_Initialize_Args initialize{};
+    initialize.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE;
+    return loaded->PJRT_Plugin_Initialize(&initialize) == nullptr ? loaded : nullptr;
   }();
   if (api == nullptr) {
     ADD_FAILURE() << "cannot load the plugin named by SEAM_PLUGIN_UNDER_TEST";
