@@ -1,8 +1,8 @@
-// Ranged reads and streamed uploads (ABI 1.5): the CPU plugin's PJRT_Buffer_CopyRawToHost
-// and host-to-device transfer manager through its function table (ranges, readiness, every
-// refusal, nothing left allocated), then the PJRT client's TransferFromDeviceRange and
-// StartUpload over that plugin and over the same plugin presented as minor 1.4 (whose
-// 1.5 slots are null, so the client must take its host-staged defaults).
+// Ranged reads and streamed uploads: the CPU plugin's PJRT_Buffer_CopyRawToHost and
+// host-to-device transfer manager (upstream's semantics: the manager is made for a memory)
+// through its function table (ranges, readiness, every refusal, nothing left allocated),
+// then the PJRT client's TransferFromDeviceRange and StartUpload over that plugin and over
+// the same plugin with those slots null (so the client must take its host-staged defaults).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -55,6 +55,10 @@ class CpuTransferTest : public ::testing::Test {
     EXPECT_OK(Api()->PJRT_Client_AddressableDevices(&devices));
     ASSERT_GE(devices.num_addressable_devices, 1u);
     device_ = devices.addressable_devices[0];
+    auto memory = SEAM_ABI_ARGS(PJRT_Device_DefaultMemory_Args);
+    memory.device = device_;
+    EXPECT_OK(Api()->PJRT_Device_DefaultMemory(&memory));
+    memory_ = memory.memory;
   }
   void TearDown() override {
     auto args = SEAM_ABI_ARGS(PJRT_Client_Destroy_Args);
@@ -85,7 +89,7 @@ class CpuTransferTest : public ::testing::Test {
     args.client = client_;
     args.shape_specs = specs;
     args.num_shape_specs = 2;
-    args.device = device_;
+    args.memory = memory_;
     std::string error = Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args));
     *manager = args.transfer_manager;
     return error;
@@ -157,6 +161,7 @@ class CpuTransferTest : public ::testing::Test {
 
   PJRT_Client* client_ = nullptr;
   PJRT_Device* device_ = nullptr;
+  PJRT_Memory* memory_ = nullptr;
 };
 
 TEST_F(CpuTransferTest, PiecesInAnyOrderMakeTheBufferReadyAtTheLast) {
@@ -250,16 +255,91 @@ TEST_F(CpuTransferTest, RefusesBadPiecesNamingTheValues) {
   args.client = client_;
   args.shape_specs = &spec;
   args.num_shape_specs = 1;
-  args.device = device_;
+  args.memory = memory_;
   EXPECT_THAT(Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args)),
               HasSubstr("shape_specs[0].dims is null with num_dims 2"));
   spec.struct_size = 8;
   EXPECT_THAT(Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args)),
               HasSubstr("shape_specs[0].struct_size is 8"));
-  args.device = nullptr;
+  args.memory = nullptr;
   EXPECT_THAT(Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args)),
-              HasSubstr("device is null"));
+              HasSubstr("memory is null"));
+  // Device layouts: only the dense one.
+  const int64_t dims[2] = {2, 2};
+  spec = SEAM_ABI_ARGS(PJRT_ShapeSpec);
+  spec.dims = dims;
+  spec.num_dims = 2;
+  spec.element_type = PJRT_Buffer_Type_F32;
+  const int64_t column_major[2] = {0, 1};
+  PJRT_Buffer_MemoryLayout layout = SEAM_ABI_ARGS(PJRT_Buffer_MemoryLayout);
+  layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+  layout.tiled = SEAM_ABI_ARGS(PJRT_Buffer_MemoryLayout_Tiled);
+  layout.tiled.minor_to_major = column_major;
+  layout.tiled.minor_to_major_size = 2;
+  PJRT_Buffer_MemoryLayout* layouts[1] = {&layout};
+  args.memory = memory_;
+  args.device_layouts = layouts;
+  args.num_device_layouts = 1;
+  EXPECT_THAT(
+      Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args)),
+      HasSubstr("PJRT_Client_CreateBuffersForAsyncHostToDevice: device_layouts[0] has "
+                "minor_to_major [0,1]"));
   EXPECT_EQ(BytesInUse(), before);
+}
+
+// Upstream's Device, BufferCount, BufferSize and SetBufferError; AddMetadata and
+// TransferLiteral are not served.
+TEST_F(CpuTransferTest, ManagerQueriesAndBufferErrors) {
+  PJRT_AsyncHostToDeviceTransferManager* manager = nullptr;
+  ASSERT_EQ(Create(&manager), "");
+  auto device = SEAM_ABI_ARGS(PJRT_AsyncHostToDeviceTransferManager_Device_Args);
+  device.transfer_manager = manager;
+  EXPECT_OK(Api()->PJRT_AsyncHostToDeviceTransferManager_Device(&device));
+  EXPECT_EQ(device.device_out, device_);
+  auto count = SEAM_ABI_ARGS(PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args);
+  count.transfer_manager = manager;
+  EXPECT_OK(Api()->PJRT_AsyncHostToDeviceTransferManager_BufferCount(&count));
+  EXPECT_EQ(count.buffer_count, 2u);
+  auto size = SEAM_ABI_ARGS(PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args);
+  size.transfer_manager = manager;
+  size.buffer_index = 1;
+  EXPECT_OK(Api()->PJRT_AsyncHostToDeviceTransferManager_BufferSize(&size));
+  EXPECT_EQ(size.buffer_size, 24u);
+  size.buffer_index = 2;
+  EXPECT_THAT(Take(Api()->PJRT_AsyncHostToDeviceTransferManager_BufferSize(&size)),
+              HasSubstr("buffer_index 2 is out of range: the manager has 2 buffer(s)"));
+
+  PJRT_Buffer* buffer = nullptr;
+  ASSERT_EQ(Retrieve(manager, 1, &buffer), "");
+  auto set_error = SEAM_ABI_ARGS(PJRT_AsyncHostToDeviceTransferManager_SetBufferError_Args);
+  set_error.transfer_manager = manager;
+  set_error.buffer_index = 1;
+  set_error.error_code = PJRT_Error_Code_ABORTED;
+  set_error.error_message = "the sender went away";
+  set_error.error_message_size = 20;
+  EXPECT_OK(Api()->PJRT_AsyncHostToDeviceTransferManager_SetBufferError(&set_error));
+  EXPECT_TRUE(IsReady(buffer));
+  std::vector<uint8_t> out(4);
+  PJRT_Event* event = nullptr;
+  ASSERT_EQ(CopyRaw(buffer, out.data(), 0, 4, &event), "");
+  EXPECT_EQ(AwaitEvent(event), "the sender went away");
+  EXPECT_THAT(Take(Api()->PJRT_AsyncHostToDeviceTransferManager_SetBufferError(&set_error)),
+              HasSubstr("already had its last transfer (or its error)"));
+  const std::vector<uint8_t> b = Pattern(24);
+  EXPECT_THAT(Transfer(manager, 1, b.data(), 0, 24, true), HasSubstr("already had its last"));
+
+  auto metadata = SEAM_ABI_ARGS(PJRT_AsyncHostToDeviceTransferManager_AddMetadata_Args);
+  metadata.transfer_manager = manager;
+  EXPECT_EQ(Take(Api()->PJRT_AsyncHostToDeviceTransferManager_AddMetadata(&metadata)),
+            "PJRT_AsyncHostToDeviceTransferManager_AddMetadata is not implemented by the cpu "
+            "plugin");
+  auto literal = SEAM_ABI_ARGS(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral_Args);
+  literal.transfer_manager = manager;
+  EXPECT_EQ(Take(Api()->PJRT_AsyncHostToDeviceTransferManager_TransferLiteral(&literal)),
+            "PJRT_AsyncHostToDeviceTransferManager_TransferLiteral is not implemented by the "
+            "cpu plugin");
+  DestroyManager(manager);
+  DestroyBuffer(buffer);
 }
 
 TEST_F(CpuTransferTest, ADestroyedManagerFailsUnfinishedBuffersAndFreesThem) {
@@ -356,18 +436,16 @@ TEST_F(CpuTransferTest, CopyRawToHostRefusesRangesOutsideTheBuffer) {
   DestroyBuffer(buffer);
 }
 
-// ---- The client over the plugin, with the 1.5 slots and without them.
+// ---- The client over the plugin, with the transfer slots and without them.
 
 using seam::runtime::ComputationClient;
 using seam::runtime::PjrtComputationClient;
 
-// The CPU plugin's table as a 1.4 plugin's: that minor, that size, the 1.5 slots null (a
-// client that called one would crash).
-const PJRT_Api* MinorFourApi() {
+// The CPU plugin's table with the ranged-read and transfer-manager slots null, as a plugin
+// that lacks them (the framework never calls a null slot; one that did would crash).
+const PJRT_Api* WithoutTransferSlotsApi() {
   static const PJRT_Api api = [] {
     PJRT_Api copy = *Api();
-    copy.pjrt_api_version.minor_version = 4;
-    copy.struct_size = PJRT_Api_STRUCT_SIZE_1_4;
     copy.PJRT_Buffer_CopyRawToHost = nullptr;
     copy.PJRT_Client_CreateBuffersForAsyncHostToDevice = nullptr;
     copy.PJRT_AsyncHostToDeviceTransferManager_TransferData = nullptr;
@@ -381,7 +459,7 @@ const PJRT_Api* MinorFourApi() {
 class ClientTransferTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    auto client = PjrtComputationClient::Create(GetParam() ? Api() : MinorFourApi());
+    auto client = PjrtComputationClient::Create(GetParam() ? Api() : WithoutTransferSlotsApi());
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = *std::move(client);
   }
@@ -465,7 +543,8 @@ TEST_P(ClientTransferTest, UploadRefusesPiecesOutOfOrderAndUnfinishedTensors) {
 
 INSTANTIATE_TEST_SUITE_P(WithAndWithoutTheSlots, ClientTransferTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? std::string("Minor5") : std::string("Minor4");
+                           return info.param ? std::string("WithSlots")
+                                             : std::string("WithoutSlots");
                          });
 
 }  // namespace
