@@ -48,7 +48,7 @@ bool Compiles(std::string_view text) {
   static constexpr char kFormat[] = "seam-ir";
   PJRT_Program program{};
   program.struct_size = PJRT_Program_STRUCT_SIZE;
-  program.code = text.data();
+  program.code = const_cast<char*>(text.data());  // the ABI field is char*; never written
   program.code_size = text.size();
   program.format = kFormat;
   program.format_size = sizeof(kFormat) - 1;
