@@ -910,10 +910,13 @@ PjrtComputationClient::ExecuteReplicated(const Computation& computation,
     on_ready.event = complete[d];
     on_ready.callback = OnReplicaComplete;
     on_ready.user_arg = &timer->replicas[d];
-    absl::Status s = complete[d] == nullptr ? absl::InternalError(absl::StrCat(
-                                                  "PJRT_LoadedExecutable_Execute returned no "
-                                                  "completion event for device ", d))
-                                            : SEAM_PJRT_CALL(api_, PJRT_Event_OnReady, &on_ready);
+    if (complete[d] == nullptr) {
+      // No completion event (a plugin that leaves the optional array alone): the device's
+      // run counts as finished now, as in ExecuteComputation.
+      OnReplicaComplete(nullptr, &timer->replicas[d]);
+      continue;
+    }
+    absl::Status s = SEAM_PJRT_CALL(api_, PJRT_Event_OnReady, &on_ready);
     if (!s.ok()) {
       // This device will never count down; do it here so the timer is still freed.
       OnReplicaComplete(nullptr, &timer->replicas[d]);
