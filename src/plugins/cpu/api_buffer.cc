@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/status_macros.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/block_pool.h"
 #include "src/plugins/cpu/device_layout.h"
@@ -281,6 +282,48 @@ PJRT_Error* BufferMemory(PJRT_Buffer_Memory_Args* args) {
 PJRT_Error* BufferIsOnCpu(PJRT_Buffer_IsOnCpu_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_IsOnCpu, args->buffer);
   args->is_on_cpu = true;
+  return nullptr;
+}
+
+namespace {
+
+// The address of a buffer's bytes once it is ready (waits for it), for the two functions
+// that hand it out. Only a dense row-major block has the bytes the framework expects there:
+// a block in oneDNN's layout (device_layout.h) is refused.
+absl::StatusOr<void*> DataAddress(const char* function, PJRT_Buffer& buffer) {
+  std::shared_ptr<BufferState> state = buffer.state;
+  SEAM_RETURN_IF_ERROR(state->ready->Await());
+  if (state->memory == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(function, ": the buffer has no memory"));
+  }
+  if (state->memory->layout() != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        function, ": the buffer ", buffer.shape->ToString(),
+        " is held in a blocked layout, not dense row-major; read it with "
+        "PJRT_Buffer_ToHostBuffer"));
+  }
+  return static_cast<void*>(state->memory->data());
+}
+
+}  // namespace
+
+PJRT_Error* BufferUnsafePointer(PJRT_Buffer_UnsafePointer_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_UnsafePointer, args->buffer);
+  SEAM_CHECK_NOT_DELETED(PJRT_Buffer_UnsafePointer, args->buffer);
+  absl::StatusOr<void*> address = DataAddress("PJRT_Buffer_UnsafePointer", *args->buffer);
+  if (!address.ok()) return MakeError(address.status());
+  args->buffer_pointer = reinterpret_cast<uintptr_t>(*address);
+  return nullptr;
+}
+
+PJRT_Error* BufferOpaqueDeviceMemoryDataPointer(
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_OpaqueDeviceMemoryDataPointer, args->buffer);
+  SEAM_CHECK_NOT_DELETED(PJRT_Buffer_OpaqueDeviceMemoryDataPointer, args->buffer);
+  absl::StatusOr<void*> address =
+      DataAddress("PJRT_Buffer_OpaqueDeviceMemoryDataPointer", *args->buffer);
+  if (!address.ok()) return MakeError(address.status());
+  args->device_memory_ptr = *address;
   return nullptr;
 }
 

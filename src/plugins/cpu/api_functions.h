@@ -56,6 +56,10 @@ PJRT_Error* BufferCopyToDevice(PJRT_Buffer_CopyToDevice_Args* args);
 PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
 PJRT_Error* BufferIsOnCpu(PJRT_Buffer_IsOnCpu_Args* args);
 PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
+// Both wait for the buffer and refuse a block not in the dense row-major layout.
+PJRT_Error* BufferUnsafePointer(PJRT_Buffer_UnsafePointer_Args* args);
+PJRT_Error* BufferOpaqueDeviceMemoryDataPointer(
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args* args);
 PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args);
 
 // api_transfer.cc

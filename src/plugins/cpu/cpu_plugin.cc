@@ -65,6 +65,9 @@ const PJRT_Api* GetCpuPjrtApi() {
     SEAM_PLUGIN_SET(a, PJRT_Buffer_ToHostBuffer, BufferToHostBuffer);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_IsOnCpu, BufferIsOnCpu);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_ReadyEvent, BufferReadyEvent);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_UnsafePointer, BufferUnsafePointer);
+    SEAM_PLUGIN_SET(a, PJRT_Buffer_OpaqueDeviceMemoryDataPointer,
+                    BufferOpaqueDeviceMemoryDataPointer);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_CopyRawToHost, BufferCopyRawToHost);
 
     SEAM_PLUGIN_SET(a, PJRT_Client_CreateBuffersForAsyncHostToDevice,
