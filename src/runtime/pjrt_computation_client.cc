@@ -237,10 +237,13 @@ absl::StatusOr<std::unique_ptr<PjrtComputationClient>> PjrtComputationClient::Cr
   if (api == nullptr) return absl::InvalidArgumentError("plugin function table is null");
   // The plugin's attributes, recorded before its client exists: whether it reads seam's IR
   // (seam_ir_version) decides the program format Compile sends. A plugin without the
-  // function has none.
+  // function (or that answers it UNIMPLEMENTED) has none.
   PluginOptions attributes;
-  if (SEAM_PJRT_HAS(api, PJRT_Plugin_Attributes)) {
-    SEAM_ASSIGN_OR_RETURN(attributes, GetPluginAttributes(api));
+  absl::StatusOr<PluginOptions> announced = GetPluginAttributes(api);
+  if (announced.ok()) {
+    attributes = *std::move(announced);
+  } else if (!absl::IsUnimplemented(announced.status())) {
+    return announced.status();
   }
   std::vector<PJRT_NamedValue> values = ToNamedValues(options);
   auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);

@@ -82,8 +82,9 @@ absl::StatusOr<int> PjrtClient::DeviceProcessIndex(size_t device) const {
 }
 
 absl::StatusOr<PJRT_LoadedExecutable*> PjrtClient::Compile(const std::string& program_text) {
+  std::string code = program_text;  // PJRT_Program.code is not const (an in/out field)
   auto program = SEAM_ABI_ARGS(PJRT_Program);
-  program.code = program_text.data();
+  program.code = code.data();
   program.code_size = program_text.size();
   program.format = "seam-ir";
   program.format_size = 7;
