@@ -149,7 +149,7 @@ TEST_F(CpuMemoryStatsTest, BytesInUseIsTheSumOfTheLiveBuffersSizes) {
   const PJRT_Device_MemoryStats_Args before = Stats();
   EXPECT_TRUE(before.peak_bytes_in_use_is_set);
   EXPECT_FALSE(before.bytes_limit_is_set);  // no limit of its own (docs/plugins.md)
-  EXPECT_TRUE(before.pool_bytes_is_set);  // in use + the pool's cache
+  EXPECT_TRUE(before.pool_bytes_is_set);    // in use + the pool's cache
   EXPECT_GE(before.pool_bytes, before.bytes_in_use);
   EXPECT_FALSE(before.num_allocs_is_set);  // upstream's other figures: not tracked
   EXPECT_FALSE(before.bytes_reserved_is_set);

@@ -557,15 +557,15 @@ TEST_F(CpuTableTest, UnservedSlotsAnswerUnimplementedNamingThemAndThePlugin) {
   };
   int unserved = 0;
   std::set<std::string> listed;
-#define SEAM_EXPECT_UNSERVED(Name)                                                  \
-  listed.insert(#Name);                                                             \
-  if (served.count(#Name) == 0) {                                                   \
-    ++unserved;                                                                     \
-    alignas(16) unsigned char buffer[512] = {};                                     \
-    size_t size = Name##_Args_STRUCT_SIZE;                                          \
-    std::memcpy(buffer, &size, sizeof(size));                                       \
-    ErrorInfo error = Take(Api()->Name(reinterpret_cast<Name##_Args*>(buffer)));    \
-    EXPECT_EQ(error.code, PJRT_Error_Code_UNIMPLEMENTED) << #Name;                  \
+#define SEAM_EXPECT_UNSERVED(Name)                                                    \
+  listed.insert(#Name);                                                               \
+  if (served.count(#Name) == 0) {                                                     \
+    ++unserved;                                                                       \
+    alignas(16) unsigned char buffer[512] = {};                                       \
+    size_t size = Name##_Args_STRUCT_SIZE;                                            \
+    std::memcpy(buffer, &size, sizeof(size));                                         \
+    ErrorInfo error = Take(Api()->Name(reinterpret_cast<Name##_Args*>(buffer)));      \
+    EXPECT_EQ(error.code, PJRT_Error_Code_UNIMPLEMENTED) << #Name;                    \
     EXPECT_EQ(error.message, #Name " is not implemented by the cpu plugin") << #Name; \
   }
   SEAM_PLUGIN_FUNCTIONS(SEAM_EXPECT_UNSERVED)
@@ -692,8 +692,7 @@ TEST_F(CpuTwoDeviceTest, DevicesDescriptionsAndMemories) {
     auto debug = SEAM_ABI_ARGS(PJRT_DeviceDescription_DebugString_Args);
     debug.device_description = description;
     EXPECT_OK(Api()->PJRT_DeviceDescription_DebugString(&debug));
-    EXPECT_EQ(std::string(debug.debug_string, debug.debug_string_size),
-              "cpu:" + std::to_string(i));
+    EXPECT_EQ(std::string(debug.debug_string, debug.debug_string_size), "cpu:" + std::to_string(i));
     auto to_string = SEAM_ABI_ARGS(PJRT_DeviceDescription_ToString_Args);
     to_string.device_description = description;
     EXPECT_OK(Api()->PJRT_DeviceDescription_ToString(&to_string));
@@ -833,9 +832,9 @@ TEST_F(CpuTwoDeviceTest, HostBuffersLayoutsAndCopies) {
   pointer.buffer = buffer;
   EXPECT_OK(Api()->PJRT_Buffer_UnsafePointer(&pointer));
   ASSERT_NE(pointer.buffer_pointer, 0u);
-  EXPECT_EQ(std::memcmp(reinterpret_cast<const void*>(pointer.buffer_pointer), values,
-                        sizeof(values)),
-            0);
+  EXPECT_EQ(
+      std::memcmp(reinterpret_cast<const void*>(pointer.buffer_pointer), values, sizeof(values)),
+      0);
   auto opaque = SEAM_ABI_ARGS(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args);
   opaque.buffer = buffer;
   EXPECT_OK(Api()->PJRT_Buffer_OpaqueDeviceMemoryDataPointer(&opaque));

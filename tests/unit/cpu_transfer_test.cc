@@ -280,10 +280,9 @@ TEST_F(CpuTransferTest, RefusesBadPiecesNamingTheValues) {
   args.memory = memory_;
   args.device_layouts = layouts;
   args.num_device_layouts = 1;
-  EXPECT_THAT(
-      Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args)),
-      HasSubstr("PJRT_Client_CreateBuffersForAsyncHostToDevice: device_layouts[0] has "
-                "minor_to_major [0,1]"));
+  EXPECT_THAT(Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args)),
+              HasSubstr("PJRT_Client_CreateBuffersForAsyncHostToDevice: device_layouts[0] has "
+                        "minor_to_major [0,1]"));
   EXPECT_EQ(BytesInUse(), before);
 }
 

@@ -7,9 +7,9 @@
 #include <chrono>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -162,7 +162,7 @@ TEST(PluginKitTest, NewApiFillsEverySlotWithACheckedUnimplementedStub) {
     std::memcpy(buffer, &size, sizeof(size));                                              \
     Taken taken = Take(api.Name(reinterpret_cast<Name##_Args*>(buffer)));                  \
     EXPECT_EQ(taken.code, absl::StatusCode::kUnimplemented) << #Name;                      \
-    EXPECT_EQ(taken.message, #Name " is not implemented by the kit plugin");                \
+    EXPECT_EQ(taken.message, #Name " is not implemented by the kit plugin");               \
     size = kMinArgsSize<Name##_Args> - 1;                                                  \
     std::memcpy(buffer, &size, sizeof(size));                                              \
     Taken small = Take(api.Name(reinterpret_cast<Name##_Args*>(buffer)));                  \

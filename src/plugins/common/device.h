@@ -34,9 +34,9 @@
 struct PJRT_DeviceDescription {
   int id = 0;  // unique among the job's devices
   int process_index = 0;
-  std::string kind;          // e.g. "cpu"; what PJRT_DeviceDescription_Kind returns
-  std::string debug_string;  // long form, for logs (PJRT_DeviceDescription_DebugString)
-  std::string to_string;     // short form, for users (PJRT_DeviceDescription_ToString)
+  std::string kind;                     // e.g. "cpu"; what PJRT_DeviceDescription_Kind returns
+  std::string debug_string;             // long form, for logs (PJRT_DeviceDescription_DebugString)
+  std::string to_string;                // short form, for users (PJRT_DeviceDescription_ToString)
   seam::plugin::Attributes attributes;  // PJRT_DeviceDescription_Attributes
 };
 
@@ -189,9 +189,9 @@ struct DeviceFunctions {
     SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_DefaultMemory, args->device);
     const Device& device = *args->device;
     if (device.memories.empty()) {
-      return MakeError(absl::FailedPreconditionError(absl::StrCat(
-          "PJRT_Device_DefaultMemory: device ", device.description.id,
-          " has no memory (it is not addressable from this process)")));
+      return MakeError(absl::FailedPreconditionError(
+          absl::StrCat("PJRT_Device_DefaultMemory: device ", device.description.id,
+                       " has no memory (it is not addressable from this process)")));
     }
     args->memory = device.memories.front();
     return nullptr;

@@ -118,13 +118,12 @@ PJRT_Error* EventSet(PJRT_Event_Set_Args* args) {
         "PJRT_Event_Set: args->error_message is null with error_message_size > 0"));
   }
   const auto code = static_cast<absl::StatusCode>(args->error_code);
-  absl::Status status =
-      code == absl::StatusCode::kOk
-          ? absl::OkStatus()
-          : absl::Status(code, args->error_message == nullptr
-                                   ? absl::string_view()
-                                   : absl::string_view(args->error_message,
-                                                       args->error_message_size));
+  absl::Status status = code == absl::StatusCode::kOk
+                            ? absl::OkStatus()
+                            : absl::Status(code, args->error_message == nullptr
+                                                     ? absl::string_view()
+                                                     : absl::string_view(args->error_message,
+                                                                         args->error_message_size));
   EventState& state = *args->event->state;
   if (state.IsReady()) {
     return MakeError(absl::FailedPreconditionError("PJRT_Event_Set: the event is already set"));

@@ -47,8 +47,8 @@ absl::StatusOr<std::optional<KvStore>> KvStore::FromCreateArgs(
       args.struct_size >= PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, kv_try_get_user_arg);
   PJRT_KeyValueTryGetCallback try_get = has_try_get ? args.kv_try_get_callback : nullptr;
   void* try_get_arg = has_try_get ? args.kv_try_get_user_arg : nullptr;
-  const int set = (args.kv_get_callback != nullptr) + (try_get != nullptr) +
-                  (args.kv_put_callback != nullptr);
+  const int set =
+      (args.kv_get_callback != nullptr) + (try_get != nullptr) + (args.kv_put_callback != nullptr);
   if (set == 0) return std::nullopt;
   if (set != 3) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -58,8 +58,7 @@ absl::StatusOr<std::optional<KvStore>> KvStore::FromCreateArgs(
         has_try_get ? "" : "; the caller's PJRT_Client_Create_Args has no kv_try_get_callback"));
   }
   return std::optional<KvStore>(KvStore(args.kv_get_callback, args.kv_get_user_arg, try_get,
-                                        try_get_arg, args.kv_put_callback,
-                                        args.kv_put_user_arg));
+                                        try_get_arg, args.kv_put_callback, args.kv_put_user_arg));
 }
 
 absl::StatusOr<std::string> KvStore::Get(std::string_view key,
@@ -68,8 +67,8 @@ absl::StatusOr<std::string> KvStore::Get(std::string_view key,
   args.struct_size = PJRT_KeyValueGetCallback_Args_STRUCT_SIZE;
   args.key = key.data();
   args.key_size = key.size();
-  args.timeout_in_ms = static_cast<int>(
-      std::min<int64_t>(timeout.count(), std::numeric_limits<int>::max()));
+  args.timeout_in_ms =
+      static_cast<int>(std::min<int64_t>(timeout.count(), std::numeric_limits<int>::max()));
   PJRT_CallbackError callback_error = &CallbackError;  // the field points to a function pointer
   args.callback_error = &callback_error;
   args.user_arg = get_arg_;

@@ -1,6 +1,6 @@
-// The plugin side of the profiler extension (SEAM_Profiler_Extension, seam's extension on PJRT_Api's chain): a bounded
-// buffer of timed events that a plugin fills while the framework collects, and the
-// extension's three functions over it.
+// The plugin side of the profiler extension (SEAM_Profiler_Extension, seam's extension on
+// PJRT_Api's chain): a bounded buffer of timed events that a plugin fills while the framework
+// collects, and the extension's three functions over it.
 //
 //   api.extension_start = seam::plugin::profiler::Extension();   // chain it
 //   ...

@@ -31,10 +31,9 @@ absl::StatusOr<PJRT_Device*> TargetDevice(const char* function, PJRT_Client* cli
     return absl::InvalidArgumentError(absl::StrCat(function, ": device belongs to another client"));
   }
   if (!device->addressable) {
-    return absl::InvalidArgumentError(absl::StrCat(function, ": device ", device->description.id,
-                                                   " belongs to process ",
-                                                   device->description.process_index,
-                                                   ", not to this one"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(function, ": device ", device->description.id, " belongs to process ",
+                     device->description.process_index, ", not to this one"));
   }
   return device;
 }
@@ -57,9 +56,11 @@ absl::Status CheckDenseStrides(const PJRT_Client_BufferFromHostBuffer_Args& args
   for (size_t k = 0; args.byte_strides != nullptr && k < args.num_byte_strides; ++k) {
     absl::StrAppend(&given, k == 0 ? "" : ",", args.byte_strides[k]);
   }
-  return absl::UnimplementedError(absl::StrCat(
-      "PJRT_Client_BufferFromHostBuffer: byte_strides [", given, "] are not the dense row-major "
-      "strides of ", shape.ToString(), " (the cpu plugin takes only dense row-major host data)"));
+  return absl::UnimplementedError(
+      absl::StrCat("PJRT_Client_BufferFromHostBuffer: byte_strides [", given,
+                   "] are not the dense row-major "
+                   "strides of ",
+                   shape.ToString(), " (the cpu plugin takes only dense row-major host data)"));
 }
 
 }  // namespace
@@ -81,7 +82,7 @@ absl::Status CheckDenseLayout(const char* function, const char* field,
   if (layout == nullptr) return absl::OkStatus();
   if (layout->struct_size < PJRT_Buffer_MemoryLayout_STRUCT_SIZE) {
     return plugin::CheckStructSize("PJRT_Buffer_MemoryLayout", PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
-                           layout->struct_size);
+                                   layout->struct_size);
   }
   if (layout->type != PJRT_Buffer_MemoryLayout_Type_Tiled) {
     return absl::UnimplementedError(absl::StrCat(
@@ -100,10 +101,10 @@ absl::Status CheckDenseLayout(const char* function, const char* field,
   for (size_t k = 0; tiled.minor_to_major != nullptr && k < tiled.minor_to_major_size; ++k) {
     absl::StrAppend(&order, k == 0 ? "" : ",", tiled.minor_to_major[k]);
   }
-  return absl::UnimplementedError(absl::StrCat(
-      function, ": ", field, " has minor_to_major [", order, "] and ", tiled.num_tiles,
-      " tile(s); the cpu plugin takes only the dense row-major layout of rank ", rank,
-      " (minor_to_major rank-1..0, no tiles)"));
+  return absl::UnimplementedError(
+      absl::StrCat(function, ": ", field, " has minor_to_major [", order, "] and ", tiled.num_tiles,
+                   " tile(s); the cpu plugin takes only the dense row-major layout of rank ", rank,
+                   " (minor_to_major rank-1..0, no tiles)"));
 }
 
 PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
@@ -249,8 +250,8 @@ PJRT_Error* BufferGetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args) {
   const size_t rank = args->buffer->shape->dims.size();
   const int64_t* order = DenseMinorToMajor(rank);
   if (order == nullptr) {
-    return MakeError(absl::UnimplementedError(absl::StrCat(
-        "PJRT_Buffer_GetMemoryLayout: rank ", rank, " is above ", kMaxLayoutRank)));
+    return MakeError(absl::UnimplementedError(
+        absl::StrCat("PJRT_Buffer_GetMemoryLayout: rank ", rank, " is above ", kMaxLayoutRank)));
   }
   // What the framework sees is dense row-major whatever the block's internal layout
   // (device_layout.h): reads and runs convert.
@@ -297,10 +298,10 @@ absl::StatusOr<void*> DataAddress(const char* function, PJRT_Buffer& buffer) {
     return absl::FailedPreconditionError(absl::StrCat(function, ": the buffer has no memory"));
   }
   if (state->memory->layout() != nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        function, ": the buffer ", buffer.shape->ToString(),
-        " is held in a blocked layout, not dense row-major; read it with "
-        "PJRT_Buffer_ToHostBuffer"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(function, ": the buffer ", buffer.shape->ToString(),
+                     " is held in a blocked layout, not dense row-major; read it with "
+                     "PJRT_Buffer_ToHostBuffer"));
   }
   return static_cast<void*>(state->memory->data());
 }
@@ -357,8 +358,8 @@ PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_MemoryStats, args->device);
   if (!args->device->addressable) {
     return MakeError(absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_Device_MemoryStats: device ", args->device->description.id,
-        " belongs to process ", args->device->description.process_index, ", not to this one")));
+        "PJRT_Device_MemoryStats: device ", args->device->description.id, " belongs to process ",
+        args->device->description.process_index, ", not to this one")));
   }
   const MemoryCounters& counters = *args->device->memory;
   const int64_t in_use = counters.in_use();

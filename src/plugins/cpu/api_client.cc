@@ -1,7 +1,7 @@
 // Client, devices and compilation.
 #include <cerrno>
-#include <limits>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -268,9 +268,9 @@ absl::Status CheckCompileOptions(const xla::CompileOptionsProto& options,
         ", the program has replicas=", program.replica_count));
   }
   if (build.num_partitions() > 1) {
-    return absl::UnimplementedError(
-        absl::StrCat("PJRT_Client_Compile: the compile options ask for num_partitions=",
-                     build.num_partitions(), "; the cpu plugin runs one partition"));
+    return absl::UnimplementedError(absl::StrCat(
+        "PJRT_Client_Compile: the compile options ask for num_partitions=", build.num_partitions(),
+        "; the cpu plugin runs one partition"));
   }
   return absl::OkStatus();
 }
@@ -357,20 +357,20 @@ PJRT_Error* ClientDefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_Ar
         absl::StrCat("PJRT_Client_DefaultDeviceAssignment: num_partitions is ",
                      args->num_partitions, "; the cpu plugin runs one partition")));
   }
-  if (args->num_replicas < 1 ||
-      static_cast<size_t>(args->num_replicas) > client.devices.size()) {
-    return MakeError(absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_Client_DefaultDeviceAssignment: num_replicas is ", args->num_replicas,
-        ", the job has ", client.devices.size(), " device(s)")));
+  if (args->num_replicas < 1 || static_cast<size_t>(args->num_replicas) > client.devices.size()) {
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat("PJRT_Client_DefaultDeviceAssignment: num_replicas is ", args->num_replicas,
+                     ", the job has ", client.devices.size(), " device(s)")));
   }
   const auto needed = static_cast<size_t>(args->num_replicas);
   if (args->default_assignment_size < needed || args->default_assignment == nullptr) {
-    return MakeError(absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_Client_DefaultDeviceAssignment: default_assignment has room for ",
-        args->default_assignment == nullptr ? 0 : args->default_assignment_size,
-        " entries, ", needed, " are needed")));
+    return MakeError(absl::InvalidArgumentError(
+        absl::StrCat("PJRT_Client_DefaultDeviceAssignment: default_assignment has room for ",
+                     args->default_assignment == nullptr ? 0 : args->default_assignment_size,
+                     " entries, ", needed, " are needed")));
   }
-  for (size_t r = 0; r < needed; ++r) args->default_assignment[r] = client.devices[r]->description.id;
+  for (size_t r = 0; r < needed; ++r)
+    args->default_assignment[r] = client.devices[r]->description.id;
   return nullptr;
 }
 

@@ -468,8 +468,8 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   if (args->options != nullptr) SEAM_PLUGIN_CHECK_STRUCT(PJRT_ExecuteOptions, *args->options);
   const PJRT_LoadedExecutable& loaded = *args->executable;
   if (loaded.executable == nullptr) {
-    return MakeError(absl::FailedPreconditionError(
-        "PJRT_LoadedExecutable_Execute: the executable was deleted"));
+    return MakeError(
+        absl::FailedPreconditionError("PJRT_LoadedExecutable_Execute: the executable was deleted"));
   }
   RunDevices run_devices;
   if (absl::Status s = CheckExecute(*args, run_devices); !s.ok()) return MakeError(s);

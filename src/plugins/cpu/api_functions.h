@@ -22,8 +22,7 @@ PJRT_Error* ClientDefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_Ar
 // api_execute.cc
 PJRT_Error* LoadedExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args);
 PJRT_Error* LoadedExecutableGetExecutable(PJRT_LoadedExecutable_GetExecutable_Args* args);
-PJRT_Error* LoadedExecutableAddressableDevices(
-    PJRT_LoadedExecutable_AddressableDevices_Args* args);
+PJRT_Error* LoadedExecutableAddressableDevices(PJRT_LoadedExecutable_AddressableDevices_Args* args);
 PJRT_Error* LoadedExecutableDelete(PJRT_LoadedExecutable_Delete_Args* args);
 PJRT_Error* LoadedExecutableIsDeleted(PJRT_LoadedExecutable_IsDeleted_Args* args);
 PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args);

@@ -285,11 +285,10 @@ PJRT_Error* TransferManagerSetBufferError(
     entry.last_seen = true;
     ready = entry.state->ready;
   }
-  ready->Set(absl::Status(
-      static_cast<absl::StatusCode>(args->error_code),
-      args->error_message == nullptr
-          ? absl::string_view()
-          : absl::string_view(args->error_message, args->error_message_size)));
+  ready->Set(absl::Status(static_cast<absl::StatusCode>(args->error_code),
+                          args->error_message == nullptr
+                              ? absl::string_view()
+                              : absl::string_view(args->error_message, args->error_message_size)));
   return nullptr;
 }
 

@@ -79,8 +79,7 @@ const PJRT_Api* GetCpuPjrtApi() {
     SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_Device, TransferManagerDevice);
     SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_BufferCount,
                     TransferManagerBufferCount);
-    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_BufferSize,
-                    TransferManagerBufferSize);
+    SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_BufferSize, TransferManagerBufferSize);
     SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_SetBufferError,
                     TransferManagerSetBufferError);
     SEAM_PLUGIN_SET(a, PJRT_AsyncHostToDeviceTransferManager_Destroy, TransferManagerDestroy);

@@ -55,7 +55,7 @@ struct PJRT_Client {
   std::vector<PJRT_Device*> devices;
   std::vector<PJRT_Device*> addressable_devices;
   std::vector<PJRT_Memory*> addressable_memories;  // one per addressable device
-  std::mutex launch_mu;  // held while one Execute call enqueues its runs
+  std::mutex launch_mu;                            // held while one Execute call enqueues its runs
   // Single-device runs of programs whose cost (Executable::cost) is at most this run on
   // the caller's thread when the device is idle (api_execute.cc); 0 turns that off.
   int64_t inline_max_cost = 0;
