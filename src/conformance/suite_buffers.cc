@@ -438,51 +438,63 @@ void CheckBuffersAndEvents(Suite& suite) {
 
 void CheckSeamBuffers(Suite& suite) {
   const NamedValue* listed = suite.Attribute("supported_element_types");
-  if (listed == nullptr || listed->type != PJRT_NamedValue_kInt64List) return;
-  for (int64_t type : listed->int64_list) {
-    const TypeInfo* info = Info(type);
-    std::string name = absl::StrCat("round trip ", info == nullptr ? std::to_string(type) : info->name,
-                                    " (supported_element_types): scalar, 0-sized, [3,5]");
-    suite.Optional("buffers", name, [&, info]() -> absl::Status {
-      if (info == nullptr) return absl::InternalError("the plugin lists an element type the suite does not know");
-      return RoundTrips(suite, *info);
-    });
+  if (listed != nullptr && listed->type == PJRT_NamedValue_kInt64List) {
+    for (int64_t type : listed->int64_list) {
+      const TypeInfo* info = Info(type);
+      std::string name =
+          absl::StrCat("round trip ", info == nullptr ? std::to_string(type) : info->name,
+                       " (supported_element_types): scalar, 0-sized, [3,5]");
+      suite.Optional("buffers", name, [&, info]() -> absl::Status {
+        if (info == nullptr) {
+          return absl::InternalError("the plugin lists an element type the suite does not know");
+        }
+        return RoundTrips(suite, *info);
+      });
+    }
   }
-  suite.Optional("buffers", "byte_strides: dense row-major accepted, others UNIMPLEMENTED naming them",
-                 [&]() -> absl::Status {
-                   static const int64_t kDense[] = {4};
-                   absl::Status status = UploadWith(suite, [&](PJRT_Client_BufferFromHostBuffer_Args& args) {
-                     args.byte_strides = kDense;
-                     args.num_byte_strides = 1;
-                   });
-                   if (!status.ok()) return status;
-                   static const int64_t kGappy[] = {8};
-                   float values[8] = {};
-                   static const int64_t kDims[] = {4};
-                   auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
-                   args.client = suite.client();
-                   args.data = values;
-                   args.type = PJRT_Buffer_Type_F32;
-                   args.dims = kDims;
-                   args.num_dims = 1;
-                   args.byte_strides = kGappy;
-                   args.num_byte_strides = 1;
-                   args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-                   args.device = suite.devices().front();
-                   status = SEAM_CALL(suite, PJRT_Client_BufferFromHostBuffer, &args);
-                   if (status.ok()) {
-                     Buffer cleanup(suite, args.buffer);
-                     if (args.done_with_host_buffer != nullptr) {
-                       AwaitAndDestroy(suite, args.done_with_host_buffer).IgnoreError();
-                     }
-                     return absl::InternalError("byte_strides {8} of f32[4] were accepted");
-                   }
-                   return Expect(status.code() == absl::StatusCode::kUnimplemented &&
-                                     absl::StrContains(status.message(), "byte_strides"),
-                                 absl::StrCat("byte_strides {8} of f32[4]: expected UNIMPLEMENTED "
-                                              "naming byte_strides, got ",
-                                              status.ToString()));
-                 });
+  suite.Optional(
+      "buffers",
+      "byte_strides: dense row-major accepted; others honoured or UNIMPLEMENTED naming them",
+      [&]() -> absl::Status {
+        static const int64_t kDense[] = {4};
+        absl::Status status = UploadWith(suite, [&](PJRT_Client_BufferFromHostBuffer_Args& args) {
+          args.byte_strides = kDense;
+          args.num_byte_strides = 1;
+        });
+        if (!status.ok()) return status;
+        // Every other float of values[8]: f32[4] with a stride of 8 bytes.
+        static const int64_t kGappy[] = {8};
+        const float values[8] = {1, -1, 2, -1, 3, -1, 4, -1};
+        static const int64_t kDims[] = {4};
+        auto args = SEAM_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+        args.client = suite.client();
+        args.data = values;
+        args.type = PJRT_Buffer_Type_F32;
+        args.dims = kDims;
+        args.num_dims = 1;
+        args.byte_strides = kGappy;
+        args.num_byte_strides = 1;
+        args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+        args.device = suite.devices().front();
+        status = SEAM_CALL(suite, PJRT_Client_BufferFromHostBuffer, &args);
+        if (status.ok()) {
+          Buffer buffer(suite, args.buffer);
+          if (args.done_with_host_buffer != nullptr) {
+            AwaitAndDestroy(suite, args.done_with_host_buffer).IgnoreError();
+          }
+          std::vector<uint8_t> back;
+          if (absl::Status s = Download(suite, buffer.get(), back); !s.ok()) return s;
+          const float expected[4] = {1, 2, 3, 4};
+          return Expect(back.size() == sizeof(expected) &&
+                            std::memcmp(back.data(), expected, sizeof(expected)) == 0,
+                        "byte_strides {8} of f32[4] were accepted but not honoured");
+        }
+        return Expect(status.code() == absl::StatusCode::kUnimplemented &&
+                          absl::StrContains(status.message(), "byte_strides"),
+                      absl::StrCat("byte_strides {8} of f32[4]: expected them honoured or "
+                                   "UNIMPLEMENTED naming byte_strides, got ",
+                                   status.ToString()));
+      });
   suite.Optional("buffers", "a dense tiled device_layout is accepted", [&] {
     DenseLayout layout(1);
     return UploadWith(suite, [&](PJRT_Client_BufferFromHostBuffer_Args& args) {
