@@ -211,11 +211,19 @@ TEST_F(CpuDonationTest, DonatedBufferReportsDonated) {
   EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
   EXPECT_EQ(error.message, "PJRT_Buffer_ToHostBuffer: the buffer was donated to an execution");
 
+  // As upstream: the ready event of a donated buffer is ready at once, with the error.
   auto ready = Make<PJRT_Buffer_ReadyEvent_Args>();
   ready.buffer = a;
-  error = Take(Api()->PJRT_Buffer_ReadyEvent(&ready));
+  EXPECT_OK(Api()->PJRT_Buffer_ReadyEvent(&ready));
+  ASSERT_NE(ready.event, nullptr);
+  auto await_ready = Make<PJRT_Event_Await_Args>();
+  await_ready.event = ready.event;
+  error = Take(Api()->PJRT_Event_Await(&await_ready));
   EXPECT_EQ(error.code, PJRT_Error_Code_FAILED_PRECONDITION);
   EXPECT_EQ(error.message, "PJRT_Buffer_ReadyEvent: the buffer was donated to an execution");
+  auto destroy_ready = Make<PJRT_Event_Destroy_Args>();
+  destroy_ready.event = ready.event;
+  EXPECT_OK(Api()->PJRT_Event_Destroy(&destroy_ready));
 
   PJRT_Buffer* again[2] = {};
   error = Execute({a, b}, again);

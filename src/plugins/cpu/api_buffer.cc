@@ -203,8 +203,15 @@ PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
 
 PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_ReadyEvent, args->buffer);
-  SEAM_CHECK_NOT_DELETED(PJRT_Buffer_ReadyEvent, args->buffer);
-  args->event = new PJRT_Event{args->buffer->state->ready};
+  const PJRT_Buffer& buffer = *args->buffer;
+  if (buffer.deleted) {
+    // Upstream's answer: an event, ready at once with the error (not a failed call).
+    args->event = new PJRT_Event{EventState::Ready(absl::FailedPreconditionError(
+        buffer.donated ? "PJRT_Buffer_ReadyEvent: the buffer was donated to an execution"
+                       : "PJRT_Buffer_ReadyEvent: the buffer was deleted"))};
+    return nullptr;
+  }
+  args->event = new PJRT_Event{buffer.state->ready};
   return nullptr;
 }
 
