@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
+#include "seam/c/pjrt_c_api_profiler.h"
 #include "src/base/logging.h"
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
@@ -347,6 +348,66 @@ TEST_F(PluginLoaderTest, AFieldOfALargerStructIsReadOnlyWhenTheCallerHasIt) {
                    ". Check installed software versions. The framework PJRT API version is ",
                    Version(kFramework.major, kFramework.minor), ".")))
       << status;
+}
+
+// The profiler extension is found on the chain by its type (read as an int: seam's id lies
+// outside PJRT_Extension_Type), links of other types are skipped, a link smaller than the
+// extension struct is ignored, a chain that loops is given up after 64 links, and the chain
+// of a plugin whose layout predates 0.57 is not read at all.
+TEST_F(PluginLoaderTest, TheProfilerExtensionIsFoundByTypeOnTheChain) {
+  const PJRT_Api* cpu = GetInProcessCpuPjrtApi();
+  ASSERT_NE(cpu, nullptr);
+  const SEAM_Profiler_Extension* profiler = FindProfilerExtension(cpu);
+  ASSERT_NE(profiler, nullptr);
+  SEAM_Profiler_Extension copy = *profiler;
+  copy.base.next = nullptr;
+
+  PJRT_Extension_Base layouts{};  // upstream's type 4, a struct seam does not read
+  layouts.struct_size = PJRT_Extension_Base_STRUCT_SIZE;
+  layouts.type = PJRT_Extension_Type_Layouts;
+  PJRT_Extension_Base unknown{};  // a type no one knows
+  unknown.struct_size = PJRT_Extension_Base_STRUCT_SIZE;
+  SEAM_SetExtensionType(&unknown, 0x7777);
+  layouts.next = &unknown;
+  unknown.next = &copy.base;
+
+  PJRT_Api api = *cpu;
+  api.extension_start = &layouts;
+  EXPECT_EQ(FindProfilerExtension(&api), &copy);
+
+  // Too small for the struct seam reads: not the extension.
+  copy.base.struct_size = SEAM_Profiler_Extension_STRUCT_SIZE - 1;
+  EXPECT_EQ(FindProfilerExtension(&api), nullptr);
+  copy.base.struct_size = SEAM_Profiler_Extension_STRUCT_SIZE;
+
+  // A loop of other links: given up (64 links), never followed forever.
+  unknown.next = &layouts;
+  EXPECT_EQ(FindProfilerExtension(&api), nullptr);
+  unknown.next = &copy.base;
+
+  // 0.40's chain is not read.
+  api.pjrt_api_version.minor_version = 40;
+  EXPECT_EQ(FindProfilerExtension(&api), nullptr);
+  api.pjrt_api_version.minor_version = kOldestLayoutMinor;
+  EXPECT_EQ(FindProfilerExtension(&api), &copy);
+}
+
+// A slot is callable only when the table reaches it and it is not null; the call that
+// needs a missing one fails naming it and the plugin's version.
+TEST_F(PluginLoaderTest, AMissingSlotIsNamedAndNeverCalled) {
+  PJRT_Api api = *GetInProcessCpuPjrtApi();
+  api.pjrt_api_version.minor_version = 61;
+  EXPECT_TRUE(SEAM_PJRT_HAS(&api, PJRT_Device_MemoryStats));
+  api.PJRT_Device_MemoryStats = nullptr;
+  EXPECT_FALSE(SEAM_PJRT_HAS(&api, PJRT_Device_MemoryStats));
+  api.struct_size = offsetof(PJRT_Api, PJRT_Buffer_CopyRawToHost);
+  EXPECT_FALSE(SEAM_PJRT_HAS(&api, PJRT_Buffer_CopyRawToHost));  // not null, but past the end
+  EXPECT_TRUE(SEAM_PJRT_HAS(&api, PJRT_ExecuteContext_Destroy));
+  auto args = SEAM_PJRT_ARGS(PJRT_Buffer_CopyRawToHost_Args);
+  absl::Status status = SEAM_PJRT_CALL(&api, PJRT_Buffer_CopyRawToHost, &args);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(status.message(),
+            "PJRT_Buffer_CopyRawToHost is not provided by this plugin (PJRT API version 0.61)");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 //                                       (a framework must not read past struct_size), and
 //                                       PJRT_Device_MemoryStats and
 //                                       PJRT_Executable_OutputDimensions are null
+//   SEAM_TEST_NO_EXTENSIONS             its extension chain is empty (no profiler extension)
 //   SEAM_TEST_LARGER_COMPILE_ARGS       a newer plugin's PJRT_Client_Compile, which reads a
 //                                       field appended after the framework's struct: a
 //                                       caller's struct_size that does not cover it gets the
@@ -253,6 +254,9 @@ PJRT_Api MakeApi() {
 #endif
 #ifdef SEAM_TEST_LARGER_COMPILE_ARGS
   SEAM_PLUGIN_SET(api, PJRT_Client_Compile, NewerCompile);
+#endif
+#ifdef SEAM_TEST_NO_EXTENSIONS
+  api.extension_start = nullptr;
 #endif
 #ifdef SEAM_TEST_TABLE_END
   api.struct_size = PJRT_STRUCT_SIZE(PJRT_Api, SEAM_TEST_TABLE_END);
