@@ -120,9 +120,9 @@ bool PjrtHasSlot(const PJRT_Api* api, size_t offset) {
 }
 
 absl::Status PjrtMissingSlot(const PJRT_Api* api, std::string_view name) {
-  const PluginVersion version =
-      api == nullptr ? PluginVersion{} : GetPluginVersion(api);
-  return absl::UnimplementedError(absl::StrCat(std::string(name), " is not provided by this plugin (PJRT API version ",
+  const PluginVersion version = api == nullptr ? PluginVersion{} : GetPluginVersion(api);
+  return absl::UnimplementedError(absl::StrCat(std::string(name),
+                                               " is not provided by this plugin (PJRT API version ",
                                                version.major, ".", version.minor, ")"));
 }
 
@@ -144,9 +144,10 @@ absl::Status TakePjrtError(const PJRT_Api* api, PJRT_Error* error) {
   absl::StatusCode code = absl::StatusCode::kUnknown;
   PJRT_Error* code_error = api->PJRT_Error_GetCode(&code_args);
   if (code_error == nullptr) code = static_cast<absl::StatusCode>(code_args.code);
-  absl::Status status(code, message_args.message == nullptr
-                                ? absl::string_view()
-                                : absl::string_view(message_args.message, message_args.message_size));
+  absl::Status status(code,
+                      message_args.message == nullptr
+                          ? absl::string_view()
+                          : absl::string_view(message_args.message, message_args.message_size));
   auto destroy_args = SEAM_PJRT_ARGS(PJRT_Error_Destroy_Args);
   destroy_args.error = code_error;
   if (code_error != nullptr) api->PJRT_Error_Destroy(&destroy_args);
@@ -235,9 +236,10 @@ absl::Status CheckPluginVersion(int plugin_major, int plugin_minor, bool compati
 
 absl::Status CheckPluginLayout(int plugin_major, int plugin_minor) {
   if (plugin_major == PJRT_API_MAJOR && plugin_minor < kOldestLayoutMinor) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "PJRT plugin API version ", plugin_major, ".", plugin_minor,
-        " predates the layout seam reads (", PJRT_API_MAJOR, ".", kOldestLayoutMinor, " and later)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("PJRT plugin API version ", plugin_major, ".", plugin_minor,
+                     " predates the layout seam reads (", PJRT_API_MAJOR, ".", kOldestLayoutMinor,
+                     " and later)"));
   }
   return absl::OkStatus();
 }
@@ -298,16 +300,17 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api) {
     std::string name = v.name == nullptr ? std::string() : std::string(v.name, v.name_size);
     switch (v.type) {
       case PJRT_NamedValue_kString:
-        attributes[name] = std::string(v.string_value == nullptr ? "" : v.string_value, v.string_value == nullptr ? 0 : v.value_size);
+        attributes[name] = std::string(v.string_value == nullptr ? "" : v.string_value,
+                                       v.string_value == nullptr ? 0 : v.value_size);
         break;
       case PJRT_NamedValue_kInt64:
         attributes[name] = v.int64_value;
         break;
       case PJRT_NamedValue_kInt64List:
-        attributes[name] = v.int64_array_value == nullptr
-                               ? std::vector<int64_t>()
-                               : std::vector<int64_t>(v.int64_array_value,
-                                                      v.int64_array_value + v.value_size);
+        attributes[name] =
+            v.int64_array_value == nullptr
+                ? std::vector<int64_t>()
+                : std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
         break;
       case PJRT_NamedValue_kFloat:
         attributes[name] = v.float_value;

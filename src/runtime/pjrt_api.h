@@ -42,7 +42,7 @@ absl::Status PjrtMissingSlot(const PJRT_Api* api, std::string_view name);
 // In the files that include the ABI header: whether `api` has the function `fn`, and a call
 // of it that returns its error as a Status (PjrtMissingSlot's when the slot is missing).
 #define SEAM_PJRT_HAS(api, fn) ::seam::runtime::PjrtHasSlot((api), offsetof(PJRT_Api, fn))
-#define SEAM_PJRT_CALL(api, fn, args)                                  \
+#define SEAM_PJRT_CALL(api, fn, args)                                              \
   (SEAM_PJRT_HAS(api, fn) ? ::seam::runtime::TakePjrtError((api), (api)->fn(args)) \
                           : ::seam::runtime::PjrtMissingSlot((api), #fn))
 

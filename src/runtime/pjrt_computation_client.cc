@@ -13,6 +13,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proto/compile_options.pb.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/abi/buffer_type.h"
 #include "src/base/logging.h"
@@ -22,7 +23,6 @@
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client_kv.h"
 #include "src/runtime/pjrt_computation_client_transfers.h"
-#include "proto/compile_options.pb.h"
 #include "src/runtime/trace.h"
 
 namespace seam::runtime {
@@ -336,11 +336,10 @@ absl::Status PjrtComputationClient::DiscoverDevices() {
     memories_.push_back(memory);
     device_names_.push_back(absl::StrCat(prefix, ":", id_args.id));
     activity_.push_back(DeviceActivity::For(device_names_.back()));
-    device_infos_.push_back(
-        {device_names_.back(), id_args.id,
-         kind_args.device_kind == nullptr
-             ? std::string()
-             : std::string(kind_args.device_kind, kind_args.device_kind_size)});
+    device_infos_.push_back({device_names_.back(), id_args.id,
+                             kind_args.device_kind == nullptr
+                                 ? std::string()
+                                 : std::string(kind_args.device_kind, kind_args.device_kind_size)});
   }
   if (devices_.empty()) {
     return absl::FailedPreconditionError(
@@ -381,8 +380,9 @@ absl::StatusOr<ComputationClient::MemoryStats> PjrtComputationClient::GetMemoryS
     const std::string& device) const {
   SEAM_ASSIGN_OR_RETURN(int index, DeviceIndex(device));
   if (!SEAM_PJRT_HAS(api_, PJRT_Device_MemoryStats)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "memory figures of ", device, ": ", PjrtMissingSlot(api_, "PJRT_Device_MemoryStats").message()));
+    return absl::UnimplementedError(
+        absl::StrCat("memory figures of ", device, ": ",
+                     PjrtMissingSlot(api_, "PJRT_Device_MemoryStats").message()));
   }
   auto args = SEAM_PJRT_ARGS(PJRT_Device_MemoryStats_Args);
   args.device = devices_[static_cast<size_t>(index)];
@@ -423,7 +423,8 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> PjrtComputationClient::T
     SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Client_BufferFromHostBuffer, &args));
     DestroyEvent(api_, args.done_with_host_buffer);  // the data was read during the call
     if (args.buffer == nullptr) {
-      return absl::InternalError("PJRT_Client_BufferFromHostBuffer succeeded and returned no buffer");
+      return absl::InternalError(
+          "PJRT_Client_BufferFromHostBuffer succeeded and returned no buffer");
     }
     InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
     CreateDataHandlesCounter()->Add(1);
@@ -481,10 +482,10 @@ absl::Status CopyToHost(const PJRT_Api* api, absl::Span<const PjrtData* const> v
     if (!status.ok()) break;
     DestroyEvent(api, query.event);  // none expected; freed if a plugin made one
     if (query.dst_size != destinations[i].size()) {
-      status = absl::InternalError(absl::StrCat(
-          "PJRT_Buffer_ToHostBuffer: the plugin needs ", query.dst_size, " bytes for ",
-          values[i]->shape().ToString(), " in a dense row-major layout, expected ",
-          destinations[i].size()));
+      status = absl::InternalError(
+          absl::StrCat("PJRT_Buffer_ToHostBuffer: the plugin needs ", query.dst_size, " bytes for ",
+                       values[i]->shape().ToString(), " in a dense row-major layout, expected ",
+                       destinations[i].size()));
       break;
     }
     auto args = SEAM_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args);
@@ -624,8 +625,7 @@ absl::StatusOr<std::string> CompileOptionsBytes(int64_t replicas, int64_t proces
     xla::DeviceAssignmentProto* assignment = build->mutable_device_assignment();
     assignment->set_replica_count(static_cast<int32_t>(replicas));
     assignment->set_computation_count(1);
-    xla::DeviceAssignmentProto::ComputationDevice* devices =
-        assignment->add_computation_devices();
+    xla::DeviceAssignmentProto::ComputationDevice* devices = assignment->add_computation_devices();
     for (int64_t r = 0; r < replicas; ++r) devices->add_replica_device_ids(r);
   }
   std::string bytes;
@@ -666,17 +666,16 @@ absl::StatusOr<size_t> QueryOutputs(const PJRT_Api* api, PJRT_LoadedExecutable* 
     if (typed.ok()) {
       if (types.num_output_types != expected.size() ||
           (types.num_output_types > 0 && types.output_types == nullptr)) {
-        return absl::InternalError(
-            absl::StrCat("PJRT_Executable_OutputElementTypes: the plugin reports ",
-                         types.num_output_types, " types, the program has ", expected.size(),
-                         " outputs"));
+        return absl::InternalError(absl::StrCat(
+            "PJRT_Executable_OutputElementTypes: the plugin reports ", types.num_output_types,
+            " types, the program has ", expected.size(), " outputs"));
       }
       for (size_t i = 0; i < expected.size(); ++i) {
         if (types.output_types[i] != abi::ToPjrtBufferType(expected[i].dtype)) {
-          return absl::InternalError(absl::StrCat(
-              "PJRT_Executable_OutputElementTypes: output ", i, " has element type ",
-              static_cast<int>(types.output_types[i]), ", the program's is ",
-              expected[i].ToString()));
+          return absl::InternalError(absl::StrCat("PJRT_Executable_OutputElementTypes: output ", i,
+                                                  " has element type ",
+                                                  static_cast<int>(types.output_types[i]),
+                                                  ", the program's is ", expected[i].ToString()));
         }
       }
     } else if (!absl::IsUnimplemented(typed)) {
@@ -688,9 +687,9 @@ absl::StatusOr<size_t> QueryOutputs(const PJRT_Api* api, PJRT_LoadedExecutable* 
     if (dimensioned.ok()) {
       if (dims.num_outputs != expected.size() ||
           (dims.num_outputs > 0 && dims.dim_sizes == nullptr)) {
-        return absl::InternalError(absl::StrCat("PJRT_Executable_OutputDimensions: the plugin reports ",
-                                                dims.num_outputs, " outputs, the program has ",
-                                                expected.size()));
+        return absl::InternalError(
+            absl::StrCat("PJRT_Executable_OutputDimensions: the plugin reports ", dims.num_outputs,
+                         " outputs, the program has ", expected.size()));
       }
       size_t at = 0;
       for (size_t i = 0; i < expected.size(); ++i) {
@@ -733,10 +732,9 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationCl
   for (CompileInstance& instance : instances) {
     SEAM_RETURN_IF_ERROR(DeviceIndex(instance.compilation_device).status());
     std::string text = ir::PrintProgram(instance.program);
-    SEAM_ASSIGN_OR_RETURN(
-        std::string options,
-        CompileOptionsBytes(std::max<int64_t>(instance.program.replica_count, 1), process_index_,
-                            process_count_));
+    SEAM_ASSIGN_OR_RETURN(std::string options,
+                          CompileOptionsBytes(std::max<int64_t>(instance.program.replica_count, 1),
+                                              process_index_, process_count_));
     static constexpr char kFormat[] = "seam-ir";
     auto program = SEAM_PJRT_ARGS(PJRT_Program);
     program.code = text.data();

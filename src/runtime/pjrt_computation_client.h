@@ -81,6 +81,8 @@ class PjrtComputationClient : public ComputationClient {
   // never called for it: Unimplemented "memory figures of <device>: PJRT_Device_MemoryStats
   // is not provided by this plugin (PJRT API version 0.<m>)".
   absl::StatusOr<MemoryStats> GetMemoryStats(const std::string& device) const override;
+  // Every device of the job (PJRT_Client_Devices; at least the addressable ones).
+  int64_t GetNumGlobalDevices() const { return num_global_devices_; }
   // The plugin's attributes as recorded at creation.
   const PluginOptions& plugin_attributes() const { return attributes_; }
 

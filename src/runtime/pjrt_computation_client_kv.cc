@@ -66,7 +66,7 @@ PJRT_Error* RunKvCallback(Args* args, const char* name, size_t full_size, Body b
   const std::string message(status.message());
   // Upstream's field is a pointer to the plugin's factory function.
   return (*args->callback_error)(static_cast<PJRT_Error_Code>(status.code()), message.data(),
-                              message.size());
+                                 message.size());
 }
 
 std::string PrefixedKey(const KvCallbackState& state, const char* key, size_t size) {

@@ -167,8 +167,7 @@ absl::Status CopyRawToHost(const PJRT_Api* api, PJRT_Buffer* buffer, size_t offs
   args.dst = destination.data();
   args.offset = static_cast<int64_t>(offset);
   args.transfer_size = static_cast<int64_t>(destination.size());
-  if (absl::Status started = SEAM_PJRT_CALL(api, PJRT_Buffer_CopyRawToHost, &args);
-      !started.ok()) {
+  if (absl::Status started = SEAM_PJRT_CALL(api, PJRT_Buffer_CopyRawToHost, &args); !started.ok()) {
     return started;
   }
   absl::Status copied = AwaitAndDestroy(api, args.event);

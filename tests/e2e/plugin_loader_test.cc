@@ -191,8 +191,7 @@ TEST_F(PluginLoaderTest, ANewerPluginNeedingALargerStructFailsAtThatCall) {
   ir::Literal input = ir::Literal::FromS32({7}, {1});
   auto data = (*client)->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
   ASSERT_TRUE(data.ok()) << data.status();
-  auto program = ir::ParseProgram(
-      "program @p {\n  %0 = parameter(0) : s32[1]\n  return (%0)\n}\n");
+  auto program = ir::ParseProgram("program @p {\n  %0 = parameter(0) : s32[1]\n  return (%0)\n}\n");
   ASSERT_TRUE(program.ok()) << program.status();
   auto computation = (*client)->Compile({{*program, "CPU:0"}});
   EXPECT_EQ(computation.status().code(), absl::StatusCode::kInvalidArgument);
@@ -339,8 +338,8 @@ TEST_F(PluginLoaderTest, AFieldOfALargerStructIsReadOnlyWhenTheCallerHasIt) {
   old.struct_size = offsetof(PJRT_Client_Create_Args, create_options);
   absl::Status status = TakePjrtError(api, api->PJRT_Client_Create(&old));
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StartsWith(status.message(),
-                               "Unexpected PJRT_Client_Create_Args size: expected "))
+  EXPECT_TRUE(
+      absl::StartsWith(status.message(), "Unexpected PJRT_Client_Create_Args size: expected "))
       << status;
   EXPECT_TRUE(absl::EndsWith(
       status.message(),

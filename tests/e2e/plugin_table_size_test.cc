@@ -47,16 +47,15 @@ TEST(PluginTableSizeTest, ATableWithoutTheErrorFunctionsIsRefused) {
   absl::StatusOr<const PJRT_Api*> api = LoadPjrtPlugin("short", SEAM_PLUGIN_SHORT_TABLE);
   ASSERT_FALSE(api.ok());
   EXPECT_EQ(api.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(
-      api.status().message(),
-      absl::StrCat("Unexpected PJRT_Api size in ", SEAM_PLUGIN_SHORT_TABLE, ": expected at least ",
-                   PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Error_GetCode),
-                   " bytes (up to PJRT_Error_GetCode: the error functions every call needs; "
-                   "the plugin reports ",
-                   Framework(), "), got ", offsetof(PJRT_Api, PJRT_Error_GetCode),
-                   ". Check installed software versions. The framework PJRT API version "
-                   "is ",
-                   Framework(), "."));
+  EXPECT_EQ(api.status().message(),
+            absl::StrCat("Unexpected PJRT_Api size in ", SEAM_PLUGIN_SHORT_TABLE,
+                         ": expected at least ", PJRT_STRUCT_SIZE(PJRT_Api, PJRT_Error_GetCode),
+                         " bytes (up to PJRT_Error_GetCode: the error functions every call needs; "
+                         "the plugin reports ",
+                         Framework(), "), got ", offsetof(PJRT_Api, PJRT_Error_GetCode),
+                         ". Check installed software versions. The framework PJRT API version "
+                         "is ",
+                         Framework(), "."));
   EXPECT_EQ(CallCount(SEAM_PLUGIN_SHORT_TABLE), 0);
   EXPECT_EQ(PjrtApi("short").status().code(), absl::StatusCode::kNotFound);
 }
