@@ -1,7 +1,7 @@
-// The CPU plugin's memory figures (PJRT_Device_MemoryStats, ABI 1.3), through its function
-// table: bytes in use is the sum of the on-device sizes of the device's live blocks, per
-// device, with its peak; the pool figure is the block pool's cache; memory a run still
-// reads counts until the run lets it go.
+// The CPU plugin's memory figures (PJRT_Device_MemoryStats, upstream's fields), through its
+// function table: bytes in use is the sum of the on-device sizes of the device's live
+// blocks, per device, with its peak; pool_bytes is that plus the block pool's cache; memory
+// a run still reads counts until the run lets it go.
 #include <gtest/gtest.h>
 
 #include <chrono>
