@@ -330,7 +330,7 @@ absl::Status CheckAllReduceNeedsAsManyDevices(PluginRunner& runner) {
 void CheckOps(Suite& suite, uint64_t seed) {
   // Only a plugin that announces seam_ir_version is asked to compile the cases; the runner
   // (its own client) is made once, for the first check that needs it.
-  const absl::Status seam_ir = suite.NeedSeamIr();
+  absl::Status seam_ir = suite.NeedSeamIr();
   std::optional<PluginRunner> runner;
   auto with_runner = [&](const std::function<absl::Status(PluginRunner&)>& fn) {
     if (!seam_ir.ok()) return seam_ir;
@@ -338,12 +338,11 @@ void CheckOps(Suite& suite, uint64_t seed) {
     return fn(*runner);
   };
   for (Op op : EveryOp()) {
-    suite.Optional("ops",
-                   absl::StrCat(std::string(ir::OpName(op)), " matches the reference on every dtype"),
-                   [&] {
-                     return with_runner(
-                         [&](PluginRunner& r) { return CheckOpMatchesReference(r, op, seed); });
-                   });
+    suite.Optional(
+        "ops", absl::StrCat(std::string(ir::OpName(op)), " matches the reference on every dtype"),
+        [&] {
+          return with_runner([&](PluginRunner& r) { return CheckOpMatchesReference(r, op, seed); });
+        });
   }
   suite.Optional("ops", "dtypes an op does not accept are refused", [&] {
     return with_runner([&](PluginRunner& r) { return CheckUnacceptedDTypesAreRefused(r, seed); });

@@ -174,9 +174,9 @@ absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
     if (status.ok()) status = Await(done);
   }
   if (status.ok() && outputs.size() != program.ResultShapes().size()) {
-    status = absl::InternalError(absl::StrCat("the executable has ", outputs.size(),
-                                              " outputs, the program ",
-                                              program.ResultShapes().size()));
+    status =
+        absl::InternalError(absl::StrCat("the executable has ", outputs.size(),
+                                         " outputs, the program ", program.ResultShapes().size()));
   }
   for (size_t i = 0; status.ok() && i < outputs.size(); ++i) {
     ir::Literal result;

@@ -39,8 +39,9 @@ absl::Status TakeError(const PJRT_Api* api, PJRT_Error* error) {
       code.code <= PJRT_Error_Code_UNAUTHENTICATED) {
     status_code = static_cast<absl::StatusCode>(code.code);
   }
-  absl::Status status(status_code, std::string(message.message == nullptr ? "" : message.message,
-                                               message.message == nullptr ? 0 : message.message_size));
+  absl::Status status(status_code,
+                      std::string(message.message == nullptr ? "" : message.message,
+                                  message.message == nullptr ? 0 : message.message_size));
   for (PJRT_Error* e : {code_error, error}) {
     if (e == nullptr) continue;
     auto destroy = SEAM_PJRT_ARGS(PJRT_Error_Destroy_Args);
@@ -61,8 +62,7 @@ absl::StatusOr<std::vector<NamedValue>> ReadNamedValues(const PJRT_NamedValue* v
     std::string which = absl::StrCat(what, " ", i);
     if (v.struct_size < PJRT_NamedValue_STRUCT_SIZE) {
       return absl::InternalError(absl::StrCat(which, " has struct_size ", v.struct_size,
-                                              ", expected at least ",
-                                              PJRT_NamedValue_STRUCT_SIZE));
+                                              ", expected at least ", PJRT_NamedValue_STRUCT_SIZE));
     }
     if (v.name == nullptr || v.name_size == 0) {
       return absl::InternalError(absl::StrCat(which, " has an empty name"));
@@ -74,15 +74,15 @@ absl::StatusOr<std::vector<NamedValue>> ReadNamedValues(const PJRT_NamedValue* v
     switch (v.type) {
       case PJRT_NamedValue_kString:
         if (v.value_size > 0 && v.string_value == nullptr) {
-          return absl::InternalError(absl::StrCat(which, ": a null string of ", v.value_size,
-                                                  " bytes"));
+          return absl::InternalError(
+              absl::StrCat(which, ": a null string of ", v.value_size, " bytes"));
         }
         if (v.value_size > 0) value.string_value.assign(v.string_value, v.value_size);
         break;
       case PJRT_NamedValue_kInt64List:
         if (v.value_size > 0 && v.int64_array_value == nullptr) {
-          return absl::InternalError(absl::StrCat(which, ": a null list of ", v.value_size,
-                                                  " entries"));
+          return absl::InternalError(
+              absl::StrCat(which, ": a null list of ", v.value_size, " entries"));
         }
         if (v.value_size > 0) {
           value.int64_list.assign(v.int64_array_value, v.int64_array_value + v.value_size);
@@ -124,8 +124,8 @@ void Suite::Run(const std::string& area, const std::string& name, const CheckFn&
 }
 
 absl::Status Suite::NotProvided(const char* name) const {
-  return absl::UnimplementedError(absl::StrCat(name, " is not provided by this plugin (PJRT API version ",
-                                               PluginVersion(), ")"));
+  return absl::UnimplementedError(absl::StrCat(
+      name, " is not provided by this plugin (PJRT API version ", PluginVersion(), ")"));
 }
 
 void Suite::CreateClient() {
@@ -184,24 +184,21 @@ absl::Status Suite::NeedSeamIr() const {
 
 absl::StatusOr<ProbeProgram> Suite::DoubleProgram(bool donate) const {
   if (Attribute("seam_ir_version") != nullptr) {
-    return ProbeProgram{"seam-ir",
-                        absl::StrCat("program @conformance {\n"
-                                     "  %0 = parameter(0) : f32[4]\n"
-                                     "  %1 = add(%0, %0) : f32[4]\n",
-                                     donate ? "  alias output 0 = parameter 0\n" : "",
-                                     "  return (%1)\n}\n")};
+    return ProbeProgram{"seam-ir", absl::StrCat("program @conformance {\n"
+                                                "  %0 = parameter(0) : f32[4]\n"
+                                                "  %1 = add(%0, %0) : f32[4]\n",
+                                                donate ? "  alias output 0 = parameter 0\n" : "",
+                                                "  return (%1)\n}\n")};
   }
   if (Attribute("stablehlo_current_version") != nullptr) {
-    return ProbeProgram{
-        "mlir",
-        absl::StrCat("module @conformance {\n"
-                     "  func.func public @main(%arg0: tensor<4xf32>",
-                     donate ? " {tf.aliasing_output = 0 : i32}" : "",
-                     ") -> tensor<4xf32> {\n"
-                     "    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n"
-                     "    return %0 : tensor<4xf32>\n"
-                     "  }\n"
-                     "}\n")};
+    return ProbeProgram{"mlir", absl::StrCat("module @conformance {\n"
+                                             "  func.func public @main(%arg0: tensor<4xf32>",
+                                             donate ? " {tf.aliasing_output = 0 : i32}" : "",
+                                             ") -> tensor<4xf32> {\n"
+                                             "    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n"
+                                             "    return %0 : tensor<4xf32>\n"
+                                             "  }\n"
+                                             "}\n")};
   }
   return Skip(
       "the plugin announces neither seam_ir_version nor stablehlo_current_version, so the "

@@ -35,10 +35,9 @@ absl::Status ReadAttributes(Suite& suite, std::vector<NamedValue>* out) {
 absl::Status VersionTriple(const NamedValue* value) {
   if (value == nullptr) return absl::OkStatus();
   if (value->type != PJRT_NamedValue_kInt64List || value->int64_list.size() != 3) {
-    return absl::InternalError(absl::StrCat("attribute '", value->name,
-                                            "' is not a list of 3 int64 (type ",
-                                            static_cast<int>(value->type), ", ",
-                                            value->int64_list.size(), " entries)"));
+    return absl::InternalError(
+        absl::StrCat("attribute '", value->name, "' is not a list of 3 int64 (type ",
+                     static_cast<int>(value->type), ", ", value->int64_list.size(), " entries)"));
   }
   for (int64_t part : value->int64_list) {
     if (part < 0) {
@@ -61,8 +60,8 @@ void CheckTable(Suite& suite) {
   suite.Required("api", "table size", [&] {
     const size_t first = offsetof(PJRT_Api, PJRT_Error_Destroy);
     if (api->struct_size < first || (api->struct_size - first) % sizeof(void*) != 0) {
-      return absl::InternalError(absl::StrCat("PJRT_Api.struct_size ", api->struct_size,
-                                              " does not end at a slot"));
+      return absl::InternalError(
+          absl::StrCat("PJRT_Api.struct_size ", api->struct_size, " does not end at a slot"));
     }
     if (api->pjrt_api_version.minor_version >= PJRT_API_MINOR) {
       return Expect(api->struct_size >= size_t{PJRT_Api_STRUCT_SIZE},
@@ -95,26 +94,29 @@ void CheckTable(Suite& suite) {
     }
     return absl::OkStatus();
   });
-  suite.Required("api", "stablehlo_current_version and stablehlo_minimum_version, when present, "
-                 "are 3 int64", [&] {
-    std::vector<NamedValue> values;
-    if (absl::Status s = ReadAttributes(suite, &values); !s.ok()) return s;
-    const NamedValue* current = nullptr;
-    const NamedValue* minimum = nullptr;
-    for (const NamedValue& value : values) {
-      if (value.name == "stablehlo_current_version") current = &value;
-      if (value.name == "stablehlo_minimum_version") minimum = &value;
-    }
-    if (absl::Status s = VersionTriple(current); !s.ok()) return s;
-    if (absl::Status s = VersionTriple(minimum); !s.ok()) return s;
-    if ((current == nullptr) != (minimum == nullptr)) {
-      return absl::InternalError("only one of the two StableHLO versions is announced");
-    }
-    if (current != nullptr && current->int64_list < minimum->int64_list) {
-      return absl::InternalError("stablehlo_minimum_version is newer than the current one");
-    }
-    return absl::OkStatus();
-  });
+  suite.Required(
+      "api",
+      "stablehlo_current_version and stablehlo_minimum_version, when present, "
+      "are 3 int64",
+      [&] {
+        std::vector<NamedValue> values;
+        if (absl::Status s = ReadAttributes(suite, &values); !s.ok()) return s;
+        const NamedValue* current = nullptr;
+        const NamedValue* minimum = nullptr;
+        for (const NamedValue& value : values) {
+          if (value.name == "stablehlo_current_version") current = &value;
+          if (value.name == "stablehlo_minimum_version") minimum = &value;
+        }
+        if (absl::Status s = VersionTriple(current); !s.ok()) return s;
+        if (absl::Status s = VersionTriple(minimum); !s.ok()) return s;
+        if ((current == nullptr) != (minimum == nullptr)) {
+          return absl::InternalError("only one of the two StableHLO versions is announced");
+        }
+        if (current != nullptr && current->int64_list < minimum->int64_list) {
+          return absl::InternalError("stablehlo_minimum_version is newer than the current one");
+        }
+        return absl::OkStatus();
+      });
   suite.Required("errors", "an error has a canonical code and a message; Destroy takes NULL", [&] {
     if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
     auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
@@ -150,8 +152,7 @@ void CheckSeamAttributes(Suite& suite) {
     const NamedValue* value = suite.Attribute("seam_ir_version");
     return Expect(value->type == PJRT_NamedValue_kInt64 && value->int64_value == 1,
                   absl::StrCat("seam_ir_version has type ", static_cast<int>(value->type),
-                               " and value ", value->int64_value,
-                               "; the suite writes version 1"));
+                               " and value ", value->int64_value, "; the suite writes version 1"));
   });
   suite.Required("api", "supported_element_types, when present, lists element types", [&] {
     const NamedValue* value = suite.Attribute("supported_element_types");

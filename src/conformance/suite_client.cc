@@ -154,7 +154,7 @@ void CheckKeyValueStore(Suite& suite) {
         auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
         args.kv_try_get_callback = &MemoryTryGet;
         args.kv_try_get_user_arg = &store;
-        args.struct_size = PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, client);
+        args.struct_size = offsetof(PJRT_Client_Create_Args, kv_try_get_callback);
         absl::Status status = CreateAndDestroy(suite, args);
         if (!status.ok()) {
           return ExpectSizeMessage(status, "PJRT_Client_Create_Args",
@@ -168,31 +168,142 @@ void CheckKeyValueStore(Suite& suite) {
 
 }  // namespace
 
-void CheckClient(Suite& suite) {
-  suite.Required("client", "an unknown create option is refused by name", [&] {
-    static const char kName[] = "no_such_option_for_conformance";
-    PJRT_NamedValue option{};
-    option.struct_size = PJRT_NamedValue_STRUCT_SIZE;
-    option.name = kName;
-    option.name_size = sizeof(kName) - 1;
-    option.type = PJRT_NamedValue_kInt64;
-    option.int64_value = 1;
-    option.value_size = 1;
-    auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
-    args.create_options = &option;
-    args.num_options = 1;
-    absl::Status status = SEAM_CALL(suite, PJRT_Client_Create, &args);
-    if (status.ok()) {
-      auto destroy = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
-      destroy.client = args.client;
-      SEAM_CALL(suite, PJRT_Client_Destroy, &destroy).IgnoreError();
-      return absl::InternalError(absl::StrCat("option '", kName, "' was accepted"));
+namespace {
+
+absl::Status UnknownCreateOptionIsRefused(Suite& suite) {
+  static const char kName[] = "no_such_option_for_conformance";
+  PJRT_NamedValue option{};
+  option.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  option.name = kName;
+  option.name_size = sizeof(kName) - 1;
+  option.type = PJRT_NamedValue_kInt64;
+  option.int64_value = 1;
+  option.value_size = 1;
+  auto args = SEAM_PJRT_ARGS(PJRT_Client_Create_Args);
+  args.create_options = &option;
+  args.num_options = 1;
+  absl::Status status = SEAM_CALL(suite, PJRT_Client_Create, &args);
+  if (status.ok()) {
+    auto destroy = SEAM_PJRT_ARGS(PJRT_Client_Destroy_Args);
+    destroy.client = args.client;
+    SEAM_CALL(suite, PJRT_Client_Destroy, &destroy).IgnoreError();
+    return absl::InternalError(absl::StrCat("option '", kName, "' was accepted"));
+  }
+  return Expect(
+      status.code() == absl::StatusCode::kInvalidArgument &&
+          std::string(status.message()).find(kName) != std::string::npos,
+      absl::StrCat("expected INVALID_ARGUMENT naming the option, got: ", status.ToString()));
+}
+
+absl::Status PlatformVersion(Suite& suite) {
+  if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
+  auto args = SEAM_PJRT_ARGS(PJRT_Client_PlatformVersion_Args);
+  args.client = suite.client();
+  absl::Status status = SEAM_CALL(suite, PJRT_Client_PlatformVersion, &args);
+  if (!status.ok()) return status;
+  return Expect(args.platform_version != nullptr || args.platform_version_size == 0,
+                "a null platform version with a size");
+}
+
+absl::Status ProcessIndex(Suite& suite) {
+  if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
+  auto args = SEAM_PJRT_ARGS(PJRT_Client_ProcessIndex_Args);
+  args.client = suite.client();
+  absl::Status status = SEAM_CALL(suite, PJRT_Client_ProcessIndex, &args);
+  if (!status.ok()) return status;
+  return Expect(args.process_index >= 0,
+                absl::StrCat("process index is ", args.process_index, ", expected >= 0"));
+}
+
+absl::Status AddressableDevicesMatch(Suite& suite) {
+  absl::StatusOr<std::vector<PJRT_Device*>> all = AllDevices(suite);
+  if (!all.ok()) return all.status();
+  for (PJRT_Device* device : suite.devices()) {
+    if (std::find(all->begin(), all->end(), device) == all->end()) {
+      return absl::InternalError("an addressable device is missing from PJRT_Client_Devices");
     }
+  }
+  size_t addressable = 0;
+  for (PJRT_Device* device : *all) {
+    auto args = SEAM_PJRT_ARGS(PJRT_Device_IsAddressable_Args);
+    args.device = device;
+    absl::Status status = SEAM_CALL(suite, PJRT_Device_IsAddressable, &args);
+    if (!status.ok()) return status;
+    const bool listed =
+        std::find(suite.devices().begin(), suite.devices().end(), device) != suite.devices().end();
+    if (args.is_addressable != listed) {
+      return absl::InternalError(
+          absl::StrCat("a device says is_addressable=", args.is_addressable ? "true" : "false",
+                       " but is", listed ? "" : " not", " in PJRT_Client_AddressableDevices"));
+    }
+    addressable += listed ? 1 : 0;
+  }
+  return Expect(addressable == suite.devices().size(),
+                "PJRT_Client_AddressableDevices lists a device twice");
+}
+
+absl::Status LookupFindsEachDevice(Suite& suite) {
+  absl::StatusOr<std::vector<PJRT_Device*>> all = AllDevices(suite);
+  if (!all.ok()) return all.status();
+  for (PJRT_Device* device : *all) {
+    absl::StatusOr<int> id = DeviceId(suite, device);
+    if (!id.ok()) return id.status();
+    auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
+    args.client = suite.client();
+    args.id = *id;
+    absl::Status status = SEAM_CALL(suite, PJRT_Client_LookupDevice, &args);
+    if (!status.ok()) return status;
+    if (args.device != device) {
+      return absl::InternalError(absl::StrCat("id ", *id, " found another device"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LookupRefusesBadIds(Suite& suite) {
+  absl::StatusOr<std::vector<PJRT_Device*>> all = AllDevices(suite);
+  if (!all.ok()) return all.status();
+  int max_id = 0;
+  for (PJRT_Device* device : *all) {
+    absl::StatusOr<int> id = DeviceId(suite, device);
+    if (!id.ok()) return id.status();
+    max_id = std::max(max_id, *id);
+  }
+  for (int bad : {-1, INT_MIN, max_id + 1, INT_MAX}) {
+    auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
+    args.client = suite.client();
+    args.id = bad;
+    absl::Status status =
+        ExpectError(SEAM_CALL(suite, PJRT_Client_LookupDevice, &args),
+                    absl::StatusCode::kInvalidArgument, absl::StrCat("looking up id ", bad));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LookupByLocalHardwareId(Suite& suite) {
+  return ForEachDevice(suite, [&](PJRT_Device* device) -> absl::Status {
+    auto hardware = SEAM_PJRT_ARGS(PJRT_Device_LocalHardwareId_Args);
+    hardware.device = device;
+    absl::Status status = SEAM_CALL(suite, PJRT_Device_LocalHardwareId, &hardware);
+    if (!status.ok()) return status;
+    if (hardware.local_hardware_id < 0) return absl::OkStatus();  // none: nothing to find
+    auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupAddressableDevice_Args);
+    args.client = suite.client();
+    args.local_hardware_id = hardware.local_hardware_id;
+    status = SEAM_CALL(suite, PJRT_Client_LookupAddressableDevice, &args);
+    if (!status.ok()) return status;
     return Expect(
-        status.code() == absl::StatusCode::kInvalidArgument &&
-            std::string(status.message()).find(kName) != std::string::npos,
-        absl::StrCat("expected INVALID_ARGUMENT naming the option, got: ", status.ToString()));
+        args.addressable_device == device,
+        absl::StrCat("local hardware id ", hardware.local_hardware_id, " found another device"));
   });
+}
+
+}  // namespace
+
+void CheckClient(Suite& suite) {
+  suite.Required("client", "an unknown create option is refused by name",
+                 [&] { return UnknownCreateOptionIsRefused(suite); });
   CheckKeyValueStore(suite);
   suite.Required("client", "platform name", [&] {
     if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
@@ -202,107 +313,17 @@ void CheckClient(Suite& suite) {
     if (!status.ok()) return status;
     return NonEmpty(args.platform_name, args.platform_name_size, "the platform name");
   });
-  suite.Required("client", "platform version", [&] {
-    if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
-    auto args = SEAM_PJRT_ARGS(PJRT_Client_PlatformVersion_Args);
-    args.client = suite.client();
-    absl::Status status = SEAM_CALL(suite, PJRT_Client_PlatformVersion, &args);
-    if (!status.ok()) return status;
-    return Expect(args.platform_version != nullptr || args.platform_version_size == 0,
-                  "a null platform version with a size");
-  });
-  suite.Required("client", "process index", [&] {
-    if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
-    auto args = SEAM_PJRT_ARGS(PJRT_Client_ProcessIndex_Args);
-    args.client = suite.client();
-    absl::Status status = SEAM_CALL(suite, PJRT_Client_ProcessIndex, &args);
-    if (!status.ok()) return status;
-    return Expect(args.process_index >= 0,
-                  absl::StrCat("process index is ", args.process_index, ", expected >= 0"));
-  });
-  suite.Required(
-      "client", "addressable devices are exactly the devices that say they are addressable",
-      [&]() -> absl::Status {
-        absl::StatusOr<std::vector<PJRT_Device*>> all = AllDevices(suite);
-        if (!all.ok()) return all.status();
-        for (PJRT_Device* device : suite.devices()) {
-          if (std::find(all->begin(), all->end(), device) == all->end()) {
-            return absl::InternalError(
-                "an addressable device is missing from PJRT_Client_Devices");
-          }
-        }
-        size_t addressable = 0;
-        for (PJRT_Device* device : *all) {
-          auto args = SEAM_PJRT_ARGS(PJRT_Device_IsAddressable_Args);
-          args.device = device;
-          absl::Status status = SEAM_CALL(suite, PJRT_Device_IsAddressable, &args);
-          if (!status.ok()) return status;
-          const bool listed = std::find(suite.devices().begin(), suite.devices().end(),
-                                        device) != suite.devices().end();
-          if (args.is_addressable != listed) {
-            return absl::InternalError(absl::StrCat(
-                "a device says is_addressable=", args.is_addressable ? "true" : "false",
-                " but is", listed ? "" : " not", " in PJRT_Client_AddressableDevices"));
-          }
-          addressable += listed ? 1 : 0;
-        }
-        return Expect(addressable == suite.devices().size(),
-                      "PJRT_Client_AddressableDevices lists a device twice");
-      });
-  suite.Required("client", "lookup by id finds each device", [&]() -> absl::Status {
-    absl::StatusOr<std::vector<PJRT_Device*>> all = AllDevices(suite);
-    if (!all.ok()) return all.status();
-    for (PJRT_Device* device : *all) {
-      absl::StatusOr<int> id = DeviceId(suite, device);
-      if (!id.ok()) return id.status();
-      auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
-      args.client = suite.client();
-      args.id = *id;
-      absl::Status status = SEAM_CALL(suite, PJRT_Client_LookupDevice, &args);
-      if (!status.ok()) return status;
-      if (args.device != device) {
-        return absl::InternalError(absl::StrCat("id ", *id, " found another device"));
-      }
-    }
-    return absl::OkStatus();
-  });
-  suite.Required("client", "lookup of negative and out-of-range ids fails", [&]() -> absl::Status {
-    absl::StatusOr<std::vector<PJRT_Device*>> all = AllDevices(suite);
-    if (!all.ok()) return all.status();
-    int max_id = 0;
-    for (PJRT_Device* device : *all) {
-      absl::StatusOr<int> id = DeviceId(suite, device);
-      if (!id.ok()) return id.status();
-      max_id = std::max(max_id, *id);
-    }
-    for (int bad : {-1, INT_MIN, max_id + 1, INT_MAX}) {
-      auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
-      args.client = suite.client();
-      args.id = bad;
-      absl::Status status =
-          ExpectError(SEAM_CALL(suite, PJRT_Client_LookupDevice, &args),
-                      absl::StatusCode::kInvalidArgument, absl::StrCat("looking up id ", bad));
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
-  });
-  suite.Optional("client", "lookup by local hardware id finds each addressable device", [&] {
-    return ForEachDevice(suite, [&](PJRT_Device* device) -> absl::Status {
-      auto hardware = SEAM_PJRT_ARGS(PJRT_Device_LocalHardwareId_Args);
-      hardware.device = device;
-      absl::Status status = SEAM_CALL(suite, PJRT_Device_LocalHardwareId, &hardware);
-      if (!status.ok()) return status;
-      if (hardware.local_hardware_id < 0) return absl::OkStatus();  // none: nothing to find
-      auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupAddressableDevice_Args);
-      args.client = suite.client();
-      args.local_hardware_id = hardware.local_hardware_id;
-      status = SEAM_CALL(suite, PJRT_Client_LookupAddressableDevice, &args);
-      if (!status.ok()) return status;
-      return Expect(args.addressable_device == device,
-                    absl::StrCat("local hardware id ", hardware.local_hardware_id,
-                                 " found another device"));
-    });
-  });
+  suite.Required("client", "platform version", [&] { return PlatformVersion(suite); });
+  suite.Required("client", "process index", [&] { return ProcessIndex(suite); });
+  suite.Required("client",
+                 "addressable devices are exactly the devices that say they are addressable",
+                 [&] { return AddressableDevicesMatch(suite); });
+  suite.Required("client", "lookup by id finds each device",
+                 [&] { return LookupFindsEachDevice(suite); });
+  suite.Required("client", "lookup of negative and out-of-range ids fails",
+                 [&] { return LookupRefusesBadIds(suite); });
+  suite.Optional("client", "lookup by local hardware id finds each addressable device",
+                 [&] { return LookupByLocalHardwareId(suite); });
 }
 
 void CheckDevices(Suite& suite) {
@@ -349,8 +370,7 @@ void CheckDevices(Suite& suite) {
       attributes.device_description = *description;
       status = SEAM_CALL(suite, PJRT_DeviceDescription_Attributes, &attributes);
       if (!status.ok()) return status;
-      return ReadNamedValues(attributes.attributes, attributes.num_attributes,
-                             "device attribute")
+      return ReadNamedValues(attributes.attributes, attributes.num_attributes, "device attribute")
           .status();
     });
   });
@@ -416,14 +436,16 @@ absl::Status DescribeMemory(Suite& suite, PJRT_Memory* memory, PJRT_Device* devi
   auto debug = SEAM_PJRT_ARGS(PJRT_Memory_DebugString_Args);
   debug.memory = memory;
   if (absl::Status s = SEAM_CALL(suite, PJRT_Memory_DebugString, &debug); !s.ok()) return s;
-  if (absl::Status s = NonEmpty(debug.debug_string, debug.debug_string_size, "a memory's debug string");
+  if (absl::Status s =
+          NonEmpty(debug.debug_string, debug.debug_string_size, "a memory's debug string");
       !s.ok()) {
     return s;
   }
   auto to_string = SEAM_PJRT_ARGS(PJRT_Memory_ToString_Args);
   to_string.memory = memory;
   if (absl::Status s = SEAM_CALL(suite, PJRT_Memory_ToString, &to_string); !s.ok()) return s;
-  if (absl::Status s = NonEmpty(to_string.to_string, to_string.to_string_size, "a memory's to-string");
+  if (absl::Status s =
+          NonEmpty(to_string.to_string, to_string.to_string_size, "a memory's to-string");
       !s.ok()) {
     return s;
   }
@@ -433,10 +455,10 @@ absl::Status DescribeMemory(Suite& suite, PJRT_Memory* memory, PJRT_Device* devi
   if (by.num_devices > 0 && by.devices == nullptr) {
     return absl::InternalError("PJRT_Memory_AddressableByDevices: devices and a null array");
   }
-  return Expect(std::find(by.devices, by.devices + by.num_devices, device) !=
-                    by.devices + by.num_devices,
-                absl::StrCat("memory ", id.id, " (", std::string(kind.kind, kind.kind_size),
-                             ") is not addressable by a device that lists it"));
+  return Expect(
+      std::find(by.devices, by.devices + by.num_devices, device) != by.devices + by.num_devices,
+      absl::StrCat("memory ", id.id, " (", std::string(kind.kind, kind.kind_size),
+                   ") is not addressable by a device that lists it"));
 }
 
 }  // namespace
@@ -464,24 +486,24 @@ void CheckMemories(Suite& suite) {
       return absl::OkStatus();
     });
   });
-  suite.Optional("memories", "the client's memories are its devices' memories", [&]() -> absl::Status {
-    if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
-    auto args = SEAM_PJRT_ARGS(PJRT_Client_AddressableMemories_Args);
-    args.client = suite.client();
-    absl::Status status = SEAM_CALL(suite, PJRT_Client_AddressableMemories, &args);
-    if (!status.ok()) return status;
-    std::set<PJRT_Memory*> client(args.addressable_memories,
-                                  args.addressable_memories + args.num_addressable_memories);
-    std::set<PJRT_Memory*> devices;
-    for (PJRT_Device* device : suite.devices()) {
-      absl::StatusOr<std::vector<PJRT_Memory*>> memories = DeviceMemories(suite, device);
-      if (!memories.ok()) return memories.status();
-      devices.insert(memories->begin(), memories->end());
-    }
-    return Expect(client == devices,
-                  absl::StrCat("the client lists ", client.size(), " memories, its devices ",
-                               devices.size()));
-  });
+  suite.Optional(
+      "memories", "the client's memories are its devices' memories", [&]() -> absl::Status {
+        if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
+        auto args = SEAM_PJRT_ARGS(PJRT_Client_AddressableMemories_Args);
+        args.client = suite.client();
+        absl::Status status = SEAM_CALL(suite, PJRT_Client_AddressableMemories, &args);
+        if (!status.ok()) return status;
+        std::set<PJRT_Memory*> client(args.addressable_memories,
+                                      args.addressable_memories + args.num_addressable_memories);
+        std::set<PJRT_Memory*> devices;
+        for (PJRT_Device* device : suite.devices()) {
+          absl::StatusOr<std::vector<PJRT_Memory*>> memories = DeviceMemories(suite, device);
+          if (!memories.ok()) return memories.status();
+          devices.insert(memories->begin(), memories->end());
+        }
+        return Expect(client == devices, absl::StrCat("the client lists ", client.size(),
+                                                      " memories, its devices ", devices.size()));
+      });
 }
 
 }  // namespace seam::conformance

@@ -104,164 +104,166 @@ absl::StatusOr<PJRT_LoadedExecutable*> CompileDouble(Suite& suite, bool donate) 
 
 }  // namespace
 
+namespace {
+
+absl::Status RunsAndReadsBack(Suite& suite) {
+  absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
+  if (!executable.ok()) return executable.status();
+  ExecutableHolder holder{suite, *executable};
+  absl::StatusOr<PJRT_Buffer*> input = Upload(suite, kInput, PJRT_Buffer_Type_F32, {4});
+  if (!input.ok()) return input.status();
+  Buffer argument(suite, *input);
+  absl::StatusOr<std::vector<uint8_t>> back = RunOnce(suite, *executable, argument.get());
+  if (!back.ok()) return back.status();
+  return ExpectDoubled(*back);
+}
+
+absl::Status OutputQueries(Suite& suite) {
+  absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
+  if (!executable.ok()) return executable.status();
+  ExecutableHolder holder{suite, *executable};
+  ExecutableView view(suite, *executable);
+  if (!view.status().ok()) return view.status();
+  auto outputs = SEAM_PJRT_ARGS(PJRT_Executable_NumOutputs_Args);
+  outputs.executable = view.get();
+  if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_NumOutputs, &outputs); !s.ok()) {
+    return s;
+  }
+  if (outputs.num_outputs != 1) {
+    return absl::InternalError(absl::StrCat("NumOutputs is ", outputs.num_outputs, ", expected 1"));
+  }
+  auto types = SEAM_PJRT_ARGS(PJRT_Executable_OutputElementTypes_Args);
+  types.executable = view.get();
+  if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_OutputElementTypes, &types); !s.ok()) {
+    return s;
+  }
+  if (types.num_output_types != 1 || types.output_types == nullptr ||
+      types.output_types[0] != PJRT_Buffer_Type_F32) {
+    return absl::InternalError(
+        absl::StrCat("OutputElementTypes: ", types.num_output_types, " types, the first ",
+                     types.output_types == nullptr ? -1 : static_cast<int>(types.output_types[0]),
+                     "; expected one, F32"));
+  }
+  auto dims = SEAM_PJRT_ARGS(PJRT_Executable_OutputDimensions_Args);
+  dims.executable = view.get();
+  if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_OutputDimensions, &dims); !s.ok()) {
+    return s;
+  }
+  return Expect(
+      dims.num_outputs == 1 && dims.dim_sizes != nullptr && dims.dim_sizes[0] == 1 &&
+          dims.dims != nullptr && dims.dims[0] == 4,
+      absl::StrCat("OutputDimensions: ", dims.num_outputs, " outputs; expected one of [4]"));
+}
+
+absl::Status NameReplicasPartitionsDevices(Suite& suite) {
+  absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
+  if (!executable.ok()) return executable.status();
+  ExecutableHolder holder{suite, *executable};
+  ExecutableView view(suite, *executable);
+  if (!view.status().ok()) return view.status();
+  auto name = SEAM_PJRT_ARGS(PJRT_Executable_Name_Args);
+  name.executable = view.get();
+  if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_Name, &name); !s.ok()) {
+    return s;
+  }
+  auto replicas = SEAM_PJRT_ARGS(PJRT_Executable_NumReplicas_Args);
+  replicas.executable = view.get();
+  if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_NumReplicas, &replicas); !s.ok()) {
+    return s;
+  }
+  auto partitions = SEAM_PJRT_ARGS(PJRT_Executable_NumPartitions_Args);
+  partitions.executable = view.get();
+  if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_NumPartitions, &partitions); !s.ok()) {
+    return s;
+  }
+  if (replicas.num_replicas != 1 || partitions.num_partitions != 1) {
+    return absl::InternalError(absl::StrCat(replicas.num_replicas, " replicas and ",
+                                            partitions.num_partitions,
+                                            " partitions, expected 1 and 1"));
+  }
+  auto devices = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_AddressableDevices_Args);
+  devices.executable = *executable;
+  if (absl::Status s = SEAM_CALL(suite, PJRT_LoadedExecutable_AddressableDevices, &devices);
+      !s.ok()) {
+    return s;
+  }
+  if (devices.num_addressable_devices != 1 || devices.addressable_devices == nullptr) {
+    return absl::InternalError(absl::StrCat("a one-replica executable lists ",
+                                            devices.num_addressable_devices,
+                                            " addressable devices"));
+  }
+  return Expect(std::find(suite.devices().begin(), suite.devices().end(),
+                          devices.addressable_devices[0]) != suite.devices().end(),
+                "the executable's device is not an addressable device");
+}
+
+absl::Status DonatedInputIsDeleted(Suite& suite) {
+  absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, true);
+  if (!executable.ok()) return executable.status();
+  ExecutableHolder holder{suite, *executable};
+  absl::StatusOr<PJRT_Buffer*> input = Upload(suite, kInput, PJRT_Buffer_Type_F32, {4});
+  if (!input.ok()) return input.status();
+  Buffer argument(suite, *input);
+  absl::StatusOr<std::vector<uint8_t>> back = RunOnce(suite, *executable, argument.get());
+  if (!back.ok()) return back.status();
+  if (absl::Status s = ExpectDoubled(*back); !s.ok()) return s;
+  auto deleted = SEAM_PJRT_ARGS(PJRT_Buffer_IsDeleted_Args);
+  deleted.buffer = argument.get();
+  if (absl::Status s = SEAM_CALL(suite, PJRT_Buffer_IsDeleted, &deleted); !s.ok()) return s;
+  return Expect(deleted.is_deleted, "the donated argument reports IsDeleted false after the run");
+}
+
+absl::Status WrongArgumentCountIsRefused(Suite& suite) {
+  absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
+  if (!executable.ok()) return executable.status();
+  ExecutableHolder holder{suite, *executable};
+  PJRT_Buffer* output = nullptr;
+  PJRT_Buffer** out_list = &output;
+  PJRT_Buffer* const* no_args = nullptr;
+  auto execute = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
+  execute.executable = *executable;
+  execute.argument_lists = &no_args;
+  execute.num_devices = 1;
+  execute.num_args = 0;
+  execute.output_lists = &out_list;
+  absl::Status status = SEAM_CALL(suite, PJRT_LoadedExecutable_Execute, &execute);
+  if (status.ok() && output != nullptr) Buffer cleanup(suite, output);
+  return ExpectError(status, absl::StatusCode::kInvalidArgument, "running with no arguments");
+}
+
+absl::Status DeletedExecutableSaysSo(Suite& suite) {
+  absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
+  if (!executable.ok()) return executable.status();
+  ExecutableHolder holder{suite, *executable};
+  auto deleted = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_IsDeleted_Args);
+  deleted.executable = *executable;
+  if (absl::Status s = SEAM_CALL(suite, PJRT_LoadedExecutable_IsDeleted, &deleted); !s.ok()) {
+    return s;
+  }
+  if (deleted.is_deleted) return absl::InternalError("a new executable reports deleted");
+  auto del = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Delete_Args);
+  del.executable = *executable;
+  if (absl::Status s = SEAM_CALL(suite, PJRT_LoadedExecutable_Delete, &del); !s.ok()) return s;
+  if (absl::Status s = SEAM_CALL(suite, PJRT_LoadedExecutable_IsDeleted, &deleted); !s.ok()) {
+    return s;
+  }
+  return Expect(deleted.is_deleted, "a deleted executable reports not deleted");
+}
+
+}  // namespace
+
 void CheckExecute(Suite& suite) {
-  suite.Optional("execute", "compile, run and read back", [&]() -> absl::Status {
-    absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
-    if (!executable.ok()) return executable.status();
-    ExecutableHolder holder{suite, *executable};
-    absl::StatusOr<PJRT_Buffer*> input = Upload(suite, kInput, PJRT_Buffer_Type_F32, {4});
-    if (!input.ok()) return input.status();
-    Buffer argument(suite, *input);
-    absl::StatusOr<std::vector<uint8_t>> back = RunOnce(suite, *executable, argument.get());
-    if (!back.ok()) return back.status();
-    return ExpectDoubled(*back);
-  });
-  suite.Optional("execute",
-                 "GetExecutable: NumOutputs, OutputElementTypes and OutputDimensions",
-                 [&]() -> absl::Status {
-                   absl::StatusOr<PJRT_LoadedExecutable*> executable =
-                       CompileDouble(suite, false);
-                   if (!executable.ok()) return executable.status();
-                   ExecutableHolder holder{suite, *executable};
-                   ExecutableView view(suite, *executable);
-                   if (!view.status().ok()) return view.status();
-                   auto outputs = SEAM_PJRT_ARGS(PJRT_Executable_NumOutputs_Args);
-                   outputs.executable = view.get();
-                   if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_NumOutputs, &outputs);
-                       !s.ok()) {
-                     return s;
-                   }
-                   if (outputs.num_outputs != 1) {
-                     return absl::InternalError(
-                         absl::StrCat("NumOutputs is ", outputs.num_outputs, ", expected 1"));
-                   }
-                   auto types = SEAM_PJRT_ARGS(PJRT_Executable_OutputElementTypes_Args);
-                   types.executable = view.get();
-                   if (absl::Status s =
-                           SEAM_CALL(suite, PJRT_Executable_OutputElementTypes, &types);
-                       !s.ok()) {
-                     return s;
-                   }
-                   if (types.num_output_types != 1 || types.output_types == nullptr ||
-                       types.output_types[0] != PJRT_Buffer_Type_F32) {
-                     return absl::InternalError(absl::StrCat(
-                         "OutputElementTypes: ", types.num_output_types, " types, the first ",
-                         types.output_types == nullptr ? -1
-                                                       : static_cast<int>(types.output_types[0]),
-                         "; expected one, F32"));
-                   }
-                   auto dims = SEAM_PJRT_ARGS(PJRT_Executable_OutputDimensions_Args);
-                   dims.executable = view.get();
-                   if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_OutputDimensions, &dims);
-                       !s.ok()) {
-                     return s;
-                   }
-                   return Expect(dims.num_outputs == 1 && dims.dim_sizes != nullptr &&
-                                     dims.dim_sizes[0] == 1 && dims.dims != nullptr &&
-                                     dims.dims[0] == 4,
-                                 absl::StrCat("OutputDimensions: ", dims.num_outputs,
-                                              " outputs; expected one of [4]"));
-                 });
+  suite.Optional("execute", "compile, run and read back", [&] { return RunsAndReadsBack(suite); });
+  suite.Optional("execute", "GetExecutable: NumOutputs, OutputElementTypes and OutputDimensions",
+                 [&] { return OutputQueries(suite); });
   suite.Optional("execute", "name, one replica, one partition, addressable devices",
-                 [&]() -> absl::Status {
-                   absl::StatusOr<PJRT_LoadedExecutable*> executable =
-                       CompileDouble(suite, false);
-                   if (!executable.ok()) return executable.status();
-                   ExecutableHolder holder{suite, *executable};
-                   ExecutableView view(suite, *executable);
-                   if (!view.status().ok()) return view.status();
-                   auto name = SEAM_PJRT_ARGS(PJRT_Executable_Name_Args);
-                   name.executable = view.get();
-                   if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_Name, &name); !s.ok()) {
-                     return s;
-                   }
-                   auto replicas = SEAM_PJRT_ARGS(PJRT_Executable_NumReplicas_Args);
-                   replicas.executable = view.get();
-                   if (absl::Status s = SEAM_CALL(suite, PJRT_Executable_NumReplicas, &replicas);
-                       !s.ok()) {
-                     return s;
-                   }
-                   auto partitions = SEAM_PJRT_ARGS(PJRT_Executable_NumPartitions_Args);
-                   partitions.executable = view.get();
-                   if (absl::Status s =
-                           SEAM_CALL(suite, PJRT_Executable_NumPartitions, &partitions);
-                       !s.ok()) {
-                     return s;
-                   }
-                   if (replicas.num_replicas != 1 || partitions.num_partitions != 1) {
-                     return absl::InternalError(absl::StrCat(
-                         replicas.num_replicas, " replicas and ", partitions.num_partitions,
-                         " partitions, expected 1 and 1"));
-                   }
-                   auto devices = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_AddressableDevices_Args);
-                   devices.executable = *executable;
-                   if (absl::Status s =
-                           SEAM_CALL(suite, PJRT_LoadedExecutable_AddressableDevices, &devices);
-                       !s.ok()) {
-                     return s;
-                   }
-                   if (devices.num_addressable_devices != 1 ||
-                       devices.addressable_devices == nullptr) {
-                     return absl::InternalError(absl::StrCat(
-                         "a one-replica executable lists ", devices.num_addressable_devices,
-                         " addressable devices"));
-                   }
-                   return Expect(std::find(suite.devices().begin(), suite.devices().end(),
-                                           devices.addressable_devices[0]) !=
-                                     suite.devices().end(),
-                                 "the executable's device is not an addressable device");
-                 });
-  suite.Optional("execute", "a donated input is deleted after the run", [&]() -> absl::Status {
-    absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, true);
-    if (!executable.ok()) return executable.status();
-    ExecutableHolder holder{suite, *executable};
-    absl::StatusOr<PJRT_Buffer*> input = Upload(suite, kInput, PJRT_Buffer_Type_F32, {4});
-    if (!input.ok()) return input.status();
-    Buffer argument(suite, *input);
-    absl::StatusOr<std::vector<uint8_t>> back = RunOnce(suite, *executable, argument.get());
-    if (!back.ok()) return back.status();
-    if (absl::Status s = ExpectDoubled(*back); !s.ok()) return s;
-    auto deleted = SEAM_PJRT_ARGS(PJRT_Buffer_IsDeleted_Args);
-    deleted.buffer = argument.get();
-    if (absl::Status s = SEAM_CALL(suite, PJRT_Buffer_IsDeleted, &deleted); !s.ok()) return s;
-    return Expect(deleted.is_deleted,
-                  "the donated argument reports IsDeleted false after the run");
-  });
-  suite.Optional("execute", "a wrong argument count is refused", [&]() -> absl::Status {
-    absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
-    if (!executable.ok()) return executable.status();
-    ExecutableHolder holder{suite, *executable};
-    PJRT_Buffer* output = nullptr;
-    PJRT_Buffer** out_list = &output;
-    PJRT_Buffer* const* no_args = nullptr;
-    auto execute = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args);
-    execute.executable = *executable;
-    execute.argument_lists = &no_args;
-    execute.num_devices = 1;
-    execute.num_args = 0;
-    execute.output_lists = &out_list;
-    absl::Status status = SEAM_CALL(suite, PJRT_LoadedExecutable_Execute, &execute);
-    if (status.ok() && output != nullptr) Buffer cleanup(suite, output);
-    return ExpectError(status, absl::StatusCode::kInvalidArgument, "running with no arguments");
-  });
-  suite.Optional("execute", "a deleted executable says so", [&]() -> absl::Status {
-    absl::StatusOr<PJRT_LoadedExecutable*> executable = CompileDouble(suite, false);
-    if (!executable.ok()) return executable.status();
-    ExecutableHolder holder{suite, *executable};
-    auto deleted = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_IsDeleted_Args);
-    deleted.executable = *executable;
-    if (absl::Status s = SEAM_CALL(suite, PJRT_LoadedExecutable_IsDeleted, &deleted); !s.ok()) {
-      return s;
-    }
-    if (deleted.is_deleted) return absl::InternalError("a new executable reports deleted");
-    auto del = SEAM_PJRT_ARGS(PJRT_LoadedExecutable_Delete_Args);
-    del.executable = *executable;
-    if (absl::Status s = SEAM_CALL(suite, PJRT_LoadedExecutable_Delete, &del); !s.ok()) return s;
-    if (absl::Status s = SEAM_CALL(suite, PJRT_LoadedExecutable_IsDeleted, &deleted); !s.ok()) {
-      return s;
-    }
-    return Expect(deleted.is_deleted, "a deleted executable reports not deleted");
-  });
+                 [&] { return NameReplicasPartitionsDevices(suite); });
+  suite.Optional("execute", "a donated input is deleted after the run",
+                 [&] { return DonatedInputIsDeleted(suite); });
+  suite.Optional("execute", "a wrong argument count is refused",
+                 [&] { return WrongArgumentCountIsRefused(suite); });
+  suite.Optional("execute", "a deleted executable says so",
+                 [&] { return DeletedExecutableSaysSo(suite); });
 }
 
 absl::Status CompileRunAndReadBack(Suite& suite) {

@@ -90,9 +90,7 @@ class Suite {
   void DestroyClient();
   absl::Status client_status() const { return client_status_; }
   // OK when client() is there, else why not.
-  absl::Status NeedClient() const {
-    return client_ != nullptr ? absl::OkStatus() : client_status_;
-  }
+  absl::Status NeedClient() const { return client_ != nullptr ? absl::OkStatus() : client_status_; }
 
   // The plugin's reported version as "<major>.<minor>", as its messages print it.
   std::string PluginVersion() const {
@@ -124,12 +122,11 @@ class Suite {
 // Calls a table function through `suite`: a slot past the plugin's table is UNIMPLEMENTED
 // `<Name> is not provided by this plugin (PJRT API version <major>.<minor>)` and a null
 // slot INTERNAL, and neither is called.
-#define SEAM_CALL(suite, Name, args)                                                     \
-  (!(suite).Provides(offsetof(PJRT_Api, Name))                                           \
-       ? (suite).NotProvided(#Name)                                                      \
-       : (suite).api()->Name == nullptr                                                  \
-             ? absl::InternalError(#Name " is a null slot (it must return UNIMPLEMENTED)") \
-             : (suite).Call((suite).api()->Name(args)))
+#define SEAM_CALL(suite, Name, args)                                                 \
+  (!(suite).Provides(offsetof(PJRT_Api, Name)) ? (suite).NotProvided(#Name)          \
+   : (suite).api()->Name == nullptr                                                  \
+       ? absl::InternalError(#Name " is a null slot (it must return UNIMPLEMENTED)") \
+       : (suite).Call((suite).api()->Name(args)))
 
 // Each returns a failure status saying what was expected and what was found; ExpectError
 // passes an UNIMPLEMENTED status through unchanged (the function is not there).
@@ -149,20 +146,20 @@ absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& st
 std::string CompileOptionsBytes(int64_t num_replicas);
 
 // The checks, by file.
-void CheckTable(Suite& suite);        // suite_api.cc: version, table, attributes, errors
-void CheckSeamAttributes(Suite& suite);  // suite_api.cc
-void CheckStructSizes(Suite& suite);  // suite_struct_sizes.cc
-void CheckClient(Suite& suite);       // suite_client.cc
-void CheckDevices(Suite& suite);      // suite_client.cc
-void CheckMemories(Suite& suite);     // suite_client.cc (PJRT_Memory_*)
+void CheckTable(Suite& suite);             // suite_api.cc: version, table, attributes, errors
+void CheckSeamAttributes(Suite& suite);    // suite_api.cc
+void CheckStructSizes(Suite& suite);       // suite_struct_sizes.cc
+void CheckClient(Suite& suite);            // suite_client.cc
+void CheckDevices(Suite& suite);           // suite_client.cc
+void CheckMemories(Suite& suite);          // suite_client.cc (PJRT_Memory_*)
 void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the three below
 void CheckSeamBuffers(Suite& suite);
 void CheckCompile(Suite& suite);
 void CheckSeamCompile(Suite& suite);
-void CheckExecute(Suite& suite);  // suite_execute.cc
-void CheckMemoryStats(Suite& suite);  // suite_memory.cc
-void CheckProfiler(Suite& suite);     // suite_profiler.cc
-void CheckTransfers(Suite& suite);    // suite_transfers.cc
+void CheckExecute(Suite& suite);             // suite_execute.cc
+void CheckMemoryStats(Suite& suite);         // suite_memory.cc
+void CheckProfiler(Suite& suite);            // suite_profiler.cc
+void CheckTransfers(Suite& suite);           // suite_transfers.cc
 void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
 
 // ---- Helpers on the shared client (suite_buffers.cc).

@@ -90,10 +90,10 @@ void CheckMemoryStats(Suite& suite) {
     return absl::OkStatus();
   });
   suite.Optional("memory", "bytes in use grows with a buffer and drops when it is destroyed",
-              [&]() -> absl::Status {
-                if (absl::Status status = suite.NeedClient(); !status.ok()) return status;
-                return FollowsABuffer(suite);
-              });
+                 [&]() -> absl::Status {
+                   if (absl::Status status = suite.NeedClient(); !status.ok()) return status;
+                   return FollowsABuffer(suite);
+                 });
 }
 
 }  // namespace seam::conformance

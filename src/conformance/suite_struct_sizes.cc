@@ -2,6 +2,7 @@
 // accepts a larger one from a newer caller.
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string_view>
@@ -22,21 +23,19 @@ absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& st
   if (status.code() == absl::StatusCode::kUnimplemented) return status;
   const std::string message(status.message());
   const std::string form = absl::StrCat("Unexpected ", struct_name, " size: expected ",
-                                        exact ? std::to_string(header_size) : "<E>", ", got ",
-                                        got,
+                                        exact ? std::to_string(header_size) : "<E>", ", got ", got,
                                         ". Check installed software versions. The framework "
                                         "PJRT API version is <major>.<minor>.");
   if (status.code() != absl::StatusCode::kInvalidArgument) {
     return absl::InternalError(absl::StrCat("code ", absl::StatusCodeToString(status.code()),
-                                            ", expected INVALID_ARGUMENT '", form, "': ",
-                                            message));
+                                            ", expected INVALID_ARGUMENT '", form, "': ", message));
   }
   // "Unexpected <S> size: expected <E>, got <got>. Check installed software versions. The
   // framework PJRT API version is <M>.<m>." (the version is the plugin's build's).
   const std::string head = absl::StrCat("Unexpected ", struct_name, " size: expected ");
-  const std::string middle =
-      absl::StrCat(", got ", got, ". Check installed software versions. The framework PJRT "
-                                  "API version is ");
+  const std::string middle = absl::StrCat(", got ", got,
+                                          ". Check installed software versions. The framework PJRT "
+                                          "API version is ");
   bool ok = message.rfind(head, 0) == 0;
   size_t expected = 0;
   size_t pos = head.size();
@@ -59,12 +58,13 @@ absl::Status ExpectSizeMessage(const absl::Status& status, const std::string& st
       ok = i == dot || std::isdigit(static_cast<unsigned char>(version[i]));
     }
   }
-  if (!ok) return absl::InternalError(absl::StrCat("message '", message, "', expected '", form, "'"));
+  if (!ok)
+    return absl::InternalError(absl::StrCat("message '", message, "', expected '", form, "'"));
   if (expected <= got || expected > header_size || (exact && expected != header_size)) {
-    return absl::InternalError(absl::StrCat("message '", message, "': expected ",
-                                            exact ? absl::StrCat(header_size)
-                                                  : absl::StrCat("a size in ", got + 1, "..",
-                                                                 header_size)));
+    return absl::InternalError(
+        absl::StrCat("message '", message, "': expected ",
+                     exact ? absl::StrCat(header_size)
+                           : absl::StrCat("a size in ", got + 1, "..", header_size)));
   }
   return absl::OkStatus();
 }
@@ -73,7 +73,7 @@ namespace {
 
 // The Args size a caller sends that no plugin of any minor may accept: the header alone
 // (struct_size and extension_start), or one byte less than a struct that is only that.
-constexpr size_t kHeaderOnly = PJRT_STRUCT_SIZE(PJRT_Plugin_Initialize_Args, extension_start);
+constexpr size_t kHeaderOnly = PJRT_Plugin_Initialize_Args_STRUCT_SIZE;
 
 // Calls the function in `slot` (at `offset` of the table) with a zeroed Args buffer of a
 // too-small struct_size and checks the refusal. A function that returns nothing (the error
@@ -104,106 +104,137 @@ bool Exact(const Suite& suite, std::string_view name) {
          name != "PJRT_Client_Create";
 }
 
-#define SEAM_SIZE_ROW(kind, Name)                                                          \
-  suite.kind("struct size", #Name, [&] {                                                   \
-    return TooSmall(suite, &PJRT_Api::Name, offsetof(PJRT_Api, Name), #Name,               \
-                    size_t{Name##_Args_STRUCT_SIZE}, Exact(suite, #Name));                 \
-  });                                                                                      \
-  rows.insert(#Name);
+// One too-small call per slot of the table.
+struct SlotCheck {
+  const char* name;
+  size_t offset;
+  absl::Status (*run)(Suite& suite);
+};
+
+#define SEAM_SLOT_CHECK(Name)                                                          \
+  SlotCheck{#Name, offsetof(PJRT_Api, Name), [](Suite& suite) {                        \
+              return TooSmall(suite, &PJRT_Api::Name, offsetof(PJRT_Api, Name), #Name, \
+                              size_t{Name##_Args_STRUCT_SIZE}, Exact(suite, #Name));   \
+            }},
+const SlotCheck kSlotChecks[] = {SEAM_CONFORMANCE_SLOTS(SEAM_SLOT_CHECK)};
+#undef SEAM_SLOT_CHECK
+
+const SlotCheck& SlotNamed(std::string_view name) {
+  for (const SlotCheck& check : kSlotChecks) {
+    if (name == check.name) return check;
+  }
+  std::abort();  // a name below that is not a slot: a bug of this file
+}
+
+// What every plugin serves: a row each, required.
+constexpr const char* kRequiredRows[] = {
+    "PJRT_Error_GetCode",
+    "PJRT_Plugin_Initialize",
+    "PJRT_Plugin_Attributes",
+    "PJRT_Event_Destroy",
+    "PJRT_Event_IsReady",
+    "PJRT_Event_Error",
+    "PJRT_Event_Await",
+    "PJRT_Event_OnReady",
+    "PJRT_Client_Create",
+    "PJRT_Client_Destroy",
+    "PJRT_Client_PlatformName",
+    "PJRT_Client_ProcessIndex",
+    "PJRT_Client_PlatformVersion",
+    "PJRT_Client_Devices",
+    "PJRT_Client_AddressableDevices",
+    "PJRT_Client_LookupDevice",
+    "PJRT_Client_Compile",
+    "PJRT_Client_BufferFromHostBuffer",
+    "PJRT_DeviceDescription_Id",
+    "PJRT_DeviceDescription_ProcessIndex",
+    "PJRT_DeviceDescription_Attributes",
+    "PJRT_DeviceDescription_Kind",
+    "PJRT_DeviceDescription_DebugString",
+    "PJRT_DeviceDescription_ToString",
+    "PJRT_Device_GetDescription",
+    "PJRT_Device_IsAddressable",
+    "PJRT_Device_LocalHardwareId",
+    "PJRT_Executable_Destroy",
+    "PJRT_Executable_NumOutputs",
+    "PJRT_Executable_OutputElementTypes",
+    "PJRT_Executable_OutputDimensions",
+    "PJRT_LoadedExecutable_Destroy",
+    "PJRT_LoadedExecutable_GetExecutable",
+    "PJRT_LoadedExecutable_Execute",
+    "PJRT_Buffer_Destroy",
+    "PJRT_Buffer_ElementType",
+    "PJRT_Buffer_Dimensions",
+    "PJRT_Buffer_ToHostBuffer",
+    "PJRT_Buffer_ReadyEvent",
+    "PJRT_Buffer_Delete",
+    "PJRT_Buffer_IsDeleted",
+    "PJRT_Buffer_OnDeviceSizeInBytes",
+};
+
+// What the framework calls where a plugin serves it: a row each, optional.
+constexpr const char* kOptionalRows[] = {
+    "PJRT_Client_AddressableMemories",
+    "PJRT_Device_AddressableMemories",
+    "PJRT_Device_DefaultMemory",
+    "PJRT_Device_MemoryStats",
+    "PJRT_Memory_Id",
+    "PJRT_Memory_Kind",
+    "PJRT_Memory_Kind_Id",
+    "PJRT_Memory_DebugString",
+    "PJRT_Memory_ToString",
+    "PJRT_Memory_AddressableByDevices",
+    "PJRT_Buffer_CopyRawToHost",
+    "PJRT_Client_CreateBuffersForAsyncHostToDevice",
+    "PJRT_AsyncHostToDeviceTransferManager_Destroy",
+    "PJRT_AsyncHostToDeviceTransferManager_TransferData",
+    "PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer",
+};
+
+// Every other function of the plugin's table: refused with the message, or UNIMPLEMENTED (a
+// vendor's function that it does not serve may answer before looking at the size).
+absl::Status EveryOtherSlot(Suite& suite, const std::set<std::string_view>& rows) {
+  std::vector<std::string> wrong;
+  int checked = 0;
+  for (const SlotCheck& check : kSlotChecks) {
+    if (rows.count(check.name) > 0 || !suite.Provides(check.offset)) continue;
+    ++checked;
+    absl::Status status = check.run(suite);
+    if (!status.ok() && status.code() != absl::StatusCode::kUnimplemented) {
+      wrong.push_back(absl::StrCat(check.name, ": ", status.message()));
+    }
+  }
+  return Expect(wrong.empty(), absl::StrCat(wrong.size(), " of ", checked,
+                                            " wrong: ", absl::StrJoin(wrong, "; ")));
+}
+
+absl::Status LargerStructAccepted(Suite& suite) {
+  if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
+  struct Bigger {
+    PJRT_Client_PlatformName_Args args;
+    int64_t from_the_future[4];
+  } bigger{};
+  bigger.args.struct_size = sizeof(Bigger);
+  bigger.args.client = suite.client();
+  return SEAM_CALL(suite, PJRT_Client_PlatformName, &bigger.args);
+}
 
 }  // namespace
 
 void CheckStructSizes(Suite& suite) {
-  std::set<std::string> rows;
-  // What every plugin serves.
-  SEAM_SIZE_ROW(Required, PJRT_Error_GetCode);
-  SEAM_SIZE_ROW(Required, PJRT_Plugin_Initialize);
-  SEAM_SIZE_ROW(Required, PJRT_Plugin_Attributes);
-  SEAM_SIZE_ROW(Required, PJRT_Event_Destroy);
-  SEAM_SIZE_ROW(Required, PJRT_Event_IsReady);
-  SEAM_SIZE_ROW(Required, PJRT_Event_Error);
-  SEAM_SIZE_ROW(Required, PJRT_Event_Await);
-  SEAM_SIZE_ROW(Required, PJRT_Event_OnReady);
-  SEAM_SIZE_ROW(Required, PJRT_Client_Create);
-  SEAM_SIZE_ROW(Required, PJRT_Client_Destroy);
-  SEAM_SIZE_ROW(Required, PJRT_Client_PlatformName);
-  SEAM_SIZE_ROW(Required, PJRT_Client_ProcessIndex);
-  SEAM_SIZE_ROW(Required, PJRT_Client_PlatformVersion);
-  SEAM_SIZE_ROW(Required, PJRT_Client_Devices);
-  SEAM_SIZE_ROW(Required, PJRT_Client_AddressableDevices);
-  SEAM_SIZE_ROW(Required, PJRT_Client_LookupDevice);
-  SEAM_SIZE_ROW(Required, PJRT_Client_Compile);
-  SEAM_SIZE_ROW(Required, PJRT_Client_BufferFromHostBuffer);
-  SEAM_SIZE_ROW(Required, PJRT_DeviceDescription_Id);
-  SEAM_SIZE_ROW(Required, PJRT_DeviceDescription_ProcessIndex);
-  SEAM_SIZE_ROW(Required, PJRT_DeviceDescription_Attributes);
-  SEAM_SIZE_ROW(Required, PJRT_DeviceDescription_Kind);
-  SEAM_SIZE_ROW(Required, PJRT_DeviceDescription_DebugString);
-  SEAM_SIZE_ROW(Required, PJRT_DeviceDescription_ToString);
-  SEAM_SIZE_ROW(Required, PJRT_Device_GetDescription);
-  SEAM_SIZE_ROW(Required, PJRT_Device_IsAddressable);
-  SEAM_SIZE_ROW(Required, PJRT_Device_LocalHardwareId);
-  SEAM_SIZE_ROW(Required, PJRT_Executable_Destroy);
-  SEAM_SIZE_ROW(Required, PJRT_Executable_NumOutputs);
-  SEAM_SIZE_ROW(Required, PJRT_Executable_OutputElementTypes);
-  SEAM_SIZE_ROW(Required, PJRT_Executable_OutputDimensions);
-  SEAM_SIZE_ROW(Required, PJRT_LoadedExecutable_Destroy);
-  SEAM_SIZE_ROW(Required, PJRT_LoadedExecutable_GetExecutable);
-  SEAM_SIZE_ROW(Required, PJRT_LoadedExecutable_Execute);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_Destroy);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_ElementType);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_Dimensions);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_ToHostBuffer);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_ReadyEvent);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_Delete);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_IsDeleted);
-  SEAM_SIZE_ROW(Required, PJRT_Buffer_OnDeviceSizeInBytes);
-  // What the framework calls where a plugin serves it.
-  SEAM_SIZE_ROW(Optional, PJRT_Client_AddressableMemories);
-  SEAM_SIZE_ROW(Optional, PJRT_Device_AddressableMemories);
-  SEAM_SIZE_ROW(Optional, PJRT_Device_DefaultMemory);
-  SEAM_SIZE_ROW(Optional, PJRT_Device_MemoryStats);
-  SEAM_SIZE_ROW(Optional, PJRT_Memory_Id);
-  SEAM_SIZE_ROW(Optional, PJRT_Memory_Kind);
-  SEAM_SIZE_ROW(Optional, PJRT_Memory_Kind_Id);
-  SEAM_SIZE_ROW(Optional, PJRT_Memory_DebugString);
-  SEAM_SIZE_ROW(Optional, PJRT_Memory_ToString);
-  SEAM_SIZE_ROW(Optional, PJRT_Memory_AddressableByDevices);
-  SEAM_SIZE_ROW(Optional, PJRT_Buffer_CopyRawToHost);
-  SEAM_SIZE_ROW(Optional, PJRT_Client_CreateBuffersForAsyncHostToDevice);
-  SEAM_SIZE_ROW(Optional, PJRT_AsyncHostToDeviceTransferManager_Destroy);
-  SEAM_SIZE_ROW(Optional, PJRT_AsyncHostToDeviceTransferManager_TransferData);
-  SEAM_SIZE_ROW(Optional, PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer);
-  // Every other function of the plugin's table: refused with the message, or UNIMPLEMENTED
-  // (a vendor's function that it does not serve may answer before looking at the size).
-  suite.Required("struct size", "every other function of the table", [&]() -> absl::Status {
-    std::vector<std::string> wrong;
-    int checked = 0;
-#define SEAM_SIZE_OTHER(Name)                                                           \
-  if (rows.count(#Name) == 0 && suite.Provides(offsetof(PJRT_Api, Name))) {             \
-    absl::Status s = TooSmall(suite, &PJRT_Api::Name, offsetof(PJRT_Api, Name), #Name,  \
-                              size_t{Name##_Args_STRUCT_SIZE}, Exact(suite, #Name));    \
-    ++checked;                                                                          \
-    if (!s.ok() && s.code() != absl::StatusCode::kUnimplemented) {                      \
-      wrong.push_back(absl::StrCat(#Name, ": ", s.message()));                          \
-    }                                                                                   \
+  std::set<std::string_view> rows;
+  for (const char* name : kRequiredRows) {
+    rows.insert(name);
+    suite.Required("struct size", name, [&suite, name] { return SlotNamed(name).run(suite); });
   }
-    SEAM_CONFORMANCE_SLOTS(SEAM_SIZE_OTHER)
-#undef SEAM_SIZE_OTHER
-    return Expect(wrong.empty(), absl::StrCat(wrong.size(), " of ", checked, " wrong: ",
-                                              absl::StrJoin(wrong, "; ")));
-  });
-
-  suite.Required("struct size", "a larger struct from a newer caller is accepted", [&] {
-    if (absl::Status s = suite.NeedClient(); !s.ok()) return s;
-    struct Bigger {
-      PJRT_Client_PlatformName_Args args;
-      int64_t from_the_future[4];
-    } bigger{};
-    bigger.args.struct_size = sizeof(Bigger);
-    bigger.args.client = suite.client();
-    return SEAM_CALL(suite, PJRT_Client_PlatformName, &bigger.args);
-  });
+  for (const char* name : kOptionalRows) {
+    rows.insert(name);
+    suite.Optional("struct size", name, [&suite, name] { return SlotNamed(name).run(suite); });
+  }
+  suite.Required("struct size", "every other function of the table",
+                 [&] { return EveryOtherSlot(suite, rows); });
+  suite.Required("struct size", "a larger struct from a newer caller is accepted",
+                 [&] { return LargerStructAccepted(suite); });
 }
 
 }  // namespace seam::conformance

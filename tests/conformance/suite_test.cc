@@ -79,7 +79,8 @@ TEST(ConformanceSuiteTest, InProcessCpuPluginPassesEveryRowOfBothGroups) {
   EXPECT_THAT(report, HasSubstr("\nPASS  struct size: PJRT_Client_Compile\n"));
   EXPECT_THAT(report, HasSubstr("\nPASS  execute: a donated input is deleted after the run\n"));
   EXPECT_THAT(report, HasSubstr("\nPASS  api: seam_ir_version is the int64 1\n"));
-  EXPECT_THAT(report, ::testing::EndsWith(" pass, 0 fail, 0 unimplemented (optional), 0 skipped\n"));
+  EXPECT_THAT(report,
+              ::testing::EndsWith(" pass, 0 fail, 0 unimplemented (optional), 0 skipped\n"));
 }
 
 TEST(ConformanceSuiteTest, CpuPluginLoadedByPathPassesEveryRow) {
@@ -185,13 +186,13 @@ TEST(ConformanceSuiteTest, APluginWithoutSeamIrHasItsSeamIrRowsSkippedWithTheRea
       EXPECT_EQ(r.outcome, Outcome::kPass) << Row(r);
     }
   }
-  EXPECT_THAT(skipped, ::testing::IsSupersetOf(
-                           {"api: seam_ir_version is the int64 1",
-                            "execute: compile, run and read back",
-                            "execute: a donated input is deleted after the run",
-                            "compile: a malformed seam IR program is INVALID_ARGUMENT",
-                            "profiler: SEAM_Profiler: events of a compile and a run",
-                            "ops: add matches the reference on every dtype"}));
+  EXPECT_THAT(skipped,
+              ::testing::IsSupersetOf({"api: seam_ir_version is the int64 1",
+                                       "execute: compile, run and read back",
+                                       "execute: a donated input is deleted after the run",
+                                       "compile: a malformed seam IR program is INVALID_ARGUMENT",
+                                       "profiler: SEAM_Profiler: events of a compile and a run",
+                                       "ops: add matches the reference on every dtype"}));
   // The rows that need no program still ran.
   const CheckResult* format = Find(results, "compile", "an unknown program format is refused");
   ASSERT_NE(format, nullptr);
@@ -259,7 +260,8 @@ TEST(ConformanceSuiteTest, ContractBreachesAreReportedByName) {
           "return UNIMPLEMENTED)"));
   std::string report = FormatResults(results);
   EXPECT_THAT(report, HasSubstr("\nFAIL  struct size: PJRT_Client_PlatformName: "));
-  EXPECT_THAT(report, ::testing::EndsWith(" pass, 4 fail, 0 unimplemented (optional), 0 skipped\n"));
+  EXPECT_THAT(report,
+              ::testing::EndsWith(" pass, 4 fail, 0 unimplemented (optional), 0 skipped\n"));
 }
 
 PJRT_Error* UnimplementedLookup(PJRT_Client_LookupDevice_Args*) {
