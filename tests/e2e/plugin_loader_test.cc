@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "proto/compile_options.pb.h"
 #include "seam/c/pjrt_c_api.h"
 #include "seam/c/pjrt_c_api_profiler.h"
 #include "src/base/logging.h"
@@ -347,6 +348,117 @@ TEST_F(PluginLoaderTest, AFieldOfALargerStructIsReadOnlyWhenTheCallerHasIt) {
                    ". Check installed software versions. The framework PJRT API version is ",
                    Version(kFramework.major, kFramework.minor), ".")))
       << status;
+}
+
+// The CPU table with PJRT_Client_Compile and PJRT_Client_Create recording what the
+// framework sends.
+std::string g_compile_options;
+std::vector<std::string> g_create_option_names;
+PJRT_Error* RecordingCompile(PJRT_Client_Compile_Args* args) {
+  g_compile_options.assign(args->compile_options, args->compile_options_size);
+  return GetInProcessCpuPjrtApi()->PJRT_Client_Compile(args);
+}
+PJRT_Error* RecordingCreate(PJRT_Client_Create_Args* args) {
+  g_create_option_names.clear();
+  for (size_t i = 0; i < args->num_options; ++i) {
+    g_create_option_names.emplace_back(args->create_options[i].name,
+                                       args->create_options[i].name_size);
+  }
+  return GetInProcessCpuPjrtApi()->PJRT_Client_Create(args);
+}
+
+// Every compile sends a serialized xla.CompileOptionsProto: device_ordinal -1, the
+// program's replica count, one partition, the process; a device assignment of replica r to
+// global device r for more than one replica; never debug_options (field 3 of the build
+// options, which seam does not even declare: no unknown fields either). The client's
+// create options are exactly the ones given.
+TEST_F(PluginLoaderTest, CompileSendsTheCompileOptionsProto) {
+  PJRT_Api api = *GetInProcessCpuPjrtApi();
+  api.PJRT_Client_Compile = RecordingCompile;
+  api.PJRT_Client_Create = RecordingCreate;
+  auto client = PjrtComputationClient::Create(&api, {{"cpu_device_count", int64_t{2}}});
+  ASSERT_TRUE(client.ok()) << client.status();
+  EXPECT_EQ(g_create_option_names, std::vector<std::string>{"cpu_device_count"});
+  EXPECT_EQ((*client)->GetNumGlobalDevices(), 2);
+
+  auto one = ir::ParseProgram("program @p {\n  %0 = parameter(0) : s32[3]\n  return (%0)\n}\n");
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE((*client)->Compile({{*one, "CPU:0"}}).ok());
+  xla::CompileOptionsProto options;
+  ASSERT_TRUE(options.ParseFromString(g_compile_options));
+  const xla::ExecutableBuildOptionsProto& build = options.executable_build_options();
+  EXPECT_EQ(build.device_ordinal(), -1);
+  EXPECT_EQ(build.num_replicas(), 1);
+  EXPECT_EQ(build.num_partitions(), 1);
+  EXPECT_EQ(build.process_index(), 0);
+  EXPECT_EQ(build.process_count(), 1);
+  EXPECT_FALSE(build.has_device_assignment());
+  EXPECT_TRUE(options.GetReflection()->GetUnknownFields(options).empty());
+  EXPECT_TRUE(build.GetReflection()->GetUnknownFields(build).empty());
+
+  auto two = ir::ParseProgram(
+      "program @two replicas=2 {\n  %x = parameter(0) : f32[2]\n"
+      "  %r = all_reduce_sum(%x), group_size={2}, replica_groups={0,1} : f32[2]\n"
+      "  return (%r)\n}\n");
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_TRUE((*client)->Compile({{*two, "CPU:0"}}).ok());
+  ASSERT_TRUE(options.ParseFromString(g_compile_options));
+  EXPECT_EQ(options.executable_build_options().num_replicas(), 2);
+  const xla::DeviceAssignmentProto& assignment =
+      options.executable_build_options().device_assignment();
+  EXPECT_EQ(assignment.replica_count(), 2);
+  EXPECT_EQ(assignment.computation_count(), 1);
+  ASSERT_EQ(assignment.computation_devices_size(), 1);
+  EXPECT_EQ(std::vector<int64_t>(assignment.computation_devices(0).replica_device_ids().begin(),
+                                 assignment.computation_devices(0).replica_device_ids().end()),
+            (std::vector<int64_t>{0, 1}));
+}
+
+// What the framework passes to the buffer functions.
+std::vector<std::string> g_buffer_calls;
+PJRT_Error* RecordingFromHost(PJRT_Client_BufferFromHostBuffer_Args* args) {
+  g_buffer_calls.push_back(absl::StrCat("from host: semantics ",
+                                        static_cast<int>(args->host_buffer_semantics), ", strides ",
+                                        args->byte_strides == nullptr ? "null" : "set", ", memory ",
+                                        args->memory == nullptr ? "null" : "set", ", layout ",
+                                        args->device_layout == nullptr ? "null" : "set"));
+  return GetInProcessCpuPjrtApi()->PJRT_Client_BufferFromHostBuffer(args);
+}
+PJRT_Error* RecordingToHost(PJRT_Buffer_ToHostBuffer_Args* args) {
+  std::string layout = "null";
+  if (args->host_layout != nullptr) {
+    layout = args->host_layout->type == PJRT_Buffer_MemoryLayout_Type_Tiled ? "tiled" : "strides";
+    const PJRT_Buffer_MemoryLayout_Tiled& tiled = args->host_layout->tiled;
+    for (size_t i = 0; i < tiled.minor_to_major_size; ++i) {
+      absl::StrAppend(&layout, i == 0 ? " " : ",", tiled.minor_to_major[i]);
+    }
+    absl::StrAppend(&layout, " tiles ", tiled.num_tiles);
+  }
+  PJRT_Error* error = GetInProcessCpuPjrtApi()->PJRT_Buffer_ToHostBuffer(args);
+  g_buffer_calls.push_back(absl::StrCat("to host: dst ", args->dst == nullptr ? "null" : "set",
+                                        ", layout ", layout, ", size ", args->dst_size));
+  return error;
+}
+
+// Uploads copy during the call (dense, no memory, no device layout); reads ask for the size
+// first (dst NULL) in a dense row-major tiled layout, then copy.
+TEST_F(PluginLoaderTest, BuffersMoveWithDenseLayoutsAndASizeQueryFirst) {
+  PJRT_Api api = *GetInProcessCpuPjrtApi();
+  api.PJRT_Client_BufferFromHostBuffer = RecordingFromHost;
+  api.PJRT_Buffer_ToHostBuffer = RecordingToHost;
+  auto client = PjrtComputationClient::Create(&api);
+  ASSERT_TRUE(client.ok()) << client.status();
+  std::vector<float> values = {1, 2, 3, 4, 5, 6};
+  auto data =
+      (*client)->TransferToDevice({{ir::Shape{ir::DType::kF32, {2, 3}}, values.data(), "CPU:0"}});
+  ASSERT_TRUE(data.ok()) << data.status();
+  auto host = (*client)->TransferFromDevice(*data);
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_EQ(host->front().bytes.size(), 24u);
+  EXPECT_EQ(g_buffer_calls, (std::vector<std::string>{
+                                "from host: semantics 0, strides null, memory null, layout null",
+                                "to host: dst null, layout tiled 1,0 tiles 0, size 24",
+                                "to host: dst set, layout tiled 1,0 tiles 0, size 24"}));
 }
 
 // The profiler extension is found on the chain by its type (read as an int: seam's id lies
