@@ -1,7 +1,8 @@
-// The job's key-value store handed to a plugin as PJRT_Client_Create's callbacks (ABI 1.2):
-// each callback adds the state's prefix to the plugin's key; a try-get miss is NOT_FOUND, a
-// get that times out DEADLINE_EXCEEDED; errors are made with the plugin's callback_error and
-// nothing is thrown across the ABI. Used by pjrt_computation_client.cc.
+// The job's key-value store handed to a plugin as PJRT_Client_Create's three callbacks (get,
+// try-get, put; each with the same user arg, a KvCallbackState): each callback adds the state's
+// prefix to the plugin's key; a try-get miss is NOT_FOUND, a get that times out DEADLINE_EXCEEDED;
+// errors are made with the plugin's callback_error and nothing is thrown across the ABI. Used by
+// pjrt_computation_client.cc.
 #ifndef SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_KV_H_
 #define SEAM_RUNTIME_PJRT_COMPUTATION_CLIENT_KV_H_
 
