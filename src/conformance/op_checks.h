@@ -2,9 +2,9 @@
 // random cases (op_cases.h), run by a plugin through its C table (plugin_runner.h) and
 // compared with the reference evaluator: exactly for integers and pred, within a relative
 // bound per dtype for floats (wider for transcendental ops, scaled by the number of terms
-// for sums). `seam plugin check --ops` runs them as seam-extras rows (skipped for a plugin that
-// does not announce seam_ir_version); the ctest test
-// ops_reference_test runs them for the CPU plugin, in-process and by path.
+// for sums). `seam plugin check --ops` runs them as seam-extras rows (skipped for a plugin
+// that does not announce seam_ir_version); the ctest test ops_reference_test runs them for
+// the CPU plugin, in-process and by path.
 //
 // Each returns OK, the plugin's UNIMPLEMENTED status as it is (the plugin cannot run
 // programs), or an error describing the first wrong result with the program's text.
