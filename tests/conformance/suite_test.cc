@@ -229,6 +229,42 @@ TEST(ConformanceSuiteTest, StableHloVersionsMustBeThreeInt64) {
             "attribute 'stablehlo_current_version' is not a list of 3 int64 (type 2, 2 entries)");
 }
 
+// A plugin that announces StableHLO (and not seam IR) is asked to compile the doubling
+// program as MLIR text (format "mlir"); the CPU plugin, which does not read it, refuses the
+// format, so the runs fail naming it.
+TEST(ConformanceSuiteTest, APluginAnnouncingStableHloIsGivenMlir) {
+  static const int64_t kVersion[] = {1, 8, 0};
+  PJRT_NamedValue current{};
+  current.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  current.name = "stablehlo_current_version";
+  current.name_size = 25;
+  current.type = PJRT_NamedValue_kInt64List;
+  current.int64_array_value = kVersion;
+  current.value_size = 3;
+  PJRT_NamedValue minimum = current;
+  minimum.name = "stablehlo_minimum_version";
+  std::vector<PJRT_NamedValue> attributes =
+      AttributesWithout("seam_ir_version", {current, minimum});
+  g_attributes = attributes.data();
+  g_num_attributes = attributes.size();
+  PJRT_Api api = *Cpu();
+  api.PJRT_Plugin_Attributes = ReplacedAttributes;
+  std::vector<CheckResult> results = RunSuite(&api);
+  const CheckResult* versions = Find(results, "api",
+                                     "stablehlo_current_version and stablehlo_minimum_version, "
+                                     "when present, are 3 int64");
+  ASSERT_NE(versions, nullptr);
+  EXPECT_EQ(versions->outcome, Outcome::kPass) << versions->message;
+  const CheckResult* run = Find(results, "execute", "compile, run and read back");
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->outcome, Outcome::kFail);
+  EXPECT_EQ(run->message, "Unknown program format 'mlir'.");
+  const CheckResult* malformed =
+      Find(results, "compile", "a malformed seam IR program is INVALID_ARGUMENT");
+  ASSERT_NE(malformed, nullptr);
+  EXPECT_EQ(malformed->outcome, Outcome::kSkipped);
+}
+
 PJRT_Error* LaxPlatformName(PJRT_Client_PlatformName_Args* args) {
   PJRT_Client_PlatformName_Args copy = *args;  // skips the size check
   copy.struct_size = PJRT_Client_PlatformName_Args_STRUCT_SIZE;
