@@ -5,6 +5,7 @@
 #define SEAM_PLUGINS_COMMON_ERROR_H_
 
 #include <cstddef>
+#include <cstring>
 
 #include "absl/status/status.h"
 #include "seam/c/pjrt_c_api.h"
@@ -38,6 +39,17 @@ PJRT_Error* OutOfMemoryError() noexcept;
 PJRT_Error* UnimplementedError(const char* function) noexcept;
 // UNIMPLEMENTED "<function> is not implemented by the <plugin> plugin" (the stubs' text).
 PJRT_Error* UnimplementedError(const char* function, const char* plugin) noexcept;
+
+// The int an enum field of an ABI struct holds, read without loading it as the enum type: a
+// C caller may store any int there (PJRT_Buffer_Type 99), and C++ may not load a value
+// outside the enum's range (UBSan's enum check). Compare or range-check the int first.
+template <typename Enum>
+int RawEnumValue(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int), "the ABI's enums are int-sized");
+  int value;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
 
 // The table's error functions: PJRT_Error_Destroy, PJRT_Error_Message, PJRT_Error_GetCode
 // (the last one through Entry, which checks its Args).

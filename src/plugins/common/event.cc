@@ -117,7 +117,7 @@ PJRT_Error* EventSet(PJRT_Event_Set_Args* args) {
     return MakeError(absl::InvalidArgumentError(
         "PJRT_Event_Set: args->error_message is null with error_message_size > 0"));
   }
-  const auto code = static_cast<absl::StatusCode>(args->error_code);
+  const auto code = static_cast<absl::StatusCode>(RawEnumValue(args->error_code));
   absl::Status status = code == absl::StatusCode::kOk
                             ? absl::OkStatus()
                             : absl::Status(code, args->error_message == nullptr

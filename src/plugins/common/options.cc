@@ -29,7 +29,8 @@ absl::string_view NameOf(const PJRT_NamedValue& value) {
 }
 
 absl::StatusOr<OptionValue> ValueOf(absl::string_view function, const PJRT_NamedValue& value) {
-  switch (value.type) {
+  // Parse has checked the type against the spec's: a valid enumerator.
+  switch (static_cast<PJRT_NamedValue_Type>(RawEnumValue(value.type))) {
     case PJRT_NamedValue_kString:
       if (value.string_value == nullptr && value.value_size > 0) break;
       return value.value_size == 0 ? std::string()
@@ -81,7 +82,7 @@ absl::StatusOr<Options> Options::Parse(absl::string_view function, absl::string_
           function, ": unknown ", kind, " '", name, "' (the ", plugin, " plugin accepts",
           names.empty() ? " none" : absl::StrCat(": ", absl::StrJoin(names, ", ")), ")"));
     }
-    if (value.type != spec->type) {
+    if (RawEnumValue(value.type) != spec->type) {
       return absl::InvalidArgumentError(
           absl::StrCat(function, ": option '", name, "' must be ", TypeName(spec->type), " value"));
     }

@@ -17,10 +17,15 @@ namespace seam::cpu {
 
 PJRT_Buffer_Type ToPjrtType(ir::DType dtype) { return abi::ToPjrtBufferType(dtype); }
 
-absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type) {
-  if (std::optional<ir::DType> dtype = abi::FromPjrtBufferType(type)) return *dtype;
+absl::StatusOr<ir::DType> FromPjrtType(int type) {
+  if (type >= PJRT_Buffer_Type_INVALID && type <= PJRT_Buffer_Type_U1) {
+    if (std::optional<ir::DType> dtype =
+            abi::FromPjrtBufferType(static_cast<PJRT_Buffer_Type>(type))) {
+      return *dtype;
+    }
+  }
   return absl::InvalidArgumentError(
-      absl::StrCat("element type ", static_cast<int>(type),
+      absl::StrCat("element type ", type,
                    " is not supported by the cpu plugin "
                    "(supported: PRED = ",
                    PJRT_Buffer_Type_PRED, ", S32 = ", PJRT_Buffer_Type_S32,
@@ -37,7 +42,7 @@ namespace {
 std::vector<int64_t> SupportedElementTypes() {
   std::vector<int64_t> types;
   for (int t = PJRT_Buffer_Type_PRED; t <= PJRT_Buffer_Type_BF16; ++t) {
-    if (FromPjrtType(static_cast<PJRT_Buffer_Type>(t)).ok()) types.push_back(t);
+    if (FromPjrtType(t).ok()) types.push_back(t);
   }
   return types;
 }

@@ -84,7 +84,7 @@ absl::Status CheckDenseLayout(const char* function, const char* field,
     return plugin::CheckStructSize("PJRT_Buffer_MemoryLayout", PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
                                    layout->struct_size);
   }
-  if (layout->type != PJRT_Buffer_MemoryLayout_Type_Tiled) {
+  if (plugin::RawEnumValue(layout->type) != PJRT_Buffer_MemoryLayout_Type_Tiled) {
     return absl::UnimplementedError(absl::StrCat(
         function, ": ", field,
         " is a strides layout; the cpu plugin takes only the dense row-major tiled layout "
@@ -113,7 +113,7 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
   absl::StatusOr<PJRT_Device*> device =
       TargetDevice(kFunction, args->client, args->device, args->memory);
   if (!device.ok()) return MakeError(device.status());
-  absl::StatusOr<ir::DType> dtype = FromPjrtType(args->type);
+  absl::StatusOr<ir::DType> dtype = FromPjrtType(plugin::RawEnumValue(args->type));
   if (!dtype.ok()) {
     return MakeError(absl::InvalidArgumentError(
         absl::StrCat("PJRT_Client_BufferFromHostBuffer: ", dtype.status().message())));

@@ -75,7 +75,7 @@ absl::StatusOr<ir::Shape> SpecShape(const PJRT_ShapeSpec& spec, size_t index) {
         absl::StrCat(kFunction, ": shape_specs[", index, "].struct_size is ", spec.struct_size,
                      ", PJRT_ShapeSpec needs ", size_t{PJRT_ShapeSpec_STRUCT_SIZE}));
   }
-  absl::StatusOr<ir::DType> dtype = FromPjrtType(spec.element_type);
+  absl::StatusOr<ir::DType> dtype = FromPjrtType(plugin::RawEnumValue(spec.element_type));
   if (!dtype.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(kFunction, ": shape_specs[", index, "]: ", dtype.status().message()));
@@ -262,7 +262,8 @@ PJRT_Error* TransferManagerSetBufferError(
   constexpr const char* kFunction = "PJRT_AsyncHostToDeviceTransferManager_SetBufferError";
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_AsyncHostToDeviceTransferManager_SetBufferError,
                              args->transfer_manager);
-  if (args->error_code == PJRT_Error_Code_OK) {
+  const int code = plugin::RawEnumValue(args->error_code);
+  if (code == PJRT_Error_Code_OK) {
     return MakeError(
         absl::InvalidArgumentError(absl::StrCat(kFunction, ": error_code is OK, not an error")));
   }
@@ -285,7 +286,7 @@ PJRT_Error* TransferManagerSetBufferError(
     entry.last_seen = true;
     ready = entry.state->ready;
   }
-  ready->Set(absl::Status(static_cast<absl::StatusCode>(args->error_code),
+  ready->Set(absl::Status(static_cast<absl::StatusCode>(code),
                           args->error_message == nullptr
                               ? absl::string_view()
                               : absl::string_view(args->error_message, args->error_message_size)));

@@ -128,7 +128,9 @@ namespace seam::cpu {
 using ::seam::plugin::MakeError;
 
 PJRT_Buffer_Type ToPjrtType(ir::DType dtype);
-absl::StatusOr<ir::DType> FromPjrtType(PJRT_Buffer_Type type);
+// `type` is the int the caller's PJRT_Buffer_Type field holds (plugin::RawEnumValue): any
+// value, a foreign one included, is answered without loading it as the enum.
+absl::StatusOr<ir::DType> FromPjrtType(int type);
 
 // OK for a null layout or a dense one for a value of `rank` (a Tiled layout whose
 // minor_to_major is rank-1 ... 0, without tiles); UNIMPLEMENTED "<function>: <field> ..."
