@@ -28,6 +28,11 @@ bool IsSkip(const absl::Status& status) {
 
 absl::Status TakeError(const PJRT_Api* api, PJRT_Error* error) {
   if (error == nullptr) return absl::OkStatus();
+  if (api->PJRT_Error_Message == nullptr || api->PJRT_Error_GetCode == nullptr ||
+      api->PJRT_Error_Destroy == nullptr) {
+    return absl::InternalError(
+        "an error came back, and a null error slot leaves it unread (and not freed)");
+  }
   auto message = SEAM_PJRT_ARGS(PJRT_Error_Message_Args);
   message.error = error;
   api->PJRT_Error_Message(&message);

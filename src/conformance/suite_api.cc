@@ -122,6 +122,9 @@ void CheckTable(Suite& suite) {
     auto args = SEAM_PJRT_ARGS(PJRT_Client_LookupDevice_Args);
     args.client = suite.client();
     args.id = -1;
+    if (api->PJRT_Client_LookupDevice == nullptr) {
+      return absl::InternalError("PJRT_Client_LookupDevice is a null slot");
+    }
     PJRT_Error* error = api->PJRT_Client_LookupDevice(&args);
     if (error == nullptr) return absl::InternalError("looking up device id -1 succeeded");
     auto code = SEAM_PJRT_ARGS(PJRT_Error_GetCode_Args);
