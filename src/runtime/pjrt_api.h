@@ -42,6 +42,9 @@ absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type);
 // or the functions of the oldest accepted minor), and SetPjrtApi's.
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
                                                const std::string& library_path);
+// The same without registering the table (the library stays open, as every loaded
+// plugin's does): for tools that look at a plugin without using it (`seam info`).
+absl::StatusOr<const PJRT_Api*> OpenPjrtPluginTable(const std::string& library_path);
 
 // The handshake without the plugin's initialize: logs the two versions (always) and applies
 // the version rule to the table registered under `device_type`; on failure the type is
