@@ -59,6 +59,17 @@ class PluginDiscoveryTest : public ::testing::Test {
     return site.string();
   }
 
+  // PJRT_DEVICE=VENDOR, named in PJRT_NAMES_AND_LIBRARY_PATHS by a .json config for the CPU
+  // plugin with these create options (a JSON object's text).
+  void UseVendorConfig(const std::string& create_options) {
+    const std::string config =
+        WriteFile("cpu.json", absl::StrCat(R"({"library_path": ")", SEAM_CPU_PLUGIN_PATH,
+                                           R"(", "create_options": )", create_options, "}"));
+    setenv("PJRT_NAMES_AND_LIBRARY_PATHS", absl::StrCat("vendor:", config).c_str(), 1);
+    setenv("PJRT_DYNAMIC_PLUGINS", "1", 1);
+    setenv("PJRT_DEVICE", "VENDOR", 1);
+  }
+
   std::string WriteFile(const std::string& name, const std::string& text) {
     const std::string path = (fs::path(root_) / name).string();
     std::ofstream(path) << text;
@@ -179,12 +190,7 @@ TEST_F(PluginDiscoveryTest, PjrtDeviceCudaRunsTheJaxPluginThroughTheDynamicBranc
 }
 
 TEST_F(PluginDiscoveryTest, JsonCreateOptionsReachThePlugin) {
-  const std::string config =
-      WriteFile("cpu.json", absl::StrCat(R"({"library_path": ")", SEAM_CPU_PLUGIN_PATH,
-                                         R"(", "create_options": {"cpu_device_count": 3}})"));
-  setenv("PJRT_NAMES_AND_LIBRARY_PATHS", absl::StrCat("vendor:", config).c_str(), 1);
-  setenv("PJRT_DYNAMIC_PLUGINS", "1", 1);
-  setenv("PJRT_DEVICE", "VENDOR", 1);
+  UseVendorConfig(R"({"cpu_device_count": 3})");
   ClientSelection selection;
   absl::StatusOr<std::unique_ptr<ComputationClient>> client =
       CreateClientFromEnvironment(&selection);
@@ -194,12 +200,7 @@ TEST_F(PluginDiscoveryTest, JsonCreateOptionsReachThePlugin) {
 
 TEST_F(PluginDiscoveryTest, AnUnknownCreateOptionIsRefusedByThePlugin) {
   // The plugin gets exactly the registration's options: one it does not know fails.
-  const std::string config =
-      WriteFile("cpu.json", absl::StrCat(R"({"library_path": ")", SEAM_CPU_PLUGIN_PATH,
-                                         R"(", "create_options": {"no_such_option": 1}})"));
-  setenv("PJRT_NAMES_AND_LIBRARY_PATHS", absl::StrCat("vendor:", config).c_str(), 1);
-  setenv("PJRT_DYNAMIC_PLUGINS", "1", 1);
-  setenv("PJRT_DEVICE", "VENDOR", 1);
+  UseVendorConfig(R"({"no_such_option": 1})");
   absl::StatusOr<std::unique_ptr<ComputationClient>> client = CreateClientFromEnvironment(nullptr);
   ASSERT_FALSE(client.ok());
   EXPECT_NE(client.status().message().find("no_such_option"), std::string::npos) << client.status();
