@@ -8,7 +8,7 @@ SAN_COMPILERS = -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
 BUILD_TYPE ?= Release
 JOBS ?= 2
 
-.PHONY: demo test test-sanitize test-tsan test-fuzz fuzz build deps bench bench-deps clean
+.PHONY: demo test test-sanitize test-tsan test-fuzz fuzz build deps bench bench-deps clean device-bundle
 
 # The main job: train an MLP on Fashion-MNIST, then print the test accuracy and the
 # metrics report.
@@ -74,6 +74,11 @@ bench: deps bench-deps
 
 bench-deps:
 	./scripts/install-bench-deps.sh
+
+# What the device check (scripts/device-check.sh, on a lent GPU machine) runs: the programs,
+# their libraries and the data, packed into $(BUILD_DIR)/device-bundle.tar.xz (at most 40 MiB).
+device-bundle: build
+	./scripts/device-bundle.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR) $(TSAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

@@ -30,6 +30,37 @@ void PrintAttributes(std::ostream& out, const runtime::ClientSelection& selectio
   }
 }
 
+// The plugins found in PJRT_NAMES_AND_LIBRARY_PATHS and JAX's jax_plugins (dynamic plugins
+// on), each with its PJRT version and, when the version rule accepts it, its attributes.
+void PrintDiscovered(std::ostream& out, const runtime::ClientSelection& selection) {
+  if (selection.discovered.empty()) return;
+  out << "discovered    (PJRT_DYNAMIC_PLUGINS on: PJRT_NAMES_AND_LIBRARY_PATHS, jax_plugins)\n";
+  for (const runtime::DiscoveredPlugin& plugin : selection.discovered) {
+    const bool chosen = plugin.name == selection.device_type;
+    out << "  " << plugin.name << "  " << plugin.library_path << "  (" << plugin.source << ")"
+        << (chosen ? "  chosen: PJRT_DEVICE names it" : "") << "\n";
+    if (!plugin.preload.empty()) {
+      out << "    loads first: " << plugin.preload.size() << " NVIDIA libraries\n";
+    }
+    absl::StatusOr<const PJRT_Api*> api = runtime::OpenPjrtPluginTable(plugin.library_path);
+    if (!api.ok()) {
+      out << "    not loadable: " << api.status().message() << "\n";
+      continue;
+    }
+    const runtime::PluginVersion version = runtime::GetPluginVersion(*api);
+    absl::Status rule = runtime::CheckPluginVersion(version.major, version.minor,
+                                                    runtime::IsPjrtCompatibilityEnabled());
+    out << "    PJRT API " << version.major << "." << version.minor
+        << (rule.ok() ? "" : absl::StrCat(", refused: ", rule.message())) << "\n";
+    if (!rule.ok()) continue;
+    absl::StatusOr<runtime::PluginOptions> attributes = runtime::GetPluginAttributes(*api);
+    if (!attributes.ok()) continue;
+    for (const auto& [name, value] : *attributes) {
+      out << "    " << name << " = " << DescribeOptionValue(value) << "\n";
+    }
+  }
+}
+
 // Where this process stands in its job, when the branch read it.
 void PrintJob(std::ostream& out, const runtime::ClientSelection& selection) {
   if (!selection.job.has_value()) return;
@@ -105,6 +136,7 @@ int PrintInfo(std::ostream& out, std::ostream& err, bool memory) {
                                            : selection.library_path)
         << ", PJRT API " << selection.plugin_version << "\n";
   }
+  PrintDiscovered(out, selection);
   PrintJob(out, selection);
   if (!client.ok()) {
     err << "seam info: " << client.status().message() << "\n";

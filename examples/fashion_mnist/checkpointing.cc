@@ -1,5 +1,6 @@
 #include "examples/fashion_mnist/checkpointing.h"
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -52,7 +53,15 @@ int ResumeFrom(const std::string& dir, seam::nn::Module& model, seam::optim::Opt
     }
     return it->second;
   };
-  const int epoch = std::stoi(field("epoch"));
+  const std::string epoch_text = field("epoch");
+  int epoch = 0;
+  const auto [end, parsed] =
+      std::from_chars(epoch_text.data(), epoch_text.data() + epoch_text.size(), epoch);
+  if (parsed != std::errc() || end != epoch_text.data() + epoch_text.size() || epoch < 0) {
+    throw seam::Error(seam::ErrorCode::kDataLoss,
+                      "--resume: " + (folder / "optimizer.safetensors").string() + " has epoch '" +
+                          epoch_text.substr(0, 40) + "' in its metadata, not a number of epochs");
+  }
   std::istringstream rng_state(field("data_rng"));
   rng_state >> rng;
   if (!rng_state)

@@ -9,7 +9,11 @@
 // Saving is atomic: the file appears complete under its name or not at all (a temporary file
 // in the same folder, fsync, rename). Loading validates the whole file first and creates no
 // tensor unless every one can be made; every failure is a seam::Error naming the file and
-// what is wrong with it.
+// what is wrong with it, with the code of its kind (docs/checkpoints.md, "Errors"):
+// NOT_FOUND (no such file or folder), PERMISSION_DENIED (cannot be read, or the folder
+// cannot be written), DATA_LOSS (a malformed or truncated file), FAILED_PRECONDITION (the
+// path is a directory), RESOURCE_EXHAUSTED (no space left), UNIMPLEMENTED (a dtype the
+// tensor API lacks), INVALID_ARGUMENT (what the caller asked to save is wrong).
 #ifndef SEAM_CHECKPOINT_H_
 #define SEAM_CHECKPOINT_H_
 
@@ -22,7 +26,9 @@ namespace seam::checkpoint {
 
 // Writes `tensors` (float32, float64, bfloat16, int32 and int64 as F32, F64, BF16, I32 and
 // I64; syncing pending ones; bool is an Error) with `metadata` (the
-// header's "__metadata__", strings only). A name may not be "__metadata__".
+// header's "__metadata__", strings only). A name may not be "__metadata__". A temporary file
+// an earlier save of `path` left when its process was killed (`<path>.tmp.<pid>`, no process
+// `pid` alive) is removed.
 void save_file(const std::string& path, const std::map<std::string, Tensor>& tensors,
                const std::map<std::string, std::string>& metadata = {});
 

@@ -39,8 +39,10 @@ constexpr std::array<DTypeEntry, 13> kDTypes = {{
 
 constexpr std::string_view kMetadataKey = "__metadata__";
 
-absl::Status Invalid(const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("safetensors header: ", what));
+// Every refusal of a header is DATA_LOSS: the file is malformed or truncated, not the
+// caller's mistake.
+absl::Status Malformed(const std::string& what) {
+  return absl::DataLossError(absl::StrCat("safetensors header: ", what));
 }
 
 // A non-negative integer that fits int64 (JSON numbers may be negative, fractional or
@@ -52,34 +54,36 @@ bool AsCount(const Json& value, uint64_t* out) {
 }
 
 absl::StatusOr<TensorInfo> ParseTensor(const std::string& name, const Json& entry) {
-  if (!entry.is_object()) return Invalid(absl::StrCat("tensor '", name, "' is not an object"));
+  if (!entry.is_object()) return Malformed(absl::StrCat("tensor '", name, "' is not an object"));
   for (const auto& [key, value] : entry.items()) {
     if (key != "dtype" && key != "shape" && key != "data_offsets") {
-      return Invalid(absl::StrCat("tensor '", name, "' has an unknown field '", key, "'"));
+      return Malformed(absl::StrCat("tensor '", name, "' has an unknown field '", key, "'"));
     }
   }
   if (!entry.contains("dtype") || !entry["dtype"].is_string()) {
-    return Invalid(absl::StrCat("tensor '", name, "' has no dtype string"));
+    return Malformed(absl::StrCat("tensor '", name, "' has no dtype string"));
   }
   TensorInfo info;
   info.name = name;
   absl::StatusOr<DType> dtype = ParseDType(entry["dtype"].get<std::string>());
-  if (!dtype.ok()) return Invalid(absl::StrCat("tensor '", name, "': ", dtype.status().message()));
+  if (!dtype.ok()) {
+    return Malformed(absl::StrCat("tensor '", name, "': ", dtype.status().message()));
+  }
   info.dtype = *dtype;
   if (!entry.contains("shape") || !entry["shape"].is_array()) {
-    return Invalid(absl::StrCat("tensor '", name, "' has no shape array"));
+    return Malformed(absl::StrCat("tensor '", name, "' has no shape array"));
   }
   uint64_t bytes = static_cast<uint64_t>(DTypeSize(info.dtype));
   for (const Json& dim : entry["shape"]) {
     uint64_t size = 0;
     if (!AsCount(dim, &size)) {
-      return Invalid(absl::StrCat("tensor '", name, "' has a dimension that is not a ",
-                                  "non-negative integer: ", dim.dump()));
+      return Malformed(absl::StrCat("tensor '", name, "' has a dimension that is not a ",
+                                    "non-negative integer: ", dim.dump()));
     }
     if (__builtin_mul_overflow(bytes, size, &bytes) ||
         bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return Invalid(absl::StrCat("tensor '", name, "' has shape ", entry["shape"].dump(),
-                                  ": its byte size overflows 64 bits"));
+      return Malformed(absl::StrCat("tensor '", name, "' has shape ", entry["shape"].dump(),
+                                    ": its byte size overflows 64 bits"));
     }
     info.shape.push_back(static_cast<int64_t>(size));
   }
@@ -87,24 +91,25 @@ absl::StatusOr<TensorInfo> ParseTensor(const std::string& name, const Json& entr
   if (offsets == nullptr || !offsets->is_array() || offsets->size() != 2 ||
       !AsCount((*offsets)[0], &info.begin) || !AsCount((*offsets)[1], &info.end) ||
       info.begin > info.end) {
-    return Invalid(absl::StrCat("tensor '", name, "' needs data_offsets [begin, end] with ",
-                                "0 <= begin <= end, got ",
-                                offsets == nullptr ? "none" : offsets->dump()));
+    return Malformed(absl::StrCat("tensor '", name, "' needs data_offsets [begin, end] with ",
+                                  "0 <= begin <= end, got ",
+                                  offsets == nullptr ? "none" : offsets->dump()));
   }
   if (info.end - info.begin != bytes) {
-    return Invalid(absl::StrCat("tensor '", name, "' (", DTypeName(info.dtype), " ",
-                                entry["shape"].dump(), ") needs ", bytes, " bytes but its ",
-                                "data_offsets ", offsets->dump(), " span ", info.end - info.begin));
+    return Malformed(absl::StrCat("tensor '", name, "' (", DTypeName(info.dtype), " ",
+                                  entry["shape"].dump(), ") needs ", bytes, " bytes but its ",
+                                  "data_offsets ", offsets->dump(), " span ",
+                                  info.end - info.begin));
   }
   return info;
 }
 
 absl::StatusOr<std::map<std::string, std::string>> ParseMetadata(const Json& value) {
-  if (!value.is_object()) return Invalid("__metadata__ is not an object");
+  if (!value.is_object()) return Malformed("__metadata__ is not an object");
   std::map<std::string, std::string> metadata;
   for (const auto& [key, entry] : value.items()) {
     if (!entry.is_string()) {
-      return Invalid(
+      return Malformed(
           absl::StrCat("__metadata__ value of '", key, "' is not a string: ", entry.dump()));
     }
     metadata[key] = entry.get<std::string>();
@@ -120,22 +125,22 @@ absl::Status CheckLayout(std::vector<TensorInfo>& tensors, uint64_t data_bytes) 
   uint64_t next = 0;
   for (const TensorInfo& t : tensors) {
     if (t.end > data_bytes) {
-      return Invalid(absl::StrCat("tensor '", t.name, "' ends at byte ", t.end,
-                                  " of a data section of ", data_bytes, " bytes"));
+      return Malformed(absl::StrCat("tensor '", t.name, "' ends at byte ", t.end,
+                                    " of a data section of ", data_bytes, " bytes"));
     }
     if (t.begin < next) {
-      return Invalid(absl::StrCat("tensor '", t.name, "' [", t.begin, ", ", t.end,
-                                  ") overlaps the tensor before it, which ends at ", next));
+      return Malformed(absl::StrCat("tensor '", t.name, "' [", t.begin, ", ", t.end,
+                                    ") overlaps the tensor before it, which ends at ", next));
     }
     if (t.begin > next) {
-      return Invalid(absl::StrCat("bytes [", next, ", ", t.begin, ") of the data section ",
-                                  "belong to no tensor"));
+      return Malformed(absl::StrCat("bytes [", next, ", ", t.begin, ") of the data section ",
+                                    "belong to no tensor"));
     }
     next = t.end;
   }
   if (next != data_bytes) {
-    return Invalid(absl::StrCat("bytes [", next, ", ", data_bytes, ") of the data section ",
-                                "belong to no tensor"));
+    return Malformed(absl::StrCat("bytes [", next, ", ", data_bytes, ") of the data section ",
+                                  "belong to no tensor"));
   }
   return absl::OkStatus();
 }
@@ -180,12 +185,12 @@ absl::StatusOr<Header> ParseHeaderOrThrow(std::string_view text, uint64_t data_b
   try {
     root = Json::parse(text.begin(), text.end(), on_event);
   } catch (const Json::parse_error& e) {
-    return Invalid(absl::StrCat("not valid JSON (or not UTF-8): ", e.what()));
+    return Malformed(absl::StrCat("not valid JSON (or not UTF-8): ", e.what()));
   } catch (const Json::exception& e) {  // e.g. a number too large for any JSON number type
-    return Invalid(absl::StrCat("not valid JSON: ", e.what()));
+    return Malformed(absl::StrCat("not valid JSON: ", e.what()));
   }
-  if (!root.is_object()) return Invalid("not a JSON object");
-  if (!duplicate.empty()) return Invalid(absl::StrCat("tensor '", duplicate, "' appears twice"));
+  if (!root.is_object()) return Malformed("not a JSON object");
+  if (!duplicate.empty()) return Malformed(absl::StrCat("tensor '", duplicate, "' appears twice"));
   Header header;
   for (const auto& [name, entry] : root.items()) {
     if (name == kMetadataKey) {
@@ -208,7 +213,7 @@ absl::StatusOr<Header> ParseHeader(std::string_view text, uint64_t data_bytes) {
   try {
     return ParseHeaderOrThrow(text, data_bytes);
   } catch (const Json::exception& e) {  // no input may escape as an exception
-    return Invalid(absl::StrCat("cannot be read: ", e.what()));
+    return Malformed(absl::StrCat("cannot be read: ", e.what()));
   }
 }
 

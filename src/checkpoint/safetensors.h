@@ -11,6 +11,11 @@
 // an element count whose byte size overflows, a byte range that does not match its shape,
 // runs past the data or overlaps another, and data bytes that no tensor covers. Writing is
 // atomic: a temporary file in the same folder, fsync, rename, fsync of the folder.
+//
+// Status codes (docs/checkpoints.md, "Errors"): a malformed or truncated file DATA_LOSS; a
+// failed system call the code of its errno (ErrnoCode); a path that is a directory (or, to
+// read, anything but a regular file) FAILED_PRECONDITION; a caller's mistake in what it asks
+// to write (a reserved or repeated name, bytes that do not match a shape) INVALID_ARGUMENT.
 #ifndef SEAM_CHECKPOINT_SAFETENSORS_H_
 #define SEAM_CHECKPOINT_SAFETENSORS_H_
 
@@ -53,7 +58,7 @@ struct Header {
 };
 
 // Parses and validates a header (the N bytes after the length) for a data section of
-// `data_bytes` bytes. The checks listed at the top of this file.
+// `data_bytes` bytes. The checks listed at the top of this file; every refusal is DATA_LOSS.
 absl::StatusOr<Header> ParseHeader(std::string_view header, uint64_t data_bytes);
 
 // One tensor to write: `bytes` holds its elements, little-endian, row-major.
@@ -90,12 +95,20 @@ absl::Status WriteFileStreamed(const std::string& path, const std::vector<Tensor
                                const std::map<std::string, std::string>& metadata,
                                const TensorProducer& produce);
 
+// The status code of a failed file operation's errno: EACCES, EPERM, EROFS
+// PERMISSION_DENIED; ENOENT NOT_FOUND; EISDIR, ENOTDIR FAILED_PRECONDITION; ENOSPC, EDQUOT,
+// ENOMEM, EMFILE, ENFILE RESOURCE_EXHAUSTED; any other INTERNAL.
+absl::StatusCode ErrnoCode(int error);
+
 // Writes a file atomically: `write` fills the temporary file `<path>.tmp.<pid>` through the
 // descriptor it is given (its second argument names the file, for errors); then fsync,
 // rename onto `path`, fsync of the folder. On any error the temporary file is removed and
 // `path` is as it was (an exception thrown by `write` is passed on, after the temporary file
-// is removed). Test hook: SEAM_TEST_KILL_BEFORE_RENAME=N ends the process with
-// SIGKILL just before the N-th such rename of the process (docs/checkpoints.md).
+// is removed). A `path` that is a directory is FAILED_PRECONDITION before anything is
+// written. First it removes the temporary files of `path` that killed processes left
+// (`<name>.tmp.<pid>` in the same folder, only when no process `pid` exists;
+// docs/checkpoints.md, "Leftovers"). Test hook: SEAM_TEST_KILL_BEFORE_RENAME=N ends the
+// process with SIGKILL just before the N-th such rename of the process (docs/checkpoints.md).
 absl::Status WriteAtomically(const std::string& path,
                              const std::function<absl::Status(int fd, const std::string&)>& write);
 // `text` as the whole content of `path`, atomically (e.g. a checkpoint folder's `latest`).

@@ -1,4 +1,5 @@
 // Reading (validated, then mapped) and writing (atomically) safetensors files.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -26,8 +29,8 @@ namespace seam::checkpoint {
 namespace {
 
 absl::Status Errno(const std::string& what, const std::string& path) {
-  return absl::Status(errno == ENOENT ? absl::StatusCode::kNotFound : absl::StatusCode::kInternal,
-                      absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
+  const int error = errno;
+  return absl::Status(ErrnoCode(error), absl::StrCat(what, " ", path, ": ", std::strerror(error)));
 }
 
 // A file descriptor closed on every path out.
@@ -64,7 +67,7 @@ absl::Status ReadAll(int fd, void* data, size_t size, const std::string& path) {
     const ssize_t n = read(fd, bytes, size);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Errno("cannot read", path);
-    if (n == 0) return absl::InvalidArgumentError(absl::StrCat(path, ": the file ends early"));
+    if (n == 0) return absl::DataLossError(absl::StrCat(path, ": the file ends early"));
     bytes += n;
     size -= static_cast<size_t>(n);
   }
@@ -115,12 +118,47 @@ absl::StatusOr<std::string> BuildHeader(const std::vector<TensorToWrite>& tensor
   return text;
 }
 
+// The folder `path` is in ("." for a bare name).
+std::string FolderOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash + 1);
+}
+
 // Makes a completed rename durable: the folder's entry is synced too.
 void SyncFolderOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  Fd dir(open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  Fd dir(open(FolderOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() >= 0) fsync(dir.get());
+}
+
+// Removes the temporary files that atomic writes of `path` left behind when their process
+// was killed before the rename: exactly `<name of path>.tmp.<pid>` in the same folder, the
+// pid written as WriteAtomically writes it, a regular file, and only when no process has
+// that pid (kill(pid, 0) fails with ESRCH), so a save of `path` still running in another
+// process keeps its file. Best effort: what cannot be listed or removed stays.
+void RemoveLeftovers(const std::string& path) {
+  const std::string prefix = absl::StrCat(path.substr(path.rfind('/') + 1), ".tmp.");
+  if (prefix.size() == 5) return;  // a path ending in '/': no name, nothing of ours
+  DIR* dir = opendir(FolderOf(path).c_str());
+  if (dir == nullptr) return;
+  const pid_t self = getpid();
+  while (const dirent* entry = readdir(dir)) {
+    const std::string_view name = entry->d_name;
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view digits = name.substr(prefix.size());
+    pid_t pid = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (error != std::errc() || end != digits.data() + digits.size() || digits[0] == '0' ||
+        pid <= 0 || pid == self) {
+      continue;
+    }
+    struct stat st {};
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    if (kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (EPERM: alive, not ours)
+    unlinkat(dirfd(dir), entry->d_name, 0);
+  }
+  closedir(dir);
 }
 
 // The test hook of docs/checkpoints.md: SEAM_TEST_KILL_BEFORE_RENAME=N ends the process
@@ -236,8 +274,36 @@ class OverlappedWriter {
 
 }  // namespace
 
+absl::StatusCode ErrnoCode(int error) {
+  switch (error) {
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return absl::StatusCode::kPermissionDenied;
+    case ENOENT:
+      return absl::StatusCode::kNotFound;
+    case EISDIR:   // a folder where a file belongs
+    case ENOTDIR:  // a file where a folder belongs
+      return absl::StatusCode::kFailedPrecondition;
+    case ENOSPC:
+    case EDQUOT:
+    case ENOMEM:
+    case EMFILE:
+    case ENFILE:
+      return absl::StatusCode::kResourceExhausted;
+    default:
+      return absl::StatusCode::kInternal;
+  }
+}
+
 absl::Status WriteAtomically(const std::string& path,
                              const std::function<absl::Status(int fd, const std::string&)>& write) {
+  // Refused before anything is written (else the whole file would be written and the
+  // rename would fail).
+  if (struct stat st{}; stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot write ", path, ": a directory"));
+  }
+  RemoveLeftovers(path);
   const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
   Fd fd(open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) return Errno("cannot create", temporary);
@@ -320,16 +386,19 @@ absl::Status WriteTextFile(const std::string& path, const std::string& text) {
 }
 
 absl::StatusOr<std::unique_ptr<File>> File::Open(const std::string& path) {
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer;
+  // reads of a regular file ignore it.
+  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return Errno("cannot open", path);
   struct stat st {};
   if (fstat(fd.get(), &st) != 0) return Errno("cannot stat", path);
   if (!S_ISREG(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not a regular file"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": not a regular file", S_ISDIR(st.st_mode) ? " (a directory)" : ""));
   }
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size < 8) {
-    return absl::InvalidArgumentError(
+    return absl::DataLossError(
         absl::StrCat(path, ": ", size, " bytes, too short for a safetensors file (at least 8)"));
   }
   uint8_t length_bytes[8];
@@ -337,7 +406,7 @@ absl::StatusOr<std::unique_ptr<File>> File::Open(const std::string& path) {
   uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = (length << 8) | length_bytes[i];
   if (length > kMaxHeaderBytes || length > size - 8) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return absl::DataLossError(absl::StrCat(
         path, ": the header length ", length, " is larger than ",
         length > kMaxHeaderBytes ? absl::StrCat("the limit of ", kMaxHeaderBytes, " bytes")
                                  : absl::StrCat("the ", size - 8, " bytes after it")));

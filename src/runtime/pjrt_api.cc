@@ -172,8 +172,7 @@ absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type) {
   return entry.api;
 }
 
-absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
-                                               const std::string& library_path) {
+absl::StatusOr<const PJRT_Api*> OpenPjrtPluginTable(const std::string& library_path) {
   // A file cut short would kill the process with SIGBUS inside dlopen.
   SEAM_RETURN_IF_ERROR(CheckPluginFile(library_path));
   void* library = dlopen(library_path.c_str(), RTLD_LAZY);
@@ -192,6 +191,12 @@ absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
         absl::StrCat(kGetPjrtApiSymbol, " returned null in ", library_path));
   }
   SEAM_RETURN_IF_ERROR(CheckTableSize(*api, library_path));
+  return api;
+}
+
+absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
+                                               const std::string& library_path) {
+  SEAM_ASSIGN_OR_RETURN(const PJRT_Api* api, OpenPjrtPluginTable(library_path));
   SEAM_RETURN_IF_ERROR(SetPjrtApi(device_type, api));
   return api;
 }

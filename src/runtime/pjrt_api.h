@@ -63,6 +63,9 @@ absl::StatusOr<const PJRT_Api*> PjrtApi(const std::string& device_type);
 // SetPjrtApi's.
 absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
                                                const std::string& library_path);
+// The same without registering the table (the library stays open, as every loaded
+// plugin's does): for tools that look at a plugin without using it (`seam info`).
+absl::StatusOr<const PJRT_Api*> OpenPjrtPluginTable(const std::string& library_path);
 
 // The handshake without the plugin's initialize: logs the two versions (always), applies
 // the version rule, then refuses a minor below the oldest layout seam reads

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -116,6 +117,7 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> DynamicPluginClient(
         kRegisterPluginDocs));
   }
   if (device_type == "LIBRARY") env.Get("PJRT_LIBRARY_PATH");  // what LibraryPlugin reads
+  SEAM_RETURN_IF_ERROR(plugin->PrepareToLoad());
   std::string path = plugin->library_path();
   if (path.empty()) {
     return absl::InvalidArgumentError(
@@ -175,6 +177,10 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> SelectClient(const std::strin
                                                                 EnvReader& env,
                                                                 ClientSelection* selection) {
   if (env.GetBool("PJRT_DYNAMIC_PLUGINS", false) && device_type != "CPU") {
+    // Vendors' plugins named in PJRT_NAMES_AND_LIBRARY_PATHS or installed with JAX join
+    // the registry first (a plugin the program registered itself keeps its name). Their
+    // variables are seam's, not the reference's chain's: not in the list of reads.
+    SEAM_ASSIGN_OR_RETURN(selection->discovered, RegisterDiscoveredPlugins(ProcessEnv()));
     return DynamicPluginClient(device_type, env, selection);
   }
   if (device_type == "CPU") return CpuClient(env, selection);
@@ -215,6 +221,25 @@ std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name) {
   std::lock_guard<std::mutex> lock(registry.mu);
   auto it = registry.plugins.find(name);
   return it == registry.plugins.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<std::vector<DiscoveredPlugin>> RegisterDiscoveredPlugins(const EnvGetter& env) {
+  SEAM_ASSIGN_OR_RETURN(std::vector<DiscoveredPlugin> plugins, DiscoverPlugins(env));
+  // A job of several processes (or variables that say nothing sensible about it, which the
+  // branch then reports) asks for the coordinator.
+  absl::StatusOr<JobTopology> topology = ReadJobTopology(env);
+  const bool multi_process = !topology.ok() || topology->world_size > 1;
+  // The names this code registered, so that a later discovery replaces its own entries and
+  // never one the program registered.
+  static auto* mu = new std::mutex();
+  static auto* ours = new std::set<std::string>();
+  std::lock_guard<std::mutex> lock(*mu);
+  for (const DiscoveredPlugin& plugin : plugins) {
+    if (FindPlugin(plugin.name) != nullptr && ours->count(plugin.name) == 0) continue;
+    SEAM_RETURN_IF_ERROR(AddPlugin(plugin.name, AsPjRtPlugin(plugin, multi_process)));
+    ours->insert(plugin.name);
+  }
+  return plugins;
 }
 
 absl::StatusOr<std::string> ReadClientKind() {

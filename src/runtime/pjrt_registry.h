@@ -13,6 +13,7 @@
 #include "src/runtime/computation_client.h"
 #include "src/runtime/distributed_config.h"
 #include "src/runtime/plugin.h"
+#include "src/runtime/plugin_discovery.h"
 
 namespace seam::runtime {
 
@@ -31,6 +32,9 @@ struct ClientSelection {
   std::string plugin_version;  // "<major>.<minor>" of the plugin used, when one was loaded
   // The job, when the branch read it (PJRT_DEVICE=CPU, or a plugin requiring the coordinator).
   std::optional<JobTopology> job;
+  // With PJRT_DYNAMIC_PLUGINS on: the plugins found in PJRT_NAMES_AND_LIBRARY_PATHS and in
+  // JAX's jax_plugins (plugin_discovery.h), whether or not one was chosen.
+  std::vector<DiscoveredPlugin> discovered;
   std::string coordinator;       // "address:port" when a coordinator was asked for, else ""
   uint64_t job_incarnation = 0;  // once the coordinator is up
 };
@@ -41,6 +45,12 @@ absl::Status AddPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin
 
 // The plugin registered under `name` (exact match), or null.
 std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name);
+
+// Registers every plugin plugin_discovery.h finds whose name the program has not registered
+// itself (a RegisterPjRtPlugin call wins); one found earlier under the same name is
+// replaced. Returns the plugins found, for `seam info`. Client selection calls it when
+// PJRT_DYNAMIC_PLUGINS is on.
+absl::StatusOr<std::vector<DiscoveredPlugin>> RegisterDiscoveredPlugins(const EnvGetter& env);
 
 // SEAM_CLIENT: "pjrt" when unset or empty, "pjrt" or "remote" as set; InvalidArgument
 // naming the variable and its value for anything else.

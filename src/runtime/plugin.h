@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace seam::runtime {
 
 // A client-create option as a plugin receives it (a PJRT_NamedValue).
@@ -26,6 +28,9 @@ class PjRtPlugin {
   virtual PluginOptions client_create_options() const { return {}; }
   // Whether the plugin needs the multi-process coordinator's key-value store.
   virtual bool requires_xla_coordinator() const { return false; }
+  // seam's: runs just before the library is loaded (a plugin found in JAX's jax_plugins
+  // loads the NVIDIA libraries it needs, plugin_discovery.h); an error stops the load.
+  virtual absl::Status PrepareToLoad() const { return absl::OkStatus(); }
 };
 
 }  // namespace seam::runtime

@@ -1,13 +1,18 @@
 // seam::checkpoint (include/seam/checkpoint.h) through the public API: a round trip, files
 // read and written by NumPy with only the json module (tests/e2e/safetensors_numpy.py, run
-// with Debian's python3, which has NumPy), a dtype the tensor API lacks, and misuse.
+// with Debian's python3, which has NumPy), a dtype the tensor API lacks, misuse, each kind
+// of failure's code, and the removal of what a killed save left.
 #include "seam/checkpoint.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -229,6 +234,83 @@ TEST_F(CheckpointTest, TensorsOfChangingSizesKeepTheirOwnBytes) {
   for (const auto& [name, values] : expected_i) {
     EXPECT_EQ(loaded.tensors.at(name).to_vector<int32_t>(), values) << name;
   }
+}
+
+// The code and message of the Error `call` throws.
+template <typename Call>
+std::pair<ErrorCode, std::string> Failure(Call call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return {e.code(), e.what()};
+  }
+  ADD_FAILURE() << "no Error thrown";
+  return {ErrorCode::kUnknown, ""};
+}
+
+// docs/checkpoints.md, "Errors": each kind of failure through the public API has its code.
+TEST_F(CheckpointTest, EachKindOfFailureHasItsCode) {
+  save_file(Path("m.safetensors"), {{"w", Tensor::zeros({4})}});
+  const std::string whole = FileBytes(Path("m.safetensors"));
+  std::ofstream(Path("truncated.safetensors"), std::ios::binary)
+      << whole.substr(0, whole.size() - 4);
+  std::ofstream(Path("garbage.safetensors"), std::ios::binary) << "not a safetensors file";
+  for (const std::string name : {"truncated.safetensors", "garbage.safetensors"}) {
+    auto [code, message] = Failure([&] { load_file(Path(name)); });
+    EXPECT_EQ(code, ErrorCode::kDataLoss) << message;
+    EXPECT_THAT(message, HasSubstr(Path(name)));
+  }
+  auto [missing, missing_message] = Failure([&] { load_file(Path("missing.safetensors")); });
+  EXPECT_EQ(missing, ErrorCode::kNotFound) << missing_message;
+  auto [no_folder, no_folder_message] = Failure([&] {
+    save_file(Path("no/folder/m.safetensors"), {{"w", Tensor::zeros({1})}});
+  });
+  EXPECT_EQ(no_folder, ErrorCode::kNotFound) << no_folder_message;
+  std::filesystem::create_directory(Path("folder"));
+  auto [load_folder, load_folder_message] = Failure([&] { load_file(Path("folder")); });
+  EXPECT_EQ(load_folder, ErrorCode::kFailedPrecondition) << load_folder_message;
+  auto [save_folder, save_folder_message] = Failure([&] {
+    save_file(Path("folder"), {{"w", Tensor::zeros({1})}});
+  });
+  EXPECT_EQ(save_folder, ErrorCode::kFailedPrecondition) << save_folder_message;
+  auto [reserved, reserved_message] = Failure([&] {
+    save_file(Path("r.safetensors"), {{"__metadata__", Tensor::zeros({1})}});
+  });
+  EXPECT_EQ(reserved, ErrorCode::kInvalidArgument) << reserved_message;
+  // sysfs takes no new file, even from root (and a read-only /sys says EROFS).
+  const std::string unwritable = "/sys/seam_checkpoint_test.safetensors";
+  const int fd = open((unwritable + ".probe").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  const int probe = fd < 0 ? errno : 0;
+  if (fd >= 0) {
+    close(fd);
+    unlink((unwritable + ".probe").c_str());
+  }
+  if (probe != EACCES && probe != EPERM && probe != EROFS) {
+    GTEST_SKIP() << "creating a file in /sys gave '" << std::strerror(probe)
+                 << "', not a permission error: the PERMISSION_DENIED case is not checked here";
+  }
+  auto [denied, denied_message] = Failure([&] {
+    save_file(unwritable, {{"w", Tensor::zeros({1})}});
+  });
+  EXPECT_EQ(denied, ErrorCode::kPermissionDenied) << denied_message;
+  EXPECT_THAT(denied_message, HasSubstr(unwritable));
+}
+
+// A save killed before its rename left `<path>.tmp.<pid>`: the next save of the path removes
+// it, and keeps the temporary file of a process still alive.
+TEST_F(CheckpointTest, ASaveRemovesWhatAKilledSaveOfItsPathLeft) {
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string left = Path("m.safetensors.tmp." + std::to_string(dead));
+  const std::string alive = Path("m.safetensors.tmp." + std::to_string(getppid()));
+  std::ofstream(left) << "partial";
+  std::ofstream(alive) << "partial";
+  save_file(Path("m.safetensors"), {{"w", Tensor::zeros({2})}});
+  EXPECT_FALSE(std::filesystem::exists(left));
+  EXPECT_TRUE(std::filesystem::exists(alive));
+  EXPECT_EQ(load_file(Path("m.safetensors")).tensors.at("w").to_vector<float>(),
+            (std::vector<float>{0, 0}));
 }
 
 }  // namespace

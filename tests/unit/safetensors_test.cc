@@ -1,17 +1,25 @@
 // The safetensors format (src/checkpoint/safetensors.h): every hostile header is refused
-// with a message naming what is wrong; a written file reads back byte for byte; a write is
-// atomic (no temporary file is left, a failed write leaves the old file).
+// with a message naming what is wrong and DATA_LOSS; a written file reads back byte for byte;
+// a write is atomic (no temporary file is left, a failed write leaves the old file) and
+// removes what killed writes left; each kind of failure has its status code.
 #include "src/checkpoint/safetensors.h"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <memory>
 #include <stdexcept>
@@ -26,7 +34,9 @@ using ::testing::HasSubstr;
 std::string Error(std::string_view header, uint64_t data_bytes) {
   absl::StatusOr<Header> parsed = ParseHeader(header, data_bytes);
   EXPECT_FALSE(parsed.ok()) << header;
-  return parsed.ok() ? "" : std::string(parsed.status().message());
+  if (parsed.ok()) return "";
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kDataLoss) << parsed.status();
+  return std::string(parsed.status().message());
 }
 
 TEST(SafetensorsHeader, AValidHeaderWithMetadata) {
@@ -165,6 +175,14 @@ TEST_F(SafetensorsFileTest, AFailedWriteLeavesTheOldFile) {
   EXPECT_EQ((*file)->header().tensors.at(0).shape, std::vector<int64_t>{1});
   EXPECT_EQ(WriteFile(Path("no/such/folder/x.safetensors"), good, {}).code(),
             absl::StatusCode::kNotFound);
+  // A file where a folder belongs, and a folder where the file belongs.
+  absl::Status not_a_folder = WriteFile(Path("x.safetensors/y.safetensors"), good, {});
+  EXPECT_EQ(not_a_folder.code(), absl::StatusCode::kFailedPrecondition) << not_a_folder;
+  std::filesystem::create_directory(Path("folder.safetensors"));
+  absl::Status a_folder = WriteFile(Path("folder.safetensors"), good, {});
+  EXPECT_EQ(a_folder.code(), absl::StatusCode::kFailedPrecondition) << a_folder;
+  EXPECT_THAT(std::string(a_folder.message()),
+              HasSubstr("cannot write " + Path("folder.safetensors") + ": a directory"));
 }
 
 std::string Contents(const std::string& path) {
@@ -284,21 +302,178 @@ TEST_F(SafetensorsFileTest, AFailedStreamedWriteLeavesTheOldFile) {
   EXPECT_EQ(Leftovers(Path("")), 0);
 }
 
+// A malformed or truncated file: DATA_LOSS, the message naming the path and the problem.
+void ExpectDataLoss(const std::string& path, const std::string& problem) {
+  absl::Status status = File::Open(path).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(path + ": "));
+  EXPECT_THAT(std::string(status.message()), HasSubstr(problem));
+}
+
 TEST_F(SafetensorsFileTest, BadFilesAreRefusedBeforeAnyTensorIsRead) {
   { std::ofstream(Path("short"), std::ios::binary) << "abc"; }
-  EXPECT_THAT(std::string(File::Open(Path("short")).status().message()),
-              HasSubstr("3 bytes, too short for a safetensors file"));
-  EXPECT_THAT(std::string(File::Open(Raw("past", 1000, "{}", 0)).status().message()),
-              HasSubstr("the header length 1000 is larger than the 2 bytes after it"));
-  EXPECT_THAT(std::string(File::Open(Raw("huge", uint64_t{1} << 62, "{}", 0)).status().message()),
-              HasSubstr("larger than the limit of 100000000 bytes"));
+  ExpectDataLoss(Path("short"), "3 bytes, too short for a safetensors file");
+  ExpectDataLoss(Raw("past", 1000, "{}", 0),
+                 "the header length 1000 is larger than the 2 bytes after it");
+  ExpectDataLoss(Raw("huge", uint64_t{1} << 62, "{}", 0),
+                 "larger than the limit of 100000000 bytes");
   const std::string header = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})";
-  EXPECT_THAT(
-      std::string(File::Open(Raw("truncated", header.size(), header, 8)).status().message()),
-      HasSubstr("tensor 'a' ends at byte 16 of a data section of 8 bytes"));
-  EXPECT_EQ(File::Open(Path("missing")).status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(std::string(File::Open(dir_.string()).status().message()),
-              HasSubstr("not a regular file"));
+  ExpectDataLoss(Raw("truncated", header.size(), header, 8),
+                 "tensor 'a' ends at byte 16 of a data section of 8 bytes");
+  ExpectDataLoss(Raw("not_json", 5, "{\"a\":", 0), "not valid JSON");
+  const std::string bad_dtype = R"({"a":{"dtype":"F33","shape":[],"data_offsets":[0,4]}})";
+  ExpectDataLoss(Raw("bad_dtype", bad_dtype.size(), bad_dtype, 4), "unknown dtype 'F33'");
+  absl::Status missing = File::Open(Path("missing")).status();
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(missing.message()), HasSubstr("cannot open " + Path("missing")));
+  absl::Status folder = File::Open(dir_.string()).status();
+  EXPECT_EQ(folder.code(), absl::StatusCode::kFailedPrecondition) << folder;
+  EXPECT_THAT(std::string(folder.message()), HasSubstr("not a regular file (a directory)"));
+}
+
+// A FIFO is refused at once, not read from once a writer turns up (an open without
+// O_NONBLOCK would wait for a writer forever).
+TEST_F(SafetensorsFileTest, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo = Path("fifo.safetensors");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  std::future<absl::Status> opened =
+      std::async(std::launch::async, [&] { return File::Open(fifo).status(); });
+  if (opened.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    const int writer = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // lets the open return
+    opened.wait();
+    if (writer >= 0) close(writer);
+    FAIL() << "File::Open of a FIFO waited for a writer";
+  }
+  absl::Status status = opened.get();
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr(fifo + ": not a regular file"));
+}
+
+TEST(SafetensorsErrno, EachErrnoHasItsCode) {
+  for (int error : {EACCES, EPERM, EROFS}) {
+    EXPECT_EQ(ErrnoCode(error), absl::StatusCode::kPermissionDenied) << std::strerror(error);
+  }
+  EXPECT_EQ(ErrnoCode(ENOENT), absl::StatusCode::kNotFound);
+  for (int error : {EISDIR, ENOTDIR}) {
+    EXPECT_EQ(ErrnoCode(error), absl::StatusCode::kFailedPrecondition) << std::strerror(error);
+  }
+  for (int error : {ENOSPC, EDQUOT, ENOMEM, EMFILE, ENFILE}) {
+    EXPECT_EQ(ErrnoCode(error), absl::StatusCode::kResourceExhausted) << std::strerror(error);
+  }
+  for (int error : {EIO, EBADF, EINVAL, 0}) {
+    EXPECT_EQ(ErrnoCode(error), absl::StatusCode::kInternal) << std::strerror(error);
+  }
+}
+
+// Errno of opening `path` with `flags`, 0 if it opens.
+int OpenErrno(const std::string& path, int flags) {
+  const int fd = open(path.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  close(fd);
+  unlink(path.c_str());  // created by the probe of a writable place: not ours to keep
+  return 0;
+}
+
+bool IsPermissionErrno(int error) { return error == EACCES || error == EPERM || error == EROFS; }
+
+// Places that refuse even root (tests run as root in CI, and root ignores a file's mode): a
+// proc file of mode 0200 cannot be read, and sysfs (read-only or not) takes no new file.
+TEST_F(SafetensorsFileTest, UnreadableFilesAndUnwritableFoldersArePermissionDeniedEvenForRoot) {
+  const std::string unreadable = "/proc/sys/vm/drop_caches";
+  const int read_errno = OpenErrno(unreadable, O_RDONLY);
+  const std::string unwritable = "/sys/seam_checkpoint_test.safetensors";
+  const int write_errno =
+      OpenErrno(unwritable + ".tmp." + std::to_string(getpid()), O_WRONLY | O_CREAT | O_EXCL);
+  if (!IsPermissionErrno(read_errno) || !IsPermissionErrno(write_errno)) {
+    GTEST_SKIP() << "this system does not refuse both probes with EACCES, EPERM or EROFS: "
+                 << "reading " << unreadable << " gave '" << std::strerror(read_errno)
+                 << "', creating a file in /sys '" << std::strerror(write_errno) << "'";
+  }
+  absl::Status read = File::Open(unreadable).status();
+  EXPECT_EQ(read.code(), absl::StatusCode::kPermissionDenied) << read;
+  EXPECT_THAT(std::string(read.message()), HasSubstr("cannot open " + unreadable));
+  const float one = 1;
+  std::vector<TensorToWrite> tensors = {
+      {"a", DType::kF32, {1}, {reinterpret_cast<const uint8_t*>(&one), 4}}};
+  absl::Status write = WriteFile(unwritable, tensors, {});
+  EXPECT_EQ(write.code(), absl::StatusCode::kPermissionDenied) << write;
+  EXPECT_THAT(std::string(write.message()), HasSubstr("cannot create " + unwritable + ".tmp."));
+}
+
+// The same through file modes: a file of mode 000 and a folder of mode 555. Skipped as root,
+// whom modes do not stop (the test above covers root).
+TEST_F(SafetensorsFileTest, UnreadableFilesAndUnwritableFoldersArePermissionDeniedByMode) {
+  const float one = 1;
+  std::vector<TensorToWrite> tensors = {
+      {"a", DType::kF32, {1}, {reinterpret_cast<const uint8_t*>(&one), 4}}};
+  ASSERT_TRUE(WriteFile(Path("x.safetensors"), tensors, {}).ok());
+  ASSERT_EQ(chmod(Path("x.safetensors").c_str(), 0), 0);
+  if (OpenErrno(Path("x.safetensors"), O_RDONLY) == 0) {
+    GTEST_SKIP() << "a file of mode 000 opens for reading (running as uid " << geteuid()
+                 << ", which file modes do not stop); "
+                 << "UnreadableFilesAndUnwritableFoldersArePermissionDeniedEvenForRoot covers it";
+  }
+  absl::Status read = File::Open(Path("x.safetensors")).status();
+  EXPECT_EQ(read.code(), absl::StatusCode::kPermissionDenied) << read;
+  EXPECT_THAT(std::string(read.message()), HasSubstr("cannot open " + Path("x.safetensors")));
+  std::filesystem::create_directory(Path("locked"));
+  ASSERT_EQ(chmod(Path("locked").c_str(), 0555), 0);
+  absl::Status write = WriteFile(Path("locked/y.safetensors"), tensors, {});
+  chmod(Path("locked").c_str(), 0755);
+  EXPECT_EQ(write.code(), absl::StatusCode::kPermissionDenied) << write;
+  EXPECT_THAT(std::string(write.message()), HasSubstr("cannot create " + Path("locked/y")));
+}
+
+// The pid of a process that has exited (and been reaped).
+pid_t DeadPid() {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  return child;
+}
+
+TEST_F(SafetensorsFileTest, ASaveRemovesOnlyTheTemporaryFilesOfDeadSavesOfItsPath) {
+  const pid_t live = fork();  // another process saving the same path now
+  ASSERT_GE(live, 0);
+  if (live == 0) {
+    pause();
+    _exit(0);
+  }
+  const pid_t dead = DeadPid();
+  ASSERT_EQ(kill(dead, 0), -1);
+  ASSERT_EQ(errno, ESRCH);
+  const std::string d = std::to_string(dead);
+  const std::string removed = "model.safetensors.tmp." + d;
+  const std::vector<std::string> kept = {
+      "model.safetensors.tmp." + std::to_string(live),  // a live process's save
+      "model.safetensors.tmp.1",  // init: alive; not ours to signal (EPERM) unless root
+      "other.tmp.123",            // another file's
+      "other.safetensors.tmp." + d,
+      "xmodel.safetensors.tmp." + d,
+      "model.safetensors.tmp.12x",
+      "model.safetensors.tmp." + d + "x",
+      "model.safetensors.tmp.0" + d,  // not how a pid is written
+      "model.safetensors.tmp.",
+      "model.safetensors.tmp." + d + ".bak",
+      "model.safetensors.tmp.99999999999999999999",  // no pid
+      "model.safetensors.tmp.-" + d,
+  };
+  for (const std::string& name : kept) std::ofstream(Path(name)) << "partial";
+  std::ofstream(Path(removed)) << "partial";
+  // Named like a dead save's file, but not a regular file: not one a save made.
+  const std::string link = "model.safetensors.tmp." + std::to_string(DeadPid());
+  std::filesystem::create_symlink("other.tmp.123", Path(link));
+  const float one = 1;
+  std::vector<TensorToWrite> tensors = {
+      {"a", DType::kF32, {1}, {reinterpret_cast<const uint8_t*>(&one), 4}}};
+  absl::Status status = WriteFile(Path("model.safetensors"), tensors, {});
+  kill(live, SIGKILL);
+  waitpid(live, nullptr, 0);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_FALSE(std::filesystem::exists(Path(removed)));
+  for (const std::string& name : kept) EXPECT_TRUE(std::filesystem::exists(Path(name))) << name;
+  EXPECT_TRUE(std::filesystem::is_symlink(Path(link)));
+  EXPECT_TRUE(File::Open(Path("model.safetensors")).ok());
 }
 
 }  // namespace

@@ -122,13 +122,10 @@ absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
         "kv_try_get_callback): the processes of a "
         "job find each other through it"));
   }
+  // The collectives use the interface that routes to the coordinator's host; unset, that
+  // host is localhost, as for the coordinator itself (distributed_config.h).
   const char* master = std::getenv(kMasterAddressVariable);
-  if (master == nullptr || *master == '\0') {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "PJRT_Client_Create: option '", kProcessCountOption, "' is ", options.process_count,
-        " but the environment variable ", kMasterAddressVariable,
-        " is not set (the collectives use the interface that routes to it)"));
-  }
+  if (master == nullptr || *master == '\0') master = "localhost";
   auto failed = [](const absl::Status& status) {
     return absl::Status(status.code(), absl::StrCat("PJRT_Client_Create: ", status.message()));
   };
