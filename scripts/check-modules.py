@@ -29,9 +29,12 @@ LAYERS = {
     "src/data": ["src/base", "seam"],
     "src/checkpoint": ["src/base", "src/ir", "src/lazy", "seam"],
     "src/plugins/common": ["src/base", "src/ir", "src/abi", "seam/c"],
-    "src/plugins/cpu": ["src/base", "src/ir", "src/abi", "src/plugins/common", "seam/c"],
+    # The CPU plugin and the conformance suite read and write the compile options, a
+    # serialized xla.CompileOptionsProto (src/proto/compile_options.proto).
+    "src/plugins/cpu": ["src/base", "src/ir", "src/abi", "src/plugins/common", "src/proto",
+                        "seam/c"],
     "src/plugins/null": ["src/base", "src/abi", "src/plugins/common", "seam/c"],
-    "src/conformance": ["src/base", "src/ir", "src/abi", "src/runtime", "seam/c"],
+    "src/conformance": ["src/base", "src/ir", "src/abi", "src/runtime", "src/proto", "seam/c"],
     # The coordinator's gRPC code: the runtime includes the generated headers, built from
     # src/proto/*.proto into libseam_proto.so and included as "proto/<name>.pb.h".
     "src/proto": [],
