@@ -22,11 +22,6 @@ using Dims = std::vector<int64_t>;
 
 constexpr int kCases = 8;
 
-bool IsReduce(Op op) {
-  return op == Op::kReduceSum || op == Op::kReduceProduct || op == Op::kReduceMax ||
-         op == Op::kReduceMin;
-}
-
 class Random {
  public:
   explicit Random(uint64_t seed) : engine_(seed) {}
@@ -555,7 +550,8 @@ OpCase RngCase(Random& r, CaseBuilder& b, DType dtype, int i) {
 }
 
 OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
-  bool tame = op == Op::kReduceProduct || op == Op::kDotGeneral || op == Op::kConvolution;
+  bool tame = ir::ReductionOf(op) == ir::Combiner::kProduct || op == Op::kDotGeneral ||
+              op == Op::kConvolution;
   CaseBuilder b(r, tame);
   switch (op) {
     case Op::kConstant:
@@ -617,21 +613,32 @@ OpCase MakeCase(Op op, DType dtype, int i, Random& r) {
     case Op::kAllReduceMin:
       return b.Finish(op, {b.Param({dtype, r.Shape(i, 0)})},
                       {{"replica_groups", {0}}, {"group_size", {1}}}, {});
-    default:
+    case Op::kReduceSum:
+    case Op::kReduceProduct:
+    case Op::kReduceMax:
+    case Op::kReduceMin: {
+      Dims dims = r.Shape(i, 0);
+      if (i == kSpecialCase && ir::ReductionOf(op) != ir::Combiner::kProduct) {
+        // Every row holds every special value; the columns run through them too.
+        ir::Literal grid = Random::SpecialGrid(dtype, 1, 2);
+        int64_t n = static_cast<int64_t>(std::sqrt(static_cast<double>(grid.shape.dims[0])));
+        grid.shape.dims = {n, n};
+        return b.Finish(op, {b.ParamWith(std::move(grid))}, {{"axes", r.Subset(2)}}, {});
+      }
+      return b.Finish(op, {b.Param({dtype, dims})},
+                      {{"axes", r.Subset(static_cast<int64_t>(dims.size()))}}, {});
+    }
+    // The elementwise rows, clamp, and parameter (never asked for): operands of one shape.
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 0
+#include "src/ir/op_cases.inc"
+    case Op::kParameter:
+    case Op::kClamp:
       break;
   }
   Dims dims = r.Shape(i, 0);
-  if (IsReduce(op) && i == kSpecialCase && op != Op::kReduceProduct) {
-    // Every row holds every special value; the columns run through them too.
-    ir::Literal grid = Random::SpecialGrid(dtype, 1, 2);
-    int64_t n = static_cast<int64_t>(std::sqrt(static_cast<double>(grid.shape.dims[0])));
-    grid.shape.dims = {n, n};
-    return b.Finish(op, {b.ParamWith(std::move(grid))}, {{"axes", r.Subset(2)}}, {});
-  }
-  if (IsReduce(op)) {
-    return b.Finish(op, {b.Param({dtype, dims})},
-                    {{"axes", r.Subset(static_cast<int64_t>(dims.size()))}}, {});
-  }
   std::vector<int> operands;
   int arity = ir::OpArity(op);
   operands.reserve(static_cast<size_t>(arity));
@@ -666,12 +673,15 @@ double FloatAt(const ir::Literal& literal, int64_t index) {
       std::memcpy(&v, p, sizeof(v));
       return ir::BF16ToFloat(v);
     }
-    default: {
-      double v;
-      std::memcpy(&v, p, sizeof(v));
-      return v;
-    }
+    case DType::kF64:
+    case DType::kS32:  // not floats: IntAt reads them
+    case DType::kS64:
+    case DType::kPred:
+      break;
   }
+  double v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 int64_t IntAt(const ir::Literal& literal, int64_t index) {
@@ -684,12 +694,15 @@ int64_t IntAt(const ir::Literal& literal, int64_t index) {
     }
     case DType::kPred:
       return *p;
-    default: {
-      int64_t v;
-      std::memcpy(&v, p, sizeof(v));
-      return v;
-    }
+    case DType::kS64:
+    case DType::kF32:  // floats: FloatAt reads them
+    case DType::kF64:
+    case DType::kBF16:
+      break;
   }
+  int64_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 }  // namespace seam::conformance

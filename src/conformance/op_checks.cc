@@ -27,8 +27,8 @@ using ir::Op;
 // the reference's by an ulp or so; floor, ceil and sqrt are exact but share the bound), and
 // power.
 bool IsTranscendental(Op op) {
-  return op == Op::kPower || (ir::OpElementwiseKind(op) == ir::ElementwiseKind::kUnary &&
-                              (ir::OpDTypes(op) & ~ir::kFloatDTypes) == 0);
+  return op == Op::kPower ||
+         (ir::OpElementwiseKind(op) == ir::ElementwiseKind::kUnary && ir::OpFloatOnly(op));
 }
 
 double RelativeBound(Op op, DType dtype) {
@@ -37,25 +37,62 @@ double RelativeBound(Op op, DType dtype) {
       return 1e-12;
     case DType::kBF16:
       return 1e-2;  // 8 significant bits: one rounding step is up to 2^-8 relative
-    default:
-      return IsTranscendental(op) ? 1e-5 : 1e-6;
+    case DType::kF32:
+    case DType::kS32:
+    case DType::kS64:
+    case DType::kPred:
+      break;
   }
+  return IsTranscendental(op) ? 1e-5 : 1e-6;
 }
 
 // Below this magnitude a float result may be flushed or rounded differently (a subnormal).
 double AbsoluteBound(DType dtype) { return dtype == DType::kF64 ? 1e-300 : 1.2e-38; }
+
+// Whether a fold with this combiner rounds at each step (sums and products do; the
+// maximum and the minimum pick one of their inputs exactly).
+bool Rounds(ir::Combiner combiner) {
+  switch (combiner) {
+    case ir::Combiner::kSum:
+    case ir::Combiner::kProduct:
+      return true;
+    case ir::Combiner::kMax:
+    case ir::Combiner::kMin:
+    case ir::Combiner::kNone:
+      return false;
+  }
+  return false;
+}
 
 // How many values one result element accumulates, which scales the allowed error.
 int64_t Terms(const ir::Program& program) {
   const ir::Instruction& inst = program.instructions.back();
   const ir::Shape& operand =
       program.instructions[inst.operands.empty() ? 0 : inst.operands[0]].shape;
+  auto window_terms = [&] {
+    int64_t terms = 1;
+    for (int64_t d : inst.attrs.at("window_dimensions")) terms *= d;
+    return terms;
+  };
   switch (inst.op) {
     case Op::kReduceSum:
-    case Op::kReduceProduct: {
+    case Op::kReduceProduct:
+    case Op::kReduceMax:
+    case Op::kReduceMin: {
+      if (!Rounds(ir::ReductionOf(inst.op))) return 1;
       int64_t out = inst.shape.num_elements();
       return out == 0 ? 0 : operand.num_elements() / out;
     }
+    case Op::kReduceWindowSum:
+    case Op::kReduceWindowMax:
+    case Op::kReduceWindowMin:
+      return Rounds(ir::ReductionOf(inst.op)) ? window_terms() : 1;
+    case Op::kAllReduceSum:
+    case Op::kAllReduceMax:
+    case Op::kAllReduceMin:
+      return Rounds(ir::ReductionOf(inst.op)) ? inst.attrs.at("group_size")[0] : 1;
+    case Op::kSelectAndScatter:
+      return window_terms();
     case Op::kDotGeneral: {
       int64_t terms = 1;
       for (int64_t d : inst.attrs.at("lhs_contracting")) terms *= operand.dims[d];
@@ -67,24 +104,31 @@ int64_t Terms(const ir::Program& program) {
       int64_t features = kernel.dims[inst.attrs.at("kernel_output_feature_dim")[0]];
       return features == 0 ? 0 : kernel.num_elements() / features;
     }
-    case Op::kReduceWindowSum:
-    case Op::kSelectAndScatter: {
-      int64_t terms = 1;
-      for (int64_t d : inst.attrs.at("window_dimensions")) terms *= d;
-      return terms;
-    }
-    default:
+    // One rounding at most.
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_REDUCTION 0
+#define SEAM_CASES_EXCEPT_kSelectAndScatter
+#define SEAM_CASES_EXCEPT_kDotGeneral
+#define SEAM_CASES_EXCEPT_kConvolution
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kSelectAndScatter
+#undef SEAM_CASES_EXCEPT_kDotGeneral
+#undef SEAM_CASES_EXCEPT_kConvolution
       return 1;
   }
+  return 1;
 }
 
 // A sum's rounding error is bounded relative to the sum of the magnitudes of its terms,
 // which is the same program evaluated on |arguments|.
 std::optional<ir::Literal> SumScale(const OpCase& c) {
   Op op = c.program.instructions.back().op;
-  if ((op != Op::kReduceSum && op != Op::kDotGeneral && op != Op::kConvolution &&
-       op != Op::kReduceWindowSum) ||
-      !ir::IsFloat(c.program.instructions.back().shape.dtype)) {
+  const bool sum = (ir::ReductionOf(op) == ir::Combiner::kSum && !ir::IsAllReduce(op)) ||
+                   op == Op::kDotGeneral || op == Op::kConvolution;
+  if (!sum || !ir::IsFloat(c.program.instructions.back().shape.dtype)) {
     return std::nullopt;
   }
   std::vector<ir::Literal> magnitudes;
@@ -354,6 +398,9 @@ void CheckOps(Suite& suite, uint64_t seed) {
   });
   suite.Optional("ops", "a two-replica program needs two devices", [&] {
     return with_runner([&](PluginRunner& r) { return CheckAllReduceNeedsAsManyDevices(r); });
+  });
+  suite.Optional("ops", "every reduction folds with its own combiner", [&] {
+    return with_runner([&](PluginRunner& r) { return CheckReductionsFoldWithTheirCombiner(&r); });
   });
 }
 

@@ -46,6 +46,12 @@ absl::Status CheckBuffersOfEveryDTypeRoundTrip(PluginRunner& runner);
 // counts.
 absl::Status CheckAllReduceNeedsAsManyDevices(PluginRunner& runner);
 
+// Every reduction row of ops.def (reduce_*, reduce_window_*, all_reduce_*) on every dtype of
+// its row folds {3, -2, 5, 1}, whose sum, product, maximum and minimum all differ, to the
+// value of its own combiner: in the reference evaluator, and in the plugin when `runner` is
+// not null (all_reduce_* in the reference only: the runner has one device).
+absl::Status CheckReductionsFoldWithTheirCombiner(PluginRunner* runner);
+
 }  // namespace seam::conformance
 
 #endif  // SEAM_CONFORMANCE_OP_CHECKS_H_

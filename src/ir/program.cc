@@ -9,6 +9,9 @@ struct OpInfo {
   int arity;
   DTypeSet dtypes;
   ElementwiseKind elementwise;
+  Effect effect;
+  Combiner combiner;
+  std::string_view rule;
 };
 
 // From the shape rule's name in ops.def.
@@ -19,12 +22,40 @@ constexpr ElementwiseKind KindOfRule(std::string_view rule) {
   return ElementwiseKind::kNone;
 }
 
+// The shape rules of ops that fold their operand's elements, which need a combiner.
+constexpr bool IsReductionRule(std::string_view rule) {
+  return rule == "Reduce" || rule == "ReduceWindow" || rule == "AllReduce";
+}
+
 constexpr OpInfo kOps[] = {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes) \
-  {Op::name, text, arity, dtypes, KindOfRule(#rule)},
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect) \
+  {Op::name, text, arity, dtypes, KindOfRule(#rule), Effect::effect, Combiner::kNone, #rule},
+#define SEAM_IR_REDUCTION(name, text, rule, dtypes, effect, combiner) \
+  {Op::name, text, 1, dtypes, ElementwiseKind::kNone, Effect::effect, Combiner::combiner, #rule},
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
+#undef SEAM_IR_REDUCTION
 };
+
+// Each row's columns agree with its shape rule: a reduction is written SEAM_IR_REDUCTION
+// (it has a combiner), and the collectives, and only they, are kCollective.
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect)                                \
+  static_assert(!IsReductionRule(#rule), "ops.def: " #name " has shape rule " #rule        \
+                                         ", a reduction: write it SEAM_IR_REDUCTION(..., " \
+                                         "combiner) with kSum, kProduct, kMax or kMin");   \
+  static_assert(Effect::effect != Effect::kCollective,                                     \
+                "ops.def: " #name " is kCollective but not an AllReduce row");
+#define SEAM_IR_REDUCTION(name, text, rule, dtypes, effect, combiner)                          \
+  static_assert(IsReductionRule(#rule), "ops.def: " #name                                      \
+                                        " is written SEAM_IR_REDUCTION "                       \
+                                        "but its shape rule " #rule " is no reduction");       \
+  static_assert(Combiner::combiner != Combiner::kNone, "ops.def: " #name " needs a combiner"); \
+  static_assert(                                                                               \
+      (Effect::effect == Effect::kCollective) == (std::string_view(#rule) == "AllReduce"),     \
+      "ops.def: " #name ": the AllReduce rows, and only they, are kCollective");
+#include "src/ir/ops.def"
+#undef SEAM_IR_OP
+#undef SEAM_IR_REDUCTION
 
 }  // namespace
 
@@ -58,8 +89,42 @@ ElementwiseKind OpElementwiseKind(Op op) {
   return i < static_cast<size_t>(kNumOps) ? kOps[i].elementwise : ElementwiseKind::kNone;
 }
 
-bool IsAllReduce(Op op) {
-  return op == Op::kAllReduceSum || op == Op::kAllReduceMax || op == Op::kAllReduceMin;
+std::string_view OpShapeRule(Op op) {
+  auto i = static_cast<size_t>(op);
+  return i < static_cast<size_t>(kNumOps) ? kOps[i].rule : std::string_view();
+}
+
+bool IsAllReduce(Op op) { return OpShapeRule(op) == "AllReduce"; }
+
+Effect OpEffect(Op op) {
+  auto i = static_cast<size_t>(op);
+  return i < static_cast<size_t>(kNumOps) ? kOps[i].effect : Effect::kPure;
+}
+
+bool OpFloatOnly(Op op) {
+  DTypeSet dtypes = OpDTypes(op);
+  return dtypes != 0 && (dtypes & ~kFloatDTypes) == 0;
+}
+
+Combiner ReductionOf(Op op) {
+  auto i = static_cast<size_t>(op);
+  return i < static_cast<size_t>(kNumOps) ? kOps[i].combiner : Combiner::kNone;
+}
+
+Op CombinerBinaryOp(Combiner combiner) {
+  switch (combiner) {
+    case Combiner::kSum:
+      return Op::kAdd;
+    case Combiner::kProduct:
+      return Op::kMultiply;
+    case Combiner::kMax:
+      return Op::kMaximum;
+    case Combiner::kMin:
+      return Op::kMinimum;
+    case Combiner::kNone:
+      break;
+  }
+  return Op::kAdd;
 }
 
 int Program::num_parameters() const {

@@ -287,35 +287,38 @@ Value Pad(const Instruction& inst, const Value& in, const Value& padding) {
   return out;
 }
 
-// reduce_* and all_reduce_*: folds `x` into the accumulator `acc` of dtype `dtype`.
+// reduce_* and all_reduce_*: folds `x` into the accumulator `acc` of dtype `dtype` with the
+// op's combiner (ops.def).
 double FoldFloat(Op op, double acc, double x) {
-  switch (op) {
-    case Op::kReduceSum:
-    case Op::kAllReduceSum:
+  switch (ReductionOf(op)) {
+    case Combiner::kSum:
       return acc + x;
-    case Op::kReduceProduct:
+    case Combiner::kProduct:
       return acc * x;
-    case Op::kReduceMax:
-    case Op::kAllReduceMax:
+    case Combiner::kMax:
       return FloatBinary(Op::kMaximum, acc, x);
-    default:
+    case Combiner::kMin:
       return FloatBinary(Op::kMinimum, acc, x);
+    case Combiner::kNone:
+      break;  // not a reduction: EvaluateOne sends none
   }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 int64_t FoldInt(Op op, DType dtype, int64_t acc, int64_t x) {
-  switch (op) {
-    case Op::kReduceSum:
-    case Op::kAllReduceSum:
+  switch (ReductionOf(op)) {
+    case Combiner::kSum:
       return IntBinary(Op::kAdd, dtype, acc, x);
-    case Op::kReduceProduct:
+    case Combiner::kProduct:
       return IntBinary(Op::kMultiply, dtype, acc, x);
-    case Op::kReduceMax:
-    case Op::kAllReduceMax:
+    case Combiner::kMax:
       return IntBinary(Op::kMaximum, dtype, acc, x);
-    default:
+    case Combiner::kMin:
       return IntBinary(Op::kMinimum, dtype, acc, x);
+    case Combiner::kNone:
+      break;  // not a reduction: EvaluateOne sends none
   }
+  return 0;
 }
 
 Value Reduce(const Instruction& inst, const Value& in) {
@@ -323,14 +326,10 @@ Value Reduce(const Instruction& inst, const Value& in) {
   DType dtype = in.shape.dtype;
   const std::vector<int64_t>& axes = Attr(inst, "axes");
   bool is_float = in.is_float();
-  double float_init = inst.op == Op::kReduceSum       ? 0.0
-                      : inst.op == Op::kReduceProduct ? 1.0
-                      : inst.op == Op::kReduceMax     ? -std::numeric_limits<double>::infinity()
-                                                      : std::numeric_limits<double>::infinity();
-  int64_t int_init = inst.op == Op::kReduceSum       ? 0
-                     : inst.op == Op::kReduceProduct ? 1
-                     : inst.op == Op::kReduceMax ? (dtype == DType::kS32 ? INT32_MIN : INT64_MIN)
-                                                 : (dtype == DType::kS32 ? INT32_MAX : INT64_MAX);
+  const Combiner combiner = ReductionOf(inst.op);
+  double float_init = ReductionIdentity<double>(combiner);
+  int64_t int_init = dtype == DType::kS32 ? ReductionIdentity<int32_t>(combiner)
+                                          : ReductionIdentity<int64_t>(combiner);
   std::fill(out.f.begin(), out.f.end(), float_init);
   std::fill(out.i.begin(), out.i.end(), int_init);
   for (int64_t k = 0; k < in.size(); ++k) {
@@ -432,20 +431,11 @@ std::vector<Value> AllReduce(const Instruction& inst, const std::vector<const Va
   return out;
 }
 
-// convolution, reduce_window_* and select_and_scatter (reference_window.h): float only.
-Value Windowed(const Instruction& inst, const std::vector<const Value*>& in) {
+// convolution, reduce_window_* and select_and_scatter (reference_window.h) compute in
+// double, float only: their result rounded to its dtype.
+Value Windowed(const Instruction& inst, std::vector<double> result) {
   Value out(inst.shape);
-  switch (inst.op) {
-    case Op::kConvolution:
-      out.f = reference::Convolution(inst, in[0]->shape, in[0]->f, in[1]->shape, in[1]->f);
-      break;
-    case Op::kSelectAndScatter:
-      out.f = reference::SelectAndScatter(inst, in[0]->shape, in[0]->f, in[1]->f);
-      break;
-    default:
-      out.f = reference::ReduceWindow(inst, in[0]->shape, in[0]->f);
-      break;
-  }
+  out.f = std::move(result);
   for (double& x : out.f) x = RoundTo(inst.shape.dtype, x);
   return out;
 }
@@ -576,11 +566,14 @@ Value EvaluateOne(const Instruction& inst, const std::vector<const Value*>& in) 
     case Op::kCumsum:
       return Cumsum(inst, *in[0]);
     case Op::kConvolution:
+      return Windowed(inst,
+                      reference::Convolution(inst, in[0]->shape, in[0]->f, in[1]->shape, in[1]->f));
     case Op::kReduceWindowSum:
     case Op::kReduceWindowMax:
     case Op::kReduceWindowMin:
+      return Windowed(inst, reference::ReduceWindow(inst, in[0]->shape, in[0]->f));
     case Op::kSelectAndScatter:
-      return Windowed(inst, in);
+      return Windowed(inst, reference::SelectAndScatter(inst, in[0]->shape, in[0]->f, in[1]->f));
     case Op::kGather:
     case Op::kScatterAdd:
     case Op::kScatterReplace:

@@ -54,9 +54,13 @@ double RoundTo(DType dtype, double x) {
       return static_cast<float>(x);
     case DType::kBF16:
       return BF16ToFloat(FloatToBF16(static_cast<float>(x)));
-    default:
-      return x;
+    case DType::kF64:
+    case DType::kS32:
+    case DType::kS64:
+    case DType::kPred:
+      break;
   }
+  return x;
 }
 
 int64_t WrapTo(DType dtype, uint64_t x) {
@@ -65,9 +69,13 @@ int64_t WrapTo(DType dtype, uint64_t x) {
       return static_cast<int32_t>(static_cast<uint32_t>(x));
     case DType::kPred:
       return x != 0;
-    default:
-      return static_cast<int64_t>(x);
+    case DType::kS64:
+    case DType::kF32:
+    case DType::kF64:
+    case DType::kBF16:
+      break;
   }
+  return static_cast<int64_t>(x);
 }
 
 double FloatUnary(Op op, double x) {
@@ -247,9 +255,13 @@ double ConvertToFloat(DType from, double f, int64_t i, DType to) {
       return static_cast<float>(i);
     case DType::kBF16:
       return BF16ToFloat(FloatToBF16(static_cast<float>(i)));
-    default:
-      return static_cast<double>(i);
+    case DType::kF64:
+    case DType::kS32:
+    case DType::kS64:
+    case DType::kPred:
+      break;
   }
+  return static_cast<double>(i);
 }
 
 int64_t ConvertToInt(DType from, double f, int64_t i, DType to) {

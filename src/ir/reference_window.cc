@@ -97,26 +97,28 @@ std::vector<double> ReduceWindow(const Instruction& inst, const Shape& in_shape,
                                  const std::vector<double>& in) {
   const std::vector<WindowDim> window = WindowOf(inst);
   const std::vector<int64_t> taps = Sizes(window);
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const double identity = inst.op == Op::kReduceWindowSum   ? 0.0
-                          : inst.op == Op::kReduceWindowMax ? -kInf
-                                                            : kInf;
-  std::vector<double> out(inst.shape.num_elements(), identity);
+  const Combiner combiner = ReductionOf(inst.op);
+  std::vector<double> out(inst.shape.num_elements(), ReductionIdentity<double>(combiner));
   for (int64_t k = 0; k < static_cast<int64_t>(out.size()); ++k) {
     const Index position = Unravel(k, inst.shape.dims);
     for (int64_t t = 0; t < Count(taps); ++t) {
       const int64_t s = Source(window, in_shape, position, Unravel(t, taps));
       if (s < 0) continue;
-      switch (inst.op) {
-        case Op::kReduceWindowSum:
+      switch (combiner) {
+        case Combiner::kSum:
           out[k] += in[s];
           break;
-        case Op::kReduceWindowMax:
+        case Combiner::kProduct:
+          out[k] *= in[s];
+          break;
+        case Combiner::kMax:
           out[k] = FloatBinary(Op::kMaximum, out[k], in[s]);
           break;
-        default:
+        case Combiner::kMin:
           out[k] = FloatBinary(Op::kMinimum, out[k], in[s]);
           break;
+        case Combiner::kNone:
+          break;  // not a reduce_window row: EvaluateOne sends none
       }
     }
   }

@@ -14,7 +14,7 @@
 namespace seam::ir::internal {
 
 // One declaration per rule named in ops.def (repeats are harmless redeclarations).
-#define SEAM_IR_OP(name, text, arity, rule, dtypes)              \
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect)      \
   absl::StatusOr<Shape> ShapeRule##rule(const Instruction& inst, \
                                         const std::vector<Shape>& operands);
 #include "src/ir/ops.def"

@@ -14,7 +14,7 @@ namespace {
 
 // The dtypes of each op's row of ops.def (ir::OpDTypes, here without a call).
 constexpr ir::DTypeSet kOpDTypes[] = {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes) ir::dtypes,
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect) ir::dtypes,
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 };
@@ -213,9 +213,28 @@ bool FastShape(ir::Op op, const NodeList& operands, const ir::Attributes& attrs,
     case ir::Op::kReduceMax:
     case ir::Op::kReduceMin:
       return ReduceShape(op, operands, attrs, out);
-    default:
-      return ElementwiseShape(op, operands, attrs, declared, out);
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kDotGeneral
+#define SEAM_CASES_EXCEPT_kBroadcastInDim
+#define SEAM_CASES_EXCEPT_kReshape
+#define SEAM_CASES_EXCEPT_kReduceSum
+#define SEAM_CASES_EXCEPT_kReduceProduct
+#define SEAM_CASES_EXCEPT_kReduceMax
+#define SEAM_CASES_EXCEPT_kReduceMin
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kDotGeneral
+#undef SEAM_CASES_EXCEPT_kBroadcastInDim
+#undef SEAM_CASES_EXCEPT_kReshape
+#undef SEAM_CASES_EXCEPT_kReduceSum
+#undef SEAM_CASES_EXCEPT_kReduceProduct
+#undef SEAM_CASES_EXCEPT_kReduceMax
+#undef SEAM_CASES_EXCEPT_kReduceMin
+      break;
   }
+  return ElementwiseShape(op, operands, attrs, declared, out);
 }
 
 }  // namespace seam::lazy

@@ -65,6 +65,16 @@ TEST(OpsConformanceTest, RefusesEveryDTypeAnOpDoesNotAccept) {
   EXPECT_TRUE(status.ok()) << status;
 }
 
+// Every reduction row folds {3, -2, 5, 1} with its own combiner (sum, product, maximum,
+// minimum all differ), in the reference evaluator and in the plugin: a row whose fold fell to
+// another combiner in both would pass the random cases above, not this one.
+TEST(OpsConformanceTest, EveryReductionFoldsWithItsOwnCombiner) {
+  PluginRunner runner(PluginUnderTest());
+  ASSERT_TRUE(runner.status().ok()) << runner.status();
+  absl::Status status = CheckReductionsFoldWithTheirCombiner(&runner);
+  EXPECT_TRUE(status.ok()) << status;
+}
+
 // Several ops in one program (a numerically careful softmax, a mask and a cast), so that
 // values flow between kernels and intermediates are released on the way.
 TEST(OpsConformanceTest, ChainedOpsMatchTheReference) {

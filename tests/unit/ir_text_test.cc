@@ -197,6 +197,48 @@ TEST(IrTextTest, RoundTripsEveryOp) {
   }
 }
 
+// ops.def's combiner column agrees with the text name of each reduction row (reduce_sum,
+// reduce_window_max, all_reduce_min...), so a row that names the wrong combiner, which the
+// reference and the plugin would then both fold the same wrong way, fails here.
+TEST(IrTextTest, EveryReductionRowIsNamedForItsCombiner) {
+  int reductions = 0;
+  for (int i = 0; i < kNumOps; ++i) {
+    const auto op = static_cast<Op>(i);
+    const std::string name(OpName(op));
+    const bool named = name.rfind("reduce_", 0) == 0 || name.rfind("all_reduce_", 0) == 0;
+    EXPECT_EQ(named, ReductionOf(op) != Combiner::kNone) << name;
+    std::string suffix;
+    switch (ReductionOf(op)) {
+      case Combiner::kSum:
+        suffix = "_sum";
+        break;
+      case Combiner::kProduct:
+        suffix = "_product";
+        break;
+      case Combiner::kMax:
+        suffix = "_max";
+        break;
+      case Combiner::kMin:
+        suffix = "_min";
+        break;
+      case Combiner::kNone:
+        continue;
+    }
+    ++reductions;
+    EXPECT_TRUE(name.size() > suffix.size() &&
+                name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        << name << " folds with " << suffix.substr(1);
+    EXPECT_EQ(OpEffect(op) == Effect::kCollective, IsAllReduce(op)) << name;
+  }
+  EXPECT_GE(reductions, 10);
+  EXPECT_EQ(OpEffect(Op::kRngBitGenerator), Effect::kRandom);
+  EXPECT_EQ(OpEffect(Op::kAdd), Effect::kPure);
+  EXPECT_TRUE(OpFloatOnly(Op::kExp));
+  EXPECT_FALSE(OpFloatOnly(Op::kAdd));
+  EXPECT_EQ(ReductionIdentity<int32_t>(Combiner::kMax), INT32_MIN);
+  EXPECT_EQ(ReductionIdentity<float>(Combiner::kMin), std::numeric_limits<float>::infinity());
+}
+
 struct ElementwiseRow {
   Op op;
   int arity;
@@ -206,7 +248,7 @@ struct ElementwiseRow {
 // Every unary, binary and compare row of ops.def, read from the table itself.
 std::vector<ElementwiseRow> ElementwiseRows() {
   return {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes)
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect)
 #define SEAM_IR_UNARY(name, text, dtypes) {Op::name, 1, dtypes},
 #define SEAM_IR_BINARY(name, text, dtypes) {Op::name, 2, dtypes},
 #define SEAM_IR_COMPARE(name, text, dtypes) {Op::name, 2, dtypes},

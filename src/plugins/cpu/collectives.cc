@@ -10,11 +10,8 @@
 namespace seam::cpu {
 namespace {
 
-ir::Op Combiner(ir::Op all_reduce) {
-  return all_reduce == ir::Op::kAllReduceSum   ? ir::Op::kAdd
-         : all_reduce == ir::Op::kAllReduceMax ? ir::Op::kMaximum
-                                               : ir::Op::kMinimum;
-}
+// The all_reduce row's combiner (ops.def) as the binary op that folds two operands.
+ir::Op Combiner(ir::Op all_reduce) { return ir::CombinerBinaryOp(ir::ReductionOf(all_reduce)); }
 
 // Folds `inputs` in order into outputs[0] and copies the result into the other outputs.
 void FoldInto(ir::Op op, ir::DType dtype, const std::vector<const uint8_t*>& inputs,

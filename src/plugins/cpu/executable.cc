@@ -195,7 +195,25 @@ Executable::Executable(ir::Program program, bool fuse)
       case ir::Op::kReduceMin:
         plan.reduces.push_back(reduce_plan(i));
         break;
-      default:
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kDotGeneral
+#define SEAM_CASES_EXCEPT_kConvolution
+#define SEAM_CASES_EXCEPT_kBroadcastInDim
+#define SEAM_CASES_EXCEPT_kReduceSum
+#define SEAM_CASES_EXCEPT_kReduceProduct
+#define SEAM_CASES_EXCEPT_kReduceMax
+#define SEAM_CASES_EXCEPT_kReduceMin
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kDotGeneral
+#undef SEAM_CASES_EXCEPT_kConvolution
+#undef SEAM_CASES_EXCEPT_kBroadcastInDim
+#undef SEAM_CASES_EXCEPT_kReduceSum
+#undef SEAM_CASES_EXCEPT_kReduceProduct
+#undef SEAM_CASES_EXCEPT_kReduceMax
+#undef SEAM_CASES_EXCEPT_kReduceMin
         break;
     }
   }

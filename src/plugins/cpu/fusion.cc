@@ -372,11 +372,24 @@ bool IsLoopFusible(Op op) {
     case Op::kBroadcastInDim:
     case Op::kReshape:
       return true;
-    default:
-      // Every unary, binary and compare row of ops.def (the loop compiler runs each through
-      // the elementwise kernels); any other op, a new one included, runs on its own.
-      return ir::OpElementwiseKind(op) != ir::ElementwiseKind::kNone;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kSelect
+#define SEAM_CASES_EXCEPT_kConvert
+#define SEAM_CASES_EXCEPT_kBroadcastInDim
+#define SEAM_CASES_EXCEPT_kReshape
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kSelect
+#undef SEAM_CASES_EXCEPT_kConvert
+#undef SEAM_CASES_EXCEPT_kBroadcastInDim
+#undef SEAM_CASES_EXCEPT_kReshape
+      break;
   }
+  // Every unary, binary and compare row of ops.def (the loop compiler runs each through
+  // the elementwise kernels); any other op, a new one included, runs on its own.
+  return ir::OpElementwiseKind(op) != ir::ElementwiseKind::kNone;
 }
 
 const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan,

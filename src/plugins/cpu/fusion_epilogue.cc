@@ -213,7 +213,20 @@ void FoldChannelOps(const ir::Program& program, const ConvEpilogue& e, const uin
           scale[f] /= v[f];
           shift[f] /= v[f];
           break;
-        default:  // MatchEpilogue takes no other operation
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kAdd
+#define SEAM_CASES_EXCEPT_kSubtract
+#define SEAM_CASES_EXCEPT_kMultiply
+#define SEAM_CASES_EXCEPT_kDivide
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kAdd
+#undef SEAM_CASES_EXCEPT_kSubtract
+#undef SEAM_CASES_EXCEPT_kMultiply
+#undef SEAM_CASES_EXCEPT_kDivide
+          // MatchEpilogue takes no other operation
           break;
       }
     }

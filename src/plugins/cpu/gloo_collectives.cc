@@ -39,16 +39,8 @@ absl::Status CheckDType(ir::DType dtype) {
                    " (supported: f32, f64, bf16 (combined as f32), s32, s64)"));
 }
 
-ir::Op Combiner(ir::Op all_reduce) {
-  switch (all_reduce) {
-    case ir::Op::kAllReduceMax:
-      return ir::Op::kMaximum;
-    case ir::Op::kAllReduceMin:
-      return ir::Op::kMinimum;
-    default:
-      return ir::Op::kAdd;
-  }
-}
+// The all_reduce row's combiner (ops.def) as the binary op that folds two operands.
+ir::Op Combiner(ir::Op all_reduce) { return ir::CombinerBinaryOp(ir::ReductionOf(all_reduce)); }
 
 std::string ProcessList(const std::vector<int64_t>& processes) {
   return absl::StrCat("{", absl::StrJoin(processes, ", "), "}");

@@ -82,9 +82,26 @@ inline bool BinaryT(Op op, const uint8_t* a, const uint8_t* b, uint8_t* out, int
     case Op::kMinimum:
       Zip<T>(a, b, out, n, Min<T>);
       return true;
-    default:
-      return false;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kAdd
+#define SEAM_CASES_EXCEPT_kSubtract
+#define SEAM_CASES_EXCEPT_kMultiply
+#define SEAM_CASES_EXCEPT_kDivide
+#define SEAM_CASES_EXCEPT_kMaximum
+#define SEAM_CASES_EXCEPT_kMinimum
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kAdd
+#undef SEAM_CASES_EXCEPT_kSubtract
+#undef SEAM_CASES_EXCEPT_kMultiply
+#undef SEAM_CASES_EXCEPT_kDivide
+#undef SEAM_CASES_EXCEPT_kMaximum
+#undef SEAM_CASES_EXCEPT_kMinimum
+      break;
   }
+  return false;
 }
 
 // Chains (FastChainF32/F64). Blocks of kVectors 32-byte vectors: the running value of a
@@ -270,9 +287,26 @@ bool IsFastBinary(Op op) {
     case Op::kMaximum:
     case Op::kMinimum:
       return true;
-    default:
-      return false;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kAdd
+#define SEAM_CASES_EXCEPT_kSubtract
+#define SEAM_CASES_EXCEPT_kMultiply
+#define SEAM_CASES_EXCEPT_kDivide
+#define SEAM_CASES_EXCEPT_kMaximum
+#define SEAM_CASES_EXCEPT_kMinimum
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kAdd
+#undef SEAM_CASES_EXCEPT_kSubtract
+#undef SEAM_CASES_EXCEPT_kMultiply
+#undef SEAM_CASES_EXCEPT_kDivide
+#undef SEAM_CASES_EXCEPT_kMaximum
+#undef SEAM_CASES_EXCEPT_kMinimum
+      break;
   }
+  return false;
 }
 
 // The entry points come in an AVX-512, an AVX2 and a default version (target_clones.h).

@@ -122,9 +122,26 @@ SEAM_MATH_KERNEL bool FastUnaryF32(ir::Op op, const uint8_t* in, uint8_t* out, i
     case ir::Op::kRsqrt:
       MapF32(in, out, n, [](float v) { return 1.0F / std::sqrt(v); });
       return true;
-    default:
-      return false;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kExp
+#define SEAM_CASES_EXCEPT_kErf
+#define SEAM_CASES_EXCEPT_kNeg
+#define SEAM_CASES_EXCEPT_kAbs
+#define SEAM_CASES_EXCEPT_kSqrt
+#define SEAM_CASES_EXCEPT_kRsqrt
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kExp
+#undef SEAM_CASES_EXCEPT_kErf
+#undef SEAM_CASES_EXCEPT_kNeg
+#undef SEAM_CASES_EXCEPT_kAbs
+#undef SEAM_CASES_EXCEPT_kSqrt
+#undef SEAM_CASES_EXCEPT_kRsqrt
+      break;
   }
+  return false;
 }
 
 }  // namespace seam::cpu

@@ -225,37 +225,43 @@ void ReduceWith(const ir::Shape& in_shape, const uint8_t* in, const std::vector<
   for (int64_t i = 0; i < out_count; ++i) y[i] = E::Store(acc[i]);
 }
 
+// The fold of the op's combiner (ops.def), from its identity.
 template <typename E>
 void ReduceT(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
              uint8_t* out) {
   using C = typename E::Compute;
-  using Limits = std::numeric_limits<C>;
-  auto run = [&](C init, auto fold) {
-    ReduceWith<E>(in_shape, in, axes, init, fold, out, op == Op::kReduceSum);
+  const ir::Combiner combiner = ir::ReductionOf(op);
+  auto run = [&](auto fold) {
+    ReduceWith<E>(in_shape, in, axes, ir::ReductionIdentity<C>(combiner), fold, out,
+                  combiner == ir::Combiner::kSum);
   };
   if constexpr (std::is_floating_point_v<C>) {
-    switch (op) {
-      case Op::kReduceSum:
-        return run(C(0), [](C a, C b) { return a + b; });
-      case Op::kReduceProduct:
-        return run(C(1), [](C a, C b) { return a * b; });
-      case Op::kReduceMax:
-        return run(-Limits::infinity(), FloatMax<C>);
-      default:
-        return run(Limits::infinity(), FloatMin<C>);
+    switch (combiner) {
+      case ir::Combiner::kSum:
+        return run([](C a, C b) { return a + b; });
+      case ir::Combiner::kProduct:
+        return run([](C a, C b) { return a * b; });
+      case ir::Combiner::kMax:
+        return run(FloatMax<C>);
+      case ir::Combiner::kMin:
+        return run(FloatMin<C>);
+      case ir::Combiner::kNone:
+        return;  // not a reduction: RunKernel sends none
     }
   } else {
     // Integer sums and products wrap like two's complement hardware.
     using U = std::make_unsigned_t<C>;
-    switch (op) {
-      case Op::kReduceSum:
-        return run(C(0), [](C a, C b) { return static_cast<C>(U(a) + U(b)); });
-      case Op::kReduceProduct:
-        return run(C(1), [](C a, C b) { return static_cast<C>(U(a) * U(b)); });
-      case Op::kReduceMax:
-        return run(Limits::min(), [](C a, C b) { return a > b ? a : b; });
-      default:
-        return run(Limits::max(), [](C a, C b) { return a < b ? a : b; });
+    switch (combiner) {
+      case ir::Combiner::kSum:
+        return run([](C a, C b) { return static_cast<C>(U(a) + U(b)); });
+      case ir::Combiner::kProduct:
+        return run([](C a, C b) { return static_cast<C>(U(a) * U(b)); });
+      case ir::Combiner::kMax:
+        return run([](C a, C b) { return a > b ? a : b; });
+      case ir::Combiner::kMin:
+        return run([](C a, C b) { return a < b ? a : b; });
+      case ir::Combiner::kNone:
+        return;  // not a reduction: RunKernel sends none
     }
   }
 }
@@ -390,25 +396,29 @@ void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& 
                   uint8_t* out) {
   const auto* x = reinterpret_cast<const T*>(in);
   auto* y = reinterpret_cast<T*>(out);
-  using Limits = std::numeric_limits<T>;
+  const ir::Combiner combiner = ir::ReductionOf(op);
+  const T init = ir::ReductionIdentity<T>(combiner);
+  const bool sum = combiner == ir::Combiner::kSum;
   int64_t kept_outer = 1, kept = 1, kept_inner = 1;
   const bool middle = KeptMiddle(in_shape, axes, &kept_outer, &kept, &kept_inner);
-  auto run = [&](T init, auto fold) {
+  auto run = [&](auto fold) {
     if (middle) {
-      FoldRangeKept<T>(x, kept, kept_inner, first, last, init, fold, op == Op::kReduceSum, y);
+      FoldRangeKept<T>(x, kept, kept_inner, first, last, init, fold, sum, y);
     } else {
-      FoldRange<T>(x, reduced, inner, first, last, init, fold, op == Op::kReduceSum, y);
+      FoldRange<T>(x, reduced, inner, first, last, init, fold, sum, y);
     }
   };
-  switch (op) {
-    case Op::kReduceSum:
-      return run(T(0), [](T a, T b) { return a + b; });
-    case Op::kReduceProduct:
-      return run(T(1), [](T a, T b) { return a * b; });
-    case Op::kReduceMax:
-      return run(-Limits::infinity(), FloatMax<T>);
-    default:
-      return run(Limits::infinity(), FloatMin<T>);
+  switch (combiner) {
+    case ir::Combiner::kSum:
+      return run([](T a, T b) { return a + b; });
+    case ir::Combiner::kProduct:
+      return run([](T a, T b) { return a * b; });
+    case ir::Combiner::kMax:
+      return run(FloatMax<T>);
+    case ir::Combiner::kMin:
+      return run(FloatMin<T>);
+    case ir::Combiner::kNone:
+      return;  // not a reduction: the callers send none
   }
 }
 

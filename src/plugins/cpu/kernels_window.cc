@@ -208,11 +208,8 @@ void ReduceWindowTyped(const ir::Instruction& inst, const ir::Shape& in_shape,
   T* out = reinterpret_cast<T*>(out_bytes);
   const std::vector<WindowDim> window = ir::WindowOf(inst);
   const WindowWalk walk(window, in_shape.dims, inst.shape.dims);
-  const ir::Op op = inst.op;
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const double identity = op == ir::Op::kReduceWindowSum   ? 0.0
-                          : op == ir::Op::kReduceWindowMax ? -kInf
-                                                           : kInf;
+  const ir::Combiner combiner = ir::ReductionOf(inst.op);
+  const double identity = ir::ReductionIdentity<double>(combiner);
   const int64_t count = inst.shape.num_elements();
   const int64_t work = count * std::max<int64_t>(Product(TapSizes(window)), 1);
   auto fold = [&](auto&& combine, int64_t k, const std::vector<int64_t>& pos, bool inside,
@@ -260,12 +257,17 @@ void ReduceWindowTyped(const ir::Instruction& inst, const ir::Shape& in_shape,
       ParallelFor(row_count, body);
     }
   };
-  if (op == ir::Op::kReduceWindowSum) {
-    run([](double a, double b) { return a + b; });
-  } else if (op == ir::Op::kReduceWindowMax) {
-    run([](double a, double b) { return FloatMax(a, b); });
-  } else {
-    run([](double a, double b) { return FloatMin(a, b); });
+  switch (combiner) {
+    case ir::Combiner::kSum:
+      return run([](double a, double b) { return a + b; });
+    case ir::Combiner::kProduct:
+      return run([](double a, double b) { return a * b; });
+    case ir::Combiner::kMax:
+      return run([](double a, double b) { return FloatMax(a, b); });
+    case ir::Combiner::kMin:
+      return run([](double a, double b) { return FloatMin(a, b); });
+    case ir::Combiner::kNone:
+      return;  // not a reduce_window row: RunKernel sends none
   }
 }
 

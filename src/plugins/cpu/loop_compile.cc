@@ -23,9 +23,22 @@ TileOp::Kind KindOf(Op op) {
       return TileOp::kGather;
     case Op::kReshape:
       return TileOp::kCopy;
-    default:
-      return ir::OpArity(op) == 1 ? TileOp::kUnary : TileOp::kBinary;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kSelect
+#define SEAM_CASES_EXCEPT_kConvert
+#define SEAM_CASES_EXCEPT_kBroadcastInDim
+#define SEAM_CASES_EXCEPT_kReshape
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kSelect
+#undef SEAM_CASES_EXCEPT_kConvert
+#undef SEAM_CASES_EXCEPT_kBroadcastInDim
+#undef SEAM_CASES_EXCEPT_kReshape
+      break;
   }
+  return ir::OpArity(op) == 1 ? TileOp::kUnary : TileOp::kBinary;
 }
 
 // The walk of a broadcast's operand in the result's row-major order: per result dimension

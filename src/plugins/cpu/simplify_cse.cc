@@ -43,7 +43,7 @@ uint64_t HashInstruction(const ir::Instruction& inst) {
 }  // namespace
 
 bool CseTable::Shareable(const ir::Instruction& inst) {
-  return inst.op != ir::Op::kParameter && !ir::IsAllReduce(inst.op);
+  return inst.op != ir::Op::kParameter && ir::OpEffect(inst.op) != ir::Effect::kCollective;
 }
 
 std::optional<int> CseTable::Find(const ir::Program& program, const ir::Instruction& inst) const {

@@ -10,22 +10,19 @@
 namespace seam::cpu {
 namespace {
 
-// Ops left alone: leaves, generators whose result is larger than their input (folding them
-// would only turn a cheap loop into a large constant) and collectives.
+// Ops left alone: those whose result is not a function of their operands (ops.def's
+// effect: random bits, collectives), leaves, and generators whose result is larger than
+// their input (folding them would only turn a cheap loop into a large constant).
 bool Foldable(ir::Op op) {
-  switch (op) {
-    case ir::Op::kParameter:
-    case ir::Op::kConstant:
-    case ir::Op::kIota:
-    case ir::Op::kRngBitGenerator:
-    case ir::Op::kBroadcastInDim:
-    case ir::Op::kAllReduceSum:
-    case ir::Op::kAllReduceMax:
-    case ir::Op::kAllReduceMin:
+  switch (ir::OpEffect(op)) {
+    case ir::Effect::kRandom:
+    case ir::Effect::kCollective:
       return false;
-    default:
-      return true;
+    case ir::Effect::kPure:
+      break;
   }
+  return op != ir::Op::kParameter && op != ir::Op::kConstant && op != ir::Op::kIota &&
+         op != ir::Op::kBroadcastInDim;
 }
 
 }  // namespace

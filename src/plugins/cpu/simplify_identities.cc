@@ -105,9 +105,24 @@ std::optional<int> Arithmetic(const Rewriter& rw, const ir::Instruction& inst) {
     case Op::kPower:
       if (IsUniform(rw, b, 1.0)) return a;
       return std::nullopt;
-    default:
-      return std::nullopt;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kAdd
+#define SEAM_CASES_EXCEPT_kSubtract
+#define SEAM_CASES_EXCEPT_kMultiply
+#define SEAM_CASES_EXCEPT_kDivide
+#define SEAM_CASES_EXCEPT_kPower
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kAdd
+#undef SEAM_CASES_EXCEPT_kSubtract
+#undef SEAM_CASES_EXCEPT_kMultiply
+#undef SEAM_CASES_EXCEPT_kDivide
+#undef SEAM_CASES_EXCEPT_kPower
+      break;
   }
+  return std::nullopt;
 }
 
 // Data movement that changes nothing, and chains of the same movement op merged into one.
@@ -193,9 +208,26 @@ std::optional<int> Movement(Rewriter& rw, const ir::Instruction& inst) {
       return std::nullopt;
     case Op::kConcatenate:
       return inst.operands.size() == 1 ? std::optional<int>(a) : std::nullopt;
-    default:
-      return std::nullopt;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kReshape
+#define SEAM_CASES_EXCEPT_kTranspose
+#define SEAM_CASES_EXCEPT_kBroadcastInDim
+#define SEAM_CASES_EXCEPT_kSlice
+#define SEAM_CASES_EXCEPT_kPad
+#define SEAM_CASES_EXCEPT_kConcatenate
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kReshape
+#undef SEAM_CASES_EXCEPT_kTranspose
+#undef SEAM_CASES_EXCEPT_kBroadcastInDim
+#undef SEAM_CASES_EXCEPT_kSlice
+#undef SEAM_CASES_EXCEPT_kPad
+#undef SEAM_CASES_EXCEPT_kConcatenate
+      break;
   }
+  return std::nullopt;
 }
 
 // neg(neg(x)), integer not(not(x)), convert to the operand's own dtype, selects that do not
@@ -222,9 +254,22 @@ std::optional<int> Elementwise(const Rewriter& rw, const ir::Instruction& inst) 
       if (IsUniform(rw, a, 0.0)) return on_false;
       return std::nullopt;
     }
-    default:
-      return std::nullopt;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kNeg
+#define SEAM_CASES_EXCEPT_kNot
+#define SEAM_CASES_EXCEPT_kConvert
+#define SEAM_CASES_EXCEPT_kSelect
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kNeg
+#undef SEAM_CASES_EXCEPT_kNot
+#undef SEAM_CASES_EXCEPT_kConvert
+#undef SEAM_CASES_EXCEPT_kSelect
+    break;
   }
+  return std::nullopt;
 }
 
 // op(broadcast(x), broadcast(y)) -> broadcast(op(x, y)) when every operand is a broadcast
