@@ -25,20 +25,23 @@ import sys
 LAYERS = {
     "src/base": [],
     "src/ir": ["src/base"],
+    # StableHLO text to and from seam's IR (docs/stablehlo.md).
+    "src/stablehlo": ["src/base", "src/ir"],
     "src/abi": ["src/base", "src/ir", "seam/c"],
     "src/data": ["src/base", "seam"],
     "src/checkpoint": ["src/base", "src/ir", "src/lazy", "seam"],
     "src/plugins/common": ["src/base", "src/ir", "src/abi", "seam/c"],
     # The CPU plugin and the conformance suite read and write the compile options, a
     # serialized xla.CompileOptionsProto (src/proto/compile_options.proto).
-    "src/plugins/cpu": ["src/base", "src/ir", "src/abi", "src/plugins/common", "src/proto",
-                        "seam/c"],
+    "src/plugins/cpu": ["src/base", "src/ir", "src/stablehlo", "src/abi", "src/plugins/common",
+                        "src/proto", "seam/c"],
     "src/plugins/null": ["src/base", "src/abi", "src/plugins/common", "seam/c"],
-    "src/conformance": ["src/base", "src/ir", "src/abi", "src/runtime", "src/proto", "seam/c"],
+    "src/conformance": ["src/base", "src/ir", "src/stablehlo", "src/abi", "src/runtime", "src/proto",
+                        "seam/c"],
     # The coordinator's gRPC code: the runtime includes the generated headers, built from
     # src/proto/*.proto into libseam_proto.so and included as "proto/<name>.pb.h".
     "src/proto": [],
-    "src/runtime": ["src/base", "src/ir", "src/abi", "src/proto", "seam/c"],
+    "src/runtime": ["src/base", "src/ir", "src/stablehlo", "src/abi", "src/proto", "seam/c"],
     # The one place that knows both the runtime and the CPU plugin: it registers the plugin
     # as PJRT_DEVICE=CPU's in-process client in programs that link the target `seam`.
     "src/in_process": ["src/runtime", "src/plugins/cpu", "seam/c"],
