@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "seam/optim.h"
+#include "src/nn/materialize.h"
 
 namespace seam::optim {
 namespace {
@@ -91,10 +92,14 @@ void Optimizer::load_state_dict(const nn::StateDict& state,
     for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
     throw Error(ErrorCode::kInvalidArgument, message);
   }
+  std::vector<Tensor*> loaded;
   for (size_t k = 0; k < entries.size(); ++k) {
     const Tensor& value = state.at(StateName(entries[k].key, entries[k].param));
     *entries[k].tensor = transposed[k] ? value.transpose() : value;
+    loaded.push_back(entries[k].tensor);
   }
+  // As for modules: the transposes run now, so the next step is an uninterrupted run's.
+  nn::MaterializeNow(loaded, "optimizer load_state_dict");
   for (const Hyperparameter& h : hypers) *h.value = state.at(GroupName(h.name)).item<float>();
   StateLoaded();
 }

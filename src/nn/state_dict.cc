@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "seam/nn.h"
+#include "src/nn/materialize.h"
 
 namespace seam::nn {
 namespace {
@@ -70,10 +71,14 @@ void LoadStateDict(const std::vector<NamedParameter>& params, const StateDict& s
     for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
     throw Error(ErrorCode::kInvalidArgument, message);
   }
+  std::vector<Tensor*> loaded;
   for (const NamedParameter& p : params) {
     const Tensor& value = state.at(p.name);
     *p.tensor = p.transposed ? value.transpose() : value;
+    loaded.push_back(p.tensor);
   }
+  // The transposes back from PyTorch's layout run now, not in the next step's program.
+  MaterializeNow(loaded, "load_state_dict");
 }
 
 std::vector<NamedParameter> Prefixed(const std::string& prefix,

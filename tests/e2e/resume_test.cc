@@ -16,6 +16,7 @@
 
 #include "seam/checkpoint.h"
 #include "seam/compile.h"
+#include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 
@@ -126,6 +127,62 @@ TEST_P(ResumeTest, AResumedRunEndsBitIdenticalToTheUninterruptedOne) {
 INSTANTIATE_TEST_SUITE_P(Optimizers, ResumeTest,
                          ::testing::Values("sgd", "adam", "adam_capturable", "sgd_compiled",
                                            "adam_capturable_compiled"));
+
+int64_t Compiles() { return metrics::MetricTotalSamples("CompileTime"); }
+
+// Issue 31 item 6: saving the state dicts does not change the training step's program.
+// The first save compiles the transposes into PyTorch's layout (one small program); the
+// step after it, and a second save, compile nothing.
+TEST_P(ResumeTest, SavingTheModelAndItsOptimizerRecordsNoRecompile) {
+  nn::Mlp model({5, 6, 3}, 3);
+  std::unique_ptr<optim::Optimizer> opt = Make(model.parameters());
+  Trainer trainer(model, *opt, Compiled());
+  for (int step = 0; step < kInterruptAfter; ++step) trainer.Run(step);
+  const auto save = [&] {
+    checkpoint::save_file(Path("model"), model.state_dict());
+    checkpoint::save_file(Path("optimizer"), opt->state_dict(model.named_parameters()));
+  };
+  save();
+  const int64_t before = Compiles();
+  ASSERT_GT(before, 0);
+  trainer.Run(kInterruptAfter);
+  EXPECT_EQ(Compiles(), before) << "the step after a save compiled a new program";
+  save();
+  EXPECT_EQ(Compiles(), before) << "a second save compiled again";
+  std::filesystem::remove(Path("model"));
+  std::filesystem::remove(Path("optimizer"));
+}
+
+// Issue 31 item 6: the tensors a load creates are plain device data (no pending view or
+// transpose), so a resumed run's steps are the programs an uninterrupted run already
+// compiled in this process: every one of them is a compile-cache hit.
+TEST_P(ResumeTest, AResumedRunCompilesNothingAnUninterruptedRunDidNot) {
+  nn::Mlp whole({5, 6, 3}, 3);
+  std::unique_ptr<optim::Optimizer> whole_opt = Make(whole.parameters());
+  Trainer whole_trainer(whole, *whole_opt, Compiled());
+  for (int step = 0; step < kSteps; ++step) whole_trainer.Run(step);
+  checkpoint::save_file(Path("model"), whole.state_dict());
+  checkpoint::save_file(Path("optimizer"), whole_opt->state_dict(whole.named_parameters()));
+
+  nn::Mlp resumed({5, 6, 3}, 77);
+  std::unique_ptr<optim::Optimizer> opt = Make(resumed.parameters());
+  resumed.load_state_dict(checkpoint::load_file(Path("model")).tensors);
+  opt->load_state_dict(checkpoint::load_file(Path("optimizer")).tensors,
+                       resumed.named_parameters());
+  std::filesystem::remove(Path("model"));
+  std::filesystem::remove(Path("optimizer"));
+  const int64_t before = Compiles();
+  if (Compiled()) {
+    // A compiled step traces its first two calls through the lazy path, whose programs the
+    // uninterrupted run's trainer compiled too; the replays compile nothing.
+    Trainer trainer(resumed, *opt, true);
+    for (int step = 0; step < 3; ++step) trainer.Run(step);
+  } else {
+    Step(resumed, *opt, 0);
+  }
+  EXPECT_EQ(Compiles(), before) << "the resumed run's first step compiled a program the "
+                                   "uninterrupted run never compiled";
+}
 
 TEST(OptimizerStateDict, PyTorchNamesAndLayout) {
   nn::Mlp model({5, 6, 3}, 3);
