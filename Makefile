@@ -76,9 +76,9 @@ bench-deps:
 	./scripts/install-bench-deps.sh
 
 # What the device check (scripts/device-check.sh, on a lent GPU machine) runs: the programs,
-# their libraries and the data, packed into $(BUILD_DIR)/device-bundle.tar.xz (at most 40 MiB).
+# their libraries and the data, packed into $(BUILD_DIR)/device-bundle.tar.xz (at most 56 MiB).
 device-bundle: build
-	./scripts/device-bundle.sh $(BUILD_DIR)
+	./scripts/device-bundle.sh $(BUILD_DIR) --data
 
 clean:
 	rm -rf $(BUILD_DIR) $(SAN_BUILD_DIR) $(TSAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

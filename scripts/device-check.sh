@@ -20,6 +20,12 @@
 #   check        seam plugin check <CUDA plugin> (the upstream contract rows)
 #   add-one      one compile and execute of a fixed StableHLO module (add one to f32[4])
 #                through the ABI (stablehlo_add_one)
+#   ops          seam plugin check --ops --format stablehlo: every op case emitted as
+#                StableHLO, compiled by XLA's GPU compiler and compared with the reference
+#   losses       the MLP's first 100 steps through PJRT_DEVICE=CUDA beside the CPU plugin's
+#                (bundled data/cpu-losses-mlp.txt): relative difference of each loss
+#   mlp          examples/fashion_mnist, default run, PJRT_DEVICE=CUDA: test accuracy
+#   cnn          examples/fashion_mnist_cnn, 200 steps, PJRT_DEVICE=CUDA
 # A section whose program is not in the bundle is reported as "not built".
 set -uo pipefail
 
@@ -124,8 +130,23 @@ for root in roots:
         raise SystemExit
 PY
 )
-export root use_loader plugin
-export -f run environment
+# The first 100 losses through the GPU against the CPU plugin's, loss by loss.
+losses() {
+  PJRT_DYNAMIC_PLUGINS=1 PJRT_DEVICE=CUDA run program_format_losses mlp 100 >"$work/gpu-losses.txt" || return 1
+  python3 - "$root/data/cpu-losses-mlp.txt" "$work/gpu-losses.txt" <<'PY'
+import struct, sys
+def read(path):
+    return [struct.unpack("<f", bytes.fromhex(line.strip())[::-1])[0]
+            for line in open(path) if line.strip()]
+cpu, gpu = read(sys.argv[1]), read(sys.argv[2])
+worst = max(abs(c - g) / max(abs(c), 1e-30) for c, g in zip(cpu, gpu))
+print(f"{len(gpu)} GPU losses, {len(cpu)} CPU losses; largest relative difference {worst:.3e}")
+print("first 5 CPU:", cpu[:5]); print("first 5 GPU:", gpu[:5])
+sys.exit(0 if len(cpu) == len(gpu) == 100 and worst <= 1e-4 else 1)
+PY
+}
+export root use_loader plugin work
+export -f run environment losses
 note "bundle: $bundle (glibc $bundle_glibc; host $host_glibc; bundled loader: $use_loader)"
 note "CUDA plugin: ${plugin:-not found}"
 
@@ -137,7 +158,12 @@ fi
 have pjrt_probe probe && section probe 60 run pjrt_probe "$plugin"
 have seam inspect && section inspect 180 run seam plugin inspect "$plugin"
 have stablehlo_add_one add-one && section add-one 240 run stablehlo_add_one "$plugin"
+have program_format_losses losses && section losses 120 losses
+export PJRT_DYNAMIC_PLUGINS=1
+have fashion_mnist mlp && section mlp 240 env PJRT_DEVICE=CUDA bash -c 'run fashion_mnist --data "$root/data"'
 if [ "$quick" = 0 ]; then
-  have seam check && section check 400 run seam plugin check "$plugin"
+  have seam ops && section ops 300 run seam plugin check --ops --format stablehlo "$plugin"
+  have fashion_mnist_cnn cnn && section cnn 180 env PJRT_DEVICE=CUDA bash -c 'run fashion_mnist_cnn --data "$root/data" --steps 200 --epochs 1'
+  have seam check && section check 300 run seam plugin check "$plugin"
 fi
 note "done: results in $out"
