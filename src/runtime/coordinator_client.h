@@ -54,6 +54,12 @@ class CoordinatorClient : public KeyValueStore {
   // lost for the others at once.
   absl::Status Leave(int exit_status, std::chrono::milliseconds timeout);
 
+  // Counts a job-wide step (one whose collective spans every rank) that this process is
+  // about to launch. ABORTED naming the rank, and nothing counted, when a rank has left the
+  // job (exit status 0) after fewer job-wide steps: the step could never complete. A rank
+  // that leaves while this process waits in such a step loses the job for it at once.
+  absl::Status BeginJobWideStep();
+
   // Stops the heartbeats and the Watch stream (no loss is reported after). Idempotent.
   void Close();
 
