@@ -218,8 +218,8 @@ absl::StatusOr<JobSecretPlan> PlanJobSecret(const LaunchOptions& options, const 
     return plan;
   }
   plan.warning = absl::StrCat(
-      "seam launch: warning: ", runtime::kJobSecretFileVariable,
-      " is not set, so the job of ", options.nnodes,
+      "seam launch: warning: ", runtime::kJobSecretFileVariable, " is not set, so the job of ",
+      options.nnodes,
       " nodes has no secret: any process that reaches its coordinator may join it or read its "
       "keys. Give every node's launch the same private secret file (docs/distributed.md)");
   return plan;
@@ -231,8 +231,8 @@ absl::StatusOr<std::unique_ptr<JobSecretFile>> JobSecretFile::Create(const std::
   std::string path = absl::StrCat(dir.empty() ? "/tmp" : dir, "/seam-job-secret-XXXXXX");
   const int fd = mkostemp(path.data(), O_CLOEXEC);  // mode 0600
   if (fd < 0) {
-    return absl::UnavailableError(absl::StrCat("cannot create the job's secret file in '", dir,
-                                               "': ", std::strerror(errno)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot create the job's secret file in '", dir, "': ", std::strerror(errno)));
   }
   std::unique_ptr<JobSecretFile> file(new JobSecretFile(path));
   const std::string text = *secret + "\n";
@@ -338,11 +338,10 @@ int RunAttempt(const LaunchOptions& options, const std::string& path,
   std::vector<ChildSpec> children;
   for (int64_t local = 0; local < options.nproc; ++local) {
     const int64_t rank = options.node_rank * options.nproc + local;
-    children.push_back(
-        {path, options.command,
-         ChildEnvironment(inherited, options, endpoint, local, restart,
-                          secret_file == nullptr ? "" : secret_file->path()),
-         absl::StrCat("[rank ", rank, "] ")});
+    children.push_back({path, options.command,
+                        ChildEnvironment(inherited, options, endpoint, local, restart,
+                                         secret_file == nullptr ? "" : secret_file->path()),
+                        absl::StrCat("[rank ", rank, "] ")});
   }
   if (options.verbose) {
     err << "seam launch: node " << options.node_rank << " of " << options.nnodes << ": ranks "

@@ -101,11 +101,11 @@ class CoordinatorClient::Impl {
         absl::StrCat("Failed to initialize distributed runtime client: ", status.error_message());
     if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
         status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
-      absl::StrAppend(&text, options_.secret_file.empty()
-                                 ? " (this process has no job secret: SEAM_JOB_SECRET_FILE is unset)"
-                                 : absl::StrCat(" (this process's secret is from ",
-                                                kJobSecretFileVariable, "='",
-                                                absl::CHexEscape(options_.secret_file), "')"));
+      absl::StrAppend(&text,
+                      options_.secret_file.empty()
+                          ? " (this process has no job secret: SEAM_JOB_SECRET_FILE is unset)"
+                          : absl::StrCat(" (this process's secret is from ", kJobSecretFileVariable,
+                                         "='", absl::CHexEscape(options_.secret_file), "')"));
     }
     return absl::Status(FromGrpc(status).code(), text);
   }

@@ -392,14 +392,14 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
       return Error(code, message);
     }
     next_refusal_log_ = now + kRefusalLogPeriod;
-    base::Log(base::LogSeverity::kWarning,
-              absl::StrCat("The coordinator refused a call from ", context.peer(), ": ",
-                           code == grpc::StatusCode::UNAUTHENTICATED ? "no job secret"
-                                                                     : "a wrong job secret",
-                           refusals_unlogged_ == 0
-                               ? ""
-                               : absl::StrCat(" (and ", refusals_unlogged_,
-                                              " refusals not logged since the last line)")));
+    base::Log(
+        base::LogSeverity::kWarning,
+        absl::StrCat(
+            "The coordinator refused a call from ", context.peer(), ": ",
+            code == grpc::StatusCode::UNAUTHENTICATED ? "no job secret" : "a wrong job secret",
+            refusals_unlogged_ == 0 ? ""
+                                    : absl::StrCat(" (and ", refusals_unlogged_,
+                                                   " refusals not logged since the last line)")));
     refusals_unlogged_ = 0;
     return Error(code, message);
   }

@@ -59,8 +59,8 @@ absl::StatusOr<std::string> ReadJobSecretFile(const std::string& path, const std
     const int error = errno;
     const auto code =
         error == EACCES ? absl::StatusCode::kPermissionDenied : absl::StatusCode::kNotFound;
-    return absl::Status(code, absl::StrCat("Cannot open the job's secret file ", name, ": ",
-                                           std::strerror(error)));
+    return absl::Status(
+        code, absl::StrCat("Cannot open the job's secret file ", name, ": ", std::strerror(error)));
   }
   struct stat info {};
   if (fstat(file.fd, &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -79,8 +79,8 @@ absl::StatusOr<std::string> ReadJobSecretFile(const std::string& path, const std
     const ssize_t n = read(file.fd, buffer.data() + size, buffer.size() - size);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      return absl::PermissionDeniedError(absl::StrCat("Cannot read the job's secret file ", name,
-                                                      ": ", std::strerror(errno)));
+      return absl::PermissionDeniedError(
+          absl::StrCat("Cannot read the job's secret file ", name, ": ", std::strerror(errno)));
     }
     if (n == 0) break;
     size += static_cast<size_t>(n);

@@ -4,9 +4,9 @@
 // tolerance, parameters bit-identical on every rank (compared by hash), the cross-process
 // counters derived from the program. And a rank killed with SIGKILL mid-training: every
 // other rank and `seam launch` end non-zero within 30 s, naming it.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -207,9 +207,9 @@ TEST(DataParallelJob, ARankThatLeavesEarlyIsNamedWithinTheHeartbeatBound) {
   env["XLA_COORDINATOR_PORT"] = std::to_string(FreePort());
   env["WORLD_SIZE"] = "2";
   env["SEAM_LOST_JOB_GRACE_SEC"] = "1";
-  const std::vector<std::string> argv = {SEAM_DP_WORKER, "--steps",      "100000",
-                                         "--step-delay-ms", "20",        "--leave-rank",
-                                         "1",              "--leave-at", "10"};
+  const std::vector<std::string> argv = {
+      SEAM_DP_WORKER, "--steps", "100000", "--step-delay-ms", "20", "--leave-rank", "1",
+      "--leave-at",   "10"};
   std::vector<Child> ranks;
   for (int rank = 0; rank < 2; ++rank) {
     env["RANK"] = std::to_string(rank);
@@ -235,8 +235,7 @@ TEST(DataParallelJob, ARankThatLeavesEarlyIsNamedWithinTheHeartbeatBound) {
 
 // A private file of the test's holding `secret`; its path.
 std::string SecretFile(const std::string& name, const std::string& secret) {
-  const std::string path =
-      ::testing::TempDir() + "dp_job_" + name + "_" + std::to_string(getpid());
+  const std::string path = ::testing::TempDir() + "dp_job_" + name + "_" + std::to_string(getpid());
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   EXPECT_GE(fd, 0) << path;
   EXPECT_EQ(write(fd, secret.data(), secret.size()), static_cast<ssize_t>(secret.size()));

@@ -3,9 +3,9 @@
 // listening address, and what the others see when a rank is killed, stopped or fails.
 // Every wait is bounded; every child is killed and reaped at the latest when its Child
 // goes out of scope. Ports are picked free per test, so tests run side by side.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -168,9 +168,9 @@ TEST(DistributedStartup, RanksThatDisagreeAboutTheWorldSizeAreToldBothValues) {
   EXPECT_THAT(rank1.Stdout(),
               HasSubstr("The ranks disagree about the world size: rank 0 (which hosts the "
                         "coordinator) has world size 2, rank 1 (pid "));
-  EXPECT_THAT(rank1.Stdout(), HasSubstr(") has world size 3. The coordinator at 127.0.0.1:" +
-                                        std::to_string(job.port) +
-                                        " refused this process; its job goes on"));
+  EXPECT_THAT(rank1.Stdout(),
+              HasSubstr(") has world size 3. The coordinator at 127.0.0.1:" +
+                        std::to_string(job.port) + " refused this process; its job goes on"));
   EXPECT_LE(rank1.Value("failed_after_ms").value_or(99999), 10000) << "long before the timeout";
   ASSERT_EQ(rank0.WaitOrKill(seconds(20)).Describe(), "exit status 2") << Output(rank0);
   EXPECT_THAT(rank0.Stdout(), HasSubstr("rank 1 of 2 did not arrive (rank 1 never connected to "

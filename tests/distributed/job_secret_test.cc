@@ -29,8 +29,7 @@ class JobSecretFileTest : public ::testing::Test {
     const std::string path = dir_ + "/" + name;
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     EXPECT_GE(fd, 0);
-    EXPECT_EQ(write(fd, contents.data(), contents.size()),
-              static_cast<ssize_t>(contents.size()));
+    EXPECT_EQ(write(fd, contents.data(), contents.size()), static_cast<ssize_t>(contents.size()));
     close(fd);
     EXPECT_EQ(chmod(path.c_str(), mode), 0);
     return path;

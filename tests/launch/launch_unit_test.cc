@@ -136,8 +136,8 @@ TEST(ChildEnvironment, LeavesCpuNumDevicesWithoutDevicesPerProcess) {
 
 TEST(ChildEnvironment, SetsTheSecretFileOverAnInheritedOne) {
   const std::vector<std::string> env =
-      ChildEnvironment({"SEAM_JOB_SECRET_FILE=/old"}, TwoProcesses(), {"127.0.0.1", 1, "free"},
-                       0, 0, "/tmp/seam-job-secret-x");
+      ChildEnvironment({"SEAM_JOB_SECRET_FILE=/old"}, TwoProcesses(), {"127.0.0.1", 1, "free"}, 0,
+                       0, "/tmp/seam-job-secret-x");
   EXPECT_THAT(env, Contains(std::string("SEAM_JOB_SECRET_FILE=/tmp/seam-job-secret-x")));
   EXPECT_THAT(env, Not(Contains(std::string("SEAM_JOB_SECRET_FILE=/old"))));
 }
