@@ -33,6 +33,8 @@ constexpr milliseconds kPollPeriod{100};
 constexpr milliseconds kDefaultDrain{2000};
 // The longest wait a request may ask for (a larger one is cut to it): no clock overflows.
 constexpr int64_t kMaxWaitMs = int64_t{30} * 24 * 3600 * 1000;
+// The largest request the service reads (a key and its value, with the framing).
+constexpr int kMaxRequestBytes = 16 << 20;
 // A refused call is logged at most this often (the count of the others follows).
 constexpr milliseconds kRefusalLogPeriod{10000};
 // How many refused processes a start-up barrier's timeout may name.
@@ -96,7 +98,9 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     // off, so that a second service on the same port fails instead of sharing it.
     builder.AddListeningPort(options_.target, grpc::InsecureServerCredentials(), &port);
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-    builder.SetMaxReceiveMessageSize(-1);
+    // The store is for bootstrapping: a bound on each request keeps a peer that is not of
+    // the job (its secret is checked only once the request is read) from filling memory.
+    builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
     builder.RegisterService(this);
     server_ = builder.BuildAndStart();
     if (server_ == nullptr || port == 0) {

@@ -192,6 +192,20 @@ TEST(CoordinatorService, CallsWithoutTheJobsSecretAreRefusedAndTheJobGoesOn) {
     EXPECT_EQ(stub->Leave(&context, request, &reply).error_code(),
               grpc::StatusCode::UNAUTHENTICATED);
   }
+  // A request larger than the service reads is refused without its secret being looked at.
+  {
+    auto channel = grpc::CreateChannel(f.options.Target(), grpc::InsecureChannelCredentials());
+    auto stub = coordinator::Coordinator::NewStub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + seconds(20));
+    coordinator::PutRequest request;
+    request.set_incarnation((*rank0)->incarnation());
+    request.set_key("big");
+    request.set_value(std::string(size_t{17} << 20, 'x'));
+    coordinator::PutReply reply;
+    EXPECT_EQ(stub->Put(&context, request, &reply).error_code(),
+              grpc::StatusCode::RESOURCE_EXHAUSTED);
+  }
   EXPECT_TRUE((*rank0)->Health().ok());
   auto rank1 = ConnectWith(f, 1, "the-secret-of-this-job");
   ASSERT_TRUE(rank1.ok()) << rank1.status();

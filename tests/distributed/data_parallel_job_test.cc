@@ -248,7 +248,7 @@ Child LaunchWithSecret(int port, const std::string& secret_file) {
   std::map<std::string, std::string> env = CpuEnv();
   env["SEAM_JOB_SECRET_FILE"] = secret_file;
   return Child({SEAM_CLI, "launch", "-n", "2", "--master-port", std::to_string(port), "--",
-                SEAM_DP_WORKER, "--steps", "40", "--step-delay-ms", "40"},
+                SEAM_DP_WORKER, "--steps", "60", "--step-delay-ms", "50"},
                env);
 }
 
