@@ -464,8 +464,10 @@ class Guardian {
   // runs without one) when it cannot.
   bool Start(const std::vector<Child>& children, const std::vector<std::string>& files) {
     std::vector<pid_t> groups;
+    groups.reserve(children.size());
     for (const Child& child : children) groups.push_back(child.pid);
     std::vector<const char*> paths;
+    paths.reserve(files.size());
     for (const std::string& file : files) paths.push_back(file.c_str());
     std::array<int, 2> fds{};
     if (pipe2(fds.data(), O_CLOEXEC) != 0) return false;

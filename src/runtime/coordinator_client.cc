@@ -223,6 +223,14 @@ class CoordinatorClient::Impl {
     return absl::OkStatus();
   }
 
+  std::vector<int> DepartedRanks() const {
+    std::lock_guard<std::mutex> lock(steps_mu_);
+    std::vector<int> ranks;
+    ranks.reserve(departed_.size());
+    for (const pb::Departure& departure : departed_) ranks.push_back(departure.rank());
+    return ranks;
+  }
+
   void Close() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -401,7 +409,7 @@ class CoordinatorClient::Impl {
   uint64_t incarnation_ = 0;
 
   // Job-wide steps this process launched, and the ranks that left the job.
-  std::mutex steps_mu_;
+  mutable std::mutex steps_mu_;
   int64_t job_steps_ = 0;
   std::vector<pb::Departure> departed_;
 
@@ -459,6 +467,8 @@ absl::Status CoordinatorClient::Leave(int exit_status, std::chrono::milliseconds
 }
 
 absl::Status CoordinatorClient::BeginJobWideStep() { return impl_->BeginJobWideStep(); }
+
+std::vector<int> CoordinatorClient::DepartedRanks() const { return impl_->DepartedRanks(); }
 
 void CoordinatorClient::Close() { impl_->Close(); }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -59,6 +60,9 @@ class CoordinatorClient : public KeyValueStore {
   // job (exit status 0) after fewer job-wide steps: the step could never complete. A rank
   // that leaves while this process waits in such a step loses the job for it at once.
   absl::Status BeginJobWideStep();
+
+  // The ranks this process has been told left the job with status 0, in that order.
+  std::vector<int> DepartedRanks() const;
 
   // Stops the heartbeats and the Watch stream (no loss is reported after). Idempotent.
   void Close();

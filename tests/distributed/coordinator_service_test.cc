@@ -236,6 +236,12 @@ TEST(CoordinatorService, ARankThatLeftIsNamedByBarriersAndJobWideSteps) {
   EXPECT_EQ(barrier.code(), absl::StatusCode::kAborted);
   EXPECT_THAT(Text(barrier), HasSubstr("Barrier 'after' cannot complete: rank 1 (pid "));
   EXPECT_THAT(Text(barrier), HasSubstr("exited (status 0) and left the job without reaching it"));
+  // The service knows at once; this process learns it on its Watch stream a moment later.
+  const auto told_by = Clock::now() + seconds(10);
+  while ((*rank0)->DepartedRanks().empty() && Clock::now() < told_by) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ((*rank0)->DepartedRanks(), std::vector<int>{1});
   absl::Status step = (*rank0)->BeginJobWideStep();
   EXPECT_EQ(step.code(), absl::StatusCode::kAborted);
   EXPECT_THAT(Text(step), HasSubstr("The job has lost rank 1 (pid "));
