@@ -271,9 +271,10 @@ CLI::App* AddLaunchCommand(CLI::App& app, LaunchOptions& options) {
       "launch",
       "Start N local processes of one distributed job, the way torchrun does: each gets "
       "RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT = "
-      "XLA_COORDINATOR_PORT; each output line is prefixed with its rank; Ctrl-C is "
-      "forwarded; when one process fails the others are stopped. Exit status 0 when every "
-      "process exits with 0");
+      "XLA_COORDINATOR_PORT, and SEAM_JOB_SECRET_FILE (a fresh private secret per job, "
+      "unless launch's environment names one); each output line is prefixed with its rank; "
+      "Ctrl-C is forwarded; when one process fails the others are stopped. Exit status 0 "
+      "when every process exits with 0");
   launch->add_option("-n,--nproc-per-node", options.nproc, "Processes to start on this node")
       ->required()
       ->check(CLI::Range(int64_t{1}, int64_t{256}));
