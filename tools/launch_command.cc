@@ -1,5 +1,6 @@
 #include "tools/launch_command.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "src/base/env.h"
+#include "src/runtime/job_secret.h"
 #include "tools/process_group.h"
 
 namespace seam::tools {
@@ -169,7 +171,8 @@ absl::StatusOr<Endpoint> ResolveEndpoint(const LaunchOptions& options, const Env
 
 std::vector<std::string> ChildEnvironment(const std::vector<std::string>& inherited,
                                           const LaunchOptions& options, const Endpoint& endpoint,
-                                          int64_t local_rank, int64_t restart) {
+                                          int64_t local_rank, int64_t restart,
+                                          const std::string& secret_file) {
   const std::string port = absl::StrCat(endpoint.port);
   std::vector<std::pair<std::string, std::string>> set = {
       {"RANK", absl::StrCat(options.node_rank * options.nproc + local_rank)},
@@ -188,6 +191,7 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& inheri
   if (options.devices_per_process > 0) {
     set.emplace_back("CPU_NUM_DEVICES", absl::StrCat(options.devices_per_process));
   }
+  if (!secret_file.empty()) set.emplace_back(runtime::kJobSecretFileVariable, secret_file);
   std::set<std::string, std::less<>> names;
   for (const auto& [name, value] : set) names.insert(name);
   std::vector<std::string> env;
@@ -199,6 +203,51 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& inheri
   for (const auto& [name, value] : set) env.push_back(absl::StrCat(name, "=", value));
   return env;
 }
+
+absl::StatusOr<JobSecretPlan> PlanJobSecret(const LaunchOptions& options, const EnvLookup& env) {
+  JobSecretPlan plan;
+  std::optional<std::string> given = env(runtime::kJobSecretFileVariable);
+  if (given.has_value() && !given->empty()) {
+    absl::StatusOr<std::string> secret = runtime::ReadJobSecretFile(*given);
+    if (!secret.ok()) return secret.status();
+    plan.given_file = *given;
+    return plan;
+  }
+  if (options.nnodes == 1) {
+    plan.make = true;
+    return plan;
+  }
+  plan.warning = absl::StrCat(
+      "seam launch: warning: ", runtime::kJobSecretFileVariable, " is not set, so the job of ",
+      options.nnodes,
+      " nodes has no secret: any process that reaches its coordinator may join it or read its "
+      "keys. Give every node's launch the same private secret file (docs/distributed.md)");
+  return plan;
+}
+
+absl::StatusOr<std::unique_ptr<JobSecretFile>> JobSecretFile::Create(const std::string& dir) {
+  absl::StatusOr<std::string> secret = runtime::NewJobSecret();
+  if (!secret.ok()) return secret.status();
+  std::string path = absl::StrCat(dir.empty() ? "/tmp" : dir, "/seam-job-secret-XXXXXX");
+  const int fd = mkostemp(path.data(), O_CLOEXEC);  // mode 0600
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create the job's secret file in '", dir, "': ", std::strerror(errno)));
+  }
+  std::unique_ptr<JobSecretFile> file(new JobSecretFile(path));
+  const std::string text = *secret + "\n";
+  const bool written = fchmod(fd, S_IRUSR | S_IWUSR) == 0 &&
+                       write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int error = errno;
+  close(fd);
+  if (!written) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot write the job's secret file '", path, "': ", std::strerror(error)));
+  }
+  return file;
+}
+
+JobSecretFile::~JobSecretFile() { unlink(path_.c_str()); }
 
 absl::StatusOr<std::string> FindProgram(const std::string& name,
                                         const std::optional<std::string>& path_var) {
@@ -222,9 +271,10 @@ CLI::App* AddLaunchCommand(CLI::App& app, LaunchOptions& options) {
       "launch",
       "Start N local processes of one distributed job, the way torchrun does: each gets "
       "RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT = "
-      "XLA_COORDINATOR_PORT; each output line is prefixed with its rank; Ctrl-C is "
-      "forwarded; when one process fails the others are stopped. Exit status 0 when every "
-      "process exits with 0");
+      "XLA_COORDINATOR_PORT, and SEAM_JOB_SECRET_FILE (a fresh private secret per job, "
+      "unless launch's environment names one); each output line is prefixed with its rank; "
+      "Ctrl-C is forwarded; when one process fails the others are stopped. Exit status 0 "
+      "when every process exits with 0");
   launch->add_option("-n,--nproc-per-node", options.nproc, "Processes to start on this node")
       ->required()
       ->check(CLI::Range(int64_t{1}, int64_t{256}));
@@ -272,12 +322,26 @@ namespace {
 // One attempt of the job: its processes, started and waited for; Launch's exit status.
 int RunAttempt(const LaunchOptions& options, const std::string& path,
                const std::vector<std::string>& inherited, const Endpoint& endpoint, int64_t restart,
-               std::ostream& err) {
+               const JobSecretPlan& secret, std::ostream& err) {
+  // A fresh secret for each attempt: a process of an earlier attempt cannot join this one.
+  std::unique_ptr<JobSecretFile> secret_file;
+  GroupOptions group;
+  if (secret.make) {
+    absl::StatusOr<std::unique_ptr<JobSecretFile>> made =
+        JobSecretFile::Create(base::GetEnv("TMPDIR").value_or("/tmp"));
+    if (!made.ok()) {
+      err << "seam launch: " << made.status().message() << "\n";
+      return 1;
+    }
+    secret_file = *std::move(made);
+    group.remove_if_killed.push_back(secret_file->path());
+  }
   std::vector<ChildSpec> children;
   for (int64_t local = 0; local < options.nproc; ++local) {
     const int64_t rank = options.node_rank * options.nproc + local;
     children.push_back({path, options.command,
-                        ChildEnvironment(inherited, options, endpoint, local, restart),
+                        ChildEnvironment(inherited, options, endpoint, local, restart,
+                                         secret_file == nullptr ? "" : secret_file->path()),
                         absl::StrCat("[rank ", rank, "] ")});
   }
   if (options.verbose) {
@@ -287,7 +351,6 @@ int RunAttempt(const LaunchOptions& options, const std::string& path,
         << "; coordinator " << endpoint.addr << ":" << endpoint.port << " (port from "
         << endpoint.port_source << ")\n";
   }
-  GroupOptions group;
   group.grace_period = std::chrono::milliseconds(std::llround(options.grace_period_s * 1000));
   absl::StatusOr<GroupResult> result = RunProcessGroup(children, group);
   if (!result.ok()) {
@@ -315,6 +378,12 @@ int Launch(const LaunchOptions& options, std::ostream& err) {
     err << "seam launch: " << path.status().message() << "\n";
     return 127;
   }
+  absl::StatusOr<JobSecretPlan> secret = PlanJobSecret(options, base::GetEnv);
+  if (!secret.ok()) {
+    err << "seam launch: " << secret.status().message() << "\n";
+    return 1;
+  }
+  if (!secret->warning.empty()) err << secret->warning << "\n";
   const std::vector<std::string> inherited = InheritedEnvironment();
   for (int64_t restart = 0;; ++restart) {
     if (restart > 0 && endpoint->port_source == "free") {
@@ -326,7 +395,7 @@ int Launch(const LaunchOptions& options, std::ostream& err) {
       }
       endpoint->port = *port;
     }
-    const int status = RunAttempt(options, *path, inherited, *endpoint, restart, err);
+    const int status = RunAttempt(options, *path, inherited, *endpoint, restart, *secret, err);
     if (status != 1 || restart >= options.max_restarts) return status;
     err << "seam launch: restarting the job (restart " << restart + 1 << " of "
         << options.max_restarts << ")\n";

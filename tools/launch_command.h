@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -70,11 +71,41 @@ absl::StatusOr<int> PickFreePort(const std::string& addr);
 // The environment of local process `local_rank`: `inherited` ("NAME=value" each) without
 // the variables launch sets, then RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 // PJRT_LOCAL_PROCESS_RANK, PJRT_LOCAL_PROCESS_COUNT, MASTER_ADDR, MASTER_PORT,
-// XLA_COORDINATOR_PORT, SEAM_RESTART_COUNT (`restart`) and, with devices_per_process,
-// CPU_NUM_DEVICES.
+// XLA_COORDINATOR_PORT, SEAM_RESTART_COUNT (`restart`), with devices_per_process
+// CPU_NUM_DEVICES, and with `secret_file` SEAM_JOB_SECRET_FILE.
 std::vector<std::string> ChildEnvironment(const std::vector<std::string>& inherited,
                                           const LaunchOptions& options, const Endpoint& endpoint,
-                                          int64_t local_rank, int64_t restart = 0);
+                                          int64_t local_rank, int64_t restart = 0,
+                                          const std::string& secret_file = "");
+
+// Where the job's secret comes from (docs/distributed.md, "Authentication").
+struct JobSecretPlan {
+  // SEAM_JOB_SECRET_FILE from launch's environment, checked; the children inherit it.
+  std::string given_file;
+  // No file was given: launch makes a fresh secret for each attempt (one node only).
+  bool make = false;
+  // A line for stderr (several nodes and no secret file), or "".
+  std::string warning;
+};
+
+// SEAM_JOB_SECRET_FILE when set (its file must pass ReadJobSecretFile), else a secret
+// of launch's own with one node, else (several nodes) none, with a warning.
+absl::StatusOr<JobSecretPlan> PlanJobSecret(const LaunchOptions& options, const EnvLookup& env);
+
+// A fresh job secret in a new file of its own (mode 0600) in `dir`; the file is removed
+// when the object ends.
+class JobSecretFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<JobSecretFile>> Create(const std::string& dir);
+  ~JobSecretFile();
+  JobSecretFile(const JobSecretFile&) = delete;
+  JobSecretFile& operator=(const JobSecretFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit JobSecretFile(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
 
 // `name` itself when it holds a '/', else the first executable regular file `dir/name` for
 // the directories of `path_var` (an empty entry is the current directory). NotFound when

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "src/runtime/grpc_logging.h"
 #include "tools/info_command.h"
 #include "tools/launch_command.h"
 #include "tools/plugin_command.h"
@@ -12,6 +13,8 @@
 namespace {
 
 int Main(int argc, char** argv) {
+  // gRPC's own log lines would precede seam's messages (`seam serve` on a taken port).
+  seam::runtime::QuietGrpcLogging();
   CLI::App app{"seam: a lazy-tensor runtime over a PJRT-style plugin ABI"};
   app.require_subcommand(1);
 

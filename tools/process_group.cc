@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -449,6 +450,105 @@ void KillStarted(std::vector<Child>& children) {
   }
 }
 
+// The guardian (RunProcessGroup's comment): forked once every child runs. It holds the
+// read end of a pipe whose write end only this process has: a byte means "released", the
+// end of the pipe without one means this process died.
+class Guardian {
+ public:
+  Guardian() = default;
+  Guardian(const Guardian&) = delete;
+  Guardian& operator=(const Guardian&) = delete;
+  ~Guardian() { Release(); }
+
+  // Forks the guardian for the process groups of `children`; returns false (and the group
+  // runs without one) when it cannot.
+  bool Start(const std::vector<Child>& children, const std::vector<std::string>& files) {
+    std::vector<pid_t> groups;
+    groups.reserve(children.size());
+    for (const Child& child : children) groups.push_back(child.pid);
+    std::vector<const char*> paths;
+    paths.reserve(files.size());
+    for (const std::string& file : files) paths.push_back(file.c_str());
+    std::array<int, 2> fds{};
+    if (pipe2(fds.data(), O_CLOEXEC) != 0) return false;
+    const int dev_null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    sigset_t all;
+    sigset_t previous;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &previous);
+    const pid_t pid = fork();
+    if (pid == 0) Watch(fds[0], fds[1], dev_null, groups, paths);
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
+    close(fds[0]);
+    if (dev_null >= 0) close(dev_null);
+    if (pid < 0) {
+      close(fds[1]);
+      return false;
+    }
+    pid_ = pid;
+    write_fd_ = fds[1];
+    return true;
+  }
+
+  // Tells the guardian to exit without doing anything, and reaps it. Idempotent.
+  void Release() {
+    if (pid_ <= 0) return;
+    const char byte = 'R';
+    ssize_t n = 0;
+    while ((n = write(write_fd_, &byte, 1)) < 0 && errno == EINTR) {
+    }
+    CloseFd(write_fd_);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+
+ private:
+  // In the guardian, after the fork: async-signal-safe calls only.
+  [[noreturn]] static void Watch(int read_fd, int write_fd, int dev_null,
+                                 const std::vector<pid_t>& groups,
+                                 const std::vector<const char*>& files) {
+    close(write_fd);
+    // Out of the way of a terminal's signals and of anything aimed at launch's group; the
+    // pipe alone tells it when to act.
+    setpgid(0, 0);
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD}) {
+      sigaction(signal, &ignore, nullptr);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    // Holds no other descriptor of launch's (the children's pipes, launch's output).
+    if (dev_null >= 0) {
+      dup2(dev_null, 0);
+      dup2(dev_null, 1);
+      dup2(dev_null, 2);
+    }
+    if (dup2(read_fd, 3) < 0) _exit(1);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+#endif
+    {
+      for (int fd = 4; fd < 65536; ++fd) close(fd);
+    }
+    char byte = 0;
+    ssize_t n = 0;
+    while ((n = read(3, &byte, 1)) < 0 && errno == EINTR) {
+    }
+    if (n == 1) _exit(0);  // released
+    for (pid_t group : groups) killpg(group, SIGKILL);
+    for (const char* file : files) unlink(file);
+    _exit(0);
+  }
+
+  pid_t pid_ = -1;
+  int write_fd_ = -1;
+};
+
 }  // namespace
 
 std::string SignalName(int signal) {
@@ -542,7 +642,11 @@ absl::StatusOr<GroupResult> RunProcessGroup(const std::vector<ChildSpec>& childr
     }
   }
   CloseFd(dev_null);
-  return GroupRunner(started, **relay, options).Run();
+  Guardian guardian;
+  if (options.guardian) guardian.Start(started, options.remove_if_killed);
+  GroupResult result = GroupRunner(started, **relay, options).Run();
+  guardian.Release();
+  return result;
 }
 
 }  // namespace seam::tools

@@ -47,6 +47,11 @@ struct GroupOptions {
   std::chrono::milliseconds drain_period{2000};
   int out_fd = 1;  // where the children's stdout lines go
   int err_fd = 2;  // where their stderr lines go
+  // A guardian process that outlives this one only to clean up should this one die
+  // without ending the group (SIGKILL): it sends SIGKILL to every child's process group
+  // (the programs' own helpers included) and removes `remove_if_killed`.
+  bool guardian = true;
+  std::vector<std::string> remove_if_killed;
 };
 
 struct GroupResult {
@@ -65,7 +70,12 @@ struct GroupResult {
 // group (so a terminal's Ctrl-C reaches only this process, which forwards it once), with
 // stdin from /dev/null and stdout and stderr into pipes, which are relayed to
 // `options.out_fd` and `options.err_fd` through a LinePrefixer each. On Linux a child also
-// gets SIGKILL when this process dies (PR_SET_PDEATHSIG), so none outlives it.
+// gets SIGKILL when this process dies (PR_SET_PDEATHSIG), so none outlives it; and with
+// `options.guardian`, a process forked once every child runs waits on a pipe only this
+// process writes: when the pipe closes without a word (this process died), it sends SIGKILL
+// to every child's process group, removes `options.remove_if_killed` and exits, so that
+// the children's own helpers do not outlive this process either. Released (told to exit
+// without doing anything) and reaped before this call returns.
 //
 // When a child fails (a non-zero status or a signal), every other child's process group
 // gets SIGTERM. When this process receives SIGINT, SIGTERM, SIGHUP or SIGQUIT, the same

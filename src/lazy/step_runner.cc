@@ -328,6 +328,10 @@ absl::Status RunStep(Runtime& rt, const StepRequest& request, StepResult& result
     }
     SEAM_RETURN_IF_ERROR(SendParameters(*client, *devices, request.parameters, scratch));
     SEAM_ASSIGN_OR_RETURN(result.computation, FindOrCompile(rt, *client, request, (*devices)[0]));
+    // A job-wide step needs every rank: one that has left the job fails it at once.
+    if (request.global_replicas > request.replicas) {
+      SEAM_RETURN_IF_ERROR(runtime::BeginJobWideStep());
+    }
     SEAM_RETURN_IF_ERROR(
         NameLostProcess(*client, Execute(*client, request, *devices, scratch, result)));
     for (const ir::Alias& alias : request.donations) {

@@ -131,6 +131,8 @@ absl::Status Coordinator::Barrier(const std::string& name, milliseconds timeout)
 
 absl::Status Coordinator::Health() const { return client_->Health(); }
 
+absl::Status Coordinator::BeginJobWideStep() { return client_->BeginJobWideStep(); }
+
 void Coordinator::Shutdown(int exit_status) {
   if (shut_down_) return;
   shut_down_ = true;
@@ -161,6 +163,7 @@ absl::StatusOr<Coordinator*> InitializeCoordinator(const JobTopology& topology,
     service_options.target = options.Target();
     service_options.world_size = topology.world_size;
     service_options.loss_timeout = options.LossTimeout();
+    service_options.secret = options.secret;
     service_options.loss_timeout_source =
         absl::StrCat(options.LossTimeout().count(), " ms = DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC ",
                      options.heartbeat_interval.count(), " x DIST_SERVICE_MAX_MISSING_HEARTBEATS ",
@@ -201,6 +204,11 @@ absl::StatusOr<Coordinator*> GetCoordinator() {
 absl::Status JobHealth() {
   Coordinator* coordinator = g_coordinator.load(std::memory_order_acquire);
   return coordinator == nullptr ? absl::OkStatus() : coordinator->Health();
+}
+
+absl::Status BeginJobWideStep() {
+  Coordinator* coordinator = g_coordinator.load(std::memory_order_acquire);
+  return coordinator == nullptr ? absl::OkStatus() : coordinator->BeginJobWideStep();
 }
 
 }  // namespace seam::runtime

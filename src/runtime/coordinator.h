@@ -42,6 +42,8 @@ class Coordinator {
   absl::Status Barrier(const std::string& name, std::chrono::milliseconds timeout);
   // OK while the job is whole; ABORTED naming the lost rank after.
   absl::Status Health() const;
+  // CoordinatorClient::BeginJobWideStep.
+  absl::Status BeginJobWideStep();
 
   // Leaves the job: with `exit_status` 0 waits (up to DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN)
   // for the other ranks to leave too, then stops the client and, on rank 0, the service.
@@ -73,6 +75,11 @@ absl::StatusOr<Coordinator*> GetCoordinator();
 // OK without a coordinator or while the job is whole; ABORTED naming the lost rank once
 // the job has lost one. An atomic load when all is well: for the step barrier.
 absl::Status JobHealth();
+
+// Before a job-wide step (an all_reduce over every process) is launched: OK without a
+// coordinator; else counts the step, or fails (ABORTED) naming a rank that has left the
+// job before reaching it (CoordinatorClient::BeginJobWideStep).
+absl::Status BeginJobWideStep();
 
 }  // namespace seam::runtime
 

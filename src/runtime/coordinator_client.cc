@@ -7,11 +7,15 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "proto/coordinator.grpc.pb.h"
+#include "src/runtime/grpc_logging.h"
+#include "src/runtime/job_secret.h"
 
 namespace seam::runtime {
 namespace {
@@ -51,6 +55,7 @@ class CoordinatorClient::Impl {
  public:
   Impl(CoordinatorOptions options, JobTopology topology, LostCallback on_lost)
       : options_(std::move(options)), topology_(topology), on_lost_(std::move(on_lost)) {
+    QuietGrpcLogging();
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
     // While rank 0 starts up, retry the connection often (gRPC's default backoff grows to
@@ -69,6 +74,7 @@ class CoordinatorClient::Impl {
   // Registers this rank; the job's incarnation.
   absl::StatusOr<uint64_t> Connect(Clock::time_point deadline) {
     grpc::ClientContext context;
+    Authenticate(context);
     SetDeadline(context, deadline);
     context.set_wait_for_ready(true);
     pb::ConnectRequest request;
@@ -91,9 +97,17 @@ class CoordinatorClient::Impl {
           "XLA_COORDINATOR_PORT the same for every rank? (",
           status.error_message(), ")"));
     }
-    return absl::Status(
-        FromGrpc(status).code(),
-        absl::StrCat("Failed to initialize distributed runtime client: ", status.error_message()));
+    std::string text =
+        absl::StrCat("Failed to initialize distributed runtime client: ", status.error_message());
+    if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+        status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+      absl::StrAppend(&text,
+                      options_.secret_file.empty()
+                          ? " (this process has no job secret: SEAM_JOB_SECRET_FILE is unset)"
+                          : absl::StrCat(" (this process's secret is from ", kJobSecretFileVariable,
+                                         "='", absl::CHexEscape(options_.secret_file), "')"));
+    }
+    return absl::Status(FromGrpc(status).code(), text);
   }
 
   // Starts the heartbeats and the Watch stream, and waits until the service watches this
@@ -115,6 +129,7 @@ class CoordinatorClient::Impl {
   absl::Status Barrier(const std::string& name, Clock::time_point deadline) {
     if (absl::Status lost = Health(); !lost.ok()) return lost;  // a lost job fails every call
     grpc::ClientContext context;
+    Authenticate(context);
     SetDeadline(context, deadline + kRpcMargin);
     pb::BarrierRequest request;
     request.set_incarnation(incarnation_);
@@ -129,6 +144,7 @@ class CoordinatorClient::Impl {
     if (absl::Status lost = Health(); !lost.ok()) return lost;  // a lost job fails every call
     timeout = std::clamp(timeout, milliseconds(0), kMaxWait);
     grpc::ClientContext context;
+    Authenticate(context);
     SetDeadline(context, Clock::now() + timeout + kRpcMargin);
     pb::GetRequest request;
     request.set_incarnation(incarnation_);
@@ -143,6 +159,7 @@ class CoordinatorClient::Impl {
   absl::StatusOr<std::string> TryGet(std::string_view key) {
     if (absl::Status lost = Health(); !lost.ok()) return lost;  // a lost job fails every call
     grpc::ClientContext context;
+    Authenticate(context);
     SetDeadline(context, Clock::now() + kRpcMargin + options_.LossTimeout());
     pb::TryGetRequest request;
     request.set_incarnation(incarnation_);
@@ -157,6 +174,7 @@ class CoordinatorClient::Impl {
   absl::Status Put(std::string_view key, std::string_view value) {
     if (absl::Status lost = Health(); !lost.ok()) return lost;  // a lost job fails every call
     grpc::ClientContext context;
+    Authenticate(context);
     SetDeadline(context, Clock::now() + kRpcMargin + options_.LossTimeout());
     pb::PutRequest request;
     request.set_incarnation(incarnation_);
@@ -179,14 +197,38 @@ class CoordinatorClient::Impl {
     }
     timeout = std::clamp(timeout, milliseconds(0), kMaxWait);
     grpc::ClientContext context;
+    Authenticate(context);
     SetDeadline(context, Clock::now() + timeout + kRpcMargin);
     pb::LeaveRequest request;
     request.set_incarnation(incarnation_);
     request.set_rank(topology_.rank);
     request.set_exit_status(exit_status);
     request.set_timeout_ms(timeout.count());
+    {
+      std::lock_guard<std::mutex> lock(steps_mu_);
+      request.set_job_steps(job_steps_);
+    }
     pb::LeaveReply reply;
     return Answer(stub_->Leave(&context, request, &reply), "leave");
+  }
+
+  absl::Status BeginJobWideStep() {
+    std::lock_guard<std::mutex> lock(steps_mu_);
+    for (const pb::Departure& departure : departed_) {
+      if (departure.job_steps() <= job_steps_) {
+        return absl::AbortedError(DepartureText(departure, job_steps_ + 1, false));
+      }
+    }
+    ++job_steps_;
+    return absl::OkStatus();
+  }
+
+  std::vector<int> DepartedRanks() const {
+    std::lock_guard<std::mutex> lock(steps_mu_);
+    std::vector<int> ranks;
+    ranks.reserve(departed_.size());
+    for (const pb::Departure& departure : departed_) ranks.push_back(departure.rank());
+    return ranks;
   }
 
   void Close() {
@@ -202,6 +244,11 @@ class CoordinatorClient::Impl {
   }
 
  private:
+  // Every call carries the job's secret, when it has one.
+  void Authenticate(grpc::ClientContext& context) const {
+    if (!options_.secret.empty()) context.AddMetadata(kJobSecretMetadataKey, options_.secret);
+  }
+
   std::string Service() const {
     return absl::StrCat("the coordinator at ", options_.Target(), " (hosted by rank 0)");
   }
@@ -226,6 +273,33 @@ class CoordinatorClient::Impl {
       default:
         return FromGrpc(status);
     }
+  }
+
+  static std::string DepartureText(const pb::Departure& departure, int64_t step, bool waits) {
+    return absl::StrCat("The job has lost rank ", departure.rank(), " (", departure.who(),
+                        "): it exited (status 0) and left the job after ", departure.job_steps(),
+                        " job-wide steps, ", waits ? "while this process waits in" : "and",
+                        " job-wide step ", step, waits ? ", which needs it" : " needs every rank");
+  }
+
+  // Ranks that left the job: a job-wide step this process launched beyond a leaver's last
+  // one can never complete (its collective waits for the leaver), so the job is lost.
+  void NoteDepartures(const pb::JobState& state) {
+    std::optional<absl::Status> lost;
+    {
+      std::lock_guard<std::mutex> lock(steps_mu_);
+      for (const pb::Departure& departure : state.departed()) {
+        const bool known =
+            std::any_of(departed_.begin(), departed_.end(),
+                        [&](const pb::Departure& d) { return d.rank() == departure.rank(); });
+        if (known) continue;
+        departed_.push_back(departure);
+        if (!lost.has_value() && departure.job_steps() < job_steps_) {
+          lost = absl::AbortedError(DepartureText(departure, departure.job_steps() + 1, true));
+        }
+      }
+    }
+    if (lost.has_value()) SetLost(*lost);
   }
 
   // Records the loss (the first one wins) and tells the owner, unless this process is
@@ -255,6 +329,7 @@ class CoordinatorClient::Impl {
     while (!Stopping()) {
       const Clock::time_point sent = Clock::now();
       grpc::ClientContext context;
+      Authenticate(context);
       SetDeadline(context, sent + options_.heartbeat_interval);
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -273,6 +348,7 @@ class CoordinatorClient::Impl {
       const Clock::time_point now = Clock::now();
       if (status.ok()) {
         last_answer = now;
+        NoteDepartures(reply.state());
         if (reply.state().lost()) SetLost(absl::AbortedError(reply.state().reason()));
       } else if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
         SetLost(absl::AbortedError(absl::StrCat("The job is lost: ", status.error_message())));
@@ -291,6 +367,7 @@ class CoordinatorClient::Impl {
 
   void WatchLoop() {
     grpc::ClientContext context;
+    Authenticate(context);
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (closing_) return;
@@ -307,6 +384,7 @@ class CoordinatorClient::Impl {
         watched_ = true;
       }
       cv_.notify_all();
+      NoteDepartures(state);
       if (state.lost()) SetLost(absl::AbortedError(state.reason()));
     }
     const grpc::Status status = reader->Finish();
@@ -329,6 +407,11 @@ class CoordinatorClient::Impl {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::Coordinator::Stub> stub_;
   uint64_t incarnation_ = 0;
+
+  // Job-wide steps this process launched, and the ranks that left the job.
+  mutable std::mutex steps_mu_;
+  int64_t job_steps_ = 0;
+  std::vector<pb::Departure> departed_;
 
   std::atomic<bool> lost_{false};
   mutable std::mutex lost_mu_;
@@ -382,6 +465,10 @@ absl::Status CoordinatorClient::Health() const { return impl_->Health(); }
 absl::Status CoordinatorClient::Leave(int exit_status, std::chrono::milliseconds timeout) {
   return impl_->Leave(exit_status, timeout);
 }
+
+absl::Status CoordinatorClient::BeginJobWideStep() { return impl_->BeginJobWideStep(); }
+
+std::vector<int> CoordinatorClient::DepartedRanks() const { return impl_->DepartedRanks(); }
 
 void CoordinatorClient::Close() { impl_->Close(); }
 

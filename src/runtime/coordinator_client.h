@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -53,6 +54,15 @@ class CoordinatorClient : public KeyValueStore {
   // `timeout`, until every other connected rank exits too; with another status the job is
   // lost for the others at once.
   absl::Status Leave(int exit_status, std::chrono::milliseconds timeout);
+
+  // Counts a job-wide step (one whose collective spans every rank) that this process is
+  // about to launch. ABORTED naming the rank, and nothing counted, when a rank has left the
+  // job (exit status 0) after fewer job-wide steps: the step could never complete. A rank
+  // that leaves while this process waits in such a step loses the job for it at once.
+  absl::Status BeginJobWideStep();
+
+  // The ranks this process has been told left the job with status 0, in that order.
+  std::vector<int> DepartedRanks() const;
 
   // Stops the heartbeats and the Watch stream (no loss is reported after). Idempotent.
   void Close();

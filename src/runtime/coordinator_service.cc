@@ -17,6 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "proto/coordinator.grpc.pb.h"
+#include "src/base/logging.h"
+#include "src/runtime/grpc_logging.h"
+#include "src/runtime/job_secret.h"
 
 namespace seam::runtime {
 namespace {
@@ -30,6 +33,12 @@ constexpr milliseconds kPollPeriod{100};
 constexpr milliseconds kDefaultDrain{2000};
 // The longest wait a request may ask for (a larger one is cut to it): no clock overflows.
 constexpr int64_t kMaxWaitMs = int64_t{30} * 24 * 3600 * 1000;
+// The largest request the service reads (a key and its value, with the framing).
+constexpr int kMaxRequestBytes = 16 << 20;
+// A refused call is logged at most this often (the count of the others follows).
+constexpr milliseconds kRefusalLogPeriod{10000};
+// How many refused processes a start-up barrier's timeout may name.
+constexpr size_t kRefusedNotes = 4;
 
 Clock::time_point DeadlineIn(int64_t timeout_ms) {
   return Clock::now() + milliseconds(std::clamp<int64_t>(timeout_ms, 0, kMaxWaitMs));
@@ -82,13 +91,16 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
   ~Impl() override { Stop(kDefaultDrain); }
 
   absl::Status Start() {
+    QuietGrpcLogging();
     grpc::ServerBuilder builder;
     int port = 0;
     // Exactly the address given: gRPC adds no wildcard for an explicit host. SO_REUSEPORT
     // off, so that a second service on the same port fails instead of sharing it.
     builder.AddListeningPort(options_.target, grpc::InsecureServerCredentials(), &port);
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-    builder.SetMaxReceiveMessageSize(-1);
+    // The store is for bootstrapping: a bound on each request keeps a peer that is not of
+    // the job (its secret is checked only once the request is read) from filling memory.
+    builder.SetMaxReceiveMessageSize(kMaxRequestBytes);
     builder.RegisterService(this);
     server_ = builder.BuildAndStart();
     if (server_ == nullptr || port == 0) {
@@ -118,18 +130,22 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
 
   uint64_t incarnation() const { return incarnation_; }
 
-  grpc::Status Connect(grpc::ServerContext* /*context*/, const pb::ConnectRequest* request,
+  grpc::Status Connect(grpc::ServerContext* context, const pb::ConnectRequest* request,
                        pb::ConnectReply* reply) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::lock_guard<std::mutex> lock(mu_);
     const int rank = request->rank();
     const std::string who = absl::StrCat("pid ", request->pid(), " on ", request->host());
     if (request->world_size() != options_.world_size) {
+      // Only the newcomer fails: it may be a stray process of another job.
       std::string reason = absl::StrCat(
           "The ranks disagree about the world size: rank 0 (which hosts the coordinator) has "
           "world size ",
           options_.world_size, ", rank ", rank, " (", who, ") has world size ",
-          request->world_size());
-      FailJobLocked(-1, reason);
+          request->world_size(), ". The coordinator at ", options_.target,
+          " refused this process; its job goes on");
+      NoteRefusedLocked(absl::StrCat(who, " connected as rank ", rank, " with world size ",
+                                     request->world_size(), " and was refused"));
       return Error(grpc::StatusCode::FAILED_PRECONDITION, reason);
     }
     if (rank < 0 || rank >= options_.world_size) {
@@ -156,6 +172,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
 
   grpc::Status Barrier(grpc::ServerContext* context, const pb::BarrierRequest* request,
                        pb::BarrierReply* /*reply*/) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::unique_lock<std::mutex> lock(mu_);
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
         !status.ok()) {
@@ -171,8 +188,10 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
       return grpc::Status::OK;
     }
     const auto deadline = DeadlineIn(request->timeout_ms());
-    WaitLocked(lock, context, deadline,
-               [&] { return barrier.done || !barrier.failure.ok() || job_.lost(); });
+    WaitLocked(lock, context, deadline, [&] {
+      FailIfDepartedLocked(request->name(), barrier);
+      return barrier.done || !barrier.failure.ok() || job_.lost();
+    });
     if (barrier.done) return grpc::Status::OK;
     if (!barrier.failure.ok()) return ToGrpc(barrier.failure);
     if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
@@ -188,15 +207,17 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
         absl::StrCat("Barrier '", request->name(), "' timed out after ", request->timeout_ms(),
                      " ms: ", Ranks(missing), " of ", options_.world_size, " did not arrive");
     if (!never_connected.empty()) {
-      absl::StrAppend(&text, " (", Ranks(never_connected), " never connected to the coordinator)");
+      absl::StrAppend(&text, " (", Ranks(never_connected), " never connected to the coordinator",
+                      refused_.empty() ? "" : "; refused: ", absl::StrJoin(refused_, "; "), ")");
     }
     barrier.failure = absl::DeadlineExceededError(text);
     cv_.notify_all();
     return ToGrpc(barrier.failure);
   }
 
-  grpc::Status Heartbeat(grpc::ServerContext* /*context*/, const pb::HeartbeatRequest* request,
+  grpc::Status Heartbeat(grpc::ServerContext* context, const pb::HeartbeatRequest* request,
                          pb::HeartbeatReply* reply) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::lock_guard<std::mutex> lock(mu_);
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
         !status.ok()) {
@@ -209,6 +230,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
 
   grpc::Status Watch(grpc::ServerContext* context, const pb::WatchRequest* request,
                      grpc::ServerWriter<pb::JobState>* writer) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::unique_lock<std::mutex> lock(mu_);
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
         !status.ok()) {
@@ -217,10 +239,19 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     const auto rank = static_cast<size_t>(request->rank());
     // The first message tells the client that the service watches it from now on.
     pb::JobState first = job_;
+    int sent_departures = first.departed_size();
     lock.unlock();
     writer->Write(first);
     lock.lock();
     while (true) {
+      if (!job_.lost() && job_.departed_size() > sent_departures) {
+        pb::JobState state = job_;
+        sent_departures = state.departed_size();
+        lock.unlock();
+        writer->Write(state);
+        lock.lock();
+        continue;
+      }
       if (job_.lost()) {
         pb::JobState state = job_;
         lock.unlock();
@@ -242,17 +273,26 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
 
   grpc::Status Leave(grpc::ServerContext* context, const pb::LeaveRequest* request,
                      pb::LeaveReply* /*reply*/) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::unique_lock<std::mutex> lock(mu_);
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
         !status.ok()) {
       return status;
     }
-    ranks_[static_cast<size_t>(request->rank())].left = true;
+    RankState& leaver = ranks_[static_cast<size_t>(request->rank())];
+    if (leaver.left) return grpc::Status::OK;
+    leaver.left = true;
     if (request->exit_status() != 0) {
       MarkLostLocked(request->rank(),
                      absl::StrCat("its process is exiting with status ", request->exit_status()));
       return grpc::Status::OK;
     }
+    // The others learn it at once (Watch): a collective that needs this rank can no longer
+    // complete, and they fail instead of waiting for it.
+    pb::Departure* departure = job_.add_departed();
+    departure->set_rank(request->rank());
+    departure->set_who(leaver.who);
+    departure->set_job_steps(request->job_steps());
     cv_.notify_all();
     // An orderly exit waits for the other connected ranks, so that none of them loses the
     // coordinator while it still works.
@@ -261,8 +301,9 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Put(grpc::ServerContext* /*context*/, const pb::PutRequest* request,
+  grpc::Status Put(grpc::ServerContext* context, const pb::PutRequest* request,
                    pb::PutReply* /*reply*/) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::lock_guard<std::mutex> lock(mu_);
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), -1); !status.ok()) {
       return status;
@@ -279,6 +320,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
 
   grpc::Status Get(grpc::ServerContext* context, const pb::GetRequest* request,
                    pb::GetReply* reply) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::unique_lock<std::mutex> lock(mu_);
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), -1); !status.ok()) {
       return status;
@@ -297,8 +339,9 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
                               request->timeout_ms(), " ms"));
   }
 
-  grpc::Status TryGet(grpc::ServerContext* /*context*/, const pb::TryGetRequest* request,
+  grpc::Status TryGet(grpc::ServerContext* context, const pb::TryGetRequest* request,
                       pb::GetReply* reply) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
     std::lock_guard<std::mutex> lock(mu_);
     if (grpc::Status status = CheckCallerLocked(request->incarnation(), -1); !status.ok()) {
       return status;
@@ -314,6 +357,77 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
   }
 
  private:
+  // The caller's job secret against the job's (in constant time); a refusal is logged
+  // (rate-limited) and touches nothing else.
+  grpc::Status Authenticate(const grpc::ServerContext& context) {
+    const auto& metadata = context.client_metadata();
+    const auto found = metadata.find(kJobSecretMetadataKey);
+    const bool sent = found != metadata.end();
+    if (options_.secret.empty()) {
+      if (!sent) return grpc::Status::OK;
+      return Refuse(context, grpc::StatusCode::PERMISSION_DENIED,
+                    absl::StrCat("The coordinator at ", options_.target,
+                                 " serves a job without a secret, and the caller sent one: give "
+                                 "every rank of a job the same SEAM_JOB_SECRET_FILE, or none"));
+    }
+    if (!sent) {
+      return Refuse(context, grpc::StatusCode::UNAUTHENTICATED,
+                    absl::StrCat("The coordinator at ", options_.target,
+                                 " serves a job that has a secret, and the caller sent none: a "
+                                 "process of this job needs its SEAM_JOB_SECRET_FILE (seam "
+                                 "launch sets it for the ranks it starts)"));
+    }
+    const std::string_view secret(found->second.data(), found->second.size());
+    if (!SecretsEqual(secret, options_.secret)) {
+      return Refuse(context, grpc::StatusCode::PERMISSION_DENIED,
+                    absl::StrCat("The coordinator at ", options_.target,
+                                 " refused the caller's job secret: it is not the secret of the "
+                                 "job it serves (a process of another job?)"));
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Refuse(const grpc::ServerContext& context, grpc::StatusCode code,
+                      const std::string& message) {
+    const Clock::time_point now = Clock::now();
+    std::lock_guard<std::mutex> lock(log_mu_);
+    if (now < next_refusal_log_) {
+      ++refusals_unlogged_;
+      return Error(code, message);
+    }
+    next_refusal_log_ = now + kRefusalLogPeriod;
+    base::Log(
+        base::LogSeverity::kWarning,
+        absl::StrCat(
+            "The coordinator refused a call from ", context.peer(), ": ",
+            code == grpc::StatusCode::UNAUTHENTICATED ? "no job secret" : "a wrong job secret",
+            refusals_unlogged_ == 0 ? ""
+                                    : absl::StrCat(" (and ", refusals_unlogged_,
+                                                   " refusals not logged since the last line)")));
+    refusals_unlogged_ = 0;
+    return Error(code, message);
+  }
+
+  // Keeps the last few refused processes, to name them should a rank never connect.
+  void NoteRefusedLocked(std::string note) {
+    if (refused_.size() == kRefusedNotes) refused_.erase(refused_.begin());
+    refused_.push_back(std::move(note));
+  }
+
+  // A barrier that a rank which has left the job never reached can never complete: it
+  // fails for every rank, naming the one that left.
+  void FailIfDepartedLocked(const std::string& name, BarrierState& barrier) {
+    if (barrier.done || !barrier.failure.ok()) return;
+    for (const pb::Departure& departure : job_.departed()) {
+      if (barrier.arrived.count(departure.rank()) != 0) continue;
+      barrier.failure = absl::AbortedError(absl::StrCat(
+          "Barrier '", name, "' cannot complete: rank ", departure.rank(), " (", departure.who(),
+          ") exited (status 0) and left the job without reaching it"));
+      cv_.notify_all();
+      return;
+    }
+  }
+
   // The request's job incarnation, and its rank (unless -1) as a connected rank.
   grpc::Status CheckCallerLocked(uint64_t incarnation, int rank) const {
     if (incarnation != incarnation_) {
@@ -407,6 +521,11 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
   pb::JobState job_;
   std::map<std::string, BarrierState> barriers_;
   absl::flat_hash_map<std::string, std::string> kv_;
+  std::vector<std::string> refused_;  // the last few processes refused by Connect
+
+  std::mutex log_mu_;  // the refusal log's rate limit
+  Clock::time_point next_refusal_log_{};
+  int64_t refusals_unlogged_ = 0;
 };
 
 absl::StatusOr<std::unique_ptr<CoordinationService>> CoordinationService::Start(

@@ -22,9 +22,14 @@ class CoordinationService {
     std::chrono::milliseconds loss_timeout{15000};  // silence after which a rank is lost
     // How the loss timeout is written in messages (which variables set it).
     std::string loss_timeout_source;
+    // The job's secret (job_secret.h): every call must carry it. Empty: the job has none,
+    // and a call that carries one is refused (the ranks were set up differently).
+    std::string secret;
   };
 
-  // Starts the service with a fresh random job incarnation. Fails with "Failed to
+  // Starts the service with a fresh random job incarnation. A call without the job's
+  // secret, with another one, or with a world size other than `world_size` is refused and
+  // leaves the job as it was. Fails with "Failed to
   // initialize distributed runtime service. ..." naming the target when it cannot bind it
   // (in use, not an address of this machine, or not an address at all).
   static absl::StatusOr<std::unique_ptr<CoordinationService>> Start(const Options& options);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
 #include "src/base/status_macros.h"
+#include "src/runtime/job_secret.h"
 
 namespace seam::runtime {
 namespace {
@@ -133,6 +134,10 @@ absl::StatusOr<CoordinatorOptions> ReadCoordinatorOptions(const EnvGetter& env) 
   SEAM_ASSIGN_OR_RETURN(int64_t grace,
                         ReadBounded(env, "SEAM_LOST_JOB_GRACE_SEC", 10, 0, kMaxSeconds));
   options.lost_job_grace = std::chrono::seconds(grace);
+  if (std::optional<std::string> file = Read(env, kJobSecretFileVariable)) {
+    SEAM_ASSIGN_OR_RETURN(options.secret, ReadJobSecretFile(*file));
+    options.secret_file = *file;
+  }
   return options;
 }
 

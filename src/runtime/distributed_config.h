@@ -41,6 +41,10 @@ struct CoordinatorOptions {
   std::chrono::seconds shutdown_timeout{
       std::chrono::minutes(5)};             // DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN
   std::chrono::seconds lost_job_grace{10};  // SEAM_LOST_JOB_GRACE_SEC
+  // The job's secret (job_secret.h) and the file it came from (SEAM_JOB_SECRET_FILE); both
+  // empty when the variable is unset: the job then has no secret.
+  std::string secret;
+  std::string secret_file;
 
   // "address:port", an IPv6 literal in brackets: what the service binds and clients dial.
   std::string Target() const;
@@ -53,7 +57,8 @@ struct CoordinatorOptions {
 // Reads MASTER_ADDR, XLA_COORDINATOR_PORT, DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC,
 // DIST_SERVICE_MAX_MISSING_HEARTBEATS, SEAM_COORDINATOR_TIMEOUT_SEC,
 // DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN and SEAM_LOST_JOB_GRACE_SEC; unset or empty means
-// the default. A bad value is InvalidArgument naming the variable and the value.
+// the default. A bad value is InvalidArgument naming the variable and the value. Also reads
+// the file SEAM_JOB_SECRET_FILE names, when set (ReadJobSecretFile's errors).
 absl::StatusOr<CoordinatorOptions> ReadCoordinatorOptions(const EnvGetter& env);
 
 }  // namespace seam::runtime

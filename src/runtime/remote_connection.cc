@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "src/runtime/grpc_logging.h"
 #include "src/runtime/remote_wire.h"
 
 namespace seam::runtime {
@@ -27,6 +28,7 @@ RemoteConnection::RemoteConnection(std::string address, std::string token)
     : address_(std::move(address)),
       token_(std::move(token)),
       deferred_(wire::kDeferredUploadBytes) {
+  QuietGrpcLogging();
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, wire::kKeepaliveTimeMs);

@@ -25,7 +25,7 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
 struct Fixture {
-  explicit Fixture(int world_size) {
+  explicit Fixture(int world_size, const std::string& secret = "") {
     options.address = "127.0.0.1";
     options.port = testing::FreePort();
     options.heartbeat_interval = seconds(1);
@@ -35,6 +35,7 @@ struct Fixture {
     service_options.world_size = world_size;
     service_options.loss_timeout = options.LossTimeout();
     service_options.loss_timeout_source = "2000 ms";
+    service_options.secret = secret;
     auto started = CoordinationService::Start(service_options);
     EXPECT_TRUE(started.ok()) << started.status();
     if (started.ok()) service = *std::move(started);
@@ -130,27 +131,144 @@ TEST(CoordinatorService, ABarrierThatTimesOutNamesTheMissingRanks) {
   EXPECT_EQ(other, status) << "a barrier that timed out fails for every rank at once";
 }
 
-TEST(CoordinatorService, RanksThatDisagreeAboutTheWorldSizeFailTheJob) {
+// A process with another world size may be a stray of another job: it alone is refused.
+TEST(CoordinatorService, AProcessWithAnotherWorldSizeIsRefusedAndTheJobGoesOn) {
   Fixture f(2);
   auto rank0 = f.Connect(0, 2);
   ASSERT_TRUE(rank0.ok());
-  absl::StatusOr<std::string> blocked;
-  std::thread reader([&] { blocked = (*rank0)->Get("never", seconds(30)); });
-  auto rank1 = f.Connect(1, 3);
-  ASSERT_FALSE(rank1.ok());
-  EXPECT_EQ(rank1.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(Text(rank1.status()),
+  auto stray = f.Connect(1, 3);
+  ASSERT_FALSE(stray.ok());
+  EXPECT_EQ(stray.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Text(stray.status()),
               HasSubstr("The ranks disagree about the world size: rank 0 (which hosts the "
                         "coordinator) has world size 2, rank 1 (pid "));
-  EXPECT_THAT(Text(rank1.status()), HasSubstr("has world size 3"));
+  EXPECT_THAT(Text(stray.status()), HasSubstr("has world size 3"));
+  auto rank1 = f.Connect(1, 2);
+  ASSERT_TRUE(rank1.ok()) << rank1.status();
+  EXPECT_TRUE((*rank0)->Health().ok());
+  EXPECT_TRUE((*rank0)->Put("k", "v").ok());
+  EXPECT_EQ(*(*rank1)->Get("k", seconds(5)), "v");
+}
+
+// Connect as rank `rank` of 2 with `secret` ("" for none).
+absl::StatusOr<std::unique_ptr<CoordinatorClient>> ConnectWith(const Fixture& f, int rank,
+                                                               const std::string& secret) {
+  CoordinatorOptions options = f.options;
+  options.secret = secret;
+  options.secret_file = secret.empty() ? "" : "/the/file";
+  JobTopology topology;
+  topology.rank = rank;
+  topology.world_size = 2;
+  return CoordinatorClient::Connect(options, topology, Clock::now() + seconds(10), nullptr);
+}
+
+TEST(CoordinatorService, CallsWithoutTheJobsSecretAreRefusedAndTheJobGoesOn) {
+  Fixture f(2, "the-secret-of-this-job");
+  auto rank0 = ConnectWith(f, 0, "the-secret-of-this-job");
+  ASSERT_TRUE(rank0.ok()) << rank0.status();
+  auto none = ConnectWith(f, 1, "");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_THAT(Text(none.status()),
+              HasSubstr("serves a job that has a secret, and the caller sent none"));
+  EXPECT_THAT(Text(none.status()), HasSubstr("SEAM_JOB_SECRET_FILE is unset"));
+  auto wrong = ConnectWith(f, 1, "the-secret-of-another-job");
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(Text(wrong.status()), HasSubstr("refused the caller's job secret"));
+  EXPECT_THAT(Text(wrong.status()), HasSubstr("SEAM_JOB_SECRET_FILE='/the/file'"));
+  // A prefix of the secret is no better than another one.
+  EXPECT_EQ(ConnectWith(f, 1, "the-secret-of-this").status().code(),
+            absl::StatusCode::kPermissionDenied);
+  // Every call checks it, not only Connect: a raw call with the job's incarnation.
+  {
+    auto channel = grpc::CreateChannel(f.options.Target(), grpc::InsecureChannelCredentials());
+    auto stub = coordinator::Coordinator::NewStub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + seconds(10));
+    coordinator::LeaveRequest request;
+    request.set_incarnation((*rank0)->incarnation());
+    request.set_rank(0);
+    request.set_exit_status(3);
+    coordinator::LeaveReply reply;
+    EXPECT_EQ(stub->Leave(&context, request, &reply).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+  }
+  // A request larger than the service reads is refused without its secret being looked at.
+  {
+    auto channel = grpc::CreateChannel(f.options.Target(), grpc::InsecureChannelCredentials());
+    auto stub = coordinator::Coordinator::NewStub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + seconds(20));
+    coordinator::PutRequest request;
+    request.set_incarnation((*rank0)->incarnation());
+    request.set_key("big");
+    request.set_value(std::string(size_t{17} << 20, 'x'));
+    coordinator::PutReply reply;
+    EXPECT_EQ(stub->Put(&context, request, &reply).error_code(),
+              grpc::StatusCode::RESOURCE_EXHAUSTED);
+  }
+  EXPECT_TRUE((*rank0)->Health().ok());
+  auto rank1 = ConnectWith(f, 1, "the-secret-of-this-job");
+  ASSERT_TRUE(rank1.ok()) << rank1.status();
+  EXPECT_TRUE((*rank0)->Put("k", "v").ok());
+  EXPECT_EQ(*(*rank1)->Get("k", seconds(5)), "v");
+}
+
+TEST(CoordinatorService, ACallWithASecretToAJobWithoutOneIsRefused) {
+  Fixture f(2);
+  auto rank1 = ConnectWith(f, 1, "a-secret-nobody-expects");
+  EXPECT_EQ(rank1.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(Text(rank1.status()), HasSubstr("serves a job without a secret"));
+}
+
+// A rank that leaves with status 0 after fewer job-wide steps: a barrier it never reached
+// and a job-wide step beyond its last fail at once, naming it.
+TEST(CoordinatorService, ARankThatLeftIsNamedByBarriersAndJobWideSteps) {
+  Fixture f(2);
+  auto rank0 = f.Connect(0, 2);
+  auto rank1 = f.Connect(1, 2);
+  ASSERT_TRUE(rank0.ok() && rank1.ok());
+  ASSERT_TRUE((*rank0)->BeginJobWideStep().ok());
+  ASSERT_TRUE((*rank1)->BeginJobWideStep().ok());
+  std::thread leaver([&] { (*rank1)->Leave(0, seconds(20)).IgnoreError(); });
+  const auto started = Clock::now();
+  absl::Status barrier = (*rank0)->Barrier("after", Clock::now() + seconds(20));
+  EXPECT_LT(Clock::now() - started, seconds(5));
+  EXPECT_EQ(barrier.code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(Text(barrier), HasSubstr("Barrier 'after' cannot complete: rank 1 (pid "));
+  EXPECT_THAT(Text(barrier), HasSubstr("exited (status 0) and left the job without reaching it"));
+  // The service knows at once; this process learns it on its Watch stream a moment later.
+  const auto told_by = Clock::now() + seconds(10);
+  while ((*rank0)->DepartedRanks().empty() && Clock::now() < told_by) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  EXPECT_EQ((*rank0)->DepartedRanks(), std::vector<int>{1});
+  absl::Status step = (*rank0)->BeginJobWideStep();
+  EXPECT_EQ(step.code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(Text(step), HasSubstr("The job has lost rank 1 (pid "));
+  EXPECT_THAT(Text(step), HasSubstr("it exited (status 0) and left the job after 1 job-wide "
+                                    "steps, and job-wide step 2 needs every rank"));
+  EXPECT_TRUE((*rank0)->Health().ok()) << "not waiting in a step: the process may go on";
+  (*rank0)->Leave(0, seconds(5)).IgnoreError();
+  leaver.join();
+}
+
+// The leaver's last step is behind this process's: this process waits in a collective that
+// can never complete, and the job is lost for it at once.
+TEST(CoordinatorService, ARankThatLeavesWhileAnotherWaitsInAStepLosesTheJob) {
+  Fixture f(2);
+  auto rank0 = f.Connect(0, 2);
+  auto rank1 = f.Connect(1, 2);
+  ASSERT_TRUE(rank0.ok() && rank1.ok());
+  ASSERT_TRUE((*rank0)->BeginJobWideStep().ok());
+  std::thread leaver([&] { (*rank1)->Leave(0, seconds(20)).IgnoreError(); });
   absl::Status lost = AwaitLoss(**rank0);
   EXPECT_EQ(lost.code(), absl::StatusCode::kAborted);
-  EXPECT_THAT(Text(rank1.status()), HasSubstr(Text(lost)));
-  const auto before = Clock::now();
-  reader.join();
-  EXPECT_LT(Clock::now() - before, seconds(5)) << "a blocked get is released by the loss";
-  EXPECT_EQ(blocked.status().code(), absl::StatusCode::kAborted);
-  EXPECT_EQ((*rank0)->Put("k", "v").code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(Text(lost), HasSubstr("it exited (status 0) and left the job after 0 job-wide "
+                                    "steps, while this process waits in job-wide step 1, which "
+                                    "needs it"));
+  (*rank0)->Close();
+  f.service->Stop();
+  leaver.join();
 }
 
 TEST(CoordinatorService, ClientsNoticeAStoppedService) {

@@ -4,8 +4,10 @@
 // tolerance, parameters bit-identical on every rank (compared by hash), the cross-process
 // counters derived from the program. And a rank killed with SIGKILL mid-training: every
 // other rank and `seam launch` end non-zero within 30 s, naming it.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -24,6 +26,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kSteps = 5;
 // The worker's model: Mlp {6, 16, 3}; its parameters in bytes (f32).
@@ -194,6 +197,113 @@ TEST(DataParallelJob, ARankKilledMidTrainingEndsEveryOtherRankNamingIt) {
   // The worker prints the step's error: it names the lost rank first.
   EXPECT_THAT(ranks[0].Stderr(), HasSubstr("dp_worker: The job has lost rank 1"));
   std::printf("from the kill to the end of rank 0: %lld ms\n", static_cast<long long>(took));
+}
+
+// A rank that runs out of batches early returns from main (status 0) while the other is
+// about to wait in the next step's all_reduce: the other fails naming it within the
+// heartbeat bound (1 s x 3 here), instead of waiting for a collective that cannot complete.
+TEST(DataParallelJob, ARankThatLeavesEarlyIsNamedWithinTheHeartbeatBound) {
+  std::map<std::string, std::string> env = CpuEnv();
+  env["XLA_COORDINATOR_PORT"] = std::to_string(FreePort());
+  env["WORLD_SIZE"] = "2";
+  env["SEAM_LOST_JOB_GRACE_SEC"] = "1";
+  const std::vector<std::string> argv = {
+      SEAM_DP_WORKER, "--steps", "100000", "--step-delay-ms", "20", "--leave-rank", "1",
+      "--leave-at",   "10"};
+  std::vector<Child> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    env["RANK"] = std::to_string(rank);
+    ranks.emplace_back(argv, env);
+  }
+  ASSERT_TRUE(ranks[1].WaitForOutput("leaving at step 10", seconds(60))) << ranks[1].Stderr();
+  const int64_t left_at = WallMillis();
+  Exit survivor = ranks[0].WaitOrKill(seconds(30));
+  const int64_t took = WallMillis() - left_at;
+  ASSERT_TRUE(survivor.exited) << "rank 0 still running 30 s after rank 1 left\n"
+                               << ranks[0].Stdout() << ranks[0].Stderr();
+  EXPECT_NE(survivor.code, 0) << survivor.Describe();
+  EXPECT_THAT(ranks[0].Stderr(), HasSubstr("The job has lost rank 1 (pid "));
+  EXPECT_THAT(ranks[0].Stderr(), HasSubstr("): it exited (status 0) and left the job after 10 "
+                                           "job-wide steps"));
+  EXPECT_LT(took, 3000 + 1000 + 3000) << "heartbeat bound + grace + a loaded machine's slack";
+  // The rank that left exits 0 once the job is over (its exit waits for the others).
+  Exit leaver = ranks[1].WaitOrKill(seconds(30));
+  EXPECT_EQ(leaver.Describe(), "exit status 0") << ranks[1].Stderr();
+  std::printf("from rank 1's early exit to the end of rank 0: %lld ms\n",
+              static_cast<long long>(took));
+}
+
+// A private file of the test's holding `secret`; its path.
+std::string SecretFile(const std::string& name, const std::string& secret) {
+  const std::string path = ::testing::TempDir() + "dp_job_" + name + "_" + std::to_string(getpid());
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  EXPECT_GE(fd, 0) << path;
+  EXPECT_EQ(write(fd, secret.data(), secret.size()), static_cast<ssize_t>(secret.size()));
+  close(fd);
+  return path;
+}
+
+// `seam launch -n 2` of the worker with the job secret in `secret_file`.
+Child LaunchWithSecret(int port, const std::string& secret_file) {
+  std::map<std::string, std::string> env = CpuEnv();
+  env["SEAM_JOB_SECRET_FILE"] = secret_file;
+  return Child({SEAM_CLI, "launch", "-n", "2", "--master-port", std::to_string(port), "--",
+                SEAM_DP_WORKER, "--steps", "60", "--step-delay-ms", "50"},
+               env);
+}
+
+// Processes that dial a running job's coordinator without its secret, with another job's,
+// and with its secret but another world size: each is refused with a message that says
+// why, and the job ends exactly as an undisturbed run does.
+TEST(DataParallelJob, StraysAreRefusedAndTheJobEndsAsIfUndisturbed) {
+  const std::string secret = SecretFile("secret", "a-secret-of-this-job-0123456789\n");
+  const std::string other = SecretFile("other", "the-secret-of-another-job-0123456\n");
+  std::string undisturbed;
+  {
+    Child launch = LaunchWithSecret(FreePort(), secret);
+    Exit exit = launch.WaitOrKill(seconds(120));
+    ASSERT_EQ(exit.Describe(), "exit status 0") << launch.Stdout() << launch.Stderr();
+    undisturbed = launch.Stdout();
+  }
+  const int port = FreePort();
+  Child launch = LaunchWithSecret(port, secret);
+  ASSERT_TRUE(launch.WaitForOutput("] loss 3 ", seconds(60))) << launch.Stderr();
+  const struct {
+    std::map<std::string, std::string> env;
+    std::string message;
+  } strays[] = {
+      {{}, "serves a job that has a secret, and the caller sent none"},
+      {{{"SEAM_JOB_SECRET_FILE", other}}, "refused the caller's job secret"},
+      {{{"SEAM_JOB_SECRET_FILE", secret}, {"WORLD_SIZE", "3"}},
+       "The ranks disagree about the world size"},
+  };
+  std::vector<Child> started;
+  for (const auto& stray : strays) {
+    std::map<std::string, std::string> env = CpuEnv();
+    env["XLA_COORDINATOR_PORT"] = std::to_string(port);
+    env["RANK"] = "1";
+    env["WORLD_SIZE"] = "2";
+    for (const auto& [name, value] : stray.env) env[name] = value;
+    started.emplace_back(std::vector<std::string>{SEAM_DP_WORKER, "--steps", "1"}, env);
+  }
+  for (size_t i = 0; i < started.size(); ++i) {
+    Exit exit = started[i].WaitOrKill(seconds(30));
+    EXPECT_TRUE(exit.exited && exit.code != 0) << exit.Describe();
+    EXPECT_THAT(started[i].Stderr(), HasSubstr(strays[i].message));
+  }
+  EXPECT_FALSE(launch.Wait(milliseconds(0)).exited) << "the strays came after the job ended";
+  Exit exit = launch.WaitOrKill(seconds(120));
+  ASSERT_EQ(exit.Describe(), "exit status 0") << launch.Stdout() << launch.Stderr();
+  std::map<int, RankOutput> expected = ParseRanks(undisturbed);
+  std::map<int, RankOutput> got = ParseRanks(launch.Stdout());
+  ASSERT_EQ(got.size(), 2u);
+  for (const auto& [rank, out] : got) {
+    EXPECT_EQ(out.losses, expected[rank].losses) << "rank " << rank;
+    EXPECT_EQ(out.params, expected[rank].params) << "rank " << rank;
+  }
+  EXPECT_THAT(launch.Stderr(), Not(HasSubstr("lost")));
+  unlink(secret.c_str());
+  unlink(other.c_str());
 }
 
 }  // namespace

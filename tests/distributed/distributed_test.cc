@@ -3,9 +3,13 @@
 // listening address, and what the others see when a rank is killed, stopped or fails.
 // Every wait is bounded; every child is killed and reaped at the latest when its Child
 // goes out of scope. Ports are picked free per test, so tests run side by side.
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -154,18 +158,52 @@ TEST(DistributedStartup, AMissingRankIsNamedWithinTheTimeout) {
   }
 }
 
+// Only the newcomer fails (it may be a stray process of another job); rank 0 waits for a
+// rank 1 that agrees, and names the refused process when none comes.
 TEST(DistributedStartup, RanksThatDisagreeAboutTheWorldSizeAreToldBothValues) {
   Job job(2);
-  Child rank0 = job.Start(0, {"init"});
+  Child rank0 = job.Start(0, {"init"}, {{"SEAM_COORDINATOR_TIMEOUT_SEC", "3"}});
   Child rank1 = job.Start(1, {"init"}, {{"WORLD_SIZE", "3"}});
-  for (Child* child : {&rank0, &rank1}) {
+  ASSERT_EQ(rank1.WaitOrKill(seconds(20)).Describe(), "exit status 2") << Output(rank1);
+  EXPECT_THAT(rank1.Stdout(),
+              HasSubstr("The ranks disagree about the world size: rank 0 (which hosts the "
+                        "coordinator) has world size 2, rank 1 (pid "));
+  EXPECT_THAT(rank1.Stdout(),
+              HasSubstr(") has world size 3. The coordinator at 127.0.0.1:" +
+                        std::to_string(job.port) + " refused this process; its job goes on"));
+  EXPECT_LE(rank1.Value("failed_after_ms").value_or(99999), 10000) << "long before the timeout";
+  ASSERT_EQ(rank0.WaitOrKill(seconds(20)).Describe(), "exit status 2") << Output(rank0);
+  EXPECT_THAT(rank0.Stdout(), HasSubstr("rank 1 of 2 did not arrive (rank 1 never connected to "
+                                        "the coordinator; refused: pid "));
+  EXPECT_THAT(rank0.Stdout(), HasSubstr(" connected as rank 1 with world size 3 and was refused)"));
+}
+
+// A port already taken: seam's own message, and none of gRPC's log lines (unless the user
+// asks for them with GRPC_VERBOSITY).
+TEST(DistributedStartup, ATakenPortGivesSeamsMessageWithoutGrpcLogLines) {
+  Job job(2);
+  const int holder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(holder, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(job.port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(holder, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(holder, 1), 0);
+  Child quiet = job.Start(0, {"init"});
+  Child loud = job.Start(0, {"init"}, {{"GRPC_VERBOSITY", "ERROR"}});
+  for (Child* child : {&quiet, &loud}) {
     ASSERT_EQ(child->WaitOrKill(seconds(20)).Describe(), "exit status 2") << Output(*child);
     EXPECT_THAT(child->Stdout(),
-                HasSubstr("The ranks disagree about the world size: rank 0 (which hosts the "
-                          "coordinator) has world size 2, rank 1 (pid "));
-    EXPECT_THAT(child->Stdout(), HasSubstr(") has world size 3"));
-    EXPECT_LE(child->Value("failed_after_ms").value_or(99999), 10000) << "long before the timeout";
+                HasSubstr("Failed to initialize distributed runtime service. Cannot listen on "
+                          "127.0.0.1:" +
+                          std::to_string(job.port)));
   }
+  EXPECT_THAT(quiet.Stderr(), Not(HasSubstr("chttp2"))) << Output(quiet);
+  EXPECT_THAT(quiet.Stderr(), Not(HasSubstr("No address added"))) << Output(quiet);
+  // The same process with gRPC's logging asked for: the line the quiet one left out.
+  EXPECT_THAT(loud.Stderr(), HasSubstr("No address added")) << Output(loud);
+  close(holder);
 }
 
 TEST(DistributedStartup, AnUnreachableCoordinatorIsAnErrorNamingTheAddress) {

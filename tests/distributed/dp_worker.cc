@@ -3,12 +3,15 @@
 // process feeds the rows of its replicas; the global batch is the same on every process.
 //
 //   dp_worker [--reference] [--steps N] [--step-delay-ms D] [--die-rank R --die-at S]
+//             [--leave-rank R --leave-at S]
 //
 // Prints, per step, "loss <step> <value>" (the global batch's mean loss), then
 // "params <hex>" (a hash of every parameter's bytes), "checksum <sum of |param|>",
 // "replicas <global> <local> <first>" and the cross-process counters. --reference trains
 // one process on the whole batch without DataParallel. --die-rank R --die-at S: rank R
-// kills itself with SIGKILL before step S (the others must notice and end).
+// kills itself with SIGKILL before step S (the others must notice and end). --leave-rank R
+// --leave-at S: rank R returns from main (status 0) before step S, as a rank that ran out of
+// batches early does (the others must fail naming it instead of waiting for it).
 #include <unistd.h>
 
 #include <chrono>
@@ -41,6 +44,8 @@ struct Options {
   int delay_ms = 0;
   int64_t die_rank = -1;
   int die_at = -1;
+  int64_t leave_rank = -1;
+  int leave_at = -1;
 };
 
 int64_t IntAfter(int& i, int argc, char** argv) {
@@ -65,6 +70,10 @@ Options Parse(int argc, char** argv) {
       options.die_rank = IntAfter(i, argc, argv);
     } else if (arg == "--die-at") {
       options.die_at = static_cast<int>(IntAfter(i, argc, argv));
+    } else if (arg == "--leave-rank") {
+      options.leave_rank = IntAfter(i, argc, argv);
+    } else if (arg == "--leave-at") {
+      options.leave_at = static_cast<int>(IntAfter(i, argc, argv));
     } else {
       std::fprintf(stderr, "dp_worker: unknown argument '%s'\n", arg.c_str());
       std::exit(2);
@@ -114,6 +123,11 @@ int Train(const Options& options) {
       std::printf("dying at step %d\n", step);
       std::fflush(stdout);
       std::raise(SIGKILL);
+    }
+    if (step == options.leave_at && rank == options.leave_rank) {
+      std::printf("leaving at step %d\n", step);
+      std::fflush(stdout);
+      return 0;
     }
     std::vector<float> xs;
     std::vector<int32_t> ys;

@@ -59,11 +59,13 @@ PJRT_DEVICE=CPU timeout -s KILL 60 "$worker" --reference --steps "$steps" >"$wor
   2>"$work/reference.err" || fail "the one-process reference failed"
 
 port=$((20000 + $$ % 20000))
+# The job's secret, the same file for both nodes' launchers (docs/distributed.md).
+(umask 077 && printf 'netns-test-secret-%s-0123456789\n' "$$" >"$work/secret")
 for node in 0 1; do
   ns="${tag}h${node}"
   env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u LOCAL_WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT \
     -u XLA_COORDINATOR_PORT PJRT_DEVICE=CPU DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC=1 \
-    SEAM_COORDINATOR_TIMEOUT_SEC=60 \
+    SEAM_COORDINATOR_TIMEOUT_SEC=60 SEAM_JOB_SECRET_FILE="$work/secret" \
     timeout -s KILL 120 ip netns exec "$ns" "$seam" launch -n 2 --nnodes 2 --node-rank "$node" \
     --master-addr "$addr0" --master-port "$port" -- "$worker" --steps "$steps" \
     >"$work/node$node.out" 2>"$work/node$node.err" &

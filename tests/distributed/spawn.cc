@@ -79,6 +79,7 @@ const std::vector<std::string>& JobVariables() {
                                                           "DIST_SERVICE_MAX_MISSING_HEARTBEATS",
                                                           "SEAM_COORDINATOR_TIMEOUT_SEC",
                                                           "DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN",
+                                                          "SEAM_JOB_SECRET_FILE",
                                                           "SEAM_LOST_JOB_GRACE_SEC",
                                                           "PJRT_DEVICE",
                                                           "PJRT_DYNAMIC_PLUGINS"};

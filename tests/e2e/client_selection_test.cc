@@ -276,7 +276,8 @@ TEST(PluginOptionsTest, APluginRequiringTheCoordinatorGetsOne) {
                       "PJRT_DEVICE", "PJRT_DYNAMIC_PLUGINS", SEAM_JOB_READS, "MASTER_ADDR",
                       "XLA_COORDINATOR_PORT", "DIST_SERVICE_HEARTBEAT_INTERVAL_IN_SEC",
                       "DIST_SERVICE_MAX_MISSING_HEARTBEATS", "SEAM_COORDINATOR_TIMEOUT_SEC",
-                      "DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN", "SEAM_LOST_JOB_GRACE_SEC"}));
+                      "DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN", "SEAM_LOST_JOB_GRACE_SEC",
+                      "SEAM_JOB_SECRET_FILE"}));
 }
 
 TEST(PluginOptionsTest, ASingleProcessCpuJobHasNoCoordinator) {

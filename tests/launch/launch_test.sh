@@ -245,6 +245,44 @@ case "$case_name" in
     wait_for_no_survivor
     expect_no_line out 'got'
     ;;
+  killed_helpers)  # launch dies by SIGKILL: what the ranks started dies too (the guardian)
+    mkdir "$work/tmp"
+    with=()
+    TMPDIR="$work/tmp" launch_in_background -n 2 -- sh -c \
+      "sleep 60 & echo \$! > $work/pid.helper.\$RANK; exec $probe wait-signal $work"
+    wait_for_lines out 2 'ready'
+    [ -f "$work/pid.helper.0" ] && [ -f "$work/pid.helper.1" ] || fail "no helper pid files"
+    [ "$(find "$work/tmp" -name 'seam-job-secret-*' | wc -l)" = 1 ] || fail "no secret file"
+    kill -KILL "$launch_pid"
+    wait_for_launch
+    expect_rc 137
+    wait_for_no_survivor
+    [ -z "$(ls -A "$work/tmp")" ] || fail "left in TMPDIR: $(ls -A "$work/tmp")"
+    ;;
+  secret)  # each attempt's ranks share a fresh private secret file, removed at the end
+    mkdir "$work/tmp"
+    with=(TMPDIR="$work/tmp")
+    launch -n 2 -- sh -c 'stat -c "mode %a" "$SEAM_JOB_SECRET_FILE"; wc -c < "$SEAM_JOB_SECRET_FILE"; cat "$SEAM_JOB_SECRET_FILE"'
+    expect_rc 0
+    expect_line out "[rank 0] mode 600"
+    expect_line out "[rank 1] 65"
+    [ "$(grep -cE '^\[rank [01]\] [0-9a-f]{64}$' "$work/out")" = 2 ] || fail "no secret of 64 hex digits"
+    [ "$(grep -E '^\[rank [01]\] [0-9a-f]{64}$' "$work/out" | cut -d' ' -f3 | sort -u | wc -l)" = 1 ] ||
+      fail "the ranks got different secrets"
+    [ -z "$(ls -A "$work/tmp")" ] || fail "left in TMPDIR: $(ls -A "$work/tmp")"
+    # A secret file of the user's: checked first, and handed on unchanged.
+    printf 'a-secret-of-the-users-own-0123\n' > "$work/mine"
+    chmod 644 "$work/mine"
+    with=(SEAM_JOB_SECRET_FILE="$work/mine")
+    launch -n 2 -- true
+    expect_rc 1
+    grep -q "seam launch: The job's secret file SEAM_JOB_SECRET_FILE='$work/mine' has mode 0644" \
+      "$work/err" || fail "no refusal of a mode 0644 secret file"
+    chmod 600 "$work/mine"
+    launch -n 2 -- sh -c 'echo "file $SEAM_JOB_SECRET_FILE"'
+    expect_rc 0
+    expect_line out "[rank 1] file $work/mine"
+    ;;
   nohup)  # started with SIGHUP ignored: launch and the children keep ignoring it
     wrapper=(nohup)
     launch_in_background -n 2 -- "$probe" wait-signal "$work"

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
@@ -131,6 +132,48 @@ TEST(ChildEnvironment, LeavesCpuNumDevicesWithoutDevicesPerProcess) {
   const std::vector<std::string> env =
       ChildEnvironment({"CPU_NUM_DEVICES=8"}, TwoProcesses(), {"127.0.0.1", 1, "free"}, 0);
   EXPECT_THAT(env, Contains(std::string("CPU_NUM_DEVICES=8")));
+}
+
+TEST(ChildEnvironment, SetsTheSecretFileOverAnInheritedOne) {
+  const std::vector<std::string> env =
+      ChildEnvironment({"SEAM_JOB_SECRET_FILE=/old"}, TwoProcesses(), {"127.0.0.1", 1, "free"}, 0,
+                       0, "/tmp/seam-job-secret-x");
+  EXPECT_THAT(env, Contains(std::string("SEAM_JOB_SECRET_FILE=/tmp/seam-job-secret-x")));
+  EXPECT_THAT(env, Not(Contains(std::string("SEAM_JOB_SECRET_FILE=/old"))));
+}
+
+TEST(PlanJobSecret, OwnSecretForOneNodeWarningForSeveralAndTheUsersFileChecked) {
+  LaunchOptions options = TwoProcesses();
+  absl::StatusOr<JobSecretPlan> plan = PlanJobSecret(options, FakeEnv({}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_TRUE(plan->make);
+  EXPECT_EQ(plan->warning, "");
+  options.nnodes = 2;
+  plan = PlanJobSecret(options, FakeEnv({}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_FALSE(plan->make);
+  EXPECT_THAT(plan->warning, HasSubstr("SEAM_JOB_SECRET_FILE is not set, so the job of 2 nodes "
+                                       "has no secret"));
+  plan = PlanJobSecret(options, FakeEnv({{"SEAM_JOB_SECRET_FILE", "/dev/null"}}));
+  EXPECT_THAT(std::string(plan.status().message()),
+              HasSubstr("SEAM_JOB_SECRET_FILE='/dev/null' is not a regular file"));
+}
+
+TEST(JobSecretFile, PrivateFileOfHexRemovedAtTheEnd) {
+  std::string path;
+  {
+    absl::StatusOr<std::unique_ptr<JobSecretFile>> file = JobSecretFile::Create("/tmp");
+    ASSERT_TRUE(file.ok()) << file.status();
+    path = (*file)->path();
+    struct stat info {};
+    ASSERT_EQ(stat(path.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, 0600u);
+    EXPECT_EQ(info.st_size, 65);
+    EXPECT_TRUE(PlanJobSecret(TwoProcesses(), FakeEnv({{"SEAM_JOB_SECRET_FILE", path}})).ok());
+  }
+  EXPECT_NE(access(path.c_str(), F_OK), 0) << path << " still exists";
+  EXPECT_THAT(std::string(JobSecretFile::Create("/nonexistent").status().message()),
+              HasSubstr("cannot create the job's secret file in '/nonexistent'"));
 }
 
 TEST(FindProgram, SearchesPath) {

@@ -3,7 +3,10 @@
 #include "src/runtime/distributed_config.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -171,6 +174,27 @@ TEST(CoordinatorOptions, BadValuesNameTheVariableAndTheValue) {
   EXPECT_EQ(Error(Options({{"SEAM_LOST_JOB_GRACE_SEC", "1.5"}}).status()),
             "Environment variable SEAM_LOST_JOB_GRACE_SEC must be an integer from 0 to 2592000, "
             "got '1.5'");
+}
+
+TEST(CoordinatorOptionsTest, TheJobSecretComesFromTheFileSeamJobSecretFileNames) {
+  absl::StatusOr<CoordinatorOptions> none = Options({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->secret, "");
+  EXPECT_EQ(none->secret_file, "");
+  EXPECT_EQ(Options({{"SEAM_JOB_SECRET_FILE", ""}})->secret, "") << "empty means unset";
+  EXPECT_EQ(Error(Options({{"SEAM_JOB_SECRET_FILE", "/dev/null"}}).status()),
+            "The job's secret file SEAM_JOB_SECRET_FILE='/dev/null' is not a regular file");
+  const std::string path = ::testing::TempDir() + "distributed_config_test_secret";
+  {
+    std::ofstream out(path);
+    out << "0123456789abcdef-secret\n";
+  }
+  ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  absl::StatusOr<CoordinatorOptions> options = Options({{"SEAM_JOB_SECRET_FILE", path}});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->secret, "0123456789abcdef-secret");
+  EXPECT_EQ(options->secret_file, path);
+  std::remove(path.c_str());
 }
 
 }  // namespace
