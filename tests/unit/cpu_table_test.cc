@@ -250,7 +250,9 @@ TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   compile.program = &program;
   ErrorInfo error = Take(Api()->PJRT_Client_Compile(&compile));
   EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
-  EXPECT_EQ(error.message, "Unknown program format 'hlo'.");
+  EXPECT_EQ(error.message,
+            "program format 'hlo' (HloModuleProto) is not supported by this plugin; supported: "
+            "mlir (StableHLO text), seam-ir");
 
   program.format = "seam-ir";
   program.format_size = 7;
