@@ -186,8 +186,8 @@ absl::Status Parser::ParseOperandList(Op* op, char close) {
   return Expect(close, "to close the operand list");
 }
 
-absl::Status Parser::ParseBlockBody(Block* block) {
-  block->pos = tok_.pos;
+absl::Status Parser::ParseBlockBody(Block* block, Pos open) {
+  block->pos = open;
   if (tok_.kind == Tok::kBlock) {
     SEAM_RETURN_IF_ERROR(Advance());
     if (AtPunct('(')) {
@@ -228,8 +228,7 @@ absl::Status Parser::ParseRegions(Op* op) {
     Pos open = tok_.pos;
     SEAM_RETURN_IF_ERROR(Expect('{', "to open a region"));
     Block block;
-    SEAM_RETURN_IF_ERROR(ParseBlockBody(&block));
-    block.pos = open;
+    SEAM_RETURN_IF_ERROR(ParseBlockBody(&block, open));
     SEAM_RETURN_IF_ERROR(Advance());  // '}'
     op->regions.push_back(std::move(block));
     if (!AtPunct(',')) break;
@@ -327,8 +326,7 @@ absl::Status Parser::ParseFunction(Module* module) {
   }
   Pos open = tok_.pos;
   SEAM_RETURN_IF_ERROR(Expect('{', "to open the function's body"));
-  SEAM_RETURN_IF_ERROR(ParseBlockBody(&module->body));
-  module->body.pos = open;
+  SEAM_RETURN_IF_ERROR(ParseBlockBody(&module->body, open));
   SEAM_RETURN_IF_ERROR(Advance());  // '}'
   return SkipLocation();
 }

@@ -39,7 +39,7 @@ class Parser {
   absl::StatusOr<std::vector<int64_t>> ParseIntList(const std::string& what);  // [1, 2]
 
   absl::Status ParseFunction(Module* module);
-  absl::Status ParseBlockBody(Block* block);
+  absl::Status ParseBlockBody(Block* block, Pos open);
   absl::Status ParseOp(Op* op);
   absl::Status ParseGenericOp(Op* op);
   absl::Status ParseRegions(Op* op);
