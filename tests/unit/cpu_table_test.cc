@@ -581,12 +581,23 @@ TEST_F(CpuTableTest, AttributesAnnounceTheSeamIrVersion) {
   auto args = SEAM_ABI_ARGS(PJRT_Plugin_Attributes_Args);
   EXPECT_OK(Api()->PJRT_Plugin_Attributes(&args));
   bool found = false;
+  int stablehlo_versions = 0;
   for (size_t i = 0; i < args.num_attributes; ++i) {
     const PJRT_NamedValue& value = args.attributes[i];
     EXPECT_EQ(value.struct_size, PJRT_NamedValue_STRUCT_SIZE);
     const std::string name(value.name, value.name_size);
     EXPECT_NE(name, "xla_version");
-    EXPECT_NE(name, "stablehlo_current_version");
+    // The StableHLO reader's subset (src/stablehlo/read.h): current 1.20.0, minimum 0.9.0.
+    if (name == "stablehlo_current_version" || name == "stablehlo_minimum_version") {
+      ++stablehlo_versions;
+      ASSERT_EQ(value.type, PJRT_NamedValue_kInt64List);
+      ASSERT_EQ(value.value_size, 3u);
+      const std::vector<int64_t> version(value.int64_array_value, value.int64_array_value + 3);
+      const std::vector<int64_t> want = name == "stablehlo_current_version"
+                                            ? std::vector<int64_t>{1, 20, 0}
+                                            : std::vector<int64_t>{0, 9, 0};
+      EXPECT_EQ(version, want) << name;
+    }
     if (name != "seam_ir_version") continue;
     found = true;
     EXPECT_EQ(value.type, PJRT_NamedValue_kInt64);
@@ -594,6 +605,7 @@ TEST_F(CpuTableTest, AttributesAnnounceTheSeamIrVersion) {
     EXPECT_EQ(value.value_size, 1u);
   }
   EXPECT_TRUE(found);
+  EXPECT_EQ(stablehlo_versions, 2);
 }
 
 PJRT_NamedValue Int64Option(const char* name, int64_t value) {
