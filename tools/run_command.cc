@@ -201,8 +201,8 @@ int RunProgram(const RunOptions& options, std::ostream& out, std::ostream& err) 
   absl::StatusOr<std::string> text = ReadProgramText(options.path);
   if (!text.ok()) return Fail(err, std::string(text.status().message()));
   // A .mlir file is StableHLO text (docs/stablehlo.md), read into seam's IR.
-  const bool mlir = options.path.size() >= 5 &&
-                    options.path.compare(options.path.size() - 5, 5, ".mlir") == 0;
+  const bool mlir =
+      options.path.size() >= 5 && options.path.compare(options.path.size() - 5, 5, ".mlir") == 0;
   absl::StatusOr<ir::Program> program =
       mlir ? stablehlo::ReadStableHlo(*text) : ir::ParseProgram(*text);
   if (!program.ok()) {

@@ -211,17 +211,28 @@ const Op* SingleOp(const Block& block, bool ordered) {
 
 const char* BodyName(Body body) {
   switch (body) {
-    case Body::kAdd: return "add";
-    case Body::kMultiply: return "multiply";
-    case Body::kMaximum: return "maximum";
-    case Body::kMinimum: return "minimum";
-    case Body::kSecondArgument: return "second argument";
-    case Body::kCompareGe: return "compare GE";
-    case Body::kArgMax: return "argmax";
-    case Body::kArgMin: return "argmin";
-    case Body::kSortAscending: return "ascending comparator";
-    case Body::kSortDescending: return "descending comparator";
-    case Body::kOther: break;
+    case Body::kAdd:
+      return "add";
+    case Body::kMultiply:
+      return "multiply";
+    case Body::kMaximum:
+      return "maximum";
+    case Body::kMinimum:
+      return "minimum";
+    case Body::kSecondArgument:
+      return "second argument";
+    case Body::kCompareGe:
+      return "compare GE";
+    case Body::kArgMax:
+      return "argmax";
+    case Body::kArgMin:
+      return "argmin";
+    case Body::kSortAscending:
+      return "ascending comparator";
+    case Body::kSortDescending:
+      return "descending comparator";
+    case Body::kOther:
+      break;
   }
   return "unrecognised";
 }
@@ -244,8 +255,8 @@ Body ClassifyBody(const Block& block, const std::string& element) {
   if (const Op* op = SingleOp(block, true); op != nullptr && op->name == "stablehlo.compare") {
     auto dir = op->attrs.find("comparison_direction");
     auto type = op->attrs.find("compare_type");
-    const bool ieee = type == op->attrs.end() || type->second.word == "FLOAT" ||
-                      type->second.word == "SIGNED";
+    const bool ieee =
+        type == op->attrs.end() || type->second.word == "FLOAT" || type->second.word == "SIGNED";
     if (dir != op->attrs.end() && dir->second.word == "GE" && ieee) return Body::kCompareGe;
   }
   if (args == 4 && block.ops.size() <= 64) {

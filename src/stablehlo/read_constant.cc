@@ -34,8 +34,8 @@ absl::Status FloatElement(ir::DType dtype, const Token& v, uint8_t* out) {
   uint64_t pattern = 0;
   if (v.kind == Tok::kInt && v.text.size() > 2 && (v.text[1] == 'x' || v.text[1] == 'X')) {
     if (!HexBits(v.text, bits, &pattern)) {
-      return ErrorAt(v.pos, absl::StrCat("hex value ", Quote(v.text), " is not a ", bits,
-                                         "-bit pattern"));
+      return ErrorAt(v.pos,
+                     absl::StrCat("hex value ", Quote(v.text), " is not a ", bits, "-bit pattern"));
     }
     std::memcpy(out, &pattern, bits / 8);  // little-endian host
     return absl::OkStatus();
@@ -47,7 +47,8 @@ absl::Status FloatElement(ir::DType dtype, const Token& v, uint8_t* out) {
   if (!text.empty() && text[0] == '+') text.remove_prefix(1);
   double x = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (end != text.data() + text.size() || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+  if (end != text.data() + text.size() ||
+      (ec != std::errc() && ec != std::errc::result_out_of_range)) {
     return ErrorAt(v.pos, absl::StrCat("expected a float value, found ", Quote(v.text)));
   }
   if (ec == std::errc::result_out_of_range && std::fabs(x) > 1) {
@@ -88,7 +89,8 @@ absl::Status IntElement(ir::DType dtype, const Token& v, uint8_t* out) {
   uint64_t pattern = 0;
   int64_t value = 0;
   if (HexBits(v.text, wide ? 64 : 32, &pattern)) {
-    value = wide ? static_cast<int64_t>(pattern) : static_cast<int32_t>(static_cast<uint32_t>(pattern));
+    value =
+        wide ? static_cast<int64_t>(pattern) : static_cast<int32_t>(static_cast<uint32_t>(pattern));
   } else {
     std::string_view text = v.text;
     if (!text.empty() && text[0] == '+') text.remove_prefix(1);
@@ -158,8 +160,8 @@ absl::StatusOr<ir::Shape> ShapeOf(const Type& type) {
     }
   }
   if (!found) {
-    return ErrorAt(type.pos, absl::StrCat("unsupported element type ", Quote(type.element),
-                                          " in ", Quote(type.ToString()),
+    return ErrorAt(type.pos, absl::StrCat("unsupported element type ", Quote(type.element), " in ",
+                                          Quote(type.ToString()),
                                           " (seam reads f32, f64, bf16, i1, i32, i64)"));
   }
   if (absl::Status s = ir::ValidateShape(shape); !s.ok()) {
@@ -198,7 +200,8 @@ absl::StatusOr<ir::Literal> DenseLiteral(const Attr& attr, const ir::Shape& shap
     }
   }
   if (count == 1 && n > 1) {
-    for (int64_t i = 1; i < n; ++i) std::memcpy(lit.bytes.data() + i * size, lit.bytes.data(), size);
+    for (int64_t i = 1; i < n; ++i)
+      std::memcpy(lit.bytes.data() + i * size, lit.bytes.data(), size);
   }
   return lit;
 }
@@ -233,8 +236,8 @@ absl::Status PaddingOf(const Attr& attr, int64_t rank, std::vector<int64_t>* low
                        std::vector<int64_t>* high) {
   SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> flat, IntsOf(attr, "padding"));
   if (static_cast<int64_t>(flat.size()) != 2 * rank) {
-    return ErrorAt(attr.pos, absl::StrCat("padding has ", flat.size(), " values, expected ",
-                                          rank, " pairs [low, high]"));
+    return ErrorAt(attr.pos, absl::StrCat("padding has ", flat.size(), " values, expected ", rank,
+                                          " pairs [low, high]"));
   }
   low->clear();
   high->clear();

@@ -1,6 +1,8 @@
 // The StableHLO reader's mapping to seam's IR: the module and function, values and their
 // types, constants, iota, the elementwise ops, compare, data movement, dot_general and
 // return. The other ops are in read_convert_ops.cc.
+#include "src/stablehlo/read_convert.h"
+
 #include <cstring>
 #include <string>
 #include <utility>
@@ -9,7 +11,6 @@
 #include "src/base/status_macros.h"
 #include "src/ir/verifier.h"
 #include "src/stablehlo/read.h"
-#include "src/stablehlo/read_convert.h"
 
 namespace seam::stablehlo::convert {
 namespace {
@@ -26,26 +27,43 @@ struct NamedOp {
 
 // StableHLO ops that are one seam op with the same operands and no attributes.
 constexpr NamedOp kSimpleOps[] = {
-    {"stablehlo.negate", ir::Op::kNeg, 1},         {"stablehlo.abs", ir::Op::kAbs, 1},
-    {"stablehlo.sign", ir::Op::kSign, 1},          {"stablehlo.exponential", ir::Op::kExp, 1},
-    {"stablehlo.log", ir::Op::kLog, 1},            {"stablehlo.log_plus_one", ir::Op::kLog1p, 1},
-    {"stablehlo.tanh", ir::Op::kTanh, 1},          {"stablehlo.logistic", ir::Op::kLogistic, 1},
-    {"stablehlo.sqrt", ir::Op::kSqrt, 1},          {"stablehlo.rsqrt", ir::Op::kRsqrt, 1},
-    {"stablehlo.floor", ir::Op::kFloor, 1},        {"stablehlo.ceil", ir::Op::kCeil, 1},
-    {"stablehlo.not", ir::Op::kNot, 1},            {"chlo.erf", ir::Op::kErf, 1},
-    {"stablehlo.add", ir::Op::kAdd, 2},            {"stablehlo.subtract", ir::Op::kSubtract, 2},
-    {"stablehlo.multiply", ir::Op::kMultiply, 2},  {"stablehlo.divide", ir::Op::kDivide, 2},
-    {"stablehlo.remainder", ir::Op::kRemainder, 2}, {"stablehlo.power", ir::Op::kPower, 2},
-    {"stablehlo.maximum", ir::Op::kMaximum, 2},    {"stablehlo.minimum", ir::Op::kMinimum, 2},
-    {"stablehlo.and", ir::Op::kAnd, 2},            {"stablehlo.or", ir::Op::kOr, 2},
-    {"stablehlo.select", ir::Op::kSelect, 3},      {"stablehlo.clamp", ir::Op::kClamp, 3},
-    {"stablehlo.convert", ir::Op::kConvert, 1},    {"stablehlo.reshape", ir::Op::kReshape, 1},
+    {"stablehlo.negate", ir::Op::kNeg, 1},
+    {"stablehlo.abs", ir::Op::kAbs, 1},
+    {"stablehlo.sign", ir::Op::kSign, 1},
+    {"stablehlo.exponential", ir::Op::kExp, 1},
+    {"stablehlo.log", ir::Op::kLog, 1},
+    {"stablehlo.log_plus_one", ir::Op::kLog1p, 1},
+    {"stablehlo.tanh", ir::Op::kTanh, 1},
+    {"stablehlo.logistic", ir::Op::kLogistic, 1},
+    {"stablehlo.sqrt", ir::Op::kSqrt, 1},
+    {"stablehlo.rsqrt", ir::Op::kRsqrt, 1},
+    {"stablehlo.floor", ir::Op::kFloor, 1},
+    {"stablehlo.ceil", ir::Op::kCeil, 1},
+    {"stablehlo.not", ir::Op::kNot, 1},
+    {"chlo.erf", ir::Op::kErf, 1},
+    {"stablehlo.add", ir::Op::kAdd, 2},
+    {"stablehlo.subtract", ir::Op::kSubtract, 2},
+    {"stablehlo.multiply", ir::Op::kMultiply, 2},
+    {"stablehlo.divide", ir::Op::kDivide, 2},
+    {"stablehlo.remainder", ir::Op::kRemainder, 2},
+    {"stablehlo.power", ir::Op::kPower, 2},
+    {"stablehlo.maximum", ir::Op::kMaximum, 2},
+    {"stablehlo.minimum", ir::Op::kMinimum, 2},
+    {"stablehlo.and", ir::Op::kAnd, 2},
+    {"stablehlo.or", ir::Op::kOr, 2},
+    {"stablehlo.select", ir::Op::kSelect, 3},
+    {"stablehlo.clamp", ir::Op::kClamp, 3},
+    {"stablehlo.convert", ir::Op::kConvert, 1},
+    {"stablehlo.reshape", ir::Op::kReshape, 1},
 };
 
 // Module and argument attributes that carry nothing seam's IR needs.
-constexpr const char* kIgnoredModuleAttrs[] = {
-    "mhlo.num_partitions", "mhlo.cross_program_prefetches", "mhlo.is_dynamic",
-    "mhlo.use_auto_spmd_partitioning", "jax.uses_shape_polymorphism", "mhlo.frontend_attributes"};
+constexpr const char* kIgnoredModuleAttrs[] = {"mhlo.num_partitions",
+                                               "mhlo.cross_program_prefetches",
+                                               "mhlo.is_dynamic",
+                                               "mhlo.use_auto_spmd_partitioning",
+                                               "jax.uses_shape_polymorphism",
+                                               "mhlo.frontend_attributes"};
 constexpr const char* kIgnoredArgAttrs[] = {"jax.buffer_donor", "mhlo.sharding", "mhlo.layout_mode",
                                             "jax.arg_info", "mhlo.memory_kind"};
 
@@ -81,15 +99,15 @@ absl::Status Converter::Operands(const Op& op, size_t operands, size_t results,
                                              " operand(s), found ", op.operands.size()));
   }
   if (op.operand_types.size() != op.operands.size()) {
-    return ErrorAt(op.name_pos, absl::StrCat(Quote(op.name), " has ", op.operands.size(),
-                                             " operand(s) and ", op.operand_types.size(),
-                                             " operand type(s)"));
+    return ErrorAt(op.name_pos,
+                   absl::StrCat(Quote(op.name), " has ", op.operands.size(), " operand(s) and ",
+                                op.operand_types.size(), " operand type(s)"));
   }
   if (op.result_types.size() != results ||
       (!op.result.empty() && op.num_results != static_cast<int64_t>(results))) {
-    return ErrorAt(op.name_pos, absl::StrCat(Quote(op.name), " has ", results,
-                                             " result(s) here, found ", op.result_types.size(),
-                                             " result type(s)"));
+    return ErrorAt(op.name_pos,
+                   absl::StrCat(Quote(op.name), " has ", results, " result(s) here, found ",
+                                op.result_types.size(), " result type(s)"));
   }
   for (size_t i = 0; i < op.operands.size(); ++i) {
     SEAM_ASSIGN_OR_RETURN(const Value* v, Use(op.operands[i], &op.operand_types[i]));
@@ -108,8 +126,8 @@ absl::Status Converter::OnlyAttrs(const Op& op, std::initializer_list<const char
     bool ok = false;
     for (const char* a : allowed) ok = ok || name == a;
     if (!ok) {
-      return ErrorAt(attr.pos, absl::StrCat("unknown attribute ", Quote(name), " of ",
-                                            Quote(op.name)));
+      return ErrorAt(attr.pos,
+                     absl::StrCat("unknown attribute ", Quote(name), " of ", Quote(op.name)));
     }
   }
   return absl::OkStatus();
@@ -123,8 +141,7 @@ const Attr* Converter::Find(const Op& op, const char* name) {
 absl::StatusOr<const Attr*> Converter::Need(const Op& op, const char* name) {
   const Attr* a = Find(op, name);
   if (a == nullptr) {
-    return ErrorAt(op.name_pos, absl::StrCat(Quote(op.name), " needs the attribute ",
-                                             Quote(name)));
+    return ErrorAt(op.name_pos, absl::StrCat(Quote(op.name), " needs the attribute ", Quote(name)));
   }
   return a;
 }
@@ -158,12 +175,39 @@ bool Converter::ConstantScalar(int inst, double* value) const {
   if (in.op != ir::Op::kConstant || in.shape.num_elements() != 1) return false;
   const uint8_t* b = in.literal.bytes.data();
   switch (in.shape.dtype) {
-    case ir::DType::kF32: { float f; std::memcpy(&f, b, 4); *value = f; return true; }
-    case ir::DType::kF64: std::memcpy(value, b, 8); return true;
-    case ir::DType::kBF16: { uint16_t h; std::memcpy(&h, b, 2); uint32_t w = uint32_t{h} << 16; float f; std::memcpy(&f, &w, 4); *value = f; return true; }
-    case ir::DType::kS32: { int32_t i; std::memcpy(&i, b, 4); *value = i; return true; }
-    case ir::DType::kS64: { int64_t i; std::memcpy(&i, b, 8); *value = static_cast<double>(i); return true; }
-    case ir::DType::kPred: *value = b[0]; return true;
+    case ir::DType::kF32: {
+      float f;
+      std::memcpy(&f, b, 4);
+      *value = f;
+      return true;
+    }
+    case ir::DType::kF64:
+      std::memcpy(value, b, 8);
+      return true;
+    case ir::DType::kBF16: {
+      uint16_t h;
+      std::memcpy(&h, b, 2);
+      uint32_t w = uint32_t{h} << 16;
+      float f;
+      std::memcpy(&f, &w, 4);
+      *value = f;
+      return true;
+    }
+    case ir::DType::kS32: {
+      int32_t i;
+      std::memcpy(&i, b, 4);
+      *value = i;
+      return true;
+    }
+    case ir::DType::kS64: {
+      int64_t i;
+      std::memcpy(&i, b, 8);
+      *value = static_cast<double>(i);
+      return true;
+    }
+    case ir::DType::kPred:
+      *value = b[0];
+      return true;
   }
   return false;
 }
@@ -183,9 +227,9 @@ absl::Status Converter::ConvertConstant(const Op& op) {
   SEAM_RETURN_IF_ERROR(Operands(op, 0, 1, &none));
   SEAM_ASSIGN_OR_RETURN(const Attr* value, Need(op, "value"));
   if (!(value->type == op.result_types[0])) {
-    return ErrorAt(value->pos, absl::StrCat("constant of type ", Quote(value->type.ToString()),
-                                            ", the op's type says ",
-                                            Quote(op.result_types[0].ToString())));
+    return ErrorAt(value->pos,
+                   absl::StrCat("constant of type ", Quote(value->type.ToString()),
+                                ", the op's type says ", Quote(op.result_types[0].ToString())));
   }
   ir::Instruction inst;
   inst.op = ir::Op::kConstant;
@@ -270,7 +314,8 @@ absl::Status Converter::ConvertDataMovement(const Op& op) {
     inst.attrs["dimension"] = {d->i};
   } else {  // stablehlo.pad
     inst.op = ir::Op::kPad;
-    SEAM_RETURN_IF_ERROR(OnlyAttrs(op, {"edge_padding_low", "edge_padding_high", "interior_padding"}));
+    SEAM_RETURN_IF_ERROR(
+        OnlyAttrs(op, {"edge_padding_low", "edge_padding_high", "interior_padding"}));
     SEAM_RETURN_IF_ERROR(Operands(op, 2, 1, &inst.operands));
     SEAM_RETURN_IF_ERROR(ints("edge_padding_low", "low"));
     SEAM_RETURN_IF_ERROR(ints("edge_padding_high", "high"));
@@ -318,8 +363,8 @@ absl::Status Converter::ConvertReturn(const Op& op, const std::vector<Type>& dec
   }
   if (op.operands.size() != declared.size()) {
     return ErrorAt(op.name_pos, absl::StrCat("return has ", op.operands.size(),
-                                             " value(s), the function declares ",
-                                             declared.size(), " result(s)"));
+                                             " value(s), the function declares ", declared.size(),
+                                             " result(s)"));
   }
   for (size_t i = 0; i < op.operands.size(); ++i) {
     SEAM_ASSIGN_OR_RETURN(const Value* v, Use(op.operands[i], &declared[i]));
@@ -379,7 +424,8 @@ absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
     }
     for (const auto& [name, attr] : arg.attrs) {
       if (name == "tf.aliasing_output") {
-        if (attr.kind != Attr::kInt) return ErrorAt(attr.pos, "tf.aliasing_output must be an integer");
+        if (attr.kind != Attr::kInt)
+          return ErrorAt(attr.pos, "tf.aliasing_output must be an integer");
         program_.aliases.push_back({attr.i, static_cast<int64_t>(i)});
       } else if (!Listed(name, kIgnoredArgAttrs, std::size(kIgnoredArgAttrs))) {
         return ErrorAt(attr.pos, absl::StrCat("unknown argument attribute ", Quote(name)));
@@ -394,8 +440,8 @@ absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
   SEAM_RETURN_IF_ERROR(ConvertReturn(ops.back(), module.results));
   int bad = -1;
   if (absl::Status s = ir::VerifyProgram(program_, &bad); !s.ok()) {
-    Pos pos = bad >= 0 && bad < static_cast<int>(positions_.size()) ? positions_[bad]
-                                                                     : ops.back().pos;
+    Pos pos =
+        bad >= 0 && bad < static_cast<int>(positions_.size()) ? positions_[bad] : ops.back().pos;
     return ErrorAt(pos, std::string(s.message()));
   }
   return std::move(program_);

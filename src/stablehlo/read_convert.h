@@ -45,7 +45,7 @@ enum class Body {
   kCompareGe,       // select_and_scatter's select
   kArgMax,          // two-operand reduce: first index of the maximum, NaN wins
   kArgMin,
-  kSortAscending,   // argsort comparators (seam's order: NaN above +inf, -0 == +0)
+  kSortAscending,  // argsort comparators (seam's order: NaN above +inf, -0 == +0)
   kSortDescending,
 };
 // `element` is the element type of the data operand (f32, i32, ...).

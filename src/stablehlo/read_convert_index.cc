@@ -40,7 +40,8 @@ absl::Status DimensionFields(const Attr& dn, const char* struct_name,
     auto it = dn.fields.find(f);
     std::vector<int64_t>& out = (*attrs)[f];
     if (it == dn.fields.end()) {
-      if (std::string(f) == "index_vector_dim") return ErrorAt(dn.pos, "index_vector_dim is missing");
+      if (std::string(f) == "index_vector_dim")
+        return ErrorAt(dn.pos, "index_vector_dim is missing");
       continue;
     }
     if (it->second.kind == Attr::kInt) {
@@ -82,8 +83,9 @@ absl::Status Converter::ConvertScatter(const Op& op) {
   } else if (body == Body::kSecondArgument) {
     inst.op = ir::Op::kScatterReplace;
   } else {
-    return ErrorAt(op.regions[0].pos, "unrecognised scatter body (the reader takes add, or "
-                                      "returning the second argument)");
+    return ErrorAt(op.regions[0].pos,
+                   "unrecognised scatter body (the reader takes add, or "
+                   "returning the second argument)");
   }
   SEAM_ASSIGN_OR_RETURN(const Attr* dn, Need(op, "scatter_dimension_numbers"));
   SEAM_RETURN_IF_ERROR(DimensionFields(*dn, "stablehlo.scatter",
@@ -102,8 +104,9 @@ absl::Status Converter::ConvertBitcast(const Op& op) {
   const Type words{{3}, "i64", {}};
   if (op.operands.size() != 1 || op.operand_types.size() != 1 || op.result_types.size() != 1 ||
       !(op.operand_types[0] == words) || !(op.result_types[0] == state)) {
-    return ErrorAt(op.name_pos, "stablehlo.bitcast_convert is read only as the random state: "
-                                "(tensor<3xi64>) -> tensor<3xui64>");
+    return ErrorAt(op.name_pos,
+                   "stablehlo.bitcast_convert is read only as the random state: "
+                   "(tensor<3xi64>) -> tensor<3xui64>");
   }
   SEAM_ASSIGN_OR_RETURN(const Value* v, Use(op.operands[0], &op.operand_types[0]));
   Value value;
@@ -124,8 +127,9 @@ absl::Status Converter::ConvertRng(const Op& op) {
   }
   SEAM_ASSIGN_OR_RETURN(const Value* state, Use(op.operands[0], &op.operand_types[0]));
   if (state->state_of < 0) {
-    return ErrorAt(op.operands[0].pos, "the state of rng_bit_generator must be a "
-                                       "stablehlo.bitcast_convert of a tensor<3xi64>");
+    return ErrorAt(op.operands[0].pos,
+                   "the state of rng_bit_generator must be a "
+                   "stablehlo.bitcast_convert of a tensor<3xi64>");
   }
   // key = word 0, counter = words 1 and 2 (docs/stablehlo.md "Random numbers").
   ir::Instruction key_slice;
@@ -151,8 +155,9 @@ absl::Status Converter::ConvertRng(const Op& op) {
   SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), op.result_types[1], op.pos));
   Value next;
   next.type = op.result_types[0];
-  next.unsupported = "the new state (result #0) of rng_bit_generator is not read by seam: a "
-                     "program draws again with a new counter";
+  next.unsupported =
+      "the new state (result #0) of rng_bit_generator is not read by seam: a "
+      "program draws again with a new counter";
   SEAM_RETURN_IF_ERROR(Define(op, 0, next));
   return Define(op, 1, Plain(index, op.result_types[1]));
 }
@@ -161,15 +166,17 @@ absl::Status Converter::ConvertSort(const Op& op) {
   SEAM_RETURN_IF_ERROR(OnlyAttrs(op, {"dimension", "is_stable"}));
   std::vector<int> ops;
   if (op.operands.size() != 2) {
-    return ErrorAt(op.name_pos, "the reader takes sort only as argsort: two operands, the "
-                                "values and an i64 iota");
+    return ErrorAt(op.name_pos,
+                   "the reader takes sort only as argsort: two operands, the "
+                   "values and an i64 iota");
   }
   SEAM_RETURN_IF_ERROR(Operands(op, 2, 2, &ops));
   if (op.regions.size() != 1) return ErrorAt(op.name_pos, "sort needs one comparator region");
   const Body body = ClassifyBody(op.regions[0], op.operand_types[0].element);
   if (body != Body::kSortAscending && body != Body::kSortDescending) {
-    return ErrorAt(op.regions[0].pos, "unrecognised sort comparator (the reader takes seam's "
-                                      "argsort order, docs/stablehlo.md)");
+    return ErrorAt(op.regions[0].pos,
+                   "unrecognised sort comparator (the reader takes seam's "
+                   "argsort order, docs/stablehlo.md)");
   }
   int64_t axis = -1;
   if (const Attr* d = Find(op, "dimension"); d != nullptr) axis = d->i;
@@ -187,14 +194,16 @@ absl::Status Converter::ConvertSort(const Op& op) {
   SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), op.result_types[1], op.pos));
   Value values;
   values.type = op.result_types[0];
-  values.unsupported = "result #0 (the sorted values) of a sort is not read by seam; only the "
-                       "indices (#1) are";
+  values.unsupported =
+      "result #0 (the sorted values) of a sort is not read by seam; only the "
+      "indices (#1) are";
   SEAM_RETURN_IF_ERROR(Define(op, 0, values));
   return Define(op, 1, Plain(index, op.result_types[1]));
 }
 
 absl::Status Converter::ConvertAllReduce(const Op& op) {
-  SEAM_RETURN_IF_ERROR(OnlyAttrs(op, {"replica_groups", "channel_handle", "use_global_device_ids"}));
+  SEAM_RETURN_IF_ERROR(
+      OnlyAttrs(op, {"replica_groups", "channel_handle", "use_global_device_ids"}));
   ir::Instruction inst;
   SEAM_RETURN_IF_ERROR(Operands(op, 1, 1, &inst.operands));
   if (op.regions.size() != 1) return ErrorAt(op.name_pos, "all_reduce needs one region");
@@ -206,8 +215,9 @@ absl::Status Converter::ConvertAllReduce(const Op& op) {
   } else if (body == Body::kMinimum) {
     inst.op = ir::Op::kAllReduceMin;
   } else {
-    return ErrorAt(op.regions[0].pos, "unrecognised all_reduce body (the reader takes add, "
-                                      "maximum or minimum)");
+    return ErrorAt(op.regions[0].pos,
+                   "unrecognised all_reduce body (the reader takes add, "
+                   "maximum or minimum)");
   }
   SEAM_ASSIGN_OR_RETURN(const Attr* groups, Need(op, "replica_groups"));
   if (groups->kind != Attr::kDense || groups->type.dims.size() != 2) {
@@ -219,9 +229,9 @@ absl::Status Converter::ConvertAllReduce(const Op& op) {
     for (int64_t r = 0; r < program_.replica_count; ++r) ids.push_back(r);
     size = program_.replica_count;
   } else if (static_cast<int64_t>(ids.size()) != groups->type.dims[0] * size) {
-    return ErrorAt(groups->pos, absl::StrCat("replica_groups has ", ids.size(), " values, type ",
-                                             groups->type.ToString(), " needs ",
-                                             groups->type.dims[0] * size));
+    return ErrorAt(groups->pos,
+                   absl::StrCat("replica_groups has ", ids.size(), " values, type ",
+                                groups->type.ToString(), " needs ", groups->type.dims[0] * size));
   }
   inst.attrs = {{"replica_groups", ids}, {"group_size", {size}}};
   SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), op.result_types[0], op.pos));

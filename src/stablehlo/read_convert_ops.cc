@@ -22,8 +22,12 @@ std::vector<uint8_t> IdentityBytes(ir::DType dtype, ir::Combiner combiner) {
   std::vector<uint8_t> out(ir::DTypeSize(dtype));
   auto put = [&](auto v) { std::memcpy(out.data(), &v, sizeof(v)); };
   switch (dtype) {
-    case ir::DType::kF32: put(ir::ReductionIdentity<float>(combiner)); break;
-    case ir::DType::kF64: put(ir::ReductionIdentity<double>(combiner)); break;
+    case ir::DType::kF32:
+      put(ir::ReductionIdentity<float>(combiner));
+      break;
+    case ir::DType::kF64:
+      put(ir::ReductionIdentity<double>(combiner));
+      break;
     case ir::DType::kBF16: {
       float f = ir::ReductionIdentity<float>(combiner);
       uint32_t w;
@@ -31,20 +35,30 @@ std::vector<uint8_t> IdentityBytes(ir::DType dtype, ir::Combiner combiner) {
       put(static_cast<uint16_t>(w >> 16));
       break;
     }
-    case ir::DType::kS32: put(ir::ReductionIdentity<int32_t>(combiner)); break;
-    case ir::DType::kS64: put(ir::ReductionIdentity<int64_t>(combiner)); break;
-    case ir::DType::kPred: break;
+    case ir::DType::kS32:
+      put(ir::ReductionIdentity<int32_t>(combiner));
+      break;
+    case ir::DType::kS64:
+      put(ir::ReductionIdentity<int64_t>(combiner));
+      break;
+    case ir::DType::kPred:
+      break;
   }
   return out;
 }
 
 ir::Combiner CombinerOf(Body body) {
   switch (body) {
-    case Body::kAdd: return ir::Combiner::kSum;
-    case Body::kMultiply: return ir::Combiner::kProduct;
-    case Body::kMaximum: return ir::Combiner::kMax;
-    case Body::kMinimum: return ir::Combiner::kMin;
-    default: return ir::Combiner::kNone;
+    case Body::kAdd:
+      return ir::Combiner::kSum;
+    case Body::kMultiply:
+      return ir::Combiner::kProduct;
+    case Body::kMaximum:
+      return ir::Combiner::kMax;
+    case Body::kMinimum:
+      return ir::Combiner::kMin;
+    default:
+      return ir::Combiner::kNone;
   }
 }
 
@@ -79,9 +93,11 @@ static absl::Status RegionCount(const Op& op, size_t n) {
 absl::Status Converter::ConvertReduce(const Op& op) {
   SEAM_RETURN_IF_ERROR(OnlyAttrs(op, {"dimensions", " applies"}));
   if (op.operands.size() != 2 && op.operands.size() != 4) {
-    return ErrorAt(op.name_pos, "the reader takes reduce of one operand, or of two (argmax/argmin)");
+    return ErrorAt(op.name_pos,
+                   "the reader takes reduce of one operand, or of two (argmax/argmin)");
   }
-  if (op.operand_types.size() != op.operands.size()) return Operands(op, op.operands.size(), 1, nullptr);
+  if (op.operand_types.size() != op.operands.size())
+    return Operands(op, op.operands.size(), 1, nullptr);
   const std::string& element = op.operand_types[0].element;
   Body body = Body::kOther;
   Pos body_pos = op.name_pos;
@@ -95,15 +111,17 @@ absl::Status Converter::ConvertReduce(const Op& op) {
   }
   if (op.operands.size() == 4) {
     if (body != Body::kArgMax && body != Body::kArgMin) {
-      return ErrorAt(body_pos, "unrecognised body of a two-operand reduce (the reader takes the "
-                               "argmax/argmin body of docs/stablehlo.md)");
+      return ErrorAt(body_pos,
+                     "unrecognised body of a two-operand reduce (the reader takes the "
+                     "argmax/argmin body of docs/stablehlo.md)");
     }
     return ConvertArgReduce(op, body);
   }
   const ir::Combiner combiner = CombinerOf(body);
   if (combiner == ir::Combiner::kNone) {
-    return ErrorAt(body_pos, "unrecognised reduce body (the reader takes one add, multiply, "
-                             "maximum or minimum of the two arguments)");
+    return ErrorAt(body_pos,
+                   "unrecognised reduce body (the reader takes one add, multiply, "
+                   "maximum or minimum of the two arguments)");
   }
   std::vector<int> ops;
   SEAM_RETURN_IF_ERROR(Operands(op, 2, 1, &ops));
@@ -174,13 +192,15 @@ absl::Status Converter::ConvertReduceWindow(const Op& op) {
   const Body body = ClassifyBody(op.regions[0], type.element);
   const ir::Combiner combiner = CombinerOf(body);
   if (combiner == ir::Combiner::kNone || combiner == ir::Combiner::kProduct) {
-    return ErrorAt(op.regions[0].pos, "unrecognised reduce_window body (the reader takes one add, "
-                                      "maximum or minimum of the two arguments)");
+    return ErrorAt(op.regions[0].pos,
+                   "unrecognised reduce_window body (the reader takes one add, "
+                   "maximum or minimum of the two arguments)");
   }
   if (!IsIdentity(program_.instructions[ops[1]], combiner)) {
-    return ErrorAt(op.operands[1].pos, "the init value of reduce_window must be a constant "
-                                       "identity of its body (0, -inf or the lowest, +inf or the "
-                                       "highest)");
+    return ErrorAt(op.operands[1].pos,
+                   "the init value of reduce_window must be a constant "
+                   "identity of its body (0, -inf or the lowest, +inf or the "
+                   "highest)");
   }
   auto list = [&](const char* name, int64_t fill) -> absl::StatusOr<std::vector<int64_t>> {
     const Attr* a = Find(op, name);
@@ -217,7 +237,7 @@ absl::Status Converter::ConvertReduceWindow(const Op& op) {
     // A window of one element everywhere: the operand itself (cumsum of an axis of size 1).
     return Define(op, 0, Plain(ops[0], op.result_types[0]));
   } else {
-    inst.op = combiner == ir::Combiner::kSum ? ir::Op::kReduceWindowSum
+    inst.op = combiner == ir::Combiner::kSum   ? ir::Op::kReduceWindowSum
               : combiner == ir::Combiner::kMax ? ir::Op::kReduceWindowMax
                                                : ir::Op::kReduceWindowMin;
     inst.attrs = {{"window_dimensions", window}, {"window_strides", strides},
@@ -229,10 +249,9 @@ absl::Status Converter::ConvertReduceWindow(const Op& op) {
 }
 
 absl::Status Converter::ConvertConvolution(const Op& op) {
-  SEAM_RETURN_IF_ERROR(OnlyAttrs(op, {"window_strides", "padding", "lhs_dilation", "rhs_dilation",
-                                      "window_reversal", "dimension_numbers",
-                                      "feature_group_count", "batch_group_count",
-                                      "precision_config"}));
+  SEAM_RETURN_IF_ERROR(OnlyAttrs(
+      op, {"window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal",
+           "dimension_numbers", "feature_group_count", "batch_group_count", "precision_config"}));
   ir::Instruction inst;
   inst.op = ir::Op::kConvolution;
   SEAM_RETURN_IF_ERROR(Operands(op, 2, 1, &inst.operands));
@@ -253,11 +272,13 @@ absl::Status Converter::ConvertConvolution(const Op& op) {
   for (const auto& [name, attr] : dn->fields) {
     bool known = false;
     for (const auto& d : kDims) known = known || name == d[0];
-    if (!known) return ErrorAt(attr.pos, absl::StrCat("unknown field ", Quote(name), " of #stablehlo.conv"));
+    if (!known)
+      return ErrorAt(attr.pos, absl::StrCat("unknown field ", Quote(name), " of #stablehlo.conv"));
   }
   for (const auto& d : kDims) {
     auto it = dn->fields.find(d[0]);
-    if (it == dn->fields.end()) return ErrorAt(dn->pos, absl::StrCat("#stablehlo.conv lacks ", d[0]));
+    if (it == dn->fields.end())
+      return ErrorAt(dn->pos, absl::StrCat("#stablehlo.conv lacks ", d[0]));
     if (it->second.kind == Attr::kInt) {
       inst.attrs[d[1]] = {it->second.i};
     } else {
@@ -275,7 +296,8 @@ absl::Status Converter::ConvertConvolution(const Op& op) {
   SEAM_ASSIGN_OR_RETURN(inst.attrs["rhs_dilation"], list("rhs_dilation", 1));
   SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> reversal, list("window_reversal", 0));
   for (int64_t r : reversal) {
-    if (r != 0) return ErrorAt(Find(op, "window_reversal")->pos, "window_reversal is not supported");
+    if (r != 0)
+      return ErrorAt(Find(op, "window_reversal")->pos, "window_reversal is not supported");
   }
   std::vector<int64_t> low(spatial, 0), high(spatial, 0);
   if (const Attr* p = Find(op, "padding"); p != nullptr) {

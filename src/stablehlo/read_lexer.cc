@@ -13,9 +13,7 @@ bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') |
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsIdentChar(char c) { return IsAlpha(c) || IsDigit(c) || c == '$' || c == '.'; }
 bool IsValueChar(char c) { return IsIdentChar(c) || c == '-'; }
-bool IsHexDigit(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 }  // namespace
 
@@ -216,8 +214,9 @@ absl::StatusOr<Token> Lexer::Next() {
     while (IsIdentChar(Peek())) Bump();
     tok.kind = Tok::kIdent;
     tok.text = std::string(text_.substr(start, pos_ - start));
-    if (Peek() == '<' && (c == '#' || tok.text == "tensor" || tok.text == "array" ||
-                          tok.text == "dense" || tok.text == "complex" || tok.text == "dense_resource")) {
+    if (Peek() == '<' &&
+        (c == '#' || tok.text == "tensor" || tok.text == "array" || tok.text == "dense" ||
+         tok.text == "complex" || tok.text == "dense_resource")) {
       if (absl::Status s = LexAngled(&tok); !s.ok()) return s;
     }
     return tok;

@@ -1,12 +1,13 @@
 // The StableHLO reader's parser: modules, functions, ops in MLIR's generic form, regions,
 // types and attributes (read_syntax.h). The pretty forms are in read_pretty.cc.
+#include "src/stablehlo/read_parser.h"
+
 #include <charconv>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
-#include "src/stablehlo/read_parser.h"
 
 namespace seam::stablehlo::syntax {
 namespace {
@@ -26,9 +27,7 @@ std::string Type::ToString() const {
   return absl::StrCat(out, element, ">");
 }
 
-std::string ValueUse::Key() const {
-  return index == 0 ? name : absl::StrCat(name, "#", index);
-}
+std::string ValueUse::Key() const { return index == 0 ? name : absl::StrCat(name, "#", index); }
 
 absl::Status Parser::Advance() {
   prev_ = tok_;
@@ -110,8 +109,8 @@ absl::StatusOr<Type> Parser::ParseType() {
     ++i;
   }
   type.element = std::string(inner.substr(i));
-  static const char* const kKnown[] = {"f32", "f64", "bf16", "i1", "i32", "i64", "ui64",
-                                       "f16", "i8", "i16", "ui8", "ui16", "ui32"};
+  static const char* const kKnown[] = {"f32", "f64", "bf16", "i1",  "i32",  "i64", "ui64",
+                                       "f16", "i8",  "i16",  "ui8", "ui16", "ui32"};
   bool known = false;
   for (const char* k : kKnown) known = known || type.element == k;
   if (!known) {
@@ -209,9 +208,9 @@ absl::Status Parser::ParseBlockBody(Block* block, Pos open) {
   }
   while (!AtPunct('}')) {
     if (tok_.kind == Tok::kEnd) {
-      return ErrorAt(tok_.pos, absl::StrCat("unbalanced region: the region opened at line ",
-                                            block->pos.line, ", column ", block->pos.col,
-                                            " has no '}' (end of input)"));
+      return ErrorAt(tok_.pos,
+                     absl::StrCat("unbalanced region: the region opened at line ", block->pos.line,
+                                  ", column ", block->pos.col, " has no '}' (end of input)"));
     }
     if (block->ops.size() >= (1 << 20)) return ErrorAt(tok_.pos, "too many ops");
     Op op;
@@ -263,8 +262,8 @@ absl::Status Parser::ParseOp(Op* op) {
       SEAM_RETURN_IF_ERROR(Advance());
       SEAM_ASSIGN_OR_RETURN(op->num_results, ParseInt("a result count"));
       if (op->num_results < 1 || op->num_results > 64) {
-        return ErrorAt(prev_.pos, absl::StrCat("result count ", op->num_results,
-                                               " must be between 1 and 64"));
+        return ErrorAt(prev_.pos,
+                       absl::StrCat("result count ", op->num_results, " must be between 1 and 64"));
       }
     }
     SEAM_RETURN_IF_ERROR(Expect('=', "after the result name"));
@@ -374,9 +373,9 @@ absl::StatusOr<Module> Parser::ParseModuleText() {
   if (!have_function) return Unexpected("'func.func @main'");
   if (wrapped) {
     if (tok_.kind == Tok::kEnd) {
-      return ErrorAt(tok_.pos, absl::StrCat("unbalanced region: the module opened at line ",
-                                            open.line, ", column ", open.col,
-                                            " has no '}' (end of input)"));
+      return ErrorAt(tok_.pos,
+                     absl::StrCat("unbalanced region: the module opened at line ", open.line,
+                                  ", column ", open.col, " has no '}' (end of input)"));
     }
     SEAM_RETURN_IF_ERROR(Expect('}', "to close the module"));
     SEAM_RETURN_IF_ERROR(SkipLocation());

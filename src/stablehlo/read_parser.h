@@ -32,7 +32,9 @@ class Parser {
   absl::Status Advance();
   absl::Status Unexpected(const std::string& expected) const;
   bool AtPunct(char c) const { return tok_.kind == Tok::kPunct && tok_.text[0] == c; }
-  bool AtIdent(const std::string& word) const { return tok_.kind == Tok::kIdent && tok_.text == word; }
+  bool AtIdent(const std::string& word) const {
+    return tok_.kind == Tok::kIdent && tok_.text == word;
+  }
   absl::Status Expect(char c, const std::string& where);
   absl::Status ExpectIdent(const std::string& word, const std::string& where);
   absl::StatusOr<int64_t> ParseInt(const std::string& what);

@@ -186,8 +186,8 @@ absl::Status Parser::ParsePrettyOp(Op* op) {
     if (prev_.kind == Tok::kPunct && prev_.text == ",") {
       // broadcast_in_dim %x, dims = [...]; transpose %x, dims = [...]
       const char* attr_name = name == "stablehlo.broadcast_in_dim" ? "broadcast_dimensions"
-                              : name == "stablehlo.transpose"       ? "permutation"
-                                                                    : nullptr;
+                              : name == "stablehlo.transpose"      ? "permutation"
+                                                                   : nullptr;
       if (attr_name == nullptr || !AtIdent("dims")) return Unexpected("a value (%name)");
       Pos pos = tok_.pos;
       SEAM_RETURN_IF_ERROR(Advance());

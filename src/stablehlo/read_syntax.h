@@ -47,9 +47,9 @@ enum class Tok {
 struct Token {
   Tok kind = Tok::kEnd;
   std::string text;
-  std::string inner;      // kAngled only
-  Pos inner_pos;          // kAngled: where `inner` starts
-  int64_t index = -1;     // kValue: the #k suffix
+  std::string inner;   // kAngled only
+  Pos inner_pos;       // kAngled: where `inner` starts
+  int64_t index = -1;  // kValue: the #k suffix
   Pos pos;
 };
 
@@ -87,7 +87,7 @@ struct Type {
 
 struct Attr {
   enum Kind {
-    kInt,     // 3 : i64, true / false (kBool)
+    kInt,  // 3 : i64, true / false (kBool)
     kBool,
     kFloat,
     kString,
@@ -134,9 +134,9 @@ struct Block {
 };
 
 struct Op {
-  std::string result;   // the result name (without '%'), empty when none
+  std::string result;  // the result name (without '%'), empty when none
   int64_t num_results = 0;
-  std::string name;     // "stablehlo.add", "return"
+  std::string name;  // "stablehlo.add", "return"
   std::vector<ValueUse> operands;
   std::vector<Block> regions;
   std::map<std::string, Attr> attrs;

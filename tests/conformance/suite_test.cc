@@ -217,8 +217,8 @@ TEST(ConformanceSuiteTest, StableHloVersionsMustBeThreeInt64) {
   current.value_size = 2;
   PJRT_NamedValue minimum = current;
   minimum.name = "stablehlo_minimum_version";
-  std::vector<PJRT_NamedValue> attributes =
-      AttributesWithout({"stablehlo_current_version", "stablehlo_minimum_version"}, {current, minimum});
+  std::vector<PJRT_NamedValue> attributes = AttributesWithout(
+      {"stablehlo_current_version", "stablehlo_minimum_version"}, {current, minimum});
   g_attributes = attributes.data();
   g_num_attributes = attributes.size();
   PJRT_Api api = *Cpu();
@@ -247,9 +247,9 @@ TEST(ConformanceSuiteTest, APluginAnnouncingStableHloIsGivenMlir) {
   current.value_size = 3;
   PJRT_NamedValue minimum = current;
   minimum.name = "stablehlo_minimum_version";
-  std::vector<PJRT_NamedValue> attributes =
-      AttributesWithout({"seam_ir_version", "stablehlo_current_version", "stablehlo_minimum_version"},
-                        {current, minimum});
+  std::vector<PJRT_NamedValue> attributes = AttributesWithout(
+      {"seam_ir_version", "stablehlo_current_version", "stablehlo_minimum_version"},
+      {current, minimum});
   g_attributes = attributes.data();
   g_num_attributes = attributes.size();
   PJRT_Api api = *Cpu();

@@ -2,6 +2,8 @@
 // constants (hex bit patterns survive: NaN payloads, -0, inf, denormals), its pretty forms,
 // module attributes, and hostile input (sizes checked before allocating; no crash on any
 // prefix or byte flip of a valid module).
+#include "src/stablehlo/read.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "src/ir/text.h"
-#include "src/stablehlo/read.h"
 
 namespace seam::stablehlo {
 namespace {

@@ -7,13 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "src/abi/buffer_type.h"
 #include "src/plugins/common/options.h"
-#include "src/stablehlo/read.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/blas_core.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
+#include "src/stablehlo/read.h"
 
 namespace seam::cpu {
 
