@@ -15,7 +15,9 @@
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/executable.h"
 #include "src/stablehlo/read.h"
+#include "tests/unit/executable_harness.h"
 
 namespace seam::stablehlo {
 namespace {
@@ -101,6 +103,26 @@ TEST_P(ReadCaseTest, GivesTheTwinsResultsOnTheReferenceEvaluator) {
       EXPECT_EQ((*got)[r][k].bytes, (*want)[r][k].bytes) << "replica " << r << " result " << k;
     }
   }
+}
+
+// The same on the CPU plugin's compiler and kernels (one replica): the reader's program and
+// the twin compile through Executable::Compile and give the same bytes.
+TEST_P(ReadCaseTest, GivesTheTwinsResultsOnTheCpuPlugin) {
+  const std::string base = std::string(SEAM_STABLEHLO_CASES) + "/" + GetParam();
+  absl::StatusOr<ir::Program> read = ReadStableHlo(ReadText(base + ".mlir"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  if (read->replica_count != 1) GTEST_SKIP() << "replicas=" << read->replica_count;
+  absl::StatusOr<std::shared_ptr<const cpu::Executable>> got = cpu::Executable::Compile(*read);
+  ASSERT_TRUE(got.ok()) << got.status();
+  std::shared_ptr<const cpu::Executable> want =
+      cpu::harness::CompileOrDie(ReadText(base + ".seam"), true);
+  ASSERT_NE(want, nullptr);
+  std::vector<ir::Literal> args;
+  const std::vector<ir::Shape> shapes = read->ParameterShapes();
+  for (size_t p = 0; p < shapes.size(); ++p) {
+    args.push_back(Argument(shapes[p], static_cast<int64_t>(p), 0));
+  }
+  EXPECT_EQ(cpu::harness::RunBytes(**got, args), cpu::harness::RunBytes(*want, args));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFamily, ReadCaseTest,
