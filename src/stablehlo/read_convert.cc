@@ -170,48 +170,6 @@ absl::Status Converter::Define(const Op& op, int64_t result, Value value) {
   return absl::OkStatus();
 }
 
-bool Converter::ConstantScalar(int inst, double* value) const {
-  const ir::Instruction& in = program_.instructions[inst];
-  if (in.op != ir::Op::kConstant || in.shape.num_elements() != 1) return false;
-  const uint8_t* b = in.literal.bytes.data();
-  switch (in.shape.dtype) {
-    case ir::DType::kF32: {
-      float f;
-      std::memcpy(&f, b, 4);
-      *value = f;
-      return true;
-    }
-    case ir::DType::kF64:
-      std::memcpy(value, b, 8);
-      return true;
-    case ir::DType::kBF16: {
-      uint16_t h;
-      std::memcpy(&h, b, 2);
-      uint32_t w = uint32_t{h} << 16;
-      float f;
-      std::memcpy(&f, &w, 4);
-      *value = f;
-      return true;
-    }
-    case ir::DType::kS32: {
-      int32_t i;
-      std::memcpy(&i, b, 4);
-      *value = i;
-      return true;
-    }
-    case ir::DType::kS64: {
-      int64_t i;
-      std::memcpy(&i, b, 8);
-      *value = static_cast<double>(i);
-      return true;
-    }
-    case ir::DType::kPred:
-      *value = b[0];
-      return true;
-  }
-  return false;
-}
-
 absl::Status Converter::ConvertSimple(const Op& op, ir::Op seam_op) {
   SEAM_RETURN_IF_ERROR(OnlyAttrs(op, {}));
   ir::Instruction inst;

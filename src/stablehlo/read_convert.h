@@ -24,7 +24,7 @@ using syntax::Op;
 using syntax::Pos;
 using syntax::Type;
 
-// The seam shape of a tensor type (ui64 only where `allow_ui64`: the random state).
+// The seam shape of a tensor type (ui64 has none: it appears only in the random state).
 absl::StatusOr<ir::Shape> ShapeOf(const Type& type);
 // A dense<...> attribute as a literal of `shape`.
 absl::StatusOr<ir::Literal> DenseLiteral(const Attr& attr, const ir::Shape& shape);
@@ -101,9 +101,6 @@ class Converter {
   absl::StatusOr<int> Add(ir::Instruction inst, const Type& type, Pos pos);
   int AddShaped(ir::Instruction inst, Pos pos);
   absl::Status Define(const Op& op, int64_t result, Value value);
-  // The scalar value of a constant instruction in double (nullopt when not a constant).
-  bool ConstantScalar(int inst, double* value) const;
-  int ScalarConstant(ir::DType dtype, double value, Pos pos);
 
   ir::Program program_;
   std::map<std::string, Value> values_;

@@ -163,8 +163,8 @@ struct Module {
 // Parses the text into the one module it holds (read_parser.cc).
 absl::StatusOr<Module> ParseModule(std::string_view text);
 
-// The largest value count a dense constant or list may have; larger sizes are refused
-// before anything is allocated for them (docs/stablehlo.md).
+// The most bytes a constant may hold, and the most values a dense<...> may list; larger
+// sizes are refused before anything is allocated for them (docs/stablehlo.md).
 inline constexpr int64_t kMaxConstantBytes = int64_t{1} << 28;
 
 }  // namespace seam::stablehlo::syntax
