@@ -30,7 +30,7 @@ std::string Type::ToString() const {
 std::string ValueUse::Key() const { return index == 0 ? name : absl::StrCat(name, "#", index); }
 
 absl::Status Parser::Advance() {
-  prev_ = tok_;
+  prev_ = std::move(tok_);
   SEAM_ASSIGN_OR_RETURN(tok_, lexer_.Next());
   return absl::OkStatus();
 }
