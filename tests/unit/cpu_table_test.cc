@@ -238,6 +238,43 @@ TEST_F(CpuTableTest, ImpossibleBufferSizesAreCleanErrors) {
             "device memory for f32[1152921504606846976]");
 }
 
+// Format "mlir" is StableHLO text, read by src/stablehlo/read.h: a module compiles; a
+// malformed one and MLIR bytecode are INVALID_ARGUMENT, named with line and column.
+TEST_F(CpuTableTest, CompileReadsStableHloText) {
+  auto compile_mlir = [&](const std::string& code, PJRT_LoadedExecutable** executable) {
+    auto program = SEAM_ABI_ARGS(PJRT_Program);
+    program.code = const_cast<char*>(code.data());
+    program.code_size = code.size();
+    program.format = "mlir";
+    program.format_size = 4;
+    auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
+    compile.client = client_;
+    compile.program = &program;
+    ErrorInfo error = Take(Api()->PJRT_Client_Compile(&compile));
+    *executable = compile.executable;
+    return error;
+  };
+  PJRT_LoadedExecutable* executable = nullptr;
+  ErrorInfo ok = compile_mlir(
+      "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+      &executable);
+  EXPECT_EQ(ok.message, "");
+  ASSERT_NE(executable, nullptr);
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  destroy.executable = executable;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
+  ErrorInfo bad = compile_mlir(
+      "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = stablehlo.mul %arg0, %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+      &executable);
+  EXPECT_EQ(bad.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(bad.message, "line 2, column 8: unknown op 'stablehlo.mul'");
+  ErrorInfo bytecode = compile_mlir(std::string("ML\xEFR\x01\x02", 6), &executable);
+  EXPECT_EQ(bytecode.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_NE(bytecode.message.find("MLIR bytecode"), std::string::npos) << bytecode.message;
+}
+
 TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   const char code[] = "program @p {\n  %0 = parameter(0) : f32[2]\n  return (%0)\n}\n";
   auto program = SEAM_ABI_ARGS(PJRT_Program);
