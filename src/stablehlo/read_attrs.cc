@@ -35,6 +35,16 @@ absl::Status Parser::ParseAttrDict(std::map<std::string, Attr>* attrs) {
 }
 
 absl::StatusOr<Attr> Parser::ParseAttrValue() {
+  if (attr_depth_ >= kMaxNesting) {
+    return ErrorAt(tok_.pos, absl::StrCat("attribute values nested deeper than ", kMaxNesting));
+  }
+  ++attr_depth_;
+  absl::StatusOr<Attr> attr = ParseAttrValueInner();
+  --attr_depth_;
+  return attr;
+}
+
+absl::StatusOr<Attr> Parser::ParseAttrValueInner() {
   Attr attr;
   attr.pos = tok_.pos;
   if (tok_.kind == Tok::kInt) {
@@ -216,6 +226,7 @@ absl::StatusOr<Attr> Parser::ParseAngledAttr() {
     return attr;
   }
   Parser inner(tok_.inner, tok_.inner_pos);
+  inner.attr_depth_ = attr_depth_;  // nesting continues inside the brackets
   SEAM_RETURN_IF_ERROR(inner.Start());
   if (word == "array") {
     attr.kind = Attr::kArray;

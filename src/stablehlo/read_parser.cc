@@ -221,6 +221,16 @@ absl::Status Parser::ParseBlockBody(Block* block, Pos open) {
 }
 
 absl::Status Parser::ParseRegions(Op* op) {
+  if (region_depth_ >= kMaxNesting) {
+    return ErrorAt(tok_.pos, absl::StrCat("regions nested deeper than ", kMaxNesting));
+  }
+  ++region_depth_;
+  absl::Status status = ParseRegionList(op);
+  --region_depth_;
+  return status;
+}
+
+absl::Status Parser::ParseRegionList(Op* op) {
   SEAM_RETURN_IF_ERROR(Expect('(', "to open the regions"));
   while (true) {
     if (op->regions.size() >= 8) return ErrorAt(tok_.pos, "too many regions");

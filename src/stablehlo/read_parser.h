@@ -23,6 +23,7 @@ class Parser {
 
   // Attribute values and types, also used on the inside of angled tokens.
   absl::StatusOr<Attr> ParseAttrValue();
+  absl::StatusOr<Attr> ParseAttrValueInner();
   absl::Status ParseAttrDict(std::map<std::string, Attr>* attrs);
   absl::StatusOr<Type> ParseType();
   bool AtEnd() const { return tok_.kind == Tok::kEnd; }
@@ -45,6 +46,7 @@ class Parser {
   absl::Status ParseOp(Op* op);
   absl::Status ParseGenericOp(Op* op);
   absl::Status ParseRegions(Op* op);
+  absl::Status ParseRegionList(Op* op);
   absl::Status ParseOperandList(Op* op, char close);
   absl::StatusOr<ValueUse> ParseValueUse();
   absl::Status ParseSignature(Op* op);
@@ -68,6 +70,10 @@ class Parser {
   Lexer lexer_;
   Token tok_;
   Token prev_;
+  // Nesting of regions and of attribute values, bounded so that hostile input cannot
+  // exhaust the stack (kMaxNesting).
+  int region_depth_ = 0;
+  int attr_depth_ = 0;
 };
 
 }  // namespace seam::stablehlo::syntax

@@ -166,6 +166,8 @@ absl::StatusOr<Module> ParseModule(std::string_view text);
 // The most bytes a constant may hold, and the most values a dense<...> may list; larger
 // sizes are refused before anything is allocated for them (docs/stablehlo.md).
 inline constexpr int64_t kMaxConstantBytes = int64_t{1} << 28;
+// The deepest nesting of regions, and of attribute values ([..], {..}), the reader takes.
+inline constexpr int kMaxNesting = 32;
 
 }  // namespace seam::stablehlo::syntax
 

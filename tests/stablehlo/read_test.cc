@@ -160,6 +160,22 @@ TEST(StableHloReadErrorTest, HostileSizesAreRefusedBeforeAllocating) {
               HasSubstr("mhlo.num_replicas must be an integer from 1 to 65536"));
 }
 
+// Deep nesting (regions in regions, lists in lists, angled attributes in angled attributes)
+// is refused before it can exhaust the stack.
+TEST(StableHloReadErrorTest, DeepNestingIsRefused) {
+  std::string regions = "func.func @main() -> tensor<f32> {\n";
+  for (int i = 0; i < 100000; ++i) regions += "\"stablehlo.x\"() ({ ";
+  EXPECT_THAT(ErrorOf(regions), HasSubstr("regions nested deeper than 32"));
+  std::string lists = "module attributes {a = ";
+  for (int i = 0; i < 100000; ++i) lists += "[";
+  EXPECT_THAT(ErrorOf(lists), HasSubstr("attribute values nested deeper than 32"));
+  std::string angled = "module attributes {a = ";
+  for (int i = 0; i < 1000; ++i) angled += "#stablehlo.x<a = ";
+  for (int i = 0; i < 1000; ++i) angled += ">";
+  angled += "} {\n}\n";
+  EXPECT_THAT(ErrorOf(angled), HasSubstr("attribute values nested deeper than 32"));
+}
+
 // Hex constants are bit patterns of the element type; decimal ones are rounded to it.
 TEST(StableHloReadTest, ConstantsKeepTheirBits) {
   absl::StatusOr<ir::Program> p = ReadStableHlo(
