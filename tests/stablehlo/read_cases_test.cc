@@ -130,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily, ReadCaseTest,
                                          "data_movement", "reduce", "argmax", "cumsum",
                                          "dot_general", "convolution", "reduce_window",
                                          "select_and_scatter", "gather", "scatter", "argsort",
-                                         "rng", "all_reduce", "iota_constants"),
+                                         "rng", "all_reduce", "iota_constants", "dtypes"),
                          [](const testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
