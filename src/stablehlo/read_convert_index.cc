@@ -228,10 +228,11 @@ absl::Status Converter::ConvertAllReduce(const Op& op) {
   if (ids.empty()) {  // no groups: every replica in one
     for (int64_t r = 0; r < program_.replica_count; ++r) ids.push_back(r);
     size = program_.replica_count;
-  } else if (static_cast<int64_t>(ids.size()) != groups->type.dims[0] * size) {
+  } else if (static_cast<__int128>(ids.size()) !=
+             static_cast<__int128>(groups->type.dims[0]) * size) {
     return ErrorAt(groups->pos,
-                   absl::StrCat("replica_groups has ", ids.size(), " values, type ",
-                                groups->type.ToString(), " needs ", groups->type.dims[0] * size));
+                   absl::StrCat("replica_groups has ", ids.size(), " values, which type ",
+                                groups->type.ToString(), " does not hold"));
   }
   inst.attrs = {{"replica_groups", ids}, {"group_size", {size}}};
   SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), op.result_types[0], op.pos));

@@ -154,6 +154,16 @@ TEST(StableHloReadErrorTest, HostileSizesAreRefusedBeforeAllocating) {
               HasSubstr("larger than the reader's limit"));
   EXPECT_THAT(ErrorOf(Module("    %0:100000 = stablehlo.abs %arg0 : tensor<4xf32>\n")),
               HasSubstr("result count 100000 must be between 1 and 64"));
+  EXPECT_THAT(ErrorOf("module attributes {mhlo.num_replicas = 2 : i32} {\n"
+                      "  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+                      "    %0 = \"stablehlo.all_reduce\"(%arg0) ({\n"
+                      "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+                      "      %s = stablehlo.add %a, %b : tensor<f32>\n"
+                      "      stablehlo.return %s : tensor<f32>\n"
+                      "    }) {replica_groups = dense<[[0, 1]]> : "
+                      "tensor<4611686018427387904x4611686018427387904xi64>} : (tensor<4xf32>) -> "
+                      "tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n"),
+              HasSubstr("line 7, column 9: replica_groups has 2 values, which type"));
   EXPECT_THAT(ErrorOf("module attributes {mhlo.num_replicas = 100000000000 : i32} {\n"
                       "  func.func @main(%arg0: tensor<f32>) -> tensor<f32> {\n"
                       "    return %arg0 : tensor<f32>\n  }\n}\n"),
