@@ -49,7 +49,7 @@ test-tsan: deps
 FUZZ_CONFIG = -DCMAKE_BUILD_TYPE=Debug $(SAN_COMPILERS) "-DSEAM_SANITIZE=address;undefined" -DSEAM_FUZZ=ON
 test-fuzz: deps
 	cmake -S . -B $(FUZZ_BUILD_DIR) $(FUZZ_CONFIG)
-	cmake --build $(FUZZ_BUILD_DIR) -j$(JOBS) --target ir_compile_fuzzer safetensors_fuzzer
+	cmake --build $(FUZZ_BUILD_DIR) -j$(JOBS) --target ir_compile_fuzzer safetensors_fuzzer stablehlo_read_fuzzer
 	cd $(FUZZ_BUILD_DIR) && ctest --output-on-failure -L fuzz
 
 fuzz: deps

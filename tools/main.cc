@@ -52,9 +52,12 @@ int Main(int argc, char** argv) {
   seam::tools::RunOptions run_options;
   CLI::App* run = app.add_subcommand(
       "run",
-      "Compile a program (IR text) with the in-process CPU plugin, run it on seeded random "
+      "Compile a program (IR text, or StableHLO text in a .mlir file) with the in-process CPU "
+      "plugin, run it on seeded random "
       "inputs and print each output's summary, the compile time and the execute times");
-  run->add_option("program", run_options.path, "Path of the program's IR text")->required();
+  run->add_option("program", run_options.path,
+                  "Path of the program's IR text (a .mlir file: StableHLO text)")
+      ->required();
   run->add_option("--devices", run_options.devices,
                   "Devices, one replica each (default: the program's replica count)")
       ->check(CLI::Range(int64_t{1}, int64_t{1024}));

@@ -19,6 +19,7 @@
 #include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client.h"
+#include "src/stablehlo/read.h"
 
 namespace seam::tools {
 namespace {
@@ -199,7 +200,11 @@ int64_t NowNs() {
 int RunProgram(const RunOptions& options, std::ostream& out, std::ostream& err) {
   absl::StatusOr<std::string> text = ReadProgramText(options.path);
   if (!text.ok()) return Fail(err, std::string(text.status().message()));
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(*text);
+  // A .mlir file is StableHLO text (docs/stablehlo.md), read into seam's IR.
+  const bool mlir =
+      options.path.size() >= 5 && options.path.compare(options.path.size() - 5, 5, ".mlir") == 0;
+  absl::StatusOr<ir::Program> program =
+      mlir ? stablehlo::ReadStableHlo(*text) : ir::ParseProgram(*text);
   if (!program.ok()) {
     return Fail(err,
                 absl::StrFormat("%s: %s", options.path, std::string(program.status().message())));

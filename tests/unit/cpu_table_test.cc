@@ -238,6 +238,43 @@ TEST_F(CpuTableTest, ImpossibleBufferSizesAreCleanErrors) {
             "device memory for f32[1152921504606846976]");
 }
 
+// Format "mlir" is StableHLO text, read by src/stablehlo/read.h: a module compiles; a
+// malformed one and MLIR bytecode are INVALID_ARGUMENT, named with line and column.
+TEST_F(CpuTableTest, CompileReadsStableHloText) {
+  auto compile_mlir = [&](const std::string& code, PJRT_LoadedExecutable** executable) {
+    auto program = SEAM_ABI_ARGS(PJRT_Program);
+    program.code = const_cast<char*>(code.data());
+    program.code_size = code.size();
+    program.format = "mlir";
+    program.format_size = 4;
+    auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
+    compile.client = client_;
+    compile.program = &program;
+    ErrorInfo error = Take(Api()->PJRT_Client_Compile(&compile));
+    *executable = compile.executable;
+    return error;
+  };
+  PJRT_LoadedExecutable* executable = nullptr;
+  ErrorInfo ok = compile_mlir(
+      "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+      &executable);
+  EXPECT_EQ(ok.message, "");
+  ASSERT_NE(executable, nullptr);
+  auto destroy = SEAM_ABI_ARGS(PJRT_LoadedExecutable_Destroy_Args);
+  destroy.executable = executable;
+  EXPECT_OK(Api()->PJRT_LoadedExecutable_Destroy(&destroy));
+  ErrorInfo bad = compile_mlir(
+      "func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = stablehlo.mul %arg0, %arg0 : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+      &executable);
+  EXPECT_EQ(bad.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_EQ(bad.message, "line 2, column 8: unknown op 'stablehlo.mul'");
+  ErrorInfo bytecode = compile_mlir(std::string("ML\xEFR\x01\x02", 6), &executable);
+  EXPECT_EQ(bytecode.code, PJRT_Error_Code_INVALID_ARGUMENT);
+  EXPECT_NE(bytecode.message.find("MLIR bytecode"), std::string::npos) << bytecode.message;
+}
+
 TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   const char code[] = "program @p {\n  %0 = parameter(0) : f32[2]\n  return (%0)\n}\n";
   auto program = SEAM_ABI_ARGS(PJRT_Program);
@@ -250,7 +287,9 @@ TEST_F(CpuTableTest, CompileRejectsUnknownFormatsOptionsAndBadPrograms) {
   compile.program = &program;
   ErrorInfo error = Take(Api()->PJRT_Client_Compile(&compile));
   EXPECT_EQ(error.code, PJRT_Error_Code_INVALID_ARGUMENT);
-  EXPECT_EQ(error.message, "Unknown program format 'hlo'.");
+  EXPECT_EQ(error.message,
+            "program format 'hlo' (HloModuleProto) is not supported by this plugin; supported: "
+            "mlir (StableHLO text), seam-ir");
 
   program.format = "seam-ir";
   program.format_size = 7;
@@ -579,12 +618,23 @@ TEST_F(CpuTableTest, AttributesAnnounceTheSeamIrVersion) {
   auto args = SEAM_ABI_ARGS(PJRT_Plugin_Attributes_Args);
   EXPECT_OK(Api()->PJRT_Plugin_Attributes(&args));
   bool found = false;
+  int stablehlo_versions = 0;
   for (size_t i = 0; i < args.num_attributes; ++i) {
     const PJRT_NamedValue& value = args.attributes[i];
     EXPECT_EQ(value.struct_size, PJRT_NamedValue_STRUCT_SIZE);
     const std::string name(value.name, value.name_size);
     EXPECT_NE(name, "xla_version");
-    EXPECT_NE(name, "stablehlo_current_version");
+    // The StableHLO reader's subset (src/stablehlo/read.h): current 1.20.0, minimum 0.9.0.
+    if (name == "stablehlo_current_version" || name == "stablehlo_minimum_version") {
+      ++stablehlo_versions;
+      ASSERT_EQ(value.type, PJRT_NamedValue_kInt64List);
+      ASSERT_EQ(value.value_size, 3u);
+      const std::vector<int64_t> version(value.int64_array_value, value.int64_array_value + 3);
+      const std::vector<int64_t> want = name == "stablehlo_current_version"
+                                            ? std::vector<int64_t>{1, 20, 0}
+                                            : std::vector<int64_t>{0, 9, 0};
+      EXPECT_EQ(version, want) << name;
+    }
     if (name != "seam_ir_version") continue;
     found = true;
     EXPECT_EQ(value.type, PJRT_NamedValue_kInt64);
@@ -592,6 +642,7 @@ TEST_F(CpuTableTest, AttributesAnnounceTheSeamIrVersion) {
     EXPECT_EQ(value.value_size, 1u);
   }
   EXPECT_TRUE(found);
+  EXPECT_EQ(stablehlo_versions, 2);
 }
 
 PJRT_NamedValue Int64Option(const char* name, int64_t value) {

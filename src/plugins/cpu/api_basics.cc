@@ -1,5 +1,6 @@
 // Plugin-level calls and the element-type mapping. Errors and events are the kit's
 // (src/plugins/common).
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/objects.h"
+#include "src/stablehlo/read.h"
 
 namespace seam::cpu {
 
@@ -55,7 +57,14 @@ const plugin::Attributes* MakeAttributes(GemmLibrary choice) {
   // framework sends it seam's IR instead of StableHLO (decision 5 of the migration).
   attributes->Int64(kSeamIrVersionAttribute, kSeamIrVersion)
       .String("seam_plugin_name", "cpu")
-      .String("program_formats", "seam-ir")
+      .String("program_formats", "seam-ir,mlir")
+      // StableHLO text of the reader's subset (src/stablehlo/read.h, docs/plugins.md).
+      .Int64List("stablehlo_current_version",
+                 std::vector<int64_t>(std::begin(stablehlo::kReaderCurrentVersion),
+                                      std::end(stablehlo::kReaderCurrentVersion)))
+      .Int64List("stablehlo_minimum_version",
+                 std::vector<int64_t>(std::begin(stablehlo::kReaderMinimumVersion),
+                                      std::end(stablehlo::kReaderMinimumVersion)))
       .Int64List("supported_element_types", SupportedElementTypes())
       .String("blas_core", ThisBlasCore().name)
       .Bool("blas_generic_kernels", ThisBlasCore().generic);

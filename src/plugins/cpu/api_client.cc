@@ -11,6 +11,7 @@
 #include "proto/compile_options.pb.h"
 #include "src/base/status_macros.h"
 #include "src/plugins/common/options.h"
+#include "src/plugins/common/profiler.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dot_onednn.h"
@@ -23,11 +24,14 @@
 #include "src/plugins/cpu/local_address.h"
 #include "src/plugins/cpu/objects.h"
 #include "src/plugins/cpu/thread_pool.h"
+#include "src/stablehlo/read.h"
 
 namespace seam::cpu {
 namespace {
 
 constexpr absl::string_view kProgramFormat = "seam-ir";
+// StableHLO text (src/stablehlo/read.h), compiled through the same path as seam's IR.
+constexpr absl::string_view kStableHloFormat = "mlir";
 constexpr int64_t kMaxDevices = 1024;
 constexpr int64_t kMaxProcesses = 65536;
 constexpr int64_t kMaxCollectiveTimeoutMs = int64_t{7} * 24 * 3600 * 1000;  // a week
@@ -300,6 +304,16 @@ std::shared_ptr<const ExecutableFacts> MakeFacts(const Executable& executable,
   return facts;
 }
 
+// Format "mlir": the StableHLO reader's program, then the same compile as seam's IR.
+absl::StatusOr<std::shared_ptr<const Executable>> CompileStableHlo(std::string_view text) {
+  absl::StatusOr<ir::Program> program = [&] {
+    const plugin::profiler::Scope pass("parse", "compile");
+    return stablehlo::ReadStableHlo(text);
+  }();
+  if (!program.ok()) return program.status();
+  return Executable::Compile(*std::move(program));
+}
+
 // The devices a program of `replicas` replicas runs on, as this process sees them: the
 // first `replicas` devices, or all of this process's devices for a program over every
 // process of the job.
@@ -319,7 +333,8 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   absl::string_view format = program.format == nullptr
                                  ? absl::string_view()
                                  : absl::string_view(program.format, program.format_size);
-  if (format != kProgramFormat) {
+  if (format == "hlo") return MakeError(absl::InvalidArgumentError(stablehlo::kHloFormatMessage));
+  if (format != kProgramFormat && format != kStableHloFormat) {
     return MakeError(
         absl::InvalidArgumentError(absl::StrCat("Unknown program format '", format, "'.")));
   }
@@ -332,7 +347,8 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   absl::StatusOr<xla::CompileOptionsProto> options = ParseCompileOptions(*args);
   if (!options.ok()) return MakeError(options.status());
   absl::StatusOr<std::shared_ptr<const Executable>> executable =
-      Executable::Compile(std::string_view(code.data(), code.size()));
+      format == kStableHloFormat ? CompileStableHlo(std::string_view(code.data(), code.size()))
+                                 : Executable::Compile(std::string_view(code.data(), code.size()));
   if (!executable.ok()) return MakeError(executable.status());
   if (absl::Status s = CheckCompileOptions(*options, (*executable)->program()); !s.ok()) {
     return MakeError(s);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
+#include "src/ir/verifier.h"
 #include "src/plugins/common/profiler.h"
 #include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/fusion_epilogue.h"
@@ -116,9 +117,20 @@ absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::strin
     return ir::ParseProgram(ir_text);
   }();
   if (!program.ok()) return program.status();
+  return FromVerified(*std::move(program), fuse);
+}
+
+absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(ir::Program program,
+                                                                      bool fuse) {
+  if (absl::Status s = ir::VerifyProgram(program); !s.ok()) return s;
+  return FromVerified(std::move(program), fuse);
+}
+
+absl::StatusOr<std::shared_ptr<const Executable>> Executable::FromVerified(ir::Program program,
+                                                                           bool fuse) {
   absl::StatusOr<ir::Program> simplified = [&] {
     const plugin::profiler::Scope pass("simplify", "compile");
-    return Simplify(*program);
+    return Simplify(program);
   }();
   if (!simplified.ok()) return simplified.status();
   return std::shared_ptr<const Executable>(new Executable(*std::move(simplified), fuse));

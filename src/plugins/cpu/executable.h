@@ -46,6 +46,10 @@ class Executable {
   // (buffer_assignment.h). `fuse` false gives one kernel per instruction (for comparisons).
   static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text,
                                                                    bool fuse = true);
+  // The same from a program already parsed (format "mlir" goes through the StableHLO
+  // reader, src/stablehlo/read.h); it is verified again.
+  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(ir::Program program,
+                                                                   bool fuse = true);
   // Not copyable: the plans point into the program it holds.
   Executable(const Executable&) = delete;
   Executable& operator=(const Executable&) = delete;
@@ -92,6 +96,8 @@ class Executable {
                        const std::shared_ptr<MemoryCounters>& memory = nullptr) const;
 
  private:
+  static absl::StatusOr<std::shared_ptr<const Executable>> FromVerified(ir::Program program,
+                                                                        bool fuse);
   Executable(ir::Program program, bool fuse);
   // Runs convolution step `s` (with its epilogue, where the next step is one) over the
   // run's `value` table; fails only where oneDNN fails with operands in its layouts.
