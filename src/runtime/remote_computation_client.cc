@@ -525,15 +525,25 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> RemoteComputation
   const std::string serialized = request.SerializeAsString();
   grpc::ClientContext context;
   connection_->Prepare(context);
+  context.set_initial_metadata_corked(true);  // sent with the first chunk
   pb::CompileReply reply;
   std::unique_ptr<grpc::ClientWriter<pb::CompileChunk>> writer =
       connection_->stub().Compile(&context, &reply);
   pb::CompileChunk chunk;
-  for (size_t at = 0; at < serialized.size(); at += wire::kChunkBytes) {
-    chunk.set_data(serialized.data() + at, std::min(wire::kChunkBytes, serialized.size() - at));
-    if (!writer->Write(chunk)) break;  // the server ended the call: Finish says why
+  // The last chunk carries the end of the stream with it (one operation fewer: most programs
+  // are one chunk). A failed write means the server ended the call: Finish says why.
+  size_t at = 0;
+  while (serialized.size() - at > wire::kChunkBytes) {
+    chunk.set_data(serialized.data() + at, wire::kChunkBytes);
+    if (!writer->Write(chunk)) break;
+    at += wire::kChunkBytes;
   }
-  writer->WritesDone();
+  if (serialized.size() - at <= wire::kChunkBytes) {
+    chunk.set_data(serialized.data() + at, serialized.size() - at);
+    writer->WriteLast(chunk, grpc::WriteOptions());
+  } else {
+    writer->WritesDone();
+  }
   const grpc::Status status = writer->Finish();
   if (!status.ok()) return connection_->Error(status, "Compile");
   if (reply.computations_size() != static_cast<int>(instances.size())) {

@@ -186,6 +186,42 @@ TEST(RemoteHostile, StreamsPerConnectionAreBounded) {
   EXPECT_LT(seconds, 20);
 }
 
+// gRPC's threads are bounded (--max-threads, its ResourceQuota): 20 stalled uploads against
+// a bound of 6 (one held by the session) are not all served at once.
+TEST(RemoteHostile, ThreadsAreBounded) {
+  Server server({"--stall-timeout-s", "2", "--max-threads", "6"});
+  ASSERT_FALSE(server.address().empty()) << server.child().Stderr();
+  RawSession session(server.address());
+  ASSERT_NE(session.id(), 0u);
+  std::vector<std::shared_ptr<grpc::Channel>> channels;
+  std::vector<std::unique_ptr<pb::Remote::Stub>> stubs;
+  for (int i = 0; i < 4; ++i) {
+    grpc::ChannelArguments args;
+    args.SetInt("grpc.channel_id", i);
+    channels.push_back(
+        grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(), args));
+    stubs.push_back(pb::Remote::NewStub(channels.back()));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<StalledUpload>> uploads;
+  for (int i = 0; i < 20; ++i) {
+    uploads.push_back(StartStalledUpload(*stubs[static_cast<size_t>(i % 4)], session.id()));
+  }
+  int exhausted = 0;
+  for (auto& upload : uploads) {
+    if (upload->writer->Finish().error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++exhausted;
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("20 stalled uploads, 6 threads: %d refused, all ended after %.1f s\n", exhausted,
+              seconds);
+  // Unbounded, all 20 are served at once and end together after about 2 s, none refused.
+  EXPECT_TRUE(exhausted > 0 || seconds > 4.5) << exhausted << " refused, " << seconds << " s";
+  EXPECT_LT(seconds, 25);
+}
+
 TEST(RemoteHostile, SessionsAreBounded) {
   Server server({"--max-sessions", "2"});
   ASSERT_FALSE(server.address().empty()) << server.child().Stderr();
