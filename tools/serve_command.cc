@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -59,7 +60,7 @@ void KeepFreedMemoryForReuse() {
 
 runtime::RemoteService::Options ServiceOptions(const ServeOptions& options) {
   auto millis = [](double seconds) {
-    return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000 + 0.5));
+    return std::chrono::milliseconds(std::llround(seconds * 1000));
   };
   runtime::RemoteService::Options service;
   service.max_message_bytes = options.max_message_mib << 20;

@@ -68,7 +68,7 @@ absl::StatusOr<ir::Shape> ShapeOf(const pb::TensorHeader& header, int index) {
 // Every call's handler runs once its metadata has arrived, before its request is read (gRPC's
 // "streamed" forms of unary and server-streaming methods): the token is checked first, so a
 // peer without it cannot make the server read a request (gRPC reads a plain unary request
-// whole, up to --max-message-mib, before a handler could look at it).
+// whole before a handler could look at it, and checks --max-message-mib only afterwards).
 class RemoteService::Impl final : public pb::Remote::StreamedService {
  public:
   Impl(ComputationClient* client, RemoteService::Options options)
@@ -280,8 +280,9 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
     if (grpc::Status auth = Authorize(*context, "TransferToDevice"); !auth.ok()) return auth;
     StallWatch::Watched watched(stall_watch_, context);
     pb::TransferToDeviceChunk chunk;
-    if (!reader->Read(&chunk))
+    if (!reader->Read(&chunk)) {
       return EndedEarly(watched, "TransferToDevice", "no message was sent");
+    }
     watched.Progress();
     const uint64_t session = chunk.session();
     if (absl::Status released = sessions_.Release(session, Handles(chunk.release()));
@@ -571,6 +572,7 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
       StallWatch::Watched& watched, std::vector<ComputationClient::UploadTarget> targets,
       size_t total) {
     std::vector<size_t> sizes;
+    sizes.reserve(targets.size());
     for (const ComputationClient::UploadTarget& target : targets) {
       sizes.push_back(target.shape.byte_size());
     }
@@ -599,7 +601,7 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
       if (data.size() > total - received) return SizeMismatch(total, received + data.size());
       received += data.size();
       if (upload == nullptr && total <= kDirectAtMost && 2 * received >= total) {
-        SEAM_ASSIGN_OR_RETURN(upload, client_->StartUpload(std::move(targets)));
+        SEAM_ASSIGN_OR_RETURN(upload, client_->StartUpload(targets));  // a few shapes, copied
         SEAM_RETURN_IF_ERROR(write(kept));
         std::string().swap(kept);
       }
