@@ -29,7 +29,7 @@ void StallWatch::Run() {
     cv_.wait_for(lock, period);
     const Clock::time_point now = Clock::now();
     for (Entry& entry : entries_) {
-      if (entry.stalled || now - entry.last_progress < stall_) continue;
+      if (entry.stalled || entry.done || now - entry.last_progress < stall_) continue;
       entry.stalled = true;
       ++cancelled_;
       entry.context->TryCancel();  // the handler's blocked Read returns false
@@ -44,7 +44,7 @@ int64_t StallWatch::cancelled() const {
 
 StallWatch::Watched::Watched(StallWatch& watch, grpc::ServerContext* context) : watch_(watch) {
   std::lock_guard<std::mutex> lock(watch_.mu_);
-  entry_ = watch_.entries_.insert(watch_.entries_.end(), Entry{context, Clock::now(), false});
+  entry_ = watch_.entries_.insert(watch_.entries_.end(), Entry{context, Clock::now()});
 }
 
 StallWatch::Watched::~Watched() {
@@ -55,6 +55,11 @@ StallWatch::Watched::~Watched() {
 void StallWatch::Watched::Progress() {
   std::lock_guard<std::mutex> lock(watch_.mu_);
   entry_->last_progress = Clock::now();
+}
+
+void StallWatch::Watched::Done() {
+  std::lock_guard<std::mutex> lock(watch_.mu_);
+  entry_->done = true;
 }
 
 bool StallWatch::Watched::Stalled() const {

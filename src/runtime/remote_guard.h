@@ -32,8 +32,10 @@ class StallWatch {
     grpc::ServerContext* context = nullptr;
     Clock::time_point last_progress;
     bool stalled = false;
+    bool done = false;  // the stream's messages are all read: no deadline any more
   };
-  // One stream's registration while its handler reads; Progress() after every message.
+  // One stream's registration while its handler reads; Progress() after every message, Done()
+  // after the last.
   class Watched {
    public:
     Watched(StallWatch& watch, grpc::ServerContext* context);
@@ -41,6 +43,9 @@ class StallWatch {
     Watched(const Watched&) = delete;
     Watched& operator=(const Watched&) = delete;
     void Progress();
+    // The stream's last message has been read: what the handler does next (a compile, a
+    // copy to the device) may take longer than the deadline.
+    void Done();
     // Whether the watch cancelled the stream (no message for the stall deadline).
     bool Stalled() const;
 

@@ -363,6 +363,7 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
       }
       serialized.append(chunk.data());
     }
+    watched.Done();  // the compile itself may take longer than the deadline
     if (watched.Stalled()) return EndedEarly(watched, "Compile", "");
     pb::CompileRequest request;
     if (!request.ParseFromString(serialized)) {
@@ -611,6 +612,7 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
         kept.append(data);
       }
     } while (reader->Read(&chunk));
+    watched.Done();  // the copy to the device may take longer than the deadline
     if (received != total) return SizeMismatch(total, received);
     if (upload != nullptr) return upload->Finish();
     std::vector<ComputationClient::TensorSource> tensors;
