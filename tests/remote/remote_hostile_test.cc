@@ -267,6 +267,10 @@ TEST(RemoteHostile, IdleConnectionsAreClosed) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_NE(channel->GetState(false), GRPC_CHANNEL_READY);
+  std::printf("closed after %.1f s\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            (until - std::chrono::seconds(20)))
+                  .count());
 }
 
 // Client text in an error is cut: a 12 KiB device name gets INVALID_ARGUMENT with a short
