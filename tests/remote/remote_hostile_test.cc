@@ -80,6 +80,18 @@ TEST(RemoteHostile, CompileRequestsLargerThanOneMessageAreStreamed) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("Compile: program 0: line"));
   EXPECT_LE(status.error_message().size(), 2048u);
+
+  // Chunks that are not a serialized request.
+  auto junk_context = session.Context();
+  pb::CompileReply junk_reply;
+  auto writer = session.stub().Compile(junk_context.get(), &junk_reply);
+  pb::CompileChunk chunk;
+  chunk.set_data(std::string(100, '\xff'));
+  writer->Write(chunk);
+  writer->WritesDone();
+  grpc::Status junk = writer->Finish();
+  EXPECT_EQ(junk.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << junk.error_message();
+  EXPECT_THAT(junk.error_message(), HasSubstr("100 bytes received are not a serialized"));
 }
 
 // An upload stream that claimed 64 MiB, sent 4 KiB and stopped.
