@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +58,21 @@ void KeepFreedMemoryForReuse() {
   mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
 }
 
+runtime::RemoteService::Options ServiceOptions(const ServeOptions& options) {
+  auto millis = [](double seconds) {
+    return std::chrono::milliseconds(std::llround(seconds * 1000));
+  };
+  runtime::RemoteService::Options service;
+  service.max_message_bytes = options.max_message_mib << 20;
+  service.max_sessions = options.max_sessions;
+  service.max_streams_per_connection = options.max_streams_per_connection;
+  service.stall_timeout = millis(options.stall_timeout_s);
+  service.idle_timeout = millis(options.idle_timeout_s);
+  service.memory_quota_bytes = int64_t{options.memory_quota_mib} << 20;
+  service.max_threads = options.max_threads;
+  return service;
+}
+
 }  // namespace
 
 CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
@@ -64,12 +82,49 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
       "run with SEAM_CLIENT=remote and SEAM_REMOTE_ADDRESS (docs/remote.md). Binds exactly "
       "the address given; stops on SIGINT or SIGTERM");
   serve->add_option("--address", options.address,
-                    "HOST:PORT to listen on (default 127.0.0.1:8548; port 0 picks a free one, "
-                    "printed on the first line)");
+                    "HOST:PORT to listen on: a literal IP address or localhost, never a host "
+                    "name (default 127.0.0.1:8548; port 0 picks a free one, printed on the "
+                    "first line). An address that is not loopback needs --token-file");
   serve->add_option("--token-file", options.token_file,
                     "A file holding a token every call must carry (clients set "
                     "SEAM_REMOTE_TOKEN_FILE to a file with the same token); calls without "
-                    "it are refused with UNAUTHENTICATED");
+                    "it are refused with UNAUTHENTICATED. Refused when its group or others "
+                    "may read it (chmod 600)");
+  // The bounds that keep a peer from exhausting the server (docs/remote.md, "Limits").
+  serve
+      ->add_option("--max-message-mib", options.max_message_mib,
+                   "The largest single message accepted, in MiB (default 4); uploads and "
+                   "compile requests travel in 1 MiB chunks and are not bound by it")
+      ->check(CLI::Range(1, 2047));
+  serve
+      ->add_option("--max-sessions", options.max_sessions,
+                   "Open sessions (client processes) at once; more are refused with "
+                   "RESOURCE_EXHAUSTED (default 64)")
+      ->check(CLI::Range(1, 100000));
+  serve
+      ->add_option("--max-streams-per-connection", options.max_streams_per_connection,
+                   "Calls in progress on one connection; a client queues calls beyond it "
+                   "(default 32)")
+      ->check(CLI::Range(2, 100000));
+  serve
+      ->add_option("--stall-timeout-s", options.stall_timeout_s,
+                   "An upload or compile stream that sends nothing for this many seconds is "
+                   "ended (default 30)")
+      ->check(CLI::Range(0.01, 86400.0));
+  serve
+      ->add_option("--idle-timeout-s", options.idle_timeout_s,
+                   "A connection with no call in progress for this many seconds is closed "
+                   "(default 60; a client's open session is a call in progress)")
+      ->check(CLI::Range(0.01, 86400.0));
+  serve
+      ->add_option("--memory-quota-mib", options.memory_quota_mib,
+                   "gRPC's memory quota for all connections' buffers, in MiB (default 512)")
+      ->check(CLI::Range(16, 1048576));
+  serve
+      ->add_option("--max-threads", options.max_threads,
+                   "gRPC's threads for calls (default 256); each open session holds one, and "
+                   "calls beyond the bound are refused with RESOURCE_EXHAUSTED")
+      ->check(CLI::Range(4, 100000));
   return serve;
 }
 
@@ -80,8 +135,20 @@ int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
     err << "seam serve: " << address.status().message() << "\n";
     return 1;
   }
+  if (absl::Status literal = runtime::wire::CheckListenHost(*address, "--address"); !literal.ok()) {
+    err << "seam serve: " << literal.message() << "\n";
+    return 1;
+  }
+  // A server anyone on the network can reach must require a token (docs/remote.md).
+  if (options.token_file.empty() && !runtime::wire::IsLoopbackHost(address->host)) {
+    err << "seam serve: --address " << address->ToString()
+        << " is not a loopback address and no --token-file was given: any host that can "
+           "reach it could use the devices; give --token-file FILE, or listen on 127.0.0.1, "
+           "::1 or localhost (and tunnel, e.g. ssh -L)\n";
+    return 1;
+  }
   KeepFreedMemoryForReuse();
-  runtime::RemoteService::Options service_options;
+  runtime::RemoteService::Options service_options = ServiceOptions(options);
   service_options.address = address->ToString();
   if (!options.token_file.empty()) {
     absl::StatusOr<std::string> token =

@@ -11,9 +11,17 @@
 
 namespace seam::tools {
 
+// The bounds' defaults are RemoteService::Options's (docs/remote.md, "Limits").
 struct ServeOptions {
   std::string address = "127.0.0.1:8548";
   std::string token_file;  // empty: no token
+  int max_message_mib = 4;
+  int max_sessions = 64;
+  int max_streams_per_connection = 32;
+  double stall_timeout_s = 30;
+  double idle_timeout_s = 60;
+  int memory_quota_mib = 512;
+  int max_threads = 256;
 };
 
 // Adds the subcommand and its flags to `app`.

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <new>
@@ -519,10 +520,31 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> RemoteComputation
     sent->set_compilation_device(instance.compilation_device);
     sent->set_eager_mode(instance.eager_mode);
   }
+  // Streamed in chunks: a program with large constants may be far larger than the server's
+  // largest single message.
+  const std::string serialized = request.SerializeAsString();
   grpc::ClientContext context;
   connection_->Prepare(context);
+  context.set_initial_metadata_corked(true);  // sent with the first chunk
   pb::CompileReply reply;
-  const grpc::Status status = connection_->stub().Compile(&context, request, &reply);
+  std::unique_ptr<grpc::ClientWriter<pb::CompileChunk>> writer =
+      connection_->stub().Compile(&context, &reply);
+  pb::CompileChunk chunk;
+  // The last chunk carries the end of the stream with it (one operation fewer: most programs
+  // are one chunk). A failed write means the server ended the call: Finish says why.
+  size_t at = 0;
+  while (serialized.size() - at > wire::kChunkBytes) {
+    chunk.set_data(serialized.data() + at, wire::kChunkBytes);
+    if (!writer->Write(chunk)) break;
+    at += wire::kChunkBytes;
+  }
+  if (serialized.size() - at <= wire::kChunkBytes) {
+    chunk.set_data(serialized.data() + at, serialized.size() - at);
+    writer->WriteLast(chunk, grpc::WriteOptions());
+  } else {
+    writer->WritesDone();
+  }
+  const grpc::Status status = writer->Finish();
   if (!status.ok()) return connection_->Error(status, "Compile");
   if (reply.computations_size() != static_cast<int>(instances.size())) {
     return absl::InternalError(absl::StrCat("Compile: seam serve returned ",

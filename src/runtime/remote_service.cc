@@ -19,6 +19,7 @@
 #include "src/base/logging.h"
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
+#include "src/runtime/remote_guard.h"
 #include "src/runtime/remote_sessions.h"
 #include "src/runtime/remote_wire.h"
 
@@ -26,10 +27,13 @@ namespace seam::runtime {
 namespace {
 
 namespace pb = ::seam::remote;
+using wire::Quote;
 using wire::ToGrpc;
 
 // How often an open session's stream checks whether its client went away.
 constexpr std::chrono::milliseconds kPollPeriod{100};
+// A connection must complete HTTP/2's opening within this.
+constexpr int kHandshakeTimeoutMs = 10000;
 
 template <typename Repeated>
 absl::Span<const uint64_t> Handles(const Repeated& handles) {
@@ -50,7 +54,7 @@ absl::StatusOr<ir::Shape> ShapeOf(const pb::TensorHeader& header, int index) {
   std::optional<ir::DType> dtype = ir::ParseDType(header.dtype());
   if (!dtype.has_value()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("tensor ", index, ": unknown dtype '", header.dtype(), "'"));
+        absl::StrCat("tensor ", index, ": unknown dtype '", Quote(header.dtype()), "'"));
   }
   ir::Shape shape{*dtype, {header.dims().begin(), header.dims().end()}};
   if (absl::Status valid = ir::ValidateShape(shape); !valid.ok()) {
@@ -61,10 +65,17 @@ absl::StatusOr<ir::Shape> ShapeOf(const pb::TensorHeader& header, int index) {
 
 }  // namespace
 
-class RemoteService::Impl final : public pb::Remote::Service {
+// Every call's handler runs once its metadata has arrived, before its request is read (gRPC's
+// "streamed" forms of unary and server-streaming methods): the token is checked first, so a
+// peer without it cannot make the server read a request (gRPC reads a plain unary request
+// whole before a handler could look at it, and checks --max-message-mib only afterwards).
+class RemoteService::Impl final : public pb::Remote::StreamedService {
  public:
   Impl(ComputationClient* client, RemoteService::Options options)
-      : client_(client), options_(std::move(options)) {}
+      : client_(client),
+        options_(std::move(options)),
+        stall_watch_(options_.stall_timeout),
+        quota_("seam serve") {}
 
   ~Impl() override { Stop(); }
 
@@ -86,8 +97,17 @@ class RemoteService::Impl final : public pb::Remote::Service {
     builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, wire::kKeepaliveTimeMs);
     builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, wire::kKeepaliveTimeoutMs);
     builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-    builder.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+    // The bounds on what a peer may make the server hold (docs/remote.md, "Limits").
+    builder.SetMaxReceiveMessageSize(options_.max_message_bytes);
     builder.SetMaxSendMessageSize(wire::kMaxMessageBytes);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                               options_.max_streams_per_connection);
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS,
+                               static_cast<int>(options_.idle_timeout.count()));
+    builder.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, kHandshakeTimeoutMs);
+    quota_.Resize(static_cast<size_t>(options_.memory_quota_bytes));
+    quota_.SetMaxThreads(options_.max_threads);
+    builder.SetResourceQuota(quota_);
     builder.RegisterService(this);
     server_ = builder.BuildAndStart();
     if (server_ == nullptr || port_ == 0) {
@@ -128,14 +148,108 @@ class RemoteService::Impl final : public pb::Remote::Service {
 
   int port() const { return port_; }
   RemoteSessions::Counts Counts() const { return sessions_.GetCounts(); }
+  int64_t StalledStreams() const { return stall_watch_.cancelled(); }
 
-  grpc::Status OpenSession(grpc::ServerContext* context, const pb::OpenSessionRequest* request,
-                           grpc::ServerWriter<pb::SessionEvent>* writer) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-    const uint64_t session = sessions_.Open(request->client());
+  // A unary call: the token, then the request (under the stall deadline), then the body.
+  template <typename Request, typename Reply>
+  grpc::Status Unary(grpc::ServerContext* context,
+                     grpc::ServerUnaryStreamer<Request, Reply>* stream, const char* method,
+                     grpc::Status (Impl::*body)(grpc::ServerContext*, const Request*, Reply*)) {
+    if (grpc::Status auth = Authorize(*context, method); !auth.ok()) return auth;
+    Request request;
+    if (grpc::Status read = ReadRequest(context, stream, method, request); !read.ok()) return read;
+    Reply reply;
+    grpc::Status status = (this->*body)(context, &request, &reply);
+    if (status.ok()) stream->Write(reply);
+    return status;
+  }
+
+  // A server-streaming call's single request, read after the token was checked.
+  template <typename Request, typename Reply>
+  grpc::Status Split(grpc::ServerContext* context,
+                     grpc::ServerSplitStreamer<Request, Reply>* stream, const char* method,
+                     grpc::Status (Impl::*body)(grpc::ServerContext*, const Request*,
+                                                grpc::internal::WriterInterface<Reply>*)) {
+    if (grpc::Status auth = Authorize(*context, method); !auth.ok()) return auth;
+    Request request;
+    if (grpc::Status read = ReadRequest(context, stream, method, request); !read.ok()) return read;
+    return (this->*body)(context, &request, stream);
+  }
+
+  template <typename Stream, typename Request>
+  grpc::Status ReadRequest(grpc::ServerContext* context, Stream* stream, const char* method,
+                           Request& request) {
+    StallWatch::Watched watched(stall_watch_, context);
+    if (stream->Read(&request)) return grpc::Status::OK;
+    return EndedEarly(watched, method, "no request was sent");
+  }
+
+  grpc::Status StreamedExecute(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::ExecuteRequest, pb::ExecuteReply>* stream) override {
+    return Unary(context, stream, "Execute", &Impl::ServeExecute);
+  }
+  grpc::Status StreamedExecuteReplicated(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::ExecuteReplicatedRequest, pb::ExecuteReplicatedReply>* stream)
+      override {
+    return Unary(context, stream, "ExecuteReplicated", &Impl::ServeExecuteReplicated);
+  }
+  grpc::Status StreamedAwaitReady(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::HandlesRequest, pb::AwaitReadyReply>* stream) override {
+    return Unary(context, stream, "AwaitReady", &Impl::ServeAwaitReady);
+  }
+  grpc::Status StreamedIsReady(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::HandlesRequest, pb::IsReadyReply>* stream) override {
+    return Unary(context, stream, "IsReady", &Impl::ServeIsReady);
+  }
+  grpc::Status StreamedRelease(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::HandlesRequest, pb::ReleaseReply>* stream) override {
+    return Unary(context, stream, "Release", &Impl::ServeRelease);
+  }
+  grpc::Status StreamedRunsInFlight(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::RunsInFlightRequest, pb::RunsInFlightReply>* stream) override {
+    return Unary(context, stream, "RunsInFlight", &Impl::ServeRunsInFlight);
+  }
+  grpc::Status StreamedMemoryStats(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::MemoryStatsRequest, pb::MemoryStatsReply>* stream) override {
+    return Unary(context, stream, "MemoryStats", &Impl::ServeMemoryStats);
+  }
+  grpc::Status StreamedServerStats(
+      grpc::ServerContext* context,
+      grpc::ServerUnaryStreamer<pb::ServerStatsRequest, pb::ServerStatsReply>* stream) override {
+    return Unary(context, stream, "ServerStats", &Impl::ServeServerStats);
+  }
+  grpc::Status StreamedOpenSession(
+      grpc::ServerContext* context,
+      grpc::ServerSplitStreamer<pb::OpenSessionRequest, pb::SessionEvent>* stream) override {
+    return Split(context, stream, "OpenSession", &Impl::ServeOpenSession);
+  }
+  grpc::Status StreamedTransferFromDevice(
+      grpc::ServerContext* context,
+      grpc::ServerSplitStreamer<pb::TransferFromDeviceRequest, pb::DataChunk>* stream) override {
+    return Split(context, stream, "TransferFromDevice", &Impl::ServeTransferFromDevice);
+  }
+
+  grpc::Status ServeOpenSession(grpc::ServerContext* context, const pb::OpenSessionRequest* request,
+                                grpc::internal::WriterInterface<pb::SessionEvent>* writer) {
+    absl::StatusOr<uint64_t> opened =
+        sessions_.Open(Quote(request->client()), options_.max_sessions);
+    if (!opened.ok()) {
+      refused_log_.Log(base::LogSeverity::kWarning,
+                       absl::StrCat("serve: refused a session to ", Quote(request->client()), " (",
+                                    context->peer(), "): ", opened.status().message()));
+      return ToGrpc(opened.status());
+    }
+    const uint64_t session = *opened;
     base::Log(base::LogSeverity::kInfo,
               absl::StrFormat("serve: session %016x opened by %s (%s)", session,
-                              absl::CHexEscape(request->client()), context->peer()));
+                              Quote(request->client()), context->peer()));
     pb::SessionEvent event;
     event.set_session(session);
     event.set_platform(client_->GetPlatformName());
@@ -163,11 +277,13 @@ class RemoteService::Impl final : public pb::Remote::Service {
   grpc::Status TransferToDevice(grpc::ServerContext* context,
                                 grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
                                 pb::TransferToDeviceReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+    if (grpc::Status auth = Authorize(*context, "TransferToDevice"); !auth.ok()) return auth;
+    StallWatch::Watched watched(stall_watch_, context);
     pb::TransferToDeviceChunk chunk;
     if (!reader->Read(&chunk)) {
-      return {grpc::StatusCode::INVALID_ARGUMENT, "TransferToDevice: no message was sent"};
+      return EndedEarly(watched, "TransferToDevice", "no message was sent");
     }
+    watched.Progress();
     const uint64_t session = chunk.session();
     if (absl::Status released = sessions_.Release(session, Handles(chunk.release()));
         !released.ok()) {
@@ -188,19 +304,20 @@ class RemoteService::Impl final : public pb::Remote::Service {
       if (absl::Status fits = FitsDevice(targets.back(), i); !fits.ok()) return ToGrpc(fits);
     }
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
-        total <= kDirectAtMost ? ReceiveDirect(chunk, reader, std::move(targets), total)
-                               : ReceiveGrown(chunk, reader, std::move(targets), total);
-    if (!buffers.ok()) return ToGrpc(buffers.status());
+        ReceiveUpload(chunk, reader, watched, std::move(targets), total);
+    if (!buffers.ok()) {
+      if (watched.Stalled()) return EndedEarly(watched, "TransferToDevice", "");
+      return ToGrpc(buffers.status());
+    }
     absl::StatusOr<std::vector<uint64_t>> handles = sessions_.AddBuffers(session, *buffers);
     if (!handles.ok()) return ToGrpc(handles.status());
     for (uint64_t handle : *handles) reply->add_handles(handle);
     return grpc::Status::OK;
   }
 
-  grpc::Status TransferFromDevice(grpc::ServerContext* context,
-                                  const pb::TransferFromDeviceRequest* request,
-                                  grpc::ServerWriter<pb::DataChunk>* writer) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeTransferFromDevice(grpc::ServerContext* /*context*/,
+                                       const pb::TransferFromDeviceRequest* request,
+                                       grpc::internal::WriterInterface<pb::DataChunk>* writer) {
     if (absl::Status released = sessions_.Release(request->session(), Handles(request->release()));
         !released.ok()) {
       return ToGrpc(released);
@@ -230,37 +347,57 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Compile(grpc::ServerContext* context, const pb::CompileRequest* request,
+  grpc::Status Compile(grpc::ServerContext* context, grpc::ServerReader<pb::CompileChunk>* reader,
                        pb::CompileReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
-    if (absl::Status released = sessions_.Release(request->session(), Handles(request->release()));
-        !released.ok()) {
-      return ToGrpc(released);
+    if (grpc::Status auth = Authorize(*context, "Compile"); !auth.ok()) return auth;
+    // The request grows with the bytes received, up to kMaxCompileBytes.
+    StallWatch::Watched watched(stall_watch_, context);
+    std::string serialized;
+    pb::CompileChunk chunk;
+    while (reader->Read(&chunk)) {
+      watched.Progress();
+      if (chunk.data().size() > wire::kMaxCompileBytes - serialized.size()) {
+        return {grpc::StatusCode::RESOURCE_EXHAUSTED,
+                absl::StrCat("Compile: the request exceeds ", wire::kMaxCompileBytes,
+                             " bytes, the most seam serve accepts for a compile")};
+      }
+      serialized.append(chunk.data());
     }
+    watched.Done();  // the compile itself may take longer than the deadline
+    if (watched.Stalled()) return EndedEarly(watched, "Compile", "");
+    pb::CompileRequest request;
+    if (!request.ParseFromString(serialized)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              absl::StrCat("Compile: the ", serialized.size(),
+                           " bytes received are not a serialized CompileRequest")};
+    }
+    std::string().swap(serialized);
+    return ToGrpc(CompileRequested(request, *reply));
+  }
+
+  absl::Status CompileRequested(const pb::CompileRequest& request, pb::CompileReply& reply) {
+    SEAM_RETURN_IF_ERROR(sessions_.Release(request.session(), Handles(request.release())));
     std::vector<ComputationClient::CompileInstance> instances;
-    for (int i = 0; i < request->instances_size(); ++i) {
-      const pb::CompileInstance& instance = request->instances(i);
+    for (int i = 0; i < request.instances_size(); ++i) {
+      const pb::CompileInstance& instance = request.instances(i);
       absl::StatusOr<ir::Program> program = ir::ParseProgram(instance.program());
       if (!program.ok()) {
-        return {grpc::StatusCode::INVALID_ARGUMENT,
-                absl::StrCat("Compile: program ", i, ": ", program.status().message())};
+        return absl::InvalidArgumentError(
+            absl::StrCat("Compile: program ", i, ": ", program.status().message()));
       }
       instances.push_back(
           {*std::move(program), instance.compilation_device(), instance.eager_mode()});
     }
-    absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> computations =
-        client_->Compile(std::move(instances));
-    if (!computations.ok()) return ToGrpc(computations.status());
-    absl::StatusOr<std::vector<uint64_t>> handles =
-        sessions_.AddComputations(request->session(), *computations);
-    if (!handles.ok()) return ToGrpc(handles.status());
-    for (uint64_t handle : *handles) reply->add_computations(handle);
-    return grpc::Status::OK;
+    SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::ComputationPtr> computations,
+                          client_->Compile(std::move(instances)));
+    SEAM_ASSIGN_OR_RETURN(std::vector<uint64_t> handles,
+                          sessions_.AddComputations(request.session(), computations));
+    for (uint64_t handle : handles) reply.add_computations(handle);
+    return absl::OkStatus();
   }
 
-  grpc::Status Execute(grpc::ServerContext* context, const pb::ExecuteRequest* request,
-                       pb::ExecuteReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeExecute(grpc::ServerContext* /*context*/, const pb::ExecuteRequest* request,
+                            pb::ExecuteReply* reply) {
     const uint64_t session = request->session();
     absl::StatusOr<ComputationClient::ComputationPtr> computation =
         ReleaseThenFindComputation(session, Handles(request->release()), request->computation());
@@ -296,10 +433,9 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return sessions_.AddBuffers(session, outputs);
   }
 
-  grpc::Status ExecuteReplicated(grpc::ServerContext* context,
-                                 const pb::ExecuteReplicatedRequest* request,
-                                 pb::ExecuteReplicatedReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeExecuteReplicated(grpc::ServerContext* /*context*/,
+                                      const pb::ExecuteReplicatedRequest* request,
+                                      pb::ExecuteReplicatedReply* reply) {
     const uint64_t session = request->session();
     absl::StatusOr<ComputationClient::ComputationPtr> computation =
         ReleaseThenFindComputation(session, Handles(request->release()), request->computation());
@@ -324,9 +460,8 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status AwaitReady(grpc::ServerContext* context, const pb::HandlesRequest* request,
-                          pb::AwaitReadyReply* /*reply*/) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeAwaitReady(grpc::ServerContext* /*context*/, const pb::HandlesRequest* request,
+                               pb::AwaitReadyReply* /*reply*/) {
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
         sessions_.Buffers(request->session(), Handles(request->handles()));
     if (!buffers.ok()) return ToGrpc(buffers.status());
@@ -336,9 +471,8 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status IsReady(grpc::ServerContext* context, const pb::HandlesRequest* request,
-                       pb::IsReadyReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeIsReady(grpc::ServerContext* /*context*/, const pb::HandlesRequest* request,
+                            pb::IsReadyReply* reply) {
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> buffers =
         sessions_.Buffers(request->session(), Handles(request->handles()));
     if (!buffers.ok()) return ToGrpc(buffers.status());
@@ -348,15 +482,14 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Release(grpc::ServerContext* context, const pb::HandlesRequest* request,
-                       pb::ReleaseReply* /*reply*/) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeRelease(grpc::ServerContext* /*context*/, const pb::HandlesRequest* request,
+                            pb::ReleaseReply* /*reply*/) {
     return ToGrpc(sessions_.Release(request->session(), Handles(request->handles())));
   }
 
-  grpc::Status RunsInFlight(grpc::ServerContext* context, const pb::RunsInFlightRequest* request,
-                            pb::RunsInFlightReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeRunsInFlight(grpc::ServerContext* /*context*/,
+                                 const pb::RunsInFlightRequest* request,
+                                 pb::RunsInFlightReply* reply) {
     if (absl::Status open = sessions_.Check(request->session()); !open.ok()) return ToGrpc(open);
     if (request->limit() > 0) {
       absl::Status waited = client_->AwaitRunsInFlightBelow(request->device(), request->limit());
@@ -368,9 +501,9 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status MemoryStats(grpc::ServerContext* context, const pb::MemoryStatsRequest* request,
-                           pb::MemoryStatsReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeMemoryStats(grpc::ServerContext* /*context*/,
+                                const pb::MemoryStatsRequest* request,
+                                pb::MemoryStatsReply* reply) {
     if (absl::Status open = sessions_.Check(request->session()); !open.ok()) return ToGrpc(open);
     absl::StatusOr<ComputationClient::MemoryStats> stats =
         client_->GetMemoryStats(request->device());
@@ -382,9 +515,9 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status ServerStats(grpc::ServerContext* context, const pb::ServerStatsRequest* request,
-                           pb::ServerStatsReply* reply) override {
-    if (grpc::Status auth = Authorize(*context); !auth.ok()) return auth;
+  grpc::Status ServeServerStats(grpc::ServerContext* /*context*/,
+                                const pb::ServerStatsRequest* request,
+                                pb::ServerStatsReply* reply) {
     if (absl::Status open = sessions_.Check(request->session()); !open.ok()) return ToGrpc(open);
     const RemoteSessions::Counts counts = sessions_.GetCounts(request->session());
     reply->set_sessions(counts.sessions);
@@ -406,7 +539,7 @@ class RemoteService::Impl final : public pb::Remote::Service {
     }
     return absl::ResourceExhaustedError(absl::StrCat(
         "TransferToDevice: tensor ", index, " (", target.shape.ToString(), ") needs ", bytes,
-        " bytes, more than the limit of ", target.device, " (", limit->second, " bytes)"));
+        " bytes, more than the limit of ", Quote(target.device), " (", limit->second, " bytes)"));
   }
 
   // The bytes an error reports: what the shapes need against what the request carried.
@@ -416,26 +549,40 @@ class RemoteService::Impl final : public pb::Remote::Service {
                                                    received > total ? " or more" : ""));
   }
 
-  // An upload of at most kDirectAtMost bytes: its buffers are allocated on the device once
-  // the headers are valid, and each chunk is written straight into them.
-  absl::StatusOr<std::vector<ComputationClient::DataPtr>> ReceiveDirect(
+  // A stream that ended before its request was whole: cut off by the stall deadline (logged,
+  // at a bounded rate), or closed by the client.
+  grpc::Status EndedEarly(const StallWatch::Watched& watched, const char* method, const char* why) {
+    if (!watched.Stalled()) {
+      return {grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(method, ": ", why)};
+    }
+    refused_log_.Log(base::LogSeverity::kWarning,
+                     absl::StrCat("serve: ended a ", method, " stream that sent nothing for ",
+                                  stall_watch_.stall().count(), " ms (--stall-timeout-s)"));
+    return {grpc::StatusCode::DEADLINE_EXCEEDED,
+            absl::StrCat(method, ": no message for ", stall_watch_.stall().count(),
+                         " ms; seam serve ended the stream")};
+  }
+
+  // An upload's bytes, as they arrive. What the server holds follows what the stream carried,
+  // never what its header claims: the chunks are kept in host memory until the stream has
+  // carried half of the claim; then (for at most kDirectAtMost bytes) the device buffers are
+  // started, the kept bytes written and every later chunk written straight into them. A
+  // larger upload stays in host memory and goes to the device at the end.
+  absl::StatusOr<std::vector<ComputationClient::DataPtr>> ReceiveUpload(
       pb::TransferToDeviceChunk& chunk, grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
-      std::vector<ComputationClient::UploadTarget> targets, size_t total) {
+      StallWatch::Watched& watched, std::vector<ComputationClient::UploadTarget> targets,
+      size_t total) {
     std::vector<size_t> sizes;
     sizes.reserve(targets.size());
     for (const ComputationClient::UploadTarget& target : targets) {
       sizes.push_back(target.shape.byte_size());
     }
-    absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> upload =
-        client_->StartUpload(std::move(targets));
-    if (!upload.ok()) return upload.status();
-    size_t received = 0;
-    size_t tensor = 0;  // where the next byte goes: tensor `tensor`, at `offset`
+    std::unique_ptr<ComputationClient::Upload> upload;
+    std::string kept;     // bytes received before the device buffers were started
+    size_t received = 0;  // bytes the stream carried
+    size_t tensor = 0;    // where the next byte goes on the device: tensor `tensor`, at `offset`
     size_t offset = 0;
-    do {
-      const std::string& data = chunk.data();
-      if (received + data.size() > total) return SizeMismatch(total, received + data.size());
-      received += data.size();
+    auto write = [&](std::string_view data) -> absl::Status {
       for (size_t at = 0; at < data.size();) {
         while (offset == sizes[tensor]) {  // the tensor is full (or empty): the next one
           ++tensor;
@@ -443,34 +590,37 @@ class RemoteService::Impl final : public pb::Remote::Service {
         }
         const size_t n = std::min(data.size() - at, sizes[tensor] - offset);
         const auto* bytes = reinterpret_cast<const uint8_t*>(data.data()) + at;
-        SEAM_RETURN_IF_ERROR((*upload)->Write(tensor, offset, absl::MakeConstSpan(bytes, n)));
+        SEAM_RETURN_IF_ERROR(upload->Write(tensor, offset, absl::MakeConstSpan(bytes, n)));
         at += n;
         offset += n;
       }
-    } while (reader->Read(&chunk));
-    if (received != total) return SizeMismatch(total, received);
-    return (*upload)->Finish();
-  }
-
-  // A larger upload grows in host memory as its chunks arrive (memory follows what was sent,
-  // not what a header claims), then goes to the device in one TransferToDevice.
-  absl::StatusOr<std::vector<ComputationClient::DataPtr>> ReceiveGrown(
-      pb::TransferToDeviceChunk& chunk, grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
-      std::vector<ComputationClient::UploadTarget> targets, size_t total) {
-    std::string grown;
+      return absl::OkStatus();
+    };
     do {
+      watched.Progress();
       const std::string& data = chunk.data();
-      if (grown.size() + data.size() > total)
-        return SizeMismatch(total, grown.size() + data.size());
-      grown.append(data);
+      if (data.size() > total - received) return SizeMismatch(total, received + data.size());
+      received += data.size();
+      if (upload == nullptr && total <= kDirectAtMost && 2 * received >= total) {
+        SEAM_ASSIGN_OR_RETURN(upload, client_->StartUpload(targets));  // a few shapes, copied
+        SEAM_RETURN_IF_ERROR(write(kept));
+        std::string().swap(kept);
+      }
+      if (upload != nullptr) {
+        SEAM_RETURN_IF_ERROR(write(data));
+      } else {
+        kept.append(data);
+      }
     } while (reader->Read(&chunk));
-    if (grown.size() != total) return SizeMismatch(total, grown.size());
+    watched.Done();  // the copy to the device may take longer than the deadline
+    if (received != total) return SizeMismatch(total, received);
+    if (upload != nullptr) return upload->Finish();
     std::vector<ComputationClient::TensorSource> tensors;
-    size_t offset = 0;
+    size_t at = 0;
     for (ComputationClient::UploadTarget& target : targets) {
       const size_t size = target.shape.byte_size();
-      tensors.push_back({std::move(target.shape), grown.data() + offset, target.device});
-      offset += size;
+      tensors.push_back({std::move(target.shape), kept.data() + at, target.device});
+      at += size;
     }
     return client_->TransferToDevice(tensors);
   }
@@ -546,28 +696,39 @@ class RemoteService::Impl final : public pb::Remote::Service {
     return sessions_.Computation(session, computation);
   }
 
-  grpc::Status Authorize(const grpc::ServerContext& context) const {
+  // The token, checked on the call's metadata: for a streamed call before any message is
+  // read. A refusal is logged at a bounded rate (a peer may try many).
+  grpc::Status Authorize(const grpc::ServerContext& context, const char* method) {
     if (options_.token.empty()) return grpc::Status::OK;
     const auto& metadata = context.client_metadata();
     auto it = metadata.find(wire::kTokenMetadata);
+    grpc::Status refused;
     if (it == metadata.end()) {
-      return {grpc::StatusCode::UNAUTHENTICATED,
-              "seam serve requires a token and the call carried none (set "
-              "SEAM_REMOTE_TOKEN_FILE to the server's token file)"};
+      refused = {grpc::StatusCode::UNAUTHENTICATED,
+                 "seam serve requires a token and the call carried none (set "
+                 "SEAM_REMOTE_TOKEN_FILE to the server's token file)"};
+    } else if (!SameToken(std::string(it->second.data(), it->second.size()), options_.token)) {
+      refused = {grpc::StatusCode::UNAUTHENTICATED,
+                 "seam serve refused the call's token (SEAM_REMOTE_TOKEN_FILE holds another "
+                 "token than the server's --token-file)"};
+    } else {
+      return grpc::Status::OK;
     }
-    if (!SameToken(std::string(it->second.data(), it->second.size()), options_.token)) {
-      return {grpc::StatusCode::UNAUTHENTICATED,
-              "seam serve refused the call's token (SEAM_REMOTE_TOKEN_FILE holds another token "
-              "than the server's --token-file)"};
-    }
-    return grpc::Status::OK;
+    refused_log_.Log(base::LogSeverity::kWarning,
+                     absl::StrCat("serve: refused ", method, " from ", context.peer(), ": ",
+                                  it == metadata.end() ? "no token" : "a wrong token"));
+    return refused;
   }
 
   ComputationClient* client_;
   RemoteService::Options options_;
   RemoteSessions sessions_;
+  StallWatch stall_watch_;
+  // Refused calls and stalled streams: at most 10 lines in any 10 s.
+  RateLimitedLog refused_log_{10, std::chrono::seconds(10)};
+  grpc::ResourceQuota quota_;
   std::map<std::string, int64_t> limits_;  // device -> bytes_limit, where reported
-  // Uploads of at most this many bytes go straight to the device (ReceiveDirect).
+  // Uploads of at most this many bytes go straight to the device (ReceiveUpload).
   static constexpr size_t kDirectAtMost = size_t{64} << 20;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
@@ -592,7 +753,7 @@ void RemoteService::Stop() { impl_->Stop(); }
 
 RemoteService::Stats RemoteService::GetStats() const {
   const RemoteSessions::Counts counts = impl_->Counts();
-  return Stats{counts.sessions, counts.buffers, counts.computations};
+  return Stats{counts.sessions, counts.buffers, counts.computations, impl_->StalledStreams()};
 }
 
 }  // namespace seam::runtime

@@ -21,8 +21,13 @@ uint64_t RandomId() {
 
 }  // namespace
 
-uint64_t RemoteSessions::Open(const std::string& who) {
+absl::StatusOr<uint64_t> RemoteSessions::Open(const std::string& who, int64_t max_sessions) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (static_cast<int64_t>(sessions_.size()) >= max_sessions) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "seam serve has ", sessions_.size(), " open sessions, its bound (--max-sessions ",
+        max_sessions, "); one must end before another can open"));
+  }
   uint64_t id = RandomId();
   while (sessions_.contains(id)) id = RandomId();
   sessions_[id] = Session{who, 0};

@@ -21,8 +21,9 @@ class RemoteSessions {
   using DataPtr = ComputationClient::DataPtr;
   using ComputationPtr = ComputationClient::ComputationPtr;
 
-  // A new session with an id no other client can guess.
-  uint64_t Open(const std::string& who);
+  // A new session with an id no other client can guess; ResourceExhausted naming the bound
+  // when `max_sessions` are open already.
+  absl::StatusOr<uint64_t> Open(const std::string& who, int64_t max_sessions);
   // Frees the session's buffers and computations (after the lock is dropped); what it
   // freed (zero counts for a session that is not open).
   struct Freed {

@@ -1,5 +1,6 @@
 #include "tests/remote/remote_fixture.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -67,6 +68,20 @@ uint64_t RawSession::Upload(const std::vector<float>& values, grpc::Status* stat
   return status->ok() && reply.handles_size() == 1 ? reply.handles(0) : 0;
 }
 
+grpc::Status StreamCompile(remote::Remote::Stub& stub, grpc::ClientContext* context,
+                           const remote::CompileRequest& request, remote::CompileReply* reply,
+                           size_t chunk_bytes) {
+  const std::string serialized = request.SerializeAsString();
+  auto writer = stub.Compile(context, reply);
+  remote::CompileChunk chunk;
+  for (size_t at = 0; at < serialized.size(); at += chunk_bytes) {
+    chunk.set_data(serialized.substr(at, chunk_bytes));
+    if (!writer->Write(chunk)) break;
+  }
+  writer->WritesDone();
+  return writer->Finish();
+}
+
 TempFile::TempFile(const std::string& text) {
   char name[] = "/tmp/seam_remote_test_XXXXXX";
   const int fd = mkstemp(name);
@@ -76,6 +91,60 @@ TempFile::TempFile(const std::string& text) {
 }
 
 TempFile::~TempFile() { std::remove(path_.c_str()); }
+
+std::vector<grpc::Status> SendLargeRequests(const std::string& address, const std::string& method,
+                                            size_t bytes, int count,
+                                            std::chrono::seconds deadline) {
+  remote::CompileRequest request;
+  request.add_instances()->mutable_program()->assign(bytes, 'x');
+  const std::string serialized = request.SerializeAsString();
+  grpc::Slice slice(serialized.data(), serialized.size(), grpc::Slice::STATIC_SLICE);
+  grpc::CompletionQueue queue;
+  struct Call {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<grpc::GenericStub> stub;
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::GenericClientAsyncResponseReader> reader;
+    grpc::ByteBuffer reply;
+    grpc::Status status;
+  };
+  std::vector<std::unique_ptr<Call>> calls;
+  for (int i = 0; i < count; ++i) {
+    auto call = std::make_unique<Call>();
+    grpc::ChannelArguments args;
+    args.SetInt("grpc.channel_id", i);  // a connection of its own
+    call->channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    call->stub = std::make_unique<grpc::GenericStub>(call->channel);
+    call->context.set_deadline(std::chrono::system_clock::now() + deadline);
+    grpc::ByteBuffer message(&slice, 1);
+    call->reader = call->stub->PrepareUnaryCall(&call->context, method, message, &queue);
+    call->reader->StartCall();
+    call->reader->Finish(&call->reply, &call->status, call.get());
+    calls.push_back(std::move(call));
+  }
+  for (int i = 0; i < count; ++i) {
+    void* tag = nullptr;
+    bool ok = false;
+    if (!queue.Next(&tag, &ok)) break;
+  }
+  std::vector<grpc::Status> statuses;
+  for (const auto& call : calls) statuses.push_back(call->status);
+  queue.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (queue.Next(&tag, &ok)) {
+  }
+  return statuses;
+}
+
+int64_t ProcessStatusKib(int pid, const std::string& field) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(file, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::atoll(line.c_str() + field.size() + 1);
+  }
+  return -1;
+}
 
 std::string ScaleAndSumProgram(int n) {
   const std::string shape = "f32[" + std::to_string(n) + "]";

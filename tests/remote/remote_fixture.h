@@ -5,6 +5,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,7 +53,13 @@ class RawSession {
   uint64_t session_ = 0;
 };
 
-// A temporary file with `text`; removed by the destructor.
+// A compile request streamed as the client sends it (remote.proto's Compile): the serialized
+// request in chunks of `chunk_bytes`.
+grpc::Status StreamCompile(remote::Remote::Stub& stub, grpc::ClientContext* context,
+                           const remote::CompileRequest& request, remote::CompileReply* reply,
+                           size_t chunk_bytes = size_t{1} << 20);
+
+// A temporary file with `text` (mode 0600); removed by the destructor.
 class TempFile {
  public:
   explicit TempFile(const std::string& text);
@@ -61,6 +69,16 @@ class TempFile {
  private:
   std::string path_;
 };
+
+// Sends `count` unary calls to `method` (e.g. "/seam.remote.Remote/Compile") at once, each
+// on a connection of its own and without a token, each one message of `bytes` bytes (a
+// CompileRequest whose program is that long; all share one copy here). Their statuses, each
+// within `deadline`.
+std::vector<grpc::Status> SendLargeRequests(const std::string& address, const std::string& method,
+                                            size_t bytes, int count, std::chrono::seconds deadline);
+
+// A field of /proc/<pid>/status in KiB ("VmRSS", "VmHWM"); -1 when it cannot be read.
+int64_t ProcessStatusKib(int pid, const std::string& field);
 
 // f32[n] -> (x * 2 + 1) summed, as IR text.
 std::string ScaleAndSumProgram(int n);

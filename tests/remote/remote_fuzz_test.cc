@@ -172,7 +172,7 @@ class Fuzzer {
       instance->set_eager_mode(Pick(2) == 0);
     }
     pb::CompileReply reply;
-    grpc::Status status = mine_.stub().Compile(context.get(), request, &reply);
+    grpc::Status status = testing::StreamCompile(mine_.stub(), context.get(), request, &reply);
     if (status.ok()) Keep(reply.computations(), request.session());
     return status;
   }

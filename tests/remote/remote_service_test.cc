@@ -82,7 +82,7 @@ TEST(RemoteServe, RefusesCallsWithoutTheRightToken) {
   ::seam::remote::CompileRequest compile;
   compile.set_session(good_raw.id());
   ::seam::remote::CompileReply reply;
-  EXPECT_EQ(good_raw.stub().Compile(&bare, compile, &reply).error_code(),
+  EXPECT_EQ(testing::StreamCompile(good_raw.stub(), &bare, compile, &reply).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
 
   // The token read from a file, as SEAM_REMOTE_TOKEN_FILE does (trailing newline dropped).
@@ -142,9 +142,12 @@ TEST(RemoteServe, ListensOnlyOnTheAddressGiven) {
       ListeningAddresses(server.port()),
       ::testing::ElementsAre(::testing::AnyOf("0100007F", "0000000000000000FFFF00000100007F")));
 
-  // An address that is not this machine's (TEST-NET-1), and one that is not an address.
-  testing::Child foreign({SEAM_CLI, "serve", "--address", "192.0.2.1:8548"},
-                         {{"PJRT_DEVICE", "CPU"}});
+  // An address that is not this machine's (TEST-NET-1; with a token, which an address that
+  // is not loopback needs), and one that is not an address.
+  TempFile token("a-token\n");
+  testing::Child foreign(
+      {SEAM_CLI, "serve", "--address", "192.0.2.1:8548", "--token-file", token.path()},
+      {{"PJRT_DEVICE", "CPU"}});
   testing::Exit exit = foreign.WaitOrKill(std::chrono::seconds(30));
   EXPECT_TRUE(exit.exited && exit.code == 1) << exit.Describe();
   EXPECT_THAT(foreign.Stderr(), HasSubstr("cannot listen on 192.0.2.1:8548"));
@@ -244,7 +247,7 @@ TEST(RemoteServe, RefusesUnknownForeignAndMalformedRequests) {
     request.set_session(a.id());
     request.add_instances()->set_program("program @p {\n  %0 = nonsense(\n}");
     ::seam::remote::CompileReply reply;
-    grpc::Status compiled = a.stub().Compile(context.get(), request, &reply);
+    grpc::Status compiled = testing::StreamCompile(a.stub(), context.get(), request, &reply);
     EXPECT_EQ(compiled.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_THAT(compiled.error_message(), HasSubstr("Compile: program 0: line"));
   }
