@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_registry.h"
+#include "src/runtime/program_format.h"
 #include "tools/option_value.h"
 
 namespace seam::tools {
@@ -28,6 +29,13 @@ void PrintAttributes(std::ostream& out, const runtime::ClientSelection& selectio
   for (const auto& [name, value] : *attributes) {
     out << "  " << name << " = " << DescribeOptionValue(value) << "\n";
   }
+  // What Compile sends this plugin: the choice the PJRT client makes at creation.
+  absl::StatusOr<runtime::ProgramFormatChoice> format =
+      runtime::ChooseProgramFormatFromEnvironment(*attributes, selection.device_type);
+  out << "programs      "
+      << (format.ok() ? runtime::DescribeProgramFormat(*format)
+                      : absl::StrCat("(", format.status().message(), ")"))
+      << "\n";
 }
 
 // The plugins found in PJRT_NAMES_AND_LIBRARY_PATHS and JAX's jax_plugins (dynamic plugins

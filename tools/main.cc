@@ -48,6 +48,13 @@ int Main(int argc, char** argv) {
   check->add_flag("--ops", check_ops,
                   "Also run the op-by-dtype numeric checks against the reference evaluator "
                   "(slow; SEAM_CONFORMANCE_SEED picks other random cases)");
+  std::string check_format = "seam";
+  check
+      ->add_option("--format", check_format,
+                   "The program format of the --ops checks: seam (seam's IR, for a plugin that "
+                   "announces seam_ir_version; the default), stablehlo (each case lowered to "
+                   "StableHLO, PJRT format \"mlir\", for any plugin) or both")
+      ->check(CLI::IsMember({"seam", "stablehlo", "both"}));
 
   seam::tools::RunOptions run_options;
   CLI::App* run = app.add_subcommand(
@@ -77,7 +84,9 @@ int Main(int argc, char** argv) {
   if (run->parsed()) return seam::tools::RunProgram(run_options, std::cout, std::cerr);
   if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr, info_memory);
   if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
-  if (check->parsed()) return seam::tools::CheckPlugin(check_path, check_ops, std::cout, std::cerr);
+  if (check->parsed()) {
+    return seam::tools::CheckPlugin(check_path, check_ops, check_format, std::cout, std::cerr);
+  }
   return 2;
 }
 

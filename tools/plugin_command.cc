@@ -68,10 +68,12 @@ int InspectPlugin(const std::string& path, std::ostream& out, std::ostream& err)
   for (const auto& device : devices) {
     out << "  " << device.name << "  id " << device.id << "  kind " << device.kind << "\n";
   }
+  out << "programs       " << runtime::DescribeProgramFormat((*client)->program_format()) << "\n";
   return 0;
 }
 
-int CheckPlugin(const std::string& path, bool ops, std::ostream& out, std::ostream& err) {
+int CheckPlugin(const std::string& path, bool ops, const std::string& format, std::ostream& out,
+                std::ostream& err) {
   absl::StatusOr<const PJRT_Api*> api = runtime::LoadPjrtPlugin(kDeviceType, path);
   if (!api.ok()) return Fail(err, "check", api.status());
   if (absl::Status s = runtime::InitializePjrtPlugin(kDeviceType); !s.ok()) {
@@ -79,6 +81,9 @@ int CheckPlugin(const std::string& path, bool ops, std::ostream& out, std::ostre
   }
   conformance::SuiteOptions options;
   options.ops = ops;
+  options.format = format == "stablehlo" ? conformance::OpFormat::kStableHlo
+                   : format == "both"    ? conformance::OpFormat::kBoth
+                                         : conformance::OpFormat::kSeamIr;
   options.seed = conformance::DefaultOpSeed();
   std::vector<conformance::CheckResult> results = conformance::RunSuite(*api, options);
   out << conformance::FormatResults(results);

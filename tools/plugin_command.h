@@ -14,9 +14,11 @@ int InspectPlugin(const std::string& path, std::ostream& out, std::ostream& err)
 
 // Loads, handshakes and initializes the plugin, then runs the conformance suite and prints
 // one row per check, contract checks first, then capability checks (with `ops`, the
-// op-by-dtype numeric checks too). Returns 0 only when no check failed: every contract
-// check passed and every capability check passed or was not implemented.
-int CheckPlugin(const std::string& path, bool ops, std::ostream& out, std::ostream& err);
+// op-by-dtype numeric checks too, in `format`: "seam", "stablehlo" or "both"). Returns 0
+// only when no check failed: every contract check passed and every capability check passed
+// or was not implemented.
+int CheckPlugin(const std::string& path, bool ops, const std::string& format, std::ostream& out,
+                std::ostream& err);
 
 }  // namespace seam::tools
 

@@ -27,11 +27,20 @@ struct CheckResult {
   bool required = true;  // false: UNIMPLEMENTED lists it as not implemented
 };
 
+// The program formats the op checks send (`seam plugin check --ops --format`):
+//   kSeamIr     seam's IR (PJRT format "seam-ir"), to a plugin that announces
+//               seam_ir_version (skipped for any other): rows "ops: ...", the default;
+//   kStableHlo  each case lowered by the StableHLO emitter (format "mlir"), to any plugin:
+//               rows "ops stablehlo: ...";
+//   kBoth       both sets of rows.
+enum class OpFormat { kSeamIr, kStableHlo, kBoth };
+
 struct SuiteOptions {
   // Also run the op-by-dtype numeric checks against the reference evaluator (opt-in: every
   // op of ops.def on every dtype it accepts, on seeded random shapes, compiled one by one).
   bool ops = false;
   uint64_t seed = 20240611;  // of the ops' random cases
+  OpFormat format = OpFormat::kSeamIr;
 };
 
 }  // namespace seam::conformance

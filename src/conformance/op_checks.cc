@@ -16,6 +16,7 @@
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"
+#include "src/stablehlo/emit.h"
 
 namespace seam::conformance {
 namespace {
@@ -186,10 +187,16 @@ std::string Mismatch(const OpCase& c, const ir::Literal& expected, const ir::Lit
   return "";
 }
 
-// `status` (from the plugin or the reference) with the program it concerns appended.
-absl::Status WithProgram(const absl::Status& status, const ir::Program& program) {
-  return absl::Status(status.code(),
-                      absl::StrCat(status.message(), "\n", ir::PrintProgram(program)));
+// `status` (from the plugin or the reference) with the program it concerns appended; when
+// `runner` sent StableHLO, the text it sent too.
+absl::Status WithProgram(const absl::Status& status, const ir::Program& program,
+                         const PluginRunner* runner = nullptr) {
+  std::string text = absl::StrCat(status.message(), "\n", ir::PrintProgram(program));
+  if (runner != nullptr && runner->format() == CaseFormat::kStableHlo) {
+    absl::StatusOr<std::string> sent = stablehlo::EmitStableHlo(program);
+    if (sent.ok()) absl::StrAppend(&text, "sent as StableHLO:\n", *sent);
+  }
+  return absl::Status(status.code(), text);
 }
 
 }  // namespace
@@ -226,12 +233,12 @@ absl::Status CheckOpMatchesReference(PluginRunner& runner, Op op, uint64_t seed)
       }
       absl::StatusOr<std::vector<ir::Literal>> actual = runner.Run(c.program, c.arguments);
       if (actual.status().code() == absl::StatusCode::kUnimplemented) return actual.status();
-      if (!actual.ok()) return WithProgram(actual.status(), c.program);
+      if (!actual.ok()) return WithProgram(actual.status(), c.program, &runner);
       std::string mismatch = Mismatch(c, expected->front(), actual->front());
       if (!mismatch.empty()) {
         return WithProgram(absl::InternalError(absl::StrCat(
                                "dtype ", std::string(ir::DTypeName(dtype)), ": ", mismatch)),
-                           c.program);
+                           c.program, &runner);
       }
       ++checked;
     }
@@ -371,9 +378,13 @@ absl::Status CheckAllReduceNeedsAsManyDevices(PluginRunner& runner) {
                              result.status().ToString()));
 }
 
-void CheckOps(Suite& suite, uint64_t seed) {
-  // Only a plugin that announces seam_ir_version is asked to compile the cases; the runner
-  // (its own client) is made once, for the first check that needs it.
+namespace {
+
+// The rows of the op checks in seam's IR: every op, the refused dtypes, a chain, the
+// round trip of every dtype, the replica count and the combiners. Only a plugin that
+// announces seam_ir_version is asked to compile them; the runner (its own client) is made
+// once, for the first check that needs it.
+void CheckOpsInSeamIr(Suite& suite, uint64_t seed) {
   absl::Status seam_ir = suite.NeedSeamIr();
   std::optional<PluginRunner> runner;
   auto with_runner = [&](const std::function<absl::Status(PluginRunner&)>& fn) {
@@ -402,6 +413,36 @@ void CheckOps(Suite& suite, uint64_t seed) {
   suite.Optional("ops", "every reduction folds with its own combiner", [&] {
     return with_runner([&](PluginRunner& r) { return CheckReductionsFoldWithTheirCombiner(&r); });
   });
+}
+
+// The same cases lowered to StableHLO (format "mlir"), sent to any plugin: every op, the
+// chain and the combiners (the refused dtypes never reach a plugin: the emitter verifies
+// first; the round trip and the replica count do not depend on the format).
+void CheckOpsInStableHlo(Suite& suite, uint64_t seed) {
+  std::optional<PluginRunner> runner;
+  auto with_runner = [&](const std::function<absl::Status(PluginRunner&)>& fn) {
+    if (!runner.has_value()) runner.emplace(suite.api(), CaseFormat::kStableHlo);
+    return fn(*runner);
+  };
+  for (Op op : EveryOp()) {
+    suite.Optional(
+        "ops stablehlo",
+        absl::StrCat(std::string(ir::OpName(op)), " matches the reference on every dtype"), [&] {
+          return with_runner([&](PluginRunner& r) { return CheckOpMatchesReference(r, op, seed); });
+        });
+  }
+  suite.Optional("ops stablehlo", "chained ops match the reference",
+                 [&] { return with_runner([&](PluginRunner& r) { return CheckChainedOps(r); }); });
+  suite.Optional("ops stablehlo", "every reduction folds with its own combiner", [&] {
+    return with_runner([&](PluginRunner& r) { return CheckReductionsFoldWithTheirCombiner(&r); });
+  });
+}
+
+}  // namespace
+
+void CheckOps(Suite& suite, const SuiteOptions& options) {
+  if (options.format != OpFormat::kStableHlo) CheckOpsInSeamIr(suite, options.seed);
+  if (options.format != OpFormat::kSeamIr) CheckOpsInStableHlo(suite, options.seed);
 }
 
 }  // namespace seam::conformance

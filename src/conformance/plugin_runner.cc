@@ -1,16 +1,19 @@
 #include "src/conformance/plugin_runner.h"
 
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "src/abi/args.h"
 #include "src/abi/buffer_type.h"
 #include "src/conformance/suite_internal.h"
 #include "src/ir/text.h"
+#include "src/stablehlo/emit.h"
 
 namespace seam::conformance {
 
-PluginRunner::PluginRunner(const PJRT_Api* api) : api_(api) {
+PluginRunner::PluginRunner(const PJRT_Api* api, CaseFormat format) : api_(api), format_(format) {
   auto create = SEAM_ABI_ARGS(PJRT_Client_Create_Args);
   status_ = Take(api_->PJRT_Client_Create(&create));
   if (!status_.ok()) return;
@@ -120,12 +123,20 @@ absl::StatusOr<ir::Literal> PluginRunner::RoundTrip(const ir::Literal& value,
 absl::StatusOr<std::vector<ir::Literal>> PluginRunner::Run(
     const ir::Program& program, const std::vector<ir::Literal>& arguments) {
   if (!status_.ok()) return status_;
-  std::string code = ir::PrintProgram(program);
+  std::string code;
+  if (format_ == CaseFormat::kStableHlo) {
+    absl::StatusOr<std::string> emitted = stablehlo::EmitStableHlo(program);
+    if (!emitted.ok()) return emitted.status();
+    code = *std::move(emitted);
+  } else {
+    code = ir::PrintProgram(program);
+  }
+  const std::string_view format = format_ == CaseFormat::kStableHlo ? "mlir" : "seam-ir";
   auto pjrt_program = SEAM_ABI_ARGS(PJRT_Program);
   pjrt_program.code = code.data();
   pjrt_program.code_size = code.size();
-  pjrt_program.format = "seam-ir";
-  pjrt_program.format_size = 7;
+  pjrt_program.format = format.data();
+  pjrt_program.format_size = format.size();
   const std::string options = CompileOptionsBytes(program.replica_count);
   auto compile = SEAM_ABI_ARGS(PJRT_Client_Compile_Args);
   compile.client = client_;

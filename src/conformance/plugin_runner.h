@@ -11,17 +11,23 @@
 
 namespace seam::conformance {
 
+// The program format Run sends: seam's IR as it is (PJRT format "seam-ir"), or the
+// program lowered by the StableHLO emitter (src/stablehlo/emit.h; format "mlir").
+enum class CaseFormat { kSeamIr, kStableHlo };
+
 class PluginRunner {
  public:
   // `api` is borrowed and must outlive the runner. Check status() before running.
-  explicit PluginRunner(const PJRT_Api* api);
+  explicit PluginRunner(const PJRT_Api* api, CaseFormat format = CaseFormat::kSeamIr);
   ~PluginRunner();
   PluginRunner(const PluginRunner&) = delete;
   PluginRunner& operator=(const PluginRunner&) = delete;
 
   const absl::Status& status() const { return status_; }
+  CaseFormat format() const { return format_; }
 
-  // The compile error (with the plugin's code and message), or the results.
+  // The compile error (with the plugin's code and message), or the results. In format
+  // kStableHlo a program the emitter refuses is that error (the emitter verifies first).
   absl::StatusOr<std::vector<ir::Literal>> Run(const ir::Program& program,
                                                const std::vector<ir::Literal>& arguments);
 
@@ -36,6 +42,7 @@ class PluginRunner {
   absl::Status Download(PJRT_Buffer* buffer, ir::Literal* value) const;
 
   const PJRT_Api* api_;
+  CaseFormat format_;
   absl::Status status_;
   PJRT_Client* client_ = nullptr;
   PJRT_Device* device_ = nullptr;

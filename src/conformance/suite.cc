@@ -272,7 +272,7 @@ std::vector<CheckResult> RunSuite(const PJRT_Api* api, const SuiteOptions& optio
   CheckMemoryStats(suite);
   CheckProfiler(suite);
   CheckTransfers(suite);
-  if (options.ops) CheckOps(suite, options.seed);
+  if (options.ops) CheckOps(suite, options);
   suite.DestroyClient();
   return std::move(suite.results());
 }

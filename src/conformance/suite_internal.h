@@ -156,11 +156,11 @@ void CheckBuffersAndEvents(Suite& suite);  // suite_buffers.cc, like the three b
 void CheckSeamBuffers(Suite& suite);
 void CheckCompile(Suite& suite);
 void CheckSeamCompile(Suite& suite);
-void CheckExecute(Suite& suite);             // suite_execute.cc
-void CheckMemoryStats(Suite& suite);         // suite_memory.cc
-void CheckProfiler(Suite& suite);            // suite_profiler.cc
-void CheckTransfers(Suite& suite);           // suite_transfers.cc
-void CheckOps(Suite& suite, uint64_t seed);  // op_checks.cc
+void CheckExecute(Suite& suite);                           // suite_execute.cc
+void CheckMemoryStats(Suite& suite);                       // suite_memory.cc
+void CheckProfiler(Suite& suite);                          // suite_profiler.cc
+void CheckTransfers(Suite& suite);                         // suite_transfers.cc
+void CheckOps(Suite& suite, const SuiteOptions& options);  // op_checks.cc
 
 // ---- Helpers on the shared client (suite_buffers.cc).
 

@@ -28,31 +28,45 @@ constexpr bool IsReductionRule(std::string_view rule) {
 }
 
 constexpr OpInfo kOps[] = {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect) \
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo) \
   {Op::name, text, arity, dtypes, KindOfRule(#rule), Effect::effect, Combiner::kNone, #rule},
-#define SEAM_IR_REDUCTION(name, text, rule, dtypes, effect, combiner) \
+#define SEAM_IR_REDUCTION(name, text, rule, dtypes, effect, combiner, stablehlo) \
   {Op::name, text, 1, dtypes, ElementwiseKind::kNone, Effect::effect, Combiner::combiner, #rule},
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 #undef SEAM_IR_REDUCTION
 };
 
+// A row's StableHLO column names an op of the stablehlo or chlo dialect, or "%arg" (a
+// function argument: parameter). The emitter writes it (src/stablehlo/).
+constexpr bool NamesStableHlo(std::string_view lowering) {
+  return lowering == "%arg" ||
+         (lowering.starts_with("stablehlo.") && lowering.size() > sizeof("stablehlo.") - 1) ||
+         (lowering.starts_with("chlo.") && lowering.size() > sizeof("chlo.") - 1);
+}
+
 // Each row's columns agree with its shape rule: a reduction is written SEAM_IR_REDUCTION
-// (it has a combiner), and the collectives, and only they, are kCollective.
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect)                                \
+// (it has a combiner), and the collectives, and only they, are kCollective. Every row has
+// its lowering to StableHLO.
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo)                     \
   static_assert(!IsReductionRule(#rule), "ops.def: " #name " has shape rule " #rule        \
                                          ", a reduction: write it SEAM_IR_REDUCTION(..., " \
                                          "combiner) with kSum, kProduct, kMax or kMin");   \
   static_assert(Effect::effect != Effect::kCollective,                                     \
-                "ops.def: " #name " is kCollective but not an AllReduce row");
-#define SEAM_IR_REDUCTION(name, text, rule, dtypes, effect, combiner)                          \
+                "ops.def: " #name " is kCollective but not an AllReduce row");             \
+  static_assert(NamesStableHlo(stablehlo),                                                 \
+                "ops.def: " #name                                                          \
+                " has no StableHLO lowering: name its stablehlo (or chlo) op, "            \
+                "docs/stablehlo.md");
+#define SEAM_IR_REDUCTION(name, text, rule, dtypes, effect, combiner, stablehlo)               \
   static_assert(IsReductionRule(#rule), "ops.def: " #name                                      \
                                         " is written SEAM_IR_REDUCTION "                       \
                                         "but its shape rule " #rule " is no reduction");       \
   static_assert(Combiner::combiner != Combiner::kNone, "ops.def: " #name " needs a combiner"); \
   static_assert(                                                                               \
       (Effect::effect == Effect::kCollective) == (std::string_view(#rule) == "AllReduce"),     \
-      "ops.def: " #name ": the AllReduce rows, and only they, are kCollective");
+      "ops.def: " #name ": the AllReduce rows, and only they, are kCollective");               \
+  static_assert(NamesStableHlo(stablehlo), "ops.def: " #name " has no StableHLO lowering");
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 #undef SEAM_IR_REDUCTION

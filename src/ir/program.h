@@ -15,13 +15,13 @@
 namespace seam::ir {
 
 enum class Op : uint8_t {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect) name,
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo) name,
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 };
 
 inline constexpr int kNumOps = 0
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect) \
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo) \
   +1  // NOLINT(bugprone-macro-parentheses)
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP

@@ -285,8 +285,8 @@ absl::StatusOr<Shape> InferShape(const Instruction& inst,
   }
   SEAM_RETURN_IF_ERROR(CheckDTypes(inst, operand_shapes));
   switch (inst.op) {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect) \
-  case Op::name:                                            \
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo) \
+  case Op::name:                                                       \
     return internal::ShapeRule##rule(inst, operand_shapes);
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP

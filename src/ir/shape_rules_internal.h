@@ -14,8 +14,8 @@
 namespace seam::ir::internal {
 
 // One declaration per rule named in ops.def (repeats are harmless redeclarations).
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect)      \
-  absl::StatusOr<Shape> ShapeRule##rule(const Instruction& inst, \
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo) \
+  absl::StatusOr<Shape> ShapeRule##rule(const Instruction& inst,       \
                                         const std::vector<Shape>& operands);
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP

@@ -14,7 +14,7 @@ namespace {
 
 // The dtypes of each op's row of ops.def (ir::OpDTypes, here without a call).
 constexpr ir::DTypeSet kOpDTypes[] = {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect) ir::dtypes,
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo) ir::dtypes,
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 };

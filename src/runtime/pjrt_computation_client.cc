@@ -19,7 +19,6 @@
 #include "src/base/logging.h"
 #include "src/base/object_pool.h"
 #include "src/base/status_macros.h"
-#include "src/ir/text.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_computation_client_kv.h"
 #include "src/runtime/pjrt_computation_client_transfers.h"
@@ -236,8 +235,8 @@ absl::StatusOr<std::unique_ptr<PjrtComputationClient>> PjrtComputationClient::Cr
     const PJRT_Api* api, const PluginOptions& options, std::optional<JobKeyValueStore> store) {
   if (api == nullptr) return absl::InvalidArgumentError("plugin function table is null");
   // The plugin's attributes, recorded before its client exists: whether it reads seam's IR
-  // (seam_ir_version) decides the program format Compile sends. A plugin without the
-  // function (or that answers it UNIMPLEMENTED) has none.
+  // (seam_ir_version) decides the program format Compile sends (program_format.h). A plugin
+  // without the function (or that answers it UNIMPLEMENTED) has none.
   PluginOptions attributes;
   absl::StatusOr<PluginOptions> announced = GetPluginAttributes(api);
   if (announced.ok()) {
@@ -269,6 +268,9 @@ absl::StatusOr<std::unique_ptr<PjrtComputationClient>> PjrtComputationClient::Cr
   client->kv_ = std::move(kv);
   client->attributes_ = std::move(attributes);
   SEAM_RETURN_IF_ERROR(client->DiscoverDevices());
+  // seam's IR or StableHLO: a bad SEAM_PROGRAM_FORMAT or SEAM_MATMUL_PRECISION fails here.
+  SEAM_ASSIGN_OR_RETURN(client->program_format_, ChooseProgramFormatFromEnvironment(
+                                                     client->attributes_, client->platform_name_));
   // A plugin with the profiler extension adds its events to every trace from now on.
   client->profiler_ = MakeProfilerSource(api, client->platform_name_);
   trace::AddSource(client->profiler_.get());
@@ -720,27 +722,19 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> PjrtComputationCl
   const bool eager = !instances.empty() && instances.front().eager_mode;
   metrics::ScopedTimer timer(eager ? EagerOpCompileMetric() : CompileMetric());
   const trace::Span span("Compile", "crossing");
-  // seam's IR goes only to a plugin that announces it reads it; any other would receive
-  // StableHLO (format "mlir"), which seam does not emit yet.
-  if (attributes_.count("seam_ir_version") == 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "Compile: plugin '", platform_name_,
-        "' does not announce the attribute seam_ir_version, so it cannot read seam's IR, and "
-        "seam does not emit StableHLO yet"));
-  }
   std::vector<ComputationPtr> computations;
   for (CompileInstance& instance : instances) {
     SEAM_RETURN_IF_ERROR(DeviceIndex(instance.compilation_device).status());
-    std::string text = ir::PrintProgram(instance.program);
+    SEAM_ASSIGN_OR_RETURN(std::string text, ProgramText(instance.program, program_format_));
     SEAM_ASSIGN_OR_RETURN(std::string options,
                           CompileOptionsBytes(std::max<int64_t>(instance.program.replica_count, 1),
                                               process_index_, process_count_));
-    static constexpr char kFormat[] = "seam-ir";
+    const char* format = PjrtFormatName(program_format_.format);
     auto program = SEAM_PJRT_ARGS(PJRT_Program);
     program.code = text.data();
     program.code_size = text.size();
-    program.format = kFormat;
-    program.format_size = sizeof(kFormat) - 1;
+    program.format = format;
+    program.format_size = std::strlen(format);
     auto args = SEAM_PJRT_ARGS(PJRT_Client_Compile_Args);
     args.client = client_;
     args.program = &program;

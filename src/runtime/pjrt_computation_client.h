@@ -15,6 +15,7 @@
 #include "src/runtime/device_activity.h"
 #include "src/runtime/key_value_store.h"
 #include "src/runtime/plugin.h"
+#include "src/runtime/program_format.h"
 #include "src/runtime/trace.h"
 
 struct PJRT_Api;
@@ -85,6 +86,9 @@ class PjrtComputationClient : public ComputationClient {
   int64_t GetNumGlobalDevices() const { return num_global_devices_; }
   // The plugin's attributes as recorded at creation.
   const PluginOptions& plugin_attributes() const { return attributes_; }
+  // The program format Compile sends (seam's IR or StableHLO), chosen at creation from the
+  // attributes, SEAM_PROGRAM_FORMAT and SEAM_MATMUL_PRECISION (program_format.h).
+  const ProgramFormatChoice& program_format() const { return program_format_; }
 
  private:
   PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client);
@@ -107,6 +111,7 @@ class PjrtComputationClient : public ComputationClient {
   std::unique_ptr<trace::Source> profiler_;
   // PJRT_Plugin_Attributes, recorded at creation (seam_ir_version: the plugin reads seam's IR).
   PluginOptions attributes_;
+  ProgramFormatChoice program_format_;
   int64_t num_global_devices_ = 0;  // PJRT_Client_Devices: every process's
   // Cleared when the plugin answers the slots UNIMPLEMENTED: the defaults from then on.
   std::atomic<bool> ranged_reads_{true};

@@ -248,10 +248,10 @@ struct ElementwiseRow {
 // Every unary, binary and compare row of ops.def, read from the table itself.
 std::vector<ElementwiseRow> ElementwiseRows() {
   return {
-#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect)
-#define SEAM_IR_UNARY(name, text, dtypes) {Op::name, 1, dtypes},
-#define SEAM_IR_BINARY(name, text, dtypes) {Op::name, 2, dtypes},
-#define SEAM_IR_COMPARE(name, text, dtypes) {Op::name, 2, dtypes},
+#define SEAM_IR_OP(name, text, arity, rule, dtypes, effect, stablehlo)
+#define SEAM_IR_UNARY(name, text, dtypes, stablehlo) {Op::name, 1, dtypes},
+#define SEAM_IR_BINARY(name, text, dtypes, stablehlo) {Op::name, 2, dtypes},
+#define SEAM_IR_COMPARE(name, text, dtypes, direction) {Op::name, 2, dtypes},
 #include "src/ir/ops.def"
 #undef SEAM_IR_OP
 #undef SEAM_IR_UNARY
