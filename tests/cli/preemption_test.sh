@@ -7,7 +7,9 @@
 #   L: a 2-process data-parallel job whose launch gets SIGTERM (sent by rank 1 as it launches
 #      its 6th step: SEAM_TEST_SIGTERM_AT_STEP=6, SEAM_TEST_SIGTERM_PID=launch's pid);
 #   R: the same job where only rank 1 gets SIGTERM, under --max-restarts 1 (no restart);
-#   S: a single process signalling itself at its 6th step: it stops at step 6 exactly.
+#   S: a single process signalling itself at its 6th step: it stops at step 6 exactly;
+#   and the CNN example alone (2 epochs of 8 steps, SIGTERM at its 5th step).
+# Without --save (not activated) SIGTERM still ends the example at once.
 # Processes on 127.0.0.1 only; each run is bounded (60 s); the folder is removed on exit.
 set -u
 seam=$1
@@ -89,5 +91,29 @@ run1 S >"$work/S.log" 2>&1 || fail "the resumed single process failed"
 grep -q "^resumed from $work/S in epoch 2 after step 2 of 4" "$work/S.log" ||
   fail "the single process did not resume after step 2 of epoch 2"
 same_end U1 S
+# Without --save the example does not activate it: SIGTERM ends the process as before.
+SEAM_TEST_SIGTERM_AT_STEP=6 timeout -s KILL 60 "$example" --data "$data" --epochs 3 \
+  >"$work/off.log" 2>&1
+rc=$?
+[ $rc -eq 143 ] || fail "without --save, SIGTERM gave status $rc, not 143 (killed by SIGTERM)"
+! grep -q "preempted:\|^epoch 2 " "$work/off.log" ||
+  fail "without --save, the process went on after SIGTERM"
+
+# The CNN example (batch norm's statistics in the checkpoint): 8 steps per epoch, 2 epochs,
+# SIGTERM at its 5th step.
+cnn="$(dirname "$example")/fashion_mnist_cnn"
+if [ -x "$cnn" ]; then
+  cnn1() { timeout -s KILL 60 "$cnn" --data "$data" --epochs 2 --save "$work/$1" --resume "$work/$1"; }
+  cnn1 CU >"$work/CU.log" 2>&1 || fail "the uninterrupted CNN run failed"
+  SEAM_TEST_SIGTERM_AT_STEP=5 cnn1 CS >"$work/CS.log" 2>&1
+  rc=$?
+  [ $rc -eq 143 ] || fail "the CNN run exited with $rc, not 143"
+  [ "$(cat "$work/CS/latest")" = epoch-1-step-5 ] || fail "CS/latest is not epoch-1-step-5"
+  cnn1 CS >"$work/CS.log" 2>&1 || fail "the resumed CNN run failed"
+  for f in model optimizer; do
+    cmp "$work/CU/epoch-2/$f.safetensors" "$work/CS/epoch-2/$f.safetensors" ||
+      fail "the resumed CNN's epoch 2 $f.safetensors differs from the uninterrupted run's"
+  done
+fi
 echo "PASS: SIGTERM to launch, to one rank and to a single process: one agreed step, exit 143," \
   "a mid-epoch checkpoint, and a resumed run identical byte for byte"
