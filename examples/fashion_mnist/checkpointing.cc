@@ -133,4 +133,19 @@ Position ResumeFrom(const std::string& dir, seam::nn::Module& model,
   return position;
 }
 
+Position ResumeAndSay(const std::string& dir, seam::nn::Module& model,
+                      seam::optim::Optimizer& optimizer, std::mt19937_64& rng, int64_t steps) {
+  const Position resumed = ResumeFrom(dir, model, optimizer, rng);
+  if (resumed.step > 0) {
+    std::printf("resumed from %s in epoch %d after step %lld of %lld\n", dir.c_str(),
+                resumed.epoch + 1, static_cast<long long>(resumed.step),
+                static_cast<long long>(steps));
+  } else if (resumed.epoch > 0) {
+    std::printf("resumed from %s after epoch %d\n", dir.c_str(), resumed.epoch);
+  } else {
+    std::printf("no checkpoint in %s yet: starting from epoch 1\n", dir.c_str());
+  }
+  return resumed;
+}
+
 }  // namespace fashion_mnist

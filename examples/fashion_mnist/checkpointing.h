@@ -50,6 +50,12 @@ int StopAtPreemption(const std::string& dir, Position position, int64_t steps, i
 Position ResumeFrom(const std::string& dir, seam::nn::Module& model,
                     seam::optim::Optimizer& optimizer, std::mt19937_64& rng);
 
+// ResumeFrom, then a line on stdout saying where training goes on ("resumed from DIR after
+// epoch 2", "resumed from DIR in epoch 3 after step 5 of 8", "no checkpoint in DIR yet:
+// starting from epoch 1"); `steps` is the number of steps of an epoch.
+Position ResumeAndSay(const std::string& dir, seam::nn::Module& model,
+                      seam::optim::Optimizer& optimizer, std::mt19937_64& rng, int64_t steps);
+
 }  // namespace fashion_mnist
 
 #endif  // SEAM_EXAMPLES_FASHION_MNIST_CHECKPOINTING_H_

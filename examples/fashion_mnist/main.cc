@@ -108,6 +108,27 @@ int64_t CountCorrect(const seam::nn::Mlp& model, const seam::data::ImageSet& tes
   return correct;
 }
 
+// Records one training step on this process's rows (all of them without `dp`) and adds its
+// loss (the whole batch's) to `loss_sum`; nothing runs until the caller's sync.
+void RecordStep(seam::nn::Mlp& model, seam::optim::Adam& optimizer, const seam::DataParallel* dp,
+                const std::vector<float>& images, const std::vector<int32_t>& labels, int64_t rows,
+                seam::Tensor& loss_sum) {
+  using seam::Tensor;
+  if (dp == nullptr) {
+    Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
+    Tensor y = Tensor::from_vector(labels, {kBatch});
+    Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
+    optimizer.step(loss);
+    loss_sum.assign(loss_sum + loss);
+  } else {
+    Tensor x = dp->shard(images, {rows, kPixels});
+    Tensor y = dp->shard(labels, {rows});
+    Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
+    optimizer.step(loss, *dp);
+    loss_sum.assign(loss_sum + dp->mean(loss));  // the whole batch's loss
+  }
+}
+
 struct Options {
   int epochs = 10;
   std::string data = seam::data::kFashionMnistDir;
@@ -142,19 +163,10 @@ int Run(const Options& options) {
   const bool tty = isatty(STDOUT_FILENO) != 0;
   const int64_t steps = train.count / kBatch;  // the last partial batch is dropped: one shape
   std::mt19937_64 rng(7);
-  fashion_mnist::Position resumed;
-  if (!options.resume.empty()) {
-    resumed = fashion_mnist::ResumeFrom(options.resume, model, optimizer, rng);
-    if (resumed.step > 0) {
-      std::printf("resumed from %s in epoch %d after step %lld of %lld\n", options.resume.c_str(),
-                  resumed.epoch + 1, static_cast<long long>(resumed.step),
-                  static_cast<long long>(steps));
-    } else if (resumed.epoch > 0) {
-      std::printf("resumed from %s after epoch %d\n", options.resume.c_str(), resumed.epoch);
-    } else {
-      std::printf("no checkpoint in %s yet: starting from epoch 1\n", options.resume.c_str());
-    }
-  }
+  const fashion_mnist::Position resumed =
+      options.resume.empty()
+          ? fashion_mnist::Position{}
+          : fashion_mnist::ResumeAndSay(options.resume, model, optimizer, rng, steps);
   const int first_epoch = resumed.epoch + 1;
   int64_t global_step = int64_t{resumed.epoch} * steps + resumed.step;  // steps of the whole run
   std::vector<int64_t> order(static_cast<size_t>(train.count));
@@ -183,19 +195,7 @@ int Run(const Options& options) {
     int64_t epoch_steps = first_step;
     for (int64_t step = first_step; step < steps && !step_limit_reached(); ++step, ++epoch_steps) {
       Gather(train, order, step * kBatch + first_row, rows, &images, &labels);
-      if (dp == nullptr) {
-        Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
-        Tensor y = Tensor::from_vector(labels, {kBatch});
-        Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
-        optimizer.step(loss);
-        loss_sum.assign(loss_sum + loss);
-      } else {
-        Tensor x = dp->shard(images, {rows, kPixels});
-        Tensor y = dp->shard(labels, {rows});
-        Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
-        optimizer.step(loss, *dp);
-        loss_sum.assign(loss_sum + dp->mean(loss));  // the whole batch's loss
-      }
+      RecordStep(model, optimizer, dp.get(), images, labels, rows, loss_sum);
       seam::sync();  // forward + backward + update + running loss: one program
       ++steps_taken;
       ++global_step;

@@ -135,19 +135,10 @@ int Run(const Options& options) {
   const int64_t batch = options.batch;
   const int64_t steps = train.count / batch;  // the last partial batch is dropped: one shape
   std::mt19937_64 rng(7);
-  fashion_mnist::Position resumed;
-  if (!options.resume.empty()) {
-    resumed = fashion_mnist::ResumeFrom(options.resume, model, optimizer, rng);
-    if (resumed.step > 0) {
-      std::printf("resumed from %s in epoch %d after step %lld of %lld\n", options.resume.c_str(),
-                  resumed.epoch + 1, static_cast<long long>(resumed.step),
-                  static_cast<long long>(steps));
-    } else {
-      std::printf(resumed.epoch > 0 ? "resumed from %s after epoch %d\n"
-                                    : "no checkpoint in %s yet: starting from epoch %d\n",
-                  options.resume.c_str(), resumed.epoch > 0 ? resumed.epoch : 1);
-    }
-  }
+  const fashion_mnist::Position resumed =
+      options.resume.empty()
+          ? fashion_mnist::Position{}
+          : fashion_mnist::ResumeAndSay(options.resume, model, optimizer, rng, steps);
   const int first_epoch = resumed.epoch + 1;
   int64_t global_step = int64_t{resumed.epoch} * steps + resumed.step;  // steps of the whole run
   const bool tty = isatty(STDOUT_FILENO) != 0;
