@@ -7,7 +7,7 @@
 #   L: a 2-process data-parallel job whose launch gets SIGTERM (sent by rank 1 as it launches
 #      its 6th step: SEAM_TEST_SIGTERM_AT_STEP=6, SEAM_TEST_SIGTERM_PID=launch's pid);
 #   R: the same job where only rank 1 gets SIGTERM, under --max-restarts 1 (no restart);
-#   S: a single process signalling itself at its 6th step: it stops at step 6 exactly;
+#   S: a single process signalling itself at its 6th step: it stops at step 6 (or 7);
 #   and the CNN example alone (2 epochs of 8 steps, SIGTERM at its 5th step).
 # Without --save (not activated) SIGTERM still ends the example at once.
 # Processes on 127.0.0.1 only; each run is bounded (60 s); the folder is removed on exit.
@@ -52,8 +52,9 @@ preempted() {
     grep -q "seam launch: received SIGTERM and forwarded it to every rank" "$log" ||
       fail "job $name: launch did not say it forwarded SIGTERM"
   else
-    grep -q "seam launch: rank 1 exited with status 143 (preempted" "$log" ||
-      fail "job $name: launch did not name the preempted rank"
+    # Both ranks leave together (each waits for the other at exit): either may end first.
+    grep -q "seam launch: rank [01] exited with status 143 (preempted" "$log" ||
+      fail "job $name: launch did not name a preempted rank"
   fi
   local s0 s1
   s0=$(sed -n 's/^\[rank 0\] preempted: every rank stops at step \([0-9]*\) .*/\1/p' "$log")
@@ -84,12 +85,15 @@ run1 U1 >"$work/U1.log" 2>&1 || fail "the uninterrupted single process failed"
 SEAM_TEST_SIGTERM_AT_STEP=6 run1 S >"$work/S.log" 2>&1
 rc=$?
 [ $rc -eq 143 ] || fail "the single process exited with $rc, not 143"
-grep -q "^preempted: every rank stops at step 6 (epoch 2, step 2 of 4)" "$work/S.log" ||
-  fail "the single process did not stop at step 6"
-[ "$(cat "$work/S/latest")" = epoch-2-step-2 ] || fail "S/latest is not epoch-2-step-2"
+# The signal reaches the process's signal thread a moment after the hook sends it: the
+# process stops at step 6, or 7 when step 6 ended first.
+k=$(sed -n 's/^preempted: every rank stops at step [67] (epoch 2, step \([23]\) of 4)$/\1/p' \
+  "$work/S.log")
+[ -n "$k" ] || fail "the single process did not stop at step 6 or 7"
+[ "$(cat "$work/S/latest")" = "epoch-2-step-$k" ] || fail "S/latest is not epoch-2-step-$k"
 run1 S >"$work/S.log" 2>&1 || fail "the resumed single process failed"
-grep -q "^resumed from $work/S in epoch 2 after step 2 of 4" "$work/S.log" ||
-  fail "the single process did not resume after step 2 of epoch 2"
+grep -q "^resumed from $work/S in epoch 2 after step $k of 4" "$work/S.log" ||
+  fail "the single process did not resume after step $k of epoch 2"
 same_end U1 S
 # Without --save the example does not activate it: SIGTERM ends the process as before.
 SEAM_TEST_SIGTERM_AT_STEP=6 timeout -s KILL 60 "$example" --data "$data" --epochs 3 \
@@ -108,7 +112,10 @@ if [ -x "$cnn" ]; then
   SEAM_TEST_SIGTERM_AT_STEP=5 cnn1 CS >"$work/CS.log" 2>&1
   rc=$?
   [ $rc -eq 143 ] || fail "the CNN run exited with $rc, not 143"
-  [ "$(cat "$work/CS/latest")" = epoch-1-step-5 ] || fail "CS/latest is not epoch-1-step-5"
+  case "$(cat "$work/CS/latest")" in
+    epoch-1-step-5 | epoch-1-step-6) ;;
+    *) fail "CS/latest is $(cat "$work/CS/latest"), not epoch-1-step-5 or -6" ;;
+  esac
   cnn1 CS >"$work/CS.log" 2>&1 || fail "the resumed CNN run failed"
   for f in model optimizer; do
     cmp "$work/CU/epoch-2/$f.safetensors" "$work/CS/epoch-2/$f.safetensors" ||
