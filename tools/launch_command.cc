@@ -65,6 +65,15 @@ int Report(const GroupResult& result, const LaunchOptions& options, std::ostream
         << " and forwarded it to every rank" << killed << "\n";
     return 128 + result.interrupted_by;
   }
+  if (result.first_preempted.has_value()) {
+    const int64_t rank =
+        options.node_rank * options.nproc + static_cast<int64_t>(*result.first_preempted);
+    err << "seam launch: rank " << rank
+        << " exited with status 143 (preempted: it stopped at its preemption sync point); the "
+           "job is not restarted"
+        << killed << "\n";
+    return ChildExit::kPreemptedStatus;
+  }
   return 0;
 }
 
@@ -300,7 +309,8 @@ CLI::App* AddLaunchCommand(CLI::App& app, LaunchOptions& options) {
   launch
       ->add_option("--grace-period", options.grace_period_s,
                    "Seconds the processes have to exit after SIGTERM (or a forwarded signal) "
-                   "before SIGKILL (default 10)")
+                   "before SIGKILL (default 10); a job that handles preemption must reach its "
+                   "sync step and save within it")
       ->check(CLI::Range(0.0, 3600.0));
   launch
       ->add_option("--max-restarts", options.max_restarts,
@@ -395,6 +405,8 @@ int Launch(const LaunchOptions& options, std::ostream& err) {
       }
       endpoint->port = *port;
     }
+    // Only a failure (1) restarts the job: never a signal to launch nor a preemption (143),
+    // after which the scheduler that preempted the job starts it again.
     const int status = RunAttempt(options, *path, inherited, *endpoint, restart, *secret, err);
     if (status != 1 || restart >= options.max_restarts) return status;
     err << "seam launch: restarting the job (restart " << restart + 1 << " of "

@@ -40,9 +40,11 @@ CLI::App* AddLaunchCommand(CLI::App& app, LaunchOptions& options);
 
 // Runs the job; returns the exit status for `seam`: 0 when every process exited with 0;
 // 1 when one failed (or the job could not start), named on `err`; 127 when the program
-// cannot be found or run; 128 + n when this process received signal n (forwarded). With
+// cannot be found or run; 128 + n when this process received signal n (forwarded); 143
+// when a rank exited with 143 (preempted: docs/distributed.md, "Preemption"). With
 // max_restarts, a job in which a rank failed is started again, whole, up to that many
-// times (a signal to launch is never followed by a restart); each attempt's processes get
+// times (a signal to launch or a preemption is never followed by a restart); each attempt's
+// processes get
 // SEAM_RESTART_COUNT (0 for the first) and, when launch picked the port, a fresh one.
 int Launch(const LaunchOptions& options, std::ostream& err);
 

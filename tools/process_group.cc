@@ -355,6 +355,7 @@ class GroupRunner {
   // ended before this loop runs again).
   void Reap() {
     std::optional<size_t> failure;
+    std::optional<size_t> preempted;
     for (size_t i = 0; i < children_.size(); ++i) {
       Child& child = children_[i];
       if (!child.running) continue;
@@ -365,6 +366,10 @@ class GroupRunner {
       if (r != child.pid) continue;
       child.running = false;
       child.exit = ExitFromWaitStatus(status);
+      if (child.exit.preempted()) {
+        if (!preempted.has_value()) preempted = i;
+        continue;
+      }
       if (child.exit.failed() &&
           (!failure.has_value() || (child.exit.signaled && !children_[*failure].exit.signaled))) {
         failure = i;
@@ -372,6 +377,11 @@ class GroupRunner {
     }
     if (failure.has_value() && !stopping_) {
       result_.first_failure = *failure;
+      BeginStop(SIGTERM);
+    } else if (preempted.has_value() && !stopping_) {
+      // The others get the notice too (a program that stopped at its sync point has told the
+      // job already; SIGTERM reaches the processes that do not use the coordinator).
+      result_.first_preempted = *preempted;
       BeginStop(SIGTERM);
     }
   }

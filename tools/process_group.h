@@ -30,6 +30,10 @@ struct ChildExit {
   int value = 0;          // the exit status, or the signal's number
   bool core_dumped = false;
   bool failed() const { return signaled || value != 0; }
+  // Exited with status 143 (128 + SIGTERM): the program stopped at its preemption sync
+  // point (docs/distributed.md, "Preemption"), which is not a failure of the job.
+  bool preempted() const { return !signaled && value == kPreemptedStatus; }
+  static constexpr int kPreemptedStatus = 143;
 };
 
 // "exited with status 3", "was killed by signal 9 (SIGKILL)", "... (core dumped)".
@@ -59,6 +63,10 @@ struct GroupResult {
   // The first child that failed while the group ran normally: its failure stopped the
   // others. nullopt when none did (the group succeeded, or was stopped by a signal first).
   std::optional<size_t> first_failure;
+  // The first child that exited with status 143 (ChildExit::preempted) while the group ran
+  // normally: the others got SIGTERM (their notice) and the grace period. nullopt when none
+  // did, or a failure or a signal came first.
+  std::optional<size_t> first_preempted;
   // The first SIGINT, SIGTERM, SIGHUP or SIGQUIT this process received while the group
   // ran (it was forwarded to every child); 0 when none.
   int interrupted_by = 0;
@@ -77,11 +85,11 @@ struct GroupResult {
 // the children's own helpers do not outlive this process either. Released (told to exit
 // without doing anything) and reaped before this call returns.
 //
-// When a child fails (a non-zero status or a signal), every other child's process group
-// gets SIGTERM. When this process receives SIGINT, SIGTERM, SIGHUP or SIGQUIT, the same
-// signal goes to every child's process group. Either way, the children still running after
-// `grace_period` get SIGKILL; a signal to this process while the group is stopping sends
-// SIGKILL at once.
+// When a child fails (a non-zero status or a signal), or exits with status 143 (preempted),
+// every other child's process group gets SIGTERM. When this process receives SIGINT, SIGTERM,
+// SIGHUP or SIGQUIT, the same signal goes to every child's process group. Either way, the children
+// still running after `grace_period` get SIGKILL; a signal to this process while the group is
+// stopping sends SIGKILL at once.
 //
 // Errors: a child that cannot be started (pipe, fork or exec failed); the children started
 // before it are killed and reaped first. Handlers of the signals above (except one this

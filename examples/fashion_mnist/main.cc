@@ -108,6 +108,27 @@ int64_t CountCorrect(const seam::nn::Mlp& model, const seam::data::ImageSet& tes
   return correct;
 }
 
+// Records one training step on this process's rows (all of them without `dp`) and adds its
+// loss (the whole batch's) to `loss_sum`; nothing runs until the caller's sync.
+void RecordStep(seam::nn::Mlp& model, seam::optim::Adam& optimizer, const seam::DataParallel* dp,
+                const std::vector<float>& images, const std::vector<int32_t>& labels, int64_t rows,
+                seam::Tensor& loss_sum) {
+  using seam::Tensor;
+  if (dp == nullptr) {
+    Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
+    Tensor y = Tensor::from_vector(labels, {kBatch});
+    Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
+    optimizer.step(loss);
+    loss_sum.assign(loss_sum + loss);
+  } else {
+    Tensor x = dp->shard(images, {rows, kPixels});
+    Tensor y = dp->shard(labels, {rows});
+    Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
+    optimizer.step(loss, *dp);
+    loss_sum.assign(loss_sum + dp->mean(loss));  // the whole batch's loss
+  }
+}
+
 struct Options {
   int epochs = 10;
   std::string data = seam::data::kFashionMnistDir;
@@ -120,6 +141,11 @@ struct Options {
 
 int Run(const Options& options) {
   using seam::Tensor;
+  // With --save, a SIGTERM (to this process or to `seam launch`) is a preemption notice: every
+  // rank stops at one agreed step, rank 0 saves there, and the process exits with 143.
+  // Activated first, before seam starts its threads (docs/distributed.md, "Preemption").
+  const bool preemptible = !options.save.empty();
+  if (preemptible) seam::activate_preemption_sync();
   const int epochs = options.epochs;
   const std::string& dir = options.data;
   seam::data::ImageSet train = seam::data::load_fashion_mnist(/*train=*/true, dir);
@@ -135,18 +161,15 @@ int Run(const Options& options) {
   const int64_t rows = dp == nullptr ? kBatch : kBatch / dp->replicas() * dp->local_replicas();
   const int64_t first_row = dp == nullptr ? 0 : kBatch / dp->replicas() * dp->first_replica();
   const bool tty = isatty(STDOUT_FILENO) != 0;
-  std::mt19937_64 rng(7);
-  int first_epoch = 1;
-  if (!options.resume.empty()) {
-    first_epoch = fashion_mnist::ResumeFrom(options.resume, model, optimizer, rng) + 1;
-    if (first_epoch > 1) {
-      std::printf("resumed from %s after epoch %d\n", options.resume.c_str(), first_epoch - 1);
-    } else {
-      std::printf("no checkpoint in %s yet: starting from epoch 1\n", options.resume.c_str());
-    }
-  }
-  std::vector<int64_t> order(static_cast<size_t>(train.count));
   const int64_t steps = train.count / kBatch;  // the last partial batch is dropped: one shape
+  std::mt19937_64 rng(7);
+  const fashion_mnist::Position resumed =
+      options.resume.empty()
+          ? fashion_mnist::Position{}
+          : fashion_mnist::ResumeAndSay(options.resume, model, optimizer, rng, steps);
+  const int first_epoch = resumed.epoch + 1;
+  int64_t global_step = int64_t{resumed.epoch} * steps + resumed.step;  // steps of the whole run
+  std::vector<int64_t> order(static_cast<size_t>(train.count));
   std::vector<float> images;
   std::vector<int32_t> labels;
   int64_t steps_taken = 0;
@@ -158,30 +181,29 @@ int Run(const Options& options) {
   for (int epoch = first_epoch; epoch <= epochs && !step_limit_reached(); ++epoch) {
     // Adam at 1e-3, halved every epoch over the last four: the rate is program data, so
     // changing it does not recompile.
-    if (epoch > epochs - 4 && epoch > 1) optimizer.lr *= 0.5f;
+    // (A checkpoint from the middle of an epoch holds the epoch's rate already.)
+    const int64_t first_step = epoch == first_epoch ? resumed.step : 0;
+    if (epoch > epochs - 4 && epoch > 1 && first_step == 0) optimizer.lr *= 0.5f;
     // Each epoch's order depends only on the generator's state, which a checkpoint keeps.
+    const std::mt19937_64 epoch_rng = rng;
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
     auto start = std::chrono::steady_clock::now();
-    Tensor loss_sum = Tensor::zeros({});
-    int64_t epoch_steps = 0;
-    for (int64_t step = 0; step < steps && !step_limit_reached(); ++step, ++epoch_steps) {
+    Tensor loss_sum = first_step == 0
+                          ? Tensor::zeros({})
+                          : Tensor::from_vector(std::vector<float>{resumed.loss_sum}, {});
+    int64_t epoch_steps = first_step;
+    for (int64_t step = first_step; step < steps && !step_limit_reached(); ++step, ++epoch_steps) {
       Gather(train, order, step * kBatch + first_row, rows, &images, &labels);
-      if (dp == nullptr) {
-        Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
-        Tensor y = Tensor::from_vector(labels, {kBatch});
-        Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
-        optimizer.step(loss);
-        loss_sum.assign(loss_sum + loss);
-      } else {
-        Tensor x = dp->shard(images, {rows, kPixels});
-        Tensor y = dp->shard(labels, {rows});
-        Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
-        optimizer.step(loss, *dp);
-        loss_sum.assign(loss_sum + dp->mean(loss));  // the whole batch's loss
-      }
+      RecordStep(model, optimizer, dp.get(), images, labels, rows, loss_sum);
       seam::sync();  // forward + backward + update + running loss: one program
       ++steps_taken;
+      ++global_step;
+      if (preemptible && seam::reached_preemption_sync_point(global_step)) {
+        return fashion_mnist::StopAtPreemption(
+            options.save, fashion_mnist::Position{epoch - 1, step + 1, 0}, steps, global_step,
+            model, optimizer, epoch_rng, loss_sum, dp == nullptr || seam::process_index() == 0);
+      }
       if (tty && (step % 20 == 0 || step + 1 == steps)) {
         int filled = static_cast<int>(int64_t{30} * (step + 1) / steps);
         std::printf("\repoch %d [%-30s] %lld/%lld", epoch, std::string(filled, '=').c_str(),
@@ -225,7 +247,9 @@ int Main(int argc, char** argv) {
                  "Debian's dataset-fashion-mnist puts them)");
   app.add_option("--save", options.save,
                  "Write a checkpoint after every epoch: DIR/epoch-<k>/{model,optimizer}"
-                 ".safetensors, then DIR/latest");
+                 ".safetensors, then DIR/latest; and treat SIGTERM as a preemption notice: "
+                 "stop at a step every rank agrees on, save DIR/epoch-<k>-step-<s>/ there and "
+                 "exit with status 143");
   app.add_option("--resume", options.resume,
                  "Continue from the checkpoint DIR/latest names (the same --epochs as the "
                  "interrupted run gives the same result); without DIR/latest, start from "

@@ -22,6 +22,7 @@
 #include "examples/fashion_mnist/checkpointing.h"
 #include "examples/fashion_mnist_cnn/model.h"
 #include "seam/data.h"
+#include "seam/distributed.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
@@ -118,6 +119,10 @@ void Progress(bool tty, int epoch, int64_t step, int64_t steps, const seam::Tens
 
 int Run(const Options& options) {
   using seam::Tensor;
+  // With --save, SIGTERM is a preemption notice: stop at the next step, save it, exit 143.
+  // Activated first, before seam starts its threads (docs/distributed.md, "Preemption").
+  const bool preemptible = !options.save.empty();
+  if (preemptible) seam::activate_preemption_sync();
   seam::data::ImageSet train = seam::data::load_fashion_mnist(/*train=*/true, options.data);
   seam::data::ImageSet test = seam::data::load_fashion_mnist(/*train=*/false, options.data);
   if (!CheckSets(train, test, options)) return 1;
@@ -127,16 +132,15 @@ int Run(const Options& options) {
 
   seam::nn::Sequential model = fashion_cnn::MakeModel(/*seed=*/42);
   seam::optim::Adam optimizer(model, 1e-3f);
-  std::mt19937_64 rng(7);
-  int first_epoch = 1;
-  if (!options.resume.empty()) {
-    first_epoch = fashion_mnist::ResumeFrom(options.resume, model, optimizer, rng) + 1;
-    std::printf(first_epoch > 1 ? "resumed from %s after epoch %d\n"
-                                : "no checkpoint in %s yet: starting from epoch %d\n",
-                options.resume.c_str(), first_epoch > 1 ? first_epoch - 1 : 1);
-  }
   const int64_t batch = options.batch;
   const int64_t steps = train.count / batch;  // the last partial batch is dropped: one shape
+  std::mt19937_64 rng(7);
+  const fashion_mnist::Position resumed =
+      options.resume.empty()
+          ? fashion_mnist::Position{}
+          : fashion_mnist::ResumeAndSay(options.resume, model, optimizer, rng, steps);
+  const int first_epoch = resumed.epoch + 1;
+  int64_t global_step = int64_t{resumed.epoch} * steps + resumed.step;  // steps of the whole run
   const bool tty = isatty(STDOUT_FILENO) != 0;
   std::vector<int64_t> order(static_cast<size_t>(train.count));
   std::vector<float> images;
@@ -152,13 +156,18 @@ int Run(const Options& options) {
   for (int epoch = first_epoch; epoch <= options.epochs && !limit_reached(); ++epoch) {
     // Adam at 1e-3, halved for each of the last two epochs (the rate is program data: no
     // recompile).
-    if (epoch > options.epochs - 2 && epoch > 1) optimizer.lr *= 0.5f;
+    // (A checkpoint from the middle of an epoch holds the epoch's rate already.)
+    const int64_t first_step = epoch == first_epoch ? resumed.step : 0;
+    if (epoch > options.epochs - 2 && epoch > 1 && first_step == 0) optimizer.lr *= 0.5f;
+    const std::mt19937_64 epoch_rng = rng;  // what a checkpoint mid-epoch keeps
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng);
     const auto start = std::chrono::steady_clock::now();
-    Tensor loss_sum = Tensor::zeros({});
-    int64_t epoch_steps = 0;
-    for (int64_t step = 0; step < steps && !limit_reached(); ++step) {
+    Tensor loss_sum = first_step == 0
+                          ? Tensor::zeros({})
+                          : Tensor::from_vector(std::vector<float>{resumed.loss_sum}, {});
+    int64_t epoch_steps = first_step;
+    for (int64_t step = first_step; step < steps && !limit_reached(); ++step) {
       Gather(train, order, step * batch, batch, &images, &labels);
       Tensor x = Tensor::from_vector(images, {batch, 1, kImageSide, kImageSide});
       Tensor y = Tensor::from_vector(labels, {batch});
@@ -168,6 +177,12 @@ int Run(const Options& options) {
       seam::sync();  // forward + backward + update + batch-norm statistics: one program
       ++steps_taken;
       ++epoch_steps;
+      ++global_step;
+      if (preemptible && seam::reached_preemption_sync_point(global_step)) {
+        return fashion_mnist::StopAtPreemption(
+            options.save, fashion_mnist::Position{epoch - 1, step + 1, 0}, steps, global_step,
+            model, optimizer, epoch_rng, loss_sum, /*writer=*/true);
+      }
       Progress(tty, epoch, step, steps, loss_sum, epoch_steps, batch, Seconds(start));
     }
     const double loss = loss_sum.item<float>() / static_cast<double>(epoch_steps);
@@ -209,7 +224,9 @@ int Main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   app.add_option("--save", options.save,
                  "Write a checkpoint after every epoch: DIR/epoch-<k>/{model,optimizer}"
-                 ".safetensors (batch-norm statistics included), then DIR/latest");
+                 ".safetensors (batch-norm statistics included), then DIR/latest; and treat "
+                 "SIGTERM as a preemption notice: save DIR/epoch-<k>-step-<s>/ at the next "
+                 "step and exit with status 143");
   app.add_option("--resume", options.resume,
                  "Continue from the checkpoint DIR/latest names (the same --epochs as the "
                  "interrupted run gives the same result); without DIR/latest, start from "

@@ -39,6 +39,22 @@ int64_t local_device_count();
 int64_t process_index();
 int64_t process_count();
 
+// Preemption (docs/distributed.md, "Preemption"), opt-in as PyTorch/XLA's preemption sync
+// manager: after activate_preemption_sync() a SIGTERM to the process (or to `seam launch`,
+// which forwards it) is a notice rather than the end: the handler only sets a flag. Call
+// reached_preemption_sync_point(step) once per training step, every rank with the same
+// increasing step numbers (0 or more): it returns true at the one step every rank of the job
+// agrees on (the coordinator picks it once every rank has reported the notice; a rank may
+// wait a moment in the call for it), and false before and without a notice. In a job of one
+// process it returns true at the first call after the signal. Save a checkpoint there and
+// exit with status 143: `seam launch` then exits 143 too, and does not restart the job.
+// Installing the handler is done once (later calls do nothing); reached_... before it, or
+// with a negative step, is an Error.
+void activate_preemption_sync();
+bool reached_preemption_sync_point(int64_t step);
+// Whether this process has received SIGTERM since activate_preemption_sync().
+bool preemption_noticed();
+
 class DataParallel {
  public:
   // In a job of one process: over the first `replicas` local devices; 0 means all of them.

@@ -1,5 +1,8 @@
 #include "src/lazy/step_runner.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -208,6 +211,22 @@ absl::Status MaybeKillAtStep() {
   return absl::OkStatus();
 }
 
+// The preemption tests' hook (docs/distributed.md, "Preemption"): SEAM_TEST_SIGTERM_AT_STEP=N
+// sends SIGTERM, as it launches its N-th step, to the process SEAM_TEST_SIGTERM_PID names
+// (this one when unset: e.g. `seam launch`, the rank's parent), as a scheduler's notice
+// arriving at a known point of training.
+absl::Status MaybeSignalAtStep() {
+  static const auto* at =
+      new absl::StatusOr<int64_t>(base::GetEnvInt("SEAM_TEST_SIGTERM_AT_STEP", 0));
+  static const auto* pid = new absl::StatusOr<int64_t>(base::GetEnvInt("SEAM_TEST_SIGTERM_PID", 0));
+  if (!at->ok()) return at->status();
+  if (!pid->ok()) return pid->status();
+  if (**at <= 0) return absl::OkStatus();
+  static std::atomic<int64_t> steps{0};
+  if (++steps == **at) kill(**pid > 0 ? static_cast<pid_t>(**pid) : getpid(), SIGTERM);
+  return absl::OkStatus();
+}
+
 // Crossing 3: runs the program on every replica's arguments. A step (a barrier's or a
 // replay's) first waits until fewer than SEAM_MAX_INFLIGHT_STEPS runs are unfinished on
 // each of its devices, so the host is never more steps ahead than that.
@@ -216,6 +235,7 @@ absl::Status Execute(ComputationClient& client, const StepRequest& request,
                      StepResult& result) {
   if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
     SEAM_RETURN_IF_ERROR(MaybeKillAtStep());
+    SEAM_RETURN_IF_ERROR(MaybeSignalAtStep());
     SEAM_ASSIGN_OR_RETURN(int64_t limit, MaxStepsInFlight());
     const trace::Span span("wait: runs in flight", "wait");
     for (const std::string& device : devices) {

@@ -133,13 +133,19 @@ absl::Status Coordinator::Health() const { return client_->Health(); }
 
 absl::Status Coordinator::BeginJobWideStep() { return client_->BeginJobWideStep(); }
 
+absl::StatusOr<bool> Coordinator::ReachedPreemptionSyncPoint(int64_t step, bool signaled) {
+  return client_->ReachedPreemptionSyncPoint(step, signaled);
+}
+
 void Coordinator::Shutdown(int exit_status) {
   if (shut_down_) return;
   shut_down_ = true;
   const bool whole = client_->Health().ok();
   if (whole) {
-    const milliseconds wait =
-        exit_status == 0 ? milliseconds(options_.shutdown_timeout) : milliseconds(0);
+    // A process that stops at the job's preemption sync step leaves like one that finished.
+    const bool orderly =
+        exit_status == 0 || (exit_status == kPreemptedExitStatus && client_->PreemptionReached());
+    const milliseconds wait = orderly ? milliseconds(options_.shutdown_timeout) : milliseconds(0);
     client_->Leave(exit_status, wait).IgnoreError();
   }
   client_->Close();
@@ -209,6 +215,12 @@ absl::Status JobHealth() {
 absl::Status BeginJobWideStep() {
   Coordinator* coordinator = g_coordinator.load(std::memory_order_acquire);
   return coordinator == nullptr ? absl::OkStatus() : coordinator->BeginJobWideStep();
+}
+
+absl::StatusOr<bool> ReachedPreemptionSyncPoint(int64_t step, bool signaled) {
+  Coordinator* coordinator = g_coordinator.load(std::memory_order_acquire);
+  if (coordinator == nullptr) return signaled;
+  return coordinator->ReachedPreemptionSyncPoint(step, signaled);
 }
 
 }  // namespace seam::runtime

@@ -44,10 +44,12 @@ class Coordinator {
   absl::Status Health() const;
   // CoordinatorClient::BeginJobWideStep.
   absl::Status BeginJobWideStep();
+  // CoordinatorClient::ReachedPreemptionSyncPoint.
+  absl::StatusOr<bool> ReachedPreemptionSyncPoint(int64_t step, bool signaled);
 
-  // Leaves the job: with `exit_status` 0 waits (up to DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN)
-  // for the other ranks to leave too, then stops the client and, on rank 0, the service.
-  // Run by the process's exit handler; idempotent.
+  // Leaves the job: with `exit_status` 0, or 143 once past the preemption sync step, waits (up to
+  // DIST_SERVICE_SHUTDOWN_TIMEOUT_IN_MIN) for the other ranks to leave too, then stops the client
+  // and, on rank 0, the service. Run by the process's exit handler; idempotent.
   void Shutdown(int exit_status);
 
  private:
@@ -80,6 +82,11 @@ absl::Status JobHealth();
 // coordinator; else counts the step, or fails (ABORTED) naming a rank that has left the
 // job before reaching it (CoordinatorClient::BeginJobWideStep).
 absl::Status BeginJobWideStep();
+
+// The job's preemption sync point (docs/distributed.md, "Preemption"): without a
+// coordinator, `signaled` (a single process stops at the first step after its notice);
+// else CoordinatorClient::ReachedPreemptionSyncPoint.
+absl::StatusOr<bool> ReachedPreemptionSyncPoint(int64_t step, bool signaled);
 
 }  // namespace seam::runtime
 

@@ -208,6 +208,7 @@ class CoordinatorClient::Impl {
       std::lock_guard<std::mutex> lock(steps_mu_);
       request.set_job_steps(job_steps_);
     }
+    request.set_preempted(exit_status == kPreemptedExitStatus && PreemptionReached());
     pb::LeaveReply reply;
     return Answer(stub_->Leave(&context, request, &reply), "leave");
   }
@@ -221,6 +222,32 @@ class CoordinatorClient::Impl {
     }
     ++job_steps_;
     return absl::OkStatus();
+  }
+
+  absl::StatusOr<bool> ReachedPreemptionSyncPoint(int64_t step, bool signaled) {
+    std::unique_lock<std::mutex> lock(pm_mu_);
+    last_step_ = step;
+    if (signaled && !reported_) {
+      reported_ = true;
+      reported_step_ = step;
+      lock.unlock();
+      ReportPreemption(step);
+      lock.lock();
+    }
+    // Past the step it reported, a rank waits for the sync step: the others' reports may
+    // make it any step from here on, and this rank must not run beyond it.
+    while (sync_step_ < 0 && reported_ && step > reported_step_) {
+      lock.unlock();
+      if (absl::Status health = Health(); !health.ok()) return health;
+      lock.lock();
+      pm_cv_.wait_for(lock, milliseconds(100));
+    }
+    return sync_step_ >= 0 && step >= sync_step_;
+  }
+
+  bool PreemptionReached() const {
+    std::lock_guard<std::mutex> lock(pm_mu_);
+    return sync_step_ >= 0 && last_step_ >= sync_step_;
   }
 
   std::vector<int> DepartedRanks() const {
@@ -280,6 +307,48 @@ class CoordinatorClient::Impl {
                         "): it exited (status 0) and left the job after ", departure.job_steps(),
                         " job-wide steps, ", waits ? "while this process waits in" : "and",
                         " job-wide step ", step, waits ? ", which needs it" : " needs every rank");
+  }
+
+  // The service's word on the job's preemption: once noticed, this rank reports the last
+  // step it reached (once); the sync step, once known, releases a waiting rank.
+  void NotePreemption(const pb::Preemption& preemption) {
+    if (!preemption.noticed()) return;
+    std::optional<int64_t> report;
+    {
+      std::lock_guard<std::mutex> lock(pm_mu_);
+      if (preemption.sync_step() >= 0 && sync_step_ < 0) {
+        sync_step_ = preemption.sync_step();
+        pm_cv_.notify_all();
+      }
+      if (!reported_) {
+        reported_ = true;
+        reported_step_ = last_step_;
+        report = last_step_;
+      }
+    }
+    if (report.has_value()) ReportPreemption(*report);
+  }
+
+  // Sends this rank's report (a few tries while the job is whole) and notes the reply.
+  void ReportPreemption(int64_t step) {
+    for (int attempt = 0; attempt < 3 && Health().ok(); ++attempt) {
+      grpc::ClientContext context;
+      Authenticate(context);
+      SetDeadline(context, Clock::now() + kRpcMargin + options_.LossTimeout());
+      pb::PreemptionReport request;
+      request.set_incarnation(incarnation_);
+      request.set_rank(topology_.rank);
+      request.set_step(step);
+      pb::PreemptionReply reply;
+      if (stub_->ReportPreemption(&context, request, &reply).ok()) {
+        std::lock_guard<std::mutex> lock(pm_mu_);
+        if (reply.preemption().sync_step() >= 0 && sync_step_ < 0) {
+          sync_step_ = reply.preemption().sync_step();
+          pm_cv_.notify_all();
+        }
+        return;
+      }
+    }
   }
 
   // Ranks that left the job: a job-wide step this process launched beyond a leaver's last
@@ -349,6 +418,7 @@ class CoordinatorClient::Impl {
       if (status.ok()) {
         last_answer = now;
         NoteDepartures(reply.state());
+        NotePreemption(reply.state().preemption());
         if (reply.state().lost()) SetLost(absl::AbortedError(reply.state().reason()));
       } else if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
         SetLost(absl::AbortedError(absl::StrCat("The job is lost: ", status.error_message())));
@@ -385,6 +455,7 @@ class CoordinatorClient::Impl {
       }
       cv_.notify_all();
       NoteDepartures(state);
+      NotePreemption(state.preemption());
       if (state.lost()) SetLost(absl::AbortedError(state.reason()));
     }
     const grpc::Status status = reader->Finish();
@@ -412,6 +483,15 @@ class CoordinatorClient::Impl {
   mutable std::mutex steps_mu_;
   int64_t job_steps_ = 0;
   std::vector<pb::Departure> departed_;
+
+  // The job's preemption (ReachedPreemptionSyncPoint): the last step this process reached,
+  // whether and at which step it reported the notice, and the sync step (-1: not known).
+  mutable std::mutex pm_mu_;
+  std::condition_variable pm_cv_;
+  int64_t last_step_ = -1;
+  bool reported_ = false;
+  int64_t reported_step_ = -1;
+  int64_t sync_step_ = -1;
 
   std::atomic<bool> lost_{false};
   mutable std::mutex lost_mu_;
@@ -469,6 +549,12 @@ absl::Status CoordinatorClient::Leave(int exit_status, std::chrono::milliseconds
 absl::Status CoordinatorClient::BeginJobWideStep() { return impl_->BeginJobWideStep(); }
 
 std::vector<int> CoordinatorClient::DepartedRanks() const { return impl_->DepartedRanks(); }
+
+absl::StatusOr<bool> CoordinatorClient::ReachedPreemptionSyncPoint(int64_t step, bool signaled) {
+  return impl_->ReachedPreemptionSyncPoint(step, signaled);
+}
+
+bool CoordinatorClient::PreemptionReached() const { return impl_->PreemptionReached(); }
 
 void CoordinatorClient::Close() { impl_->Close(); }
 

@@ -21,6 +21,10 @@
 
 namespace seam::runtime {
 
+// The exit status of a process that stopped at the job's preemption sync step (128 +
+// SIGTERM, as a shell reports a process SIGTERM ended).
+inline constexpr int kPreemptedExitStatus = 143;
+
 class CoordinatorClient : public KeyValueStore {
  public:
   using Deadline = std::chrono::steady_clock::time_point;
@@ -60,6 +64,15 @@ class CoordinatorClient : public KeyValueStore {
   // job (exit status 0) after fewer job-wide steps: the step could never complete. A rank
   // that leaves while this process waits in such a step loses the job for it at once.
   absl::Status BeginJobWideStep();
+
+  // The job's preemption sync (docs/distributed.md, "Preemption"), called by the program
+  // once per step with increasing steps. `signaled`: this process got a preemption notice
+  // (SIGTERM) that it has not yet passed on. True once `step` is the step every rank agreed
+  // to stop at; a rank that has reported the notice waits in its next call until that step
+  // is known. The job's error (ABORTED) when it is lost while waiting.
+  absl::StatusOr<bool> ReachedPreemptionSyncPoint(int64_t step, bool signaled);
+  // This process has reached the agreed sync step.
+  bool PreemptionReached() const;
 
   // The ranks this process has been told left the job with status 0, in that order.
   std::vector<int> DepartedRanks() const;

@@ -71,6 +71,8 @@ struct RankState {
   bool left = false;  // its process is exiting (Leave)
   std::string who;    // "pid <pid> on <host>"
   Clock::time_point last_heartbeat;
+  bool preemption_reported = false;  // ReportPreemption
+  int64_t preemption_step = -1;      // the last step it reached when it reported
 };
 
 struct BarrierState {
@@ -86,7 +88,9 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
   explicit Impl(Options options)
       : options_(std::move(options)),
         incarnation_(NewIncarnation()),
-        ranks_(static_cast<size_t>(options_.world_size)) {}
+        ranks_(static_cast<size_t>(options_.world_size)) {
+    job_.mutable_preemption()->set_sync_step(-1);
+  }
 
   ~Impl() override { Stop(kDefaultDrain); }
 
@@ -240,13 +244,16 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     // The first message tells the client that the service watches it from now on.
     pb::JobState first = job_;
     int sent_departures = first.departed_size();
+    int sent_preemption = preemption_changes_;
     lock.unlock();
     writer->Write(first);
     lock.lock();
     while (true) {
-      if (!job_.lost() && job_.departed_size() > sent_departures) {
+      if (!job_.lost() &&
+          (job_.departed_size() > sent_departures || preemption_changes_ > sent_preemption)) {
         pb::JobState state = job_;
         sent_departures = state.departed_size();
+        sent_preemption = preemption_changes_;
         lock.unlock();
         writer->Write(state);
         lock.lock();
@@ -282,7 +289,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     RankState& leaver = ranks_[static_cast<size_t>(request->rank())];
     if (leaver.left) return grpc::Status::OK;
     leaver.left = true;
-    if (request->exit_status() != 0) {
+    if (request->exit_status() != 0 && !request->preempted()) {
       MarkLostLocked(request->rank(),
                      absl::StrCat("its process is exiting with status ", request->exit_status()));
       return grpc::Status::OK;
@@ -293,6 +300,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
     departure->set_rank(request->rank());
     departure->set_who(leaver.who);
     departure->set_job_steps(request->job_steps());
+    DecidePreemptionLocked();  // a rank that left no longer needs to report
     cv_.notify_all();
     // An orderly exit waits for the other connected ranks, so that none of them loses the
     // coordinator while it still works.
@@ -339,6 +347,35 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
                               request->timeout_ms(), " ms"));
   }
 
+  // The first report of each rank counts; once every rank has reported (or left the job),
+  // the sync step is the largest step reported plus one: no rank has passed it, since a
+  // rank that has reported waits in its next call until the step is known.
+  grpc::Status ReportPreemption(grpc::ServerContext* context, const pb::PreemptionReport* request,
+                                pb::PreemptionReply* reply) override {
+    if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (grpc::Status status = CheckCallerLocked(request->incarnation(), request->rank());
+        !status.ok()) {
+      return status;
+    }
+    if (job_.lost()) return Error(grpc::StatusCode::ABORTED, job_.reason());
+    RankState& reporter = ranks_[static_cast<size_t>(request->rank())];
+    if (!reporter.preemption_reported) {
+      reporter.preemption_reported = true;
+      reporter.preemption_step = std::max<int64_t>(-1, request->step());
+      pb::Preemption& preemption = *job_.mutable_preemption();
+      if (!preemption.noticed()) {
+        preemption.set_noticed(true);
+        preemption.set_first_rank(request->rank());
+      }
+      DecidePreemptionLocked();
+      ++preemption_changes_;
+      cv_.notify_all();
+    }
+    *reply->mutable_preemption() = job_.preemption();
+    return grpc::Status::OK;
+  }
+
   grpc::Status TryGet(grpc::ServerContext* context, const pb::TryGetRequest* request,
                       pb::GetReply* reply) override {
     if (grpc::Status status = Authenticate(*context); !status.ok()) return status;
@@ -357,6 +394,22 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
   }
 
  private:
+  void DecidePreemptionLocked() {
+    pb::Preemption& preemption = *job_.mutable_preemption();
+    if (!preemption.noticed() || preemption.sync_step() >= 0) return;
+    int64_t last = -1;
+    for (const RankState& rank : ranks_) {
+      if (rank.left && !rank.preemption_reported) continue;
+      if (!rank.preemption_reported) return;
+      last = std::max(last, rank.preemption_step);
+    }
+    preemption.set_sync_step(last + 1);
+    ++preemption_changes_;
+    base::Log(base::LogSeverity::kInfo,
+              absl::StrCat("Preemption: every rank reported the notice; the job stops at step ",
+                           last + 1, " (first reported by rank ", preemption.first_rank(), ")"));
+  }
+
   // The caller's job secret against the job's (in constant time); a refusal is logged
   // (rate-limited) and touches nothing else.
   grpc::Status Authenticate(const grpc::ServerContext& context) {
@@ -519,6 +572,7 @@ class CoordinationService::Impl final : public pb::Coordinator::Service {
   bool stopping_ = false;
   std::vector<RankState> ranks_;
   pb::JobState job_;
+  int preemption_changes_ = 0;  // Watch writes the state again when it grows
   std::map<std::string, BarrierState> barriers_;
   absl::flat_hash_map<std::string, std::string> kv_;
   std::vector<std::string> refused_;  // the last few processes refused by Connect

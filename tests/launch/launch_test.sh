@@ -185,6 +185,16 @@ case "$case_name" in
     expect_no_line out 'was not stopped'
     expect_no_survivor
     ;;
+  preempted)  # a rank's status 143 is a preemption: the others are stopped, launch exits 143
+    # and does not restart the job, even with --max-restarts
+    launch -n 3 --max-restarts 2 -- "$probe" fail 1 143 "$work"
+    expect_rc 143
+    expect_line err "seam launch: rank 1 exited with status 143 (preempted: it stopped at its preemption sync point); the job is not restarted"
+    expect_no_line err 'restarting'
+    [ "$elapsed" -lt 30 ] || fail "took $elapsed s: the other ranks were not stopped"
+    expect_pid_files 3
+    expect_no_survivor
+    ;;
   fail_signal)
     launch -n 2 -- "$probe" kill 1 9 "$work"
     expect_rc 1
