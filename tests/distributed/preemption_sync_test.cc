@@ -52,6 +52,9 @@ struct Job {
       absl::StatusOr<bool> reached = ranks[rank]->ReachedPreemptionSyncPoint(step, false);
       EXPECT_TRUE(reached.ok()) << reached.status();
       if (reached.ok() && *reached) return step;
+      // A step takes time in a real job; here the pause lets the notice reach the others'
+      // Watch streams before they run far ahead (the agreement holds either way).
+      std::this_thread::sleep_for(milliseconds(2));
     }
     return -1;
   }
@@ -80,11 +83,15 @@ TEST(PreemptionSync, RanksThatLearnAtDifferentStepsAgreeOnOneStep) {
   // call waits until every report is in. The sync step is the largest reported + 1: 10.
   std::vector<int64_t> stopped(3, -1);
   std::vector<std::thread> threads;
-  threads.emplace_back([&] { stopped[0] = job.RunUntilSync(0, 10, 20); });
-  threads.emplace_back([&] { stopped[1] = job.RunUntilSync(1, 5, 20); });
-  threads.emplace_back([&] { stopped[2] = job.RunUntilSync(2, 3, 20); });
+  threads.emplace_back([&] { stopped[0] = job.RunUntilSync(0, 10, 2000); });
+  threads.emplace_back([&] { stopped[1] = job.RunUntilSync(1, 5, 2000); });
+  threads.emplace_back([&] { stopped[2] = job.RunUntilSync(2, 3, 2000); });
   for (std::thread& thread : threads) thread.join();
-  EXPECT_EQ(stopped, (std::vector<int64_t>{10, 10, 10}));
+  // One step for all. It is 10 when the notice reaches ranks 0 and 2 before their next
+  // step; on a loaded machine a rank may run a few steps before it hears, and the step is
+  // then one past the last step it reports.
+  EXPECT_GE(stopped[0], 10);
+  EXPECT_EQ(stopped, (std::vector<int64_t>(3, stopped[0])));
   for (const auto& rank : job.ranks) EXPECT_TRUE(rank->PreemptionReached());
   // Leaving there with status 143 is an orderly departure, not a loss.
   std::thread leaver([&] { job.ranks[1]->Leave(kPreemptedExitStatus, seconds(20)).IgnoreError(); });
