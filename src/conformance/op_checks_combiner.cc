@@ -116,6 +116,7 @@ absl::Status CheckReductionsFoldWithTheirCombiner(PluginRunner* runner) {
       if (!program.ok()) return program.status();
       if (ir::IsAllReduce(op)) {
         std::vector<std::vector<ir::Literal>> arguments;
+        arguments.reserve(kValues.size());
         for (double v : kValues) arguments.push_back({LiteralOf(dtype, {v}, {})});
         absl::StatusOr<std::vector<std::vector<ir::Literal>>> replicas =
             ir::EvaluateReplicated(*program, arguments);

@@ -168,6 +168,18 @@ Executable::Executable(ir::Program program, bool fuse)
     const plugin::profiler::Scope pass("buffer assignment", "compile");
     buffers_ = AssignBuffers(program_, fusion_, kernels_);
   }
+  std::vector<std::shared_ptr<ConvolutionPlan>> convs = PlanSteps(fused_conv);
+  layouts_ = PlanLayouts(program_, fusion_, buffers_, convs);
+  for (size_t s = 0; s < convs.size(); ++s) step_plans_[s].conv = std::move(convs[s]);
+  RecordHomes();
+  cost_ = ProgramCost(program_);
+  all_reduces_ =
+      std::count_if(program_.instructions.begin(), program_.instructions.end(),
+                    [](const ir::Instruction& inst) { return ir::IsAllReduce(inst.op); });
+}
+
+std::vector<std::shared_ptr<ConvolutionPlan>> Executable::PlanSteps(
+    const std::vector<std::shared_ptr<ConvolutionPlan>>& fused_conv) {
   const plugin::profiler::Scope pass("run plans", "compile");
   auto reduce_plan = [&](int r) {
     const ir::Instruction& reduce = program_.instructions[r];
@@ -229,8 +241,10 @@ Executable::Executable(ir::Program program, bool fuse)
         break;
     }
   }
-  layouts_ = PlanLayouts(program_, fusion_, buffers_, convs);
-  for (size_t s = 0; s < convs.size(); ++s) step_plans_[s].conv = std::move(convs[s]);
+  return convs;
+}
+
+void Executable::RecordHomes() {
   fixed_values_.assign(program_.instructions.size(), nullptr);
   for (int i = 0; i < static_cast<int>(program_.instructions.size()); ++i) {
     const ValueHome& home = buffers_.homes[i];
@@ -253,10 +267,6 @@ Executable::Executable(ir::Program program, bool fuse)
         break;
     }
   }
-  cost_ = ProgramCost(program_);
-  all_reduces_ =
-      std::count_if(program_.instructions.begin(), program_.instructions.end(),
-                    [](const ir::Instruction& inst) { return ir::IsAllReduce(inst.op); });
 }
 
 Executable::KernelLabel Executable::KernelLabelOf(size_t step) const {

@@ -99,6 +99,12 @@ class Executable {
   static absl::StatusOr<std::shared_ptr<const Executable>> FromVerified(ir::Program program,
                                                                         bool fuse);
   Executable(ir::Program program, bool fuse);
+  // The constructor's last passes: each fusion step's run plan (the convolutions' plans,
+  // `fused_conv` where the epilogue joined the oneDNN call, are returned per step), then
+  // where each value lives during a run.
+  std::vector<std::shared_ptr<ConvolutionPlan>> PlanSteps(
+      const std::vector<std::shared_ptr<ConvolutionPlan>>& fused_conv);
+  void RecordHomes();
   // Runs convolution step `s` (with its epilogue, where the next step is one) over the
   // run's `value` table; fails only where oneDNN fails with operands in its layouts.
   absl::Status RunConvolution(size_t s, const std::vector<uint8_t*>& value) const;
