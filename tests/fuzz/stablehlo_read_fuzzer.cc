@@ -1,6 +1,7 @@
 // libFuzzer target: any bytes as StableHLO text (src/stablehlo/read.h). Built and run like
 // ir_compile_fuzzer (SEAM_FUZZ=ON; `make test-fuzz`), seeded with the hand-written modules
-// of tests/stablehlo (copied into tests/fuzz/stablehlo_corpus). Nothing may crash, leak or
+// of tests/stablehlo and the emitter's smallest program of each op (tests/fuzz/stablehlo_corpus,
+// docs/stablehlo.md). Nothing may crash, leak or
 // trip a sanitizer; every input is either a program that verifies or an INVALID_ARGUMENT
 // error that starts with "line L, column C: ".
 #include <cstddef>
