@@ -3,6 +3,9 @@
 // program) to StableHLO text, against printing the same program as seam's IR, the text the
 // seam-IR path sends. The program is the one the front end builds: one step runs with
 // SEAM_DUMP_TO set, and the CPU plugin's dump of the program it received is read back.
+// BM_CompileMediumMlpStep compiles that program through the process's client, in the format
+// SEAM_PROGRAM_FORMAT chooses: run it once with =seam and once with =stablehlo (emit, read
+// back by the CPU plugin, then the same compile) to compare the two paths' compile cost.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "bench/bench_util.h"
 #include "bench/mlp_shapes.h"
 #include "bench/mlp_step.h"
 #include "seam/nn.h"
@@ -18,6 +22,7 @@
 #include "seam/tensor.h"
 #include "src/ir/text.h"
 #include "src/stablehlo/emit.h"
+#include "src/stablehlo/read.h"
 
 namespace seam::bench {
 namespace {
@@ -46,7 +51,10 @@ const ir::Program& MediumMlpStepProgram() {
       }
     }
     std::filesystem::remove_all(dir);
-    absl::StatusOr<ir::Program> parsed = ir::ParseProgram(largest);
+    // With SEAM_PROGRAM_FORMAT=stablehlo the plugin received (and dumped) StableHLO text.
+    absl::StatusOr<ir::Program> parsed = largest.starts_with("module")
+                                              ? stablehlo::ReadStableHlo(largest)
+                                              : ir::ParseProgram(largest);
     return parsed.ok() ? *parsed : ir::Program();
   }();
   return program;
@@ -82,6 +90,22 @@ void BM_PrintSeamIrMediumMlpStep(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(bytes);
 }
 BENCHMARK(BM_PrintSeamIrMediumMlpStep)->Unit(benchmark::kMicrosecond);
+
+// The whole compile crossing of that program (no compile cache: each iteration compiles).
+void BM_CompileMediumMlpStep(benchmark::State& state) {
+  const ir::Program& program = MediumMlpStepProgram();
+  for (auto _ : state) {
+    auto compiled = Client().Compile({{program, Client().GetDefaultDevice()}});
+    if (!compiled.ok()) {
+      state.SkipWithError(std::string(compiled.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(compiled);
+  }
+  const char* format = std::getenv("SEAM_PROGRAM_FORMAT");
+  state.SetLabel(format == nullptr ? "auto" : format);
+}
+BENCHMARK(BM_CompileMediumMlpStep)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace seam::bench
