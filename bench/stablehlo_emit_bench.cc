@@ -53,8 +53,8 @@ const ir::Program& MediumMlpStepProgram() {
     std::filesystem::remove_all(dir);
     // With SEAM_PROGRAM_FORMAT=stablehlo the plugin received (and dumped) StableHLO text.
     absl::StatusOr<ir::Program> parsed = largest.starts_with("module")
-                                              ? stablehlo::ReadStableHlo(largest)
-                                              : ir::ParseProgram(largest);
+                                             ? stablehlo::ReadStableHlo(largest)
+                                             : ir::ParseProgram(largest);
     return parsed.ok() ? *parsed : ir::Program();
   }();
   return program;
