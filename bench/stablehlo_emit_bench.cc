@@ -91,6 +91,34 @@ void BM_PrintSeamIrMediumMlpStep(benchmark::State& state) {
 }
 BENCHMARK(BM_PrintSeamIrMediumMlpStep)->Unit(benchmark::kMicrosecond);
 
+// The CPU plugin's side of the StableHLO path: reading the emitted text back into seam's IR.
+void BM_ReadStableHloMediumMlpStep(benchmark::State& state) {
+  absl::StatusOr<std::string> text = stablehlo::EmitStableHlo(MediumMlpStepProgram());
+  if (!text.ok()) {
+    state.SkipWithError(std::string(text.status().message()).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<ir::Program> program = stablehlo::ReadStableHlo(*text);
+    if (!program.ok()) {
+      state.SkipWithError(std::string(program.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(program);
+  }
+}
+BENCHMARK(BM_ReadStableHloMediumMlpStep)->Unit(benchmark::kMicrosecond);
+
+// What the seam-IR path does in its place: parse seam's IR text.
+void BM_ParseSeamIrMediumMlpStep(benchmark::State& state) {
+  const std::string text = ir::PrintProgram(MediumMlpStepProgram());
+  for (auto _ : state) {
+    absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+    benchmark::DoNotOptimize(program);
+  }
+}
+BENCHMARK(BM_ParseSeamIrMediumMlpStep)->Unit(benchmark::kMicrosecond);
+
 // The whole compile crossing of that program (no compile cache: each iteration compiles).
 void BM_CompileMediumMlpStep(benchmark::State& state) {
   const ir::Program& program = MediumMlpStepProgram();
