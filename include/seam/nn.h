@@ -204,6 +204,44 @@ Tensor min_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
 Tensor avg_pool2d(const Tensor& input, std::array<int64_t, 2> kernel_size,
                   std::array<int64_t, 2> stride = {0, 0}, std::array<int64_t, 2> padding = {0, 0});
 
+// torch.flatten: dimensions start_dim..end_dim (inclusive; negative counts from the end)
+// merged into one, a reshape. A scalar becomes [1]. A dimension outside the tensor's rank,
+// or start_dim after end_dim, is an Error naming the dimensions and the shape.
+Tensor flatten(const Tensor& x, int64_t start_dim = 0, int64_t end_dim = -1);
+
+// Parameter-free layers with PyTorch's names, for nn::Sequential (no Lambda needed).
+// torch.nn.Flatten: flatten(x, start_dim, end_dim), start_dim 1 by default (keeps the batch).
+class Flatten : public Module {
+ public:
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
+      : start_dim(start_dim), end_dim(end_dim) {}
+  Tensor forward(const Tensor& x) const override;
+  int64_t start_dim, end_dim;
+};
+// torch.nn.ReLU.
+class ReLU : public Module {
+ public:
+  Tensor forward(const Tensor& x) const override;
+};
+// torch.nn.MaxPool2d and torch.nn.AvgPool2d: max_pool2d / avg_pool2d with these arguments
+// (stride {0, 0}: the window size, PyTorch's stride=None).
+class MaxPool2d : public Module {
+ public:
+  explicit MaxPool2d(std::array<int64_t, 2> kernel_size, std::array<int64_t, 2> stride = {0, 0},
+                     std::array<int64_t, 2> padding = {0, 0})
+      : kernel_size(kernel_size), stride(stride), padding(padding) {}
+  Tensor forward(const Tensor& x) const override;
+  std::array<int64_t, 2> kernel_size, stride, padding;
+};
+class AvgPool2d : public Module {
+ public:
+  explicit AvgPool2d(std::array<int64_t, 2> kernel_size, std::array<int64_t, 2> stride = {0, 0},
+                     std::array<int64_t, 2> padding = {0, 0})
+      : kernel_size(kernel_size), stride(stride), padding(padding) {}
+  Tensor forward(const Tensor& x) const override;
+  std::array<int64_t, 2> kernel_size, stride, padding;
+};
+
 // torch.nn.Conv2d: y = conv2d(x, weight, options) + bias; weight [out, in / groups, kh, kw],
 // bias [out], both drawn uniformly from [-1/sqrt(fan_in), 1/sqrt(fan_in)] with
 // fan_in = in / groups * kh * kw (PyTorch's default bounds) with std::mt19937_64 seeded by
