@@ -6,7 +6,7 @@ an edge is an #include "src/..." from any file of one module to another module. 
 (exit 1) on
   - any cycle between modules (each one printed, module by module), and
   - any include that points up: a layer may include only the layers listed for it in
-    LAYERS below (docs/architecture.md, "The layers").
+    LAYERS below (docs/architecture.md, "Layers").
 It also checks the front end's one path through the seam: in src/lazy and src/nn, only
 src/lazy/step_runner.cc calls the four crossings of ComputationClient (TransferToDevice,
 Compile, ExecuteComputation / ExecuteReplicated, TransferFromDevice) or reaches the compile

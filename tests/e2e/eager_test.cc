@@ -267,8 +267,8 @@ TEST(EagerTest, BadEnvironmentValueIsAClearError) {
 namespace seam {
 namespace {
 
-// docs/frontend.md, "Do eager and lazy agree bit for bit?": twelve Adam steps of a small
-// model in each mode, an MLP and a CNN (convolution, batch norm, pooling). Each prints the
+// docs/frontend.md, "Eager and lazy agree, but not always bit for bit": twelve Adam steps of a
+// small model in each mode, an MLP and a CNN (convolution, batch norm, pooling). Each prints the
 // first step whose loss differs and the largest relative difference (measured: the MLP and
 // the small CNN agree to the bit; the example-sized CNN differs from step 1 on, by at most
 // 4.5e-6 by step 11); none may differ by more than 1e-4 relative, and the first loss (one forward

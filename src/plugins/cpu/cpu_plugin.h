@@ -35,7 +35,7 @@ inline constexpr char kCollectiveTimeoutVariable[] = "SEAM_CPU_COLLECTIVE_TIMEOU
 inline constexpr int64_t kDefaultCollectiveTimeoutMs = int64_t{5} * 60 * 1000;
 
 // The environment variable read at client creation that bounds which runs may execute on
-// the caller's thread (docs/plugins.md, "Inline runs"), and its default: programs of at
+// the caller's thread (docs/architecture.md, "Inline runs"), and its default: programs of at
 // most this many element operations (Executable::cost).
 inline constexpr char kInlineMaxCostVariable[] = "SEAM_CPU_INLINE_MAX_COST";
 inline constexpr int64_t kDefaultInlineMaxCost = int64_t{32} * 1024;

@@ -8,7 +8,7 @@
 //             CPU for `Prescott`, 5x slower than the CPU allows); otherwise oneDNN for
 //             products of at least kOneDnnMinimumWork multiply-adds on a CPU where oneDNN
 //             runs AVX-512 code, else OpenBLAS. Both were measured on the shapes of the
-//             training steps (BENCHMARKS.md, "Session 5: matrix products"): with AVX-512
+//             training steps (BENCHMARKS.md, "BLAS choice"): with AVX-512
 //             oneDNN is the faster on large products and OpenBLAS on small ones (oneDNN's
 //             call costs about 0.2 us more); with AVX2 only, OpenBLAS was the faster
 //             everywhere.
