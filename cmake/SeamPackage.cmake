@@ -70,6 +70,23 @@ else()
   set(seam_exported seam_core seam seam_cpu_registration_archive ${seam_core_archives}
                     ${seam_cpu_archives} seam_proto)
 endif()
+# The plugin kit, for plugins built outside this tree (docs/plugins.md, "Plugins outside the
+# tree"): seam::plugin_kit (src/plugins/common) with seam::base under it, and seam::ir (the IR's
+# types, parser and verifier) for plugins that compile seam's IR. Archives in both modes (a
+# plugin is one self-contained library); their headers keep their in-tree paths
+# ("src/plugins/common/entry.h") under include/seam/internal and are not a stable API.
+set(seam_kit_archives seam_plugin_kit seam_base seam_ir)
+set_target_properties(seam_plugin_kit PROPERTIES EXPORT_NAME plugin_kit)
+set_target_properties(seam_base PROPERTIES EXPORT_NAME base)
+set_target_properties(seam_ir PROPERTIES EXPORT_NAME ir)
+foreach(lib IN LISTS seam_kit_archives)
+  target_include_directories(${lib} INTERFACE
+                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/seam/internal>
+                             $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endforeach()
+if(SEAM_BUILD_SHARED)
+  list(APPEND seam_exported ${seam_kit_archives})
+endif()
 set_target_properties(seam_core PROPERTIES EXPORT_NAME core)
 foreach(lib seam_core seam)
   get_target_property(type ${lib} TYPE)
@@ -96,6 +113,14 @@ endif()
 # The CPU plugin as a library loaded by path (PJRT_LIBRARY_PATH, seam plugin check).
 install(TARGETS seam_pjrt_cpu_plugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/seam DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(dir src/base src/abi src/ir src/plugins/common)
+  install(DIRECTORY ${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/seam/internal/${dir}
+          FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "*.inc")
+endforeach()
+# seam_add_plugin() and what it needs, beside the package's config file.
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/SeamPlugin.cmake ${PROJECT_SOURCE_DIR}/cmake/check_exports.cmake
+              ${PROJECT_SOURCE_DIR}/src/plugins/common/exports.lds
+        DESTINATION ${seam_cmake_dir})
 install(EXPORT seamTargets NAMESPACE seam:: DESTINATION ${seam_cmake_dir})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/seamConfig.cmake.in

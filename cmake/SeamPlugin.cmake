@@ -8,7 +8,15 @@
 # <target>_exports_only_GetPjrtApi), which fails unless `nm -D --defined-only` lists exactly
 # GetPjrtApi. A plugin that passes its own EXPORT_MAP exports more on purpose (the test
 # plugins) and gets no such test.
-set(SEAM_PLUGIN_EXPORT_MAP ${CMAKE_CURRENT_LIST_DIR}/../src/plugins/common/exports.lds)
+#
+# The same file serves this tree and an installed seam (find_package(seam) includes it from
+# lib/cmake/seam, where exports.lds lies beside it): there the kit is seam::plugin_kit and
+# the warnings are the plugin project's own.
+if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/exports.lds)
+  set(SEAM_PLUGIN_EXPORT_MAP ${CMAKE_CURRENT_LIST_DIR}/exports.lds)
+else()
+  set(SEAM_PLUGIN_EXPORT_MAP ${CMAKE_CURRENT_LIST_DIR}/../src/plugins/common/exports.lds)
+endif()
 set(SEAM_CHECK_EXPORTS_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/check_exports.cmake)
 
 function(seam_add_plugin target)
@@ -26,9 +34,16 @@ function(seam_add_plugin target)
   if(P_OUTPUT_NAME)
     set_target_properties(${target} PROPERTIES OUTPUT_NAME ${P_OUTPUT_NAME})
   endif()
-  target_link_libraries(${target} PRIVATE ${P_LIBS} seam_plugin_kit)
+  if(TARGET seam_plugin_kit)
+    set(kit seam_plugin_kit)
+  else()
+    set(kit seam::plugin_kit)
+  endif()
+  target_link_libraries(${target} PRIVATE ${P_LIBS} ${kit})
   target_link_options(${target} PRIVATE -Wl,--version-script=${export_map} -Wl,--no-undefined)
-  seam_warnings(${target})
+  if(COMMAND seam_warnings)
+    seam_warnings(${target})
+  endif()
   if(NOT P_EXPORT_MAP)
     set(test_name ${target}_exports_only_GetPjrtApi)
     if(P_EXPORT_TEST)

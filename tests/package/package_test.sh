@@ -4,7 +4,9 @@
 # find_package(seam) only, its program run with PJRT_DEVICE=CPU (seam::seam) and through
 # the installed libseam_pjrt_cpu.so loaded by path (seam::core), the same program built
 # through pkg-config, the installed `seam` command, and every installed public header
-# compiled alone with g++ 12 and clang 14.
+# compiled alone with g++ 12 and clang 14, and a plugin built outside the tree: the null
+# plugin's folder copied as a plugin author starts, built with find_package(seam) and
+# seam_add_plugin() only, checked by the installed `seam plugin check`.
 # Usage: package_test.sh <build dir> <c++ compiler of the build>
 set -euo pipefail
 build=$1
@@ -84,10 +86,39 @@ while IFS= read -r header; do
       fail "$rel alone does not compile with $compiler: $(cat "$work/header.log")"
   done
   count=$((count + 1))
-done < <(find "$prefix/include" -name '*.h' | sort)
+done < <(find "$prefix/include" -path "$prefix/include/seam/internal" -prune -o -name '*.h' -print | sort)
 [[ $count -ge 10 ]] || fail "only $count public headers installed"
 for abi in seam/c/pjrt_c_api.h seam/c/pjrt_c_api_profiler.h; do
   gcc-12 -std=c99 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -I"$prefix/include" \
     -x c - <<<"#include <$abi>" || fail "$abi is not C99"
 done
 echo "ok: $count public headers compile alone with g++-12 and clang++-14"
+
+# A plugin outside the tree: the null plugin's folder copied into a project of its own, which
+# knows seam only through find_package(seam) (seam::plugin_kit, seam_add_plugin()).
+mkdir -p "$work/plugin_project"
+cp -r "$here/../../src/plugins/null" "$work/plugin_project/my_device"
+cat >"$work/plugin_project/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(my_device_plugin LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(seam CONFIG REQUIRED)
+enable_testing()
+add_subdirectory(my_device)
+CMAKE
+cmake -S "$work/plugin_project" -B "$work/plugin_build" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" >"$work/plugin_configure.log" 2>&1 ||
+  fail "configuring the out-of-tree plugin failed: $(cat "$work/plugin_configure.log")"
+cmake --build "$work/plugin_build" -j2 >"$work/plugin_build.log" 2>&1 ||
+  fail "building the out-of-tree plugin failed: $(cat "$work/plugin_build.log")"
+plugin=$(find "$work/plugin_build" -name 'libseam_pjrt_null.so' -print -quit)
+[[ -n $plugin ]] || fail "the out-of-tree build made no libseam_pjrt_null.so"
+(cd "$work/plugin_build" && ctest --output-on-failure >"$work/plugin_ctest.log" 2>&1) ||
+  fail "the out-of-tree plugin's export check failed: $(cat "$work/plugin_ctest.log")"
+grep -q "exports_only_GetPjrtApi.*Passed" "$work/plugin_ctest.log" ||
+  fail "seam_add_plugin added no export check out of the tree: $(cat "$work/plugin_ctest.log")"
+out=$("$prefix/bin/seam" plugin check "$plugin" 2>&1) ||
+  fail "seam plugin check of the out-of-tree plugin failed: $out"
+[[ $out =~ checks:\ [1-9][0-9]*\ pass,\ 0\ fail ]] ||
+  fail "seam plugin check of the out-of-tree plugin: no passing summary: $out"
+echo "ok: a plugin built outside the tree with find_package(seam) passes seam plugin check"
