@@ -22,7 +22,7 @@ if len(sys.argv) <= 1:
 DIRS = ["src", "include", "tools", "bench", "examples", "tests", "scripts", "docs", "cmake"]
 SUFFIXES = {".md", ".cc", ".h", ".c", ".py", ".sh", ".txt", ".cmake", ".proto", ".in"}
 # A path ending in .md, an optional comma, space or parenthesis, then a quoted name.
-REF = re.compile(r'((?:[\w.-]+/)*[\w.-]+\.md)(?:,|\s)*\(?\s*"([^"\n]{2,100})"')
+REF = re.compile(r'((?:[\w.-]+/)*[\w.-]+\.md)(?:,?\s+\(?|\s*\()"([^"\n]{2,100})"')
 # A Markdown link to an anchor: [text](#anchor) or [text](file.md#anchor).
 ANCHOR = re.compile(r"\]\(((?:[\w.-]+/)*[\w.-]+\.md)?#([\w-]+)\)")
 # Line breaks inside comments: a newline, indentation and a comment marker.

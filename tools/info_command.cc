@@ -1,8 +1,14 @@
 #include "tools/info_command.h"
 
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "src/base/settings.h"
 #include "src/runtime/pjrt_api.h"
 #include "src/runtime/pjrt_registry.h"
 #include "src/runtime/program_format.h"
@@ -104,9 +110,25 @@ void PrintMemory(std::ostream& out, const runtime::ComputationClient& client,
       << ", pool cache " << Bytes(stats->pool_cached_bytes) << "\n";
 }
 
+// SEAM_* variables no row of the registry declares: a misspelt setting is named instead of
+// silently doing nothing.
+void PrintUnknownVariables(std::ostream& out) {
+  const std::vector<std::string> unknown = base::UnknownSeamVariables(environ);
+  if (unknown.empty()) return;
+  out << "unknown       SEAM_* variables seam does not read (`seam info --variables` lists "
+         "those it does):\n";
+  for (const std::string& name : unknown) out << "  " << name << "\n";
+}
+
 }  // namespace
 
+int PrintVariables(std::ostream& out) {
+  out << base::SettingsMarkdownTable();
+  return 0;
+}
+
 int PrintInfo(std::ostream& out, std::ostream& err, bool memory) {
+  PrintUnknownVariables(out);
   runtime::ClientSelection selection;
   auto client = runtime::CreateClientFromEnvironment(&selection);
   out << "client        " << selection.client << " (" << selection.client_reason << ")\n";

@@ -14,6 +14,9 @@ namespace seam::tools {
 // device's line is followed by its memory figures (seam::memory_stats), or by why the plugin
 // cannot give them. On failure prints the runtime's error; returns 1 then, else 0.
 int PrintInfo(std::ostream& out, std::ostream& err, bool memory = false);
+// `seam info --variables`: docs/architecture.md's table of environment variables, from the
+// registry (src/base/settings.def).
+int PrintVariables(std::ostream& out);
 
 }  // namespace seam::tools
 

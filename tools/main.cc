@@ -27,6 +27,11 @@ int Main(int argc, char** argv) {
                  "Also print each device's memory figures: bytes in use, peak, limit and the "
                  "plugin's pool cache (what seam::memory_stats returns)");
 
+  bool info_variables = false;
+  info->add_flag("--variables", info_variables,
+                 "Print the table of every environment variable seam reads (Markdown, as "
+                 "docs/architecture.md shows it) and exit");
+
   CLI::App* plugin = app.add_subcommand("plugin", "Work with plugin shared libraries");
   plugin->require_subcommand(1);
 
@@ -82,6 +87,7 @@ int Main(int argc, char** argv) {
   if (serve->parsed()) return seam::tools::Serve(serve_options, std::cout, std::cerr);
   if (launch->parsed()) return seam::tools::Launch(launch_options, std::cerr);
   if (run->parsed()) return seam::tools::RunProgram(run_options, std::cout, std::cerr);
+  if (info->parsed() && info_variables) return seam::tools::PrintVariables(std::cout);
   if (info->parsed()) return seam::tools::PrintInfo(std::cout, std::cerr, info_memory);
   if (inspect->parsed()) return seam::tools::InspectPlugin(inspect_path, std::cout, std::cerr);
   if (check->parsed()) {

@@ -23,6 +23,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "src/base/settings.h"
 #include "src/checkpoint/safetensors.h"
 
 namespace seam::checkpoint {
@@ -166,9 +167,10 @@ void RemoveLeftovers(const std::string& path) {
 // and synced, before the rename.
 void MaybeKillBeforeRename() {
   static std::atomic<int64_t> writes{0};
-  const char* env = std::getenv("SEAM_TEST_KILL_BEFORE_RENAME");
-  if (env == nullptr || *env == '\0') return;
-  if (++writes == std::strtoll(env, nullptr, 10)) raise(SIGKILL);
+  const std::optional<std::string> env =
+      base::ReadSetting(base::Setting::kSeamTestKillBeforeRename);
+  if (!env.has_value() || env->empty()) return;
+  if (++writes == std::strtoll(env->c_str(), nullptr, 10)) raise(SIGKILL);
 }
 
 absl::Status WriteHeader(int fd, const std::string& header, const std::string& temporary) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "src/base/settings.h"
 #include "src/conformance/op_cases.h"
 #include "src/conformance/suite_internal.h"
 #include "src/ir/reference_evaluator.h"
@@ -202,8 +203,8 @@ absl::Status WithProgram(const absl::Status& status, const ir::Program& program,
 }  // namespace
 
 uint64_t DefaultOpSeed() {
-  const char* seed = std::getenv("SEAM_CONFORMANCE_SEED");
-  return seed == nullptr ? SuiteOptions().seed : std::strtoull(seed, nullptr, 10);
+  const std::optional<std::string> seed = base::ReadSetting(base::Setting::kSeamConformanceSeed);
+  return !seed.has_value() ? SuiteOptions().seed : std::strtoull(seed->c_str(), nullptr, 10);
 }
 
 std::vector<Op> EveryOp() {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "proto/compile_options.pb.h"
+#include "src/base/settings.h"
 #include "src/base/status_macros.h"
 #include "src/plugins/common/options.h"
 #include "src/plugins/common/profiler.h"
@@ -77,10 +78,12 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
 }
 
 // An integer environment variable of at least `minimum`; `fallback` when unset or empty.
-absl::StatusOr<int64_t> EnvInteger(const char* name, int64_t minimum, int64_t fallback,
+absl::StatusOr<int64_t> EnvInteger(base::Setting setting, int64_t minimum, int64_t fallback,
                                    const char* what) {
-  const char* env = std::getenv(name);
-  if (env == nullptr || *env == '\0') return fallback;
+  const char* name = base::SettingName(setting);
+  const std::optional<std::string> text = base::ReadSetting(setting);
+  if (!text.has_value() || text->empty()) return fallback;
+  const char* env = text->c_str();
   char* end = nullptr;
   errno = 0;
   long long value = std::strtoll(env, &end, 10);
@@ -94,13 +97,14 @@ absl::StatusOr<int64_t> EnvInteger(const char* name, int64_t minimum, int64_t fa
 // SEAM_CPU_INLINE_MAX_COST: the largest program cost (Executable::cost) run on the caller's
 // thread when its device is idle; 0 turns inline runs off.
 absl::StatusOr<int64_t> InlineMaxCost() {
-  return EnvInteger(kInlineMaxCostVariable, 0, kDefaultInlineMaxCost, "non-negative integer");
+  return EnvInteger(base::Setting::kSeamCpuInlineMaxCost, 0, kDefaultInlineMaxCost,
+                    "non-negative integer");
 }
 
 // SEAM_CPU_INLINE_CROSS_PROCESS: 0 or 1 (default 1).
 absl::StatusOr<bool> InlineCrossProcess() {
-  SEAM_ASSIGN_OR_RETURN(int64_t value,
-                        EnvInteger(kInlineCrossProcessVariable, 0, 1, "flag (0 or 1)"));
+  SEAM_ASSIGN_OR_RETURN(
+      int64_t value, EnvInteger(base::Setting::kSeamCpuInlineCrossProcess, 0, 1, "flag (0 or 1)"));
   if (value > 1) {
     return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: environment variable ",
                                                    kInlineCrossProcessVariable,
@@ -112,7 +116,7 @@ absl::StatusOr<bool> InlineCrossProcess() {
 // SEAM_CPU_THREADS (thread_pool.h reads it for the kernel threads): checked here, so that a
 // bad value is an error instead of being ignored.
 absl::Status CheckKernelThreadsVariable() {
-  return EnvInteger(kKernelThreadsVariable, 1, 1, "positive integer").status();
+  return EnvInteger(base::Setting::kSeamCpuThreads, 1, 1, "positive integer").status();
 }
 
 // A job of several processes: the collectives' settings, checked now so that a bad one
@@ -128,8 +132,8 @@ absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
   }
   // The collectives use the interface that routes to the coordinator's host; unset, that
   // host is localhost, as for the coordinator itself (distributed_config.h).
-  const char* master = std::getenv(kMasterAddressVariable);
-  if (master == nullptr || *master == '\0') master = "localhost";
+  std::string master = base::ReadSetting(base::Setting::kMasterAddr).value_or("");
+  if (master.empty()) master = "localhost";
   auto failed = [](const absl::Status& status) {
     return absl::Status(status.code(), absl::StrCat("PJRT_Client_Create: ", status.message()));
   };
@@ -141,7 +145,7 @@ absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
   if (options.collective_timeout_ms.has_value()) {
     timeout_ms = *options.collective_timeout_ms;
   } else {
-    SEAM_ASSIGN_OR_RETURN(timeout_ms, EnvInteger(kCollectiveTimeoutVariable, 1,
+    SEAM_ASSIGN_OR_RETURN(timeout_ms, EnvInteger(base::Setting::kSeamCpuCollectiveTimeoutMs, 1,
                                                  kDefaultCollectiveTimeoutMs, "positive integer"));
   }
   return std::make_unique<GlooCollectives>(

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/settings.h"
 #include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/kernels_window.h"
 #include "src/plugins/cpu/thread_pool.h"
@@ -35,10 +36,7 @@ namespace {
 // SEAM_CPU_CONV: "direct" keeps every convolution on the direct loop, "gemm" on matrix
 // products where they fit (comparisons, tests); anything else (unset, "auto") tries
 // oneDNN first.
-std::string ConvChoice() {
-  const char* env = std::getenv(kConvolutionVariable);
-  return env == nullptr ? "auto" : env;
-}
+std::string ConvChoice() { return base::ReadSetting(base::Setting::kSeamCpuConv).value_or("auto"); }
 
 }  // namespace
 

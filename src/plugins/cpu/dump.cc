@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "src/base/settings.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/device_layout.h"
@@ -205,8 +206,9 @@ absl::Status DumpCompile(const std::string& dir, std::string_view received,
 }
 
 void MaybeDumpCompile(std::string_view received, const Executable& executable) {
-  const char* dir = std::getenv(kDumpToEnv);
-  if (dir == nullptr || dir[0] == '\0') return;
+  const std::optional<std::string> value = base::ReadSetting(base::Setting::kSeamDumpTo);
+  if (!value.has_value() || value->empty()) return;
+  const char* dir = value->c_str();
   absl::Status status = DumpCompile(dir, received, executable);
   if (!status.ok()) {
     std::fprintf(stderr, "seam cpu plugin: warning: %s=%s: the compile dump failed: %s\n",

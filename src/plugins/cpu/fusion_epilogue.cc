@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/settings.h"
 
 namespace seam::cpu {
 namespace {
@@ -13,8 +14,7 @@ namespace {
 using ir::Op;
 
 std::string EpilogueChoice() {
-  const char* env = std::getenv(kEpilogueVariable);
-  return env == nullptr ? "" : env;
+  return base::ReadSetting(base::Setting::kSeamCpuEpilogues).value_or("");
 }
 
 // Whether value `z` is a broadcast of the f32 constant 0 (either sign).

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/logging.h"
+#include "src/base/settings.h"
 #include "src/plugins/cpu/blas_core.h"
 #include "src/plugins/cpu/thread_pool.h"
 
@@ -127,8 +128,7 @@ bool OneDnnHasAvx512() {
 }
 
 absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment() {
-  const char* env = std::getenv(kGemmVariable);
-  const std::string value = env == nullptr ? "" : env;
+  const std::string value = base::ReadSetting(base::Setting::kSeamCpuGemm).value_or("");
   if (value.empty() || value == "auto") return GemmLibrary::kAuto;
   if (value == "openblas") return GemmLibrary::kOpenBlas;
   if (value == "onednn") {

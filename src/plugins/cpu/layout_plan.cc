@@ -4,14 +4,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/settings.h"
 #include "src/plugins/cpu/device_layout.h"
 
 namespace seam::cpu {
 namespace {
 
 std::string LayoutChoice() {
-  const char* env = std::getenv(kLayoutVariable);
-  return env == nullptr ? "auto" : env;
+  return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto");
 }
 
 // One use of a parameter as a convolution's operand: the step and the operand (0 lhs, 1

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "src/base/settings.h"
+
 namespace seam::cpu {
 namespace {
 
@@ -17,7 +19,9 @@ std::atomic<int> override_threads{0};
 
 int DefaultThreads() {
   static const int threads = [] {
-    if (const char* env = std::getenv(kKernelThreadsVariable); env != nullptr) {
+    const std::optional<std::string> setting = base::ReadSetting(base::Setting::kSeamCpuThreads);
+    if (setting.has_value()) {
+      const char* env = setting->c_str();
       char* end = nullptr;
       long value = std::strtol(env, &end, 10);
       if (end != env && *end == '\0' && value > 0) return static_cast<int>(std::min(value, 256L));
