@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 #include "src/runtime/job_secret.h"
 #include "tools/process_group.h"
 
@@ -338,7 +339,7 @@ int RunAttempt(const LaunchOptions& options, const std::string& path,
   GroupOptions group;
   if (secret.make) {
     absl::StatusOr<std::unique_ptr<JobSecretFile>> made =
-        JobSecretFile::Create(base::GetEnv("TMPDIR").value_or("/tmp"));
+        JobSecretFile::Create(base::ReadSetting(base::Setting::kTmpdir).value_or("/tmp"));
     if (!made.ok()) {
       err << "seam launch: " << made.status().message() << "\n";
       return 1;
@@ -383,7 +384,8 @@ int Launch(const LaunchOptions& options, std::ostream& err) {
     err << "seam launch: " << endpoint.status().message() << "\n";
     return 1;
   }
-  absl::StatusOr<std::string> path = FindProgram(options.command[0], base::GetEnv("PATH"));
+  absl::StatusOr<std::string> path =
+      FindProgram(options.command[0], base::ReadSetting(base::Setting::kPath));
   if (!path.ok()) {
     err << "seam launch: " << path.status().message() << "\n";
     return 127;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 #include "src/conformance/op_checks.h"
 #include "src/conformance/suite.h"
 #include "src/runtime/pjrt_api.h"
@@ -16,7 +17,7 @@ namespace {
 constexpr char kDeviceType[] = "plugin-under-test";
 
 std::string CompatibilityLine() {
-  std::optional<std::string> raw = base::GetEnv("ENABLE_PJRT_COMPATIBILITY");
+  std::optional<std::string> raw = base::ReadSetting(base::Setting::kEnablePjrtCompatibility);
   std::string setting = raw.has_value() ? absl::StrCat("ENABLE_PJRT_COMPATIBILITY='", *raw, "'")
                                         : "ENABLE_PJRT_COMPATIBILITY unset";
   return runtime::IsPjrtCompatibilityEnabled()

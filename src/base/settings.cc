@@ -57,6 +57,10 @@ const char* SettingName(Setting setting) { return kNames[static_cast<size_t>(set
 
 std::optional<std::string> ReadSetting(Setting setting) { return GetEnv(SettingName(setting)); }
 
+absl::StatusOr<int64_t> ReadIntSetting(Setting setting, int64_t default_value) {
+  return GetEnvInt(SettingName(setting), default_value);
+}
+
 bool IsDeclaredSetting(std::string_view name) {
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }

@@ -8,10 +8,13 @@
 #ifndef SEAM_BASE_SETTINGS_H_
 #define SEAM_BASE_SETTINGS_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace seam::base {
 
@@ -19,6 +22,7 @@ enum class Setting : int {
 #define SEAM_SETTINGS_ROW(names, reader, when, meaning)
 #define SEAM_SETTING(id, name) id,
 #include "src/base/settings.def"
+#include "src/base/settings.h"
 #undef SEAM_SETTING
 #undef SEAM_SETTINGS_ROW
   kCount
@@ -28,6 +32,9 @@ enum class Setting : int {
 const char* SettingName(Setting setting);
 // Its value, or nullopt when unset (set-but-empty is "").
 std::optional<std::string> ReadSetting(Setting setting);
+// Its value as a base-10 integer; `default_value` when unset or empty; anything else is
+// InvalidArgument naming the variable and the value (base::GetEnvInt's rule).
+absl::StatusOr<int64_t> ReadIntSetting(Setting setting, int64_t default_value);
 // Whether `name` is declared.
 bool IsDeclaredSetting(std::string_view name);
 

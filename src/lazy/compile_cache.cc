@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 
 namespace seam::lazy {
 
@@ -49,8 +50,8 @@ size_t CompileCache::size() const {
 
 absl::StatusOr<CompileCache*> GetCompileCache() {
   static const absl::StatusOr<CompileCache*>* cache = [] {
-    absl::StatusOr<int64_t> capacity =
-        base::GetEnvInt("XLA_COMPILATION_CACHE_SIZE", CompileCache::kDefaultCapacity);
+    absl::StatusOr<int64_t> capacity = base::ReadIntSetting(base::Setting::kXlaCompilationCacheSize,
+                                                            CompileCache::kDefaultCapacity);
     if (capacity.ok() && *capacity < 1) {
       capacity = absl::InvalidArgumentError(absl::StrCat(
           "Environment variable XLA_COMPILATION_CACHE_SIZE must be at least 1, got ", *capacity));

@@ -5,6 +5,7 @@
 #include "seam/compile.h"
 #include "src/base/env.h"
 #include "src/base/logging.h"
+#include "src/base/settings.h"
 #include "src/lazy/eager.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/step_capture.h"
@@ -34,8 +35,9 @@ struct CompiledStepState {
 
 namespace {
 
-bool EnvFlag(const char* name) {
-  std::optional<std::string> value = base::GetEnv(name);
+bool EnvFlag(base::Setting setting) {
+  const char* name = base::SettingName(setting);
+  std::optional<std::string> value = base::ReadSetting(setting);
   if (!value || value->empty() || *value == "0") return false;
   if (*value == "1") return true;
   throw Error(ErrorCode::kInvalidArgument,
@@ -119,8 +121,8 @@ std::vector<Tensor> Trace(CompiledStepState& s, const std::vector<Tensor>& input
 CompiledStep::CompiledStep(StepFunction fn) : state_(std::make_unique<lazy::CompiledStepState>()) {
   if (!fn) throw Error(ErrorCode::kInvalidArgument, "compile: the step function is empty");
   state_->fn = std::move(fn);
-  state_->check = lazy::EnvFlag("SEAM_COMPILE_CHECK");
-  state_->debug = lazy::EnvFlag("SEAM_DEBUG");
+  state_->check = lazy::EnvFlag(base::Setting::kSeamCompileCheck);
+  state_->debug = lazy::EnvFlag(base::Setting::kSeamDebug);
 }
 
 CompiledStep::~CompiledStep() = default;

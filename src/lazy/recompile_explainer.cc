@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "src/base/env.h"
 #include "src/base/logging.h"
+#include "src/base/settings.h"
 #include "src/ir/text.h"
 #include "src/runtime/metrics.h"
 
@@ -43,7 +44,7 @@ State& GetState() {
 
 absl::StatusOr<bool> DebugEnabled() {
   static const absl::StatusOr<bool>* enabled = [] {
-    std::optional<std::string> value = base::GetEnv("SEAM_DEBUG");
+    std::optional<std::string> value = base::ReadSetting(base::Setting::kSeamDebug);
     if (!value || value->empty() || *value == "0") return new absl::StatusOr<bool>(false);
     if (*value == "1") return new absl::StatusOr<bool>(true);
     return new absl::StatusOr<bool>(absl::InvalidArgumentError(

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 #include "src/runtime/runtime.h"
 
 namespace seam::lazy {
@@ -12,7 +13,7 @@ namespace {
 std::atomic<Runtime*> g_current{nullptr};  // a ScopedRuntime's, else null
 
 absl::StatusOr<bool> ReadEagerVariable() {
-  std::optional<std::string> value = base::GetEnv("SEAM_EAGER");
+  std::optional<std::string> value = base::ReadSetting(base::Setting::kSeamEager);
   if (!value || value->empty() || *value == "0") return false;
   if (*value == "1") return true;
   return absl::InvalidArgumentError(

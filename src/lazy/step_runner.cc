@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
 #include "src/base/scratch.h"
+#include "src/base/settings.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/lazy/compile_cache.h"
@@ -189,7 +190,7 @@ absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(Runtime& rt,
 // device (default 1, PyTorch/XLA's device lock).
 absl::StatusOr<int64_t> MaxStepsInFlight() {
   static const absl::StatusOr<int64_t>* limit = [] {
-    absl::StatusOr<int64_t> value = base::GetEnvInt(kMaxInflightStepsVariable, 1);
+    absl::StatusOr<int64_t> value = base::ReadIntSetting(base::Setting::kSeamMaxInflightSteps, 1);
     if (value.ok() && *value < 1) {
       value = absl::InvalidArgumentError(absl::StrCat(
           "Environment variable ", kMaxInflightStepsVariable, " must be at least 1, got ", *value));
@@ -203,7 +204,8 @@ absl::StatusOr<int64_t> MaxStepsInFlight() {
 // SIGKILL as it launches its N-th step (a barrier's or a replay's, counted from 1), so that a
 // test can kill a rank at a known point in the middle of an epoch.
 absl::Status MaybeKillAtStep() {
-  static const auto* at = new absl::StatusOr<int64_t>(base::GetEnvInt("SEAM_TEST_KILL_AT_STEP", 0));
+  static const auto* at =
+      new absl::StatusOr<int64_t>(base::ReadIntSetting(base::Setting::kSeamTestKillAtStep, 0));
   if (!at->ok()) return at->status();
   if (**at <= 0) return absl::OkStatus();
   static std::atomic<int64_t> steps{0};
@@ -217,8 +219,9 @@ absl::Status MaybeKillAtStep() {
 // arriving at a known point of training.
 absl::Status MaybeSignalAtStep() {
   static const auto* at =
-      new absl::StatusOr<int64_t>(base::GetEnvInt("SEAM_TEST_SIGTERM_AT_STEP", 0));
-  static const auto* pid = new absl::StatusOr<int64_t>(base::GetEnvInt("SEAM_TEST_SIGTERM_PID", 0));
+      new absl::StatusOr<int64_t>(base::ReadIntSetting(base::Setting::kSeamTestSigtermAtStep, 0));
+  static const auto* pid =
+      new absl::StatusOr<int64_t>(base::ReadIntSetting(base::Setting::kSeamTestSigtermPid, 0));
   if (!at->ok()) return at->status();
   if (!pid->ok()) return pid->status();
   if (**at <= 0) return absl::OkStatus();
