@@ -225,21 +225,22 @@ class ReLU : public Module {
 };
 // torch.nn.MaxPool2d and torch.nn.AvgPool2d: max_pool2d / avg_pool2d with these arguments
 // (stride {0, 0}: the window size, PyTorch's stride=None).
-class MaxPool2d : public Module {
+class Pool2d : public Module {
  public:
-  explicit MaxPool2d(std::array<int64_t, 2> kernel_size, std::array<int64_t, 2> stride = {0, 0},
-                     std::array<int64_t, 2> padding = {0, 0})
+  explicit Pool2d(std::array<int64_t, 2> kernel_size, std::array<int64_t, 2> stride = {0, 0},
+                  std::array<int64_t, 2> padding = {0, 0})
       : kernel_size(kernel_size), stride(stride), padding(padding) {}
-  Tensor forward(const Tensor& x) const override;
   std::array<int64_t, 2> kernel_size, stride, padding;
 };
-class AvgPool2d : public Module {
+class MaxPool2d : public Pool2d {
  public:
-  explicit AvgPool2d(std::array<int64_t, 2> kernel_size, std::array<int64_t, 2> stride = {0, 0},
-                     std::array<int64_t, 2> padding = {0, 0})
-      : kernel_size(kernel_size), stride(stride), padding(padding) {}
+  using Pool2d::Pool2d;
   Tensor forward(const Tensor& x) const override;
-  std::array<int64_t, 2> kernel_size, stride, padding;
+};
+class AvgPool2d : public Pool2d {
+ public:
+  using Pool2d::Pool2d;
+  Tensor forward(const Tensor& x) const override;
 };
 
 // torch.nn.Conv2d: y = conv2d(x, weight, options) + bias; weight [out, in / groups, kh, kw],
