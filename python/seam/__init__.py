@@ -71,6 +71,9 @@ from ._tensor import (  # noqa: E402,F401
 )
 from ._autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402,F401
 from ._runtime import (  # noqa: E402,F401
+    DataParallel,
+    ReduceOp,
+    all_reduce,
     compile,
     from_dlpack,
     is_eager,
@@ -78,6 +81,7 @@ from ._runtime import (  # noqa: E402,F401
     local_device_count,
     mark_step,
     memory_stats,
+    optimizer_step,
     pending_ir_text,
     process_count,
     process_index,

@@ -12,6 +12,14 @@ process_index = _C.process_index
 process_count = _C.process_count
 local_device_count = _C.local_device_count
 memory_stats = _C.memory_stats
+DataParallel = _C.DataParallel
+ReduceOp = _C.ReduceOp
+all_reduce = _C.all_reduce
+
+
+def optimizer_step(optimizer, data_parallel=None):
+    """torch_xla's xm.optimizer_step: gradients averaged over the replicas, then a step."""
+    return optimizer.step(data_parallel=data_parallel)
 
 
 def sync():

@@ -7,7 +7,7 @@ zero gradient (PyTorch skips it): docs/python.md, "What differs".
 
 from . import _C
 from ._errors import InvalidArgumentError
-from ._autograd import enable_grad
+from ._autograd import enable_grad, no_grad
 
 
 class Optimizer:
@@ -40,11 +40,20 @@ class Optimizer:
         for name in self._hyper:
             setattr(impl, name, group[name])
 
-    def step(self, closure=None):
+    def step(self, closure=None, data_parallel=None):
+        """One update from the parameters' .grad. With `data_parallel` (a seam.DataParallel)
+        each gradient is first averaged over its replicas inside the step's program
+        (torch_xla's xm.optimizer_step), so every replica applies the same update."""
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
+        if data_parallel is not None:
+            with no_grad():
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        if p.grad is not None:
+                            p.grad = data_parallel.mean(p.grad)
         for impl, group in zip(self._impls, self.param_groups):
             self._push(impl, group)
             impl.step()

@@ -44,4 +44,5 @@ PYBIND11_MODULE(_C, m) {
   BindNn(m);
   BindOptim(m);
   BindRuntime(m);
+  BindDistributed(m);
 }

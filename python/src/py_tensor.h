@@ -73,6 +73,7 @@ void BindAutograd(py::module_& m);
 void BindNn(py::module_& m);
 void BindOptim(py::module_& m);
 void BindRuntime(py::module_& m);
+void BindDistributed(py::module_& m);
 
 }  // namespace seam::python
 
