@@ -49,6 +49,8 @@ def main():
     parser.add_argument("--data", default=seam.data.FASHION_MNIST_DIR)
     parser.add_argument("--compile", action="store_true", help="run each step through seam.compile")
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--data-parallel", action="store_true",
+                        help="split each batch over every device of the job (seam launch -n N)")
     args = parser.parse_args()
 
     train_x, train_y = seam.data.fashion_mnist(True, args.data)
@@ -64,7 +66,26 @@ def main():
         optimizer.step()
         return loss
 
-    run_step = seam.compile(step) if args.compile else step
+    dp = seam.DataParallel() if args.data_parallel else None
+    if dp is not None and BATCH % dp.replicas:
+        raise SystemExit(f"--data-parallel: the batch of {BATCH} does not split over {dp.replicas} replicas")
+
+    def dp_step(x, y):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step(data_parallel=dp)
+        return dp.mean(loss)  # the whole batch's loss
+
+    def batch(rows):
+        if dp is None:
+            return seam.tensor(train_x[rows]), seam.tensor(train_y[rows])
+        per = BATCH // dp.replicas  # this process's rows: those of its replicas
+        mine = rows[dp.first_replica * per:(dp.first_replica + dp.local_replicas) * per]
+        return dp.shard(train_x[mine]), dp.shard(train_y[mine])
+
+    run_step = dp_step if dp is not None else step
+    run_step = seam.compile(run_step) if args.compile else run_step
     order = np.random.default_rng(args.seed)
     steps_per_epoch = len(train_x) // BATCH
     done = 0
@@ -77,20 +98,33 @@ def main():
         losses = []
         for s in range(steps_per_epoch):
             rows = perm[s * BATCH:(s + 1) * BATCH]
-            loss = run_step(seam.tensor(train_x[rows]), seam.tensor(train_y[rows]))
+            loss = run_step(*batch(rows))
             if not args.compile:
                 seam.sync()
             losses.append(loss)
             done += 1
             if args.steps and done >= args.steps:
                 break
-        loss_sum = sum(l.item() for l in losses)
+        loss_sum = sum(float(dp.gather(l)[0]) if dp else l.item() for l in losses)
         print(f"epoch {epoch}: mean loss {loss_sum / len(losses):.4f} "
               f"({time.perf_counter() - start:.1f} s)", flush=True)
         if args.steps and done >= args.steps:
             break
+    if dp is not None:
+        # Every replica holds the same parameters: a digest of each, and the test accuracy
+        # from this process's copy.
+        digest = [hash(tuple(np.concatenate([dp.gather(p)[r].ravel() for p in model.parameters()])
+                             .view(np.uint32).tolist())) for r in range(dp.local_replicas)]
+        print(f"rank {seam.process_index()}: parameter digests {digest}")
+        with seam.no_grad():
+            params = [dp.gather(p)[0] for p in model.parameters()]
+        plain = Mlp([784, 256, 128, 10])
+        plain.load_state_dict(dict(zip([n for n, _ in plain.named_parameters()],
+                                       [seam.tensor(p) for p in params])))
+        model = plain
     print(f"test accuracy: {accuracy(model, test_x, test_y):.4f}")
-    print(seam.metrics.report())
+    if dp is None or seam.process_index() == 0:
+        print(seam.metrics.report())
 
 
 if __name__ == "__main__":
