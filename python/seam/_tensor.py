@@ -463,6 +463,15 @@ def _gelu(self, approximate="none"):
     return _C.nn.gelu(self)
 
 
+def _deepcopy(self, memo):
+    """A new leaf (of the same class, e.g. a Parameter) holding the same value: seam
+    values are immutable, so sharing them is a copy."""
+    out = type(self)(Tensor(self, False), self.requires_grad) if type(self) is not Tensor else (
+        Tensor(self, self.requires_grad))
+    memo[id(self)] = out
+    return out
+
+
 def _size(self, dim=None):
     return self.shape if dim is None else self.shape[dim]
 
@@ -509,6 +518,8 @@ def _install():
     T.__int__ = lambda self: int(_item(self))
     T.__index__ = lambda self: int(_item(self))
     T.size = _size
+    T.__deepcopy__ = _deepcopy
+    T.__copy__ = lambda self: _deepcopy(self, {})
     T.float = lambda self: self.to(_C.dtype.float32)
     T.double = lambda self: self.to(_C.dtype.float64)
     T.int = lambda self: self.to(_C.dtype.int32)

@@ -231,3 +231,16 @@ def test_optimizer_state_dict_and_lr_change():
     assert "state.0.exp_avg" in sd and sd["param_groups.0.lr"].item() == pytest.approx(0.1)
     opt.param_groups[0]["lr"] = 0.5
     assert opt.state_dict()["param_groups.0.lr"].item() == pytest.approx(0.5)
+
+
+def test_deepcopy_of_a_module_is_independent():
+    import copy
+
+    seam.manual_seed(8)
+    model = nn.Sequential(nn.Linear(3, 2))
+    clone = copy.deepcopy(model)
+    assert isinstance(clone[0].weight, nn.Parameter) and clone[0].weight.requires_grad
+    np.testing.assert_array_equal(clone[0].weight.numpy(), model[0].weight.numpy())
+    with seam.no_grad():
+        clone[0].weight -= 1
+    assert not np.array_equal(clone[0].weight.numpy(), model[0].weight.numpy())
