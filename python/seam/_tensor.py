@@ -23,13 +23,6 @@ _NUMPY_OF = {
     dtype.bool: np.bool_,
     dtype.bfloat16: np.float32,  # NumPy has no bfloat16: float32 values, rounded by seam
 }
-_FROM_NUMPY = {
-    np.dtype(np.float32): dtype.float32,
-    np.dtype(np.float64): dtype.float64,
-    np.dtype(np.int32): dtype.int32,
-    np.dtype(np.int64): dtype.int64,
-    np.dtype(np.bool_): dtype.bool,
-}
 
 values_indices = collections.namedtuple("values_indices", ["values", "indices"])
 

@@ -18,6 +18,9 @@
 namespace seam::python {
 namespace {
 
+// DLPack 0.8's kDLBool (the installed header, 0.6, predates it): NumPy bool arrays use it.
+constexpr uint8_t kDLBoolCode = 6;
+
 template <typename T>
 py::array OwnedArray(std::vector<T>&& values, const std::vector<int64_t>& shape) {
   auto* owned = new std::vector<T>(std::move(values));
@@ -108,15 +111,24 @@ Tensor FromTyped(const void* data, DLDataType dl, int64_t count, std::vector<int
     if (dl.code == kDLInt && dl.bits == 32) return FromBuffer<int32_t>(data, count, shape);
     if (dl.code == kDLInt && dl.bits == 64) return FromBuffer<int64_t>(data, count, shape);
     if (dl.code == kDLBfloat && dl.bits == 16) return FromBuffer<bfloat16>(data, count, shape);
-    if ((dl.code == kDLUInt && dl.bits == 8) || dl.code == 6 /* kDLBool, DLPack >= 0.8 */) {
+    if (dl.code == kDLUInt && dl.bits == 8) {  // seam has no uint8: widened exactly
       const auto* bytes = static_cast<const uint8_t*>(data);
       std::vector<int32_t> wide(bytes, bytes + count);
+      py::gil_scoped_release release;
+      return Tensor::from_vector(wide, std::move(shape));
+    }
+    if (dl.code == kDLBoolCode && dl.bits == 8) {
+      const auto* bytes = static_cast<const uint8_t*>(data);
+      std::vector<int32_t> wide(bytes, bytes + count);
+      py::gil_scoped_release release;
       return Tensor::from_vector(wide, std::move(shape)).to(DType::kBool);
     }
   }
-  ThrowInvalid(what + ": element type (DLPack code " + std::to_string(dl.code) + ", " +
-               std::to_string(dl.bits) + " bits, " + std::to_string(dl.lanes) +
-               " lanes) has no seam dtype (float32, float64, bfloat16, int32, int64, bool)");
+  ThrowInvalid(
+      what + ": element type (DLPack code " + std::to_string(dl.code) + ", " +
+      std::to_string(dl.bits) + " bits, " + std::to_string(dl.lanes) +
+      " lanes) has no seam dtype (float32, float64, bfloat16, int32, int64, uint8 as int32, "
+      "bool)");
 }
 
 DLDataType NumpyType(const py::array& a, const std::string& what) {
@@ -124,9 +136,11 @@ DLDataType NumpyType(const py::array& a, const std::string& what) {
   const auto size = static_cast<uint8_t>(a.itemsize() * 8);
   if (kind == 'f' && (size == 32 || size == 64)) return {kDLFloat, size, 1};
   if (kind == 'i' && (size == 32 || size == 64)) return {kDLInt, size, 1};
-  if (kind == 'b') return {kDLUInt, 8, 1};
-  ThrowInvalid(what + ": NumPy dtype " + py::str(a.dtype()).cast<std::string>() +
-               " has no seam dtype (float32, float64, int32, int64, bool; or give dtype=)");
+  if (kind == 'b') return {kDLBoolCode, 8, 1};
+  if (kind == 'u' && size == 8) return {kDLUInt, 8, 1};
+  ThrowInvalid(
+      what + ": NumPy dtype " + py::str(a.dtype()).cast<std::string>() +
+      " has no seam dtype (float32, float64, int32, int64, bool, uint8 as int32; or give dtype=)");
 }
 
 Tensor FromNumpy(const py::array& a, std::optional<DType> dtype) {

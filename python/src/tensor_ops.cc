@@ -122,8 +122,13 @@ void BindArithmetic(py::class_<PyTensor, PyTensorPtr>& cls) {
   BindInPlace(
       cls, "__itruediv__", [](const Tensor& a, const Tensor& b) { return a / b; },
       [](const Tensor& a, Scalar b) { return a / b; });
+  // copy_ converts and broadcasts the source to the destination (torch's copy_).
   BindInPlace(
-      cls, "copy_", [](const Tensor&, const Tensor& b) { return b; },
+      cls, "copy_",
+      [](const Tensor& a, const Tensor& b) {
+        Tensor v = b.dtype() == a.dtype() ? b : b.to(a.dtype());
+        return v.shape() == a.shape() ? v : v.broadcast_to(a.shape());
+      },
       [](const Tensor& a, Scalar b) { return Tensor::full(a.shape(), b, a.dtype()); });
 }
 

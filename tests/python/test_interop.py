@@ -49,6 +49,25 @@ def test_numpy_dlpack_both_ways():
         seam.from_dlpack(np.zeros(3, np.int16))
 
 
+def test_uint8_widens_to_int32_and_bool_exports_as_uint8():
+    x = np.array([0, 7, 255], np.uint8)
+    for t in (seam.tensor(x), seam.from_dlpack(x)):
+        assert t.dtype == seam.int32
+        np.testing.assert_array_equal(t.numpy(), x.astype(np.int32))
+    flags = seam.tensor([True, False]) & seam.tensor([True, True])
+    exported = np.from_dlpack(flags)
+    assert exported.dtype == np.uint8
+    np.testing.assert_array_equal(exported, [1, 0])
+    np.testing.assert_array_equal(flags.numpy(), [True, False])
+
+
+def test_copy_converts_and_broadcasts():
+    t = seam.zeros(2, 3)
+    t.copy_(seam.tensor([1, 2, 3], dtype=seam.int32))
+    np.testing.assert_array_equal(t.numpy(), [[1, 2, 3], [1, 2, 3]])
+    assert t.dtype == seam.float32
+
+
 def test_bfloat16_reads_as_float32():
     t = seam.tensor([1.5, -2.25], dtype=seam.bfloat16)
     a = t.numpy()
