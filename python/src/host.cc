@@ -28,8 +28,10 @@ py::array OwnedArray(std::vector<T>&& values, const std::vector<int64_t>& shape)
   return py::array_t<T>(std::vector<py::ssize_t>(shape.begin(), shape.end()), owned->data(), owner);
 }
 
+// `t` is a copy of the handle, taken with the GIL held: another Python thread may assign
+// the PyTensor's value while this one waits without the GIL.
 template <typename T>
-std::vector<T> ReadHost(const Tensor& t) {
+std::vector<T> ReadHost(Tensor t) {
   py::gil_scoped_release release;
   return t.to_vector<T>();
 }
