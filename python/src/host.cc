@@ -190,11 +190,10 @@ py::capsule ExportDlpack(const Tensor& t) {
   // A capsule nobody consumed frees the tensor; a consumer renames it "used_dltensor" and
   // calls the deleter itself.
   return py::capsule(&ex->managed, "dltensor", [](PyObject* capsule) {
+    // (PyCapsule_IsValid sets no exception, so an exception in flight is left alone.)
     if (PyCapsule_IsValid(capsule, "dltensor")) {
       auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
       if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-    } else {
-      PyErr_Clear();
     }
   });
 }
