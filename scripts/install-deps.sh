@@ -8,6 +8,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libgloo-dev libopenblas-dev libdnnl-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev python3-numpy
+  pybind11-dev python3-pybind11 python3-dev python3-venv python3-pytest libdlpack-dev
   dataset-fashion-mnist fortunes
   clang-format clang-tidy clang-14 libclang-rt-14-dev python3
 )

@@ -1,0 +1,80 @@
+// The Python tensor: a seam::Tensor plus what PyTorch's autograd semantics need on top of
+// the C++ API's grad(loss, params) (docs/python.md, "Autograd").
+//
+// A leaf that requires grad is its own only leaf; every other tensor carries the set of
+// such leaves it was computed from (shared, immutable, weak: a dead leaf's gradient is not
+// wanted). backward() differentiates the loss with respect to exactly that set and adds each
+// gradient into the leaf's `grad`.
+#ifndef SEAM_PYTHON_PY_TENSOR_H_
+#define SEAM_PYTHON_PY_TENSOR_H_
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "seam/tensor.h"
+
+namespace seam::python {
+
+namespace py = pybind11;
+
+struct PyTensor;
+using PyTensorPtr = std::shared_ptr<PyTensor>;
+using LeafSet = std::vector<std::weak_ptr<PyTensor>>;
+using LeafSetPtr = std::shared_ptr<const LeafSet>;
+
+struct PyTensor : std::enable_shared_from_this<PyTensor> {
+  explicit PyTensor(Tensor v) : value(std::move(v)) {}
+
+  Tensor value;
+  // Set by the user (requires_grad=True, requires_grad_()) on a leaf only.
+  bool leaf_requires_grad = false;
+  // The leaves this tensor was computed from (null: none); a leaf has none.
+  LeafSetPtr leaves;
+  // The accumulated gradient of a leaf (None until the first backward()).
+  PyTensorPtr grad;
+
+  bool is_leaf() const { return leaves == nullptr; }
+  bool requires_grad() const { return is_leaf() ? leaf_requires_grad : true; }
+};
+
+// Whether operations record the leaves they depend on (off inside seam.no_grad()).
+bool grad_enabled();
+void set_grad_enabled(bool enabled);
+
+// The leaves `t` depends on, as a set to pass on (itself when it is a leaf needing grad).
+LeafSetPtr LeavesOf(const PyTensor& t);
+// The union of the inputs' leaves (null when grad is off or none has any).
+LeafSetPtr MergeLeaves(std::initializer_list<const PyTensor*> inputs);
+LeafSetPtr MergeLeaves(const std::vector<const PyTensor*>& inputs);
+
+// A result of an operation on `inputs`: it depends on their leaves.
+PyTensorPtr Result(Tensor value, std::initializer_list<const PyTensor*> inputs);
+PyTensorPtr Result(Tensor value, const std::vector<const PyTensor*>& inputs);
+// A result that carries no gradient (comparisons, indices, integer conversions).
+PyTensorPtr Constant(Tensor value);
+
+// Python numbers (bool, int, float and NumPy scalars) as seam scalars; nullopt for
+// anything else.
+std::optional<Scalar> ToScalar(py::handle h);
+
+// seam::Error with code kInvalidArgument (a Python ValueError subclass).
+[[noreturn]] void ThrowInvalid(const std::string& message);
+
+// Binding groups, one per source file.
+void BindErrors(py::module_& m);
+void BindTensor(py::module_& m);
+void BindTensorOps(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls);
+void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls);
+void BindAutograd(py::module_& m);
+void BindNn(py::module_& m);
+void BindOptim(py::module_& m);
+void BindRuntime(py::module_& m);
+void BindDistributed(py::module_& m);
+
+}  // namespace seam::python
+
+#endif  // SEAM_PYTHON_PY_TENSOR_H_

@@ -1,0 +1,104 @@
+"""NumPy and DLPack: numpy() owns its buffer, seam.tensor copies once, DLPack both ways with
+NumPy and (where python3-torch is installed) PyTorch. seam's DLPack export and import copy
+(docs/python.md, "NumPy and DLPack"), so nothing is shared: the tests check that too."""
+
+import numpy as np
+import pytest
+
+import seam
+
+rng = np.random.default_rng(3)
+
+
+def test_numpy_owns_its_buffer_and_tensor_copies_in():
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    original = x.copy()
+    t = seam.tensor(x)
+    x[0, 0] = 100.0  # the tensor took a copy
+    assert t[0, 0].item() == original[0, 0]
+    a = (t * 2).numpy()
+    assert a.flags.c_contiguous and a.flags.writeable and a.dtype == np.float32
+    assert a.base is not None and not isinstance(a.base, np.ndarray)  # a buffer of its own
+    a[:] = 0
+    np.testing.assert_array_equal((t * 2).numpy(), original * 2)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.int64, np.bool_])
+def test_numpy_round_trip_every_dtype(dt):
+    x = (rng.standard_normal((2, 3)) * 10).astype(dt)
+    t = seam.tensor(x)
+    np.testing.assert_array_equal(t.numpy(), x)
+    assert t.numpy().dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(t), x)
+    np.testing.assert_array_equal(np.asarray(t, dtype=np.float64), x.astype(np.float64))
+
+
+def test_numpy_dlpack_both_ways():
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    t = seam.tensor(x) + 1
+    assert t.__dlpack_device__() == (1, 0)
+    back = np.from_dlpack(t)
+    np.testing.assert_array_equal(back, x + 1)
+    s = seam.from_dlpack(x)
+    np.testing.assert_array_equal(s.numpy(), x)
+    x[:] = 7  # seam's import copied
+    assert s[0, 0].item() != 7
+    with pytest.raises(ValueError, match="not compact and row-major"):
+        seam.from_dlpack(np.asfortranarray(rng.standard_normal((3, 2))))
+    with pytest.raises(ValueError, match="no seam dtype"):
+        seam.from_dlpack(np.zeros(3, np.int16))
+
+
+def test_uint8_widens_to_int32_and_bool_exports_as_uint8():
+    x = np.array([0, 7, 255], np.uint8)
+    for t in (seam.tensor(x), seam.from_dlpack(x)):
+        assert t.dtype == seam.int32
+        np.testing.assert_array_equal(t.numpy(), x.astype(np.int32))
+    flags = seam.tensor([True, False]) & seam.tensor([True, True])
+    exported = np.from_dlpack(flags)
+    assert exported.dtype == np.uint8
+    np.testing.assert_array_equal(exported, [1, 0])
+    np.testing.assert_array_equal(flags.numpy(), [True, False])
+
+
+def test_copy_converts_and_broadcasts():
+    t = seam.zeros(2, 3)
+    t.copy_(seam.tensor([1, 2, 3], dtype=seam.int32))
+    np.testing.assert_array_equal(t.numpy(), [[1, 2, 3], [1, 2, 3]])
+    assert t.dtype == seam.float32
+
+
+def test_bfloat16_reads_as_float32():
+    t = seam.tensor([1.5, -2.25], dtype=seam.bfloat16)
+    a = t.numpy()
+    assert a.dtype == np.float32
+    np.testing.assert_array_equal(a, [1.5, -2.25])
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError as e:
+        pytest.skip(f"python3-torch is not installed ({e}): the PyTorch DLPack checks are skipped")
+    return torch
+
+
+def test_torch_dlpack_both_ways():
+    torch = _torch()
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    t = seam.tensor(x) * 3
+    tt = torch.from_dlpack(t)
+    assert tt.dtype == torch.float32 and tuple(tt.shape) == (3, 4)
+    np.testing.assert_array_equal(tt.numpy(), x * 3)
+    for dt in (torch.float32, torch.float64, torch.int32, torch.int64, torch.bfloat16):
+        src = (torch.arange(6).reshape(2, 3) - 2).to(dt)
+        s = seam.from_dlpack(src)
+        np.testing.assert_array_equal(s.float().numpy(), src.float().numpy())
+        back = torch.from_dlpack(s)
+        assert back.dtype == dt and torch.equal(back, src)
+    src = torch.ones(2, 2)
+    s = seam.from_dlpack(src)
+    src.add_(1)  # the import copied: nothing shared
+    np.testing.assert_array_equal(s.numpy(), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="not compact"):
+        seam.from_dlpack(torch.ones(3, 2).t())
