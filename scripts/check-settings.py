@@ -6,7 +6,8 @@
 2. no file of src/ or tools/ but src/base/env.cc calls getenv itself (every read goes
    through base::GetEnv or base::ReadSetting);
 3. every string literal in src/ and tools/ spelt like one of the variables seam reads (a
-   prefix below, all capitals) is declared in settings.def.
+   prefix below, all capitals), and every variable the Python package (python/) reads
+   through os.environ, is declared in settings.def.
 Exit status 1 with one line per problem. Run by ctest as `settings_check`.
 """
 import pathlib
@@ -61,6 +62,13 @@ def main():
                 if name.startswith(PREFIXES) and not name.endswith("_") and name not in declared:
                     problems.append(f"{rel}: \"{name}\" looks like an environment variable but "
                                     "src/base/settings.def does not declare it")
+    # The Python package reads its variables through os.environ.
+    for path in sorted((root / "python").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for name in re.findall(r'environ(?:\.get|\.setdefault)?\(?\[?\s*"([A-Z][A-Z0-9_]+)"',
+                               path.read_text(encoding="utf-8")):
+            if name not in declared:
+                problems.append(f"{rel}: reads {name}, which src/base/settings.def does not declare")
     for p in sorted(set(problems)):
         print(p)
     print(f"check-settings: {len(declared)} variables declared, {len(set(problems))} problem(s)")
