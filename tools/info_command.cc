@@ -3,9 +3,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_registry.h"
-#include "src/runtime/program_format.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/pjrt/program_format.h"
 #include "tools/option_value.h"
 
 namespace seam::tools {

@@ -18,7 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "src/base/env.h"
-#include "src/runtime/job_secret.h"
+#include "src/runtime/distributed/job_secret.h"
 #include "tools/process_group.h"
 
 namespace seam::tools {

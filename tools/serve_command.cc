@@ -15,9 +15,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "src/runtime/pjrt_registry.h"
-#include "src/runtime/remote_service.h"
-#include "src/runtime/remote_wire.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/remote/remote_wire.h"
+#include "src/runtime/serve/remote_service.h"
 
 namespace seam::tools {
 namespace {

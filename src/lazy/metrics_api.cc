@@ -2,8 +2,8 @@
 #include "seam/metrics.h"
 #include "src/lazy/runtime.h"
 #include "src/runtime/metrics.h"
-#include "src/runtime/remote_computation_client.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
+#include "src/runtime/remote/remote_computation_client.h"
 
 namespace seam::metrics {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "seam/metrics.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {
