@@ -16,6 +16,7 @@
 
 #include "seam/runtime.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/runtime/pjrt/pjrt_api.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

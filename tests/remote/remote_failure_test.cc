@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "src/ir/text.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 #include "src/runtime/remote/remote_computation_client.h"
 #include "tests/remote/remote_fixture.h"
 

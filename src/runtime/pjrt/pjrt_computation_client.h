@@ -43,26 +43,12 @@ class PjrtComputationClient : public ComputationClient {
       std::optional<JobKeyValueStore> store = std::nullopt);
   ~PjrtComputationClient() override;
 
-  absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
-      const std::vector<TensorSource>& tensors) override;
-  absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
-      const std::vector<DataPtr>& handles) override;
-  absl::Status TransferFromDeviceInto(const DataPtr& handle,
-                                      absl::Span<uint8_t> destination) override;
   // Through PJRT_Buffer_CopyRawToHost and the async transfer manager
   // (pjrt_computation_client_transfers.h); for a plugin whose table lacks those slots, or
   // that answers them UNIMPLEMENTED, the base class's host-staged defaults.
   absl::Status TransferFromDeviceRange(const DataPtr& handle, size_t offset,
                                        absl::Span<uint8_t> destination) override;
   absl::StatusOr<std::unique_ptr<Upload>> StartUpload(std::vector<UploadTarget> targets) override;
-  absl::StatusOr<std::vector<ComputationPtr>> Compile(
-      std::vector<CompileInstance> instances) override;
-  absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
-      const Computation& computation, const std::vector<DataPtr>& arguments,
-      const std::string& device, const ExecuteComputationOptions& options) override;
-  absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
-      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
-      const std::vector<std::string>& devices) override;
 
   std::string GetPlatformName() const override { return platform_name_; }
   std::string GetDefaultDevice() const override { return device_names_.front(); }
@@ -89,6 +75,24 @@ class PjrtComputationClient : public ComputationClient {
   // The program format Compile sends (seam's IR or StableHLO), chosen at creation from the
   // attributes, SEAM_PROGRAM_FORMAT and SEAM_MATMUL_PRECISION (program_format.h).
   const ProgramFormatChoice& program_format() const { return program_format_; }
+
+ protected:
+  // The crossings (computation_client.h); the crossing layer records their spans and metrics.
+  absl::StatusOr<std::vector<DataPtr>> DoTransferToDevice(
+      const std::vector<TensorSource>& tensors) override;
+  absl::StatusOr<std::vector<ir::Literal>> DoTransferFromDevice(
+      const std::vector<DataPtr>& handles) override;
+  // Straight into `destination` (no host value of its own in between).
+  absl::Status DoTransferFromDeviceInto(const DataPtr& handle,
+                                        absl::Span<uint8_t> destination) override;
+  absl::StatusOr<std::vector<ComputationPtr>> DoCompile(
+      std::vector<CompileInstance> instances) override;
+  absl::StatusOr<std::vector<DataPtr>> DoExecuteComputation(
+      const Computation& computation, const std::vector<DataPtr>& arguments,
+      const std::string& device, const ExecuteComputationOptions& options) override;
+  absl::StatusOr<std::vector<std::vector<DataPtr>>> DoExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices) override;
 
  private:
   PjrtComputationClient(const PJRT_Api* api, PJRT_Client* client);

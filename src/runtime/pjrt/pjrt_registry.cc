@@ -13,7 +13,6 @@
 #include "src/runtime/distributed/coordinator.h"
 #include "src/runtime/pjrt/pjrt_api.h"
 #include "src/runtime/pjrt/pjrt_computation_client.h"
-#include "src/runtime/remote/remote_computation_client.h"
 
 namespace seam::runtime {
 namespace {
@@ -242,37 +241,7 @@ absl::StatusOr<std::vector<DiscoveredPlugin>> RegisterDiscoveredPlugins(const En
   return plugins;
 }
 
-absl::StatusOr<std::string> ReadClientKind() {
-  const std::string kind = base::GetEnv("SEAM_CLIENT").value_or("");
-  if (kind.empty()) return std::string("pjrt");
-  if (kind == "pjrt" || kind == "remote") return kind;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "SEAM_CLIENT must be 'pjrt' (the default: devices of this process, chosen by "
-      "PJRT_DEVICE) or 'remote' (devices of a `seam serve` at SEAM_REMOTE_ADDRESS), got '",
-      kind, "'"));
-}
-
-absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
-    ClientSelection* selection) {
-  ClientSelection scratch;
-  if (selection == nullptr) selection = &scratch;
-  const std::optional<std::string> kind_set = base::GetEnv("SEAM_CLIENT");
-  selection->client_reason = kind_set.has_value() && !kind_set->empty()
-                                 ? absl::StrCat("SEAM_CLIENT='", *kind_set, "'")
-                                 : std::string("SEAM_CLIENT unset: the default");
-  selection->branch = "none";
-  if (kind_set.has_value() && !kind_set->empty()) selection->client = *kind_set;
-  SEAM_ASSIGN_OR_RETURN(selection->client, ReadClientKind());
-  if (selection->client == "remote") {
-    selection->branch = "remote";
-    SEAM_ASSIGN_OR_RETURN(
-        RemoteClientOptions options,
-        ReadRemoteClientOptions([](const char* name) { return base::GetEnv(name); }));
-    selection->remote_address = options.address;
-    SEAM_ASSIGN_OR_RETURN(std::unique_ptr<RemoteComputationClient> client,
-                          RemoteComputationClient::Connect(options));
-    return std::unique_ptr<ComputationClient>(std::move(client));
-  }
+absl::StatusOr<std::unique_ptr<ComputationClient>> CreatePjrtClient(ClientSelection* selection) {
   EnvReader env(selection);
   selection->device_type = env.Get("PJRT_DEVICE").value_or("");
   selection->branch = "none";
@@ -280,6 +249,28 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
     return absl::FailedPreconditionError(kPjrtDeviceUnset);
   }
   return SelectClient(selection->device_type, env, selection);
+}
+
+absl::Status RegisterPjrtClientFactory() {
+  ClientFactory factory;
+  factory.name = "pjrt";
+  factory.description = "the default: devices of this process, chosen by PJRT_DEVICE";
+  factory.precheck = [] {
+    if (base::GetEnv("PJRT_DEVICE").value_or("").empty()) {
+      return absl::FailedPreconditionError(kPjrtDeviceUnset);
+    }
+    return absl::OkStatus();
+  };
+  factory.create = [](ClientChoice* choice) -> absl::StatusOr<std::unique_ptr<ComputationClient>> {
+    if (auto* selection = dynamic_cast<ClientSelection*>(choice))
+      return CreatePjrtClient(selection);
+    ClientSelection scratch;
+    static_cast<ClientChoice&>(scratch) = *choice;
+    absl::StatusOr<std::unique_ptr<ComputationClient>> client = CreatePjrtClient(&scratch);
+    *choice = static_cast<const ClientChoice&>(scratch);
+    return client;
+  };
+  return RegisterClientFactory(std::move(factory));
 }
 
 }  // namespace seam::runtime

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "src/runtime/client_registry.h"
 #include "src/runtime/computation_client.h"
 #include "src/runtime/distributed/distributed_config.h"
 #include "src/runtime/pjrt/plugin.h"
@@ -17,15 +18,11 @@
 
 namespace seam::runtime {
 
-// What client selection did: for `seam info` and the tests.
-struct ClientSelection {
-  // SEAM_CLIENT's choice: "pjrt" (the default: PJRT_DEVICE and the branch chain below) or
-  // "remote" (RemoteComputationClient, docs/remote.md), and why ("SEAM_CLIENT unset", ...).
-  std::string client = "pjrt";
-  std::string client_reason;
-  std::string remote_address;  // SEAM_REMOTE_ADDRESS as used, for the remote client
-  std::string device_type;     // PJRT_DEVICE as read
-  std::string branch;          // "dynamic plugin", "CPU", "TPU", "XPU", "NEURON", or "none"
+// What client selection did: for `seam info` and the tests. The PJRT client's factory
+// (RegisterPjrtClientFactory) records its branch chain here; SEAM_CLIENT's choice and the
+// remote client's address are in the ClientChoice it extends (client_registry.h).
+struct ClientSelection : ClientChoice {
+  std::string device_type;  // PJRT_DEVICE as read
   // Every environment variable read, in order, with its value (nullopt = unset).
   std::vector<std::pair<std::string, std::optional<std::string>>> env_read;
   std::string library_path;    // the plugin loaded, "" for the in-process CPU plugin
@@ -52,19 +49,17 @@ std::shared_ptr<const PjRtPlugin> FindPlugin(const std::string& name);
 // PJRT_DYNAMIC_PLUGINS is on.
 absl::StatusOr<std::vector<DiscoveredPlugin>> RegisterDiscoveredPlugins(const EnvGetter& env);
 
-// SEAM_CLIENT: "pjrt" when unset or empty, "pjrt" or "remote" as set; InvalidArgument
-// naming the variable and its value for anything else.
-absl::StatusOr<std::string> ReadClientKind();
+// Registers the PJRT client's factory as "pjrt" (client_registry.h): its precheck refuses
+// an unset or empty PJRT_DEVICE (kPjrtDeviceUnset); it creates the client with
+// CreatePjrtClient, recording into a ClientSelection when the choice it is given is one.
+absl::Status RegisterPjrtClientFactory();
 
-// With SEAM_CLIENT=remote: a RemoteComputationClient (SEAM_REMOTE_ADDRESS,
-// SEAM_REMOTE_TOKEN_FILE; PJRT_DEVICE is not read). Otherwise:
-// reads PJRT_DEVICE (refusing unset or empty with kPjrtDeviceUnset) and runs the
-// branch chain. `selection` (optional) receives the record, on failure too. The job's
+// Reads PJRT_DEVICE (refusing unset or empty with kPjrtDeviceUnset) and runs the branch
+// chain. `selection` (required) receives the record, on failure too. The job's
 // coordinator (coordinator.h) is created, before the client, for a registered plugin that
 // requires it and for PJRT_DEVICE=CPU when the world size is above 1; the CPU plugin then
 // also receives the options process_index and process_count (docs/distributed.md).
-absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
-    ClientSelection* selection);
+absl::StatusOr<std::unique_ptr<ComputationClient>> CreatePjrtClient(ClientSelection* selection);
 
 // The refusal of an unset or empty PJRT_DEVICE: the reference's exact message first, then
 // how to fix it. There is no default device in the library.

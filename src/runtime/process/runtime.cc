@@ -4,8 +4,9 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "src/base/env.h"
+#include "src/runtime/client_registry.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/remote/remote_computation_client.h"
 #include "src/runtime/trace.h"
 
 namespace seam::runtime {
@@ -15,13 +16,34 @@ std::atomic<ComputationClient*> g_client{nullptr};
 
 }  // namespace
 
+void RegisterBuiltinClients() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Neither can fail: both names are non-empty and both have a create function.
+    (void)RegisterPjrtClientFactory();
+    (void)RegisterRemoteClientFactory();
+  });
+}
+
+absl::StatusOr<std::string> ReadClientKind() {
+  RegisterBuiltinClients();
+  return ReadRegisteredClientKind();
+}
+
+absl::StatusOr<std::unique_ptr<ComputationClient>> CreateClientFromEnvironment(
+    ClientSelection* selection) {
+  RegisterBuiltinClients();
+  ClientSelection scratch;
+  return CreateRegisteredClient(selection != nullptr ? selection : &scratch);
+}
+
 absl::StatusOr<std::unique_ptr<ComputationClient>> InitializeComputationClient() {
   // SEAM_CLIENT first: a remote client's process needs no PJRT_DEVICE (its server reads it).
   absl::StatusOr<std::string> kind = ReadClientKind();
   if (!kind.ok()) return kind.status();
-  std::string device_type = base::GetEnv("PJRT_DEVICE").value_or("");
-  if (*kind == "pjrt" && device_type.empty()) {
-    return absl::FailedPreconditionError(kPjrtDeviceUnset);
+  if (const ClientFactory* factory = FindClientFactory(*kind);
+      factory != nullptr && factory->precheck) {
+    if (absl::Status ready = factory->precheck(); !ready.ok()) return ready;
   }
   static std::atomic<bool> initialized{false};
   if (initialized.exchange(true)) {

@@ -11,11 +11,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "src/base/env.h"
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote/remote_connection.h"
 #include "src/runtime/remote/remote_wire.h"
-#include "src/runtime/trace.h"
 
 namespace seam::runtime {
 namespace {
@@ -357,10 +357,8 @@ std::vector<std::string> RemoteComputationClient::GetLocalDevices() const {
   return names;
 }
 
-absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient::TransferToDevice(
+absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient::DoTransferToDevice(
     const std::vector<TensorSource>& tensors) {
-  metrics::ScopedTimer timer(TransferToDeviceMetric());
-  const trace::Span span("TransferToDevice", "crossing");
   SEAM_RETURN_IF_ERROR(CheckUploadSizes(tensors));
   std::vector<DataPtr> handles(tensors.size());
   std::vector<pb::TensorHeader> headers(tensors.size());
@@ -396,10 +394,6 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
           tensor.device, std::make_shared<const ir::Shape>(tensor.shape), connection_, placed[k]);
     }
   }
-  for (const TensorSource& tensor : tensors) {
-    InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
-  }
-  CreateDataHandlesCounter()->Add(static_cast<int64_t>(handles.size()));
   return handles;
 }
 
@@ -410,10 +404,8 @@ int RemoteComputationClient::DeviceIndex(const std::string& device) const {
   return -1;
 }
 
-absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDevice(
+absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::DoTransferFromDevice(
     const std::vector<DataPtr>& handles) {
-  metrics::ScopedTimer timer(TransferFromDeviceMetric());
-  const trace::Span span("TransferFromDevice", "crossing");
   std::vector<ir::Literal> literals(handles.size());
   for (size_t i = 0; i < handles.size(); ++i) literals[i].shape = handles[i]->shape();
   auto append = [&](size_t index, size_t offset, const uint8_t* data, size_t n) {
@@ -430,16 +422,8 @@ absl::StatusOr<std::vector<ir::Literal>> RemoteComputationClient::TransferFromDe
   return literals;
 }
 
-absl::Status RemoteComputationClient::TransferFromDeviceInto(const DataPtr& handle,
-                                                             absl::Span<uint8_t> destination) {
-  metrics::ScopedTimer timer(TransferFromDeviceMetric());
-  const trace::Span span("TransferFromDevice", "crossing");
-  const size_t size = handle->shape().byte_size();
-  if (destination.size() != size) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TransferFromDeviceInto: ", handle->shape().ToString(), " needs ", size,
-                     " bytes, the destination has ", destination.size()));
-  }
+absl::Status RemoteComputationClient::DoTransferFromDeviceInto(const DataPtr& handle,
+                                                               absl::Span<uint8_t> destination) {
   // Straight into the caller's memory: no fresh host value.
   auto copy = [&](size_t, size_t offset, const uint8_t* data, size_t n) {
     std::memcpy(destination.data() + offset, data, n);
@@ -506,11 +490,8 @@ absl::Status RemoteComputationClient::ReadStream(const std::vector<DataPtr>& han
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> RemoteComputationClient::Compile(
+absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> RemoteComputationClient::DoCompile(
     std::vector<CompileInstance> instances) {
-  const bool eager = !instances.empty() && instances.front().eager_mode;
-  metrics::ScopedTimer timer(eager ? EagerOpCompileMetric() : CompileMetric());
-  const trace::Span span("Compile", "crossing");
   pb::CompileRequest request;
   request.set_session(connection_->session());
   for (uint64_t handle : connection_->TakeReleases()) request.add_release(handle);
@@ -555,15 +536,15 @@ absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> RemoteComputation
   for (size_t i = 0; i < instances.size(); ++i) {
     computations.push_back(std::make_shared<RemoteComputation>(
         std::move(instances[i].program), connection_, reply.computations(static_cast<int>(i))));
-    CreateCompileHandlesCounter()->Add(1);
   }
   return computations;
 }
 
-absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient::ExecuteComputation(
-    const Computation& computation, const std::vector<DataPtr>& arguments,
-    const std::string& device, const ExecuteComputationOptions& options) {
-  const trace::Span span("ExecuteComputation", "crossing");
+absl::StatusOr<std::vector<ComputationClient::DataPtr>>
+RemoteComputationClient::DoExecuteComputation(const Computation& computation,
+                                              const std::vector<DataPtr>& arguments,
+                                              const std::string& device,
+                                              const ExecuteComputationOptions& options) {
   SEAM_ASSIGN_OR_RETURN(const RemoteComputation* remote_computation,
                         ComputationOf(computation, connection_.get(), "ExecuteComputation"));
   std::vector<const RemoteData*> remote_arguments;
@@ -608,18 +589,13 @@ absl::StatusOr<std::vector<ComputationClient::DataPtr>> RemoteComputationClient:
                                                    reply.outputs(static_cast<int>(i)), run));
   }
   runs_.Launched(device, std::move(run));
-  CreateDataHandlesCounter()->Add(static_cast<int64_t>(results.size()));
-  if (!computation.program().aliases.empty()) {
-    InputOutputAliasCounter()->Add(static_cast<int64_t>(computation.program().aliases.size()));
-  }
   return results;
 }
 
 absl::StatusOr<std::vector<std::vector<ComputationClient::DataPtr>>>
-RemoteComputationClient::ExecuteReplicated(const Computation& computation,
-                                           const std::vector<std::vector<DataPtr>>& arguments,
-                                           const std::vector<std::string>& devices) {
-  const trace::Span span("ExecuteReplicated", "crossing");
+RemoteComputationClient::DoExecuteReplicated(const Computation& computation,
+                                             const std::vector<std::vector<DataPtr>>& arguments,
+                                             const std::vector<std::string>& devices) {
   SEAM_ASSIGN_OR_RETURN(const RemoteComputation* remote_computation,
                         ComputationOf(computation, connection_.get(), "ExecuteReplicated"));
   pb::ExecuteReplicatedRequest request;
@@ -664,11 +640,6 @@ RemoteComputationClient::ExecuteReplicated(const Computation& computation,
     }
   }
   for (size_t d = 0; d < devices.size(); ++d) runs_.Launched(devices[d], runs[d]);
-  CreateDataHandlesCounter()->Add(static_cast<int64_t>(devices.size() * shapes.size()));
-  if (!computation.program().aliases.empty()) {
-    InputOutputAliasCounter()->Add(
-        static_cast<int64_t>(devices.size() * computation.program().aliases.size()));
-  }
   return results;
 }
 
@@ -744,21 +715,37 @@ absl::StatusOr<RemoteComputationClient::ServerStats> RemoteComputationClient::Ge
                      reply.session_buffers(), reply.metrics_report()};
 }
 
-std::string ServerReport(const ComputationClient& client) {
-  const auto* remote = dynamic_cast<const RemoteComputationClient*>(&client);
-  if (remote == nullptr) {
-    return "Server: none (SEAM_CLIENT is not remote: the devices are this process's)\n";
+void RemoteComputationClient::AppendServerReport(std::string* report) const {
+  std::string out = absl::StrCat("Server: ", address(), "\n");
+  absl::StatusOr<ServerStats> stats = GetServerStats();
+  if (!stats.ok()) {
+    absl::StrAppend(report, out, "  Unavailable: ", stats.status().message(), "\n");
+    return;
   }
-  std::string out = absl::StrCat("Server: ", remote->address(), "\n");
-  absl::StatusOr<RemoteComputationClient::ServerStats> stats = remote->GetServerStats();
-  if (!stats.ok()) return absl::StrCat(out, "  Unavailable: ", stats.status().message(), "\n");
   absl::StrAppend(&out, "  Sessions: ", stats->sessions, "\n", "  Buffers: ", stats->buffers, "\n",
                   "  Computations: ", stats->computations, "\n",
                   "  SessionBuffers: ", stats->session_buffers, "\n");
   for (absl::string_view line : absl::StrSplit(stats->metrics_report, '\n', absl::SkipEmpty())) {
     absl::StrAppend(&out, "  ", line, "\n");
   }
-  return out;
+  absl::StrAppend(report, out);
+}
+
+absl::Status RegisterRemoteClientFactory() {
+  ClientFactory factory;
+  factory.name = kRemoteClientKind;
+  factory.description = "devices of a `seam serve` at SEAM_REMOTE_ADDRESS";
+  factory.create = [](ClientChoice* choice) -> absl::StatusOr<std::unique_ptr<ComputationClient>> {
+    choice->branch = "remote";
+    SEAM_ASSIGN_OR_RETURN(
+        RemoteClientOptions options,
+        ReadRemoteClientOptions([](const char* name) { return base::GetEnv(name); }));
+    choice->remote_address = options.address;
+    SEAM_ASSIGN_OR_RETURN(std::unique_ptr<RemoteComputationClient> client,
+                          RemoteComputationClient::Connect(options));
+    return std::unique_ptr<ComputationClient>(std::move(client));
+  };
+  return RegisterClientFactory(std::move(factory));
 }
 
 }  // namespace seam::runtime

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "src/runtime/client_registry.h"
 #include "src/runtime/computation_client.h"
 
 namespace seam::runtime {
@@ -71,21 +72,6 @@ class RemoteComputationClient : public ComputationClient {
   // Ends the session: the server frees its buffers and computations.
   ~RemoteComputationClient() override;
 
-  absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
-      const std::vector<TensorSource>& tensors) override;
-  absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
-      const std::vector<DataPtr>& handles) override;
-  // Streams straight into `destination` (no host value of its own in between).
-  absl::Status TransferFromDeviceInto(const DataPtr& handle,
-                                      absl::Span<uint8_t> destination) override;
-  absl::StatusOr<std::vector<ComputationPtr>> Compile(
-      std::vector<CompileInstance> instances) override;
-  absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
-      const Computation& computation, const std::vector<DataPtr>& arguments,
-      const std::string& device, const ExecuteComputationOptions& options) override;
-  absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
-      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
-      const std::vector<std::string>& devices) override;
   absl::Status AwaitRunsInFlightBelow(const std::string& device, int64_t limit) override;
   absl::StatusOr<int64_t> RunsInFlight(const std::string& device) const override;
   absl::StatusOr<MemoryStats> GetMemoryStats(const std::string& device) const override;
@@ -106,6 +92,27 @@ class RemoteComputationClient : public ComputationClient {
   absl::StatusOr<ServerStats> GetServerStats() const;
   uint64_t session() const;
   const std::string& address() const;  // the server's, as SEAM_REMOTE_ADDRESS gave it
+  // "Server: <address>" and the server's figures (GetServerStats), indented; one line
+  // "  Unavailable: <why>" in their place when the server cannot say.
+  void AppendServerReport(std::string* report) const override;
+
+ protected:
+  // The crossings (computation_client.h); the crossing layer records their spans and metrics.
+  absl::StatusOr<std::vector<DataPtr>> DoTransferToDevice(
+      const std::vector<TensorSource>& tensors) override;
+  absl::StatusOr<std::vector<ir::Literal>> DoTransferFromDevice(
+      const std::vector<DataPtr>& handles) override;
+  // Straight into `destination` (no host value of its own in between).
+  absl::Status DoTransferFromDeviceInto(const DataPtr& handle,
+                                        absl::Span<uint8_t> destination) override;
+  absl::StatusOr<std::vector<ComputationPtr>> DoCompile(
+      std::vector<CompileInstance> instances) override;
+  absl::StatusOr<std::vector<DataPtr>> DoExecuteComputation(
+      const Computation& computation, const std::vector<DataPtr>& arguments,
+      const std::string& device, const ExecuteComputationOptions& options) override;
+  absl::StatusOr<std::vector<std::vector<DataPtr>>> DoExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices) override;
 
  private:
   // RESOURCE_EXHAUSTED, naming the bytes and the shape, for a tensor larger than this host's
@@ -132,10 +139,12 @@ class RemoteComputationClient : public ComputationClient {
   RunTracker runs_;
 };
 
-// The metrics report's server entry (include/seam/metrics.h, ReportOptions::server): the
-// figures of `client`'s server when it is a RemoteComputationClient, else one line saying
-// there is none.
-std::string ServerReport(const ComputationClient& client);
+// SEAM_CLIENT's value that chooses this client.
+inline constexpr char kRemoteClientKind[] = "remote";
+
+// Registers this client's factory as "remote" (client_registry.h): it reads
+// ReadRemoteClientOptions from the environment, records the address and connects.
+absl::Status RegisterRemoteClientFactory();
 
 }  // namespace seam::runtime
 
