@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "src/ir/text.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 
 namespace seam::bench {
 namespace {

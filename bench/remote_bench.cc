@@ -41,7 +41,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 #include "tests/remote/remote_fixture.h"
 
 extern "C" char* openblas_get_corename(void);

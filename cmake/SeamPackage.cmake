@@ -24,7 +24,11 @@ target_link_libraries(seam_core_internal INTERFACE seam_lazy seam_nn seam_data s
 add_library(seam_internal INTERFACE)
 target_link_libraries(seam_internal INTERFACE seam_core_internal seam_cpu_in_process)
 
-set(seam_core_archives seam_base seam_metrics seam_ir seam_stablehlo_emit seam_abi_types
+# The runtime's archives are every one of src/runtime but the remote server's
+# (seam_remote_server), which only `seam serve` links (docs/architecture.md).
+set(seam_core_archives seam_base seam_metrics seam_trace seam_ir seam_stablehlo_emit
+                       seam_abi_types seam_client seam_job_secret seam_distributed
+                       seam_pjrt_client seam_remote_client
                        seam_runtime seam_lazy seam_nn seam_data seam_safetensors seam_checkpoint)
 set(seam_cpu_archives seam_plugin_kit seam_pjrt_cpu)
 
@@ -147,7 +151,9 @@ else()
   # by file (-l:lib<name>.a): libseam_pjrt_cpu.so next to them is the plugin loaded by path.
   set(SEAM_PC_CORE_LIBS "")
   foreach(archive seam_checkpoint seam_safetensors seam_data seam_nn seam_lazy seam_runtime
-                  seam_metrics seam_abi_types seam_stablehlo_emit seam_ir seam_base)
+                  seam_pjrt_client seam_remote_client seam_distributed seam_job_secret
+                  seam_client seam_trace seam_metrics seam_abi_types seam_stablehlo_emit seam_ir
+                  seam_base)
     string(APPEND SEAM_PC_CORE_LIBS " -l:lib${archive}.a")
   endforeach()
   string(APPEND SEAM_PC_CORE_LIBS " -lseam_proto -ldl -pthread")

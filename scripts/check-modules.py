@@ -40,11 +40,29 @@ LAYERS = {
     # The coordinator's gRPC code: the runtime includes the generated headers, built from
     # src/proto/*.proto into libseam_proto.so and included as "proto/<name>.pb.h".
     "src/proto": [],
-    "src/runtime": ["src/base", "src/ir", "src/stablehlo", "src/abi", "src/proto", "seam/c"],
+    # The runtime, split by job (docs/architecture.md, "The runtime's libraries"). A folder
+    # is its own layer: "src/runtime" is the interface (the seam, the client registry,
+    # metrics, trace) and allows none of its sub-folders.
+    "src/runtime": ["src/base", "src/ir"],
+    # The coordinator (client and service), the key-value store, the job's settings.
+    "src/runtime/distributed": ["src/base", "src/proto"],
+    # The PJRT client: the only framework code that includes the plugin ABI (below).
+    "src/runtime/pjrt": ["src/base", "src/ir", "src/stablehlo", "src/abi", "src/proto", "seam/c",
+                         "src/runtime", "src/runtime/distributed"],
+    # The remote client, and the server that only `seam serve` links.
+    "src/runtime/remote": ["src/base", "src/ir", "src/proto", "src/runtime",
+                           "src/runtime/distributed"],
+    "src/runtime/serve": ["src/base", "src/ir", "src/proto", "src/runtime", "src/runtime/remote"],
+    # The process's client: registers the clients above and creates the one chosen.
+    "src/runtime/process": ["src/base", "src/runtime", "src/runtime/pjrt", "src/runtime/remote",
+                            "src/runtime/distributed"],
     # The one place that knows both the runtime and the CPU plugin: it registers the plugin
     # as PJRT_DEVICE=CPU's in-process client in programs that link the target `seam`.
-    "src/in_process": ["src/runtime", "src/plugins/cpu", "seam/c"],
-    "src/lazy": ["src/base", "src/ir", "src/runtime", "seam"],
+    "src/in_process": ["src/runtime/pjrt", "src/plugins/cpu", "seam/c"],
+    # The front end reaches the seam, the process's client and the job's settings; never a
+    # client's implementation nor the server.
+    "src/lazy": ["src/base", "src/ir", "src/runtime", "src/runtime/process",
+                 "src/runtime/distributed", "seam"],
     "src/nn": ["src/base", "src/ir", "src/lazy", "seam"],
 }
 
@@ -91,12 +109,19 @@ def allowed(from_layer, to_path):
     if to_path.startswith("proto/"):
         # Generated from src/proto/<name>.proto (the build tree's gen/proto/).
         to_path = "src/" + to_path
-    if to_path.startswith(from_layer + "/"):
+    # A path inside a layer belongs to the deepest one (src/runtime/pjrt/x.h is
+    # src/runtime/pjrt's, not src/runtime's), so allowing a folder never allows its
+    # sub-folders.
+    to_layer = layer_of(to_path)
+    if to_layer == from_layer:
         return True
     for target in LAYERS.get(from_layer, PLUGIN_DEFAULT):
         if target in ("seam",):
             # The public API headers (include/seam/*.h), not the ABI folder seam/c.
             if to_path.startswith("seam/") and not to_path.startswith("seam/c/"):
+                return True
+        elif to_layer is not None:
+            if to_layer == target:
                 return True
         elif to_path.startswith(target + "/") or to_path == target + ".h":
             return True

@@ -9,9 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/base/settings.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_registry.h"
-#include "src/runtime/program_format.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/pjrt/program_format.h"
+#include "src/runtime/process/runtime.h"
+#include "src/runtime/remote/remote_computation_client.h"
 #include "tools/option_value.h"
 
 namespace seam::tools {
@@ -132,7 +134,7 @@ int PrintInfo(std::ostream& out, std::ostream& err, bool memory) {
   runtime::ClientSelection selection;
   auto client = runtime::CreateClientFromEnvironment(&selection);
   out << "client        " << selection.client << " (" << selection.client_reason << ")\n";
-  if (selection.client == "remote") {
+  if (selection.client == runtime::kRemoteClientKind) {
     // The devices are the server's: its PJRT_DEVICE chose them.
     if (selection.remote_address.empty()) {
       out << "server        none: SEAM_REMOTE_ADDRESS is unset or malformed (below)\n";

@@ -19,7 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "src/base/env.h"
 #include "src/base/settings.h"
-#include "src/runtime/job_secret.h"
+#include "src/runtime/distributed/job_secret.h"
 #include "tools/process_group.h"
 
 namespace seam::tools {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "CLI/CLI.hpp"
-#include "src/runtime/grpc_logging.h"
+#include "src/runtime/distributed/grpc_logging.h"
 #include "tools/info_command.h"
 #include "tools/launch_command.h"
 #include "tools/plugin_command.h"

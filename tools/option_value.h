@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "src/runtime/plugin.h"
+#include "src/runtime/pjrt/plugin.h"
 
 namespace seam::tools {
 

@@ -5,8 +5,8 @@
 #include "src/base/settings.h"
 #include "src/conformance/op_checks.h"
 #include "src/conformance/suite.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 #include "tools/option_value.h"
 
 namespace seam::tools {

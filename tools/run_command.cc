@@ -17,8 +17,8 @@
 #include "absl/strings/str_format.h"
 #include "src/ir/bf16.h"
 #include "src/ir/text.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 #include "src/stablehlo/read.h"
 
 namespace seam::tools {

@@ -15,9 +15,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "src/runtime/pjrt_registry.h"
-#include "src/runtime/remote_service.h"
-#include "src/runtime/remote_wire.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
+#include "src/runtime/remote/remote_computation_client.h"
+#include "src/runtime/remote/remote_wire.h"
+#include "src/runtime/serve/remote_service.h"
 
 namespace seam::tools {
 namespace {
@@ -160,7 +162,7 @@ int Serve(const ServeOptions& options, std::ostream& out, std::ostream& err) {
     service_options.token = *std::move(token);
   }
   absl::StatusOr<std::string> kind = runtime::ReadClientKind();
-  if (kind.ok() && *kind == "remote") {
+  if (kind.ok() && *kind == runtime::kRemoteClientKind) {
     err << "seam serve: SEAM_CLIENT=remote is set, but the server needs devices of its own "
            "(unset SEAM_CLIENT and set PJRT_DEVICE)\n";
     return 1;

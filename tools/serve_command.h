@@ -1,6 +1,6 @@
 // `seam serve`: the devices of this process, served over gRPC to remote clients
 // (SEAM_CLIENT=remote; docs/remote.md). The command parses its flags; the service is
-// src/runtime/remote_service.h.
+// src/runtime/serve/remote_service.h.
 #ifndef SEAM_TOOLS_SERVE_COMMAND_H_
 #define SEAM_TOOLS_SERVE_COMMAND_H_
 

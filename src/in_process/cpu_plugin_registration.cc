@@ -4,7 +4,7 @@
 // whole, so that its static initializer is never dropped), and of none that links
 // `seam_core` only.
 #include "src/plugins/cpu/cpu_plugin.h"
-#include "src/runtime/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_api.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "src/lazy/runtime.h"
 #include "src/lazy/step_runner.h"
 #include "src/lazy/tensor_internal.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam {
 namespace {

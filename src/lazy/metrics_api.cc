@@ -1,9 +1,9 @@
 // The public metrics API (include/seam/metrics.h) over the runtime's registry.
 #include "seam/metrics.h"
 #include "src/lazy/runtime.h"
+#include "src/runtime/computation_client.h"
 #include "src/runtime/metrics.h"
-#include "src/runtime/remote_computation_client.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::metrics {
 
@@ -21,7 +21,8 @@ std::string CreateMetricReport(const ReportOptions& options) {
   if (!options.server) return report;
   const runtime::ComputationClient* client = lazy::CurrentRuntime().client_if_initialized();
   if (client == nullptr) return report + "Server: none (no client yet)\n";
-  return report + runtime::ServerReport(*client);
+  client->AppendServerReport(&report);
+  return report;
 }
 
 int64_t MetricTotalSamples(std::string_view name) {

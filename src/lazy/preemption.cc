@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/distributed.h"
 #include "src/lazy/tensor_internal.h"
-#include "src/runtime/coordinator.h"
+#include "src/runtime/distributed/coordinator.h"
 
 namespace seam {
 namespace {

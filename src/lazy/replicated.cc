@@ -5,7 +5,7 @@
 #include "src/lazy/runtime.h"
 #include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::lazy {
 using runtime::ComputationClient;

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
 #include "src/base/settings.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::lazy {
 namespace {

@@ -35,7 +35,7 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  // The process's runtime: its client is the process's (src/runtime/runtime.h: chosen by
+  // The process's runtime: its client is the process's (src/runtime/process/runtime.h: chosen by
   // PJRT_DEVICE / SEAM_CLIENT on first use, an error remembered), its compile cache sized
   // by XLA_COMPILATION_CACHE_SIZE on first use, eager mode from SEAM_EAGER. Never destroyed
   // (device work may still be finishing while the process exits).

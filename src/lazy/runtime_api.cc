@@ -6,7 +6,7 @@
 #include "seam/runtime.h"
 #include "seam/tensor.h"
 #include "src/lazy/runtime.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam {
 namespace {

@@ -19,9 +19,9 @@
 #include "src/lazy/compile_cache.h"
 #include "src/lazy/donation.h"
 #include "src/lazy/replicated.h"
-#include "src/runtime/coordinator.h"
+#include "src/runtime/distributed/coordinator.h"
 #include "src/runtime/metrics.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 #include "src/runtime/trace.h"
 
 namespace seam::lazy {

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "src/runtime/trace.h"
 #include "src/runtime/upload_progress.h"
 
 namespace seam::runtime {
@@ -27,18 +28,103 @@ SEAM_DEFINE_METRIC(InboundDataMetric, "InboundData", metrics::FormatBytes)
 SEAM_DEFINE_METRIC(OutboundDataMetric, "OutboundData", metrics::FormatBytes)
 #undef SEAM_DEFINE_METRIC
 
+absl::StatusOr<std::vector<ComputationClient::DataPtr>> ComputationClient::TransferToDevice(
+    const std::vector<TensorSource>& tensors) {
+  metrics::ScopedTimer timer(TransferToDeviceMetric());
+  const trace::Span span("TransferToDevice", "crossing");
+  absl::StatusOr<std::vector<DataPtr>> handles = DoTransferToDevice(tensors);
+  if (!handles.ok()) return handles;
+  for (const TensorSource& tensor : tensors) {
+    InboundDataMetric()->AddSample(static_cast<double>(tensor.shape.byte_size()));
+  }
+  CreateDataHandlesCounter()->Add(static_cast<int64_t>(handles->size()));
+  return handles;
+}
+
+absl::StatusOr<std::vector<ir::Literal>> ComputationClient::TransferFromDevice(
+    const std::vector<DataPtr>& handles) {
+  metrics::ScopedTimer timer(TransferFromDeviceMetric());
+  const trace::Span span("TransferFromDevice", "crossing");
+  return DoTransferFromDevice(handles);
+}
+
 absl::Status ComputationClient::TransferFromDeviceInto(const DataPtr& handle,
                                                        absl::Span<uint8_t> destination) {
   const size_t size = handle->shape().byte_size();
-  if (destination.size() != size) {
+  if (destination.size() != size) {  // refused before the device is waited for
     return absl::InvalidArgumentError(
         absl::StrCat("TransferFromDeviceInto: ", handle->shape().ToString(), " needs ", size,
                      " bytes, the destination has ", destination.size()));
   }
-  absl::StatusOr<std::vector<ir::Literal>> literals = TransferFromDevice({handle});
+  metrics::ScopedTimer timer(TransferFromDeviceMetric());
+  const trace::Span span("TransferFromDevice", "crossing");
+  return DoTransferFromDeviceInto(handle, destination);
+}
+
+absl::Status ComputationClient::DoTransferFromDeviceInto(const DataPtr& handle,
+                                                         absl::Span<uint8_t> destination) {
+  absl::StatusOr<std::vector<ir::Literal>> literals = DoTransferFromDevice({handle});
   if (!literals.ok()) return literals.status();
-  if (size != 0) std::memcpy(destination.data(), literals->front().bytes.data(), size);
+  if (!destination.empty()) {
+    std::memcpy(destination.data(), literals->front().bytes.data(), destination.size());
+  }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<ComputationClient::ComputationPtr>> ComputationClient::Compile(
+    std::vector<CompileInstance> instances) {
+  const bool eager = !instances.empty() && instances.front().eager_mode;
+  metrics::ScopedTimer timer(eager ? EagerOpCompileMetric() : CompileMetric());
+  const trace::Span span("Compile", "crossing");
+  absl::StatusOr<std::vector<ComputationPtr>> computations = DoCompile(std::move(instances));
+  if (computations.ok()) {
+    CreateCompileHandlesCounter()->Add(static_cast<int64_t>(computations->size()));
+  }
+  return computations;
+}
+
+namespace {
+
+// The counters of a run that returned `outputs` handles, `replicas` times the program's
+// aliases.
+void CountRun(const ir::Program& program, size_t outputs, size_t replicas) {
+  ComputationClient::CreateDataHandlesCounter()->Add(static_cast<int64_t>(outputs));
+  if (!program.aliases.empty()) {
+    ComputationClient::InputOutputAliasCounter()->Add(
+        static_cast<int64_t>(replicas * program.aliases.size()));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ComputationClient::DataPtr>> ComputationClient::ExecuteComputation(
+    const Computation& computation, const std::vector<DataPtr>& arguments,
+    const std::string& device, const ExecuteComputationOptions& options) {
+  const trace::Span span("ExecuteComputation", "crossing");
+  absl::StatusOr<std::vector<DataPtr>> results =
+      DoExecuteComputation(computation, arguments, device, options);
+  if (results.ok()) CountRun(computation.program(), results->size(), 1);
+  return results;
+}
+
+absl::StatusOr<std::vector<std::vector<ComputationClient::DataPtr>>>
+ComputationClient::ExecuteReplicated(const Computation& computation,
+                                     const std::vector<std::vector<DataPtr>>& arguments,
+                                     const std::vector<std::string>& devices) {
+  const trace::Span span("ExecuteReplicated", "crossing");
+  absl::StatusOr<std::vector<std::vector<DataPtr>>> results =
+      DoExecuteReplicated(computation, arguments, devices);
+  if (results.ok()) {
+    size_t outputs = 0;
+    for (const std::vector<DataPtr>& replica : *results) outputs += replica.size();
+    CountRun(computation.program(), outputs, results->size());
+  }
+  return results;
+}
+
+void ComputationClient::AppendServerReport(std::string* report) const {
+  absl::StrAppend(report,
+                  "Server: none (SEAM_CLIENT is not remote: the devices are this process's)\n");
 }
 
 absl::Status ComputationClient::CheckReadRange(const Data& value, size_t offset, size_t size) {

@@ -88,20 +88,56 @@ class ComputationClient {
 
   virtual ~ComputationClient() = default;
 
-  // One sample on TransferToDeviceTime per call, whatever the number of tensors.
-  virtual absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
-      const std::vector<TensorSource>& tensors) = 0;
+  // The crossings. Each is a non-virtual call that does the bookkeeping every client shares
+  // (the trace span named after the crossing, in category "crossing"; the timer and counters
+  // named below) and hands the work to the implementation's Do* function, so no client
+  // records them itself. Counters count what a successful call returned.
+
+  // One sample on TransferToDeviceTime per call, whatever the number of tensors; one
+  // InboundData sample per tensor; CreateDataHandles counts the handles.
+  absl::StatusOr<std::vector<DataPtr>> TransferToDevice(const std::vector<TensorSource>& tensors);
 
   // Blocks until every value is computed and copied; one sample on TransferFromDeviceTime.
-  virtual absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
-      const std::vector<DataPtr>& handles) = 0;
+  absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(const std::vector<DataPtr>& handles);
   // TransferFromDevice of one value into caller memory of exactly its byte size (an error
-  // names both sizes otherwise), so a caller reading many values (a checkpoint save) can
-  // reuse one host buffer. Blocks; one sample on TransferFromDeviceTime. This default reads
-  // through TransferFromDevice and copies; clients that can write `destination` directly
-  // override it.
-  virtual absl::Status TransferFromDeviceInto(const DataPtr& handle,
-                                              absl::Span<uint8_t> destination);
+  // names both sizes otherwise, before the device is waited for and without a sample), so a
+  // caller reading many values (a checkpoint save) can reuse one host buffer. Blocks; one
+  // sample on TransferFromDeviceTime.
+  absl::Status TransferFromDeviceInto(const DataPtr& handle, absl::Span<uint8_t> destination);
+
+  // Compiles and loads each instance; one sample per call, on CompileTime (or on
+  // EagerOpCompileTime when the first instance is an eager op's); CreateCompileHandles
+  // counts the computations.
+  absl::StatusOr<std::vector<ComputationPtr>> Compile(std::vector<CompileInstance> instances);
+
+  // Starts the run and returns at once with outputs that may not be ready yet. The run's
+  // ExecuteTime sample is the implementation's to record (the PJRT client records it when
+  // the device finishes the run, covering the run itself: from the later of its launch and
+  // the end of the device's previous run). CreateDataHandles counts the outputs and
+  // InputOutputAliasCount the program's aliases.
+  absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(const Computation& computation,
+                                                          const std::vector<DataPtr>& arguments,
+                                                          const std::string& device,
+                                                          const ExecuteComputationOptions& options);
+
+  // Runs one replica per device: arguments[d] are replica d's arguments, on devices[d].
+  // Returns replica d's outputs at [d], at once, before they are ready. `devices` must be
+  // the first devices.size() addressable devices in order, and the program's replica count
+  // must equal devices.size() -- or, in a job of several processes, be GetNumProcesses()
+  // times the number of local devices, `devices` being all of them: this process's share
+  // of one launch over every device of the job, local device d running global replica
+  // GetProcessIndex() * devices.size() + d (docs/distributed.md). One
+  // ExecuteReplicatedTime sample per call (the implementation's to record; the PJRT client
+  // records it when every device has finished); the counters as ExecuteComputation's, for
+  // every replica.
+  absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices);
+
+  // Appends this client's entry of the metrics report's server section (include/seam/metrics.h,
+  // ReportOptions::server). This default appends one line saying there is no server: the
+  // devices are this process's. The remote client appends its server's figures.
+  virtual void AppendServerReport(std::string* report) const;
 
   // Bytes [offset, offset + destination.size()) of one value's dense row-major bytes into
   // `destination`, so a caller that sends a large value in pieces (seam serve's download
@@ -151,30 +187,6 @@ class ComputationClient {
   // StartUpload's checks: every shape valid, every device a local one (InvalidArgument
   // naming the tensor otherwise).
   absl::Status CheckUploadTargets(const std::vector<UploadTarget>& targets) const;
-
-  // Compiles and loads each instance; one sample per call, on CompileTime (or on
-  // EagerOpCompileTime when the first instance is an eager op's).
-  virtual absl::StatusOr<std::vector<ComputationPtr>> Compile(
-      std::vector<CompileInstance> instances) = 0;
-
-  // Starts the run and returns at once with outputs that may not be ready yet. The run's
-  // ExecuteTime sample is recorded when the device finishes it, and covers the run itself
-  // (from the later of its launch and the end of the device's previous run).
-  virtual absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
-      const Computation& computation, const std::vector<DataPtr>& arguments,
-      const std::string& device, const ExecuteComputationOptions& options) = 0;
-
-  // Runs one replica per device: arguments[d] are replica d's arguments, on devices[d].
-  // Returns replica d's outputs at [d], at once, before they are ready. `devices` must be
-  // the first devices.size() addressable devices in order, and the program's replica count
-  // must equal devices.size() -- or, in a job of several processes, be GetNumProcesses()
-  // times the number of local devices, `devices` being all of them: this process's share
-  // of one launch over every device of the job, local device d running global replica
-  // GetProcessIndex() * devices.size() + d (docs/distributed.md). One
-  // ExecuteReplicatedTime sample per call, recorded when every device has finished.
-  virtual absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
-      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
-      const std::vector<std::string>& devices) = 0;
 
   // Blocks until fewer than `limit` runs launched on `device` are unfinished. The step
   // runner calls it before launching a step, so that the host is at most `limit` steps ahead
@@ -226,6 +238,28 @@ class ComputationClient {
   static metrics::Counter* CreateCompileHandlesCounter();
   // Input/output aliases (donated arguments) of the programs executed, counted per call.
   static metrics::Counter* InputOutputAliasCounter();
+
+ protected:
+  // The implementations of the crossings above, called by them inside their bookkeeping;
+  // each has the contract of its crossing without the span, the timers and the counters
+  // that the crossing records.
+  virtual absl::StatusOr<std::vector<DataPtr>> DoTransferToDevice(
+      const std::vector<TensorSource>& tensors) = 0;
+  virtual absl::StatusOr<std::vector<ir::Literal>> DoTransferFromDevice(
+      const std::vector<DataPtr>& handles) = 0;
+  // Called with a destination of the right size. This default reads through
+  // DoTransferFromDevice and copies; clients that can write `destination` directly override
+  // it.
+  virtual absl::Status DoTransferFromDeviceInto(const DataPtr& handle,
+                                                absl::Span<uint8_t> destination);
+  virtual absl::StatusOr<std::vector<ComputationPtr>> DoCompile(
+      std::vector<CompileInstance> instances) = 0;
+  virtual absl::StatusOr<std::vector<DataPtr>> DoExecuteComputation(
+      const Computation& computation, const std::vector<DataPtr>& arguments,
+      const std::string& device, const ExecuteComputationOptions& options) = 0;
+  virtual absl::StatusOr<std::vector<std::vector<DataPtr>>> DoExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices) = 0;
 };
 
 // The metrics report's memory entries, one per local device of `client`, in device order:

@@ -1,6 +1,6 @@
 // The coordinator's service and clients in one process (no exit handler, no lost-job exit:
 // those belong to the process's singleton, tested across processes in distributed_test.cc).
-#include "src/runtime/coordinator_service.h"
+#include "src/runtime/distributed/coordinator_service.h"
 
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_format.h"
 #include "proto/coordinator.grpc.pb.h"
-#include "src/runtime/coordinator_client.h"
-#include "src/runtime/key_value_store.h"
+#include "src/runtime/distributed/coordinator_client.h"
+#include "src/runtime/distributed/key_value_store.h"
 #include "tests/distributed/spawn.h"
 
 namespace seam::runtime {

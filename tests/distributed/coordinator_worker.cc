@@ -18,10 +18,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "src/runtime/coordinator.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_registry.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/distributed/coordinator.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 
 namespace {
 

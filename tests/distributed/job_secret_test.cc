@@ -1,5 +1,5 @@
-// The job secret's file checks, making and comparison (src/runtime/job_secret.h).
-#include "src/runtime/job_secret.h"
+// The job secret's file checks, making and comparison (src/runtime/distributed/job_secret.h).
+#include "src/runtime/distributed/job_secret.h"
 
 #include <fcntl.h>
 #include <gmock/gmock.h>

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "src/runtime/coordinator_client.h"
-#include "src/runtime/coordinator_service.h"
+#include "src/runtime/distributed/coordinator_client.h"
+#include "src/runtime/distributed/coordinator_service.h"
 #include "tests/distributed/spawn.h"
 
 namespace seam::runtime {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "src/ir/text.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "seam/runtime.h"
 #include "seam/tensor.h"
-#include "src/runtime/coordinator.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_registry.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/distributed/coordinator.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 #include "tests/distributed/spawn.h"
 
 namespace seam::runtime {

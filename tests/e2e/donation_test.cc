@@ -5,7 +5,7 @@
 #include "absl/strings/match.h"
 #include "seam/metrics.h"
 #include "src/ir/text.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

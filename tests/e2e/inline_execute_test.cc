@@ -11,7 +11,7 @@
 #include "seam/metrics.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/testing_hooks.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

@@ -1,9 +1,9 @@
-// Finding vendors' plugins as JAX does (src/runtime/plugin_discovery.h):
+// Finding vendors' plugins as JAX does (src/runtime/pjrt/plugin_discovery.h):
 // PJRT_NAMES_AND_LIBRARY_PATHS (plain and .json entries, every bad value an error naming
 // it) and JAX's jax_plugins in a site-packages tree, with the NVIDIA libraries loaded first
 // (RTLD_GLOBAL). The "vendor plugin" is seam's CPU plugin copied into a fake site-packages
 // tree. Each TEST runs in a process of its own (plugin tables are per process).
-#include "src/runtime/plugin_discovery.h"
+#include "src/runtime/pjrt/plugin_discovery.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,8 @@
 #include <string>
 
 #include "seam/runtime.h"
-#include "src/runtime/pjrt_registry.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "src/ir/text.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 #include "tests/e2e/step_fixture.h"
 
 namespace seam::runtime {

@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_registry.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

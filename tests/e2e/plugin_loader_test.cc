@@ -1,4 +1,4 @@
-// The plugin loader and the version handshake (src/runtime/pjrt_api.*), against real
+// The plugin loader and the version handshake (src/runtime/pjrt/pjrt_api.*), against real
 // shared libraries built for the tests (tests/plugins/). Every message is compared whole.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -15,8 +15,8 @@
 #include "seam/c/pjrt_c_api_profiler.h"
 #include "src/base/logging.h"
 #include "src/ir/text.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 #include "tests/plugins/future_args.h"
 
 namespace seam::runtime {

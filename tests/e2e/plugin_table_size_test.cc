@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
-#include "src/runtime/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_api.h"
 
 namespace seam::runtime {
 namespace {

@@ -12,7 +12,7 @@
 #include "src/ir/text.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/testing_hooks.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 
 namespace seam::runtime {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "seam/tensor.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
 namespace {

@@ -14,7 +14,7 @@
 #include "src/plugins/cpu/testing_hooks.h"
 #include "src/runtime/computation_client.h"
 #include "src/runtime/metrics.h"
-#include "src/runtime/runtime.h"
+#include "src/runtime/process/runtime.h"
 
 namespace seam {
 namespace {

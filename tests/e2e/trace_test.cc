@@ -14,8 +14,8 @@
 
 #include "nlohmann/json.hpp"
 #include "src/ir/text.h"
-#include "src/runtime/pjrt_api.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_api.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 
 namespace seam::runtime {
 namespace {

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "src/ir/text.h"
-#include "src/runtime/pjrt_registry.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
 #include "tests/remote/remote_fixture.h"
 
 namespace {

@@ -13,8 +13,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/ir/text.h"
-#include "src/runtime/pjrt_registry.h"
-#include "src/runtime/remote_computation_client.h"
+#include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/runtime.h"
+#include "src/runtime/remote/remote_computation_client.h"
 #include "tests/remote/remote_fixture.h"
 
 namespace seam::runtime {

@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/ir/text.h"
-#include "src/runtime/remote_computation_client.h"
+#include "src/runtime/remote/remote_computation_client.h"
 #include "tests/remote/remote_fixture.h"
 
 namespace seam::runtime {

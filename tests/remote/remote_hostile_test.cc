@@ -12,7 +12,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "src/runtime/remote_wire.h"
+#include "src/runtime/remote/remote_wire.h"
 #include "tests/remote/remote_fixture.h"
 
 namespace seam::runtime {

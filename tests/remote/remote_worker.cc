@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "src/ir/text.h"
-#include "src/runtime/remote_computation_client.h"
+#include "src/runtime/remote/remote_computation_client.h"
 #include "tests/remote/remote_fixture.h"
 
 int main() {

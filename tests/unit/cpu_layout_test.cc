@@ -24,7 +24,7 @@
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/layout_plan.h"
 #include "src/plugins/cpu/thread_pool.h"
-#include "src/runtime/pjrt_computation_client.h"
+#include "src/runtime/pjrt/pjrt_computation_client.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

@@ -1,6 +1,6 @@
 // The job's variables: PyTorch/XLA's precedence and defaults, seam's limits, and errors that
 // name the variable and the value.
-#include "src/runtime/distributed_config.h"
+#include "src/runtime/distributed/distributed_config.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

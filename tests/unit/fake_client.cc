@@ -51,7 +51,7 @@ std::vector<ir::Program> FakeClient::compiled() const {
   return compiled_;
 }
 
-absl::StatusOr<std::vector<FakeClient::DataPtr>> FakeClient::TransferToDevice(
+absl::StatusOr<std::vector<FakeClient::DataPtr>> FakeClient::DoTransferToDevice(
     const std::vector<TensorSource>& tensors) {
   ++counts_.transfers_to;
   std::vector<DataPtr> handles;
@@ -65,13 +65,13 @@ absl::StatusOr<std::vector<FakeClient::DataPtr>> FakeClient::TransferToDevice(
   return handles;
 }
 
-absl::StatusOr<std::vector<ir::Literal>> FakeClient::TransferFromDevice(
+absl::StatusOr<std::vector<ir::Literal>> FakeClient::DoTransferFromDevice(
     const std::vector<DataPtr>& handles) {
   ++counts_.transfers_from;
   return Literals(handles);
 }
 
-absl::StatusOr<std::vector<FakeClient::ComputationPtr>> FakeClient::Compile(
+absl::StatusOr<std::vector<FakeClient::ComputationPtr>> FakeClient::DoCompile(
     std::vector<CompileInstance> instances) {
   ++counts_.compiles;
   std::vector<ComputationPtr> computations;
@@ -83,7 +83,7 @@ absl::StatusOr<std::vector<FakeClient::ComputationPtr>> FakeClient::Compile(
   return computations;
 }
 
-absl::StatusOr<std::vector<FakeClient::DataPtr>> FakeClient::ExecuteComputation(
+absl::StatusOr<std::vector<FakeClient::DataPtr>> FakeClient::DoExecuteComputation(
     const Computation& computation, const std::vector<DataPtr>& arguments,
     const std::string& device, const ExecuteComputationOptions&) {
   ++counts_.executes;
@@ -94,7 +94,7 @@ absl::StatusOr<std::vector<FakeClient::DataPtr>> FakeClient::ExecuteComputation(
   return Wrap(device, *std::move(results));
 }
 
-absl::StatusOr<std::vector<std::vector<FakeClient::DataPtr>>> FakeClient::ExecuteReplicated(
+absl::StatusOr<std::vector<std::vector<FakeClient::DataPtr>>> FakeClient::DoExecuteReplicated(
     const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
     const std::vector<std::string>& devices) {
   ++counts_.executes_replicated;

@@ -30,18 +30,6 @@ class FakeClient final : public runtime::ComputationClient {
   // The programs compiled, in order.
   std::vector<ir::Program> compiled() const;
 
-  absl::StatusOr<std::vector<DataPtr>> TransferToDevice(
-      const std::vector<TensorSource>& tensors) override;
-  absl::StatusOr<std::vector<ir::Literal>> TransferFromDevice(
-      const std::vector<DataPtr>& handles) override;
-  absl::StatusOr<std::vector<ComputationPtr>> Compile(
-      std::vector<CompileInstance> instances) override;
-  absl::StatusOr<std::vector<DataPtr>> ExecuteComputation(
-      const Computation& computation, const std::vector<DataPtr>& arguments,
-      const std::string& device, const ExecuteComputationOptions& options) override;
-  absl::StatusOr<std::vector<std::vector<DataPtr>>> ExecuteReplicated(
-      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
-      const std::vector<std::string>& devices) override;
   absl::Status AwaitRunsInFlightBelow(const std::string&, int64_t) override {
     return absl::OkStatus();  // every run finishes inside its call
   }
@@ -50,6 +38,20 @@ class FakeClient final : public runtime::ComputationClient {
   std::vector<DeviceInfo> GetDeviceInfos() const override;
   std::string GetDefaultDevice() const override { return "FAKE:0"; }
   std::vector<std::string> GetLocalDevices() const override;
+
+ protected:
+  absl::StatusOr<std::vector<DataPtr>> DoTransferToDevice(
+      const std::vector<TensorSource>& tensors) override;
+  absl::StatusOr<std::vector<ir::Literal>> DoTransferFromDevice(
+      const std::vector<DataPtr>& handles) override;
+  absl::StatusOr<std::vector<ComputationPtr>> DoCompile(
+      std::vector<CompileInstance> instances) override;
+  absl::StatusOr<std::vector<DataPtr>> DoExecuteComputation(
+      const Computation& computation, const std::vector<DataPtr>& arguments,
+      const std::string& device, const ExecuteComputationOptions& options) override;
+  absl::StatusOr<std::vector<std::vector<DataPtr>>> DoExecuteReplicated(
+      const Computation& computation, const std::vector<std::vector<DataPtr>>& arguments,
+      const std::vector<std::string>& devices) override;
 
  private:
   const int devices_;

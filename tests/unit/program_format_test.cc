@@ -1,7 +1,7 @@
-// Which program format the PJRT client sends a plugin (src/runtime/program_format.h):
+// Which program format the PJRT client sends a plugin (src/runtime/pjrt/program_format.h):
 // seam's IR where the plugin announces seam_ir_version, StableHLO elsewhere, and the
 // overrides SEAM_PROGRAM_FORMAT and SEAM_MATMUL_PRECISION with their errors.
-#include "src/runtime/program_format.h"
+#include "src/runtime/pjrt/program_format.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,0 +1,188 @@
+#include "src/runtime/remote/remote_connection.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "src/runtime/distributed/grpc_logging.h"
+#include "src/runtime/remote/remote_wire.h"
+
+namespace seam::runtime {
+namespace {
+
+namespace pb = ::seam::remote;
+
+constexpr std::chrono::seconds kConnectTimeout{10};
+
+std::string Who() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  return absl::StrCat("pid ", getpid(), " on ", host[0] == '\0' ? "unknown host" : host);
+}
+
+}  // namespace
+
+RemoteConnection::RemoteConnection(std::string address, std::string token)
+    : address_(std::move(address)),
+      token_(std::move(token)),
+      deferred_(wire::kDeferredUploadBytes) {
+  QuietGrpcLogging();
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, wire::kKeepaliveTimeMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, wire::kKeepaliveTimeoutMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetMaxReceiveMessageSize(wire::kMaxMessageBytes);
+  args.SetMaxSendMessageSize(wire::kMaxMessageBytes);
+  channel_ = grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(), args);
+  stub_ = pb::Remote::NewStub(channel_);
+}
+
+absl::StatusOr<std::shared_ptr<RemoteConnection>> RemoteConnection::Open(const std::string& address,
+                                                                         const std::string& token,
+                                                                         pb::SessionEvent* first) {
+  std::shared_ptr<RemoteConnection> connection(new RemoteConnection(address, token));
+  if (!connection->channel_->WaitForConnected(std::chrono::system_clock::now() + kConnectTimeout)) {
+    return absl::UnavailableError(absl::StrCat(
+        "SEAM_CLIENT=remote: no seam serve answered at ", address, " (SEAM_REMOTE_ADDRESS) within ",
+        kConnectTimeout.count(), " s; start one with `seam serve --address ", address, "`"));
+  }
+  connection->Prepare(connection->session_context_);
+  pb::OpenSessionRequest request;
+  request.set_client(Who());
+  connection->session_stream_ =
+      connection->stub_->OpenSession(&connection->session_context_, request);
+  if (!connection->session_stream_->Read(first)) {
+    const grpc::Status status = connection->session_stream_->Finish();
+    connection->session_stream_.reset();
+    connection->closed_ = true;
+    return absl::Status(
+        static_cast<absl::StatusCode>(status.error_code()),
+        absl::StrCat("seam serve at ", address, " refused the session: ", status.error_message()));
+  }
+  connection->session_ = first->session();
+  return connection;
+}
+
+RemoteConnection::~RemoteConnection() { Close(); }
+
+void RemoteConnection::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+  }
+  if (session_stream_ != nullptr) {
+    session_context_.TryCancel();
+    session_stream_->Finish().IgnoreError();  // CANCELLED, as asked
+  }
+}
+
+void RemoteConnection::Prepare(grpc::ClientContext& context) const {
+  if (!token_.empty()) context.AddMetadata(wire::kTokenMetadata, token_);
+}
+
+absl::Status RemoteConnection::Error(const grpc::Status& status, const char* operation) const {
+  const auto code = static_cast<absl::StatusCode>(status.error_code());
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::CANCELLED:  // the server shut down with the call in progress
+      return absl::Status(
+          code, absl::StrCat(operation, ": lost the connection to seam serve at ", address_,
+                             " (SEAM_REMOTE_ADDRESS): ", status.error_message()));
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return absl::Status(code, absl::StrCat(operation, ": ", status.error_message()));
+    default:
+      return absl::Status(code, status.error_message());
+  }
+}
+
+void RemoteConnection::QueueRelease(uint64_t handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!closed_) releases_.push_back(handle);
+}
+
+std::vector<uint64_t> RemoteConnection::TakeReleases() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<uint64_t> taken;
+  taken.swap(releases_);
+  return taken;
+}
+
+absl::Status RemoteConnection::FlushReleases() {
+  std::vector<uint64_t> handles = TakeReleases();
+  if (handles.empty()) return absl::OkStatus();
+  pb::HandlesRequest request;
+  request.set_session(session_);
+  for (uint64_t handle : handles) request.add_handles(handle);
+  grpc::ClientContext context;
+  Prepare(context);
+  pb::ReleaseReply reply;
+  const grpc::Status status = stub_->Release(&context, request, &reply);
+  return status.ok() ? absl::OkStatus() : Error(status, "Release");
+}
+
+absl::Status RemoteConnection::FlushUploads() {
+  DeferredUploads::Batch batch = deferred_.TakeAll();
+  return SendDeferred(batch);
+}
+
+absl::Status RemoteConnection::SendDeferred(DeferredUploads::Batch& batch) {
+  if (batch.empty()) return absl::OkStatus();
+  std::vector<UploadPiece> pieces;
+  for (const pb::InlineTensor& tensor : batch.tensors) {
+    pieces.push_back({&tensor.header(), tensor.data().data(), tensor.data().size()});
+  }
+  absl::StatusOr<std::vector<uint64_t>> handles = Upload(pieces);
+  if (!handles.ok()) {
+    DeferredUploads::Fail(batch, handles.status());
+    return handles.status();
+  }
+  for (uint64_t handle : DeferredUploads::Resolve(batch, *handles)) QueueRelease(handle);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<uint64_t>> RemoteConnection::Upload(
+    const std::vector<UploadPiece>& pieces) {
+  grpc::ClientContext context;
+  Prepare(context);
+  pb::TransferToDeviceReply reply;
+  std::unique_ptr<grpc::ClientWriter<pb::TransferToDeviceChunk>> writer =
+      stub_->TransferToDevice(&context, &reply);
+  pb::TransferToDeviceChunk chunk;
+  chunk.set_session(session_);
+  for (uint64_t handle : TakeReleases()) chunk.add_release(handle);
+  for (const UploadPiece& piece : pieces) *chunk.add_tensors() = *piece.header;
+  // The bytes of every tensor in order, cut into chunks of at most kChunkBytes; the first
+  // chunk also carries the headers.
+  bool sent = true;
+  std::string* data = chunk.mutable_data();
+  for (const UploadPiece& piece : pieces) {
+    for (size_t at = 0; at < piece.size && sent;) {
+      const size_t n = std::min(wire::kChunkBytes - data->size(), piece.size - at);
+      data->append(piece.data + at, n);
+      at += n;
+      if (data->size() == wire::kChunkBytes) {
+        sent = writer->Write(chunk);
+        chunk.Clear();
+        data = chunk.mutable_data();
+      }
+    }
+  }
+  if (sent && (chunk.session() != 0 || !data->empty())) sent = writer->Write(chunk);
+  writer->WritesDone();
+  const grpc::Status status = writer->Finish();
+  if (!status.ok()) return Error(status, "TransferToDevice");
+  if (reply.handles_size() != static_cast<int>(pieces.size())) {
+    return absl::InternalError(absl::StrCat("TransferToDevice: seam serve returned ",
+                                            reply.handles_size(), " handles for ", pieces.size(),
+                                            " tensors"));
+  }
+  return std::vector<uint64_t>(reply.handles().begin(), reply.handles().end());
+}
+
+}  // namespace seam::runtime

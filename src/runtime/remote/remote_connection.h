@@ -1,0 +1,83 @@
+// One RemoteComputationClient's link to `seam serve`: the channel, the session (an open
+// stream whose end makes the server free the session's handles), the token on every call,
+// what waits to travel with a later call (released handles, small uploads kept back), the
+// streamed upload, and what a failed call's error says.
+#ifndef SEAM_RUNTIME_REMOTE_REMOTE_CONNECTION_H_
+#define SEAM_RUNTIME_REMOTE_REMOTE_CONNECTION_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/remote.grpc.pb.h"
+#include "src/runtime/remote/remote_deferred.h"
+
+namespace seam::runtime {
+
+class RemoteConnection {
+ public:
+  // Connects to `address` (waiting up to 10 s) and opens a session; `first` receives the
+  // session's first event (its id and the server's devices).
+  static absl::StatusOr<std::shared_ptr<RemoteConnection>> Open(
+      const std::string& address, const std::string& token, ::seam::remote::SessionEvent* first);
+  ~RemoteConnection();
+
+  ::seam::remote::Remote::Stub& stub() const { return *stub_; }
+  uint64_t session() const { return session_; }
+  const std::string& address() const { return address_; }
+  // Adds the token to a call's metadata.
+  void Prepare(grpc::ClientContext& context) const;
+  // A failed call's status for the caller: the server's own errors as they are; a lost or
+  // refused connection says so, naming the server's address.
+  absl::Status Error(const grpc::Status& status, const char* operation) const;
+
+  // A handle the client no longer uses: sent with the next execute, or by FlushReleases.
+  void QueueRelease(uint64_t handle);
+  std::vector<uint64_t> TakeReleases();
+  absl::Status FlushReleases();
+
+  // Small uploads kept back until the next execute (remote_deferred.h).
+  DeferredUploads& deferred() { return deferred_; }
+  // Sends every upload kept back in one TransferToDevice (nothing when none is).
+  absl::Status FlushUploads();
+  // Sends `batch` (taken from deferred()) in one TransferToDevice and gives its tensors
+  // their handles, or the call's failure.
+  absl::Status SendDeferred(DeferredUploads::Batch& batch);
+
+  // One tensor of a streamed upload: its header and its bytes (borrowed for the call).
+  struct UploadPiece {
+    const ::seam::remote::TensorHeader* header;
+    const char* data;
+    size_t size;
+  };
+  // Streams the pieces to the server in chunks of at most wire::kChunkBytes (one
+  // TransferToDevice call, carrying the queued releases too); their handles, in order.
+  absl::StatusOr<std::vector<uint64_t>> Upload(const std::vector<UploadPiece>& pieces);
+
+  // Ends the session (idempotent): the server frees what it holds for this client.
+  void Close();
+
+ private:
+  RemoteConnection(std::string address, std::string token);
+
+  std::string address_;
+  std::string token_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<::seam::remote::Remote::Stub> stub_;
+  uint64_t session_ = 0;
+  grpc::ClientContext session_context_;
+  std::unique_ptr<grpc::ClientReader<::seam::remote::SessionEvent>> session_stream_;
+  std::mutex mu_;
+  std::vector<uint64_t> releases_;
+  bool closed_ = false;
+  DeferredUploads deferred_;
+};
+
+}  // namespace seam::runtime
+
+#endif  // SEAM_RUNTIME_REMOTE_REMOTE_CONNECTION_H_
