@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 
 namespace seam::runtime {
 namespace {
@@ -58,7 +59,7 @@ std::vector<std::string> RegisteredClientKinds() {
 }
 
 absl::StatusOr<std::string> ReadRegisteredClientKind() {
-  const std::string kind = base::GetEnv("SEAM_CLIENT").value_or("");
+  const std::string kind = base::ReadSetting(base::Setting::kSeamClient).value_or("");
   if (kind.empty()) return std::string(kDefaultClientKind);
   if (FindClientFactory(kind) != nullptr) return kind;
   // "must be 'a' (...), 'b' (...) or 'c' (...)", in the order of registration.
@@ -74,7 +75,7 @@ absl::StatusOr<std::string> ReadRegisteredClientKind() {
 }
 
 absl::StatusOr<std::unique_ptr<ComputationClient>> CreateRegisteredClient(ClientChoice* choice) {
-  const std::optional<std::string> kind_set = base::GetEnv("SEAM_CLIENT");
+  const std::optional<std::string> kind_set = base::ReadSetting(base::Setting::kSeamClient);
   const bool set = kind_set.has_value() && !kind_set->empty();
   choice->client_reason = set ? absl::StrCat("SEAM_CLIENT='", *kind_set, "'")
                               : std::string("SEAM_CLIENT unset: the default");

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
 #include "src/base/logging.h"
+#include "src/base/settings.h"
 #include "src/runtime/trace_writer.h"
 
 namespace seam::trace {
@@ -191,7 +192,7 @@ absl::Status Stop() {
 }
 
 absl::Status StartFromEnvironment() {
-  std::optional<std::string> path = base::GetEnv(kTraceToVariable);
+  std::optional<std::string> path = base::ReadSetting(base::Setting::kSeamTraceTo);
   if (!path.has_value() || path->empty() || On()) return absl::OkStatus();
   absl::Status status = Start(*path);
   if (!status.ok()) {

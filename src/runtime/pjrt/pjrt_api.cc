@@ -16,6 +16,7 @@
 #include "seam/c/pjrt_c_api_profiler.h"
 #include "src/base/env.h"
 #include "src/base/logging.h"
+#include "src/base/settings.h"
 #include "src/base/status_macros.h"
 #include "src/runtime/pjrt/plugin_file.h"
 
@@ -202,7 +203,7 @@ absl::StatusOr<const PJRT_Api*> LoadPjrtPlugin(const std::string& device_type,
 }
 
 bool IsPjrtCompatibilityEnabled() {
-  std::optional<std::string> value = base::GetEnv("ENABLE_PJRT_COMPATIBILITY");
+  std::optional<std::string> value = base::ReadSetting(base::Setting::kEnablePjrtCompatibility);
   if (!value.has_value()) return true;
   bool enabled = false;
   if (!absl::SimpleAtob(*value, &enabled)) return false;

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 #include "src/base/status_macros.h"
 #include "src/runtime/distributed/coordinator.h"
 #include "src/runtime/pjrt/pjrt_api.h"
@@ -52,7 +53,7 @@ class EnvReader {
 class LibraryPlugin : public PjRtPlugin {
  public:
   std::string library_path() const override {
-    return base::GetEnv("PJRT_LIBRARY_PATH").value_or("");
+    return base::ReadSetting(base::Setting::kPjrtLibraryPath).value_or("");
   }
 };
 
@@ -256,7 +257,7 @@ absl::Status RegisterPjrtClientFactory() {
   factory.name = "pjrt";
   factory.description = "the default: devices of this process, chosen by PJRT_DEVICE";
   factory.precheck = [] {
-    if (base::GetEnv("PJRT_DEVICE").value_or("").empty()) {
+    if (base::ReadSetting(base::Setting::kPjrtDevice).value_or("").empty()) {
       return absl::FailedPreconditionError(kPjrtDeviceUnset);
     }
     return absl::OkStatus();

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 
 namespace seam::runtime {
 namespace {
@@ -168,7 +169,7 @@ std::optional<std::string> FileProblem(const std::string& path) {
 
 // Where the dynamic linker would look first for a bare name: $LD_LIBRARY_PATH's folders.
 std::optional<std::string> FindInLibraryPath(const std::string& name) {
-  std::optional<std::string> folders = base::GetEnv("LD_LIBRARY_PATH");
+  std::optional<std::string> folders = base::ReadSetting(base::Setting::kLdLibraryPath);
   if (!folders.has_value()) return std::nullopt;
   for (absl::string_view folder : absl::StrSplit(*folders, absl::ByAnyChar(":;"))) {
     std::string candidate = absl::StrCat(folder.empty() ? "." : folder, "/", name);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "src/base/env.h"
+#include "src/base/settings.h"
 #include "src/base/status_macros.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
@@ -86,15 +87,16 @@ absl::StatusOr<ProgramFormatChoice> ChooseProgramFormat(
 
 absl::StatusOr<ProgramFormatChoice> ChooseProgramFormatFromEnvironment(
     const PluginOptions& attributes, const std::string& plugin) {
-  return ChooseProgramFormat(attributes, plugin, base::GetEnv(kProgramFormatEnv),
-                             base::GetEnv(kMatmulPrecisionEnv));
+  return ChooseProgramFormat(attributes, plugin,
+                             base::ReadSetting(base::Setting::kSeamProgramFormat),
+                             base::ReadSetting(base::Setting::kSeamMatmulPrecision));
 }
 
 absl::StatusOr<std::string> ProgramText(const ir::Program& program,
                                         const ProgramFormatChoice& choice) {
   if (choice.format == ProgramFormat::kSeamIr) return ir::PrintProgram(program);
   SEAM_ASSIGN_OR_RETURN(std::string text, stablehlo::EmitStableHlo(program, choice.emit));
-  const std::optional<std::string> dir = base::GetEnv(kDumpToEnv);
+  const std::optional<std::string> dir = base::ReadSetting(base::Setting::kSeamDumpTo);
   if (dir.has_value() && !dir->empty()) {
     absl::Status dumped = DumpStableHlo(*dir, program, text);
     if (!dumped.ok()) {
