@@ -31,10 +31,10 @@
 #include "gloo/rendezvous/file_store.h"
 #include "gloo/transport/tcp/device.h"
 #include "src/plugins/cpu/cpu_plugin.h"
-#include "tests/distributed/file_kv_store.h"
-#include "tests/distributed/pjrt_client.h"
-#include "tests/distributed/reduction_cases.h"
-#include "tests/distributed/worker_process.h"
+#include "src/testing/file_kv_store.h"
+#include "src/testing/pjrt_client.h"
+#include "src/testing/reduction_cases.h"
+#include "src/testing/worker_process.h"
 
 namespace {
 

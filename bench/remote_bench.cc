@@ -42,7 +42,7 @@
 #include "seam/optim.h"
 #include "seam/tensor.h"
 #include "src/runtime/process/runtime.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 extern "C" char* openblas_get_corename(void);
 

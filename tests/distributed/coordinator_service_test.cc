@@ -14,7 +14,7 @@
 #include "proto/coordinator.grpc.pb.h"
 #include "src/runtime/distributed/coordinator_client.h"
 #include "src/runtime/distributed/key_value_store.h"
-#include "tests/distributed/spawn.h"
+#include "src/testing/spawn.h"
 
 namespace seam::runtime {
 namespace {

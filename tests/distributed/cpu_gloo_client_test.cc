@@ -18,11 +18,11 @@
 #include "src/plugins/cpu/gloo_store.h"
 #include "src/plugins/cpu/local_address.h"
 #include "src/plugins/cpu/sigpipe_guard.h"
-#include "tests/distributed/file_kv_store.h"
-#include "tests/distributed/pjrt_client.h"
-#include "tests/distributed/process_sockets.h"
-#include "tests/distributed/reduction_cases.h"
-#include "tests/distributed/worker_process.h"
+#include "src/testing/file_kv_store.h"
+#include "src/testing/pjrt_client.h"
+#include "src/testing/process_sockets.h"
+#include "src/testing/reduction_cases.h"
+#include "src/testing/worker_process.h"
 
 namespace seam::testing {
 namespace {

@@ -1,6 +1,6 @@
 // Collectives across processes in the CPU plugin, with real processes: each test starts
 // cpu_gloo_worker processes on 127.0.0.1 that share a key-value store in a temporary
-// directory (tests/distributed/file_kv_store.h) and checks what they report.
+// directory (src/testing/file_kv_store.h) and checks what they report.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "tests/distributed/file_kv_store.h"
-#include "tests/distributed/worker_process.h"
+#include "src/testing/file_kv_store.h"
+#include "src/testing/worker_process.h"
 
 namespace seam::testing {
 namespace {

@@ -25,10 +25,10 @@
 
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/testing_hooks.h"
-#include "tests/distributed/file_kv_store.h"
-#include "tests/distributed/pjrt_client.h"
-#include "tests/distributed/process_sockets.h"
-#include "tests/distributed/reduction_cases.h"
+#include "src/testing/file_kv_store.h"
+#include "src/testing/pjrt_client.h"
+#include "src/testing/process_sockets.h"
+#include "src/testing/reduction_cases.h"
 
 namespace seam::testing {
 namespace {

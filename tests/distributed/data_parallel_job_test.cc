@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/distributed/spawn.h"
+#include "src/testing/spawn.h"
 
 namespace seam::testing {
 namespace {

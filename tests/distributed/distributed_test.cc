@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/distributed/spawn.h"
+#include "src/testing/spawn.h"
 
 namespace seam::testing {
 namespace {

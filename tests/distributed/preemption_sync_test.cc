@@ -11,7 +11,7 @@
 
 #include "src/runtime/distributed/coordinator_client.h"
 #include "src/runtime/distributed/coordinator_service.h"
-#include "tests/distributed/spawn.h"
+#include "src/testing/spawn.h"
 
 namespace seam::runtime {
 namespace {

@@ -15,7 +15,7 @@
 #include "src/runtime/pjrt/pjrt_api.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
 #include "src/runtime/process/runtime.h"
-#include "tests/distributed/spawn.h"
+#include "src/testing/spawn.h"
 
 namespace seam::runtime {
 namespace {

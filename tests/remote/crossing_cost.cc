@@ -10,7 +10,7 @@
 #include "src/ir/text.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
 #include "src/runtime/process/runtime.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 namespace {
 

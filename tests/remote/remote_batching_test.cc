@@ -16,7 +16,7 @@
 #include "src/ir/text.h"
 #include "src/runtime/remote/remote_computation_client.h"
 #include "src/runtime/remote/remote_wire.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 namespace seam::runtime {
 namespace {

@@ -16,7 +16,7 @@
 #include "src/runtime/pjrt/pjrt_registry.h"
 #include "src/runtime/process/runtime.h"
 #include "src/runtime/remote/remote_computation_client.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 namespace seam::runtime {
 namespace {

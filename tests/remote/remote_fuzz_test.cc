@@ -14,7 +14,7 @@
 #include "gtest/gtest.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote/remote_computation_client.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 namespace seam::runtime {
 namespace {

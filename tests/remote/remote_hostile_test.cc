@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/runtime/remote/remote_wire.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 namespace seam::runtime {
 namespace {

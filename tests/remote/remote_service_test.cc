@@ -15,7 +15,7 @@
 #include "src/runtime/pjrt/pjrt_registry.h"
 #include "src/runtime/remote/remote_computation_client.h"
 #include "src/runtime/remote/remote_wire.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 namespace seam::runtime {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "src/ir/text.h"
 #include "src/runtime/remote/remote_computation_client.h"
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 int main() {
   using seam::runtime::ComputationClient;

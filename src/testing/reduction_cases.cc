@@ -1,4 +1,4 @@
-#include "tests/distributed/reduction_cases.h"
+#include "src/testing/reduction_cases.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // A thin C++ view of a plugin's C function table, for the multi-process tests and the
 // cross-process benchmark: every call returns an absl::Status (an error's code and
 // message as the plugin gave them) and frees what the plugin allocated.
-#ifndef SEAM_TESTS_DISTRIBUTED_PJRT_CLIENT_H_
-#define SEAM_TESTS_DISTRIBUTED_PJRT_CLIENT_H_
+#ifndef SEAM_TESTING_PJRT_CLIENT_H_
+#define SEAM_TESTING_PJRT_CLIENT_H_
 
 #include <cstdint>
 #include <memory>
@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "seam/c/pjrt_c_api.h"
-#include "tests/distributed/file_kv_store.h"
+#include "src/testing/file_kv_store.h"
 
 namespace seam::testing {
 
@@ -76,4 +76,4 @@ class PjrtClient {
 
 }  // namespace seam::testing
 
-#endif  // SEAM_TESTS_DISTRIBUTED_PJRT_CLIENT_H_
+#endif  // SEAM_TESTING_PJRT_CLIENT_H_

@@ -1,4 +1,4 @@
-#include "tests/distributed/spawn.h"
+#include "src/testing/spawn.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 // A minimal process spawner for the multi-process tests: fork/exec with an environment of
 // our choosing, output to files, waits bounded in time, and every child killed and reaped
 // by the destructor at the latest. (`seam launch` is the user's tool; tests keep their own.)
-#ifndef SEAM_TESTS_DISTRIBUTED_SPAWN_H_
-#define SEAM_TESTS_DISTRIBUTED_SPAWN_H_
+#ifndef SEAM_TESTING_SPAWN_H_
+#define SEAM_TESTING_SPAWN_H_
 
 #include <sys/types.h>
 
@@ -64,4 +64,4 @@ class Child {
 
 }  // namespace seam::testing
 
-#endif  // SEAM_TESTS_DISTRIBUTED_SPAWN_H_
+#endif  // SEAM_TESTING_SPAWN_H_

@@ -1,4 +1,4 @@
-#include "tests/distributed/process_sockets.h"
+#include "src/testing/process_sockets.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

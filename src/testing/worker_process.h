@@ -1,8 +1,8 @@
 // Starting cpu_gloo_worker processes for a test and reading what they report: each runs
 // with MASTER_ADDR=127.0.0.1 and its stdout in a pipe; every wait is bounded, and a
 // process still running when its handle goes away is killed (SIGKILL) and reaped.
-#ifndef SEAM_TESTS_DISTRIBUTED_WORKER_PROCESS_H_
-#define SEAM_TESTS_DISTRIBUTED_WORKER_PROCESS_H_
+#ifndef SEAM_TESTING_WORKER_PROCESS_H_
+#define SEAM_TESTING_WORKER_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -58,4 +58,4 @@ class TempDir {
 
 }  // namespace seam::testing
 
-#endif  // SEAM_TESTS_DISTRIBUTED_WORKER_PROCESS_H_
+#endif  // SEAM_TESTING_WORKER_PROCESS_H_

@@ -1,4 +1,4 @@
-#include "tests/distributed/pjrt_client.h"
+#include "src/testing/pjrt_client.h"
 
 #include "src/abi/args.h"
 

@@ -1,7 +1,7 @@
 // The TCP sockets this process holds, from /proc (for the tests of the address rule and of
 // "no Gloo in a single-process job").
-#ifndef SEAM_TESTS_DISTRIBUTED_PROCESS_SOCKETS_H_
-#define SEAM_TESTS_DISTRIBUTED_PROCESS_SOCKETS_H_
+#ifndef SEAM_TESTING_PROCESS_SOCKETS_H_
+#define SEAM_TESTING_PROCESS_SOCKETS_H_
 
 #include <string>
 #include <vector>
@@ -19,4 +19,4 @@ std::vector<TcpSocket> OwnTcpSockets();
 
 }  // namespace seam::testing
 
-#endif  // SEAM_TESTS_DISTRIBUTED_PROCESS_SOCKETS_H_
+#endif  // SEAM_TESTING_PROCESS_SOCKETS_H_

@@ -1,7 +1,7 @@
 // What the remote service's tests share: a `seam serve` child on 127.0.0.1, a raw session
 // on the service (for requests no client would send), and the programs they run.
-#ifndef SEAM_TESTS_REMOTE_REMOTE_FIXTURE_H_
-#define SEAM_TESTS_REMOTE_REMOTE_FIXTURE_H_
+#ifndef SEAM_TESTING_REMOTE_FIXTURE_H_
+#define SEAM_TESTING_REMOTE_FIXTURE_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "proto/remote.grpc.pb.h"
-#include "tests/distributed/spawn.h"
+#include "src/testing/spawn.h"
 
 namespace seam::testing {
 
@@ -85,4 +85,4 @@ std::string ScaleAndSumProgram(int n);
 
 }  // namespace seam::testing
 
-#endif  // SEAM_TESTS_REMOTE_REMOTE_FIXTURE_H_
+#endif  // SEAM_TESTING_REMOTE_FIXTURE_H_

@@ -1,8 +1,8 @@
 // The all_reduce cases of the multi-process tests: the program text, each replica's
 // input, and the host's computation of what every replica must receive, in the order
 // docs/plugins.md documents ("Multi-process collectives", "Reduction order").
-#ifndef SEAM_TESTS_DISTRIBUTED_REDUCTION_CASES_H_
-#define SEAM_TESTS_DISTRIBUTED_REDUCTION_CASES_H_
+#ifndef SEAM_TESTING_REDUCTION_CASES_H_
+#define SEAM_TESTING_REDUCTION_CASES_H_
 
 #include <cstdint>
 #include <string>
@@ -48,4 +48,4 @@ std::string LayoutName(GroupLayout layout);
 
 }  // namespace seam::testing
 
-#endif  // SEAM_TESTS_DISTRIBUTED_REDUCTION_CASES_H_
+#endif  // SEAM_TESTING_REDUCTION_CASES_H_

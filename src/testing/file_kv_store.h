@@ -2,8 +2,8 @@
 // processes: each key is a file, written once (a fully written temporary file is linked
 // to the key's name, which fails when the key exists), read by polling until it appears
 // or the wait's timeout passes. Implements the three callbacks of PJRT_Client_Create_Args.
-#ifndef SEAM_TESTS_DISTRIBUTED_FILE_KV_STORE_H_
-#define SEAM_TESTS_DISTRIBUTED_FILE_KV_STORE_H_
+#ifndef SEAM_TESTING_FILE_KV_STORE_H_
+#define SEAM_TESTING_FILE_KV_STORE_H_
 
 #include <string>
 #include <string_view>
@@ -39,4 +39,4 @@ class FileKvStore {
 
 }  // namespace seam::testing
 
-#endif  // SEAM_TESTS_DISTRIBUTED_FILE_KV_STORE_H_
+#endif  // SEAM_TESTING_FILE_KV_STORE_H_

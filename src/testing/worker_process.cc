@@ -1,4 +1,4 @@
-#include "tests/distributed/worker_process.h"
+#include "src/testing/worker_process.h"
 
 #include <fcntl.h>
 #include <poll.h>

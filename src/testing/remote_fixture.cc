@@ -1,4 +1,4 @@
-#include "tests/remote/remote_fixture.h"
+#include "src/testing/remote_fixture.h"
 
 #include <grpcpp/generic/generic_stub.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "tests/distributed/file_kv_store.h"
+#include "src/testing/file_kv_store.h"
 
 #include <dirent.h>
 #include <fcntl.h>
