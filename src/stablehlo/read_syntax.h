@@ -5,7 +5,7 @@
 #define SEAM_STABLEHLO_READ_SYNTAX_H_
 
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 
 namespace seam::stablehlo::syntax {
 
@@ -21,12 +22,24 @@ struct Pos {
   int col = 1;
 };
 
+// absl::StrCat that also takes std::string_view (this abseil's absl::string_view is a type
+// of its own, and the syntax tree's text is std::string_view).
+inline absl::string_view ForCat(std::string_view text) { return {text.data(), text.size()}; }
+template <typename T>
+const T& ForCat(const T& value) {
+  return value;
+}
+template <typename... Args>
+std::string Cat(const Args&... args) {
+  return absl::StrCat(ForCat(args)...);
+}
+
 // "line L, column C: message" as InvalidArgument.
 absl::Status ErrorAt(Pos pos, const std::string& message);
 // The text quoted for a message: at most 40 bytes, control bytes as \xNN.
 std::string Quote(std::string_view text);
 // A value's name quoted with its '%'.
-std::string QuoteValue(const std::string& name);
+std::string QuoteValue(std::string_view name);
 
 enum class Tok {
   kIdent,   // [A-Za-z_][A-Za-z0-9_$.]*: func.func, stablehlo.add, f32, x, true
@@ -44,19 +57,26 @@ enum class Tok {
   kEnd,
 };
 
+// The text of every token, and of everything the syntax tree names, is a view into the
+// module's text, except for strings with escapes: those are unescaped into a Strings store
+// that the Module owns. Either way the views live as long as the text and the Module.
+using Strings = std::deque<std::string>;
+
 struct Token {
   Tok kind = Tok::kEnd;
-  std::string text;
-  std::string inner;   // kAngled only
-  Pos inner_pos;       // kAngled: where `inner` starts
-  int64_t index = -1;  // kValue: the #k suffix
+  std::string_view text;
+  std::string_view inner;  // kAngled only
+  Pos inner_pos;           // kAngled: where `inner` starts
+  int64_t index = -1;      // kValue: the #k suffix
   Pos pos;
 };
 
 class Lexer {
  public:
-  Lexer(std::string_view text, Pos start) : text_(text), line_(start.line), col_(start.col) {}
-  absl::StatusOr<Token> Next();
+  Lexer(std::string_view text, Pos start, Strings* strings)
+      : text_(text), line_(start.line), col_(start.col), strings_(strings) {}
+  // The next token into `tok`; an error for an unterminated string or '<'.
+  absl::Status Next(Token* tok);
 
  private:
   void Skip();
@@ -64,6 +84,10 @@ class Lexer {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
   void Bump();
+  void BumpSameLine(size_t n) {  // n bytes known to hold no newline
+    pos_ += n;
+    col_ += static_cast<int>(n);
+  }
   absl::Status LexAngled(Token* tok);
   absl::Status LexString(Token* tok);
   void LexNumber(Token* tok);
@@ -72,17 +96,45 @@ class Lexer {
   size_t pos_ = 0;
   int line_;
   int col_;
+  Strings* strings_;
 };
 
-// A tensor type, tensor<d0xd1x...xT>: element type as written (f32, i1, ui64, ...).
+// A tensor type, tensor<d0xd1x...xT>: element type as written (f32, i1, ui64, ...), a
+// view of a static name.
 struct Type {
   std::vector<int64_t> dims;
-  std::string element;
+  std::string_view element;
   Pos pos;
   std::string ToString() const;
   bool operator==(const Type& other) const {
     return dims == other.dims && element == other.element;
   }
+};
+
+// One value of a dense<...>, as written.
+struct DenseValue {
+  Tok kind = Tok::kInt;  // kInt, kFloat or kIdent (true, false)
+  std::string_view text;
+  Pos pos;
+};
+
+struct Attr;
+struct NamedAttr;
+
+// Attributes by name: a small vector kept sorted by name, so that iteration visits them in
+// name order; a repeated name replaces the earlier value.
+class AttrMap {
+ public:
+  using const_iterator = std::vector<NamedAttr>::const_iterator;
+  const_iterator begin() const;
+  const_iterator end() const;
+  size_t size() const;
+  const_iterator find(std::string_view name) const;
+  // The value under `name`, inserted (default) when absent.
+  Attr& operator[](std::string_view name);
+
+ private:
+  std::vector<NamedAttr> entries_;
 };
 
 struct Attr {
@@ -100,25 +152,47 @@ struct Attr {
     kUnit,    // a name without a value
   };
   Kind kind = kUnit;
+  bool splat = false;
+  bool has_blob = false;
   int64_t i = 0;
-  double f = 0;
-  std::string text;
-  std::string word;
+  std::string_view text;
+  std::string_view word;
   std::vector<int64_t> ints;
   std::vector<Attr> items;
-  std::map<std::string, Attr> fields;
+  AttrMap fields;
   // kDense: the values as written, flattened (splat: one value, `splat` true), or the hex
   // blob of dense<"0x...">; the type after ':'.
-  std::vector<Token> values;
-  bool splat = false;
-  std::string blob;
-  bool has_blob = false;
+  std::vector<DenseValue> values;
+  std::string_view blob;
   Type type;
   Pos pos;
 };
 
+struct NamedAttr {
+  std::string_view first;
+  Attr second;
+};
+
+inline AttrMap::const_iterator AttrMap::begin() const { return entries_.begin(); }
+inline AttrMap::const_iterator AttrMap::end() const { return entries_.end(); }
+inline size_t AttrMap::size() const { return entries_.size(); }
+
+inline AttrMap::const_iterator AttrMap::find(std::string_view name) const {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first == name) return it;
+  }
+  return entries_.end();
+}
+
+inline Attr& AttrMap::operator[](std::string_view name) {
+  auto it = entries_.begin();
+  while (it != entries_.end() && it->first < name) ++it;
+  if (it != entries_.end() && it->first == name) return it->second;
+  return entries_.insert(it, NamedAttr{name, Attr()})->second;
+}
+
 struct ValueUse {
-  std::string name;
+  std::string_view name;
   int64_t index = 0;  // #k
   Pos pos;
   std::string Key() const;  // "name" or "name#k"
@@ -127,19 +201,19 @@ struct ValueUse {
 struct Op;
 
 struct Block {
-  std::vector<std::string> arg_names;
+  std::vector<std::string_view> arg_names;
   std::vector<Type> arg_types;
   std::vector<Op> ops;
   Pos pos;
 };
 
 struct Op {
-  std::string result;  // the result name (without '%'), empty when none
+  std::string_view result;  // the result name (without '%'), empty when none
   int64_t num_results = 0;
-  std::string name;  // "stablehlo.add", "return"
+  std::string_view name;  // "stablehlo.add", "return"
   std::vector<ValueUse> operands;
   std::vector<Block> regions;
-  std::map<std::string, Attr> attrs;
+  AttrMap attrs;
   std::vector<Type> operand_types;
   std::vector<Type> result_types;
   Pos pos;
@@ -147,17 +221,19 @@ struct Op {
 };
 
 struct Argument {
-  std::string name;
+  std::string_view name;
   Type type;
-  std::map<std::string, Attr> attrs;
+  AttrMap attrs;
 };
 
 struct Module {
-  std::string name = "main";
-  std::map<std::string, Attr> attrs;
+  std::string_view name = "main";
+  AttrMap attrs;
   std::vector<Argument> args;
   std::vector<Type> results;
   Block body;  // the ops of @main, ending with return
+  // Unescaped strings the views above may point into (see Strings).
+  std::unique_ptr<Strings> strings;
 };
 
 // Parses the text into the one module it holds (read_parser.cc).
