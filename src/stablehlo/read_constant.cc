@@ -145,7 +145,7 @@ absl::Status BlobLiteral(const Attr& attr, ir::Literal* lit) {
 
 absl::StatusOr<ir::Shape> ShapeOf(const Type& type) {
   ir::Shape shape;
-  shape.dims = type.dims;
+  shape.dims.assign(type.dims.begin(), type.dims.end());
   static const struct {
     const char* name;
     ir::DType dtype;

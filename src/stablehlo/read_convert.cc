@@ -424,6 +424,37 @@ absl::Status Converter::ConvertOp(const Op& op) {
   return ErrorAt(op.name_pos, Cat("unknown op ", Quote(op.name)));
 }
 
+// The init values that reduce folds in leave their constants unread; they are left out, so
+// that a program read back from the emitter's text is the program that was emitted.
+void Converter::DropUnusedConstants() {
+  std::vector<ir::Instruction>& insts = program_.instructions;
+  std::vector<char> used(insts.size(), 0);
+  for (const ir::Instruction& inst : insts) {
+    for (int operand : inst.operands) used[static_cast<size_t>(operand)] = 1;
+  }
+  for (int result : program_.results) used[static_cast<size_t>(result)] = 1;
+  bool any = false;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (insts[i].op == ir::Op::kConstant && used[i] == 0) any = true;
+  }
+  if (!any) return;
+  std::vector<int> renumbered(insts.size(), -1);
+  size_t kept = 0;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (insts[i].op == ir::Op::kConstant && used[i] == 0) continue;
+    renumbered[i] = static_cast<int>(kept);
+    for (int& operand : insts[i].operands) operand = renumbered[static_cast<size_t>(operand)];
+    if (kept != i) {
+      insts[kept] = std::move(insts[i]);
+      positions_[kept] = positions_[i];
+    }
+    ++kept;
+  }
+  insts.resize(kept);
+  positions_.resize(kept);
+  for (int& result : program_.results) result = renumbered[static_cast<size_t>(result)];
+}
+
 absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
   program_.name = std::string(module.name);
   values_.reserve(module.args.size() + module.body.ops.size());
@@ -472,6 +503,7 @@ absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
         bad >= 0 && bad < static_cast<int>(positions_.size()) ? positions_[bad] : ops.back().pos;
     return ErrorAt(pos, std::string(s.message()));
   }
+  DropUnusedConstants();  // after verifying: the messages name the instructions as read
   return std::move(program_);
 }
 

@@ -104,6 +104,8 @@ class Converter {
   absl::StatusOr<int> Add(ir::Instruction inst, const Type& type, Pos pos);
   int AddShaped(ir::Instruction inst, Pos pos);
   absl::Status Define(const Op& op, int64_t result, Value value);
+  // Leaves out constants no instruction and no result reads (renumbering the rest).
+  void DropUnusedConstants();
 
   // A value's name and result index: %x is {"x", 0}, %x#1 is {"x", 1}.
   struct ValueKey {

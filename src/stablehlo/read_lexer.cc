@@ -1,5 +1,7 @@
 // The StableHLO reader's lexer: MLIR text to tokens with their line and column.
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -11,11 +13,44 @@
 namespace seam::stablehlo::syntax {
 namespace {
 
-bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentChar(char c) { return IsAlpha(c) || IsDigit(c) || c == '$' || c == '.'; }
-bool IsValueChar(char c) { return IsIdentChar(c) || c == '-'; }
-bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+// Character classes, one table lookup each.
+enum : uint8_t {
+  kAlpha = 1,        // [A-Za-z_]
+  kDigit = 2,        // [0-9]
+  kIdent = 4,        // [A-Za-z0-9_$.]
+  kValue = 8,        // an identifier character or '-'
+  kHex = 16,         // [0-9A-Fa-f]
+  kBlank = 32,       // space, \t, \r, \v, \f (not \n)
+  kAngledStop = 64,  // what the scan of word<...> stops at: " < > \n
+};
+
+constexpr std::array<uint8_t, 256> kClasses = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    const bool ident = alpha || digit || c == '$' || c == '.';
+    uint8_t k = 0;
+    if (alpha) k |= kAlpha;
+    if (digit) k |= kDigit;
+    if (ident) k |= kIdent;
+    if (ident || c == '-') k |= kValue;
+    if (digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) k |= kHex;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') k |= kBlank;
+    if (c == '"' || c == '<' || c == '>' || c == '\n') k |= kAngledStop;
+    t[static_cast<size_t>(c)] = k;
+  }
+  return t;
+}();
+
+bool Is(char c, uint8_t classes) {
+  return (kClasses[static_cast<unsigned char>(c)] & classes) != 0;
+}
+bool IsAlpha(char c) { return Is(c, kAlpha); }
+bool IsDigit(char c) { return Is(c, kDigit); }
+bool IsIdentChar(char c) { return Is(c, kIdent); }
+bool IsValueChar(char c) { return Is(c, kValue); }
+bool IsHexDigit(char c) { return Is(c, kHex); }
 
 }  // namespace
 
@@ -42,20 +77,10 @@ std::string QuoteValue(std::string_view name) {
   return Quote(text);
 }
 
-void Lexer::Bump() {
-  if (text_[pos_] == '\n') {
-    ++line_;
-    col_ = 1;
-  } else {
-    ++col_;
-  }
-  ++pos_;
-}
-
 void Lexer::Skip() {
   while (pos_ < text_.size()) {
     char c = text_[pos_];
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+    if (Is(c, kBlank)) {
       ++pos_;
       ++col_;
     } else if (c == '\n') {
@@ -80,6 +105,11 @@ absl::Status Lexer::LexAngled(Token* tok) {
   int depth = 1;
   while (pos_ < text_.size()) {
     char c = text_[pos_];
+    if (!Is(c, kAngledStop)) {  // the common case: nothing to track
+      ++pos_;
+      ++col_;
+      continue;
+    }
     if (c == '"') {
       Bump();
       while (pos_ < text_.size() && text_[pos_] != '"') {

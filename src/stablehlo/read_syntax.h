@@ -4,8 +4,10 @@
 #ifndef SEAM_STABLEHLO_READ_SYNTAX_H_
 #define SEAM_STABLEHLO_READ_SYNTAX_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -83,7 +85,15 @@ class Lexer {
   char Peek(size_t ahead = 0) const {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
-  void Bump();
+  void Bump() {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
+    ++pos_;
+  }
   void BumpSameLine(size_t n) {  // n bytes known to hold no newline
     pos_ += n;
     col_ += static_cast<int>(n);
@@ -99,10 +109,43 @@ class Lexer {
   Strings* strings_;
 };
 
+// A type's dimensions: up to kInline of them in place (no allocation for the usual ranks),
+// more on the heap.
+class Dims {
+ public:
+  static constexpr size_t kInline = 6;
+  Dims() = default;
+  Dims(std::initializer_list<int64_t> dims) {
+    for (int64_t d : dims) push_back(d);
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const int64_t* begin() const { return size_ <= kInline ? inline_ : heap_.data(); }
+  const int64_t* end() const { return begin() + size_; }
+  int64_t operator[](size_t i) const { return begin()[i]; }
+  void push_back(int64_t d) {
+    if (size_ < kInline) {
+      inline_[size_] = d;
+    } else {
+      if (size_ == kInline) heap_.assign(inline_, inline_ + kInline);
+      heap_.push_back(d);
+    }
+    ++size_;
+  }
+  bool operator==(const Dims& other) const {
+    return size_ == other.size_ && std::equal(begin(), end(), other.begin());
+  }
+
+ private:
+  int64_t inline_[kInline] = {};
+  size_t size_ = 0;
+  std::vector<int64_t> heap_;  // every dimension, once there are more than kInline
+};
+
 // A tensor type, tensor<d0xd1x...xT>: element type as written (f32, i1, ui64, ...), a
 // view of a static name.
 struct Type {
-  std::vector<int64_t> dims;
+  Dims dims;
   std::string_view element;
   Pos pos;
   std::string ToString() const;
