@@ -192,7 +192,7 @@ std::string DenseLiteral(const ir::Literal& literal) {
 
 void Writer::Indent(int extra) {
   static constexpr char kSpaces[] = "                                                ";
-  auto width = static_cast<size_t>(indent_ + extra);
+  size_t width = static_cast<size_t>(indent_) + static_cast<size_t>(extra);
   while (width > 0) {
     const size_t n = std::min(width, sizeof(kSpaces) - 1);
     out_->append(kSpaces, n);

@@ -153,12 +153,12 @@ int Converter::AddShaped(ir::Instruction inst, Pos pos) {
   return static_cast<int>(program_.instructions.size()) - 1;
 }
 
-absl::Status Converter::Define(const Op& op, int64_t result, Value value) {
+absl::Status Converter::Define(const Op& op, int64_t result, const Value& value) {
   if (op.result.empty()) return absl::OkStatus();
   // %x alone is result 0 (%x#0); an op written with one result name and no count gives
   // every result that name.
   const int64_t index = op.num_results > 1 ? result : 0;
-  if (!values_.try_emplace(ValueKey{op.result, index}, std::move(value)).second) {
+  if (!values_.try_emplace(ValueKey{op.result, index}, value).second) {
     const std::string key =
         op.num_results > 1 ? Cat(op.result, "#", result) : std::string(op.result);
     return ErrorAt(op.pos, Cat("value ", QuoteValue(key), " is defined twice"));

@@ -103,7 +103,7 @@ class Converter {
   // Appends an instruction (shape from `type`), returns its index.
   absl::StatusOr<int> Add(ir::Instruction inst, const Type& type, Pos pos);
   int AddShaped(ir::Instruction inst, Pos pos);
-  absl::Status Define(const Op& op, int64_t result, Value value);
+  absl::Status Define(const Op& op, int64_t result, const Value& value);
   // Leaves out constants no instruction and no result reads (renumbering the rest).
   void DropUnusedConstants();
 

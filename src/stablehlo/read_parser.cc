@@ -181,7 +181,7 @@ absl::Status Parser::ParseOperandList(Op* op, char close) {
   while (!AtPunct(close)) {
     if (op->operands.size() >= 4096) return ErrorAt(tok_.pos, "too many operands");
     SEAM_ASSIGN_OR_RETURN(ValueUse use, ParseValueUse());
-    op->operands.push_back(std::move(use));
+    op->operands.push_back(use);
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }

@@ -40,7 +40,7 @@ absl::Status Parser::ParseReturn(Op* op) {
   while (tok_.kind == Tok::kValue) {
     if (op->operands.size() >= 65536) return ErrorAt(tok_.pos, "too many results");
     SEAM_ASSIGN_OR_RETURN(ValueUse use, ParseValueUse());
-    op->operands.push_back(std::move(use));
+    op->operands.push_back(use);
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }
@@ -55,7 +55,7 @@ absl::Status Parser::ParsePrettyOperands(Op* op) {
   while (tok_.kind == Tok::kValue) {
     if (op->operands.size() >= 4096) return ErrorAt(tok_.pos, "too many operands");
     SEAM_ASSIGN_OR_RETURN(ValueUse use, ParseValueUse());
-    op->operands.push_back(std::move(use));
+    op->operands.push_back(use);
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }
@@ -130,8 +130,8 @@ absl::Status Parser::ParsePrettyReduce(Op* op) {
     SEAM_RETURN_IF_ERROR(Expect(':', "after 'init'"));
     SEAM_ASSIGN_OR_RETURN(ValueUse init, ParseValueUse());
     SEAM_RETURN_IF_ERROR(Expect(')', "after the init value"));
-    inputs.push_back(std::move(x));
-    inits.push_back(std::move(init));
+    inputs.push_back(x);
+    inits.push_back(init);
     if (inputs.size() > 8) return ErrorAt(tok_.pos, "too many reduce operands");
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
