@@ -200,11 +200,16 @@ absl::StatusOr<std::string> EmitStableHlo(const ir::Program& program, const Emit
   int counter = 0;
   Writer w(&out, &counter, 4);
   std::vector<Value> values(program.instructions.size());
-  std::vector<Value> operands;
+  // One list of operands per count, reused: assigning over the last instruction's values
+  // keeps their strings' and shapes' storage (no allocation per operand).
+  std::vector<std::vector<Value>> operands_of(4);
   for (size_t i = 0; i < program.instructions.size(); ++i) {
     const ir::Instruction& inst = program.instructions[i];
-    operands.clear();
-    for (int operand : inst.operands) operands.push_back(values[static_cast<size_t>(operand)]);
+    const size_t n = inst.operands.size();
+    if (n >= operands_of.size()) operands_of.resize(n + 1);
+    std::vector<Value>& operands = operands_of[n];
+    operands.resize(n);
+    for (size_t k = 0; k < n; ++k) operands[k] = values[static_cast<size_t>(inst.operands[k])];
     values[i] = LowerInstruction(Lowering{w, inst, operands, options});
   }
   out.append("    return ");

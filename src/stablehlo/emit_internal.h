@@ -107,6 +107,11 @@ class Writer {
   void Indent(int extra = 0);
   void WriteRegions(const std::vector<Region>& regions);
   void WriteSignature(const std::vector<Value>& operands, const std::vector<Value>& results);
+  // `: (operand types) -> `, before the result types.
+  void WriteOperandTypes(const std::vector<Value>& operands);
+  // `%N[:k] = "name"(operands)`, indented.
+  void WriteHead(absl::string_view result, size_t results, absl::string_view name,
+                 const std::vector<Value>& operands);
 
   std::string* out_;
   int* counter_;

@@ -1,5 +1,7 @@
 // The pieces of StableHLO text: types, attribute values, constants (floats as hex bit
 // patterns) and the Writer of generic-form ops (docs/stablehlo.md).
+#include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -85,9 +87,16 @@ const char* ElementType(ir::DType dtype) {
 }
 
 std::string TensorType(const ir::Shape& shape) {
+  // Formatted in place: every value's type is made once, so this runs once per op.
+  char buffer[32];
   std::string text = "tensor<";
-  for (int64_t d : shape.dims) absl::StrAppend(&text, d, "x");
-  absl::StrAppend(&text, ElementType(shape.dtype), ">");
+  for (int64_t d : shape.dims) {
+    char* end = std::to_chars(buffer, buffer + sizeof(buffer) - 1, d).ptr;
+    *end++ = 'x';
+    text.append(buffer, end);
+  }
+  text.append(ElementType(shape.dtype));
+  text.push_back('>');
   return text;
 }
 
@@ -182,22 +191,48 @@ std::string DenseLiteral(const ir::Literal& literal) {
 }
 
 void Writer::Indent(int extra) {
-  const int width = indent_ + extra;
-  out_->append(static_cast<size_t>(width), ' ');
+  static constexpr char kSpaces[] = "                                                ";
+  size_t width = static_cast<size_t>(indent_) + static_cast<size_t>(extra);
+  while (width > 0) {
+    const size_t n = std::min(width, sizeof(kSpaces) - 1);
+    out_->append(kSpaces, n);
+    width -= n;
+  }
 }
 
 void Writer::WriteSignature(const std::vector<Value>& operands, const std::vector<Value>& results) {
-  out_->append(" : (");
-  for (size_t i = 0; i < operands.size(); ++i) {
-    absl::StrAppend(out_, i == 0 ? "" : ", ", operands[i].Type());
-  }
-  out_->append(") -> ");
+  WriteOperandTypes(operands);
   if (results.size() != 1) out_->push_back('(');
   for (size_t i = 0; i < results.size(); ++i) {
-    absl::StrAppend(out_, i == 0 ? "" : ", ", results[i].Type());
+    if (i > 0) out_->append(", ");
+    out_->append(results[i].Type());
   }
   if (results.size() != 1) out_->push_back(')');
   out_->push_back('\n');
+}
+
+void Writer::WriteOperandTypes(const std::vector<Value>& operands) {
+  out_->append(" : (");
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (i > 0) out_->append(", ");
+    out_->append(operands[i].Type());
+  }
+  out_->append(") -> ");
+}
+
+void Writer::WriteHead(absl::string_view result, size_t results, absl::string_view name,
+                       const std::vector<Value>& operands) {
+  Indent();
+  out_->append(result.data(), result.size());
+  if (results != 1) absl::StrAppend(out_, ":", results);
+  out_->append(" = \"");
+  out_->append(name.data(), name.size());
+  out_->append("\"(");
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (i > 0) out_->append(", ");
+    out_->append(operands[i].name);
+  }
+  out_->push_back(')');
 }
 
 void Writer::WriteRegions(const std::vector<Region>& regions) {
@@ -223,15 +258,8 @@ void Writer::WriteRegions(const std::vector<Region>& regions) {
 std::vector<Value> Writer::TypedOps(absl::string_view name, const std::vector<Value>& operands,
                                     const std::vector<Value>& results, absl::string_view attributes,
                                     const std::vector<Region>& regions) {
-  Indent();
   const std::string result = NewName();
-  out_->append(result);
-  if (results.size() != 1) absl::StrAppend(out_, ":", results.size());
-  absl::StrAppend(out_, " = \"", name, "\"(");
-  for (size_t i = 0; i < operands.size(); ++i) {
-    absl::StrAppend(out_, i == 0 ? "" : ", ", operands[i].name);
-  }
-  out_->push_back(')');
+  WriteHead(result, results.size(), name, operands);
   if (!regions.empty()) WriteRegions(regions);
   if (!attributes.empty()) absl::StrAppend(out_, " {", attributes, "}");
   std::vector<Value> values;
@@ -253,10 +281,22 @@ std::vector<Value> Writer::Ops(absl::string_view name, const std::vector<Value>&
   return TypedOps(name, operands, typed, attributes, regions);
 }
 
+// The one-result form written directly (the common case: no vectors of results).
 Value Writer::Op(absl::string_view name, const std::vector<Value>& operands,
                  const ir::Shape& result, absl::string_view attributes,
                  const std::vector<Region>& regions) {
-  return Ops(name, operands, {result}, attributes, regions).front();
+  Value value{NewName(), result, TensorType(result)};
+  WriteHead(value.name, 1, name, operands);
+  if (!regions.empty()) WriteRegions(regions);
+  if (!attributes.empty()) {
+    out_->append(" {");
+    out_->append(attributes.data(), attributes.size());
+    out_->push_back('}');
+  }
+  WriteOperandTypes(operands);
+  out_->append(value.type);
+  out_->push_back('\n');
+  return value;
 }
 
 Value Writer::Constant(const ir::Literal& literal) {

@@ -10,6 +10,6 @@ add_library(seam_stablehlo_read STATIC
   read_convert.cc
   read_convert_ops.cc
   read_convert_index.cc)
-target_link_libraries(seam_stablehlo_read PUBLIC seam_ir absl::status absl::statusor absl::strings
+target_link_libraries(seam_stablehlo_read PUBLIC seam_ir absl::flat_hash_map absl::status absl::statusor absl::strings
                       absl::str_format)
 seam_warnings(seam_stablehlo_read)

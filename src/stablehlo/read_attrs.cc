@@ -10,13 +10,13 @@
 
 namespace seam::stablehlo::syntax {
 
-absl::Status Parser::ParseAttrDict(std::map<std::string, Attr>* attrs) {
+absl::Status Parser::ParseAttrDict(AttrMap* attrs) {
   SEAM_RETURN_IF_ERROR(Expect('{', "to open the attributes"));
   while (!AtPunct('}')) {
     if (tok_.kind != Tok::kIdent && tok_.kind != Tok::kString) {
       return Unexpected("an attribute name");
     }
-    std::string name = tok_.text;
+    const std::string_view name = tok_.text;
     Pos pos = tok_.pos;
     SEAM_RETURN_IF_ERROR(Advance());
     Attr value;
@@ -36,7 +36,7 @@ absl::Status Parser::ParseAttrDict(std::map<std::string, Attr>* attrs) {
 
 absl::StatusOr<Attr> Parser::ParseAttrValue() {
   if (attr_depth_ >= kMaxNesting) {
-    return ErrorAt(tok_.pos, absl::StrCat("attribute values nested deeper than ", kMaxNesting));
+    return ErrorAt(tok_.pos, Cat("attribute values nested deeper than ", kMaxNesting));
   }
   ++attr_depth_;
   absl::StatusOr<Attr> attr = ParseAttrValueInner();
@@ -101,7 +101,7 @@ absl::StatusOr<Attr> Parser::ParseAttrValueInner() {
 
 absl::Status Parser::ParseDense(Attr* attr) {
   attr->kind = Attr::kDense;
-  Parser inner(tok_.inner, tok_.inner_pos);
+  Parser inner(tok_.inner, tok_.inner_pos, strings_);
   SEAM_RETURN_IF_ERROR(inner.Start());
   if (inner.tok_.kind == Tok::kString) {
     attr->has_blob = true;
@@ -121,9 +121,9 @@ absl::Status Parser::ParseDense(Attr* attr) {
         if (static_cast<int64_t>(attr->values.size()) >= kMaxConstantBytes) {
           return ErrorAt(t.pos, "dense value has too many elements");
         }
-        attr->values.push_back(t);
+        attr->values.push_back(DenseValue{t.kind, t.text, t.pos});
       } else if (!inner.AtPunct(',')) {
-        return ErrorAt(t.pos, absl::StrCat("unsupported dense value ", Quote(t.text)));
+        return ErrorAt(t.pos, Cat("unsupported dense value ", Quote(t.text)));
       }
       SEAM_RETURN_IF_ERROR(inner.Advance());
     }
@@ -140,7 +140,7 @@ absl::Status Parser::ParseDense(Attr* attr) {
 absl::Status Parser::ParseStructFields(Attr* attr) {
   while (!AtEnd()) {
     if (tok_.kind != Tok::kIdent) return Unexpected("a field name");
-    std::string name = tok_.text;
+    const std::string_view name = tok_.text;
     Pos pos = tok_.pos;
     SEAM_RETURN_IF_ERROR(Advance());
     SEAM_RETURN_IF_ERROR(Expect('=', "after a field name"));
@@ -151,7 +151,7 @@ absl::Status Parser::ParseStructFields(Attr* attr) {
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }
-  if (!AtEnd()) return Unexpected(absl::StrCat("',' or the end of ", Quote(attr->text)));
+  if (!AtEnd()) return Unexpected(Cat("',' or the end of ", Quote(attr->text)));
   return absl::OkStatus();
 }
 
@@ -164,8 +164,12 @@ absl::Status Parser::ParseConvDims(Attr* attr) {
   static const char* const kPart[3] = {"input", "kernel", "output"};
   static const char* const kFirst[3] = {"b", "i", "b"};
   static const char* const kSecond[3] = {"f", "o", "f"};
-  static const char* const kFirstName[3] = {"batch", "input_feature", "batch"};
-  static const char* const kSecondName[3] = {"feature", "output_feature", "feature"};
+  // The fields each layout fills: first, second and spatial dimensions.
+  static constexpr std::string_view kField[3][3] = {
+      {"input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions"},
+      {"kernel_input_feature_dimension", "kernel_output_feature_dimension",
+       "kernel_spatial_dimensions"},
+      {"output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions"}};
   for (int part = 0; part < 3; ++part) {
     if (part == 1 && !AtIdent("x")) return Unexpected("'x' between the input and kernel layouts");
     if (part == 1) SEAM_RETURN_IF_ERROR(Advance());
@@ -193,8 +197,8 @@ absl::Status Parser::ParseConvDims(Attr* attr) {
         SEAM_RETURN_IF_ERROR(Advance());
         continue;
       } else {
-        return Unexpected(absl::StrCat("'", kFirst[part], "', '", kSecond[part],
-                                       "' or a spatial index in the ", kPart[part], " layout"));
+        return Unexpected(Cat("'", kFirst[part], "', '", kSecond[part],
+                              "' or a spatial index in the ", kPart[part], " layout"));
       }
       SEAM_RETURN_IF_ERROR(Advance());
       if (!AtPunct(',')) break;
@@ -208,10 +212,9 @@ absl::Status Parser::ParseConvDims(Attr* attr) {
       item.i = d;
       spatial.items.push_back(item);
     }
-    std::string p = kPart[part];
-    attr->fields[p + "_" + kFirstName[part] + "_dimension"] = first;
-    attr->fields[p + "_" + kSecondName[part] + "_dimension"] = second;
-    attr->fields[p + "_spatial_dimensions"] = spatial;
+    attr->fields[kField[part][0]] = first;
+    attr->fields[kField[part][1]] = second;
+    attr->fields[kField[part][2]] = std::move(spatial);
   }
   if (!AtEnd()) return Unexpected("the end of the convolution layout");
   return absl::OkStatus();
@@ -220,12 +223,12 @@ absl::Status Parser::ParseConvDims(Attr* attr) {
 absl::StatusOr<Attr> Parser::ParseAngledAttr() {
   Attr attr;
   attr.pos = tok_.pos;
-  const std::string word = tok_.text;
+  const std::string_view word = tok_.text;
   if (word == "dense") {
     SEAM_RETURN_IF_ERROR(ParseDense(&attr));
     return attr;
   }
-  Parser inner(tok_.inner, tok_.inner_pos);
+  Parser inner(tok_.inner, tok_.inner_pos, strings_);
   inner.attr_depth_ = attr_depth_;  // nesting continues inside the brackets
   SEAM_RETURN_IF_ERROR(inner.Start());
   if (word == "array") {
@@ -261,14 +264,16 @@ absl::StatusOr<Attr> Parser::ParseAngledAttr() {
     attr.kind = Attr::kStruct;
     attr.text = word.substr(1);
     SEAM_RETURN_IF_ERROR(inner.ParseConvDims(&attr));
-  } else if (word.size() > 11 && word.compare(0, 11, "#stablehlo.") == 0) {
+  } else if (word.size() > 11 && word.substr(0, 11) == "#stablehlo.") {
     attr.kind = Attr::kStruct;
     attr.text = word.substr(1);
     SEAM_RETURN_IF_ERROR(inner.ParseStructFields(&attr));
   } else {
-    return ErrorAt(tok_.pos, absl::StrCat("unknown attribute value ", Quote(word + "<")));
+    return ErrorAt(tok_.pos, Cat("unknown attribute value ", Quote(Cat(word, "<"))));
   }
-  if (!inner.AtEnd()) return inner.Unexpected(absl::StrCat("the end of ", Quote(word + "<...>")));
+  if (!inner.AtEnd()) {
+    return inner.Unexpected(Cat("the end of ", Quote(Cat(word, "<...>"))));
+  }
   SEAM_RETURN_IF_ERROR(Advance());
   return attr;
 }

@@ -33,7 +33,7 @@ std::optional<bool> Compare(const Op& op, double a, double b) {
   auto dir = op.attrs.find("comparison_direction");
   if (dir == op.attrs.end()) return std::nullopt;
   auto type = op.attrs.find("compare_type");
-  const std::string& d = dir->second.word;
+  const std::string_view d = dir->second.word;
   if (type != op.attrs.end() && type->second.word == "TOTALORDER") {
     const int64_t ka = TotalOrderKey(a), kb = TotalOrderKey(b);
     if (d == "EQ") return ka == kb;
@@ -94,7 +94,7 @@ std::optional<double> ConstantValue(const Op& op) {
   return std::nullopt;
 }
 
-std::optional<double> Binary(const std::string& n, double a, double b) {
+std::optional<double> Binary(std::string_view n, double a, double b) {
   if (n == "stablehlo.add") return a + b;
   if (n == "stablehlo.subtract") return a - b;
   if (n == "stablehlo.multiply") return a * b;
@@ -107,20 +107,37 @@ std::optional<double> Binary(const std::string& n, double a, double b) {
   return std::nullopt;
 }
 
+// The interpreter's values by name (a body has a few: a list is enough). A later
+// definition of a name shadows an earlier one.
+class Env {
+ public:
+  void Set(std::string_view name, Scalar value) { entries_.push_back({name, value}); }
+  const Scalar* Get(const syntax::ValueUse& use) const {
+    if (use.index != 0) return nullptr;  // every value of a body has one result
+    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
+      if (it->first == use.name) return &it->second;
+    }
+    return nullptr;
+  }
+
+ private:
+  std::vector<std::pair<std::string_view, Scalar>> entries_;
+};
+
 // Runs the body on `args`; nullopt when it holds an op the interpreter does not know.
 std::optional<std::vector<Scalar>> Run(const Block& block, const std::vector<Scalar>& args) {
-  std::map<std::string, Scalar> env;
-  for (size_t i = 0; i < block.arg_names.size(); ++i) env[block.arg_names[i]] = args[i];
+  Env env;
+  for (size_t i = 0; i < block.arg_names.size(); ++i) env.Set(block.arg_names[i], args[i]);
   for (const Op& op : block.ops) {
     std::vector<Scalar> in;
     for (const syntax::ValueUse& use : op.operands) {
-      auto it = env.find(use.Key());
-      if (it == env.end()) return std::nullopt;
-      in.push_back(it->second);
+      const Scalar* value = env.Get(use);
+      if (value == nullptr) return std::nullopt;
+      in.push_back(*value);
     }
     if (op.name == "stablehlo.return" || op.name == "return") return in;
     std::optional<Scalar> out;
-    const std::string& n = op.name;
+    const std::string_view n = op.name;
     if (n == "stablehlo.constant" && in.empty()) {
       out = ConstantValue(op);
     } else if (n == "stablehlo.compare" && in.size() == 2) {
@@ -136,12 +153,12 @@ std::optional<std::vector<Scalar>> Run(const Block& block, const std::vector<Sca
       out = Binary(n, in[0], in[1]);
     }
     if (!out || op.result.empty() || op.num_results != 1) return std::nullopt;
-    env[op.result] = *out;
+    env.Set(op.result, *out);
   }
   return std::nullopt;
 }
 
-std::vector<double> ProbeValues(const std::string& element) {
+std::vector<double> ProbeValues(std::string_view element) {
   if (element[0] == 'f' || element == "bf16") {
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -153,7 +170,7 @@ std::vector<double> ProbeValues(const std::string& element) {
 bool SameValue(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
 // argmax (`max`) or argmin over (a, ai, b, bi): seam's first index, NaN winning.
-bool IsArgReduce(const Block& block, const std::string& element, bool max) {
+bool IsArgReduce(const Block& block, std::string_view element, bool max) {
   const std::vector<double> values = ProbeValues(element);
   for (double a : values) {
     for (double b : values) {
@@ -171,7 +188,7 @@ bool IsArgReduce(const Block& block, const std::string& element, bool max) {
 }
 
 // The argsort comparator over (a, b, ai, bi): seam's order (NaN above +inf, -0 == +0).
-bool IsSortComparator(const Block& block, const std::string& element, bool ascending) {
+bool IsSortComparator(const Block& block, std::string_view element, bool ascending) {
   const std::vector<double> values = ProbeValues(element);
   for (double a : values) {
     for (double b : values) {
@@ -191,19 +208,25 @@ bool IsSortComparator(const Block& block, const std::string& element, bool ascen
   return true;
 }
 
+// Whether `use` names the value `name` (result 0).
+bool IsName(const syntax::ValueUse& use, std::string_view name) {
+  return use.index == 0 && use.name == name;
+}
+
 // The one op of a two-argument body applied to (arg0, arg1) in either order (or, for
 // `ordered`, in that order only) and returned.
 const Op* SingleOp(const Block& block, bool ordered) {
   if (block.arg_names.size() != 2 || block.ops.size() != 2) return nullptr;
   const Op& op = block.ops[0];
   const Op& ret = block.ops[1];
-  if (ret.operands.size() != 1 || ret.operands[0].Key() != op.result || op.operands.size() != 2) {
+  if (ret.operands.size() != 1 || !IsName(ret.operands[0], op.result) || op.operands.size() != 2) {
     return nullptr;
   }
-  const std::string x = op.operands[0].Key(), y = op.operands[1].Key();
-  const std::string& a = block.arg_names[0];
-  const std::string& b = block.arg_names[1];
-  if ((x == a && y == b) || (!ordered && x == b && y == a)) return &op;
+  const syntax::ValueUse& x = op.operands[0];
+  const syntax::ValueUse& y = op.operands[1];
+  const std::string_view a = block.arg_names[0];
+  const std::string_view b = block.arg_names[1];
+  if ((IsName(x, a) && IsName(y, b)) || (!ordered && IsName(x, b) && IsName(y, a))) return &op;
   return nullptr;
 }
 
@@ -237,13 +260,13 @@ const char* BodyName(Body body) {
   return "unrecognised";
 }
 
-Body ClassifyBody(const Block& block, const std::string& element) {
+Body ClassifyBody(const Block& block, std::string_view element) {
   for (const Type& t : block.arg_types) {
     if (!t.dims.empty()) return Body::kOther;
   }
   const size_t args = block.arg_names.size();
   if (args == 2 && block.ops.size() == 1 && block.ops[0].operands.size() == 1 &&
-      block.ops[0].operands[0].Key() == block.arg_names[1]) {
+      IsName(block.ops[0].operands[0], block.arg_names[1])) {
     return Body::kSecondArgument;
   }
   if (const Op* op = SingleOp(block, false); op != nullptr) {

@@ -14,10 +14,10 @@
 namespace seam::stablehlo::convert {
 namespace {
 
+using syntax::DenseValue;
 using syntax::ErrorAt;
 using syntax::Quote;
 using syntax::Tok;
-using syntax::Token;
 
 // Hex digits after "0x" as an unsigned value of at most `bits` bits.
 bool HexBits(std::string_view text, int bits, uint64_t* out) {
@@ -29,19 +29,18 @@ bool HexBits(std::string_view text, int bits, uint64_t* out) {
   return bits == 64 || *out < (uint64_t{1} << bits);
 }
 
-absl::Status FloatElement(ir::DType dtype, const Token& v, uint8_t* out) {
+absl::Status FloatElement(ir::DType dtype, const DenseValue& v, uint8_t* out) {
   const int bits = dtype == ir::DType::kF64 ? 64 : (dtype == ir::DType::kF32 ? 32 : 16);
   uint64_t pattern = 0;
   if (v.kind == Tok::kInt && v.text.size() > 2 && (v.text[1] == 'x' || v.text[1] == 'X')) {
     if (!HexBits(v.text, bits, &pattern)) {
-      return ErrorAt(v.pos,
-                     absl::StrCat("hex value ", Quote(v.text), " is not a ", bits, "-bit pattern"));
+      return ErrorAt(v.pos, Cat("hex value ", Quote(v.text), " is not a ", bits, "-bit pattern"));
     }
     std::memcpy(out, &pattern, bits / 8);  // little-endian host
     return absl::OkStatus();
   }
   if (v.kind != Tok::kInt && v.kind != Tok::kFloat) {
-    return ErrorAt(v.pos, absl::StrCat("expected a float value, found ", Quote(v.text)));
+    return ErrorAt(v.pos, Cat("expected a float value, found ", Quote(v.text)));
   }
   std::string_view text = v.text;
   if (!text.empty() && text[0] == '+') text.remove_prefix(1);
@@ -49,18 +48,18 @@ absl::Status FloatElement(ir::DType dtype, const Token& v, uint8_t* out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
   if (end != text.data() + text.size() ||
       (ec != std::errc() && ec != std::errc::result_out_of_range)) {
-    return ErrorAt(v.pos, absl::StrCat("expected a float value, found ", Quote(v.text)));
+    return ErrorAt(v.pos, Cat("expected a float value, found ", Quote(v.text)));
   }
   if (ec == std::errc::result_out_of_range && std::fabs(x) > 1) {
-    return ErrorAt(v.pos, absl::StrCat("value ", Quote(v.text), " is out of range"));
+    return ErrorAt(v.pos, Cat("value ", Quote(v.text), " is out of range"));
   }
   if (dtype == ir::DType::kF64) {
     std::memcpy(out, &x, 8);
     return absl::OkStatus();
   }
   if (std::fabs(x) > static_cast<double>(std::numeric_limits<float>::max()) * 1.0000001) {
-    return ErrorAt(v.pos, absl::StrCat(std::string(ir::DTypeName(dtype)), " value ", Quote(v.text),
-                                       " is out of range"));
+    return ErrorAt(v.pos, Cat(std::string(ir::DTypeName(dtype)), " value ", Quote(v.text),
+                              " is out of range"));
   }
   const auto f = static_cast<float>(x);
   if (dtype == ir::DType::kF32) {
@@ -69,22 +68,22 @@ absl::Status FloatElement(ir::DType dtype, const Token& v, uint8_t* out) {
   }
   const uint16_t b = ir::FloatToBF16(f);
   if (std::isinf(ir::BF16ToFloat(b)) && !std::isinf(f)) {
-    return ErrorAt(v.pos, absl::StrCat("bf16 value ", Quote(v.text), " is out of range"));
+    return ErrorAt(v.pos, Cat("bf16 value ", Quote(v.text), " is out of range"));
   }
   std::memcpy(out, &b, 2);
   return absl::OkStatus();
 }
 
-absl::Status IntElement(ir::DType dtype, const Token& v, uint8_t* out) {
+absl::Status IntElement(ir::DType dtype, const DenseValue& v, uint8_t* out) {
   if (dtype == ir::DType::kPred) {
     bool ok = v.kind == Tok::kIdent || v.text == "0" || v.text == "1";
-    if (!ok) return ErrorAt(v.pos, absl::StrCat("expected true or false, found ", Quote(v.text)));
+    if (!ok) return ErrorAt(v.pos, Cat("expected true or false, found ", Quote(v.text)));
     *out = (v.text == "true" || v.text == "1") ? 1 : 0;
     return absl::OkStatus();
   }
   const bool wide = dtype == ir::DType::kS64;
   if (v.kind != Tok::kInt) {
-    return ErrorAt(v.pos, absl::StrCat("expected an integer, found ", Quote(v.text)));
+    return ErrorAt(v.pos, Cat("expected an integer, found ", Quote(v.text)));
   }
   uint64_t pattern = 0;
   int64_t value = 0;
@@ -98,8 +97,8 @@ absl::Status IntElement(ir::DType dtype, const Token& v, uint8_t* out) {
     const bool fits = wide || (value >= std::numeric_limits<int32_t>::min() &&
                                value <= std::numeric_limits<int32_t>::max());
     if (ec != std::errc() || end != text.data() + text.size() || !fits) {
-      return ErrorAt(v.pos, absl::StrCat("integer ", Quote(v.text), " is out of range for ",
-                                         wide ? "i64" : "i32"));
+      return ErrorAt(v.pos,
+                     Cat("integer ", Quote(v.text), " is out of range for ", wide ? "i64" : "i32"));
     }
   }
   if (wide) {
@@ -121,8 +120,8 @@ absl::Status BlobLiteral(const Attr& attr, ir::Literal* lit) {
   const size_t element = ir::DTypeSize(lit->shape.dtype);
   const bool splat = bytes == element && lit->bytes.size() != element;
   if (bytes != lit->bytes.size() && !splat) {
-    return ErrorAt(attr.pos, absl::StrCat("dense hex blob has ", bytes, " bytes, type ",
-                                          attr.type.ToString(), " needs ", lit->bytes.size()));
+    return ErrorAt(attr.pos, Cat("dense hex blob has ", bytes, " bytes, type ",
+                                 attr.type.ToString(), " needs ", lit->bytes.size()));
   }
   std::vector<uint8_t> data(bytes);
   for (size_t i = 0; i < bytes; ++i) {
@@ -146,7 +145,7 @@ absl::Status BlobLiteral(const Attr& attr, ir::Literal* lit) {
 
 absl::StatusOr<ir::Shape> ShapeOf(const Type& type) {
   ir::Shape shape;
-  shape.dims = type.dims;
+  shape.dims.assign(type.dims.begin(), type.dims.end());
   static const struct {
     const char* name;
     ir::DType dtype;
@@ -160,12 +159,12 @@ absl::StatusOr<ir::Shape> ShapeOf(const Type& type) {
     }
   }
   if (!found) {
-    return ErrorAt(type.pos, absl::StrCat("unsupported element type ", Quote(type.element), " in ",
-                                          Quote(type.ToString()),
-                                          " (seam reads f32, f64, bf16, i1, i32, i64)"));
+    return ErrorAt(type.pos,
+                   Cat("unsupported element type ", Quote(type.element), " in ",
+                       Quote(type.ToString()), " (seam reads f32, f64, bf16, i1, i32, i64)"));
   }
   if (absl::Status s = ir::ValidateShape(shape); !s.ok()) {
-    return ErrorAt(type.pos, absl::StrCat(Quote(type.ToString()), ": ", s.message()));
+    return ErrorAt(type.pos, Cat(Quote(type.ToString()), ": ", s.message()));
   }
   return shape;
 }
@@ -173,17 +172,17 @@ absl::StatusOr<ir::Shape> ShapeOf(const Type& type) {
 absl::StatusOr<ir::Literal> DenseLiteral(const Attr& attr, const ir::Shape& shape) {
   if (attr.kind != Attr::kDense) return ErrorAt(attr.pos, "expected a dense<...> value");
   if (static_cast<int64_t>(shape.byte_size()) > syntax::kMaxConstantBytes) {
-    return ErrorAt(attr.pos, absl::StrCat("constant of ", shape.byte_size(),
-                                          " bytes is larger than the reader's limit of ",
-                                          syntax::kMaxConstantBytes));
+    return ErrorAt(attr.pos,
+                   Cat("constant of ", shape.byte_size(),
+                       " bytes is larger than the reader's limit of ", syntax::kMaxConstantBytes));
   }
   ir::Literal lit;
   lit.shape = shape;
   const int64_t n = shape.num_elements();
   const auto count = static_cast<int64_t>(attr.values.size());
   if (!attr.has_blob && !(count == n || (attr.splat && count == 1))) {
-    return ErrorAt(attr.pos, absl::StrCat("dense value has ", count, " elements, type ",
-                                          attr.type.ToString(), " needs ", n));
+    return ErrorAt(attr.pos, Cat("dense value has ", count, " elements, type ",
+                                 attr.type.ToString(), " needs ", n));
   }
   lit.bytes.resize(shape.byte_size());
   if (attr.has_blob) {
@@ -206,20 +205,20 @@ absl::StatusOr<ir::Literal> DenseLiteral(const Attr& attr, const ir::Shape& shap
   return lit;
 }
 
-absl::StatusOr<std::vector<int64_t>> IntsOf(const Attr& attr, const std::string& what) {
+absl::StatusOr<std::vector<int64_t>> IntsOf(const Attr& attr, std::string_view what) {
   std::vector<int64_t> out;
   if (attr.kind == Attr::kArray) return attr.ints;
   if (attr.kind == Attr::kList) {
     for (const Attr& item : attr.items) {
       if (item.kind != Attr::kInt) {
-        return ErrorAt(item.pos, absl::StrCat(what, ": expected a list of integers"));
+        return ErrorAt(item.pos, Cat(what, ": expected a list of integers"));
       }
       out.push_back(item.i);
     }
     return out;
   }
   if (attr.kind == Attr::kDense && !attr.has_blob) {
-    for (const Token& t : attr.values) {
+    for (const DenseValue& t : attr.values) {
       ir::Shape one{ir::DType::kS64, {}};
       uint8_t bytes[8];
       SEAM_RETURN_IF_ERROR(IntElement(one.dtype, t, bytes));
@@ -229,15 +228,15 @@ absl::StatusOr<std::vector<int64_t>> IntsOf(const Attr& attr, const std::string&
     }
     return out;
   }
-  return ErrorAt(attr.pos, absl::StrCat(what, ": expected array<i64: ...>"));
+  return ErrorAt(attr.pos, Cat(what, ": expected array<i64: ...>"));
 }
 
 absl::Status PaddingOf(const Attr& attr, int64_t rank, std::vector<int64_t>* low,
                        std::vector<int64_t>* high) {
   SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> flat, IntsOf(attr, "padding"));
   if (static_cast<int64_t>(flat.size()) != 2 * rank) {
-    return ErrorAt(attr.pos, absl::StrCat("padding has ", flat.size(), " values, expected ", rank,
-                                          " pairs [low, high]"));
+    return ErrorAt(attr.pos, Cat("padding has ", flat.size(), " values, expected ", rank,
+                                 " pairs [low, high]"));
   }
   low->clear();
   high->clear();

@@ -67,7 +67,7 @@ constexpr const char* kIgnoredModuleAttrs[] = {"mhlo.num_partitions",
 constexpr const char* kIgnoredArgAttrs[] = {"jax.buffer_donor", "mhlo.sharding", "mhlo.layout_mode",
                                             "jax.arg_info", "mhlo.memory_kind"};
 
-bool Listed(const std::string& name, const char* const* list, size_t n) {
+bool Listed(std::string_view name, const char* const* list, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     if (name == list[i]) return true;
   }
@@ -78,16 +78,16 @@ bool Listed(const std::string& name, const char* const* list, size_t n) {
 
 absl::StatusOr<const Converter::Value*> Converter::Use(const syntax::ValueUse& use,
                                                        const Type* type) {
-  auto it = values_.find(use.Key());
+  auto it = values_.find(ValueKey{use.name, use.index});
   if (it == values_.end()) {
-    return ErrorAt(use.pos, absl::StrCat("use of undefined value ", QuoteValue(use.Key())));
+    return ErrorAt(use.pos, Cat("use of undefined value ", QuoteValue(use.Key())));
   }
   const Value& value = it->second;
   if (!value.unsupported.empty()) return ErrorAt(use.pos, value.unsupported);
   if (type != nullptr && !(*type == value.type)) {
-    return ErrorAt(use.pos, absl::StrCat("value ", QuoteValue(use.Key()), " has type ",
-                                         Quote(value.type.ToString()), ", the op's type says ",
-                                         Quote(type->ToString())));
+    return ErrorAt(use.pos,
+                   Cat("value ", QuoteValue(use.Key()), " has type ", Quote(value.type.ToString()),
+                       ", the op's type says ", Quote(type->ToString())));
   }
   return &value;
 }
@@ -95,26 +95,23 @@ absl::StatusOr<const Converter::Value*> Converter::Use(const syntax::ValueUse& u
 absl::Status Converter::Operands(const Op& op, size_t operands, size_t results,
                                  std::vector<int>* out) {
   if (op.operands.size() != operands) {
-    return ErrorAt(op.name_pos, absl::StrCat(Quote(op.name), " takes ", operands,
-                                             " operand(s), found ", op.operands.size()));
+    return ErrorAt(op.name_pos, Cat(Quote(op.name), " takes ", operands, " operand(s), found ",
+                                    op.operands.size()));
   }
   if (op.operand_types.size() != op.operands.size()) {
-    return ErrorAt(op.name_pos,
-                   absl::StrCat(Quote(op.name), " has ", op.operands.size(), " operand(s) and ",
-                                op.operand_types.size(), " operand type(s)"));
+    return ErrorAt(op.name_pos, Cat(Quote(op.name), " has ", op.operands.size(), " operand(s) and ",
+                                    op.operand_types.size(), " operand type(s)"));
   }
   if (op.result_types.size() != results ||
       (!op.result.empty() && op.num_results != static_cast<int64_t>(results))) {
-    return ErrorAt(op.name_pos,
-                   absl::StrCat(Quote(op.name), " has ", results, " result(s) here, found ",
-                                op.result_types.size(), " result type(s)"));
+    return ErrorAt(op.name_pos, Cat(Quote(op.name), " has ", results, " result(s) here, found ",
+                                    op.result_types.size(), " result type(s)"));
   }
   for (size_t i = 0; i < op.operands.size(); ++i) {
     SEAM_ASSIGN_OR_RETURN(const Value* v, Use(op.operands[i], &op.operand_types[i]));
     if (v->state_of >= 0) {
-      return ErrorAt(op.operands[i].pos,
-                     absl::StrCat("the random state ", QuoteValue(op.operands[i].Key()),
-                                  " is read only by stablehlo.rng_bit_generator"));
+      return ErrorAt(op.operands[i].pos, Cat("the random state ", QuoteValue(op.operands[i].Key()),
+                                             " is read only by stablehlo.rng_bit_generator"));
     }
     out->push_back(v->inst);
   }
@@ -126,8 +123,7 @@ absl::Status Converter::OnlyAttrs(const Op& op, std::initializer_list<const char
     bool ok = false;
     for (const char* a : allowed) ok = ok || name == a;
     if (!ok) {
-      return ErrorAt(attr.pos,
-                     absl::StrCat("unknown attribute ", Quote(name), " of ", Quote(op.name)));
+      return ErrorAt(attr.pos, Cat("unknown attribute ", Quote(name), " of ", Quote(op.name)));
     }
   }
   return absl::OkStatus();
@@ -141,7 +137,7 @@ const Attr* Converter::Find(const Op& op, const char* name) {
 absl::StatusOr<const Attr*> Converter::Need(const Op& op, const char* name) {
   const Attr* a = Find(op, name);
   if (a == nullptr) {
-    return ErrorAt(op.name_pos, absl::StrCat(Quote(op.name), " needs the attribute ", Quote(name)));
+    return ErrorAt(op.name_pos, Cat(Quote(op.name), " needs the attribute ", Quote(name)));
   }
   return a;
 }
@@ -157,15 +153,15 @@ int Converter::AddShaped(ir::Instruction inst, Pos pos) {
   return static_cast<int>(program_.instructions.size()) - 1;
 }
 
-absl::Status Converter::Define(const Op& op, int64_t result, Value value) {
+absl::Status Converter::Define(const Op& op, int64_t result, const Value& value) {
   if (op.result.empty()) return absl::OkStatus();
-  std::string key = op.result;
-  if (op.num_results > 1) absl::StrAppend(&key, "#", result);
-  if (!values_.emplace(key, std::move(value)).second) {
-    return ErrorAt(op.pos, absl::StrCat("value ", QuoteValue(key), " is defined twice"));
-  }
-  if (op.num_results > 1 && result == 0 && values_.count(op.result) == 0) {
-    values_[op.result] = values_[key];  // %x alone is result 0
+  // %x alone is result 0 (%x#0); an op written with one result name and no count gives
+  // every result that name.
+  const int64_t index = op.num_results > 1 ? result : 0;
+  if (!values_.try_emplace(ValueKey{op.result, index}, value).second) {
+    const std::string key =
+        op.num_results > 1 ? Cat(op.result, "#", result) : std::string(op.result);
+    return ErrorAt(op.pos, Cat("value ", QuoteValue(key), " is defined twice"));
   }
   return absl::OkStatus();
 }
@@ -185,9 +181,8 @@ absl::Status Converter::ConvertConstant(const Op& op) {
   SEAM_RETURN_IF_ERROR(Operands(op, 0, 1, &none));
   SEAM_ASSIGN_OR_RETURN(const Attr* value, Need(op, "value"));
   if (!(value->type == op.result_types[0])) {
-    return ErrorAt(value->pos,
-                   absl::StrCat("constant of type ", Quote(value->type.ToString()),
-                                ", the op's type says ", Quote(op.result_types[0].ToString())));
+    return ErrorAt(value->pos, Cat("constant of type ", Quote(value->type.ToString()),
+                                   ", the op's type says ", Quote(op.result_types[0].ToString())));
   }
   ir::Instruction inst;
   inst.op = ir::Op::kConstant;
@@ -211,13 +206,13 @@ absl::Status Converter::ConvertCompare(const Op& op) {
     if (dir->kind == Attr::kEnum && dir->word == d.word) inst.op = d.op, found = true;
   }
   if (!found) {
-    return ErrorAt(dir->pos, absl::StrCat("unknown comparison_direction ", Quote(dir->word)));
+    return ErrorAt(dir->pos, Cat("unknown comparison_direction ", Quote(dir->word)));
   }
   if (const Attr* type = Find(op, "compare_type"); type != nullptr) {
-    const std::string& w = type->word;
+    const std::string_view w = type->word;
     if (w != "FLOAT" && w != "SIGNED" && w != "UNSIGNED" && w != "NOTYPE") {
-      return ErrorAt(type->pos, absl::StrCat("compare_type ", Quote(w),
-                                             " is read only in an argsort comparator"));
+      return ErrorAt(type->pos,
+                     Cat("compare_type ", Quote(w), " is read only in an argsort comparator"));
     }
   }
   SEAM_RETURN_IF_ERROR(Operands(op, 2, 1, &inst.operands));
@@ -228,7 +223,7 @@ absl::Status Converter::ConvertCompare(const Op& op) {
 // iota, broadcast_in_dim, transpose, slice, concatenate, pad.
 absl::Status Converter::ConvertDataMovement(const Op& op) {
   ir::Instruction inst;
-  const std::string& n = op.name;
+  const std::string_view n = op.name;
   auto ints = [&](const char* attr, const char* seam_name) -> absl::Status {
     SEAM_ASSIGN_OR_RETURN(const Attr* a, Need(op, attr));
     SEAM_ASSIGN_OR_RETURN(inst.attrs[seam_name], IntsOf(*a, attr));
@@ -300,7 +295,7 @@ absl::Status Converter::ConvertDot(const Op& op) {
     bool known = false;
     for (const auto& f : kFields) known = known || name == f[0];
     if (!known) {
-      return ErrorAt(attr.pos, absl::StrCat("unknown field ", Quote(name), " of #stablehlo.dot"));
+      return ErrorAt(attr.pos, Cat("unknown field ", Quote(name), " of #stablehlo.dot"));
     }
   }
   for (const auto& f : kFields) {
@@ -316,13 +311,13 @@ absl::Status Converter::ConvertDot(const Op& op) {
 
 absl::Status Converter::ConvertReturn(const Op& op, const std::vector<Type>& declared) {
   if (!op.operand_types.empty() && op.operand_types.size() != op.operands.size()) {
-    return ErrorAt(op.name_pos, absl::StrCat("return has ", op.operands.size(), " value(s) and ",
-                                             op.operand_types.size(), " type(s)"));
+    return ErrorAt(op.name_pos, Cat("return has ", op.operands.size(), " value(s) and ",
+                                    op.operand_types.size(), " type(s)"));
   }
   if (op.operands.size() != declared.size()) {
-    return ErrorAt(op.name_pos, absl::StrCat("return has ", op.operands.size(),
-                                             " value(s), the function declares ", declared.size(),
-                                             " result(s)"));
+    return ErrorAt(op.name_pos,
+                   Cat("return has ", op.operands.size(), " value(s), the function declares ",
+                       declared.size(), " result(s)"));
   }
   for (size_t i = 0; i < op.operands.size(); ++i) {
     SEAM_ASSIGN_OR_RETURN(const Value* v, Use(op.operands[i], &declared[i]));
@@ -332,33 +327,139 @@ absl::Status Converter::ConvertReturn(const Op& op, const std::vector<Type>& dec
   return absl::OkStatus();
 }
 
+namespace {
+
+// Which converter an op name goes to: one lookup per op instead of a chain of compares.
+enum class Family {
+  kSimple,
+  kConstant,
+  kCompare,
+  kDataMovement,
+  kDot,
+  kReduce,
+  kReduceWindow,
+  kConvolution,
+  kSelectAndScatter,
+  kGather,
+  kScatter,
+  kBitcast,
+  kRng,
+  kSort,
+  kAllReduce,
+};
+
+struct Dispatch {
+  Family family;
+  ir::Op op;  // kSimple: the seam op
+};
+
+const absl::flat_hash_map<std::string_view, Dispatch>& DispatchTable() {
+  static const auto* const table = [] {
+    auto* t = new absl::flat_hash_map<std::string_view, Dispatch>();
+    for (const NamedOp& s : kSimpleOps) (*t)[s.name] = {Family::kSimple, s.op};
+    const std::pair<const char*, Family> others[] = {
+        {"stablehlo.constant", Family::kConstant},
+        {"stablehlo.compare", Family::kCompare},
+        {"stablehlo.iota", Family::kDataMovement},
+        {"stablehlo.broadcast_in_dim", Family::kDataMovement},
+        {"stablehlo.transpose", Family::kDataMovement},
+        {"stablehlo.slice", Family::kDataMovement},
+        {"stablehlo.concatenate", Family::kDataMovement},
+        {"stablehlo.pad", Family::kDataMovement},
+        {"stablehlo.dot_general", Family::kDot},
+        {"stablehlo.reduce", Family::kReduce},
+        {"stablehlo.reduce_window", Family::kReduceWindow},
+        {"stablehlo.convolution", Family::kConvolution},
+        {"stablehlo.select_and_scatter", Family::kSelectAndScatter},
+        {"stablehlo.gather", Family::kGather},
+        {"stablehlo.scatter", Family::kScatter},
+        {"stablehlo.bitcast_convert", Family::kBitcast},
+        {"stablehlo.rng_bit_generator", Family::kRng},
+        {"stablehlo.sort", Family::kSort},
+        {"stablehlo.all_reduce", Family::kAllReduce}};
+    for (const auto& [name, family] : others) (*t)[name] = {family, ir::Op::kParameter};
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace
+
 absl::Status Converter::ConvertOp(const Op& op) {
-  for (const NamedOp& s : kSimpleOps) {
-    if (op.name == s.name) return ConvertSimple(op, s.op);
+  const auto& table = DispatchTable();
+  auto it = table.find(op.name);
+  if (it == table.end()) return ErrorAt(op.name_pos, Cat("unknown op ", Quote(op.name)));
+  switch (it->second.family) {
+    case Family::kSimple:
+      return ConvertSimple(op, it->second.op);
+    case Family::kConstant:
+      return ConvertConstant(op);
+    case Family::kCompare:
+      return ConvertCompare(op);
+    case Family::kDataMovement:
+      return ConvertDataMovement(op);
+    case Family::kDot:
+      return ConvertDot(op);
+    case Family::kReduce:
+      return ConvertReduce(op);
+    case Family::kReduceWindow:
+      return ConvertReduceWindow(op);
+    case Family::kConvolution:
+      return ConvertConvolution(op);
+    case Family::kSelectAndScatter:
+      return ConvertSelectAndScatter(op);
+    case Family::kGather:
+      return ConvertGather(op);
+    case Family::kScatter:
+      return ConvertScatter(op);
+    case Family::kBitcast:
+      return ConvertBitcast(op);
+    case Family::kRng:
+      return ConvertRng(op);
+    case Family::kSort:
+      return ConvertSort(op);
+    case Family::kAllReduce:
+      return ConvertAllReduce(op);
   }
-  const std::string& n = op.name;
-  if (n == "stablehlo.constant") return ConvertConstant(op);
-  if (n == "stablehlo.compare") return ConvertCompare(op);
-  if (n == "stablehlo.iota" || n == "stablehlo.broadcast_in_dim" || n == "stablehlo.transpose" ||
-      n == "stablehlo.slice" || n == "stablehlo.concatenate" || n == "stablehlo.pad") {
-    return ConvertDataMovement(op);
+  return ErrorAt(op.name_pos, Cat("unknown op ", Quote(op.name)));
+}
+
+// The init values that reduce folds in leave their constants unread; they are left out, so
+// that a program read back from the emitter's text is the program that was emitted.
+void Converter::DropUnusedConstants() {
+  std::vector<ir::Instruction>& insts = program_.instructions;
+  std::vector<char> used(insts.size(), 0);
+  for (const ir::Instruction& inst : insts) {
+    for (int operand : inst.operands) used[static_cast<size_t>(operand)] = 1;
   }
-  if (n == "stablehlo.dot_general") return ConvertDot(op);
-  if (n == "stablehlo.reduce") return ConvertReduce(op);
-  if (n == "stablehlo.reduce_window") return ConvertReduceWindow(op);
-  if (n == "stablehlo.convolution") return ConvertConvolution(op);
-  if (n == "stablehlo.select_and_scatter") return ConvertSelectAndScatter(op);
-  if (n == "stablehlo.gather") return ConvertGather(op);
-  if (n == "stablehlo.scatter") return ConvertScatter(op);
-  if (n == "stablehlo.bitcast_convert") return ConvertBitcast(op);
-  if (n == "stablehlo.rng_bit_generator") return ConvertRng(op);
-  if (n == "stablehlo.sort") return ConvertSort(op);
-  if (n == "stablehlo.all_reduce") return ConvertAllReduce(op);
-  return ErrorAt(op.name_pos, absl::StrCat("unknown op ", Quote(n)));
+  for (int result : program_.results) used[static_cast<size_t>(result)] = 1;
+  bool any = false;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (insts[i].op == ir::Op::kConstant && used[i] == 0) any = true;
+  }
+  if (!any) return;
+  std::vector<int> renumbered(insts.size(), -1);
+  size_t kept = 0;
+  for (size_t i = 0; i < insts.size(); ++i) {
+    if (insts[i].op == ir::Op::kConstant && used[i] == 0) continue;
+    renumbered[i] = static_cast<int>(kept);
+    for (int& operand : insts[i].operands) operand = renumbered[static_cast<size_t>(operand)];
+    if (kept != i) {
+      insts[kept] = std::move(insts[i]);
+      positions_[kept] = positions_[i];
+    }
+    ++kept;
+  }
+  insts.resize(kept);
+  positions_.resize(kept);
+  for (int& result : program_.results) result = renumbered[static_cast<size_t>(result)];
 }
 
 absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
-  program_.name = module.name;
+  program_.name = std::string(module.name);
+  values_.reserve(module.args.size() + module.body.ops.size());
+  program_.instructions.reserve(module.args.size() + module.body.ops.size());
+  positions_.reserve(module.args.size() + module.body.ops.size());
   for (const auto& [name, attr] : module.attrs) {
     if (name == "mhlo.num_replicas") {
       if (attr.kind != Attr::kInt || attr.i < 1 || attr.i > 65536) {
@@ -368,7 +469,7 @@ absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
     } else if (name == "mhlo.num_partitions" && (attr.kind != Attr::kInt || attr.i != 1)) {
       return ErrorAt(attr.pos, "mhlo.num_partitions must be 1 (seam runs one partition)");
     } else if (!Listed(name, kIgnoredModuleAttrs, std::size(kIgnoredModuleAttrs))) {
-      return ErrorAt(attr.pos, absl::StrCat("unknown module attribute ", Quote(name)));
+      return ErrorAt(attr.pos, Cat("unknown module attribute ", Quote(name)));
     }
   }
   for (size_t i = 0; i < module.args.size(); ++i) {
@@ -377,8 +478,8 @@ absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
     inst.op = ir::Op::kParameter;
     inst.parameter_index = static_cast<int64_t>(i);
     SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), arg.type, arg.type.pos));
-    if (!values_.emplace(arg.name, Plain(index, arg.type)).second) {
-      return ErrorAt(arg.type.pos, absl::StrCat("argument ", QuoteValue(arg.name), " repeats"));
+    if (!values_.try_emplace(ValueKey{arg.name, 0}, Plain(index, arg.type)).second) {
+      return ErrorAt(arg.type.pos, Cat("argument ", QuoteValue(arg.name), " repeats"));
     }
     for (const auto& [name, attr] : arg.attrs) {
       if (name == "tf.aliasing_output") {
@@ -386,7 +487,7 @@ absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
           return ErrorAt(attr.pos, "tf.aliasing_output must be an integer");
         program_.aliases.push_back({attr.i, static_cast<int64_t>(i)});
       } else if (!Listed(name, kIgnoredArgAttrs, std::size(kIgnoredArgAttrs))) {
-        return ErrorAt(attr.pos, absl::StrCat("unknown argument attribute ", Quote(name)));
+        return ErrorAt(attr.pos, Cat("unknown argument attribute ", Quote(name)));
       }
     }
   }
@@ -402,6 +503,7 @@ absl::StatusOr<ir::Program> Converter::Convert(const syntax::Module& module) {
         bad >= 0 && bad < static_cast<int>(positions_.size()) ? positions_[bad] : ops.back().pos;
     return ErrorAt(pos, std::string(s.message()));
   }
+  DropUnusedConstants();  // after verifying: the messages name the instructions as read
   return std::move(program_);
 }
 

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <initializer_list>
-#include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "src/ir/program.h"
@@ -20,6 +22,7 @@ namespace seam::stablehlo::convert {
 
 using syntax::Attr;
 using syntax::Block;
+using syntax::Cat;
 using syntax::Op;
 using syntax::Pos;
 using syntax::Type;
@@ -29,7 +32,7 @@ absl::StatusOr<ir::Shape> ShapeOf(const Type& type);
 // A dense<...> attribute as a literal of `shape`.
 absl::StatusOr<ir::Literal> DenseLiteral(const Attr& attr, const ir::Shape& shape);
 // The integers of an array<i64: ...>, a [..] list of integers or an integer dense<...>.
-absl::StatusOr<std::vector<int64_t>> IntsOf(const Attr& attr, const std::string& what);
+absl::StatusOr<std::vector<int64_t>> IntsOf(const Attr& attr, std::string_view what);
 // An Nx2 dense<[[lo, hi], ...]> padding: lows and highs.
 absl::Status PaddingOf(const Attr& attr, int64_t rank, std::vector<int64_t>* low,
                        std::vector<int64_t>* high);
@@ -49,7 +52,7 @@ enum class Body {
   kSortDescending,
 };
 // `element` is the element type of the data operand (f32, i32, ...).
-Body ClassifyBody(const Block& block, const std::string& element);
+Body ClassifyBody(const Block& block, std::string_view element);
 const char* BodyName(Body body);
 
 class Converter {
@@ -100,10 +103,26 @@ class Converter {
   // Appends an instruction (shape from `type`), returns its index.
   absl::StatusOr<int> Add(ir::Instruction inst, const Type& type, Pos pos);
   int AddShaped(ir::Instruction inst, Pos pos);
-  absl::Status Define(const Op& op, int64_t result, Value value);
+  absl::Status Define(const Op& op, int64_t result, const Value& value);
+  // Leaves out constants no instruction and no result reads (renumbering the rest).
+  void DropUnusedConstants();
+
+  // A value's name and result index: %x is {"x", 0}, %x#1 is {"x", 1}.
+  struct ValueKey {
+    std::string_view name;
+    int64_t index = 0;
+    bool operator==(const ValueKey& other) const {
+      return index == other.index && name == other.name;
+    }
+    template <typename H>
+    friend H AbslHashValue(H h, const ValueKey& key) {
+      return H::combine(std::move(h), absl::string_view(key.name.data(), key.name.size()),
+                        key.index);
+    }
+  };
 
   ir::Program program_;
-  std::map<std::string, Value> values_;
+  absl::flat_hash_map<ValueKey, Value> values_;
   std::vector<Pos> positions_;
 };
 

@@ -19,7 +19,7 @@ absl::Status DimensionFields(const Attr& dn, const char* struct_name,
                              std::initializer_list<const char*> fields,
                              std::initializer_list<const char*> empty, ir::Attributes* attrs) {
   if (dn.kind != Attr::kStruct || dn.text != struct_name) {
-    return ErrorAt(dn.pos, absl::StrCat("expected #", struct_name, "<...>"));
+    return ErrorAt(dn.pos, Cat("expected #", struct_name, "<...>"));
   }
   for (const auto& [name, attr] : dn.fields) {
     bool known = false;
@@ -29,11 +29,11 @@ absl::Status DimensionFields(const Attr& dn, const char* struct_name,
     if (must_be_empty) {
       SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> v, IntsOf(attr, name));
       if (!v.empty()) {
-        return ErrorAt(attr.pos, absl::StrCat(Quote(name), " is not supported (seam's ",
-                                              "gather and scatter have no batching dimensions)"));
+        return ErrorAt(attr.pos, Cat(Quote(name), " is not supported (seam's ",
+                                     "gather and scatter have no batching dimensions)"));
       }
     } else if (!known) {
-      return ErrorAt(attr.pos, absl::StrCat("unknown field ", Quote(name), " of #", struct_name));
+      return ErrorAt(attr.pos, Cat("unknown field ", Quote(name), " of #", struct_name));
     }
   }
   for (const char* f : fields) {
@@ -119,8 +119,8 @@ absl::Status Converter::ConvertRng(const Op& op) {
   SEAM_RETURN_IF_ERROR(OnlyAttrs(op, {"rng_algorithm"}));
   SEAM_ASSIGN_OR_RETURN(const Attr* algorithm, Need(op, "rng_algorithm"));
   if (algorithm->word != "PHILOX" && algorithm->word != "DEFAULT") {
-    return ErrorAt(algorithm->pos, absl::StrCat("rng_algorithm ", Quote(algorithm->word),
-                                                " is not supported (PHILOX or DEFAULT)"));
+    return ErrorAt(algorithm->pos, Cat("rng_algorithm ", Quote(algorithm->word),
+                                       " is not supported (PHILOX or DEFAULT)"));
   }
   if (op.operands.size() != 1 || op.result_types.size() != 2 || op.operand_types.size() != 1) {
     return ErrorAt(op.name_pos, "rng_bit_generator takes the state and gives (state, bits)");
@@ -230,9 +230,8 @@ absl::Status Converter::ConvertAllReduce(const Op& op) {
     size = program_.replica_count;
   } else if (static_cast<__int128>(ids.size()) !=
              static_cast<__int128>(groups->type.dims[0]) * size) {
-    return ErrorAt(groups->pos,
-                   absl::StrCat("replica_groups has ", ids.size(), " values, which type ",
-                                groups->type.ToString(), " does not hold"));
+    return ErrorAt(groups->pos, Cat("replica_groups has ", ids.size(), " values, which type ",
+                                    groups->type.ToString(), " does not hold"));
   }
   inst.attrs = {{"replica_groups", ids}, {"group_size", {size}}};
   SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), op.result_types[0], op.pos));

@@ -62,7 +62,7 @@ ir::Combiner CombinerOf(Body body) {
   }
 }
 
-Body BodyOfAppliedOp(const std::string& name) {
+Body BodyOfAppliedOp(std::string_view name) {
   if (name == "stablehlo.add") return Body::kAdd;
   if (name == "stablehlo.multiply") return Body::kMultiply;
   if (name == "stablehlo.maximum") return Body::kMaximum;
@@ -84,8 +84,8 @@ static bool IsIdentity(const ir::Instruction& inst, ir::Combiner combiner) {
 
 static absl::Status RegionCount(const Op& op, size_t n) {
   if (op.regions.size() != n) {
-    return ErrorAt(op.name_pos, absl::StrCat(Quote(op.name), " needs ", n, " region(s), found ",
-                                             op.regions.size()));
+    return ErrorAt(op.name_pos,
+                   Cat(Quote(op.name), " needs ", n, " region(s), found ", op.regions.size()));
   }
   return absl::OkStatus();
 }
@@ -98,7 +98,7 @@ absl::Status Converter::ConvertReduce(const Op& op) {
   }
   if (op.operand_types.size() != op.operands.size())
     return Operands(op, op.operands.size(), 1, nullptr);
-  const std::string& element = op.operand_types[0].element;
+  const std::string_view element = op.operand_types[0].element;
   Body body = Body::kOther;
   Pos body_pos = op.name_pos;
   if (const Attr* applied = Find(op, " applies"); applied != nullptr) {
@@ -175,8 +175,8 @@ absl::Status Converter::ConvertArgReduce(const Op& op, Body body) {
   SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), op.result_types[1], op.pos));
   Value values;
   values.type = op.result_types[0];
-  values.unsupported = absl::StrCat("result #0 (the values) of the ", BodyName(body),
-                                    " reduce is not read by seam; only the indices (#1) are");
+  values.unsupported = Cat("result #0 (the values) of the ", BodyName(body),
+                           " reduce is not read by seam; only the indices (#1) are");
   SEAM_RETURN_IF_ERROR(Define(op, 0, values));
   return Define(op, 1, Plain(index, op.result_types[1]));
 }
@@ -272,13 +272,11 @@ absl::Status Converter::ConvertConvolution(const Op& op) {
   for (const auto& [name, attr] : dn->fields) {
     bool known = false;
     for (const auto& d : kDims) known = known || name == d[0];
-    if (!known)
-      return ErrorAt(attr.pos, absl::StrCat("unknown field ", Quote(name), " of #stablehlo.conv"));
+    if (!known) return ErrorAt(attr.pos, Cat("unknown field ", Quote(name), " of #stablehlo.conv"));
   }
   for (const auto& d : kDims) {
     auto it = dn->fields.find(d[0]);
-    if (it == dn->fields.end())
-      return ErrorAt(dn->pos, absl::StrCat("#stablehlo.conv lacks ", d[0]));
+    if (it == dn->fields.end()) return ErrorAt(dn->pos, Cat("#stablehlo.conv lacks ", d[0]));
     if (it->second.kind == Attr::kInt) {
       inst.attrs[d[1]] = {it->second.i};
     } else {
@@ -308,7 +306,7 @@ absl::Status Converter::ConvertConvolution(const Op& op) {
   int64_t groups = 1;
   if (const Attr* g = Find(op, "feature_group_count"); g != nullptr) groups = g->i;
   if (const Attr* g = Find(op, "batch_group_count"); g != nullptr && g->i != 1) {
-    return ErrorAt(g->pos, absl::StrCat("batch_group_count ", g->i, " is not supported (only 1)"));
+    return ErrorAt(g->pos, Cat("batch_group_count ", g->i, " is not supported (only 1)"));
   }
   inst.attrs["feature_group_count"] = {groups};
   SEAM_ASSIGN_OR_RETURN(int index, Add(std::move(inst), op.result_types[0], op.pos));

@@ -1,6 +1,10 @@
 // The StableHLO reader's lexer: MLIR text to tokens with their line and column.
+#include <array>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -9,17 +13,49 @@
 namespace seam::stablehlo::syntax {
 namespace {
 
-bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsIdentChar(char c) { return IsAlpha(c) || IsDigit(c) || c == '$' || c == '.'; }
-bool IsValueChar(char c) { return IsIdentChar(c) || c == '-'; }
-bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+// Character classes, one table lookup each.
+enum : uint8_t {
+  kAlpha = 1,        // [A-Za-z_]
+  kDigit = 2,        // [0-9]
+  kIdent = 4,        // [A-Za-z0-9_$.]
+  kValue = 8,        // an identifier character or '-'
+  kHex = 16,         // [0-9A-Fa-f]
+  kBlank = 32,       // space, \t, \r, \v, \f (not \n)
+  kAngledStop = 64,  // what the scan of word<...> stops at: " < > \n
+};
+
+constexpr std::array<uint8_t, 256> kClasses = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    const bool ident = alpha || digit || c == '$' || c == '.';
+    uint8_t k = 0;
+    if (alpha) k |= kAlpha;
+    if (digit) k |= kDigit;
+    if (ident) k |= kIdent;
+    if (ident || c == '-') k |= kValue;
+    if (digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) k |= kHex;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') k |= kBlank;
+    if (c == '"' || c == '<' || c == '>' || c == '\n') k |= kAngledStop;
+    t[static_cast<size_t>(c)] = k;
+  }
+  return t;
+}();
+
+bool Is(char c, uint8_t classes) {
+  return (kClasses[static_cast<unsigned char>(c)] & classes) != 0;
+}
+bool IsAlpha(char c) { return Is(c, kAlpha); }
+bool IsDigit(char c) { return Is(c, kDigit); }
+bool IsIdentChar(char c) { return Is(c, kIdent); }
+bool IsValueChar(char c) { return Is(c, kValue); }
+bool IsHexDigit(char c) { return Is(c, kHex); }
 
 }  // namespace
 
 absl::Status ErrorAt(Pos pos, const std::string& message) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("line ", pos.line, ", column ", pos.col, ": ", message));
+  return absl::InvalidArgumentError(Cat("line ", pos.line, ", column ", pos.col, ": ", message));
 }
 
 std::string Quote(std::string_view text) {
@@ -33,7 +69,7 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
-std::string QuoteValue(const std::string& name) {
+std::string QuoteValue(std::string_view name) {
   std::string text;
   text.reserve(name.size() + 1);
   text.push_back('%');
@@ -41,21 +77,16 @@ std::string QuoteValue(const std::string& name) {
   return Quote(text);
 }
 
-void Lexer::Bump() {
-  if (text_[pos_] == '\n') {
-    ++line_;
-    col_ = 1;
-  } else {
-    ++col_;
-  }
-  ++pos_;
-}
-
 void Lexer::Skip() {
   while (pos_ < text_.size()) {
     char c = text_[pos_];
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f') {
-      Bump();
+    if (Is(c, kBlank)) {
+      ++pos_;
+      ++col_;
+    } else if (c == '\n') {
+      ++pos_;
+      ++line_;
+      col_ = 1;
     } else if (c == '/' && Peek(1) == '/') {
       while (pos_ < text_.size() && text_[pos_] != '\n') Bump();
     } else {
@@ -74,6 +105,11 @@ absl::Status Lexer::LexAngled(Token* tok) {
   int depth = 1;
   while (pos_ < text_.size()) {
     char c = text_[pos_];
+    if (!Is(c, kAngledStop)) {  // the common case: nothing to track
+      ++pos_;
+      ++col_;
+      continue;
+    }
     if (c == '"') {
       Bump();
       while (pos_ < text_.size() && text_[pos_] != '"') {
@@ -85,40 +121,56 @@ absl::Status Lexer::LexAngled(Token* tok) {
       ++depth;
     } else if (c == '>' && !(pos_ > start && text_[pos_ - 1] == '-')) {
       if (--depth == 0) {
-        tok->inner = std::string(text_.substr(start, pos_ - start));
+        tok->inner = text_.substr(start, pos_ - start);
         Bump();
         return absl::OkStatus();
       }
     }
     Bump();
   }
-  return ErrorAt(tok->pos, absl::StrCat("unbalanced '<' after ", Quote(tok->text)));
+  return ErrorAt(tok->pos, Cat("unbalanced '<' after ", Quote(tok->text)));
 }
 
+// The content of "..."; a view of the text unless it holds an escape, then a copy with the
+// escapes replaced, kept in the strings store.
 absl::Status Lexer::LexString(Token* tok) {
   Bump();  // '"'
   tok->kind = Tok::kString;
+  const size_t start = pos_;
+  while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n' && text_[pos_] != '\\') {
+    ++pos_;
+    ++col_;
+  }
+  if (pos_ < text_.size() && text_[pos_] == '"') {
+    tok->text = text_.substr(start, pos_ - start);
+    Bump();
+    return absl::OkStatus();
+  }
+  std::string unescaped(text_.substr(start, pos_ - start));
   while (pos_ < text_.size() && text_[pos_] != '"' && text_[pos_] != '\n') {
     char c = text_[pos_];
     if (c == '\\' && pos_ + 1 < text_.size()) {
       Bump();
       char e = text_[pos_];
       if (IsHexDigit(e) && pos_ + 1 < text_.size() && IsHexDigit(text_[pos_ + 1])) {
-        tok->text += static_cast<char>(std::stoi(std::string(text_.substr(pos_, 2)), nullptr, 16));
+        unsigned byte = 0;
+        std::from_chars(text_.data() + pos_, text_.data() + pos_ + 2, byte, 16);
+        unescaped += static_cast<char>(byte);
         Bump();
       } else {
-        tok->text += e == 'n' ? '\n' : (e == 't' ? '\t' : e);
+        unescaped += e == 'n' ? '\n' : (e == 't' ? '\t' : e);
       }
       Bump();
       continue;
     }
-    tok->text += c;
+    unescaped += c;
     Bump();
   }
   if (pos_ >= text_.size() || text_[pos_] != '"') {
     return ErrorAt(tok->pos, "unterminated string");
   }
   Bump();
+  tok->text = strings_->emplace_back(std::move(unescaped));
   return absl::OkStatus();
 }
 
@@ -148,83 +200,84 @@ void Lexer::LexNumber(Token* tok) {
       while (IsDigit(Peek())) Bump();
     }
   }
-  tok->text = std::string(text_.substr(start, pos_ - start));
+  tok->text = text_.substr(start, pos_ - start);
 }
 
-absl::StatusOr<Token> Lexer::Next() {
+absl::Status Lexer::Next(Token* tok) {
   Skip();
-  Token tok;
-  tok.pos = Pos{line_, col_};
-  if (pos_ >= text_.size()) return tok;
+  tok->kind = Tok::kEnd;
+  tok->text = std::string_view();
+  tok->inner = std::string_view();
+  tok->index = -1;
+  tok->pos = Pos{line_, col_};
+  if (pos_ >= text_.size()) return absl::OkStatus();
   const char c = text_[pos_];
   const size_t start = pos_;
   if (IsDigit(c) || ((c == '-' || c == '+') && IsDigit(Peek(1)))) {
-    LexNumber(&tok);
-    return tok;
+    LexNumber(tok);
+    return absl::OkStatus();
   }
   if (c == '-' && Peek(1) == '>') {
-    Bump();
-    Bump();
-    tok.kind = Tok::kArrow;
-    tok.text = "->";
-    return tok;
+    BumpSameLine(2);
+    tok->kind = Tok::kArrow;
+    tok->text = text_.substr(start, 2);
+    return absl::OkStatus();
   }
-  if (c == '"') {
-    if (absl::Status s = LexString(&tok); !s.ok()) return s;
-    return tok;
-  }
+  if (c == '"') return LexString(tok);
   if (c == '%' || c == '^') {
-    Bump();
-    while (IsValueChar(Peek())) Bump();
-    tok.kind = c == '%' ? Tok::kValue : Tok::kBlock;
-    tok.text = std::string(text_.substr(start + 1, pos_ - start - 1));
-    if (tok.text.empty()) {
-      tok.kind = Tok::kOther;
-      tok.text = std::string(1, c);
-      return tok;
+    BumpSameLine(1);
+    while (IsValueChar(Peek())) BumpSameLine(1);
+    tok->kind = c == '%' ? Tok::kValue : Tok::kBlock;
+    tok->text = text_.substr(start + 1, pos_ - start - 1);
+    if (tok->text.empty()) {
+      tok->kind = Tok::kOther;
+      tok->text = text_.substr(start, 1);
+      return absl::OkStatus();
     }
     if (c == '%' && Peek() == '#' && IsDigit(Peek(1))) {
-      Bump();
+      BumpSameLine(1);
       size_t digits = pos_;
-      while (IsDigit(Peek()) && pos_ - digits < 9) Bump();
-      tok.index = std::stoll(std::string(text_.substr(digits, pos_ - digits)));
+      while (IsDigit(Peek()) && pos_ - digits < 9) BumpSameLine(1);
+      int64_t index = 0;
+      std::from_chars(text_.data() + digits, text_.data() + pos_, index);
+      tok->index = index;
     }
-    return tok;
+    return absl::OkStatus();
   }
   if (c == '@') {
-    Bump();
-    tok.kind = Tok::kSymbol;
+    BumpSameLine(1);
+    tok->kind = Tok::kSymbol;
     if (Peek() == '"') {
       Token quoted;
-      quoted.pos = tok.pos;
+      quoted.pos = tok->pos;
       if (absl::Status s = LexString(&quoted); !s.ok()) return s;
-      tok.text = quoted.text;
-      return tok;
+      tok->text = quoted.text;
+      return absl::OkStatus();
     }
-    while (IsValueChar(Peek())) Bump();
-    tok.text = std::string(text_.substr(start + 1, pos_ - start - 1));
-    if (tok.text.empty()) {
-      tok.kind = Tok::kOther;
-      tok.text.push_back('@');
+    while (IsValueChar(Peek())) BumpSameLine(1);
+    tok->text = text_.substr(start + 1, pos_ - start - 1);
+    if (tok->text.empty()) {
+      tok->kind = Tok::kOther;
+      tok->text = text_.substr(start, 1);
     }
-    return tok;
+    return absl::OkStatus();
   }
   if (IsAlpha(c) || (c == '#' && IsAlpha(Peek(1)))) {
-    Bump();
-    while (IsIdentChar(Peek())) Bump();
-    tok.kind = Tok::kIdent;
-    tok.text = std::string(text_.substr(start, pos_ - start));
-    if (Peek() == '<' &&
-        (c == '#' || tok.text == "tensor" || tok.text == "array" || tok.text == "dense" ||
-         tok.text == "complex" || tok.text == "dense_resource")) {
-      if (absl::Status s = LexAngled(&tok); !s.ok()) return s;
+    BumpSameLine(1);
+    while (IsIdentChar(Peek())) BumpSameLine(1);
+    tok->kind = Tok::kIdent;
+    tok->text = text_.substr(start, pos_ - start);
+    const std::string_view word = tok->text;
+    if (Peek() == '<' && (c == '#' || word == "tensor" || word == "array" || word == "dense" ||
+                          word == "complex" || word == "dense_resource")) {
+      return LexAngled(tok);
     }
-    return tok;
+    return absl::OkStatus();
   }
   Bump();
-  tok.text = std::string(1, c);
-  tok.kind = std::strchr("(){}[],=:<>*?", c) != nullptr && c != '\0' ? Tok::kPunct : Tok::kOther;
-  return tok;
+  tok->text = text_.substr(start, 1);
+  tok->kind = std::strchr("(){}[],=:<>*?", c) != nullptr && c != '\0' ? Tok::kPunct : Tok::kOther;
+  return absl::OkStatus();
 }
 
 }  // namespace seam::stablehlo::syntax

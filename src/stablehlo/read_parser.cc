@@ -15,7 +15,7 @@ namespace {
 std::string Describe(const Token& tok) {
   if (tok.kind == Tok::kEnd) return "end of input";
   if (tok.kind == Tok::kValue) return QuoteValue(tok.text);
-  if (tok.kind == Tok::kAngled) return Quote(tok.text + "<" + tok.inner + ">");
+  if (tok.kind == Tok::kAngled) return Quote(Cat(tok.text, "<", tok.inner, ">"));
   return Quote(tok.text);
 }
 
@@ -24,33 +24,32 @@ std::string Describe(const Token& tok) {
 std::string Type::ToString() const {
   std::string out = "tensor<";
   for (int64_t d : dims) absl::StrAppend(&out, d, "x");
-  return absl::StrCat(out, element, ">");
+  return Cat(out, element, ">");
 }
 
-std::string ValueUse::Key() const { return index == 0 ? name : absl::StrCat(name, "#", index); }
+std::string ValueUse::Key() const { return index == 0 ? std::string(name) : Cat(name, "#", index); }
 
 absl::Status Parser::Advance() {
-  prev_ = std::move(tok_);
-  SEAM_ASSIGN_OR_RETURN(tok_, lexer_.Next());
-  return absl::OkStatus();
+  prev_ = tok_;
+  return lexer_.Next(&tok_);
 }
 
-absl::Status Parser::Unexpected(const std::string& expected) const {
-  return ErrorAt(tok_.pos, absl::StrCat("expected ", expected, ", found ", Describe(tok_)));
+absl::Status Parser::Unexpected(std::string_view expected) const {
+  return ErrorAt(tok_.pos, Cat("expected ", expected, ", found ", Describe(tok_)));
 }
 
-absl::Status Parser::Expect(char c, const std::string& where) {
-  if (!AtPunct(c)) return Unexpected(absl::StrCat("'", std::string(1, c), "' ", where));
+absl::Status Parser::Expect(char c, std::string_view where) {
+  if (!AtPunct(c)) return Unexpected(Cat("'", std::string(1, c), "' ", where));
   return Advance();
 }
 
-absl::Status Parser::ExpectIdent(const std::string& word, const std::string& where) {
-  if (!AtIdent(word)) return Unexpected(absl::StrCat("'", word, "' ", where));
+absl::Status Parser::ExpectIdent(std::string_view word, std::string_view where) {
+  if (!AtIdent(word)) return Unexpected(Cat("'", word, "' ", where));
   return Advance();
 }
 
-absl::StatusOr<int64_t> Parser::ParseInt(const std::string& what) {
-  if (tok_.kind != Tok::kInt) return Unexpected(what);
+absl::StatusOr<int64_t> Parser::ParseInt(std::string_view what, std::string_view of) {
+  if (tok_.kind != Tok::kInt) return Unexpected(Cat(what, of));
   std::string_view text = tok_.text;
   bool negative = !text.empty() && text[0] == '-';
   if (!text.empty() && (text[0] == '-' || text[0] == '+')) text.remove_prefix(1);
@@ -63,32 +62,34 @@ absl::StatusOr<int64_t> Parser::ParseInt(const std::string& what) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
   const uint64_t limit = negative ? (uint64_t{1} << 63) : (uint64_t{1} << 63) - 1;
   if (ec != std::errc() || end != text.data() + text.size() || magnitude > limit) {
-    return ErrorAt(tok_.pos, absl::StrCat(what, " ", Describe(tok_), " is not an int64"));
+    return ErrorAt(tok_.pos, Cat(what, of, " ", Describe(tok_), " is not an int64"));
   }
   int64_t value = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
   SEAM_RETURN_IF_ERROR(Advance());
   return value;
 }
 
-absl::StatusOr<std::vector<int64_t>> Parser::ParseIntList(const std::string& what) {
-  SEAM_RETURN_IF_ERROR(Expect('[', absl::StrCat("to open ", what)));
+absl::StatusOr<std::vector<int64_t>> Parser::ParseIntList(std::string_view what) {
+  if (!AtPunct('[')) return Unexpected(Cat("'[' to open ", what));
+  SEAM_RETURN_IF_ERROR(Advance());
   std::vector<int64_t> values;
   while (!AtPunct(']')) {
-    if (values.size() >= 4096) return ErrorAt(tok_.pos, absl::StrCat(what, " is too long"));
-    SEAM_ASSIGN_OR_RETURN(int64_t v, ParseInt(absl::StrCat("an integer in ", what)));
+    if (values.size() >= 4096) return ErrorAt(tok_.pos, Cat(what, " is too long"));
+    SEAM_ASSIGN_OR_RETURN(int64_t v, ParseInt("an integer in ", what));
     values.push_back(v);
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }
-  SEAM_RETURN_IF_ERROR(Expect(']', absl::StrCat("to close ", what)));
+  if (!AtPunct(']')) return Unexpected(Cat("']' to close ", what));
+  SEAM_RETURN_IF_ERROR(Advance());
   return values;
 }
 
 absl::StatusOr<Type> Parser::ParseType() {
   if (tok_.kind != Tok::kAngled || tok_.text != "tensor") {
     if (tok_.kind == Tok::kIdent || tok_.kind == Tok::kAngled || tok_.kind == Tok::kOther) {
-      return ErrorAt(tok_.pos, absl::StrCat("unknown type ", Describe(tok_),
-                                            " (the reader takes ranked tensor<...> types)"));
+      return ErrorAt(tok_.pos, Cat("unknown type ", Describe(tok_),
+                                   " (the reader takes ranked tensor<...> types)"));
     }
     return Unexpected("a type");
   }
@@ -102,20 +103,22 @@ absl::StatusOr<Type> Parser::ParseType() {
     int64_t dim = 0;
     auto [end, ec] = std::from_chars(inner.data() + start, inner.data() + i, dim);
     if (ec != std::errc() || i >= inner.size() || inner[i] != 'x' || type.dims.size() >= 64) {
-      return ErrorAt(tok_.pos, absl::StrCat("unsupported type ", Describe(tok_),
-                                            " (dimensions are int64 sizes, at most 64)"));
+      return ErrorAt(tok_.pos, Cat("unsupported type ", Describe(tok_),
+                                   " (dimensions are int64 sizes, at most 64)"));
     }
     type.dims.push_back(dim);
     ++i;
   }
-  type.element = std::string(inner.substr(i));
-  static const char* const kKnown[] = {"f32", "f64", "bf16", "i1",  "i32",  "i64", "ui64",
-                                       "f16", "i8",  "i16",  "ui8", "ui16", "ui32"};
-  bool known = false;
-  for (const char* k : kKnown) known = known || type.element == k;
-  if (!known) {
-    return ErrorAt(tok_.pos, absl::StrCat("unsupported type ", Describe(tok_),
-                                          " (element types: f32, f64, bf16, i1, i32, i64)"));
+  // The element as a view of a static name, so that a type outlives the text it came from.
+  static constexpr std::string_view kKnown[] = {"f32", "f64", "bf16", "i1",  "i32",  "i64", "ui64",
+                                                "f16", "i8",  "i16",  "ui8", "ui16", "ui32"};
+  const std::string_view element = inner.substr(i);
+  for (std::string_view k : kKnown) {
+    if (element == k) type.element = k;
+  }
+  if (type.element.empty()) {
+    return ErrorAt(tok_.pos, Cat("unsupported type ", Describe(tok_),
+                                 " (element types: f32, f64, bf16, i1, i32, i64)"));
   }
   SEAM_RETURN_IF_ERROR(Advance());
   return type;
@@ -127,7 +130,7 @@ absl::Status Parser::ParseTypeList(std::vector<Type>* types) {
     SEAM_ASSIGN_OR_RETURN(Type t, ParseType());
     types->push_back(std::move(t));
     if (AtPunct('{')) {  // result attributes (jax.result_info): ignored
-      std::map<std::string, Attr> ignored;
+      AttrMap ignored;
       SEAM_RETURN_IF_ERROR(ParseAttrDict(&ignored));
     }
     if (!AtPunct(',')) return absl::OkStatus();
@@ -178,7 +181,7 @@ absl::Status Parser::ParseOperandList(Op* op, char close) {
   while (!AtPunct(close)) {
     if (op->operands.size() >= 4096) return ErrorAt(tok_.pos, "too many operands");
     SEAM_ASSIGN_OR_RETURN(ValueUse use, ParseValueUse());
-    op->operands.push_back(std::move(use));
+    op->operands.push_back(use);
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }
@@ -208,21 +211,18 @@ absl::Status Parser::ParseBlockBody(Block* block, Pos open) {
   }
   while (!AtPunct('}')) {
     if (tok_.kind == Tok::kEnd) {
-      return ErrorAt(tok_.pos,
-                     absl::StrCat("unbalanced region: the region opened at line ", block->pos.line,
-                                  ", column ", block->pos.col, " has no '}' (end of input)"));
+      return ErrorAt(tok_.pos, Cat("unbalanced region: the region opened at line ", block->pos.line,
+                                   ", column ", block->pos.col, " has no '}' (end of input)"));
     }
     if (block->ops.size() >= (1 << 20)) return ErrorAt(tok_.pos, "too many ops");
-    Op op;
-    SEAM_RETURN_IF_ERROR(ParseOp(&op));
-    block->ops.push_back(std::move(op));
+    SEAM_RETURN_IF_ERROR(ParseOp(&block->ops.emplace_back()));
   }
   return absl::OkStatus();
 }
 
 absl::Status Parser::ParseRegions(Op* op) {
   if (region_depth_ >= kMaxNesting) {
-    return ErrorAt(tok_.pos, absl::StrCat("regions nested deeper than ", kMaxNesting));
+    return ErrorAt(tok_.pos, Cat("regions nested deeper than ", kMaxNesting));
   }
   ++region_depth_;
   absl::Status status = ParseRegionList(op);
@@ -273,7 +273,7 @@ absl::Status Parser::ParseOp(Op* op) {
       SEAM_ASSIGN_OR_RETURN(op->num_results, ParseInt("a result count"));
       if (op->num_results < 1 || op->num_results > 64) {
         return ErrorAt(prev_.pos,
-                       absl::StrCat("result count ", op->num_results, " must be between 1 and 64"));
+                       Cat("result count ", op->num_results, " must be between 1 and 64"));
       }
     }
     SEAM_RETURN_IF_ERROR(Expect('=', "after the result name"));
@@ -298,8 +298,8 @@ absl::Status Parser::ParseFunction(Module* module) {
   }
   if (tok_.kind != Tok::kSymbol) return Unexpected("the function's name (@main)");
   if (tok_.text != "main") {
-    return ErrorAt(tok_.pos, absl::StrCat("function ", Quote("@" + tok_.text),
-                                          ": the reader takes one function, @main"));
+    return ErrorAt(tok_.pos, Cat("function ", Quote(Cat("@", tok_.text)),
+                                 ": the reader takes one function, @main"));
   }
   SEAM_RETURN_IF_ERROR(Advance());
   SEAM_RETURN_IF_ERROR(Expect('(', "to open the arguments"));
@@ -330,7 +330,7 @@ absl::Status Parser::ParseFunction(Module* module) {
   }
   if (AtIdent("attributes")) {
     SEAM_RETURN_IF_ERROR(Advance());
-    std::map<std::string, Attr> ignored;
+    AttrMap ignored;
     SEAM_RETURN_IF_ERROR(ParseAttrDict(&ignored));
   }
   Pos open = tok_.pos;
@@ -383,9 +383,8 @@ absl::StatusOr<Module> Parser::ParseModuleText() {
   if (!have_function) return Unexpected("'func.func @main'");
   if (wrapped) {
     if (tok_.kind == Tok::kEnd) {
-      return ErrorAt(tok_.pos,
-                     absl::StrCat("unbalanced region: the module opened at line ", open.line,
-                                  ", column ", open.col, " has no '}' (end of input)"));
+      return ErrorAt(tok_.pos, Cat("unbalanced region: the module opened at line ", open.line,
+                                   ", column ", open.col, " has no '}' (end of input)"));
     }
     SEAM_RETURN_IF_ERROR(Expect('}', "to close the module"));
     SEAM_RETURN_IF_ERROR(SkipLocation());
@@ -396,9 +395,12 @@ absl::StatusOr<Module> Parser::ParseModuleText() {
 }
 
 absl::StatusOr<Module> ParseModule(std::string_view text) {
-  Parser parser(text, Pos{1, 1});
+  auto strings = std::make_unique<Strings>();
+  Parser parser(text, Pos{1, 1}, strings.get());
   SEAM_RETURN_IF_ERROR(parser.Start());
-  return parser.ParseModuleText();
+  absl::StatusOr<Module> module = parser.ParseModuleText();
+  if (module.ok()) module->strings = std::move(strings);
+  return module;
 }
 
 }  // namespace seam::stablehlo::syntax

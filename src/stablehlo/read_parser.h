@@ -3,7 +3,6 @@
 #ifndef SEAM_STABLEHLO_READ_PARSER_H_
 #define SEAM_STABLEHLO_READ_PARSER_H_
 
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +15,8 @@ namespace seam::stablehlo::syntax {
 
 class Parser {
  public:
-  Parser(std::string_view text, Pos start) : lexer_(text, start) {}
+  Parser(std::string_view text, Pos start, Strings* strings)
+      : lexer_(text, start, strings), strings_(strings) {}
 
   absl::Status Start() { return Advance(); }
   absl::StatusOr<Module> ParseModuleText();
@@ -24,22 +24,23 @@ class Parser {
   // Attribute values and types, also used on the inside of angled tokens.
   absl::StatusOr<Attr> ParseAttrValue();
   absl::StatusOr<Attr> ParseAttrValueInner();
-  absl::Status ParseAttrDict(std::map<std::string, Attr>* attrs);
+  absl::Status ParseAttrDict(AttrMap* attrs);
   absl::StatusOr<Type> ParseType();
   bool AtEnd() const { return tok_.kind == Tok::kEnd; }
   const Token& tok() const { return tok_; }
 
  private:
   absl::Status Advance();
-  absl::Status Unexpected(const std::string& expected) const;
+  absl::Status Unexpected(std::string_view expected) const;
   bool AtPunct(char c) const { return tok_.kind == Tok::kPunct && tok_.text[0] == c; }
-  bool AtIdent(const std::string& word) const {
+  bool AtIdent(std::string_view word) const {
     return tok_.kind == Tok::kIdent && tok_.text == word;
   }
-  absl::Status Expect(char c, const std::string& where);
-  absl::Status ExpectIdent(const std::string& word, const std::string& where);
-  absl::StatusOr<int64_t> ParseInt(const std::string& what);
-  absl::StatusOr<std::vector<int64_t>> ParseIntList(const std::string& what);  // [1, 2]
+  // `where` (and `what` below) is only read to build an error.
+  absl::Status Expect(char c, std::string_view where);
+  absl::Status ExpectIdent(std::string_view word, std::string_view where);
+  absl::StatusOr<int64_t> ParseInt(std::string_view what, std::string_view of = {});
+  absl::StatusOr<std::vector<int64_t>> ParseIntList(std::string_view what);  // [1, 2]
 
   absl::Status ParseFunction(Module* module);
   absl::Status ParseBlockBody(Block* block, Pos open);
@@ -68,6 +69,7 @@ class Parser {
   absl::Status ParsePrettyOperands(Op* op);
 
   Lexer lexer_;
+  Strings* strings_;
   Token tok_;
   Token prev_;
   // Nesting of regions and of attribute values, bounded so that hostile input cannot

@@ -40,7 +40,7 @@ absl::Status Parser::ParseReturn(Op* op) {
   while (tok_.kind == Tok::kValue) {
     if (op->operands.size() >= 65536) return ErrorAt(tok_.pos, "too many results");
     SEAM_ASSIGN_OR_RETURN(ValueUse use, ParseValueUse());
-    op->operands.push_back(std::move(use));
+    op->operands.push_back(use);
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }
@@ -55,7 +55,7 @@ absl::Status Parser::ParsePrettyOperands(Op* op) {
   while (tok_.kind == Tok::kValue) {
     if (op->operands.size() >= 4096) return ErrorAt(tok_.pos, "too many operands");
     SEAM_ASSIGN_OR_RETURN(ValueUse use, ParseValueUse());
-    op->operands.push_back(std::move(use));
+    op->operands.push_back(use);
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
   }
@@ -93,23 +93,25 @@ absl::Status Parser::ParsePrettyDot(Op* op) {
   dims.text = "stablehlo.dot";
   dims.pos = tok_.pos;
   while (tok_.kind == Tok::kIdent) {
-    const std::string key = tok_.text;
+    const std::string_view key = tok_.text;
     Pos pos = tok_.pos;
     SEAM_RETURN_IF_ERROR(Advance());
-    SEAM_RETURN_IF_ERROR(Expect('=', absl::StrCat("after ", Quote(key))));
+    SEAM_RETURN_IF_ERROR(Expect('=', Cat("after ", Quote(key))));
     if (key == "batching_dims" || key == "contracting_dims") {
       SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> lhs, ParseIntList(key));
-      SEAM_RETURN_IF_ERROR(ExpectIdent("x", absl::StrCat("between the two sides of ", key)));
+      SEAM_RETURN_IF_ERROR(ExpectIdent("x", Cat("between the two sides of ", key)));
       SEAM_ASSIGN_OR_RETURN(std::vector<int64_t> rhs, ParseIntList(key));
-      const std::string kind = key == "batching_dims" ? "batching" : "contracting";
-      dims.fields["lhs_" + kind + "_dimensions"] = IntList(lhs, pos);
-      dims.fields["rhs_" + kind + "_dimensions"] = IntList(rhs, pos);
+      const bool batching = key == "batching_dims";
+      dims.fields[batching ? "lhs_batching_dimensions" : "lhs_contracting_dimensions"] =
+          IntList(lhs, pos);
+      dims.fields[batching ? "rhs_batching_dimensions" : "rhs_contracting_dimensions"] =
+          IntList(rhs, pos);
     } else if (key == "precision") {
       SEAM_ASSIGN_OR_RETURN(Attr precision, ParseAttrValue());
       precision.pos = pos;
       op->attrs["precision_config"] = precision;
     } else {
-      return ErrorAt(pos, absl::StrCat("unknown attribute ", Quote(key), " of dot_general"));
+      return ErrorAt(pos, Cat("unknown attribute ", Quote(key), " of dot_general"));
     }
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
@@ -128,8 +130,8 @@ absl::Status Parser::ParsePrettyReduce(Op* op) {
     SEAM_RETURN_IF_ERROR(Expect(':', "after 'init'"));
     SEAM_ASSIGN_OR_RETURN(ValueUse init, ParseValueUse());
     SEAM_RETURN_IF_ERROR(Expect(')', "after the init value"));
-    inputs.push_back(std::move(x));
-    inits.push_back(std::move(init));
+    inputs.push_back(x);
+    inits.push_back(init);
     if (inputs.size() > 8) return ErrorAt(tok_.pos, "too many reduce operands");
     if (!AtPunct(',')) break;
     SEAM_RETURN_IF_ERROR(Advance());
@@ -155,7 +157,7 @@ absl::Status Parser::ParsePrettyReduce(Op* op) {
 }
 
 absl::Status Parser::ParsePrettyOp(Op* op) {
-  const std::string& name = op->name;
+  const std::string_view name = op->name;
   if (name == "return" || name == "func.return" || name == "stablehlo.return") {
     return ParseReturn(op);
   }
@@ -181,7 +183,7 @@ absl::Status Parser::ParsePrettyOp(Op* op) {
     SEAM_RETURN_IF_ERROR(ParsePrettyDot(op));
   } else if (name == "stablehlo.reduce") {
     SEAM_RETURN_IF_ERROR(ParsePrettyReduce(op));
-  } else if (name.compare(0, 10, "stablehlo.") == 0 || name.compare(0, 5, "chlo.") == 0) {
+  } else if (name.substr(0, 10) == "stablehlo." || name.substr(0, 5) == "chlo.") {
     SEAM_RETURN_IF_ERROR(ParsePrettyOperands(op));
     if (prev_.kind == Tok::kPunct && prev_.text == ",") {
       // broadcast_in_dim %x, dims = [...]; transpose %x, dims = [...]
@@ -196,7 +198,7 @@ absl::Status Parser::ParsePrettyOp(Op* op) {
       op->attrs[attr_name] = IntArray(std::move(dims), pos);
     }
   } else {
-    return ErrorAt(op->name_pos, absl::StrCat("unknown op ", Quote(name)));
+    return ErrorAt(op->name_pos, Cat("unknown op ", Quote(name)));
   }
   if (AtPunct('{')) SEAM_RETURN_IF_ERROR(ParseAttrDict(&op->attrs));
   if (!AtPunct(':')) return Unexpected("':' before the op's type");
@@ -227,8 +229,8 @@ absl::Status Parser::ParsePrettyOp(Op* op) {
     op->operand_types = {types[0], types[1], types[1]};
     op->result_types.push_back(types[1]);
   } else {
-    return ErrorAt(types[1].pos, absl::StrCat("expected one type for ", Quote(name),
-                                              " (or a functional type), found ", types.size()));
+    return ErrorAt(types[1].pos, Cat("expected one type for ", Quote(name),
+                                     " (or a functional type), found ", types.size()));
   }
   return SkipLocation();
 }

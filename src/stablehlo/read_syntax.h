@@ -4,8 +4,10 @@
 #ifndef SEAM_STABLEHLO_READ_SYNTAX_H_
 #define SEAM_STABLEHLO_READ_SYNTAX_H_
 
+#include <algorithm>
 #include <cstdint>
-#include <map>
+#include <deque>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 
 namespace seam::stablehlo::syntax {
 
@@ -21,12 +24,24 @@ struct Pos {
   int col = 1;
 };
 
+// absl::StrCat that also takes std::string_view (this abseil's absl::string_view is a type
+// of its own, and the syntax tree's text is std::string_view).
+inline absl::string_view ForCat(std::string_view text) { return {text.data(), text.size()}; }
+template <typename T>
+const T& ForCat(const T& value) {
+  return value;
+}
+template <typename... Args>
+std::string Cat(const Args&... args) {
+  return absl::StrCat(ForCat(args)...);
+}
+
 // "line L, column C: message" as InvalidArgument.
 absl::Status ErrorAt(Pos pos, const std::string& message);
 // The text quoted for a message: at most 40 bytes, control bytes as \xNN.
 std::string Quote(std::string_view text);
 // A value's name quoted with its '%'.
-std::string QuoteValue(const std::string& name);
+std::string QuoteValue(std::string_view name);
 
 enum class Tok {
   kIdent,   // [A-Za-z_][A-Za-z0-9_$.]*: func.func, stablehlo.add, f32, x, true
@@ -44,26 +59,45 @@ enum class Tok {
   kEnd,
 };
 
+// The text of every token, and of everything the syntax tree names, is a view into the
+// module's text, except for strings with escapes: those are unescaped into a Strings store
+// that the Module owns. Either way the views live as long as the text and the Module.
+using Strings = std::deque<std::string>;
+
 struct Token {
   Tok kind = Tok::kEnd;
-  std::string text;
-  std::string inner;   // kAngled only
-  Pos inner_pos;       // kAngled: where `inner` starts
-  int64_t index = -1;  // kValue: the #k suffix
+  std::string_view text;
+  std::string_view inner;  // kAngled only
+  Pos inner_pos;           // kAngled: where `inner` starts
+  int64_t index = -1;      // kValue: the #k suffix
   Pos pos;
 };
 
 class Lexer {
  public:
-  Lexer(std::string_view text, Pos start) : text_(text), line_(start.line), col_(start.col) {}
-  absl::StatusOr<Token> Next();
+  Lexer(std::string_view text, Pos start, Strings* strings)
+      : text_(text), line_(start.line), col_(start.col), strings_(strings) {}
+  // The next token into `tok`; an error for an unterminated string or '<'.
+  absl::Status Next(Token* tok);
 
  private:
   void Skip();
   char Peek(size_t ahead = 0) const {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
-  void Bump();
+  void Bump() {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
+    ++pos_;
+  }
+  void BumpSameLine(size_t n) {  // n bytes known to hold no newline
+    pos_ += n;
+    col_ += static_cast<int>(n);
+  }
   absl::Status LexAngled(Token* tok);
   absl::Status LexString(Token* tok);
   void LexNumber(Token* tok);
@@ -72,17 +106,78 @@ class Lexer {
   size_t pos_ = 0;
   int line_;
   int col_;
+  Strings* strings_;
 };
 
-// A tensor type, tensor<d0xd1x...xT>: element type as written (f32, i1, ui64, ...).
+// A type's dimensions: up to kInline of them in place (no allocation for the usual ranks),
+// more on the heap.
+class Dims {
+ public:
+  static constexpr size_t kInline = 6;
+  Dims() = default;
+  Dims(std::initializer_list<int64_t> dims) {
+    for (int64_t d : dims) push_back(d);
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const int64_t* begin() const { return size_ <= kInline ? inline_ : heap_.data(); }
+  const int64_t* end() const { return begin() + size_; }
+  int64_t operator[](size_t i) const { return begin()[i]; }
+  void push_back(int64_t d) {
+    if (size_ < kInline) {
+      inline_[size_] = d;
+    } else {
+      if (size_ == kInline) heap_.assign(inline_, inline_ + kInline);
+      heap_.push_back(d);
+    }
+    ++size_;
+  }
+  bool operator==(const Dims& other) const {
+    return size_ == other.size_ && std::equal(begin(), end(), other.begin());
+  }
+
+ private:
+  int64_t inline_[kInline] = {};
+  size_t size_ = 0;
+  std::vector<int64_t> heap_;  // every dimension, once there are more than kInline
+};
+
+// A tensor type, tensor<d0xd1x...xT>: element type as written (f32, i1, ui64, ...), a
+// view of a static name.
 struct Type {
-  std::vector<int64_t> dims;
-  std::string element;
+  Dims dims;
+  std::string_view element;
   Pos pos;
   std::string ToString() const;
   bool operator==(const Type& other) const {
     return dims == other.dims && element == other.element;
   }
+};
+
+// One value of a dense<...>, as written.
+struct DenseValue {
+  Tok kind = Tok::kInt;  // kInt, kFloat or kIdent (true, false)
+  std::string_view text;
+  Pos pos;
+};
+
+struct Attr;
+struct NamedAttr;
+
+// Attributes by name: a small vector kept sorted by name, so that iteration visits them in
+// name order; a repeated name replaces the earlier value.
+class AttrMap {
+ public:
+  using const_iterator = std::vector<NamedAttr>::const_iterator;
+  const_iterator begin() const;
+  const_iterator end() const;
+  size_t size() const;
+  const_iterator find(std::string_view name) const;
+  // The value under `name`, inserted (default) when absent.
+  Attr& operator[](std::string_view name);
+
+ private:
+  std::vector<NamedAttr> entries_;
 };
 
 struct Attr {
@@ -100,25 +195,47 @@ struct Attr {
     kUnit,    // a name without a value
   };
   Kind kind = kUnit;
+  bool splat = false;
+  bool has_blob = false;
   int64_t i = 0;
-  double f = 0;
-  std::string text;
-  std::string word;
+  std::string_view text;
+  std::string_view word;
   std::vector<int64_t> ints;
   std::vector<Attr> items;
-  std::map<std::string, Attr> fields;
+  AttrMap fields;
   // kDense: the values as written, flattened (splat: one value, `splat` true), or the hex
   // blob of dense<"0x...">; the type after ':'.
-  std::vector<Token> values;
-  bool splat = false;
-  std::string blob;
-  bool has_blob = false;
+  std::vector<DenseValue> values;
+  std::string_view blob;
   Type type;
   Pos pos;
 };
 
+struct NamedAttr {
+  std::string_view first;
+  Attr second;
+};
+
+inline AttrMap::const_iterator AttrMap::begin() const { return entries_.begin(); }
+inline AttrMap::const_iterator AttrMap::end() const { return entries_.end(); }
+inline size_t AttrMap::size() const { return entries_.size(); }
+
+inline AttrMap::const_iterator AttrMap::find(std::string_view name) const {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->first == name) return it;
+  }
+  return entries_.end();
+}
+
+inline Attr& AttrMap::operator[](std::string_view name) {
+  auto it = entries_.begin();
+  while (it != entries_.end() && it->first < name) ++it;
+  if (it != entries_.end() && it->first == name) return it->second;
+  return entries_.insert(it, NamedAttr{name, Attr()})->second;
+}
+
 struct ValueUse {
-  std::string name;
+  std::string_view name;
   int64_t index = 0;  // #k
   Pos pos;
   std::string Key() const;  // "name" or "name#k"
@@ -127,19 +244,19 @@ struct ValueUse {
 struct Op;
 
 struct Block {
-  std::vector<std::string> arg_names;
+  std::vector<std::string_view> arg_names;
   std::vector<Type> arg_types;
   std::vector<Op> ops;
   Pos pos;
 };
 
 struct Op {
-  std::string result;  // the result name (without '%'), empty when none
+  std::string_view result;  // the result name (without '%'), empty when none
   int64_t num_results = 0;
-  std::string name;  // "stablehlo.add", "return"
+  std::string_view name;  // "stablehlo.add", "return"
   std::vector<ValueUse> operands;
   std::vector<Block> regions;
-  std::map<std::string, Attr> attrs;
+  AttrMap attrs;
   std::vector<Type> operand_types;
   std::vector<Type> result_types;
   Pos pos;
@@ -147,17 +264,19 @@ struct Op {
 };
 
 struct Argument {
-  std::string name;
+  std::string_view name;
   Type type;
-  std::map<std::string, Attr> attrs;
+  AttrMap attrs;
 };
 
 struct Module {
-  std::string name = "main";
-  std::map<std::string, Attr> attrs;
+  std::string_view name = "main";
+  AttrMap attrs;
   std::vector<Argument> args;
   std::vector<Type> results;
   Block body;  // the ops of @main, ending with return
+  // Unescaped strings the views above may point into (see Strings).
+  std::unique_ptr<Strings> strings;
 };
 
 // Parses the text into the one module it holds (read_parser.cc).

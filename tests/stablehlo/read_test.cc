@@ -104,6 +104,56 @@ TEST(StableHloReadErrorTest, UndefinedValue) {
             "line 3, column 12: use of undefined value '%x'");
 }
 
+TEST(StableHloReadErrorTest, AValueDefinedTwiceIsRefused) {
+  EXPECT_EQ(ErrorOf(Module("    %0 = stablehlo.add %arg0, %arg0 : tensor<4xf32>\n"
+                           "    %0 = stablehlo.negate %arg0 : tensor<4xf32>\n"
+                           "    return %0 : tensor<4xf32>\n")),
+            "line 4, column 5: value '%0' is defined twice");
+  // A multi-result op over a name a one-result op already holds: %1 is %1#0.
+  const std::string text =
+      "module @m {\n"
+      "  func.func public @main(%arg0: tensor<3xi64>) -> tensor<2xi32> {\n"
+      "    %0 = \"stablehlo.bitcast_convert\"(%arg0) : (tensor<3xi64>) -> tensor<3xui64>\n"
+      "    %1 = stablehlo.add %arg0, %arg0 : tensor<3xi64>\n"
+      "    %1:2 = \"stablehlo.rng_bit_generator\"(%0) {rng_algorithm = "
+      "#stablehlo<rng_algorithm PHILOX>} : (tensor<3xui64>) -> (tensor<3xui64>, "
+      "tensor<2xi32>)\n"
+      "    return %1#1 : tensor<2xi32>\n"
+      "  }\n"
+      "}\n";
+  EXPECT_EQ(ErrorOf(text), "line 5, column 5: value '%1#0' is defined twice");
+}
+
+TEST(StableHloReadTest, ConstantsNothingReadsAreLeftOut) {
+  // The reduce folds its init in, so its constant is left unread, and so is %3; the
+  // constant %2 is a result and stays.
+  const char* text = R"(module @m {
+  func.func public @main(%arg0: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<f32>) {
+    %0 = stablehlo.constant dense<0x00000000> : tensor<f32>
+    %1 = "stablehlo.reduce"(%arg0, %0) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%s) : (tensor<f32>) -> ()
+    }) {dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+    %2 = stablehlo.constant dense<0x3F800000> : tensor<f32>
+    %3 = stablehlo.constant dense<0x40000000> : tensor<f32>
+    return %1, %2 : tensor<2xf32>, tensor<f32>
+  }
+}
+)";
+  absl::StatusOr<ir::Program> program = ReadStableHlo(text);
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<ir::Program> expected = ir::ParseProgram(
+      "program @m replicas=1 {\n"
+      "  %0 = parameter(0) : f32[2,3]\n"
+      "  %1 = reduce_sum(%0), axes={1} : f32[2]\n"
+      "  %2 = constant(1) : f32[]\n"
+      "  return (%1, %2)\n"
+      "}\n");
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  EXPECT_EQ(ir::PrintProgram(*program), ir::PrintProgram(*expected));
+}
+
 TEST(StableHloReadErrorTest, BytecodeHasItsOwnMessage) {
   const std::string bytecode("ML\xEFR\x00\x01StableHLO_v1.0.0", 22);
   EXPECT_EQ(ErrorOf(bytecode),
