@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "src/base/settings.h"
+
 namespace seam::testing {
 
 using Clock = std::chrono::steady_clock;
@@ -102,9 +104,8 @@ void WorkerProcess::Kill() {
 }
 
 TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string pattern =
-      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/seam_gloo_XXXXXX";
+  const std::string folder = base::ReadSetting(base::Setting::kTmpdir).value_or("");
+  std::string pattern = (folder.empty() ? std::string("/tmp") : folder) + "/seam_gloo_XXXXXX";
   if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
 }
 
