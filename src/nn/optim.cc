@@ -14,6 +14,14 @@ namespace {
 // (across processes, a Gloo ring), so the gradients of a dtype are flattened, concatenated,
 // averaged in one dp.mean and cut back. Each element is reduced exactly as on its own, so
 // the results are bit-identical to one mean per gradient.
+// dp.mean, or with the bf16 gradient exchange (DataParallelOptions) for f32: the sum
+// over the replicas in bf16, widened and divided in f32.
+Tensor Mean(const Tensor& t, const DataParallel& dp) {
+  if (!dp.options().bf16_gradient_exchange || t.dtype() != DType::kFloat32) return dp.mean(t);
+  const Tensor total = all_reduce(t.to(DType::kBFloat16), ReduceOp::kSum).to(DType::kFloat32);
+  return total / static_cast<float>(dp.replicas());
+}
+
 std::vector<Tensor> MeanOverReplicas(const std::vector<Tensor>& grads, const DataParallel& dp) {
   std::vector<Tensor> means(grads.size());
   std::vector<bool> done(grads.size(), false);
@@ -29,10 +37,10 @@ std::vector<Tensor> MeanOverReplicas(const std::vector<Tensor>& grads, const Dat
       done[i] = true;
     }
     if (members.size() == 1) {
-      means[first] = dp.mean(grads[first]);
+      means[first] = Mean(grads[first], dp);
       continue;
     }
-    Tensor mean = dp.mean(Tensor::cat(flat, 0));
+    Tensor mean = Mean(Tensor::cat(flat, 0), dp);
     int64_t offset = 0;
     for (size_t i : members) {
       const int64_t count = grads[i].numel();

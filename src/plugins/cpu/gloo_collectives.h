@@ -46,8 +46,9 @@ class GlooCollectives {
   // indices, this process among them, at least two). This process contributes its
   // `inputs` (its members of the group, in the group's order: folded in that order) and
   // every one of `outputs` receives the result. Builds the Gloo context of that set of
-  // processes on first use. bf16 travels and is combined as f32 and is rounded once at the
-  // end; f32, f64, s32 and s64 as they are; any other dtype is UNIMPLEMENTED. A failure
+  // processes on first use. Every dtype travels as it is (bf16 in two bytes, each fold
+  // rounded to bf16 as within a process): f32, f64, bf16, s32 and s64; any other dtype is
+  // UNIMPLEMENTED. A failure
   // (a peer died, the timeout passed) returns UNAVAILABLE or DEADLINE_EXCEEDED and breaks
   // the context: the next collective among these processes builds a new one under the
   // next generation's key prefix. Never throws.
@@ -88,6 +89,12 @@ std::string GlooKeyPrefix(const std::vector<int64_t>& processes, int64_t generat
 
 // How many Gloo contexts this process has built (for tests: none in a single-process job).
 int64_t GlooContextsBuilt();
+
+// The bytes this process has sent in cross-process all_reduces since it started: per
+// completed all_reduce of B bytes (the count times the size of the element type handed to
+// Gloo: 2 for bf16) among P processes,
+// 2 (P - 1) ceil(B / P), what Gloo's ring sends (reduce-scatter, then all-gather).
+int64_t GlooBytesSent();
 
 }  // namespace seam::cpu
 
