@@ -100,8 +100,10 @@ RankOutput Reference() {
   return out;
 }
 
-// `seam launch -n <processes> --devices-per-process <devices>` of the worker.
-void TrainAcross(int processes, int devices) {
+// `seam launch -n <processes> --devices-per-process <devices>` of the worker; with
+// `bucket_bytes` > 0, SEAM_DP_BUCKET_BYTES set to it (expecting `buckets` all_reduces of
+// gradients per step).
+void TrainAcross(int processes, int devices, int64_t bucket_bytes = 0, int64_t buckets = 1) {
   const RankOutput reference = Reference();
   ASSERT_EQ(reference.losses.size(), static_cast<size_t>(kSteps));
   std::vector<std::string> argv = {SEAM_CLI,
@@ -116,7 +118,9 @@ void TrainAcross(int processes, int devices) {
                                    SEAM_DP_WORKER,
                                    "--steps",
                                    std::to_string(kSteps)};
-  Child launch(argv, CpuEnv());
+  std::map<std::string, std::string> env = CpuEnv();
+  if (bucket_bytes > 0) env["SEAM_DP_BUCKET_BYTES"] = std::to_string(bucket_bytes);
+  Child launch(argv, env);
   Exit exit = launch.WaitOrKill(seconds(120));
   ASSERT_TRUE(exit.exited && exit.code == 0) << exit.Describe() << "\n"
                                              << launch.Stdout() << launch.Stderr();
@@ -135,9 +139,9 @@ void TrainAcross(int processes, int devices) {
     std::ostringstream expected;
     expected << ' ' << replicas << ' ' << devices << ' ' << int64_t{rank} * devices;
     EXPECT_EQ(out.replicas, expected.str());
-    // Per step: one all_reduce of every gradient (the optimizer concatenates them) and the
-    // loss's mean, each counted with one replica's operand.
-    EXPECT_EQ(out.collectives, kSteps * 2);
+    // Per step: one all_reduce per bucket of gradients (the optimizer concatenates each
+    // bucket's) and the loss's mean, each counted with one replica's operand.
+    EXPECT_EQ(out.collectives, kSteps * (buckets + 1));
     EXPECT_EQ(out.collective_bytes, kSteps * (kParamBytes + 4));
   }
 }
@@ -145,6 +149,10 @@ void TrainAcross(int processes, int devices) {
 TEST(DataParallelJob, TwoProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 1); }
 
 TEST(DataParallelJob, FourProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(4, 1); }
+
+// 64-byte buckets, last parameter first: b2 (12 bytes), W2 (192), b1 (64) and W1 (384)
+// each alone; each bucket's all_reduce overlaps the rest of the backward pass.
+TEST(DataParallelJob, TwoProcessesWithSmallBucketsTrainLikeOne) { TrainAcross(2, 1, 64, 4); }
 
 TEST(DataParallelJob, TwoProcessesOfTwoDevicesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 2); }
 

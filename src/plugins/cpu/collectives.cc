@@ -82,8 +82,16 @@ absl::Status Rendezvous::AllReduce(int instruction, ir::Op op, ir::DType dtype,
   }
   const ir::Op combine = Combiner(op);
   const size_t bytes = static_cast<size_t>(count) * ir::DTypeSize(dtype);
-  if (bytes > 0) std::memmove(out, inputs[0], bytes);
-  for (size_t k = 1; k < inputs.size(); ++k) Binary(combine, dtype, out, inputs[k], out, count);
+  // A reduction in place (out is this member's input, which the others read) goes through
+  // scratch and lands once every member has read.
+  thread_local std::vector<uint8_t> scratch;
+  uint8_t* into = out;
+  if (out == in) {
+    scratch.resize(bytes);
+    into = scratch.data();
+  }
+  if (bytes > 0) std::memmove(into, inputs[0], bytes);
+  for (size_t k = 1; k < inputs.size(); ++k) Binary(combine, dtype, into, inputs[k], into, count);
   {
     // Every member's input must stay alive until all members have read it. Once the whole
     // group has arrived, all of them finish reading, so this wait ends even after an abort.
@@ -93,6 +101,7 @@ absl::Status Rendezvous::AllReduce(int instruction, ir::Op op, ir::DType dtype,
     cv_.notify_all();
     cv_.wait(lock, [&] { return meeting.finished >= group.size(); });
   }
+  if (into != out && bytes > 0) std::memcpy(out, into, bytes);
   return absl::OkStatus();
 }
 
@@ -114,12 +123,8 @@ void Rendezvous::Abort(int64_t replica, absl::Status status) {
   if (close_connections) span_.gloo->BreakAll();
 }
 
-absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
-                                                  int64_t replica, const uint8_t* in,
-                                                  uint8_t* out) {
+bool Rendezvous::Arrive(ProcessMeeting& meeting, int64_t replica, const uint8_t* in, uint8_t* out) {
   const auto local = static_cast<size_t>(replica - span_.process_index * span_.local_replicas);
-  std::unique_lock<std::mutex> lock(mu_);
-  ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
   if (meeting.inputs.empty()) {
     meeting.inputs.assign(static_cast<size_t>(span_.local_replicas), nullptr);
     meeting.outputs.assign(static_cast<size_t>(span_.local_replicas), nullptr);
@@ -127,18 +132,23 @@ absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Ins
   meeting.inputs[local] = in;
   meeting.outputs[local] = out;
   ++meeting.arrived;
-  if (meeting.arrived == span_.local_replicas && failed_.empty()) {
-    meeting.started = true;
-    lock.unlock();
-    absl::Status status = ReduceGroups(inst, meeting);
-    lock.lock();
-    meeting.status = std::move(status);
-    meeting.done = true;
-    if (meeting.status.ok()) ++meetings_done_;
-    cv_.notify_all();
-  } else {
-    cv_.wait(lock, [&] { return meeting.done || (!meeting.started && !failed_.empty()); });
-  }
+  if (meeting.arrived != span_.local_replicas || !failed_.empty()) return false;
+  meeting.started = true;
+  return true;
+}
+
+void Rendezvous::Complete(ProcessMeeting& meeting, absl::Status status) {
+  // Notified under the lock: a replica woken by it may end the launch (and this object).
+  const std::lock_guard<std::mutex> lock(mu_);
+  meeting.status = std::move(status);
+  meeting.done = true;
+  if (meeting.status.ok()) ++meetings_done_;
+  cv_.notify_all();
+}
+
+absl::Status Rendezvous::AwaitMeeting(std::unique_lock<std::mutex>& lock, int instruction,
+                                      const ir::Instruction& inst, ProcessMeeting& meeting) {
+  cv_.wait(lock, [&] { return meeting.done || (!meeting.started && !failed_.empty()); });
   if (!meeting.done) {
     // A replica of this process failed before arriving: nobody reads the inputs.
     return WithInstruction(instruction, inst.op, failed_.begin()->second,
@@ -146,6 +156,34 @@ absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Ins
   }
   if (!meeting.status.ok()) return WithInstruction(instruction, inst.op, meeting.status, "");
   return absl::OkStatus();
+}
+
+absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
+                                                  int64_t replica, const uint8_t* in,
+                                                  uint8_t* out) {
+  std::unique_lock<std::mutex> lock(mu_);
+  ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
+  if (Arrive(meeting, replica, in, out)) {
+    lock.unlock();
+    Complete(meeting, ReduceGroups(inst, meeting));
+    lock.lock();
+  }
+  return AwaitMeeting(lock, instruction, inst, meeting);
+}
+
+void Rendezvous::StartAcrossProcesses(int instruction, const ir::Instruction& inst, int64_t replica,
+                                      const uint8_t* in, uint8_t* out) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
+  if (!Arrive(meeting, replica, in, out)) return;
+  // Every replica that started waits in FinishAcrossProcesses for `done`, so this object
+  // and the buffers outlive the task.
+  span_.gloo->Post([this, &inst, &meeting] { Complete(meeting, ReduceGroups(inst, meeting)); });
+}
+
+absl::Status Rendezvous::FinishAcrossProcesses(int instruction, const ir::Instruction& inst) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return AwaitMeeting(lock, instruction, inst, process_meetings_[instruction]);
 }
 
 absl::Status Rendezvous::ReduceGroups(const ir::Instruction& inst, const ProcessMeeting& meeting) {
@@ -175,9 +213,16 @@ absl::Status Rendezvous::ReduceGroups(const ir::Instruction& inst, const Process
       FoldInto(inst.op, inst.shape.dtype, inputs, outputs, count);
       continue;
     }
-    absl::Status status =
-        span_.gloo->AllReduce(processes, inst.op, inst.shape.dtype, inputs, outputs, count);
+    // This process's members folded first (an input may be its own output: the reduction
+    // is then in place), then Gloo's all_reduce of the partial result in place.
+    const size_t bytes = static_cast<size_t>(count) * ir::DTypeSize(inst.shape.dtype);
+    if (inputs.size() > 1 || inputs[0] != outputs[0]) {
+      FoldInto(inst.op, inst.shape.dtype, inputs, {outputs[0]}, count);
+    }
+    absl::Status status = span_.gloo->AllReduce(processes, inst.op, inst.shape.dtype, {outputs[0]},
+                                                {outputs[0]}, count);
     if (!status.ok()) return status;
+    for (size_t k = 1; k < outputs.size(); ++k) std::memcpy(outputs[k], outputs[0], bytes);
   }
   return absl::OkStatus();
 }

@@ -183,10 +183,38 @@ int64_t GlooBytesSent() { return bytes_sent.load(std::memory_order_relaxed); }
 GlooCollectives::GlooCollectives(GlooConfig config) : config_(config) {}
 
 GlooCollectives::~GlooCollectives() {
+  {
+    const std::lock_guard<std::mutex> lock(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  if (communication_.joinable()) communication_.join();
   // Contexts before the device they use; neither throws on a closed connection.
   const SigpipeGuard no_sigpipe;
   groups_.clear();
   device_.reset();
+}
+
+void GlooCollectives::Post(std::function<void()> task) {
+  {
+    const std::lock_guard<std::mutex> lock(queue_mu_);
+    queue_.push_back(std::move(task));
+    if (!communication_.joinable()) communication_ = std::thread([this] { CommunicationLoop(); });
+  }
+  queue_cv_.notify_one();
+}
+
+void GlooCollectives::CommunicationLoop() {
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  while (true) {
+    queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and every posted task ran
+    std::function<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    task();
+    lock.lock();
+  }
 }
 
 std::string GlooCollectives::Prefix(const std::vector<int64_t>& processes,

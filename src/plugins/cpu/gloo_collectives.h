@@ -5,11 +5,15 @@
 #define SEAM_PLUGINS_CPU_GLOO_COLLECTIVES_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -61,9 +65,17 @@ class GlooCollectives {
   // before its last collective.
   void BreakAll();
 
+  // Runs `task` on this client's communication thread (started on first use), after every
+  // task posted before it: the all_reduces of an executable that overlaps its collectives
+  // with its kernels (executable.h) run there while the device's thread goes on. Tasks
+  // posted in the same order in every process meet in that order. `task` must not throw.
+  void Post(std::function<void()> task);
+
   const GlooConfig& config() const { return config_; }
 
  private:
+  void CommunicationLoop();
+
   struct Group {
     int64_t generation = 0;
     std::shared_ptr<gloo::Context> context;  // null until built and after a failure
@@ -81,6 +93,12 @@ class GlooCollectives {
   std::mutex mu_;
   std::map<std::vector<int64_t>, Group> groups_;
   std::shared_ptr<gloo::transport::Device> device_;  // created with the first context
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::function<void()>> queue_;  // guarded by queue_mu_
+  bool stopping_ = false;                    // guarded by queue_mu_
+  std::thread communication_;                // started by the first Post
 };
 
 // The key prefix of the Gloo context of `processes` (ascending) at `generation`, under
