@@ -64,11 +64,12 @@ struct DataParallelOptions {
   // (docs/distributed.md, "bf16 gradient exchange", has the measured loss curve). Other
   // dtypes are exchanged as they are. Off by default.
   bool bf16_gradient_exchange = false;
-  // Gradients are exchanged in buckets of about this many bytes (their own dtype's), last
-  // parameter first, as the backward pass computes them: each bucket is one all_reduce,
+  // Gradients are exchanged in buckets, last parameter first, as the backward pass computes
+  // them: a bucket closes once its gradients hold at least this many bytes (their own
+  // dtype's) or the gradients run out. Each bucket is one all_reduce,
   // which in a job of several processes starts as soon as its gradients are computed and
   // runs beside the rest of the backward pass (docs/distributed.md, "Overlapped gradient
-  // exchange"). A gradient larger than a bucket is a bucket of its own. 0: the environment
+  // exchange"). 0: the environment
   // variable SEAM_DP_BUCKET_BYTES, else kDefaultBucketBytes.
   static constexpr int64_t kDefaultBucketBytes = int64_t{1} << 20;
   int64_t bucket_bytes = 0;

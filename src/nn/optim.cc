@@ -89,16 +89,15 @@ std::vector<Tensor> MeanOverReplicas(const std::vector<Tensor>& grads, const Dat
     for (size_t i = first + 1; i-- > 0;) {
       if (done[i] || grads[i].dtype() != dtype) continue;
       done[i] = true;
-      const int64_t size = grads[i].numel() * static_cast<int64_t>(ElementBytes(dtype));
-      if (!bucket.empty() && bytes + size > cap) {
+      bucket.push_back(i);
+      bytes += grads[i].numel() * static_cast<int64_t>(ElementBytes(dtype));
+      if (bytes >= cap) {
         exchange(bucket);
         bucket.clear();
         bytes = 0;
       }
-      bucket.push_back(i);
-      bytes += size;
     }
-    exchange(bucket);
+    if (!bucket.empty()) exchange(bucket);
   }
   return means;
 }

@@ -150,9 +150,9 @@ TEST(DataParallelJob, TwoProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 
 
 TEST(DataParallelJob, FourProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(4, 1); }
 
-// 64-byte buckets, last parameter first: b2 (12 bytes), W2 (192), b1 (64) and W1 (384)
-// each alone; each bucket's all_reduce overlaps the rest of the backward pass.
-TEST(DataParallelJob, TwoProcessesWithSmallBucketsTrainLikeOne) { TrainAcross(2, 1, 64, 4); }
+// 64-byte buckets, last parameter first: b2 (12 bytes) with W2 (192), b1 (64), W1 (384);
+// each bucket's all_reduce overlaps the rest of the backward pass.
+TEST(DataParallelJob, TwoProcessesWithSmallBucketsTrainLikeOne) { TrainAcross(2, 1, 64, 3); }
 
 TEST(DataParallelJob, TwoProcessesOfTwoDevicesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 2); }
 
