@@ -140,6 +140,7 @@ bool Rendezvous::Arrive(ProcessMeeting& meeting, int64_t replica, const uint8_t*
 void Rendezvous::Complete(ProcessMeeting& meeting, absl::Status status) {
   // Notified under the lock: a replica woken by it may end the launch (and this object).
   const std::lock_guard<std::mutex> lock(mu_);
+  if (!status.ok() && first_failure_.ok()) first_failure_ = status;
   meeting.status = std::move(status);
   meeting.done = true;
   if (meeting.status.ok()) ++meetings_done_;
@@ -177,8 +178,22 @@ void Rendezvous::StartAcrossProcesses(int instruction, const ir::Instruction& in
   ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
   if (!Arrive(meeting, replica, in, out)) return;
   // Every replica that started waits in FinishAcrossProcesses for `done`, so this object
-  // and the buffers outlive the task.
-  span_.gloo->Post([this, &inst, &meeting] { Complete(meeting, ReduceGroups(inst, meeting)); });
+  // and the buffers outlive the task. After a failure in this launch (an earlier collective,
+  // or a replica's abort) the rest fail at once instead of each waiting for a peer that will
+  // not come.
+  span_.gloo->Post([this, &inst, &meeting] {
+    absl::Status earlier;
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      if (!first_failure_.ok()) earlier = first_failure_;
+      if (earlier.ok() && !failed_.empty()) earlier = failed_.begin()->second;
+    }
+    Complete(meeting, earlier.ok() ? ReduceGroups(inst, meeting)
+                                   : absl::Status(earlier.code(),
+                                                  absl::StrCat("not run: an earlier failure in "
+                                                               "this launch: ",
+                                                               earlier.message())));
+  });
 }
 
 absl::Status Rendezvous::FinishAcrossProcesses(int instruction, const ir::Instruction& inst) {

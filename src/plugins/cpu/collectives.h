@@ -112,6 +112,7 @@ class Rendezvous {
   const ProcessSpan span_{};
   std::map<int, ProcessMeeting> process_meetings_;  // by instruction
   int64_t meetings_done_ = 0;
+  absl::Status first_failure_;  // of a meeting of this launch (guarded by mu_)
 };
 
 // The group of `replica` in an all_reduce's replica_groups/group_size attributes; empty
