@@ -7,7 +7,8 @@
 // --no-reduce: each process trains alone on its rows (no DataParallel, no all_reduce): the
 // step without the collective, to measure the collective's share of the step.
 // --bf16: DataParallelOptions::bf16_gradient_exchange (gradients travel in bf16). Also
-// prints bytes_sent_per_step, the plugin's CollectiveBytesSent over the timed steps.
+// prints bytes_sent_per_step and exposed_ms_per_step, the plugin's CollectiveBytesSent and
+// CollectiveExposedNanos (the device's thread waiting for collectives) over the timed steps.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +74,7 @@ int Run(int steps, int warmup, bool no_reduce, bool bf16) {
   std::printf("first_step_wall_ms %lld\n", static_cast<long long>(WallMillis()));
   for (int i = 1; i < warmup; ++i) step();
   const int64_t sent_before = seam::metrics::CounterValue("CollectiveBytesSent");
+  const int64_t waited_before = seam::metrics::CounterValue("CollectiveExposedNanos");
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step();
   const double seconds =
@@ -83,6 +85,8 @@ int Run(int steps, int warmup, bool no_reduce, bool bf16) {
       "bytes_sent_per_step %.0f\n",
       static_cast<double>(seam::metrics::CounterValue("CollectiveBytesSent") - sent_before) /
           steps);
+  const int64_t waited = seam::metrics::CounterValue("CollectiveExposedNanos") - waited_before;
+  std::printf("exposed_ms_per_step %.3f\n", 1e-6 * static_cast<double>(waited) / steps);
   return 0;
 }
 

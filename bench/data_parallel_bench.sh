@@ -34,10 +34,12 @@ for round in $(seq "$rounds"); do
   record two_ips "$(echo "$out" | slowest images_per_s)"
   record two_ms "$(echo "$out" | slowest step_ms)"
   record two_bytes "$(echo "$out" | slowest bytes_sent_per_step)"
+  record two_wait "$(echo "$out" | slowest exposed_ms_per_step)"
   out=$("$seam" launch -n 2 -- "$bench" --steps "$steps" --bf16 2>/dev/null)
   record bf16_ips "$(echo "$out" | slowest images_per_s)"
   record bf16_ms "$(echo "$out" | slowest step_ms)"
   record bf16_bytes "$(echo "$out" | slowest bytes_sent_per_step)"
+  record bf16_wait "$(echo "$out" | slowest exposed_ms_per_step)"
   out=$("$seam" launch -n 2 -- "$bench" --steps "$steps" --no-reduce 2>/dev/null)
   record alone_ms "$(echo "$out" | slowest step_ms)"
   if [ "$torch" = 1 ]; then
@@ -50,8 +52,8 @@ done
 m() { echo ${results[$1]} | tr ' ' '\n' | median; }
 echo "medium MLP, global batch 256, 1 thread per process, median of $rounds rounds of $steps steps:"
 echo "  seam 1 process:          $(m one_ips) images/s"
-echo "  seam 2 processes:        $(m two_ips) images/s (slower rank), step $(m two_ms) ms, $(m two_bytes) bytes sent per step"
-echo "  seam 2 processes, bf16:  $(m bf16_ips) images/s, step $(m bf16_ms) ms, $(m bf16_bytes) bytes sent per step"
+echo "  seam 2 processes:        $(m two_ips) images/s (slower rank), step $(m two_ms) ms, $(m two_bytes) bytes sent and $(m two_wait) ms waited for collectives per step"
+echo "  seam 2 processes, bf16:  $(m bf16_ips) images/s, step $(m bf16_ms) ms, $(m bf16_bytes) bytes sent and $(m bf16_wait) ms waited per step"
 echo "  seam 2 x --no-reduce:    step $(m alone_ms) ms"
 awk -v a="$(m two_ips)" -v b="$(m one_ips)" -v s="$(m two_ms)" -v n="$(m alone_ms)" \
     -v h="$(m bf16_ms)" -v c="$(m bf16_ips)" 'BEGIN {

@@ -1,6 +1,8 @@
 #include "src/plugins/cpu/collectives.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -32,7 +34,29 @@ absl::Status WithInstruction(int instruction, ir::Op op, const absl::Status& sta
                                    status.message()));
 }
 
+std::atomic<int64_t> exposed_ns{0};
+
+// Adds the time from construction to destruction to CollectiveExposedNanos(): a device's
+// thread waiting for a collective across processes.
+class ExposedTime {
+ public:
+  ExposedTime() : start_(std::chrono::steady_clock::now()) {}
+  ~ExposedTime() {
+    exposed_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - start_)
+                             .count(),
+                         std::memory_order_relaxed);
+  }
+  ExposedTime(const ExposedTime&) = delete;
+  ExposedTime& operator=(const ExposedTime&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace
+
+int64_t CollectiveExposedNanos() { return exposed_ns.load(std::memory_order_relaxed); }
 
 std::vector<int64_t> GroupOf(const ir::Instruction& all_reduce, int64_t replica) {
   const std::vector<int64_t>& replicas = all_reduce.attrs.at("replica_groups");
@@ -162,6 +186,7 @@ absl::Status Rendezvous::AwaitMeeting(std::unique_lock<std::mutex>& lock, int in
 absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
                                                   int64_t replica, const uint8_t* in,
                                                   uint8_t* out) {
+  const ExposedTime exposed;
   std::unique_lock<std::mutex> lock(mu_);
   ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
   if (Arrive(meeting, replica, in, out)) {
@@ -197,6 +222,7 @@ void Rendezvous::StartAcrossProcesses(int instruction, const ir::Instruction& in
 }
 
 absl::Status Rendezvous::FinishAcrossProcesses(int instruction, const ir::Instruction& inst) {
+  const ExposedTime exposed;
   std::unique_lock<std::mutex> lock(mu_);
   return AwaitMeeting(lock, instruction, inst, process_meetings_[instruction]);
 }

@@ -115,6 +115,11 @@ class Rendezvous {
   absl::Status first_failure_;  // of a meeting of this launch (guarded by mu_)
 };
 
+// Nanoseconds the devices' threads of this process have spent in all_reduces across
+// processes that they waited for: a whole all_reduce run where it stands, or the finish of
+// one that overlapped the kernels (the exposed part). Summed over local replicas.
+int64_t CollectiveExposedNanos();
+
 // The group of `replica` in an all_reduce's replica_groups/group_size attributes; empty
 // when the replica is in none.
 std::vector<int64_t> GroupOf(const ir::Instruction& all_reduce, int64_t replica);

@@ -7,6 +7,7 @@
 #include "src/plugins/common/profiler.h"
 #include "src/plugins/common/table.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/collectives.h"
 #include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/objects.h"
 
@@ -20,12 +21,13 @@ PJRT_Error* ReadCounters(SEAM_Counters_Read_Args* args) noexcept {
     return plugin::StructSizeError("SEAM_Counters_Read_Args", SEAM_Counters_Read_Args_STRUCT_SIZE,
                                    args->struct_size);
   }
-  static const char* const kNames[] = {"CollectiveBytesSent"};
-  thread_local int64_t values[1];
+  static const char* const kNames[] = {"CollectiveBytesSent", "CollectiveExposedNanos"};
+  thread_local int64_t values[2];
   values[0] = GlooBytesSent();
+  values[1] = CollectiveExposedNanos();
   args->names = kNames;
   args->values = values;
-  args->num_counters = 1;
+  args->num_counters = 2;
   return nullptr;
 }
 

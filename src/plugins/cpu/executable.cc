@@ -432,6 +432,34 @@ absl::Status Executable::RunConvolution(size_t s, const std::vector<uint8_t*>& v
   return absl::OkStatus();
 }
 
+namespace {
+
+// An all_reduce step: its first half (`open`: a run whose collectives overlap its kernels),
+// the meeting across processes, the group's meeting within the process, or a lone
+// replica's copy.
+absl::Status RunAllReduce(const ir::Program& program, int i, const uint8_t* in, uint8_t* out,
+                          int64_t replica, Rendezvous* rendezvous, OpenCollectives* open) {
+  const ir::Instruction& inst = program.instructions[i];
+  if (open != nullptr) {
+    open->Start(i, replica, in, out);
+    return absl::OkStatus();
+  }
+  if (rendezvous != nullptr && rendezvous->spans_processes()) {
+    return rendezvous->AllReduceAcrossProcesses(i, inst, replica, in, out);
+  }
+  const std::vector<int64_t> group =
+      rendezvous != nullptr ? GroupOf(inst, replica) : std::vector<int64_t>{};
+  if (group.size() > 1) {
+    return rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica, in, out,
+                                 inst.shape.num_elements());
+  }
+  // A lone replica's all_reduce is its operand (nothing to do when reduced in place).
+  if (in != out) Copy(in, out, inst.shape.byte_size());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status Executable::RunInto(InputBlock given_input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous,
@@ -518,29 +546,15 @@ absl::Status Executable::RunInto(InputBlock given_input,
       Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[i]);
       continue;
     }
+    if (ir::IsAllReduce(inst.op)) {
+      absl::Status status = RunAllReduce(program_, i, value[inst.operands[0]], value[i], replica,
+                                         rendezvous, two_halves ? &open : nullptr);
+      if (!status.ok()) return status;
+      continue;
+    }
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);
-    std::vector<int64_t> group;
-    if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) {
-      if (two_halves) {
-        open.Start(i, replica, operands[0], value[i]);
-        continue;
-      }
-      if (rendezvous->spans_processes()) {
-        absl::Status status =
-            rendezvous->AllReduceAcrossProcesses(i, inst, replica, operands[0], value[i]);
-        if (!status.ok()) return status;
-        continue;
-      }
-      group = GroupOf(inst, replica);
-    }
-    if (group.size() > 1) {
-      absl::Status status = rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica,
-                                                  operands[0], value[i], inst.shape.num_elements());
-      if (!status.ok()) return status;
-    } else if (!ir::IsAllReduce(inst.op) || operands[0] != value[i]) {
-      RunInstruction(inst, operands, value[i]);  // (a lone replica's all_reduce in place: done)
-    }
+    RunInstruction(inst, operands, value[i]);
   }
   if (two_halves) {
     for (int a : finish_before_.back()) {
