@@ -50,6 +50,7 @@ struct RankOutput {
   int64_t collectives = -1;
   int64_t collective_bytes = -1;
   int64_t bytes_sent = -1;  // the plugin's CollectiveBytesSent
+  int64_t exposed_ns = -1;  // the plugin's CollectiveExposedNanos
 };
 
 // What Gloo's ring sends from each of `processes` for an all_reduce of `bytes`.
@@ -78,6 +79,8 @@ void ParseLine(const std::string& line, RankOutput& out) {
     out.collective_bytes = std::stoll(word.substr(word.find('=') + 1));
   } else if (word.rfind("CollectiveBytesSent=", 0) == 0) {
     out.bytes_sent = std::stoll(word.substr(word.find('=') + 1));
+  } else if (word.rfind("CollectiveExposedNanos=", 0) == 0) {
+    out.exposed_ns = std::stoll(word.substr(word.find('=') + 1));
   }
 }
 
@@ -161,6 +164,7 @@ void TrainAcross(int processes, int devices, int64_t bucket_bytes = 0,
     int64_t sent = RingBytes(4, processes);
     for (int64_t bucket : buckets) sent += RingBytes(bucket / wire, processes);
     EXPECT_EQ(out.bytes_sent, kSteps * sent);
+    EXPECT_GT(out.exposed_ns, 0) << "every step waits for at least its loss's all_reduce";
   }
 }
 

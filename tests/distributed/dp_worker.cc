@@ -192,6 +192,8 @@ int Train(const Options& options) {
   }
   std::printf("CollectiveBytesSent=%lld\n",
               static_cast<long long>(seam::metrics::CounterValue("CollectiveBytesSent")));
+  std::printf("CollectiveExposedNanos=%lld\n",
+              static_cast<long long>(seam::metrics::CounterValue("CollectiveExposedNanos")));
   return 0;
 }
 
