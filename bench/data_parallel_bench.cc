@@ -6,6 +6,9 @@
 //   first_step_wall_ms <CLOCK_REALTIME ms when the first step's result was back>
 // --no-reduce: each process trains alone on its rows (no DataParallel, no all_reduce): the
 // step without the collective, to measure the collective's share of the step.
+// --bf16: DataParallelOptions::bf16_gradient_exchange (gradients travel in bf16). Also
+// prints bytes_sent_per_step and exposed_ms_per_step, the plugin's CollectiveBytesSent and
+// CollectiveExposedNanos (the device's thread waiting for collectives) over the timed steps.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "seam/distributed.h"
+#include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
@@ -31,10 +35,13 @@ int64_t WallMillis() {
       .count();
 }
 
-int Run(int steps, int warmup, bool no_reduce) {
+int Run(int steps, int warmup, bool no_reduce, bool bf16) {
   const int64_t processes = seam::process_count();
   std::unique_ptr<seam::DataParallel> dp;
-  if (!no_reduce) dp = std::make_unique<seam::DataParallel>();
+  if (!no_reduce) {
+    dp = std::make_unique<seam::DataParallel>(
+        0, seam::DataParallelOptions{.bf16_gradient_exchange = bf16});
+  }
   const int64_t replicas = dp ? dp->replicas() : processes;
   const int64_t first_replica = dp ? dp->first_replica() : seam::process_index();
   const int64_t local = dp ? dp->local_replicas() : 1;
@@ -66,12 +73,20 @@ int Run(int steps, int warmup, bool no_reduce) {
   step();
   std::printf("first_step_wall_ms %lld\n", static_cast<long long>(WallMillis()));
   for (int i = 1; i < warmup; ++i) step();
+  const int64_t sent_before = seam::metrics::CounterValue("CollectiveBytesSent");
+  const int64_t waited_before = seam::metrics::CounterValue("CollectiveExposedNanos");
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("images_per_s %.1f\n", static_cast<double>(kBatch) * steps / seconds);
   std::printf("step_ms %.3f\n", 1000.0 * seconds / steps);
+  std::printf(
+      "bytes_sent_per_step %.0f\n",
+      static_cast<double>(seam::metrics::CounterValue("CollectiveBytesSent") - sent_before) /
+          steps);
+  const int64_t waited = seam::metrics::CounterValue("CollectiveExposedNanos") - waited_before;
+  std::printf("exposed_ms_per_step %.3f\n", 1e-6 * static_cast<double>(waited) / steps);
   return 0;
 }
 
@@ -81,6 +96,7 @@ int main(int argc, char** argv) {
   int steps = 100;
   int warmup = 5;
   bool no_reduce = false;
+  bool bf16 = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--steps" && i + 1 < argc) {
@@ -89,6 +105,8 @@ int main(int argc, char** argv) {
       warmup = std::atoi(argv[++i]);
     } else if (arg == "--no-reduce") {
       no_reduce = true;
+    } else if (arg == "--bf16") {
+      bf16 = true;
     } else {
       std::fprintf(stderr, "data_parallel_bench: unknown argument '%s'\n", arg.c_str());
       return 2;
@@ -99,7 +117,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return Run(steps, warmup, no_reduce);
+    return Run(steps, warmup, no_reduce, bf16);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "data_parallel_bench: %s\n", e.what());
     return 1;

@@ -5,7 +5,7 @@
 // every process `seam launch` started): each process gathers its replicas' rows, and the
 // gradients are averaged inside the step's program.
 //
-//   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR] [--data-parallel]
+//   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR] [--data-parallel [--bf16-exchange]]
 //                                   [--save DIR] [--resume DIR] [--steps N] [--trace FILE]
 //   PJRT_DEVICE=CPU seam launch -n 2 -- ./fashion_mnist --data-parallel
 #include <unistd.h>
@@ -76,9 +76,10 @@ bool CheckSets(const seam::data::ImageSet& train, const seam::data::ImageSet& te
 }
 
 // The replicas of --data-parallel (null without it); the batch must split over them.
-std::unique_ptr<seam::DataParallel> MakeDataParallel(bool enabled) {
+std::unique_ptr<seam::DataParallel> MakeDataParallel(bool enabled, bool bf16_exchange) {
   if (!enabled) return nullptr;
-  auto dp = std::make_unique<seam::DataParallel>();
+  auto dp = std::make_unique<seam::DataParallel>(
+      0, seam::DataParallelOptions{.bf16_gradient_exchange = bf16_exchange});
   if (kBatch % dp->replicas() != 0) {
     throw std::runtime_error("--data-parallel: the batch of " + std::to_string(kBatch) +
                              " does not split over " + std::to_string(dp->replicas()) +
@@ -133,10 +134,11 @@ struct Options {
   int epochs = 10;
   std::string data = seam::data::kFashionMnistDir;
   bool data_parallel = false;
-  std::string save;       // --save DIR: a checkpoint after every epoch
-  std::string resume;     // --resume DIR: continue from the one DIR/latest names
-  int64_t max_steps = 0;  // --steps N: stop training after N steps in all (0: no limit)
-  std::string trace;      // --trace FILE: the step timeline, written when training ends
+  bool bf16_exchange = false;  // --bf16-exchange: gradients exchanged in bf16
+  std::string save;            // --save DIR: a checkpoint after every epoch
+  std::string resume;          // --resume DIR: continue from the one DIR/latest names
+  int64_t max_steps = 0;       // --steps N: stop training after N steps in all (0: no limit)
+  std::string trace;           // --trace FILE: the step timeline, written when training ends
 };
 
 int Run(const Options& options) {
@@ -156,7 +158,8 @@ int Run(const Options& options) {
 
   seam::nn::Mlp model({kPixels, 256, 128, 10}, /*seed=*/42);
   seam::optim::Adam optimizer(model, 1e-3f);
-  std::unique_ptr<seam::DataParallel> dp = MakeDataParallel(options.data_parallel);
+  std::unique_ptr<seam::DataParallel> dp =
+      MakeDataParallel(options.data_parallel, options.bf16_exchange);
   // This process's rows of each batch: all of them, or those of its replicas.
   const int64_t rows = dp == nullptr ? kBatch : kBatch / dp->replicas() * dp->local_replicas();
   const int64_t first_row = dp == nullptr ? 0 : kBatch / dp->replicas() * dp->first_replica();
@@ -257,6 +260,9 @@ int Main(int argc, char** argv) {
   app.add_flag("--data-parallel", options.data_parallel,
                "Split each batch over every device of the job (all local devices, and every "
                "process of a job started by `seam launch`)");
+  app.add_flag("--bf16-exchange", options.bf16_exchange,
+               "With --data-parallel: exchange the gradients in bfloat16, half the bytes "
+               "(docs/distributed.md, \"bf16 gradient exchange\")");
   app.add_option("--steps", options.max_steps,
                  "Stop training after N steps in all (default: every step of every epoch)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));

@@ -55,6 +55,26 @@ bool reached_preemption_sync_point(int64_t step);
 // Whether this process has received SIGTERM since activate_preemption_sync().
 bool preemption_noticed();
 
+// How a DataParallel step exchanges gradients (Optimizer::step(loss, dp)).
+struct DataParallelOptions {
+  // Float32 gradients travel as bfloat16: rounded to bf16, summed over the replicas in bf16
+  // (each addition rounded to bf16), widened back and divided by the replica count in f32.
+  // Half the bytes on the wire of a job of several processes, as PyTorch DDP's
+  // bf16_compress_hook; the update sees gradients with bf16's 8-bit mantissa
+  // (docs/distributed.md, "bf16 gradient exchange", has the measured loss curve). Other
+  // dtypes are exchanged as they are. Off by default.
+  bool bf16_gradient_exchange = false;
+  // Gradients are exchanged in buckets, last parameter first, as the backward pass computes
+  // them: a bucket closes once its gradients hold at least this many bytes (their own
+  // dtype's) or the gradients run out. Each bucket is one all_reduce,
+  // which in a job of several processes starts as soon as its gradients are computed and
+  // runs beside the rest of the backward pass (docs/distributed.md, "Overlapped gradient
+  // exchange"). 0: the environment
+  // variable SEAM_DP_BUCKET_BYTES, else kDefaultBucketBytes.
+  static constexpr int64_t kDefaultBucketBytes = int64_t{1} << 20;
+  int64_t bucket_bytes = 0;
+};
+
 class DataParallel {
  public:
   // In a job of one process: over the first `replicas` local devices; 0 means all of them.
@@ -63,7 +83,9 @@ class DataParallel {
   // else an Error); this process holds replicas [first_replica(), first_replica() +
   // local_replicas()).
   explicit DataParallel(int64_t replicas = 0);
+  DataParallel(int64_t replicas, DataParallelOptions options);
   int64_t replicas() const { return replicas_; }
+  const DataParallelOptions& options() const { return options_; }
   int64_t local_replicas() const { return local_replicas_; }
   int64_t first_replica() const { return first_replica_; }
 
@@ -91,6 +113,7 @@ class DataParallel {
   int64_t replicas_;
   int64_t local_replicas_;
   int64_t first_replica_ = 0;
+  DataParallelOptions options_;
 };
 
 }  // namespace seam

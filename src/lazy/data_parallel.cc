@@ -88,6 +88,10 @@ int64_t process_index() { return Client()->GetProcessIndex(); }
 
 int64_t process_count() { return Client()->GetNumProcesses(); }
 
+DataParallel::DataParallel(int64_t replicas, DataParallelOptions options) : DataParallel(replicas) {
+  options_ = options;
+}
+
 DataParallel::DataParallel(int64_t replicas) {
   runtime::ComputationClient* client = Client();
   const auto local = static_cast<int64_t>(client->GetLocalDevices().size());

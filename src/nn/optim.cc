@@ -3,42 +3,101 @@
 #include <cmath>
 #include <string>
 
+#include "src/base/settings.h"
 #include "src/lazy/tensor_internal.h"
 
 namespace seam::optim {
 
 namespace {
 
-// One all_reduce per element type instead of one per gradient, as DDP's buckets and XLA's
+// SEAM_DP_BUCKET_BYTES: the gradient buckets' size when DataParallelOptions leaves it 0.
+const char* const kBucketBytesVariable = base::SettingName(base::Setting::kSeamDpBucketBytes);
+
+int64_t BucketBytes(const DataParallelOptions& options) {
+  if (options.bucket_bytes < 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                "DataParallelOptions::bucket_bytes must be at least 0, got " +
+                    std::to_string(options.bucket_bytes));
+  }
+  if (options.bucket_bytes > 0) return options.bucket_bytes;
+  absl::StatusOr<int64_t> value = base::ReadIntSetting(base::Setting::kSeamDpBucketBytes,
+                                                       DataParallelOptions::kDefaultBucketBytes);
+  if (!value.ok()) throw Error(ErrorCode::kInvalidArgument, std::string(value.status().message()));
+  if (*value < 1) {
+    throw Error(ErrorCode::kInvalidArgument,
+                std::string("environment variable ") + kBucketBytesVariable +
+                    " must be a positive byte count, got " + std::to_string(*value));
+  }
+  return *value;
+}
+
+size_t ElementBytes(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat64:
+    case DType::kInt64:
+      return 8;
+    case DType::kBFloat16:
+      return 2;
+    case DType::kBool:
+      return 1;
+    case DType::kFloat32:
+    case DType::kInt32:
+      return 4;
+  }
+  return 4;
+}
+
+// dp.mean, or with the bf16 gradient exchange (DataParallelOptions) for f32: the sum
+// over the replicas in bf16, widened and divided in f32.
+Tensor Mean(const Tensor& t, const DataParallel& dp) {
+  if (!dp.options().bf16_gradient_exchange || t.dtype() != DType::kFloat32) return dp.mean(t);
+  const Tensor total = all_reduce(t.to(DType::kBFloat16), ReduceOp::kSum).to(DType::kFloat32);
+  return total / static_cast<float>(dp.replicas());
+}
+
+// Buckets of gradients instead of one all_reduce per gradient, as DDP's buckets and XLA's
 // all-reduce combiner do: every collective costs a round of messages between the replicas
-// (across processes, a Gloo ring), so the gradients of a dtype are flattened, concatenated,
-// averaged in one dp.mean and cut back. Each element is reduced exactly as on its own, so
-// the results are bit-identical to one mean per gradient.
+// (across processes, a Gloo ring), so the gradients of a dtype are flattened, concatenated
+// a bucket at a time, averaged in one mean and cut back. Each element is reduced exactly as
+// on its own, so the results are bit-identical to one mean per gradient. The buckets go
+// last parameter first, the order the backward pass computes them in, so that the CPU
+// plugin can start each bucket's all_reduce while the rest of the pass runs.
 std::vector<Tensor> MeanOverReplicas(const std::vector<Tensor>& grads, const DataParallel& dp) {
+  const int64_t cap = BucketBytes(dp.options());
   std::vector<Tensor> means(grads.size());
-  std::vector<bool> done(grads.size(), false);
-  for (size_t first = 0; first < grads.size(); ++first) {
-    if (done[first]) continue;
-    const DType dtype = grads[first].dtype();
-    std::vector<size_t> members;
-    std::vector<Tensor> flat;
-    for (size_t i = first; i < grads.size(); ++i) {
-      if (done[i] || grads[i].dtype() != dtype) continue;
-      members.push_back(i);
-      flat.push_back(grads[i].reshape({grads[i].numel()}));
-      done[i] = true;
-    }
+  auto exchange = [&](const std::vector<size_t>& members) {
     if (members.size() == 1) {
-      means[first] = dp.mean(grads[first]);
-      continue;
+      means[members[0]] = Mean(grads[members[0]], dp);
+      return;
     }
-    Tensor mean = dp.mean(Tensor::cat(flat, 0));
+    std::vector<Tensor> flat;
+    for (size_t i : members) flat.push_back(grads[i].reshape({grads[i].numel()}));
+    Tensor mean = Mean(Tensor::cat(flat, 0), dp);
     int64_t offset = 0;
     for (size_t i : members) {
       const int64_t count = grads[i].numel();
       means[i] = mean.slice(0, offset, offset + count).reshape(grads[i].shape());
       offset += count;
     }
+  };
+  std::vector<bool> done(grads.size(), false);
+  for (size_t first = grads.size(); first-- > 0;) {
+    if (done[first]) continue;
+    const DType dtype = grads[first].dtype();
+    std::vector<size_t> bucket;
+    int64_t bytes = 0;
+    for (size_t i = first + 1; i-- > 0;) {
+      if (done[i] || grads[i].dtype() != dtype) continue;
+      done[i] = true;
+      bucket.push_back(i);
+      bytes += grads[i].numel() * static_cast<int64_t>(ElementBytes(dtype));
+      if (bytes >= cap) {
+        exchange(bucket);
+        bucket.clear();
+        bytes = 0;
+      }
+    }
+    if (!bucket.empty()) exchange(bucket);
   }
   return means;
 }

@@ -40,8 +40,8 @@ T Apply(const std::string& op, T a, T b) {
 
 // The documented order: each process's members folded in the group's order, then the
 // processes' partial results folded in ascending process order. `round_each` rounds to
-// bf16 after every step (bf16 groups within one process; across processes bf16 is
-// combined in f32).
+// bf16 after every step (bf16 travels and is combined as bf16, within a process and
+// across processes).
 template <typename T, typename Load>
 T HostReduce(const ReductionCase& c, const std::vector<int64_t>& group, Load load,
              bool round_each) {
@@ -60,6 +60,7 @@ T HostReduce(const ReductionCase& c, const std::vector<int64_t>& group, Load loa
       first = false;
     }
     result = k == 0 ? partial : Apply<T>(c.op, result, partial);
+    if (round_each) result = static_cast<T>(ir::BF16ToFloat(ir::FloatToBF16(result)));
   }
   return result;
 }
@@ -233,8 +234,7 @@ std::string ReductionCase::Check(int64_t replica, const std::vector<uint8_t>& go
       case ir::DType::kBF16: {
         const float wide = HostReduce<float>(
             *this, group,
-            [&](int64_t m) { return ir::BF16ToFloat(LoadAs<uint16_t>(inputs[m], e)); },
-            spanned == 1);
+            [&](int64_t m) { return ir::BF16ToFloat(LoadAs<uint16_t>(inputs[m], e)); }, true);
         const uint16_t w = ir::FloatToBF16(wide);
         const uint16_t g = LoadAs<uint16_t>(got, e);
         same = w == g;

@@ -176,7 +176,7 @@ TEST_F(CpuGlooClientTest, PredIsRefusedNamingIt) {
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
   EXPECT_EQ(status.message(),
             "all_reduce across processes does not support element type pred (supported: f32, f64, "
-            "bf16 (combined as f32), s32, s64)");
+            "bf16, s32, s64)");
   EXPECT_EQ(cpu::GlooContextsBuilt(), 0);
 }
 

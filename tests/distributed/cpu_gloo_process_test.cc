@@ -68,6 +68,25 @@ TEST(CpuGlooProcessTest, FourProcessesEveryOpDTypeAndLayout) { RunMatrix(4, 1); 
 
 TEST(CpuGlooProcessTest, TwoProcessesOfTwoDevicesEveryOpDTypeAndLayout) { RunMatrix(2, 2); }
 
+// bf16 travels in two bytes: the bytes-sent counter reads half of f32's for the same
+// element count, and f32's is what Gloo's ring sends, 2 (P - 1) ceil(4 N / P).
+TEST(CpuGlooProcessTest, Bf16AllReduceSendsHalfTheBytesOfF32) {
+  TempDir store;
+  constexpr int64_t kElements = 100003;
+  const std::vector<std::string> more = {"elements=" + std::to_string(kElements),
+                                         "timeout_ms=60000"};
+  std::vector<std::unique_ptr<WorkerProcess>> workers;
+  for (int i = 0; i < 2; ++i) workers.push_back(Start("bytes", store, i, 2, more));
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(workers[i]->Wait(seconds(120)), 0) << workers[i]->output();
+    const std::string& out = workers[i]->output();
+    const int f32 = NumberAfter(out, "bytes f32 ");
+    const int bf16 = NumberAfter(out, "bytes bf16 ");
+    EXPECT_EQ(f32, 2 * 1 * ((4 * kElements + 1) / 2)) << out;
+    EXPECT_EQ(2 * bf16, f32) << out;
+  }
+}
+
 // A peer killed (SIGKILL) while the processes are in back-to-back 16 MiB all_reduces: the
 // survivor's run fails (event, output buffer, download) long before its 30 s timeout, the
 // process lives on, and a replacement process joins it under the next generation's keys.

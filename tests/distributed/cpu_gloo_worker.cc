@@ -15,6 +15,8 @@
 //   idle        one round, then sleeps (a peer that stops taking part)
 //   fail_local  round 0, then round 1 with device 0 failing before its all_reduce, then
 //               round 2
+//   bytes       an f32 and a bf16 sum of `elements` over every replica, each checked
+//               against the host; prints the bytes each sent (the plugin's counter)
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/testing_hooks.h"
 #include "src/testing/file_kv_store.h"
 #include "src/testing/pjrt_client.h"
@@ -153,6 +156,33 @@ int Matrix(PjrtClient& client, const Flags& flags) {
   return 0;
 }
 
+// One f32 and one bf16 sum over every replica: what each sent, by the plugin's counter.
+int Bytes(PjrtClient& client, const Flags& flags) {
+  for (ir::DType dtype : {ir::DType::kF32, ir::DType::kBF16}) {
+    ReductionCase c{.op = "sum",
+                    .dtype = dtype,
+                    .processes = flags.Int("count", 1),
+                    .devices = static_cast<int64_t>(client.devices().size()),
+                    .elements = flags.Int("elements", 100003),
+                    .random = true};
+    absl::StatusOr<PJRT_LoadedExecutable*> executable = client.Compile(c.ProgramText());
+    if (!executable.ok()) {
+      Say("FAIL " + c.Name() + ": compile: " + Describe(executable.status()));
+      return 1;
+    }
+    const int64_t before = cpu::GlooBytesSent();
+    const std::string problem = RunCase(client, *executable, c, flags.Int("index", 0));
+    const int64_t sent = cpu::GlooBytesSent() - before;
+    client.Destroy(*executable);
+    if (!problem.empty()) {
+      Say("FAIL " + problem);
+      return 1;
+    }
+    Say("bytes " + std::string(ir::DTypeName(dtype)) + " " + std::to_string(sent));
+  }
+  return 0;
+}
+
 // The loop scenarios' program: an f32 sum over every replica; replica r contributes r + 1.
 struct LoopRound {
   PjrtClient& client;
@@ -267,6 +297,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
   if (scenario == "matrix") return Matrix(**client, flags);
+  if (scenario == "bytes") return Bytes(**client, flags);
   if (scenario == "loop" || scenario == "once" || scenario == "idle" || scenario == "fail_local") {
     return Loop(**client, flags, scenario);
   }

@@ -49,7 +49,14 @@ struct RankOutput {
   std::string replicas;
   int64_t collectives = -1;
   int64_t collective_bytes = -1;
+  int64_t bytes_sent = -1;  // the plugin's CollectiveBytesSent
+  int64_t exposed_ns = -1;  // the plugin's CollectiveExposedNanos
 };
+
+// What Gloo's ring sends from each of `processes` for an all_reduce of `bytes`.
+int64_t RingBytes(int64_t bytes, int64_t processes) {
+  return 2 * (processes - 1) * ((bytes + processes - 1) / processes);
+}
 
 void ParseLine(const std::string& line, RankOutput& out) {
   std::istringstream in(line);
@@ -70,6 +77,10 @@ void ParseLine(const std::string& line, RankOutput& out) {
     out.collectives = std::stoll(word.substr(word.find('=') + 1));
   } else if (word.rfind("CrossProcessAllReduceBytes=", 0) == 0) {
     out.collective_bytes = std::stoll(word.substr(word.find('=') + 1));
+  } else if (word.rfind("CollectiveBytesSent=", 0) == 0) {
+    out.bytes_sent = std::stoll(word.substr(word.find('=') + 1));
+  } else if (word.rfind("CollectiveExposedNanos=", 0) == 0) {
+    out.exposed_ns = std::stoll(word.substr(word.find('=') + 1));
   }
 }
 
@@ -100,8 +111,12 @@ RankOutput Reference() {
   return out;
 }
 
-// `seam launch -n <processes> --devices-per-process <devices>` of the worker.
-void TrainAcross(int processes, int devices) {
+// `seam launch -n <processes> --devices-per-process <devices>` of the worker; with
+// `bucket_bytes` > 0, SEAM_DP_BUCKET_BYTES set to it, expecting gradient buckets of the
+// sizes `buckets` lists (default: one of every gradient). With `bf16`, the workers exchange
+// gradients in bf16 (each bucket half its bytes; losses within bf16's tolerance).
+void TrainAcross(int processes, int devices, int64_t bucket_bytes = 0,
+                 std::vector<int64_t> buckets = {kParamBytes}, bool bf16 = false) {
   const RankOutput reference = Reference();
   ASSERT_EQ(reference.losses.size(), static_cast<size_t>(kSteps));
   std::vector<std::string> argv = {SEAM_CLI,
@@ -116,7 +131,10 @@ void TrainAcross(int processes, int devices) {
                                    SEAM_DP_WORKER,
                                    "--steps",
                                    std::to_string(kSteps)};
-  Child launch(argv, CpuEnv());
+  if (bf16) argv.push_back("--bf16-exchange");
+  std::map<std::string, std::string> env = CpuEnv();
+  if (bucket_bytes > 0) env["SEAM_DP_BUCKET_BYTES"] = std::to_string(bucket_bytes);
+  Child launch(argv, env);
   Exit exit = launch.WaitOrKill(seconds(120));
   ASSERT_TRUE(exit.exited && exit.code == 0) << exit.Describe() << "\n"
                                              << launch.Stdout() << launch.Stderr();
@@ -127,24 +145,44 @@ void TrainAcross(int processes, int devices) {
     SCOPED_TRACE(::testing::Message() << "rank " << rank);
     ASSERT_EQ(out.losses.size(), reference.losses.size());
     for (size_t s = 0; s < out.losses.size(); ++s) {
-      EXPECT_NEAR(out.losses[s], reference.losses[s], 1e-5 * std::abs(reference.losses[s]) + 1e-6)
+      const double tolerance = bf16 ? 1e-2 : 1e-5;
+      EXPECT_NEAR(out.losses[s], reference.losses[s],
+                  tolerance * std::abs(reference.losses[s]) + 1e-6)
           << "step " << s;
     }
-    EXPECT_NEAR(out.checksum, reference.checksum, 1e-4 * reference.checksum);
+    EXPECT_NEAR(out.checksum, reference.checksum, (bf16 ? 1e-2 : 1e-4) * reference.checksum);
     EXPECT_EQ(out.params, ranks.begin()->second.params) << "parameters differ between ranks";
     std::ostringstream expected;
     expected << ' ' << replicas << ' ' << devices << ' ' << int64_t{rank} * devices;
     EXPECT_EQ(out.replicas, expected.str());
-    // Per step: one all_reduce of every gradient (the optimizer concatenates them) and the
-    // loss's mean, each counted with one replica's operand.
-    EXPECT_EQ(out.collectives, kSteps * 2);
-    EXPECT_EQ(out.collective_bytes, kSteps * (kParamBytes + 4));
+    // Per step: one all_reduce per bucket of gradients (the optimizer concatenates each
+    // bucket's) and the loss's mean, each counted with one replica's operand.
+    const int64_t wire = bf16 ? 2 : 1;  // gradient bytes per f32 byte
+    EXPECT_EQ(out.collectives, kSteps * static_cast<int64_t>(buckets.size() + 1));
+    EXPECT_EQ(out.collective_bytes, kSteps * (kParamBytes / wire + 4));
+    // What the plugin counted Gloo sending: the ring's traffic of every bucket and the loss.
+    int64_t sent = RingBytes(4, processes);
+    for (int64_t bucket : buckets) sent += RingBytes(bucket / wire, processes);
+    EXPECT_EQ(out.bytes_sent, kSteps * sent);
+    EXPECT_GT(out.exposed_ns, 0) << "every step waits for at least its loss's all_reduce";
   }
 }
 
 TEST(DataParallelJob, TwoProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 1); }
 
 TEST(DataParallelJob, FourProcessesTrainLikeOneOnTheWholeBatch) { TrainAcross(4, 1); }
+
+// 64-byte buckets, last parameter first: b2 (12 bytes) with W2 (192), b1 (64), W1 (384);
+// each bucket's all_reduce overlaps the rest of the backward pass.
+TEST(DataParallelJob, TwoProcessesWithSmallBucketsTrainLikeOne) {
+  TrainAcross(2, 1, 64, {(16 * 3 + 3) * 4, 16 * 4, 6 * 16 * 4});
+}
+
+// The bf16 gradient exchange: half the gradient bytes on the wire by the plugin's count,
+// training close to f32's, parameters still bit-identical on every rank.
+TEST(DataParallelJob, TwoProcessesWithBf16ExchangeSendHalfTheGradientBytes) {
+  TrainAcross(2, 1, 0, {kParamBytes}, /*bf16=*/true);
+}
 
 TEST(DataParallelJob, TwoProcessesOfTwoDevicesTrainLikeOneOnTheWholeBatch) { TrainAcross(2, 2); }
 

@@ -2,7 +2,8 @@
 // multi-process tests start it through `seam launch` (data_parallel_job_test.cc). Each
 // process feeds the rows of its replicas; the global batch is the same on every process.
 //
-//   dp_worker [--reference] [--steps N] [--step-delay-ms D] [--die-rank R --die-at S]
+//   dp_worker [--reference] [--bf16-exchange] [--steps N] [--step-delay-ms D] [--die-rank R
+//   --die-at S]
 //             [--leave-rank R --leave-at S]
 //
 // Prints, per step, "loss <step> <value>" (the global batch's mean loss), then
@@ -40,6 +41,7 @@ constexpr int64_t kClasses = 3;
 
 struct Options {
   bool reference = false;
+  bool bf16_exchange = false;  // DataParallelOptions::bf16_gradient_exchange
   int steps = 5;
   int delay_ms = 0;
   int64_t die_rank = -1;
@@ -62,6 +64,8 @@ Options Parse(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--reference") {
       options.reference = true;
+    } else if (arg == "--bf16-exchange") {
+      options.bf16_exchange = true;
     } else if (arg == "--steps") {
       options.steps = static_cast<int>(IntAfter(i, argc, argv));
     } else if (arg == "--step-delay-ms") {
@@ -114,7 +118,8 @@ int Train(const Options& options) {
   seam::DataParallel* dp = nullptr;
   std::unique_ptr<seam::DataParallel> owned;
   if (!options.reference) {
-    owned = std::make_unique<seam::DataParallel>();
+    owned = std::make_unique<seam::DataParallel>(
+        0, seam::DataParallelOptions{.bf16_gradient_exchange = options.bf16_exchange});
     dp = owned.get();
   }
   const int64_t rank = seam::process_index();
@@ -176,6 +181,19 @@ int Train(const Options& options) {
               static_cast<long long>(seam::metrics::CounterValue("CrossProcessAllReduce")));
   std::printf("CrossProcessAllReduceBytes=%lld\n",
               static_cast<long long>(seam::metrics::CounterValue("CrossProcessAllReduceBytes")));
+  // The plugin's count reaches the report when a launch's completion is recorded, which may
+  // come just after its values were readable: wait (bounded) for the last launch's sample.
+  for (int i = 0; i < 2000 && dp != nullptr &&
+                  seam::metrics::MetricTotalSamples("ExecuteReplicatedTime") +
+                          seam::metrics::MetricTotalSamples("ExecuteTime") <
+                      options.steps;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::printf("CollectiveBytesSent=%lld\n",
+              static_cast<long long>(seam::metrics::CounterValue("CollectiveBytesSent")));
+  std::printf("CollectiveExposedNanos=%lld\n",
+              static_cast<long long>(seam::metrics::CounterValue("CollectiveExposedNanos")));
   return 0;
 }
 

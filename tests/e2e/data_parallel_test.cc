@@ -142,6 +142,35 @@ TEST(DataParallelTest, AdamMatchesOneDeviceOnTheFullBatch) {
   });
 }
 
+// The bf16 gradient exchange: training follows the f32 exchange closely but not bit for bit
+// (the gradients lose their low mantissa bits), and the replicas stay identical (Train
+// checks every parameter's copies).
+TEST(DataParallelTest, Bf16GradientExchangeTrainsCloseToF32) {
+  const MakeOptimizer sgd = [](std::vector<Tensor*> params) {
+    return std::make_unique<optim::Sgd>(std::move(params), 0.5f, 0.9f, 1e-3f);
+  };
+  DataParallel f32;
+  DataParallel bf16(0, DataParallelOptions{.bf16_gradient_exchange = true});
+  EXPECT_FALSE(f32.options().bf16_gradient_exchange);
+  ASSERT_GE(bf16.replicas(), 2) << "run with CPU_NUM_DEVICES >= 2";
+  const struct Run wide = Train(sgd, &f32);
+  const struct Run narrow = Train(sgd, &bf16);
+  ASSERT_EQ(wide.losses.size(), narrow.losses.size());
+  for (size_t i = 0; i < wide.losses.size(); ++i) {
+    EXPECT_NEAR(wide.losses[i], narrow.losses[i], 2e-2 * (1 + std::abs(wide.losses[i])))
+        << "step " << i;
+  }
+  bool differs = false;
+  for (size_t p = 0; p < wide.params.size(); ++p) {
+    for (size_t k = 0; k < wide.params[p].size(); ++k) {
+      EXPECT_NEAR(wide.params[p][k], narrow.params[p][k], 2e-2)
+          << "parameter " << p << "[" << k << "]";
+      differs = differs || wide.params[p][k] != narrow.params[p][k];
+    }
+  }
+  EXPECT_TRUE(differs) << "the bf16 exchange left every parameter bit-identical to f32's";
+}
+
 // Replica d's shard is row d of [[1,2],[3,4],...] scaled by a sign pattern.
 TEST(DataParallelTest, AllReduceSumMaxMin) {
   DataParallel dp;

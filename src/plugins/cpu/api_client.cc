@@ -309,13 +309,14 @@ std::shared_ptr<const ExecutableFacts> MakeFacts(const Executable& executable,
 }
 
 // Format "mlir": the StableHLO reader's program, then the same compile as seam's IR.
-absl::StatusOr<std::shared_ptr<const Executable>> CompileStableHlo(std::string_view text) {
+absl::StatusOr<std::shared_ptr<const Executable>> CompileStableHlo(std::string_view text,
+                                                                   bool overlap_collectives) {
   absl::StatusOr<ir::Program> program = [&] {
     const plugin::profiler::Scope pass("parse", "compile");
     return stablehlo::ReadStableHlo(text);
   }();
   if (!program.ok()) return program.status();
-  return Executable::Compile(*std::move(program));
+  return Executable::Compile(*std::move(program), /*fuse=*/true, overlap_collectives);
 }
 
 // The devices a program of `replicas` replicas runs on, as this process sees them: the
@@ -350,9 +351,12 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
                                : absl::string_view(program.code, program.code_size);
   absl::StatusOr<xla::CompileOptionsProto> options = ParseCompileOptions(*args);
   if (!options.ok()) return MakeError(options.status());
+  // In a job of several processes, all_reduces overlap the kernels that do not need them.
+  const bool overlap = args->client->gloo != nullptr;
+  const std::string_view text(code.data(), code.size());
   absl::StatusOr<std::shared_ptr<const Executable>> executable =
-      format == kStableHloFormat ? CompileStableHlo(std::string_view(code.data(), code.size()))
-                                 : Executable::Compile(std::string_view(code.data(), code.size()));
+      format == kStableHloFormat ? CompileStableHlo(text, overlap)
+                                 : Executable::Compile(text, /*fuse=*/true, overlap);
   if (!executable.ok()) return MakeError(executable.status());
   if (absl::Status s = CheckCompileOptions(*options, (*executable)->program()); !s.ok()) {
     return MakeError(s);

@@ -104,10 +104,19 @@ int InPlaceSlot(const ir::Program& program, const FusionPlan& plan,
   return -1;
 }
 
+// Whether an all_reduce in two halves reads `value` (Gloo reads it until the finish).
+bool ReadByTwoHalves(const ir::Program& program, const std::vector<int>& finish_steps, int value) {
+  for (int i = 0; i < static_cast<int>(finish_steps.size()); ++i) {
+    if (finish_steps[i] >= 0 && program.instructions[i].operands[0] == value) return true;
+  }
+  return false;
+}
+
 // Intermediates: an arena slot per value without a home yet, reused once its last reader
 // has run (buffers->slot_bytes grows; offsets are laid out by the caller).
 void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
-                      const std::vector<LoopKernel>& kernels, BufferPlan* out) {
+                      const std::vector<LoopKernel>& kernels, const std::vector<int>& finish_steps,
+                      BufferPlan* out) {
   BufferPlan& buffers = *out;
   const int n = static_cast<int>(program.instructions.size());
   std::vector<int> last_read(n, -1);
@@ -116,6 +125,18 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
     const bool epilogue_next = s + 1 < static_cast<int>(plan.steps.size()) &&
                                (plan.steps[s + 1].epilogue || plan.steps[s + 1].interleaved);
     for (int v : StepReads(program, plan, plan.steps[s])) last_read[v] = epilogue_next ? s + 1 : s;
+  }
+  // An all_reduce in two halves reduces in place when its step is its operand's last
+  // reader; else its operand lives until the finish. Its result is written until then.
+  std::vector<bool> in_place(n, false);
+  for (int i = 0; i < static_cast<int>(finish_steps.size()); ++i) {
+    if (finish_steps[i] < 0) continue;
+    const int operand = program.instructions[i].operands[0];
+    in_place[i] = buffers.homes[i].kind == ValueHome::kNone &&
+                  buffers.homes[operand].kind == ValueHome::kNone &&
+                  last_read[operand] == plan.step_of[i];
+    last_read[operand] = std::max(last_read[operand], finish_steps[i] - 1);
+    last_read[i] = std::max(last_read[i], finish_steps[i]);
   }
   std::vector<int> slot_free_after;  // per slot: the step after which it is free again
   std::vector<int64_t>& sizes = buffers.slot_bytes;
@@ -133,6 +154,10 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
       // A loop's output overwrites an input that dies in the loop (docs/plugins.md); else
       // the smallest free slot that fits; else the largest free one, grown; else a new one.
       int best = InPlaceSlot(program, plan, kernels, buffers, last_read, taken, s, v);
+      if (in_place[v] &&
+          buffers.homes[program.instructions[v].operands[0]].kind == ValueHome::kArena) {
+        best = buffers.homes[program.instructions[v].operands[0]].index;
+      }
       if (best >= 0) {
         taken[best] = true;
       } else {
@@ -164,7 +189,8 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
 }  // namespace
 
 BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
-                         const std::vector<LoopKernel>& kernels) {
+                         const std::vector<LoopKernel>& kernels,
+                         const std::vector<int>& finish_steps) {
   const int n = static_cast<int>(program.instructions.size());
   BufferPlan buffers;
   buffers.homes.resize(n);
@@ -195,8 +221,10 @@ BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
     const ValueHome::Kind kind = buffers.homes[r].kind;
     if (kind != ValueHome::kNone) {
       out.how = OutputPlan::kCopy;  // a parameter, a constant, or a value listed twice
-    } else if (alias_of[k] >= 0 && InPlaceIsSafe(program, plan, kernels, r, alias_of[k],
-                                                 parameter_instruction, is_result)) {
+    } else if (alias_of[k] >= 0 &&
+               !ReadByTwoHalves(program, finish_steps, parameter_instruction[alias_of[k]]) &&
+               InPlaceIsSafe(program, plan, kernels, r, alias_of[k], parameter_instruction,
+                             is_result)) {
       out.how = OutputPlan::kInPlace;
       buffers.homes[r] = ValueHome{ValueHome::kDonated, alias_of[k]};
       continue;
@@ -207,7 +235,7 @@ BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
     out.copy_into_parameter = alias_of[k];
   }
 
-  AssignArenaSlots(program, plan, kernels, &buffers);
+  AssignArenaSlots(program, plan, kernels, finish_steps, &buffers);
   for (int64_t bytes : buffers.slot_bytes) {
     buffers.slot_offsets.push_back(buffers.arena_bytes);
     buffers.arena_bytes += bytes;

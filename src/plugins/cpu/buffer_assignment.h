@@ -51,9 +51,14 @@ struct BufferPlan {
   std::vector<OutputPlan> outputs;  // per result position
 };
 
-// `kernels[g]` is the compiled loop of plan.groups[g].
+// `kernels[g]` is the compiled loop of plan.groups[g]. `finish_steps` (empty, or per
+// instruction: collective_schedule.h's AllReduceFinishSteps) names the all_reduces that run
+// in two halves: the operand stays untouched and the result's memory reserved until the
+// finish step; the result takes its operand's slot when nothing else reads the operand
+// (the reduction in place), and no donated block that such an operand is overwritten.
 BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
-                         const std::vector<LoopKernel>& kernels);
+                         const std::vector<LoopKernel>& kernels,
+                         const std::vector<int>& finish_steps = {});
 
 }  // namespace seam::cpu
 

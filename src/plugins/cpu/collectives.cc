@@ -1,6 +1,8 @@
 #include "src/plugins/cpu/collectives.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -32,7 +34,29 @@ absl::Status WithInstruction(int instruction, ir::Op op, const absl::Status& sta
                                    status.message()));
 }
 
+std::atomic<int64_t> exposed_ns{0};
+
+// Adds the time from construction to destruction to CollectiveExposedNanos(): a device's
+// thread waiting for a collective across processes.
+class ExposedTime {
+ public:
+  ExposedTime() : start_(std::chrono::steady_clock::now()) {}
+  ~ExposedTime() {
+    exposed_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - start_)
+                             .count(),
+                         std::memory_order_relaxed);
+  }
+  ExposedTime(const ExposedTime&) = delete;
+  ExposedTime& operator=(const ExposedTime&) = delete;
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace
+
+int64_t CollectiveExposedNanos() { return exposed_ns.load(std::memory_order_relaxed); }
 
 std::vector<int64_t> GroupOf(const ir::Instruction& all_reduce, int64_t replica) {
   const std::vector<int64_t>& replicas = all_reduce.attrs.at("replica_groups");
@@ -82,8 +106,16 @@ absl::Status Rendezvous::AllReduce(int instruction, ir::Op op, ir::DType dtype,
   }
   const ir::Op combine = Combiner(op);
   const size_t bytes = static_cast<size_t>(count) * ir::DTypeSize(dtype);
-  if (bytes > 0) std::memmove(out, inputs[0], bytes);
-  for (size_t k = 1; k < inputs.size(); ++k) Binary(combine, dtype, out, inputs[k], out, count);
+  // A reduction in place (out is this member's input, which the others read) goes through
+  // scratch and lands once every member has read.
+  thread_local std::vector<uint8_t> scratch;
+  uint8_t* into = out;
+  if (out == in) {
+    scratch.resize(bytes);
+    into = scratch.data();
+  }
+  if (bytes > 0) std::memmove(into, inputs[0], bytes);
+  for (size_t k = 1; k < inputs.size(); ++k) Binary(combine, dtype, into, inputs[k], into, count);
   {
     // Every member's input must stay alive until all members have read it. Once the whole
     // group has arrived, all of them finish reading, so this wait ends even after an abort.
@@ -93,6 +125,7 @@ absl::Status Rendezvous::AllReduce(int instruction, ir::Op op, ir::DType dtype,
     cv_.notify_all();
     cv_.wait(lock, [&] { return meeting.finished >= group.size(); });
   }
+  if (into != out && bytes > 0) std::memcpy(out, into, bytes);
   return absl::OkStatus();
 }
 
@@ -114,12 +147,8 @@ void Rendezvous::Abort(int64_t replica, absl::Status status) {
   if (close_connections) span_.gloo->BreakAll();
 }
 
-absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
-                                                  int64_t replica, const uint8_t* in,
-                                                  uint8_t* out) {
+bool Rendezvous::Arrive(ProcessMeeting& meeting, int64_t replica, const uint8_t* in, uint8_t* out) {
   const auto local = static_cast<size_t>(replica - span_.process_index * span_.local_replicas);
-  std::unique_lock<std::mutex> lock(mu_);
-  ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
   if (meeting.inputs.empty()) {
     meeting.inputs.assign(static_cast<size_t>(span_.local_replicas), nullptr);
     meeting.outputs.assign(static_cast<size_t>(span_.local_replicas), nullptr);
@@ -127,18 +156,24 @@ absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Ins
   meeting.inputs[local] = in;
   meeting.outputs[local] = out;
   ++meeting.arrived;
-  if (meeting.arrived == span_.local_replicas && failed_.empty()) {
-    meeting.started = true;
-    lock.unlock();
-    absl::Status status = ReduceGroups(inst, meeting);
-    lock.lock();
-    meeting.status = std::move(status);
-    meeting.done = true;
-    if (meeting.status.ok()) ++meetings_done_;
-    cv_.notify_all();
-  } else {
-    cv_.wait(lock, [&] { return meeting.done || (!meeting.started && !failed_.empty()); });
-  }
+  if (meeting.arrived != span_.local_replicas || !failed_.empty()) return false;
+  meeting.started = true;
+  return true;
+}
+
+void Rendezvous::Complete(ProcessMeeting& meeting, absl::Status status) {
+  // Notified under the lock: a replica woken by it may end the launch (and this object).
+  const std::lock_guard<std::mutex> lock(mu_);
+  if (!status.ok() && first_failure_.ok()) first_failure_ = status;
+  meeting.status = std::move(status);
+  meeting.done = true;
+  if (meeting.status.ok()) ++meetings_done_;
+  cv_.notify_all();
+}
+
+absl::Status Rendezvous::AwaitMeeting(std::unique_lock<std::mutex>& lock, int instruction,
+                                      const ir::Instruction& inst, ProcessMeeting& meeting) {
+  cv_.wait(lock, [&] { return meeting.done || (!meeting.started && !failed_.empty()); });
   if (!meeting.done) {
     // A replica of this process failed before arriving: nobody reads the inputs.
     return WithInstruction(instruction, inst.op, failed_.begin()->second,
@@ -146,6 +181,50 @@ absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Ins
   }
   if (!meeting.status.ok()) return WithInstruction(instruction, inst.op, meeting.status, "");
   return absl::OkStatus();
+}
+
+absl::Status Rendezvous::AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
+                                                  int64_t replica, const uint8_t* in,
+                                                  uint8_t* out) {
+  const ExposedTime exposed;
+  std::unique_lock<std::mutex> lock(mu_);
+  ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
+  if (Arrive(meeting, replica, in, out)) {
+    lock.unlock();
+    Complete(meeting, ReduceGroups(inst, meeting));
+    lock.lock();
+  }
+  return AwaitMeeting(lock, instruction, inst, meeting);
+}
+
+void Rendezvous::StartAcrossProcesses(int instruction, const ir::Instruction& inst, int64_t replica,
+                                      const uint8_t* in, uint8_t* out) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  ProcessMeeting& meeting = process_meetings_[instruction];  // std::map: stays put
+  if (!Arrive(meeting, replica, in, out)) return;
+  // Every replica that started waits in FinishAcrossProcesses for `done`, so this object
+  // and the buffers outlive the task. After a failure in this launch (an earlier collective,
+  // or a replica's abort) the rest fail at once instead of each waiting for a peer that will
+  // not come.
+  span_.gloo->Post([this, &inst, &meeting] {
+    absl::Status earlier;
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      if (!first_failure_.ok()) earlier = first_failure_;
+      if (earlier.ok() && !failed_.empty()) earlier = failed_.begin()->second;
+    }
+    Complete(meeting, earlier.ok() ? ReduceGroups(inst, meeting)
+                                   : absl::Status(earlier.code(),
+                                                  absl::StrCat("not run: an earlier failure in "
+                                                               "this launch: ",
+                                                               earlier.message())));
+  });
+}
+
+absl::Status Rendezvous::FinishAcrossProcesses(int instruction, const ir::Instruction& inst) {
+  const ExposedTime exposed;
+  std::unique_lock<std::mutex> lock(mu_);
+  return AwaitMeeting(lock, instruction, inst, process_meetings_[instruction]);
 }
 
 absl::Status Rendezvous::ReduceGroups(const ir::Instruction& inst, const ProcessMeeting& meeting) {
@@ -175,9 +254,16 @@ absl::Status Rendezvous::ReduceGroups(const ir::Instruction& inst, const Process
       FoldInto(inst.op, inst.shape.dtype, inputs, outputs, count);
       continue;
     }
-    absl::Status status =
-        span_.gloo->AllReduce(processes, inst.op, inst.shape.dtype, inputs, outputs, count);
+    // This process's members folded first (an input may be its own output: the reduction
+    // is then in place), then Gloo's all_reduce of the partial result in place.
+    const size_t bytes = static_cast<size_t>(count) * ir::DTypeSize(inst.shape.dtype);
+    if (inputs.size() > 1 || inputs[0] != outputs[0]) {
+      FoldInto(inst.op, inst.shape.dtype, inputs, {outputs[0]}, count);
+    }
+    absl::Status status = span_.gloo->AllReduce(processes, inst.op, inst.shape.dtype, {outputs[0]},
+                                                {outputs[0]}, count);
     if (!status.ok()) return status;
+    for (size_t k = 1; k < outputs.size(); ++k) std::memcpy(outputs[k], outputs[0], bytes);
   }
   return absl::OkStatus();
 }

@@ -48,6 +48,16 @@ class Rendezvous {
   absl::Status AllReduceAcrossProcesses(int instruction, const ir::Instruction& inst,
                                         int64_t replica, const uint8_t* in, uint8_t* out);
 
+  // The same all_reduce in two halves, for a run that overlaps it with its kernels: Start
+  // registers the replica's `in` and `out` and returns at once; the last local replica to
+  // start posts the reduction to Gloo's communication thread (GlooCollectives::Post). Finish
+  // waits until it is done and returns its status (or the abort's). Between the two, `in`
+  // must stay unchanged and nobody may touch `out`; every replica that started must finish
+  // before the launch ends (`in` may be `out`: the reduction is then in place).
+  void StartAcrossProcesses(int instruction, const ir::Instruction& inst, int64_t replica,
+                            const uint8_t* in, uint8_t* out);
+  absl::Status FinishAcrossProcesses(int instruction, const ir::Instruction& inst);
+
   // Replica `replica` of group `group` (replica ids, in the group's order) contributes `in`
   // to the all_reduce at instruction `instruction`, waits for the rest of the group and
   // writes the group's reduction (in the group's order) into `out`. Returns the abort
@@ -76,6 +86,14 @@ class Rendezvous {
 
   // Reduces every group of `inst` with members here (the meeting's performer).
   absl::Status ReduceGroups(const ir::Instruction& inst, const ProcessMeeting& meeting);
+  // Registers replica `replica` at `meeting`; true when it is the last local replica and
+  // the meeting starts (nobody failed). Precondition: mu_ held.
+  bool Arrive(ProcessMeeting& meeting, int64_t replica, const uint8_t* in, uint8_t* out);
+  // The performer's end: records `status` and wakes the waiting replicas.
+  void Complete(ProcessMeeting& meeting, absl::Status status);
+  // Waits for `meeting` and returns its status. Precondition: `lock` holds mu_.
+  absl::Status AwaitMeeting(std::unique_lock<std::mutex>& lock, int instruction,
+                            const ir::Instruction& inst, ProcessMeeting& meeting);
 
   struct Meeting {
     std::vector<const uint8_t*> inputs;
@@ -94,7 +112,13 @@ class Rendezvous {
   const ProcessSpan span_{};
   std::map<int, ProcessMeeting> process_meetings_;  // by instruction
   int64_t meetings_done_ = 0;
+  absl::Status first_failure_;  // of a meeting of this launch (guarded by mu_)
 };
+
+// Nanoseconds the devices' threads of this process have spent in all_reduces across
+// processes that they waited for: a whole all_reduce run where it stands, or the finish of
+// one that overlapped the kernels (the exposed part). Summed over local replicas.
+int64_t CollectiveExposedNanos();
 
 // The group of `replica` in an all_reduce's replica_groups/group_size attributes; empty
 // when the replica is in none.

@@ -1,20 +1,56 @@
 #include "src/plugins/cpu/cpu_plugin.h"
 
+#include "seam/c/pjrt_c_api_counters.h"
 #include "src/plugins/common/device.h"
+#include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
 #include "src/plugins/common/profiler.h"
 #include "src/plugins/common/table.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/collectives.h"
+#include "src/plugins/cpu/gloo_collectives.h"
 #include "src/plugins/cpu/objects.h"
 
 namespace seam::cpu {
+namespace {
+
+// The counters extension (pjrt_c_api_counters.h): what only the plugin can count.
+PJRT_Error* ReadCounters(SEAM_Counters_Read_Args* args) noexcept {
+  if (args == nullptr) return plugin::NullArgsError("SEAM_Counters_Read_Args");
+  if (args->struct_size < SEAM_Counters_Read_Args_STRUCT_SIZE) {
+    return plugin::StructSizeError("SEAM_Counters_Read_Args", SEAM_Counters_Read_Args_STRUCT_SIZE,
+                                   args->struct_size);
+  }
+  static const char* const kNames[] = {"CollectiveBytesSent", "CollectiveExposedNanos"};
+  thread_local int64_t values[2];
+  values[0] = GlooBytesSent();
+  values[1] = CollectiveExposedNanos();
+  args->names = kNames;
+  args->values = values;
+  args->num_counters = 2;
+  return nullptr;
+}
+
+PJRT_Extension_Base* CountersExtension() {
+  static SEAM_Counters_Extension extension = [] {
+    SEAM_Counters_Extension e{};
+    e.base.struct_size = SEAM_Counters_Extension_STRUCT_SIZE;
+    SEAM_SetExtensionType(&e.base, SEAM_Extension_Type_Counters);
+    e.base.next = plugin::profiler::Extension();  // compile passes, runs, kernels
+    e.read = ReadCounters;
+    return e;
+  }();
+  return &extension.base;
+}
+
+}  // namespace
 
 const PJRT_Api* GetCpuPjrtApi() {
   // Every slot goes through the kit's entry (Args check, exception firewall); the slots not
   // set here answer UNIMPLEMENTED "<PJRT_Name> is not implemented by the cpu plugin".
   static const PJRT_Api api = [] {
     PJRT_Api a = plugin::NewApi<kCpuPluginName>();
-    a.extension_start = plugin::profiler::Extension();  // compile passes, runs, kernels
+    a.extension_start = CountersExtension();  // then the profiler's
     SEAM_PLUGIN_SET(a, PJRT_Plugin_Initialize, PluginInitialize);
     SEAM_PLUGIN_SET(a, PJRT_Plugin_Attributes, PluginAttributes);
     plugin::SetEventFunctions(a);  // Destroy, IsReady, Error, Await, OnReady, Create, Set

@@ -9,6 +9,7 @@
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"
 #include "src/plugins/common/profiler.h"
+#include "src/plugins/cpu/collective_schedule.h"
 #include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/fusion_epilogue.h"
 #include "src/plugins/cpu/kernels.h"
@@ -108,35 +109,70 @@ void RunGroup(const LoopKernel& kernel, const std::vector<ReducePlan>& reduces,
   RunGroupWithReduces(reduces, kernel, at.inputs, at.outputs, value);
 }
 
+// The all_reduces of a run started in two halves (collectives.h) and not finished yet. What
+// is left when the run ends early (a failure on the way) is finished here, before the
+// run's memory, which Gloo is reading and writing, goes away.
+class OpenCollectives {
+ public:
+  OpenCollectives(Rendezvous* rendezvous, const ir::Program& program)
+      : rendezvous_(rendezvous), program_(program) {}
+  OpenCollectives(const OpenCollectives&) = delete;
+  OpenCollectives& operator=(const OpenCollectives&) = delete;
+  ~OpenCollectives() {
+    for (int i : open_)
+      rendezvous_->FinishAcrossProcesses(i, program_.instructions[i]).IgnoreError();
+  }
+
+  void Start(int i, int64_t replica, const uint8_t* in, uint8_t* out) {
+    rendezvous_->StartAcrossProcesses(i, program_.instructions[i], replica, in, out);
+    open_.push_back(i);
+  }
+  // Finishes all_reduce `i` if this run started it.
+  absl::Status Finish(int i) {
+    auto it = std::find(open_.begin(), open_.end(), i);
+    if (it == open_.end()) return absl::OkStatus();
+    open_.erase(it);
+    return rendezvous_->FinishAcrossProcesses(i, program_.instructions[i]);
+  }
+
+ private:
+  Rendezvous* rendezvous_;
+  const ir::Program& program_;
+  std::vector<int> open_;
+};
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
-                                                                      bool fuse) {
+                                                                      bool fuse,
+                                                                      bool overlap_collectives) {
   absl::StatusOr<ir::Program> program = [&] {
     const plugin::profiler::Scope pass("parse", "compile");
     return ir::ParseProgram(ir_text);
   }();
   if (!program.ok()) return program.status();
-  return FromVerified(*std::move(program), fuse);
+  return FromVerified(*std::move(program), fuse, overlap_collectives);
 }
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(ir::Program program,
-                                                                      bool fuse) {
+                                                                      bool fuse,
+                                                                      bool overlap_collectives) {
   if (absl::Status s = ir::VerifyProgram(program); !s.ok()) return s;
-  return FromVerified(std::move(program), fuse);
+  return FromVerified(std::move(program), fuse, overlap_collectives);
 }
 
-absl::StatusOr<std::shared_ptr<const Executable>> Executable::FromVerified(ir::Program program,
-                                                                           bool fuse) {
+absl::StatusOr<std::shared_ptr<const Executable>> Executable::FromVerified(
+    ir::Program program, bool fuse, bool overlap_collectives) {
   absl::StatusOr<ir::Program> simplified = [&] {
     const plugin::profiler::Scope pass("simplify", "compile");
     return Simplify(program);
   }();
   if (!simplified.ok()) return simplified.status();
-  return std::shared_ptr<const Executable>(new Executable(*std::move(simplified), fuse));
+  return std::shared_ptr<const Executable>(
+      new Executable(*std::move(simplified), fuse, overlap_collectives));
 }
 
-Executable::Executable(ir::Program program, bool fuse)
+Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
     : program_(std::move(program)),
       parameter_shapes_(program_.ParameterShapes()),
       result_shapes_(program_.ResultShapes()),
@@ -144,6 +180,11 @@ Executable::Executable(ir::Program program, bool fuse)
         const plugin::profiler::Scope pass("fusion", "compile");
         return PlanFusion(program_, fuse);
       }()) {
+  all_reduces_ =
+      std::count_if(program_.instructions.begin(), program_.instructions.end(),
+                    [](const ir::Instruction& inst) { return ir::IsAllReduce(inst.op); });
+  const bool two_halves = overlap_collectives && all_reduces_ > 0;
+  if (two_halves) DeferAllReduceReaders(program_, &fusion_);
   {
     const plugin::profiler::Scope pass("loop compile", "compile");
     kernels_.reserve(fusion_.groups.size());
@@ -164,18 +205,23 @@ Executable::Executable(ir::Program program, bool fuse)
     return true;
   });
   AttachProductEpilogues(program_, kernels_, &fusion_);
+  std::vector<int> finish_steps;
+  if (two_halves) {
+    finish_steps = AllReduceFinishSteps(program_, fusion_);
+    finish_before_.resize(fusion_.steps.size() + 1);
+    for (int i = 0; i < static_cast<int>(finish_steps.size()); ++i) {
+      if (finish_steps[i] >= 0) finish_before_[finish_steps[i]].push_back(i);
+    }
+  }
   {
     const plugin::profiler::Scope pass("buffer assignment", "compile");
-    buffers_ = AssignBuffers(program_, fusion_, kernels_);
+    buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps);
   }
   std::vector<std::shared_ptr<ConvolutionPlan>> convs = PlanSteps(fused_conv);
   layouts_ = PlanLayouts(program_, fusion_, buffers_, convs);
   for (size_t s = 0; s < convs.size(); ++s) step_plans_[s].conv = std::move(convs[s]);
   RecordHomes();
   cost_ = ProgramCost(program_);
-  all_reduces_ =
-      std::count_if(program_.instructions.begin(), program_.instructions.end(),
-                    [](const ir::Instruction& inst) { return ir::IsAllReduce(inst.op); });
 }
 
 std::vector<std::shared_ptr<ConvolutionPlan>> Executable::PlanSteps(
@@ -386,6 +432,34 @@ absl::Status Executable::RunConvolution(size_t s, const std::vector<uint8_t*>& v
   return absl::OkStatus();
 }
 
+namespace {
+
+// An all_reduce step: its first half (`open`: a run whose collectives overlap its kernels),
+// the meeting across processes, the group's meeting within the process, or a lone
+// replica's copy.
+absl::Status RunAllReduce(const ir::Program& program, int i, const uint8_t* in, uint8_t* out,
+                          int64_t replica, Rendezvous* rendezvous, OpenCollectives* open) {
+  const ir::Instruction& inst = program.instructions[i];
+  if (open != nullptr) {
+    open->Start(i, replica, in, out);
+    return absl::OkStatus();
+  }
+  if (rendezvous != nullptr && rendezvous->spans_processes()) {
+    return rendezvous->AllReduceAcrossProcesses(i, inst, replica, in, out);
+  }
+  const std::vector<int64_t> group =
+      rendezvous != nullptr ? GroupOf(inst, replica) : std::vector<int64_t>{};
+  if (group.size() > 1) {
+    return rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica, in, out,
+                                 inst.shape.num_elements());
+  }
+  // A lone replica's all_reduce is its operand (nothing to do when reduced in place).
+  if (in != out) Copy(in, out, inst.shape.byte_size());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status Executable::RunInto(InputBlock given_input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous,
@@ -425,7 +499,15 @@ absl::Status Executable::RunInto(InputBlock given_input,
   // While the profiler collects, each step is a kernel on its timeline (read once a run).
   const bool profiled = plugin::profiler::On();
   const int64_t device = profiled ? plugin::profiler::CurrentDevice() : -1;
+  const bool two_halves =
+      !finish_before_.empty() && rendezvous != nullptr && rendezvous->spans_processes();
+  OpenCollectives open(rendezvous, program_);
   for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+    if (two_halves) {
+      for (int a : finish_before_[s]) {
+        if (absl::Status status = open.Finish(a); !status.ok()) return status;
+      }
+    }
     const KernelSpan span(profiled ? this : nullptr, s, device);
     const Step& step = fusion_.steps[s];
     if (step.group >= 0) {
@@ -464,24 +546,19 @@ absl::Status Executable::RunInto(InputBlock given_input,
       Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[i]);
       continue;
     }
+    if (ir::IsAllReduce(inst.op)) {
+      absl::Status status = RunAllReduce(program_, i, value[inst.operands[0]], value[i], replica,
+                                         rendezvous, two_halves ? &open : nullptr);
+      if (!status.ok()) return status;
+      continue;
+    }
     operands.clear();
     for (int o : inst.operands) operands.push_back(value[o]);
-    std::vector<int64_t> group;
-    if (ir::IsAllReduce(inst.op) && rendezvous != nullptr) {
-      if (rendezvous->spans_processes()) {
-        absl::Status status =
-            rendezvous->AllReduceAcrossProcesses(i, inst, replica, operands[0], value[i]);
-        if (!status.ok()) return status;
-        continue;
-      }
-      group = GroupOf(inst, replica);
-    }
-    if (group.size() > 1) {
-      absl::Status status = rendezvous->AllReduce(i, inst.op, inst.shape.dtype, group, replica,
-                                                  operands[0], value[i], inst.shape.num_elements());
-      if (!status.ok()) return status;
-    } else {
-      RunInstruction(inst, operands, value[i]);
+    RunInstruction(inst, operands, value[i]);
+  }
+  if (two_halves) {
+    for (int a : finish_before_.back()) {
+      if (absl::Status status = open.Finish(a); !status.ok()) return status;
     }
   }
 

@@ -44,12 +44,14 @@ class Executable {
   // Parses and verifies IR text ("seam-ir" format), then plans the run: fusion groups
   // (fusion.h) compiled into loop kernels (loop_compile.h), then buffer assignment
   // (buffer_assignment.h). `fuse` false gives one kernel per instruction (for comparisons).
-  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(std::string_view ir_text,
-                                                                   bool fuse = true);
+  // `overlap_collectives` (a client of a job of several processes): each all_reduce runs in
+  // two halves around the steps that do not need its result (collective_schedule.h).
+  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(
+      std::string_view ir_text, bool fuse = true, bool overlap_collectives = false);
   // The same from a program already parsed (format "mlir" goes through the StableHLO
   // reader, src/stablehlo/read.h); it is verified again.
-  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(ir::Program program,
-                                                                   bool fuse = true);
+  static absl::StatusOr<std::shared_ptr<const Executable>> Compile(
+      ir::Program program, bool fuse = true, bool overlap_collectives = false);
   // Not copyable: the plans point into the program it holds.
   Executable(const Executable&) = delete;
   Executable& operator=(const Executable&) = delete;
@@ -97,8 +99,9 @@ class Executable {
 
  private:
   static absl::StatusOr<std::shared_ptr<const Executable>> FromVerified(ir::Program program,
-                                                                        bool fuse);
-  Executable(ir::Program program, bool fuse);
+                                                                        bool fuse,
+                                                                        bool overlap_collectives);
+  Executable(ir::Program program, bool fuse, bool overlap_collectives);
   // The constructor's last passes: each fusion step's run plan (the convolutions' plans,
   // `fused_conv` where the epilogue joined the oneDNN call, are returned per step), then
   // where each value lives during a run.
@@ -174,6 +177,9 @@ class Executable {
   std::vector<RunHome> parameter_homes_, arena_homes_, result_homes_;
   int64_t cost_ = 0;
   int64_t all_reduces_ = 0;
+  // With overlapped collectives: per step (and one more for the run's end), the all_reduce
+  // instructions that must be finished before it; empty otherwise.
+  std::vector<std::vector<int>> finish_before_;
 };
 
 }  // namespace seam::cpu

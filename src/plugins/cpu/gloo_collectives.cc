@@ -21,6 +21,14 @@ namespace seam::cpu {
 namespace {
 
 std::atomic<int64_t> contexts_built{0};
+std::atomic<int64_t> bytes_sent{0};
+
+// What one all_reduce of `bytes` among `processes` sends from this process over Gloo's
+// ring (reduce-scatter, then all-gather: each passes P - 1 of the P segments on).
+int64_t RingBytesSent(int64_t bytes, int64_t processes) {
+  const int64_t segment = (bytes + processes - 1) / processes;
+  return 2 * (processes - 1) * segment;
+}
 
 absl::Status CheckDType(ir::DType dtype) {
   switch (dtype) {
@@ -35,8 +43,7 @@ absl::Status CheckDType(ir::DType dtype) {
   }
   return absl::UnimplementedError(
       absl::StrCat("all_reduce across processes does not support element type ",
-                   std::string(ir::DTypeName(dtype)),
-                   " (supported: f32, f64, bf16 (combined as f32), s32, s64)"));
+                   std::string(ir::DTypeName(dtype)), " (supported: f32, f64, bf16, s32, s64)"));
 }
 
 // The all_reduce row's combiner (ops.def) as the binary op that folds two operands.
@@ -99,10 +106,11 @@ void CheckDeviceCounts(GlooStore& store, const std::vector<int64_t>& processes, 
   }
 }
 
+// Returns the bytes of the buffer Gloo exchanges (the elements in their wire type).
 template <typename T>
-void TypedAllReduce(const std::shared_ptr<gloo::Context>& context, uint32_t tag,
-                    std::chrono::milliseconds timeout, ir::Op combine, ir::DType dtype,
-                    std::vector<T*> in, std::vector<T*> out, size_t count) {
+size_t TypedAllReduce(const std::shared_ptr<gloo::Context>& context, uint32_t tag,
+                      std::chrono::milliseconds timeout, ir::Op combine, ir::DType dtype,
+                      std::vector<T*> in, std::vector<T*> out, size_t count) {
   gloo::AllreduceOptions options(context);
   // A lone input that is the output is reduced in place.
   if (in.size() != 1 || in[0] != out[0]) options.setInputs(std::move(in), count);
@@ -114,6 +122,7 @@ void TypedAllReduce(const std::shared_ptr<gloo::Context>& context, uint32_t tag,
   options.setTag(tag);
   options.setTimeout(timeout);
   gloo::allreduce(options);
+  return sizeof(T) * count;
 }
 
 template <typename T>
@@ -133,31 +142,10 @@ std::vector<T*> As(const std::vector<uint8_t*>& pointers) {
   return typed;
 }
 
-// bf16 goes through f32: each input widened, the reduction done in f32, the result
-// rounded once into every output.
-void BF16AllReduce(const std::shared_ptr<gloo::Context>& context, uint32_t tag,
-                   std::chrono::milliseconds timeout, ir::Op combine,
+size_t AllReduceOn(const std::shared_ptr<gloo::Context>& context, uint32_t tag,
+                   std::chrono::milliseconds timeout, ir::Op op, ir::DType dtype,
                    const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs,
                    size_t count) {
-  std::vector<std::vector<float>> wide(inputs.size(), std::vector<float>(count));
-  std::vector<float*> in;
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    Convert(ir::DType::kBF16, ir::DType::kF32, inputs[k],
-            reinterpret_cast<uint8_t*>(wide[k].data()), static_cast<int64_t>(count));
-    in.push_back(wide[k].data());
-  }
-  TypedAllReduce<float>(context, tag, timeout, combine, ir::DType::kF32, in, {wide[0].data()},
-                        count);
-  for (uint8_t* out : outputs) {
-    Convert(ir::DType::kF32, ir::DType::kBF16, reinterpret_cast<const uint8_t*>(wide[0].data()),
-            out, static_cast<int64_t>(count));
-  }
-}
-
-void AllReduceOn(const std::shared_ptr<gloo::Context>& context, uint32_t tag,
-                 std::chrono::milliseconds timeout, ir::Op op, ir::DType dtype,
-                 const std::vector<const uint8_t*>& inputs, const std::vector<uint8_t*>& outputs,
-                 size_t count) {
   const ir::Op combine = Combiner(op);
   switch (dtype) {
     case ir::DType::kF32:
@@ -173,10 +161,13 @@ void AllReduceOn(const std::shared_ptr<gloo::Context>& context, uint32_t tag,
       return TypedAllReduce<int64_t>(context, tag, timeout, combine, dtype, As<int64_t>(inputs),
                                      As<int64_t>(outputs), count);
     case ir::DType::kBF16:
-      return BF16AllReduce(context, tag, timeout, combine, inputs, outputs, count);
+      // Two bytes per element on the wire: each fold rounds to bf16, as within a process.
+      return TypedAllReduce<uint16_t>(context, tag, timeout, combine, dtype, As<uint16_t>(inputs),
+                                      As<uint16_t>(outputs), count);
     case ir::DType::kPred:
       break;  // refused by CheckDType before
   }
+  return 0;
 }
 
 }  // namespace
@@ -187,13 +178,43 @@ std::string GlooKeyPrefix(const std::vector<int64_t>& processes, int64_t generat
 
 int64_t GlooContextsBuilt() { return contexts_built.load(); }
 
+int64_t GlooBytesSent() { return bytes_sent.load(std::memory_order_relaxed); }
+
 GlooCollectives::GlooCollectives(GlooConfig config) : config_(config) {}
 
 GlooCollectives::~GlooCollectives() {
+  {
+    const std::lock_guard<std::mutex> lock(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  if (communication_.joinable()) communication_.join();
   // Contexts before the device they use; neither throws on a closed connection.
   const SigpipeGuard no_sigpipe;
   groups_.clear();
   device_.reset();
+}
+
+void GlooCollectives::Post(std::function<void()> task) {
+  {
+    const std::lock_guard<std::mutex> lock(queue_mu_);
+    queue_.push_back(std::move(task));
+    if (!communication_.joinable()) communication_ = std::thread([this] { CommunicationLoop(); });
+  }
+  queue_cv_.notify_one();
+}
+
+void GlooCollectives::CommunicationLoop() {
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  while (true) {
+    queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and every posted task ran
+    std::function<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    task();
+    lock.lock();
+  }
 }
 
 std::string GlooCollectives::Prefix(const std::vector<int64_t>& processes,
@@ -212,11 +233,17 @@ absl::Status GlooCollectives::AllReduce(const std::vector<int64_t>& processes, i
   if (absl::Status connected = Connect(processes, group); !connected.ok()) return connected;
   const int64_t generation = group.generation;
   const uint32_t tag = group.next_tag++;
+  size_t wire_bytes = 0;
   absl::Status status = Guarded([&] {
-    AllReduceOn(group.context, tag, config_.timeout, op, dtype, inputs, outputs,
-                static_cast<size_t>(count));
+    wire_bytes = AllReduceOn(group.context, tag, config_.timeout, op, dtype, inputs, outputs,
+                             static_cast<size_t>(count));
   });
-  if (status.ok()) return status;
+  if (status.ok()) {
+    bytes_sent.fetch_add(
+        RingBytesSent(static_cast<int64_t>(wire_bytes), static_cast<int64_t>(processes.size())),
+        std::memory_order_relaxed);
+    return status;
+  }
   Break(processes, group);
   return absl::Status(status.code(),
                       absl::StrCat("all_reduce among processes ", ProcessList(processes),

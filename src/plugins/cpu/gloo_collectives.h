@@ -5,11 +5,15 @@
 #define SEAM_PLUGINS_CPU_GLOO_COLLECTIVES_H_
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -46,8 +50,9 @@ class GlooCollectives {
   // indices, this process among them, at least two). This process contributes its
   // `inputs` (its members of the group, in the group's order: folded in that order) and
   // every one of `outputs` receives the result. Builds the Gloo context of that set of
-  // processes on first use. bf16 travels and is combined as f32 and is rounded once at the
-  // end; f32, f64, s32 and s64 as they are; any other dtype is UNIMPLEMENTED. A failure
+  // processes on first use. Every dtype travels as it is (bf16 in two bytes, each fold
+  // rounded to bf16 as within a process): f32, f64, bf16, s32 and s64; any other dtype is
+  // UNIMPLEMENTED. A failure
   // (a peer died, the timeout passed) returns UNAVAILABLE or DEADLINE_EXCEEDED and breaks
   // the context: the next collective among these processes builds a new one under the
   // next generation's key prefix. Never throws.
@@ -60,9 +65,17 @@ class GlooCollectives {
   // before its last collective.
   void BreakAll();
 
+  // Runs `task` on this client's communication thread (started on first use), after every
+  // task posted before it: the all_reduces of an executable that overlaps its collectives
+  // with its kernels (executable.h) run there while the device's thread goes on. Tasks
+  // posted in the same order in every process meet in that order. `task` must not throw.
+  void Post(std::function<void()> task);
+
   const GlooConfig& config() const { return config_; }
 
  private:
+  void CommunicationLoop();
+
   struct Group {
     int64_t generation = 0;
     std::shared_ptr<gloo::Context> context;  // null until built and after a failure
@@ -80,6 +93,12 @@ class GlooCollectives {
   std::mutex mu_;
   std::map<std::vector<int64_t>, Group> groups_;
   std::shared_ptr<gloo::transport::Device> device_;  // created with the first context
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::function<void()>> queue_;  // guarded by queue_mu_
+  bool stopping_ = false;                    // guarded by queue_mu_
+  std::thread communication_;                // started by the first Post
 };
 
 // The key prefix of the Gloo context of `processes` (ascending) at `generation`, under
@@ -88,6 +107,12 @@ std::string GlooKeyPrefix(const std::vector<int64_t>& processes, int64_t generat
 
 // How many Gloo contexts this process has built (for tests: none in a single-process job).
 int64_t GlooContextsBuilt();
+
+// The bytes this process has sent in cross-process all_reduces since it started: per
+// completed all_reduce of B bytes (the count times the size of the element type handed to
+// Gloo: 2 for bf16) among P processes,
+// 2 (P - 1) ceil(B / P), what Gloo's ring sends (reduce-scatter, then all-gather).
+int64_t GlooBytesSent();
 
 }  // namespace seam::cpu
 

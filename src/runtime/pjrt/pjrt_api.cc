@@ -13,11 +13,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
+#include "seam/c/pjrt_c_api_counters.h"
 #include "seam/c/pjrt_c_api_profiler.h"
 #include "src/base/env.h"
 #include "src/base/logging.h"
 #include "src/base/settings.h"
 #include "src/base/status_macros.h"
+#include "src/runtime/metrics.h"
 #include "src/runtime/pjrt/plugin_file.h"
 
 namespace seam::runtime {
@@ -353,6 +355,43 @@ const SEAM_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api) {
     }
   }
   return nullptr;
+}
+
+void SyncPluginCounters(const PJRT_Api* api) {
+  constexpr int kMaxLinks = 64;
+  if (api == nullptr || api->struct_size < kVersionEnd ||
+      GetPluginVersion(api).major != PJRT_API_MAJOR ||
+      GetPluginVersion(api).minor < kOldestLayoutMinor) {
+    return;
+  }
+  const SEAM_Counters_Extension* extension = nullptr;
+  const PJRT_Extension_Base* link = api->extension_start;
+  for (int i = 0; link != nullptr && i < kMaxLinks && extension == nullptr;
+       ++i, link = link->next) {
+    if (SEAM_ExtensionTypeOf(link) == SEAM_Extension_Type_Counters &&
+        link->struct_size >= SEAM_Counters_Extension_STRUCT_SIZE) {
+      extension = reinterpret_cast<const SEAM_Counters_Extension*>(link);
+    }
+  }
+  if (extension == nullptr || extension->read == nullptr) return;
+  // The plugin's totals are process-wide: each reaches the counter of its name once.
+  static std::mutex mu;
+  static auto* seen = new std::map<std::string, int64_t>();
+  const std::lock_guard<std::mutex> lock(mu);
+  SEAM_Counters_Read_Args args{};
+  args.struct_size = SEAM_Counters_Read_Args_STRUCT_SIZE;
+  if (PJRT_Error* error = extension->read(&args); error != nullptr) {
+    TakePjrtError(api, error).IgnoreError();
+    return;
+  }
+  for (size_t k = 0; k < args.num_counters && args.names != nullptr && args.values != nullptr;
+       ++k) {
+    int64_t& last = (*seen)[args.names[k]];
+    if (args.values[k] > last) {
+      metrics::GetOrCreateCounter(args.names[k])->Add(args.values[k] - last);
+      last = args.values[k];
+    }
+  }
 }
 
 namespace {

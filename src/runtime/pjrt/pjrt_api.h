@@ -122,6 +122,11 @@ absl::StatusOr<PluginOptions> GetPluginAttributes(const PJRT_Api* api);
 // chain is followed for at most 64 links.
 const SEAM_Profiler_Extension* FindProfilerExtension(const PJRT_Api* api);
 
+// Adds what the plugin's counters extension (seam/c/pjrt_c_api_counters.h) reports beyond
+// what was added before to the metrics counters of the same names; nothing for a plugin
+// without it. Called after each run.
+void SyncPluginCounters(const PJRT_Api* api);
+
 // The plugin's profiler extension as a trace source named `name` (the platform), or null
 // when the plugin has none.
 std::unique_ptr<trace::Source> MakeProfilerSource(const PJRT_Api* api, std::string name);

@@ -150,6 +150,7 @@ void RecordRun(metrics::Metric* metric, DeviceActivity& activity, int64_t launch
 void OnRunComplete(PJRT_Error* error, void* user_arg) {
   auto* timer = static_cast<RunTimer*>(user_arg);
   TakePjrtError(timer->api, error).IgnoreError();  // the outputs carry the error to readers
+  SyncPluginCounters(timer->api);  // before the sample: a reader that saw it sees these
   RecordRun(timer->metric, *timer->activity, timer->launch_ns, /*was_launched=*/true);
   FreeRunTimer(timer);
 }
@@ -179,6 +180,7 @@ void OnReplicaComplete(PJRT_Error* error, void* user_arg) {
   while (began < earliest && !timer->began_ns.compare_exchange_weak(earliest, began)) {
   }
   if (timer->remaining.fetch_sub(1) == 1) {
+    SyncPluginCounters(timer->api);
     const int64_t start = timer->began_ns.load();
     ComputationClient::ExecuteReplicatedMetric()->AddSample(start,
                                                             static_cast<double>(done_ns - start));
