@@ -16,9 +16,9 @@
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/executable.h"
 #include "src/plugins/cpu/fusion.h"
-#include "tests/distributed/file_kv_store.h"
-#include "tests/distributed/pjrt_client.h"
-#include "tests/distributed/worker_process.h"
+#include "src/testing/file_kv_store.h"
+#include "src/testing/pjrt_client.h"
+#include "src/testing/worker_process.h"
 
 namespace seam::testing {
 namespace {
