@@ -1,6 +1,6 @@
-// Buffers: host bytes copied in at the call, read back whole or by byte ranges, and their
-// properties. A buffer's value is an ir::Literal (dense, row-major), the form the reference
-// evaluator takes.
+// Buffers: host bytes copied in at the call, read back whole or by byte ranges, their
+// properties, and the devices' memory figures (the bytes of the values each one holds). A buffer's
+// value is an ir::Literal (dense, row-major), the form the reference evaluator takes.
 #include <array>
 #include <cstring>
 #include <memory>
@@ -141,8 +141,8 @@ PJRT_Error* BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
   if (shape.byte_size() > 0)
     SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Client_BufferFromHostBuffer, args->data);
   // Copied now, which meets every host_buffer_semantics: the host bytes are free at once.
-  auto value = std::make_shared<ir::Literal>(
-      ir::Literal{shape, GatherHostBytes(shape, args->data, args->byte_strides)});
+  std::shared_ptr<const ir::Literal> value =
+      HoldOn(**device, ir::Literal{shape, GatherHostBytes(shape, args->data, args->byte_strides)});
   args->done_with_host_buffer = ReadyEvent();
   args->buffer = new PJRT_Buffer{std::move(shape), std::move(value), *device};
   return nullptr;
@@ -254,8 +254,8 @@ PJRT_Error* BufferCopyToDevice(PJRT_Buffer_CopyToDevice_Args* args) {
   absl::StatusOr<PJRT_Device*> device =
       TargetDevice("PJRT_Buffer_CopyToDevice", source.device->client, args->dst_device, nullptr);
   if (!device.ok()) return MakeError(device.status());
-  // Values are never written, so the copy shares the source's.
-  args->dst_buffer = new PJRT_Buffer{source.shape, source.value, *device};
+  // A copy of its own, so that each device's figures count what it holds.
+  args->dst_buffer = new PJRT_Buffer{source.shape, HoldOn(**device, *source.value), *device};
   return nullptr;
 }
 
@@ -306,7 +306,40 @@ PJRT_Error* BufferCopyRawToHost(PJRT_Buffer_CopyRawToHost_Args* args) {
   return nullptr;
 }
 
+PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args) {
+  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Device_MemoryStats, args->device);
+  const MemoryCounter& counter = *args->device->counter;
+  args->bytes_in_use = counter.in_use.load();
+  args->peak_bytes_in_use = counter.peak.load();
+  args->peak_bytes_in_use_is_set = true;
+  // Not kept: no limit of its own, no pool, no allocation counts.
+  args->num_allocs_is_set = false;
+  args->largest_alloc_size_is_set = false;
+  args->bytes_limit_is_set = false;
+  args->bytes_reserved_is_set = false;
+  args->peak_bytes_reserved_is_set = false;
+  args->bytes_reservable_limit_is_set = false;
+  args->largest_free_block_bytes_is_set = false;
+  args->pool_bytes_is_set = false;
+  args->peak_pool_bytes_is_set = false;
+  return nullptr;
+}
+
 }  // namespace
+
+std::shared_ptr<const ir::Literal> HoldOn(PJRT_Device& device, ir::Literal value) {
+  const auto bytes = static_cast<int64_t>(value.bytes.size());
+  std::shared_ptr<MemoryCounter> counter = device.counter;
+  const int64_t in_use = counter->in_use.fetch_add(bytes) + bytes;
+  int64_t peak = counter->peak.load();
+  while (peak < in_use && !counter->peak.compare_exchange_weak(peak, in_use)) {
+  }
+  return std::shared_ptr<const ir::Literal>(new ir::Literal(std::move(value)),
+                                            [counter, bytes](const ir::Literal* held) {
+                                              counter->in_use.fetch_sub(bytes);
+                                              delete held;
+                                            });
+}
 
 void SetBufferFunctions(PJRT_Api& api) {
   SEAM_PLUGIN_SET(api, PJRT_Client_BufferFromHostBuffer, BufferFromHostBuffer);
@@ -326,6 +359,7 @@ void SetBufferFunctions(PJRT_Api& api) {
   SEAM_PLUGIN_SET(api, PJRT_Buffer_CopyToDevice, BufferCopyToDevice);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_ToHostBuffer, BufferToHostBuffer);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_CopyRawToHost, BufferCopyRawToHost);
+  SEAM_PLUGIN_SET(api, PJRT_Device_MemoryStats, DeviceMemoryStats);
 }
 
 }  // namespace seam::reference

@@ -20,16 +20,18 @@
 //     int64 1..64, default 1), all replicas evaluated together so that all_reduce sees
 //     each one's operand; donation (the program's aliases) deletes the donated argument;
 //   - the kit's errors, events, device lists, descriptions and memories (one memory per
-//     device, kind "device").
-// Everything else (memory figures, the transfer manager, topologies, the profiler
-// extension, ...) is the kit's stub: UNIMPLEMENTED "<PJRT_Name> is not implemented by the
-// reference plugin".
+//     device, kind "device"), the devices' memory figures (bytes in use and its peak), and
+//     the kit's profiler extension (a "read" compile event, an "evaluate" run per device).
+// Everything else (the streamed-upload transfer manager, topologies, uninitialized
+// buffers, ...) is the kit's stub: UNIMPLEMENTED "<PJRT_Name> is not implemented by the
+// reference plugin"; a layout other than dense row-major is UNIMPLEMENTED naming the field.
 //
 // Every call finishes its work before it returns: an upload copies the host bytes, a run
 // evaluates the program on the caller's thread, and every event handed out is ready. A run
 // that fails returns its error from PJRT_LoadedExecutable_Execute and changes nothing.
-// It is slow by design (an element at a time, in double precision for floats); use it for
-// tests and as a model, not for work.
+// It is slow by design (an element at a time, in double precision for floats, so a
+// signalling NaN comes back quiet even from a reshape); use it for tests and as a model,
+// not for work.
 //
 // Files: reference_plugin.h (the objects), this file (plugin, client, compile, the table),
 // reference_buffers.cc, reference_execute.cc, compile_options.{h,cc}. It uses the ABI
@@ -50,6 +52,7 @@
 #include "src/abi/buffer_type.h"
 #include "src/ir/text.h"
 #include "src/plugins/common/options.h"
+#include "src/plugins/common/profiler.h"
 #include "src/plugins/common/table.h"
 #include "src/plugins/reference/compile_options.h"
 #include "src/stablehlo/read.h"
@@ -193,6 +196,7 @@ absl::StatusOr<ir::Program> ReadProgram(absl::string_view format, absl::string_v
   absl::StatusOr<BuildOptions> build = ReadBuildOptions(compile_options);
   if (!build.ok()) return build.status();
   const std::string_view text(code.data(), code.size());
+  const plugin::profiler::Scope span("read", "compile");  // the profiler's timeline
   absl::StatusOr<ir::Program> program =
       format == kSeamIrFormat ? ir::ParseProgram(text) : stablehlo::ReadStableHlo(text);
   if (!program.ok()) return program.status();
@@ -262,6 +266,7 @@ namespace {
 PJRT_Api MakeApi() {
   // Every slot starts as the kit's UNIMPLEMENTED stub; the error functions are the kit's.
   PJRT_Api api = plugin::NewApi<kPluginName>();
+  api.extension_start = plugin::profiler::Extension();  // the compile and run events
   SEAM_PLUGIN_SET(api, PJRT_Plugin_Initialize, PluginInitialize);
   SEAM_PLUGIN_SET(api, PJRT_Plugin_Attributes, PluginAttributes);
   plugin::SetEventFunctions(api);

@@ -4,6 +4,8 @@
 #ifndef SEAM_PLUGINS_REFERENCE_REFERENCE_PLUGIN_H_
 #define SEAM_PLUGINS_REFERENCE_REFERENCE_PLUGIN_H_
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,11 +17,24 @@
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
 
+namespace seam::reference {
+
+// A device's memory figures (PJRT_Device_MemoryStats): the bytes of the values held on it.
+// Shared with every value it counts, so that a value outliving its client stays safe.
+struct MemoryCounter {
+  std::atomic<int64_t> in_use{0};
+  std::atomic<int64_t> peak{0};
+};
+
+}  // namespace seam::reference
+
 struct PJRT_Device {
   PJRT_DeviceDescription description;  // description.id: the device's index in the client
   PJRT_Client* client = nullptr;
   PJRT_Memory memory;                  // its one memory space (kind "device")
   std::vector<PJRT_Memory*> memories;  // {&memory}: what PJRT_Device_AddressableMemories lists
+  std::shared_ptr<seam::reference::MemoryCounter> counter =
+      std::make_shared<seam::reference::MemoryCounter>();
 };
 
 struct PJRT_Client {
@@ -76,6 +91,10 @@ inline constexpr char kPluginName[] = "reference";
 // the IR has no dtype for.
 std::optional<ir::DType> DTypeOf(int type);
 
+// `value` as the value of a buffer on `device`: its bytes count in the device's memory
+// figures until the last reference to it goes.
+std::shared_ptr<const ir::Literal> HoldOn(PJRT_Device& device, ir::Literal value);
+
 // reference_plugin.cc: the plugin, the client and compiling.
 PJRT_Error* PluginInitialize(PJRT_Plugin_Initialize_Args* args);
 PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args);
@@ -84,7 +103,8 @@ PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args);
 PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args);
 PJRT_Error* ClientDefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_Args* args);
 
-// reference_buffers.cc: buffers to and from the host, and their properties.
+// reference_buffers.cc: buffers to and from the host, their properties and the memory
+// figures.
 void SetBufferFunctions(PJRT_Api& api);
 
 // reference_execute.cc: executables and runs.
