@@ -39,6 +39,7 @@
 #include "src/plugins/reference/reference_plugin.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -250,8 +251,8 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   }
   // Its devices: the first replica_count ones (a program of more replicas than the client
   // has devices compiles, and each run of it is refused naming both counts).
-  const size_t replicas =
-      std::min(static_cast<size_t>(program->replica_count), client.devices.size());
+  const auto replicas = static_cast<ptrdiff_t>(
+      std::min(static_cast<size_t>(program->replica_count), client.devices.size()));
   compiled->program = *std::move(program);
   args->executable = new PJRT_LoadedExecutable{
       std::move(compiled), args->client,
