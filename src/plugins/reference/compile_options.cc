@@ -88,9 +88,9 @@ absl::StatusOr<BuildOptions> ReadBuildOptions(absl::string_view bytes) {
   BuildOptions options;
   absl::Status inner = absl::OkStatus();
   absl::Status outer = ForEachField(bytes, [&](const Field& field) {
-    if (field.number != kExecutableBuildOptions || !inner.ok()) return;
-    if (field.wire_type != kLengthDelimited) {
-      inner = Malformed("executable_build_options is not a message");
+    // Of another wire type, it is an unknown field to protobuf too: skipped.
+    if (field.number != kExecutableBuildOptions || field.wire_type != kLengthDelimited ||
+        !inner.ok()) {
       return;
     }
     // A message field given twice is merged: its scalars take the last value.

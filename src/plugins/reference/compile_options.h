@@ -19,9 +19,11 @@ struct BuildOptions {
 };
 
 // Reads executable_build_options (field 3) and in it fields 4 and 5, and checks the wire
-// format of the message and of that field (every tag, length and varint in bounds; no
-// group, which proto3 has none of). INVALID_ARGUMENT "failed to deserialize
-// CompileOptionsProto (<what>)" otherwise, as the CPU plugin's parse says it.
+// format of the message and of that field as protobuf's parser does (every tag, length and
+// varint in bounds; a field of a wire type other than its own is skipped as unknown), except
+// that a group (wire types 3 and 4, which proto3 never writes) is refused. INVALID_ARGUMENT
+// "failed to deserialize CompileOptionsProto (<what>)" otherwise, as the CPU plugin's parse
+// words it.
 absl::StatusOr<BuildOptions> ReadBuildOptions(absl::string_view bytes);
 
 }  // namespace seam::reference
