@@ -39,6 +39,9 @@ LAYERS = {
     # serialized xla.CompileOptionsProto (src/proto/compile_options.proto).
     "src/plugins/cpu": ["src/base", "src/ir", "src/stablehlo", "src/abi", "src/plugins/common",
                         "src/proto", "seam/c"],
+    # The reference plugin reads StableHLO text too (format "mlir", src/stablehlo/read.h).
+    "src/plugins/reference": ["src/base", "src/ir", "src/stablehlo", "src/abi",
+                              "src/plugins/common", "seam/c"],
     "src/conformance": ["src/base", "src/ir", "src/stablehlo", "src/abi", "src/runtime", "src/proto",
                         "seam/c"],
     # The coordinator's gRPC code: the runtime includes the generated headers, built from
