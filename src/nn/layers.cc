@@ -13,7 +13,7 @@ namespace seam::nn {
 
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (!x.defined()) throw Error(ErrorCode::kInvalidArgument, "flatten: tensor is undefined");
-  const std::vector<int64_t> shape = x.shape();
+  const std::vector<int64_t>& shape = x.shape();
   if (shape.empty()) return x.reshape({1});  // torch.flatten of a scalar
   const int64_t rank = static_cast<int64_t>(shape.size());
   const int64_t start = start_dim < 0 ? start_dim + rank : start_dim;

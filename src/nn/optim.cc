@@ -71,6 +71,7 @@ std::vector<Tensor> MeanOverReplicas(const std::vector<Tensor>& grads, const Dat
       return;
     }
     std::vector<Tensor> flat;
+    flat.reserve(members.size());
     for (size_t i : members) flat.push_back(grads[i].reshape({grads[i].numel()}));
     Tensor mean = Mean(Tensor::cat(flat, 0), dp);
     int64_t offset = 0;

@@ -460,6 +460,21 @@ absl::Status RunAllReduce(const ir::Program& program, int i, const uint8_t* in, 
 
 }  // namespace
 
+void Executable::AllocateResults(std::vector<std::shared_ptr<DeviceMemory>>& results,
+                                 const std::shared_ptr<MemoryCounters>& memory) const {
+  const int num_results = static_cast<int>(program_.results.size());
+  results.assign(num_results, nullptr);
+  for (int k = 0; k < num_results; ++k) {
+    const ir::Shape& shape = result_shapes_[k];
+    if (buffers_.outputs[k].how != OutputPlan::kOwn) continue;
+    // A convolution's result left in oneDNN's layout (layout_plan.h).
+    const std::shared_ptr<const DeviceLayout>& layout = layouts_.results[k];
+    results[k] =
+        NewDeviceMemory(layout != nullptr ? LayoutBytes(*layout) : shape.byte_size(), memory);
+    results[k]->set_layout(layout);
+  }
+}
+
 absl::Status Executable::RunInto(InputBlock given_input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous,
@@ -474,19 +489,9 @@ absl::Status Executable::RunInto(InputBlock given_input,
     return arranged.empty() || arranged[i] == nullptr ? given_input(i) : arranged[i];
   };
   const InputBlock input(arranged_input);
-  const int num_results = static_cast<int>(program_.results.size());
-  results.assign(num_results, nullptr);
   std::optional<DeviceMemory> arena;
   if (!buffers_.slot_bytes.empty()) arena.emplace(buffers_.arena_bytes, memory);
-  for (int k = 0; k < num_results; ++k) {
-    const ir::Shape& shape = result_shapes_[k];
-    if (buffers_.outputs[k].how != OutputPlan::kOwn) continue;
-    // A convolution's result left in oneDNN's layout (layout_plan.h).
-    const std::shared_ptr<const DeviceLayout>& layout = layouts_.results[k];
-    results[k] =
-        NewDeviceMemory(layout != nullptr ? LayoutBytes(*layout) : shape.byte_size(), memory);
-    results[k]->set_layout(layout);
-  }
+  AllocateResults(results, memory);
   // Where each value is during this run. Per-thread scratch, reused from run to run (a run
   // never starts another on its thread), so a small run allocates only its results.
   thread_local std::vector<uint8_t*> value;

@@ -150,6 +150,10 @@ class Executable {
   // with donated blocks.
   absl::Status ArrangeInputs(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& arranged,
                              const std::shared_ptr<MemoryCounters>& memory) const;
+  // The start of a run: a block for each result the program computes itself (in the layout
+  // planned for it), null for the others (PlaceResults fills them at the end).
+  void AllocateResults(std::vector<std::shared_ptr<DeviceMemory>>& results,
+                       const std::shared_ptr<MemoryCounters>& memory) const;
   // The end of a run: results that are parameters, constants or repeats get a block of
   // their own, outputs aliased to a donated parameter land in its block.
   void PlaceResults(InputBlock input, std::vector<std::shared_ptr<DeviceMemory>>& results,

@@ -19,7 +19,6 @@ namespace seam::runtime {
 namespace {
 
 constexpr char kSeamIrAttribute[] = "seam_ir_version";
-constexpr char kDumpToEnv[] = "SEAM_DUMP_TO";
 
 // <dir>/<hash>.stablehlo.mlir, the directory made if needed.
 absl::Status DumpStableHlo(const std::string& dir, const ir::Program& program,
