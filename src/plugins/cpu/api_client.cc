@@ -297,13 +297,8 @@ std::shared_ptr<const ExecutableFacts> MakeFacts(const Executable& executable,
   facts->name = executable.program().name;
   facts->fingerprint = Fingerprint(code);
   facts->replicas = executable.program().replica_count;
-  static constexpr char kDeviceKind[] = "device";
   for (const ir::Shape& shape : executable.result_shapes()) {
-    facts->output_types.push_back(ToPjrtType(shape.dtype));
-    facts->output_dims.insert(facts->output_dims.end(), shape.dims.begin(), shape.dims.end());
-    facts->output_ranks.push_back(shape.dims.size());
-    facts->output_memory_kinds.push_back(kDeviceKind);
-    facts->output_memory_kind_sizes.push_back(sizeof(kDeviceKind) - 1);
+    facts->AddOutput(ToPjrtType(shape.dtype), shape.dims);
   }
   return facts;
 }

@@ -27,16 +27,6 @@ PJRT_Error* LoadedExecutableDelete(PJRT_LoadedExecutable_Delete_Args* args);
 PJRT_Error* LoadedExecutableIsDeleted(PJRT_LoadedExecutable_IsDeleted_Args* args);
 PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args);
 PJRT_Error* ExecutableDestroy(PJRT_Executable_Destroy_Args* args);
-PJRT_Error* ExecutableName(PJRT_Executable_Name_Args* args);
-PJRT_Error* ExecutableNumReplicas(PJRT_Executable_NumReplicas_Args* args);
-PJRT_Error* ExecutableNumPartitions(PJRT_Executable_NumPartitions_Args* args);
-PJRT_Error* ExecutableNumOutputs(PJRT_Executable_NumOutputs_Args* args);
-PJRT_Error* ExecutableSizeOfGeneratedCodeInBytes(
-    PJRT_Executable_SizeOfGeneratedCodeInBytes_Args* args);
-PJRT_Error* ExecutableFingerprint(PJRT_Executable_Fingerprint_Args* args);
-PJRT_Error* ExecutableOutputElementTypes(PJRT_Executable_OutputElementTypes_Args* args);
-PJRT_Error* ExecutableOutputDimensions(PJRT_Executable_OutputDimensions_Args* args);
-PJRT_Error* ExecutableOutputMemoryKinds(PJRT_Executable_OutputMemoryKinds_Args* args);
 
 // api_buffer.cc
 PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);

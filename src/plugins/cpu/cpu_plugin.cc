@@ -67,16 +67,8 @@ const PJRT_Api* GetCpuPjrtApi() {
     SEAM_PLUGIN_SET(a, PJRT_Device_MemoryStats, DeviceMemoryStats);
 
     SEAM_PLUGIN_SET(a, PJRT_Executable_Destroy, ExecutableDestroy);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_Name, ExecutableName);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_NumReplicas, ExecutableNumReplicas);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_NumPartitions, ExecutableNumPartitions);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_NumOutputs, ExecutableNumOutputs);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_SizeOfGeneratedCodeInBytes,
-                    ExecutableSizeOfGeneratedCodeInBytes);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_OutputMemoryKinds, ExecutableOutputMemoryKinds);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_OutputElementTypes, ExecutableOutputElementTypes);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_OutputDimensions, ExecutableOutputDimensions);
-    SEAM_PLUGIN_SET(a, PJRT_Executable_Fingerprint, ExecutableFingerprint);
+    // Name, replicas, outputs' types, dimensions and memory kinds, fingerprint.
+    plugin::SetExecutableFunctions<PJRT_Executable>(a);
 
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_Destroy, LoadedExecutableDestroy);
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_GetExecutable, LoadedExecutableGetExecutable);

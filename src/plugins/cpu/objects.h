@@ -15,6 +15,7 @@
 #include "src/plugins/common/device.h"
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
+#include "src/plugins/common/executable.h"
 #include "src/plugins/common/kv_store.h"
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/executable.h"
@@ -81,18 +82,10 @@ struct PJRT_Buffer {
 
 namespace seam::cpu {
 
-// What PJRT_Executable answers about a compiled program, built once at compile and shared
-// by the loaded executable and every PJRT_Executable handed out for it.
-struct ExecutableFacts {
-  std::string name;         // the program's name
-  std::string fingerprint;  // hex digest of the program text and the replica count
-  int64_t replicas = 1;
-  std::vector<PJRT_Buffer_Type> output_types;
-  std::vector<int64_t> output_dims;  // every output's dimensions, one after another
-  std::vector<size_t> output_ranks;
-  std::vector<const char*> output_memory_kinds;  // "device" each
-  std::vector<size_t> output_memory_kind_sizes;
-};
+// What PJRT_Executable answers about a compiled program (the kit's), built once at compile
+// and shared by the loaded executable and every PJRT_Executable handed out for it; the
+// fingerprint is a hex digest of the program text and the replica count.
+using ExecutableFacts = plugin::ExecutableFacts;
 
 }  // namespace seam::cpu
 

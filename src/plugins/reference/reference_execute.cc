@@ -67,74 +67,6 @@ PJRT_Error* ExecutableDestroy(PJRT_Executable_Destroy_Args* args) {
   return nullptr;
 }
 
-PJRT_Error* ExecutableName(PJRT_Executable_Name_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_Name, args->executable);
-  const std::string& name = args->executable->compiled->program.name;
-  args->executable_name = name.data();
-  args->executable_name_size = name.size();
-  return nullptr;
-}
-
-PJRT_Error* ExecutableNumReplicas(PJRT_Executable_NumReplicas_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_NumReplicas, args->executable);
-  args->num_replicas = static_cast<size_t>(args->executable->compiled->program.replica_count);
-  return nullptr;
-}
-
-PJRT_Error* ExecutableNumPartitions(PJRT_Executable_NumPartitions_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_NumPartitions, args->executable);
-  args->num_partitions = 1;
-  return nullptr;
-}
-
-PJRT_Error* ExecutableNumOutputs(PJRT_Executable_NumOutputs_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_NumOutputs, args->executable);
-  args->num_outputs = args->executable->compiled->result_shapes.size();
-  return nullptr;
-}
-
-PJRT_Error* ExecutableSizeOfGeneratedCodeInBytes(
-    PJRT_Executable_SizeOfGeneratedCodeInBytes_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_SizeOfGeneratedCodeInBytes, args->executable);
-  args->size_in_bytes = 0;  // interpreted: no code is generated
-  return nullptr;
-}
-
-PJRT_Error* ExecutableFingerprint(PJRT_Executable_Fingerprint_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_Fingerprint, args->executable);
-  const std::string& fingerprint = args->executable->compiled->fingerprint;
-  args->executable_fingerprint = fingerprint.data();
-  args->executable_fingerprint_size = fingerprint.size();
-  return nullptr;
-}
-
-PJRT_Error* ExecutableOutputElementTypes(PJRT_Executable_OutputElementTypes_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_OutputElementTypes, args->executable);
-  const Compiled& compiled = *args->executable->compiled;
-  // The ABI's field is not const; the array is the executable's and never written through.
-  args->output_types = const_cast<PJRT_Buffer_Type*>(compiled.output_types.data());
-  args->num_output_types = compiled.output_types.size();
-  return nullptr;
-}
-
-PJRT_Error* ExecutableOutputDimensions(PJRT_Executable_OutputDimensions_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_OutputDimensions, args->executable);
-  const Compiled& compiled = *args->executable->compiled;
-  args->num_outputs = compiled.output_ranks.size();
-  args->dims = compiled.output_dims.data();
-  args->dim_sizes = compiled.output_ranks.data();
-  return nullptr;
-}
-
-PJRT_Error* ExecutableOutputMemoryKinds(PJRT_Executable_OutputMemoryKinds_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Executable_OutputMemoryKinds, args->executable);
-  const Compiled& compiled = *args->executable->compiled;
-  args->num_outputs = compiled.output_memory_kinds.size();
-  args->memory_kinds = compiled.output_memory_kinds.data();
-  args->memory_kind_sizes = compiled.output_memory_kind_sizes.data();
-  return nullptr;
-}
-
 // ---- Runs
 
 // Argument `i` of replica `d` on `device`: present, alive, of the parameter's shape.
@@ -311,16 +243,7 @@ void SetExecuteFunctions(PJRT_Api& api) {
   SEAM_PLUGIN_SET(api, PJRT_LoadedExecutable_IsDeleted, LoadedExecutableIsDeleted);
   SEAM_PLUGIN_SET(api, PJRT_LoadedExecutable_Execute, LoadedExecutableExecute);
   SEAM_PLUGIN_SET(api, PJRT_Executable_Destroy, ExecutableDestroy);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_Name, ExecutableName);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_NumReplicas, ExecutableNumReplicas);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_NumPartitions, ExecutableNumPartitions);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_NumOutputs, ExecutableNumOutputs);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_SizeOfGeneratedCodeInBytes,
-                  ExecutableSizeOfGeneratedCodeInBytes);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_Fingerprint, ExecutableFingerprint);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_OutputElementTypes, ExecutableOutputElementTypes);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_OutputDimensions, ExecutableOutputDimensions);
-  SEAM_PLUGIN_SET(api, PJRT_Executable_OutputMemoryKinds, ExecutableOutputMemoryKinds);
+  plugin::SetExecutableFunctions<PJRT_Executable>(api);
 }
 
 }  // namespace seam::reference

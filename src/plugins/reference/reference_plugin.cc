@@ -240,14 +240,11 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   auto compiled = std::make_shared<Compiled>();
   compiled->parameter_shapes = program->ParameterShapes();
   compiled->result_shapes = program->ResultShapes();
-  compiled->fingerprint = Fingerprint(code);
-  static constexpr char kMemoryKind[] = "device";
+  compiled->facts.name = program->name;
+  compiled->facts.fingerprint = Fingerprint(code);
+  compiled->facts.replicas = program->replica_count;
   for (const ir::Shape& shape : compiled->result_shapes) {
-    compiled->output_types.push_back(abi::ToPjrtBufferType(shape.dtype));
-    compiled->output_dims.insert(compiled->output_dims.end(), shape.dims.begin(), shape.dims.end());
-    compiled->output_ranks.push_back(shape.dims.size());
-    compiled->output_memory_kinds.push_back(kMemoryKind);
-    compiled->output_memory_kind_sizes.push_back(sizeof(kMemoryKind) - 1);
+    compiled->facts.AddOutput(abi::ToPjrtBufferType(shape.dtype), shape.dims);
   }
   // Its devices: the first replica_count ones (a program of more replicas than the client
   // has devices compiles, and each run of it is refused naming both counts).

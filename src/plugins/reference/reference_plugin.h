@@ -16,6 +16,7 @@
 #include "src/plugins/common/device.h"
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
+#include "src/plugins/common/executable.h"
 
 namespace seam::reference {
 
@@ -62,12 +63,9 @@ struct Compiled {
   ir::Program program;
   std::vector<ir::Shape> parameter_shapes;
   std::vector<ir::Shape> result_shapes;
-  std::string fingerprint;  // hex FNV-1a of the program text as sent
-  std::vector<PJRT_Buffer_Type> output_types;
-  std::vector<int64_t> output_dims;  // every output's dimensions, one after another
-  std::vector<size_t> output_ranks;
-  std::vector<const char*> output_memory_kinds;  // "device" each
-  std::vector<size_t> output_memory_kind_sizes;
+  // What PJRT_Executable_* report (the kit's queries); the fingerprint is a hex FNV-1a of
+  // the program text as sent.
+  plugin::ExecutableFacts facts;
 };
 
 }  // namespace seam::reference
