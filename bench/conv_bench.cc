@@ -3,7 +3,7 @@
 // 56x56, batch 8 (NCHW and NHWC), and the Fashion-MNIST CNN's two layers (batch 64).
 //   seam/onednn   the CPU plugin's default path (oneDNN where it serves the case), the same
 //                 input buffer every run: the first run converts it into oneDNN's layout
-//                 and keeps the copy, the result stays in oneDNN's layout (docs/plugins.md
+//                 and keeps the copy, the result stays in oneDNN's layout (docs/cpu-plugin.md
 //                 "On-device layouts")
 //   seam/onednn_dense_layouts   the same with SEAM_CPU_LAYOUTS=dense: each run reorders the
 //                 input and the result (per cache-sized part of the batch)
@@ -92,7 +92,7 @@ void SetCounters(benchmark::State& state, const Case& c) {
 }
 
 // How the seam run gets its input: the same uploaded buffer every run (its converted copy,
-// made by the first run, is read again: docs/plugins.md "On-device layouts"), a new upload
+// made by the first run, is read again: docs/cpu-plugin.md "On-device layouts"), a new upload
 // before each run (converted each time; the upload itself is not timed), or the previous
 // run's result (a chain of layers of one shape: it arrives in oneDNN's layout).
 enum class Input { kSame, kFresh, kChained };

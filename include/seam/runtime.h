@@ -42,7 +42,7 @@ class PjRtPlugin {
 // seam::Error (FailedPrecondition) once the process's client exists: register first.
 void RegisterPjRtPlugin(const std::string& name, std::shared_ptr<const PjRtPlugin> plugin);
 
-// One device's memory figures in bytes, as its plugin counts them (docs/plugins.md, "Memory
+// One device's memory figures in bytes, as its plugin counts them (docs/cpu-plugin.md, "Memory
 // figures", says what the CPU plugin counts). A figure the plugin does not report is -1.
 struct MemoryStats {
   int64_t bytes_in_use = 0;        // device memory held for the device now

@@ -54,7 +54,7 @@ TEST(ConvTest, EagerModeGivesTheSameValuesAndGradients) {
 }
 
 // Eager mode runs each convolution as a program of its own, whose result the CPU plugin
-// leaves in oneDNN's layout (docs/plugins.md "On-device layouts"): reading it back, feeding
+// leaves in oneDNN's layout (docs/cpu-plugin.md "On-device layouts"): reading it back, feeding
 // it to the next convolution and to an elementwise op must give the lazy program's values.
 TEST(ConvTest, EagerConvolutionsChainThroughDeviceLayouts) {
   const std::vector<int64_t> image = {4, 16, 10, 10}, kernel = {16, 16, 3, 3};

@@ -1,5 +1,5 @@
 // The CPU plugin's block pool: where blocks are placed, that recycled blocks stay
-// poisoned for AddressSanitizer while they sit in the cache (docs/plugins.md, "Block
+// poisoned for AddressSanitizer while they sit in the cache (docs/cpu-plugin.md, "Block
 // placement"), and that small blocks freed on another thread are reused.
 #include <gtest/gtest.h>
 

@@ -426,7 +426,7 @@ PJRT_Error* LoadedExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
   // returns once the run (and its collectives) finished. A hand-off to the device's thread
   // costs each cross-process collective about 1 ms on a 2-core VM (the woken threads wait
   // for a core that Gloo's event loops hold), more than the launch's asynchrony is worth
-  // there (docs/plugins.md, "Multi-process collectives").
+  // there (docs/cpu-plugin.md, "Multi-process collectives").
   const bool small = loaded.client->inline_max_cost > 0 &&
                      loaded.executable->cost() <= loaded.client->inline_max_cost;
   const bool inline_ok =

@@ -4,7 +4,7 @@
 //
 // The manager allocates every buffer's block when it is created; each TransferData copies
 // its piece into the block before it returns (so its done event is ready at once), and the
-// piece marked is_last_transfer makes the buffer ready (docs/plugins.md, "Streamed
+// piece marked is_last_transfer makes the buffer ready (docs/cpu-plugin.md, "Streamed
 // uploads"). A manager destroyed before a buffer's last piece makes that buffer ready with
 // an error; blocks of buffers nobody retrieved go with the manager.
 #include <cstring>

@@ -25,11 +25,11 @@ constexpr size_t kAlignment = 64;
 // Blocks below this size come straight from malloc (it is fast for them); above it, sizes
 // are rounded to whole 4 KiB pages so that neighbouring sizes share a class, and blocks
 // start on a page: every large block has the same offset (0) modulo 4096, whether glibc
-// serves it by mmap or from the heap (docs/plugins.md, "Block placement").
+// serves it by mmap or from the heap (docs/cpu-plugin.md, "Block placement").
 constexpr size_t kPooledMinimum = size_t{16} * 1024;
 constexpr size_t kPage = 4096;
 // Blocks of this size and more are mappings of their own, starting on a 2 MiB boundary and
-// advised for transparent huge pages (docs/plugins.md, "Huge pages"): a loop streaming
+// advised for transparent huge pages (docs/cpu-plugin.md, "Huge pages"): a loop streaming
 // several such arrays then walks one TLB entry per 2 MiB of each instead of one per 4 KiB.
 constexpr size_t kHugePage = size_t{2} << 20;
 // The cache never holds more than this; a block given back beyond it is freed.

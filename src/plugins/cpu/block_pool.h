@@ -12,7 +12,7 @@
 namespace seam::cpu {
 
 // Blocks are 64-byte aligned; blocks of 16 KiB or more start on a 4 KiB page
-// (docs/plugins.md, "Block placement"); blocks of 2 MiB or more are mappings of their own
+// (docs/cpu-plugin.md, "Block placement"); blocks of 2 MiB or more are mappings of their own
 // that start on a 2 MiB boundary, advised for transparent huge pages ("Huge pages"). A block of
 // `capacity` bytes given back with Release can be returned by a later Acquire whose rounded size
 // equals that capacity.

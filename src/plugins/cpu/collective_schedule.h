@@ -1,4 +1,4 @@
-// Overlapped collectives (docs/plugins.md, "Overlapped all_reduce"): in a job of several
+// Overlapped collectives (docs/cpu-plugin.md, "Overlapped all_reduce"): in a job of several
 // processes each all_reduce instruction runs in two halves, a start where its step stands
 // (its operand is computed) and a finish just before the first step that reads its result,
 // with Gloo working on the communication thread in between (collectives.h). The IR keeps

@@ -1,7 +1,7 @@
 // ConvolutionPlan (kernels_window.h): f32 and bf16 convolutions (bf16 accumulates in f32
 // inside oneDNN) with 1 to 3 spatial dimensions, no lhs dilation, padding >= 0 and a
 // non-empty result run on oneDNN when this build links it, oneDNN has a JIT kernel for the
-// case, and SEAM_CPU_CONV (docs/plugins.md "Convolutions") allows; everything else runs as
+// case, and SEAM_CPU_CONV (docs/cpu-plugin.md "Convolutions") allows; everything else runs as
 // matrix products (conv_gemm.cc) or, where those do not fit, the direct loop. oneDNN reads
 // and writes the operands in their own layout (any dimension numbers are strided memory
 // descriptors) and picks its own layouts for the computation, so each run reorders in and
@@ -80,7 +80,7 @@ struct ConvolutionPlan::OneDnn {
   dnnl_primitive_t conv = nullptr;
   dnnl_primitive_t lhs_in = nullptr, rhs_in = nullptr, out_back = nullptr;
   dnnl_primitive_t residual_in = nullptr;  // the residual into oneDNN's result layout
-  // oneDNN's layouts of the operands for the whole batch (docs/plugins.md "On-device
+  // oneDNN's layouts of the operands for the whole batch (docs/cpu-plugin.md "On-device
   // layouts"): null where the user's layout is oneDNN's or the plan cannot take the operand
   // in oneDNN's (see WholeBatch). With `lhs_given` / `rhs_given` Run reads the operand in
   // its layout, with `out_kept` it leaves the result in its layout: no reorder.
@@ -378,7 +378,7 @@ std::unique_ptr<ConvolutionPlan::OneDnn> BuildForward(const ConvGeometry& g,
 // oneDNN's weight gradient diff_weights[o, n, t] for the source lhs read with f as its
 // batch and n as its channel, diff_dst rhs with f as its batch and o as its channel, stride
 // r and dilation s: the form in which the front end records a convolution's kernel adjoint
-// (docs/plugins.md "Convolutions"), whose "kernel" (the result's gradient) is as large as
+// (docs/cpu-plugin.md "Convolutions"), whose "kernel" (the result's gradient) is as large as
 // an image and whose result is a few taps. oneDNN's backward-weights kernels compute it
 // far faster than its forward kernels do with such a kernel. One part: the sum runs over
 // the whole of lhs's feature dimension.

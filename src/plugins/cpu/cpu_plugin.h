@@ -24,7 +24,7 @@ inline constexpr int64_t kSeamIrVersion = 1;
 // Name of the client-create option that sets the number of devices (int64, >= 1).
 inline constexpr char kDeviceCountOption[] = "cpu_device_count";
 
-// A job of several processes (docs/plugins.md, "Multi-process collectives"): this
+// A job of several processes (docs/cpu-plugin.md, "Multi-process collectives"): this
 // process's index and the number of processes (int64 each; 0 of 1 by default), and the
 // bound on any one wait of a collective across processes (int64 milliseconds), which
 // defaults to $SEAM_CPU_COLLECTIVE_TIMEOUT_MS, else 5 minutes.

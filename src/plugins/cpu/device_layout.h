@@ -1,4 +1,4 @@
-// On-device layouts of the CPU plugin's memory blocks (docs/plugins.md "On-device
+// On-device layouts of the CPU plugin's memory blocks (docs/cpu-plugin.md "On-device
 // layouts"). A block holds its values in the shape's dense row-major layout, the layout of
 // every transfer to and from the host, unless the program that wrote it left a
 // convolution's result in oneDNN's own layout (features in blocks of 16 innermost, for

@@ -1,4 +1,4 @@
-// bf16 dot_general on oneDNN's matmul primitive (docs/plugins.md "Matrix products"): both
+// bf16 dot_general on oneDNN's matmul primitive (docs/cpu-plugin.md "Matrix products"): both
 // operands stay bf16, oneDNN multiplies on the CPU's bf16 instructions (AVX512_BF16 or
 // AMX), accumulates in f32 and rounds each result once to bf16 (to nearest even), as the
 // widening path does; only the order of the sums differs. Used where this build links

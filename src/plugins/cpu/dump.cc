@@ -137,7 +137,7 @@ std::string OptimizedDumpText(const Executable& executable) {
       if (update.scale >= 0) absl::StrAppend(&steps, "%", update.scale, " * ");
       absl::StrAppend(&steps, "dot %", update.dot, ", one gemm)");
     } else {
-      // Which path a bf16 product takes (docs/plugins.md "Matrix products"), and a
+      // Which path a bf16 product takes (docs/cpu-plugin.md "Matrix products"), and a
       // convolution in the weight-gradient form ("Convolutions").
       const StepPlan& plan = executable.step_plans()[s];
       const bool bf16_matmul = plan.dot.bf16_matmul != nullptr;
@@ -170,7 +170,7 @@ std::string OptimizedDumpText(const Executable& executable) {
                       output.copy_into_parameter, " at the end of the run\n");
     }
   }
-  // On-device layouts (docs/plugins.md "On-device layouts"): only those not dense.
+  // On-device layouts (docs/cpu-plugin.md "On-device layouts"): only those not dense.
   const LayoutPlan& layouts = executable.layouts();
   for (size_t p = 0; p < layouts.parameters.size(); ++p) {
     if (layouts.parameters[p] == nullptr) continue;

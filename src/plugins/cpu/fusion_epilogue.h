@@ -3,7 +3,7 @@
 // result runs inside the convolution's oneDNN call (a bias operand, a sum and a relu
 // post-op; other per-feature arithmetic folded into the weights and the bias), so the result
 // is written once, finished, instead of written, read back by the group's loop and written
-// again (docs/plugins.md "Convolution epilogues").
+// again (docs/cpu-plugin.md "Convolution epilogues").
 #ifndef SEAM_PLUGINS_CPU_FUSION_EPILOGUE_H_
 #define SEAM_PLUGINS_CPU_FUSION_EPILOGUE_H_
 

@@ -1,7 +1,7 @@
 // The CPU plugin's matrix products: which library computes a row-major gemm, and the call.
 //
 // f64 always goes to OpenBLAS (oneDNN has no f64 gemm). f32 goes to oneDNN's sgemm or to
-// OpenBLAS, as SEAM_CPU_GEMM says (read at client creation, docs/plugins.md "Matrix
+// OpenBLAS, as SEAM_CPU_GEMM says (read at client creation, docs/cpu-plugin.md "Matrix
 // products"):
 //   auto      (the default) oneDNN for every product when OpenBLAS runs generic kernels on
 //             a CPU with AVX2 or AVX-512 (blas_core.h: Debian's OpenBLAS has taken an AVX-512

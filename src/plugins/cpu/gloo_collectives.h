@@ -1,4 +1,4 @@
-// All-reduce across the processes of a job, over Gloo's TCP transport (docs/plugins.md,
+// All-reduce across the processes of a job, over Gloo's TCP transport (docs/cpu-plugin.md,
 // "Multi-process collectives"). One per client of a multi-process job; nothing of it
 // exists in a single-process job.
 #ifndef SEAM_PLUGINS_CPU_GLOO_COLLECTIVES_H_

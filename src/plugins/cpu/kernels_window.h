@@ -76,7 +76,7 @@ void ApplyPostOps(const ConvGeometry& g, const ConvPostOps& post, const uint8_t*
 
 // A convolution instruction planned once (at compile time): oneDNN where it serves the
 // case, else matrix products where they fit, else the direct loop; SEAM_CPU_CONV=gemm or
-// =direct forces the later paths (docs/plugins.md "Convolutions"). Safe to run from
+// =direct forces the later paths (docs/cpu-plugin.md "Convolutions"). Safe to run from
 // several threads at once.
 class ConvolutionPlan {
  public:

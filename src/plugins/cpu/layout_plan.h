@@ -1,5 +1,5 @@
 // Which of a program's parameters the CPU plugin takes, and which results it leaves, in a
-// convolution's oneDNN layout instead of dense row-major (docs/plugins.md "On-device
+// convolution's oneDNN layout instead of dense row-major (docs/cpu-plugin.md "On-device
 // layouts"), decided once at compile time.
 #ifndef SEAM_PLUGINS_CPU_LAYOUT_PLAN_H_
 #define SEAM_PLUGINS_CPU_LAYOUT_PLAN_H_

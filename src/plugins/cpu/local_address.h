@@ -1,5 +1,5 @@
 // The address this process offers its peers for cross-process collectives: the address of
-// the interface that routes to MASTER_ADDR (docs/plugins.md, "Multi-process collectives").
+// the interface that routes to MASTER_ADDR (docs/cpu-plugin.md, "Multi-process collectives").
 #ifndef SEAM_PLUGINS_CPU_LOCAL_ADDRESS_H_
 #define SEAM_PLUGINS_CPU_LOCAL_ADDRESS_H_
 

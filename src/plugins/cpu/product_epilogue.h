@@ -5,7 +5,7 @@
 // call (SgemmOnThisThread, gemm.h) and then runs the group's tiles over those rows, which
 // its own core has just written. Without it the product and the group are two parallel
 // loops, and every thread waits for the slowest part of the product before any starts on
-// the group (docs/plugins.md "Product epilogues"; 1.04-1.43x on the char transformer's
+// the group (docs/cpu-plugin.md "Product epilogues"; 1.04-1.43x on the char transformer's
 // feed-forward shapes at 2 threads, BENCHMARKS.md table 22). A tile that straddles two
 // parts runs on the calling thread once both are done. Any elementwise group qualifies (a GELU with
 // the values its gradient keeps, a mask, a scale): its loop is the one it runs on its own, so every
