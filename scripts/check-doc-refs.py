@@ -20,7 +20,7 @@ ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else __file__).resolve()
 if len(sys.argv) <= 1:
     ROOT = ROOT.parent.parent
 DIRS = ["src", "include", "tools", "bench", "examples", "tests", "scripts", "docs", "cmake"]
-SUFFIXES = {".md", ".cc", ".h", ".c", ".py", ".sh", ".txt", ".cmake", ".proto", ".in"}
+SUFFIXES = {".md", ".cc", ".h", ".c", ".def", ".py", ".sh", ".txt", ".cmake", ".proto", ".in"}
 # A path ending in .md, an optional comma, space or parenthesis, then a quoted name.
 REF = re.compile(r'((?:[\w.-]+/)*[\w.-]+\.md)(?:,?\s+\(?|\s*\()"([^"\n]{2,100})"')
 # A Markdown link to an anchor: [text](#anchor) or [text](file.md#anchor).
