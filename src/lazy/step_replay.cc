@@ -5,6 +5,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
+#include "src/lazy/donation.h"
 #include "src/lazy/eager.h"
 #include "src/lazy/runtime.h"
 #include "src/lazy/step_runner.h"
@@ -35,21 +36,16 @@ bool DestinationsIntact(const std::vector<Destination>& destinations, const Devi
   return true;
 }
 
-// The donation rules of src/lazy/donation.h for parameter `value`, whose handles are
-// `destinations`: one owner of the device buffer, and (unless marked a buffer donor) the
-// value held by its leaf and `arguments` only, the leaf by those handles only.
+// The donation rules (MayDonate, src/lazy/donation.h) for parameter `value`, whose
+// handles are `destinations`: the leaf's owners in the step are those handles.
 bool SafeToDonate(const std::shared_ptr<DeviceValue>& value,
                   const std::vector<Destination>& destinations) {
-  if (value->device == nullptr || value->device.use_count() != 1) return false;
-  if (value->buffer_donor) return true;
-  if (destinations.empty()) return false;
-  std::shared_ptr<TensorImpl> handle = destinations.front().handle.lock();
-  if (handle == nullptr) return false;
-  NodePtr leaf = handle->node();
-  // Owners of the value: `leaf` and the argument list (the caller's `value` is that entry).
-  if (value.use_count() != 2) return false;
-  // Owners of the leaf: each destination handle, and `leaf` here.
-  return leaf.use_count() == static_cast<long>(destinations.size()) + 1;
+  NodePtr leaf;
+  if (!destinations.empty()) {
+    std::shared_ptr<TensorImpl> handle = destinations.front().handle.lock();
+    if (handle != nullptr) leaf = handle->node();
+  }
+  return MayDonate(value, leaf, static_cast<int64_t>(destinations.size()));
 }
 
 // The value of every program parameter, from its source, into `values`; or why the
