@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "src/base/settings.h"
 #include "src/plugins/cpu/gemm.h"
 #include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/thread_pool.h"
 
 namespace seam::cpu {
 namespace {
@@ -97,7 +99,8 @@ std::optional<Limits> MaskLimits(const ir::Program& program, int p) {
   int source = p;
   if (inst.op == Op::kBroadcastInDim) {
     const ir::Instruction& operand = At(program, inst.operands[0]);
-    if (operand.shape.rank() != 2 || inst.attrs.at("dims") != std::vector<int64_t>{rank - 2, rank - 1}) {
+    if (operand.shape.rank() != 2 ||
+        inst.attrs.at("dims") != std::vector<int64_t>{rank - 2, rank - 1}) {
       return std::nullopt;
     }
     source = inst.operands[0];
@@ -188,8 +191,8 @@ bool IsResult(const ir::Program& program, int v) {
 // Whether only the part of `v` inside `limit` is ever read, when `v` holds finite values
 // (zeros) outside it: every reader is a select on the mask that keeps `v` inside, a
 // multiply by a value zero outside the mask, or an elementwise op whose value is such.
-bool OnlyInsideRead(const ir::Program& program, const std::vector<std::vector<int>>& readers,
-                    int v, const Limits& limit, int depth = 0) {
+bool OnlyInsideRead(const ir::Program& program, const std::vector<std::vector<int>>& readers, int v,
+                    const Limits& limit, int depth = 0) {
   if (depth > 8 || IsResult(program, v) || readers[v].empty()) return false;
   for (int r : readers[v]) {
     const ir::Instruction& inst = At(program, r);
@@ -291,8 +294,8 @@ absl::Status CheckAttentionSetting() {
   const std::string value = base::ReadSetting(base::Setting::kSeamCpuAttention).value_or("on");
   if (value == "on" || value == "off" || value.empty()) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      "PJRT_Client_Create: environment variable SEAM_CPU_ATTENTION must be on or off, got '",
-      value, "'"));
+      "PJRT_Client_Create: environment variable SEAM_CPU_ATTENTION must be on or off, got '", value,
+      "'"));
 }
 
 bool CausalProductsEnabled() {
@@ -316,12 +319,10 @@ std::shared_ptr<const CausalDot> PlanCausalDot(const ir::Program& program,
   const ir::Instruction& inst = At(program, dot);
   if (inst.op != Op::kDotGeneral || inst.shape.dtype != ir::DType::kF32) return nullptr;
   const int lhs = inst.operands[0], rhs = inst.operands[1];
-  const std::optional<bool> lhs_rows_free =
-      RowsAreFree(At(program, lhs).shape, inst.attrs.at("lhs_batch"),
-                  inst.attrs.at("lhs_contracting"));
-  const std::optional<bool> rhs_rows_free =
-      RowsAreFree(At(program, rhs).shape, inst.attrs.at("rhs_batch"),
-                  inst.attrs.at("rhs_contracting"));
+  const std::optional<bool> lhs_rows_free = RowsAreFree(
+      At(program, lhs).shape, inst.attrs.at("lhs_batch"), inst.attrs.at("lhs_contracting"));
+  const std::optional<bool> rhs_rows_free = RowsAreFree(
+      At(program, rhs).shape, inst.attrs.at("rhs_batch"), inst.attrs.at("rhs_contracting"));
   if (!lhs_rows_free.has_value() || !rhs_rows_free.has_value()) return nullptr;
   // Each mask must span the matrix it describes.
   const auto fits = [&](int v, const Limits& limit) {
@@ -352,52 +353,61 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
   const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
   const int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
   const Limits& limit = causal.limit;
-  const auto lim = [&](int64_t r) { return std::min<int64_t>(limit[r], k); };
-  const bool by_rows = causal.kind == CausalDot::kOutput || causal.kind == CausalDot::kLhsRows ||
-                       causal.kind == CausalDot::kLhsCols;
+  const auto first = [&](int64_t c) {
+    return c < static_cast<int64_t>(causal.first.size()) ? causal.first[c]
+                                                         : static_cast<int64_t>(limit.size());
+  };
+  // Strips of kCausalBlockRows rows of the result, or of columns where the mask's rows are
+  // the result's columns, and for a result read only inside the mask (their columns are
+  // the mask's columns: each strip of columns is needed from its first kept row down).
+  const bool by_rows = causal.kind == CausalDot::kLhsRows || causal.kind == CausalDot::kLhsCols;
   const int64_t extent = by_rows ? m : n;
-  for (int64_t batch = 0; batch < plan.batches; ++batch) {
+  // Whole batches per kernel thread, each gemm on its thread alone; a product with fewer
+  // batches than threads lets each gemm use them all.
+  const bool by_batch = plan.batches >= KernelThreads();
+  const auto gemm = by_batch ? SgemmOnThisThread : Sgemm;
+  const auto run_batch = [&](int64_t batch) {
     const float* ab = a + batch * m * k;
     const float* bb = b + batch * k * n;
     float* cb = out + batch * m * n;
     for (int64_t p0 = 0; p0 < extent; p0 += kCausalBlockRows) {
       const int64_t p1 = std::min(extent, p0 + kCausalBlockRows);
-      // The contracted range [k0, k1) and the result's columns [0, cols) of this block.
-      int64_t k0 = 0, k1 = k, cols = n;
+      // The block computed: rows [i0, i1), columns [j0, j1), contracted range [k0, k1);
+      // the rest of the strip is zero.
+      int64_t i0 = by_rows ? p0 : 0, i1 = by_rows ? p1 : m;
+      const int64_t j0 = by_rows ? 0 : p0, j1 = by_rows ? n : p1;
+      int64_t k0 = 0, k1 = k;
       switch (causal.kind) {
         case CausalDot::kOutput:
-          cols = std::min<int64_t>(n, limit[p1 - 1]);
+          i0 = std::min(m, first(p0));
           break;
         case CausalDot::kLhsRows:
-          k1 = lim(p1 - 1);
+        case CausalDot::kRhsCols:
+          k1 = std::min(k, limit[p1 - 1]);
           break;
         case CausalDot::kLhsCols:
         case CausalDot::kRhsRows:
-          k0 = p0 < static_cast<int64_t>(causal.first.size()) ? causal.first[p0] : k;
-          break;
-        case CausalDot::kRhsCols:
-          k1 = lim(p1 - 1);
+          k0 = std::min(k, first(p0));
           break;
       }
-      const int64_t rows = by_rows ? p1 - p0 : m;
-      const int64_t width = by_rows ? cols : p1 - p0;
-      float* c = by_rows ? cb + p0 * n : cb + p0;
-      if (k1 <= k0 || width == 0) {
-        for (int64_t i = 0; i < rows; ++i) std::memset(c + i * n, 0, sizeof(float) * width);
-      } else {
-        const int64_t i0 = by_rows ? p0 : 0, j0 = by_rows ? 0 : p0;
-        const float* a_block = trans_a ? ab + k0 * m + i0 : ab + i0 * k + k0;
-        const float* b_block = trans_b ? bb + j0 * k + k0 : bb + k0 * n + j0;
-        Sgemm(trans_a, trans_b, rows, width, k1 - k0, 1.0F, a_block, lda, b_block, ldb, 0.0F, c,
-              n);
+      if (k1 <= k0) i0 = i1;  // nothing to add: all zero
+      for (int64_t i = by_rows ? p0 : 0; i < i0; ++i) {
+        std::memset(cb + i * n + j0, 0, sizeof(float) * (j1 - j0));
       }
-      if (by_rows && cols < n) {
-        for (int64_t i = 0; i < rows; ++i) {
-          std::memset(c + i * n + cols, 0, sizeof(float) * (n - cols));
-        }
-      }
+      if (i0 == i1) continue;
+      const float* a_block = trans_a ? ab + k0 * m + i0 : ab + i0 * k + k0;
+      const float* b_block = trans_b ? bb + j0 * k + k0 : bb + k0 * n + j0;
+      gemm(trans_a, trans_b, i1 - i0, j1 - j0, k1 - k0, 1.0F, a_block, lda, b_block, ldb, 0.0F,
+           cb + i0 * n + j0, n);
     }
+  };
+  if (!by_batch) {
+    for (int64_t batch = 0; batch < plan.batches; ++batch) run_batch(batch);
+    return;
   }
+  ParallelFor(plan.batches, [&](int64_t begin, int64_t end) {
+    for (int64_t batch = begin; batch < end; ++batch) run_batch(batch);
+  });
 }
 
 }  // namespace seam::cpu
