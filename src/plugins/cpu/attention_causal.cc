@@ -24,6 +24,9 @@ using Limits = std::vector<int64_t>;
 // The mask values evaluated at compile time may not be larger than this (elements of any
 // value they are computed from).
 constexpr int64_t kMaxMaskElements = int64_t{1} << 22;
+// The most values one search through a product's readers visits (the compile time of a
+// program whose values have many readers stays bounded).
+constexpr int kMaxVisits = 64;
 
 const ir::Instruction& At(const ir::Program& program, int v) { return program.instructions[v]; }
 
@@ -35,6 +38,17 @@ bool IsScalarFill(const ir::Program& program, int v, float value) {
     return false;
   }
   return c.literal.f32()[0] == value;
+}
+
+// The ops a mask may be computed with (Evaluate).
+bool IsMaskOp(Op op) {
+  static constexpr Op kOps[] = {Op::kIota,    Op::kConstant,  Op::kBroadcastInDim,
+                                Op::kReshape, Op::kTranspose, Op::kConvert,
+                                Op::kEq,      Op::kNe,        Op::kLt,
+                                Op::kLe,      Op::kGt,        Op::kGe,
+                                Op::kAnd,     Op::kOr,        Op::kNot,
+                                Op::kAdd,     Op::kSubtract,  Op::kSelect};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
 // Evaluates the parameter-free value `v` (iotas, constants, shapes, comparisons and integer
@@ -49,29 +63,7 @@ std::optional<std::vector<uint8_t>> Evaluate(const ir::Program& program, int v) 
     seen[i] = true;
     const ir::Instruction& inst = At(program, i);
     if (inst.shape.num_elements() > kMaxMaskElements) return std::nullopt;
-    switch (inst.op) {
-      case Op::kIota:
-      case Op::kConstant:
-      case Op::kBroadcastInDim:
-      case Op::kReshape:
-      case Op::kTranspose:
-      case Op::kConvert:
-      case Op::kEq:
-      case Op::kNe:
-      case Op::kLt:
-      case Op::kLe:
-      case Op::kGt:
-      case Op::kGe:
-      case Op::kAnd:
-      case Op::kOr:
-      case Op::kNot:
-      case Op::kAdd:
-      case Op::kSubtract:
-      case Op::kSelect:
-        break;
-      default:
-        return std::nullopt;
-    }
+    if (!IsMaskOp(inst.op)) return std::nullopt;
     order.push_back(i);
     for (int o : inst.operands) stack.push_back(o);
   }
@@ -149,39 +141,36 @@ std::optional<Limits> ZeroOutside(const ir::Program& program, int v, int depth =
   const ir::Instruction& inst = At(program, v);
   if (inst.shape.dtype != ir::DType::kF32 || inst.shape.rank() < 2) return std::nullopt;
   const auto operand = [&](int k) { return inst.operands[static_cast<size_t>(k)]; };
-  switch (inst.op) {
-    case Op::kSelect:
-      if (!IsScalarFill(program, operand(2), 0.0F)) return std::nullopt;
-      return MaskLimits(program, operand(0));
-    case Op::kNeg:
-      return ZeroOutside(program, operand(0), depth + 1);
-    case Op::kDivide:
-      if (!SameShape(program, v, operand(0))) return std::nullopt;
-      return ZeroOutside(program, operand(0), depth + 1);
-    case Op::kMultiply:
-      for (int k = 0; k < 2; ++k) {
-        if (!SameShape(program, v, operand(k))) continue;
-        if (auto limit = ZeroOutside(program, operand(k), depth + 1)) return limit;
-      }
-      return std::nullopt;
-    case Op::kExp: {
-      // exp(select(mask, x, -inf) - row max): the row max is that of the kept part, finite
-      // where every row keeps something, so the masked positions are exp(-inf) = 0.
-      const ir::Instruction& sub = At(program, operand(0));
-      if (sub.op != Op::kSubtract) return std::nullopt;
-      const int s = sub.operands[0];
-      const ir::Instruction& sel = At(program, s);
-      if (sel.op != Op::kSelect || !IsScalarFill(program, sel.operands[2], -INFINITY) ||
-          !IsRowMaxOf(program, sub.operands[1], s)) {
-        return std::nullopt;
-      }
-      std::optional<Limits> limit = MaskLimits(program, sel.operands[0]);
-      if (!limit.has_value() || limit->empty() || limit->front() == 0) return std::nullopt;
-      return limit;
-    }
-    default:
-      return std::nullopt;
+  if (inst.op == Op::kSelect) {
+    if (!IsScalarFill(program, operand(2), 0.0F)) return std::nullopt;
+    return MaskLimits(program, operand(0));
   }
+  if (inst.op == Op::kNeg) return ZeroOutside(program, operand(0), depth + 1);
+  if (inst.op == Op::kDivide) {
+    if (!SameShape(program, v, operand(0))) return std::nullopt;
+    return ZeroOutside(program, operand(0), depth + 1);
+  }
+  if (inst.op == Op::kMultiply) {
+    for (int k = 0; k < 2; ++k) {
+      if (!SameShape(program, v, operand(k))) continue;
+      if (auto limit = ZeroOutside(program, operand(k), depth + 1)) return limit;
+    }
+    return std::nullopt;
+  }
+  if (inst.op != Op::kExp) return std::nullopt;
+  // exp(select(mask, x, -inf) - row max): the row max is that of the kept part, finite
+  // where every row keeps something, so the masked positions are exp(-inf) = 0.
+  const ir::Instruction& sub = At(program, operand(0));
+  if (sub.op != Op::kSubtract) return std::nullopt;
+  const int s = sub.operands[0];
+  const ir::Instruction& sel = At(program, s);
+  if (sel.op != Op::kSelect || !IsScalarFill(program, sel.operands[2], -INFINITY) ||
+      !IsRowMaxOf(program, sub.operands[1], s)) {
+    return std::nullopt;
+  }
+  std::optional<Limits> limit = MaskLimits(program, sel.operands[0]);
+  if (!limit.has_value() || limit->empty() || limit->front() == 0) return std::nullopt;
+  return limit;
 }
 
 bool IsResult(const ir::Program& program, int v) {
@@ -192,41 +181,34 @@ bool IsResult(const ir::Program& program, int v) {
 // (zeros) outside it: every reader is a select on the mask that keeps `v` inside, a
 // multiply by a value zero outside the mask, or an elementwise op whose value is such.
 bool OnlyInsideRead(const ir::Program& program, const std::vector<std::vector<int>>& readers, int v,
-                    const Limits& limit, int depth = 0) {
-  if (depth > 8 || IsResult(program, v) || readers[v].empty()) return false;
+                    const Limits& limit, int* budget, int depth = 0) {
+  if (depth > 8 || --*budget < 0 || IsResult(program, v) || readers[v].empty()) return false;
   for (int r : readers[v]) {
     const ir::Instruction& inst = At(program, r);
     if (inst.shape != At(program, v).shape) return false;
     const std::vector<int>& in = inst.operands;
-    switch (inst.op) {
-      case Op::kSelect:
-        if (in[0] == v || in[2] == v || MaskLimits(program, in[0]) != limit) return false;
-        continue;
-      case Op::kMultiply: {
-        const int other = in[0] == v ? in[1] : in[0];
-        if (other != v && ZeroOutside(program, other) == limit) continue;
-        break;
-      }
-      case Op::kDivide:
-        if (in[1] == v) return false;  // a zero divisor would make infinities
-        break;
-      case Op::kAdd:
-      case Op::kSubtract:
-      case Op::kNeg:
-        break;
-      default:
-        return false;
+    if (inst.op == Op::kSelect) {
+      if (in[0] == v || in[2] == v || MaskLimits(program, in[0]) != limit) return false;
+      continue;
     }
-    if (!OnlyInsideRead(program, readers, r, limit, depth + 1)) return false;
+    if (inst.op == Op::kMultiply) {
+      const int other = in[0] == v ? in[1] : in[0];
+      if (other != v && ZeroOutside(program, other) == limit) continue;
+    } else if (inst.op == Op::kDivide) {
+      if (in[1] == v) return false;  // a zero divisor would make infinities
+    } else if (inst.op != Op::kAdd && inst.op != Op::kSubtract && inst.op != Op::kNeg) {
+      return false;
+    }
+    if (!OnlyInsideRead(program, readers, r, limit, budget, depth + 1)) return false;
   }
   return true;
 }
 
 // The first mask found applied to `v` or to an elementwise value computed from it.
 std::optional<Limits> MaskReadBy(const ir::Program& program,
-                                 const std::vector<std::vector<int>>& readers, int v,
+                                 const std::vector<std::vector<int>>& readers, int v, int* budget,
                                  int depth = 0) {
-  if (depth > 8) return std::nullopt;
+  if (depth > 8 || --*budget < 0) return std::nullopt;
   for (int r : readers[v]) {
     const ir::Instruction& inst = At(program, r);
     if (inst.shape != At(program, v).shape) continue;
@@ -237,7 +219,9 @@ std::optional<Limits> MaskReadBy(const ir::Program& program,
     }
     if (inst.op == Op::kMultiply || inst.op == Op::kDivide || inst.op == Op::kAdd ||
         inst.op == Op::kSubtract || inst.op == Op::kNeg) {
-      if (std::optional<Limits> limit = MaskReadBy(program, readers, r, depth + 1)) return limit;
+      if (std::optional<Limits> limit = MaskReadBy(program, readers, r, budget, depth + 1)) {
+        return limit;
+      }
     }
   }
   return std::nullopt;
@@ -339,8 +323,11 @@ std::shared_ptr<const CausalDot> PlanCausalDot(const ir::Program& program,
   }
   // The result: a mask that some reader applies (a select, or a multiply by a value zero
   // outside it), then proof that only its kept part is read.
-  std::optional<Limits> limit = MaskReadBy(program, readers, dot);
-  if (limit.has_value() && fits(dot, *limit) && OnlyInsideRead(program, readers, dot, *limit)) {
+  int budget = kMaxVisits;
+  std::optional<Limits> limit = MaskReadBy(program, readers, dot, &budget);
+  budget = kMaxVisits;
+  if (limit.has_value() && fits(dot, *limit) &&
+      OnlyInsideRead(program, readers, dot, *limit, &budget)) {
     return Make(CausalDot::kOutput, *std::move(limit));
   }
   return nullptr;
