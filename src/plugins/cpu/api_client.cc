@@ -14,6 +14,7 @@
 #include "src/plugins/common/options.h"
 #include "src/plugins/common/profiler.h"
 #include "src/plugins/cpu/api_functions.h"
+#include "src/plugins/cpu/attention_causal.h"
 #include "src/plugins/cpu/cpu_plugin.h"
 #include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/dump.h"
@@ -174,6 +175,9 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   if (absl::Status conv = CheckConvolutionVariable(); !conv.ok()) return MakeError(conv);
   if (absl::Status epilogues = CheckEpilogueVariable(); !epilogues.ok()) {
     return MakeError(epilogues);
+  }
+  if (absl::Status attention = CheckAttentionSetting(); !attention.ok()) {
+    return MakeError(attention);
   }
   if (absl::Status layouts = CheckLayoutVariable(); !layouts.ok()) return MakeError(layouts);
   absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();

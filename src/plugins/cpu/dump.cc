@@ -13,6 +13,7 @@
 #include "src/base/settings.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/attention_causal.h"
 #include "src/plugins/cpu/device_layout.h"
 
 namespace seam::cpu {
@@ -145,7 +146,9 @@ std::string OptimizedDumpText(const Executable& executable) {
       absl::StrAppend(&steps, "%", step.instruction, " (",
                       std::string(ir::OpName(program.instructions[step.instruction].op)),
                       bf16_matmul ? ", oneDNN bf16 matmul" : "",
-                      weight_gradient ? ", oneDNN backward weights" : "", ")");
+                      weight_gradient ? ", oneDNN backward weights" : "",
+                      plan.dot.causal != nullptr ? ", causal blocks: " : "",
+                      plan.dot.causal != nullptr ? CausalKindName(plan.dot.causal->kind) : "", ")");
     }
   }
   absl::StrAppend(&out, "# steps: ", steps.empty() ? "none" : steps, "\n");
