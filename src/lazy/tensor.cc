@@ -590,7 +590,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
     if (!node->is_leaf()) roots.push_back(std::move(node));
   }
   // Reads the leaves' copies.
-  std::unique_lock<std::recursive_mutex> lock = lazy::CurrentRuntime().LockSteps();
+  const lazy::StepLock lock = lazy::CurrentRuntime().LockSteps();
   lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
   absl::StatusOr<lazy::StepReplicas> replicas =
       lazy::PlanStepReplicas(lowered.leaves, [&] { return lazy::HasAllReduce(lowered.program); });
