@@ -407,10 +407,9 @@ absl::Status ReadValueInto(Runtime& rt, const DeviceValue& value, std::string_vi
   // On the host, or nothing to copy: the plain read, then a copy of what it gave.
   SEAM_ASSIGN_OR_RETURN(ir::Literal literal, ReadValue(rt, value, op));
   if (literal.bytes.size() != destination.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(std::string(op), ": ", literal.shape.ToString(),
-                                                   " needs ", literal.bytes.size(),
-                                                   " bytes, the destination has ",
-                                                   destination.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(op), ": ", literal.shape.ToString(), " needs ",
+                     literal.bytes.size(), " bytes, the destination has ", destination.size()));
   }
   if (!destination.empty()) {
     std::memcpy(destination.data(), literal.bytes.data(), destination.size());

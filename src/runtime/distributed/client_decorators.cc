@@ -14,9 +14,9 @@
 namespace seam::runtime {
 
 JobHealthClient::JobHealthClient(std::unique_ptr<ComputationClient> inner)
-    : JobHealthClient(std::move(inner), Probe{[] { return JobHealth(); },
-                                              [] { return BeginJobWideStep(); },
-                                              std::chrono::milliseconds(3000)}) {}
+    : JobHealthClient(std::move(inner),
+                      Probe{[] { return JobHealth(); }, [] { return BeginJobWideStep(); },
+                            std::chrono::milliseconds(3000)}) {}
 
 JobHealthClient::JobHealthClient(std::unique_ptr<ComputationClient> inner, Probe probe)
     : ForwardingClient(std::move(inner)), probe_(std::move(probe)) {}
