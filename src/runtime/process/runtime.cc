@@ -65,9 +65,9 @@ absl::StatusOr<ComputationClient*> GetComputationClient() {
     absl::StatusOr<std::unique_ptr<ComputationClient>> client = InitializeComputationClient();
     if (!client.ok()) return new absl::StatusOr<ComputationClient*>(client.status());
     // The job's decorators (client_decorators.h): job health, the tests' fault injection.
-    *client = DecorateForJob(*std::move(client));
-    g_client.store(client->get());
-    return new absl::StatusOr<ComputationClient*>(client->release());
+    std::unique_ptr<ComputationClient> decorated = DecorateForJob(*std::move(client));
+    g_client.store(decorated.get());
+    return new absl::StatusOr<ComputationClient*>(decorated.release());
   }();
   return *outcome;
 }
