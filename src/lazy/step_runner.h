@@ -17,7 +17,7 @@
 //   3. ExecuteComputation (ExecuteReplicated for several replicas): returns at once;
 //      then the donated parameters are marked (their buffers now belong to the outputs).
 //      Before it the client is told the run begins (ComputationClient::BeginRun: where the
-//      distributed layer's decorators check the job's health and tests inject faults), and
+//      process's client decorators check the job's health and tests inject faults), and
 //      a step of seam::sync or a replay waits until fewer than SEAM_MAX_INFLIGHT_STEPS
 //      (default 1) runs are unfinished on its devices.
 // Each crossing is skipped when the run has nothing for it. Reads (4. TransferFromDevice)

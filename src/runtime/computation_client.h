@@ -200,7 +200,8 @@ class ComputationClient {
   // Called by the step runner once per program run, after the run's uploads and compile
   // and before it waits for runs in flight and launches it; an error fails the run. This
   // default does nothing: it is where a client decorator acts on run boundaries
-  // (forwarding_client.h; the distributed layer's job health and fault injection).
+  // (forwarding_client.h; the process's job health and fault injection decorators,
+  // process/client_decorators.h).
   virtual absl::Status BeginRun(const RunStart& run);
 
   // Blocks until fewer than `limit` runs launched on `device` are unfinished. The step

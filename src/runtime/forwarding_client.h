@@ -4,8 +4,8 @@
 // The crossings' bookkeeping (span, timers, counters) is recorded once, by this client's
 // crossing layer: each Do* forwards to the wrapped client's Do*, not to its crossing. Data
 // and computations are the wrapped client's own objects, passed through unchanged. The
-// distributed layer installs the job's decorators over the process's client
-// (src/runtime/distributed/client_decorators.h); tests install their own.
+// process's client is created under the job's decorators
+// (src/runtime/process/client_decorators.h); tests install their own.
 #ifndef SEAM_RUNTIME_FORWARDING_CLIENT_H_
 #define SEAM_RUNTIME_FORWARDING_CLIENT_H_
 

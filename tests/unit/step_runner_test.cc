@@ -1,5 +1,5 @@
 // The step runner's typed entry points (src/lazy/step_runner.h) and the client decorators
-// (src/runtime/forwarding_client.h, src/runtime/distributed/client_decorators.h), over the
+// (src/runtime/forwarding_client.h, src/runtime/process/client_decorators.h), over the
 // counting fake client (tests/unit/fake_client.h), each test with a lazy::Runtime of its
 // own, in one process: what each kind of run counts in the metrics, what it tells the
 // client (BeginRun), the step-lock token, and the decorators' forwarding, job health and
@@ -23,7 +23,7 @@
 #include "seam/tensor.h"
 #include "src/ir/text.h"
 #include "src/lazy/runtime.h"
-#include "src/runtime/distributed/client_decorators.h"
+#include "src/runtime/process/client_decorators.h"
 #include "src/runtime/forwarding_client.h"
 #include "src/runtime/metrics.h"
 #include "tests/unit/fake_client.h"

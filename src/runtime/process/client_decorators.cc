@@ -1,4 +1,4 @@
-#include "src/runtime/distributed/client_decorators.h"
+#include "src/runtime/process/client_decorators.h"
 
 #include <signal.h>
 #include <unistd.h>

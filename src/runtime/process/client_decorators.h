@@ -1,8 +1,8 @@
-// The decorators the distributed layer puts over the process's client
+// The decorators the process's client is created under
 // (src/runtime/forwarding_client.h): job health and the tests' fault injection, both acting
 // at the crossings of the step runner (src/lazy/step_runner.h) without it knowing of them.
-#ifndef SEAM_RUNTIME_DISTRIBUTED_CLIENT_DECORATORS_H_
-#define SEAM_RUNTIME_DISTRIBUTED_CLIENT_DECORATORS_H_
+#ifndef SEAM_RUNTIME_PROCESS_CLIENT_DECORATORS_H_
+#define SEAM_RUNTIME_PROCESS_CLIENT_DECORATORS_H_
 
 #include <sys/types.h>
 
@@ -102,4 +102,4 @@ std::unique_ptr<ComputationClient> DecorateForJob(std::unique_ptr<ComputationCli
 
 }  // namespace seam::runtime
 
-#endif  // SEAM_RUNTIME_DISTRIBUTED_CLIENT_DECORATORS_H_
+#endif  // SEAM_RUNTIME_PROCESS_CLIENT_DECORATORS_H_
