@@ -23,9 +23,9 @@
 #include "seam/tensor.h"
 #include "src/ir/text.h"
 #include "src/lazy/runtime.h"
-#include "src/runtime/process/client_decorators.h"
 #include "src/runtime/forwarding_client.h"
 #include "src/runtime/metrics.h"
+#include "src/runtime/process/client_decorators.h"
 #include "tests/unit/fake_client.h"
 
 namespace seam {

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/runtime/client_registry.h"
-#include "src/runtime/process/client_decorators.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/client_decorators.h"
 #include "src/runtime/remote/remote_computation_client.h"
 #include "src/runtime/trace.h"
 
