@@ -108,19 +108,19 @@ class WalkProgram final : public StepProgram {
 
 // A step whose values are per-replica, or that spans the devices of several processes:
 // the lowered program over its replicas.
-absl::Status SyncReplicated(Runtime& rt, BarrierTables& tables, StepKind kind) {
+absl::Status SyncReplicated(const StepLock& steps, BarrierTables& tables, StepKind kind) {
   StepPlan& plan = tables.plan;
   const StepReplicas replicas = plan.replicas;
   LoweredGraph lowered = LowerPlan(plan);
   plan.walk.leaves.clear();  // holds no value while the replicas run
   BuiltProgram program(lowered.program);
-  StepRequest request;
-  request.kind = kind;
-  request.replicas = replicas.local;
-  request.global_replicas = replicas.global;
-  request.parameters = lowered.leaves;
-  request.program = &program;
-  SEAM_RETURN_IF_ERROR(RunStep(rt, request, tables.step));
+  ReplicatedRun step;
+  step.host_read = kind == StepKind::kHostRead;
+  step.replicas = replicas.local;
+  step.global_replicas = replicas.global;
+  step.parameters = lowered.leaves;
+  step.program = &program;
+  SEAM_RETURN_IF_ERROR(RunReplicated(steps, step, tables.step));
   if (replicas.job_wide()) CountCrossProcessCollectives(lowered.program);
   std::vector<NodePtr> results = ReplicatedLeaves(plan.roots, tables.step.outputs);
   for (size_t i = 0; i < plan.pending.size(); ++i) {
@@ -139,29 +139,30 @@ absl::Status SyncReplicated(Runtime& rt, BarrierTables& tables, StepKind kind) {
 
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
   Runtime& rt = CurrentRuntime();
-  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+  const StepLock lock = rt.LockSteps();
   const BarrierSpan span(rt, donate);
   // A barrier inside a barrier (from an observer) gets tables of its own.
   base::ScratchLease<BarrierTables> lease;
   BarrierTables& tables = *lease;
   const StepKind kind = donate ? StepKind::kBarrier : StepKind::kHostRead;
-  StepRequest request;
-  request.kind = kind;
   // The cache is keyed and checked on the graph itself: a hit builds no program.
   const int64_t capture_ns = trace::On() ? trace::NowNs() : -1;
   StepPlan& plan = tables.plan;
   SEAM_ASSIGN_OR_RETURN(bool pending, PlanStep(tensors, donate, plan));
   if (!pending) {
-    return donate ? RunStep(rt, request, tables.step) : absl::OkStatus();  // MarkStep only
+    if (donate) CountEmptyBarrier(lock);  // MarkStep only
+    return absl::OkStatus();
   }
-  if (plan.replicas.global > 1) return SyncReplicated(rt, tables, kind);
+  if (plan.replicas.global > 1) return SyncReplicated(lock, tables, kind);
 
   WalkProgram program(plan);
-  request.parameters = plan.walk.leaves;
-  request.program = &program;
-  request.donations = plan.walk.aliases;
+  BarrierRun step;
+  step.host_read = !donate;
+  step.parameters = plan.walk.leaves;
+  step.program = &program;
+  step.donations = plan.walk.aliases;
   if (capture_ns >= 0) trace::Record("graph capture", "step", capture_ns, trace::NowNs());
-  SEAM_RETURN_IF_ERROR(RunStep(rt, request, tables.step));
+  SEAM_RETURN_IF_ERROR(RunBarrier(lock, step, tables.step));
 
   std::vector<runtime::ComputationClient::DataPtr>& outputs = tables.step.outputs[0];
   std::vector<NodePtr>& new_leaves = tables.new_leaves;

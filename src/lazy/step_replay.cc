@@ -138,7 +138,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   why_not->clear();
   // The guards read the values the run will use: they and the run are one step.
   Runtime& rt = CurrentRuntime();
-  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+  const StepLock lock = rt.LockSteps();
   SEAM_ASSIGN_OR_RETURN(bool eager, rt.eager());
   if (eager) {
     *why_not = "eager mode is on";
@@ -151,8 +151,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   if (!why_not->empty()) return std::vector<NodePtr>();
 
   // The guards passed: from here on this is the step barrier, with the captured program.
-  StepRequest request;
-  request.kind = StepKind::kReplay;
+  ReplayRun request;
   request.parameters = values;
   request.computation = plan.computation;
   request.donations = plan.aliases;
@@ -163,7 +162,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   };
   {
     const trace::Span span("compiled step replay", "step");  // its crossings nest inside
-    SEAM_RETURN_IF_ERROR(RunStep(rt, request, step));
+    SEAM_RETURN_IF_ERROR(RunReplay(lock, request, step));
   }
   std::vector<ComputationClient::DataPtr>& outputs = step.outputs[0];
   std::vector<NodePtr> leaves;

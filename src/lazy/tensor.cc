@@ -587,7 +587,7 @@ std::string pending_ir_text(const std::vector<Tensor>& tensors) {
   for (const Tensor& tensor : tensors)
     impls.push_back(TensorAccess::Impl(tensor, "pending_ir_text"));
   // The plan a step barrier over `tensors` would make now (its donations read use counts).
-  std::unique_lock<std::recursive_mutex> lock = lazy::CurrentRuntime().LockSteps();
+  const lazy::StepLock lock = lazy::CurrentRuntime().LockSteps();
   lazy::StepPlan plan;
   absl::StatusOr<bool> planned = lazy::PlanStep(impls, /*donate=*/true, plan);
   if (!planned.ok()) lazy::Throw(planned.status());
