@@ -33,6 +33,7 @@ class Optimizer:
                     )
             self.param_groups.append(group)
             self._impls.append(self._make(group))
+        self._params_at_start = [g["params"] for g in self.param_groups]
 
     def _make(self, group):
         raise NotImplementedError
@@ -68,6 +69,11 @@ class Optimizer:
         return loss
 
     def zero_grad(self, set_to_none=True):
+        if set_to_none and all(g["params"] is self._params_at_start[i]
+                               for i, g in enumerate(self.param_groups)):
+            for impl in self._impls:
+                impl.clear_grads()
+            return
         for group in self.param_groups:
             for p in group["params"]:
                 if set_to_none or p.grad is None:

@@ -91,6 +91,10 @@ class PyOptimizer {
     }
   }
   const std::vector<PyTensorPtr>& params() const { return params_; }
+  // zero_grad(set_to_none=True) in one call (it runs every step).
+  void ClearGrads() {
+    for (const PyTensorPtr& p : params_) p->grad = nullptr;
+  }
 
  protected:
   template <typename Make>
@@ -153,6 +157,7 @@ void BindOptim(py::module_& m) {
   py::module_ o = m.def_submodule("optim", "seam::optim");
   py::class_<PyOptimizer>(o, "Optimizer")
       .def("step", &PyOptimizer::Step)
+      .def("clear_grads", &PyOptimizer::ClearGrads)
       .def("state_dict", &PyOptimizer::StateDict)
       .def("load_state_dict", &PyOptimizer::LoadStateDict)
       .def_property_readonly("params", &PyOptimizer::params);
