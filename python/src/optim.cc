@@ -165,7 +165,8 @@ void BindOptim(py::module_& m) {
       .def(py::init<std::vector<PyTensorPtr>, float, float, float>(), py::arg("params"),
            py::arg("lr"), py::arg("momentum") = 0.0f, py::arg("weight_decay") = 0.0f)
       .def_property(
-          "lr", [](PySgd& s) { return s.sgd().lr; }, [](PySgd& s, float v) { s.each([v](optim::Sgd& o) { o.lr = v; }); })
+          "lr", [](PySgd& s) { return s.sgd().lr; },
+          [](PySgd& s, float v) { s.each([v](optim::Sgd& o) { o.lr = v; }); })
       .def_property(
           "momentum", [](PySgd& s) { return s.sgd().momentum; },
           [](PySgd& s, float v) { s.each([v](optim::Sgd& o) { o.momentum = v; }); })
@@ -177,7 +178,8 @@ void BindOptim(py::module_& m) {
            py::arg("params"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
            py::arg("weight_decay"), py::arg("capturable"), py::arg("decoupled"))
       .def_property(
-          "lr", [](PyAdam& a) { return a.adam().lr; }, [](PyAdam& a, float v) { a.each([v](optim::Adam& o) { o.lr = v; }); })
+          "lr", [](PyAdam& a) { return a.adam().lr; },
+          [](PyAdam& a, float v) { a.each([v](optim::Adam& o) { o.lr = v; }); })
       .def_property(
           "weight_decay", [](PyAdam& a) { return a.adam().weight_decay; },
           [](PyAdam& a, float v) { a.each([v](optim::Adam& o) { o.weight_decay = v; }); })

@@ -141,7 +141,8 @@ absl::StatusOr<ComputationClient::SharedHostMemory> PjrtComputationClient::Share
   SEAM_RETURN_IF_ERROR(handle->AwaitReady());
   auto increase = SEAM_PJRT_ARGS(PJRT_Buffer_IncreaseExternalReferenceCount_Args);
   increase.buffer = buffer;
-  absl::Status counted = SEAM_PJRT_CALL(api_, PJRT_Buffer_IncreaseExternalReferenceCount, &increase);
+  absl::Status counted =
+      SEAM_PJRT_CALL(api_, PJRT_Buffer_IncreaseExternalReferenceCount, &increase);
   if (!counted.ok() && !absl::IsUnimplemented(counted)) return counted;
   const PJRT_Api* api = api_;
   // Holds the handle (so the buffer is neither destroyed nor donated: seam donates only a
