@@ -472,15 +472,6 @@ def _repr(self):
     return f"tensor({body}{extra})"
 
 
-def _item(self):
-    if self.numel() != 1:
-        raise InvalidArgumentError(
-            f"item: only a tensor of one element converts to a Python number, "
-            f"this one has {self.numel()}"
-        )
-    return self.numpy().reshape(()).item()
-
-
 def _len(self):
     if self.ndim == 0:
         raise TypeError("len() of a 0-d tensor")
@@ -577,14 +568,14 @@ def _install():
     T.__setitem__ = _setitem
     T.__repr__ = _repr
     T.__str__ = _repr
-    T.item = _item
+    # T.item is the extension's (one element read straight into a Python number).
     T.tolist = lambda self: self.numpy().tolist()
     T.__len__ = _len
     T.__iter__ = _iter
-    T.__bool__ = lambda self: builtins.bool(_item(self))
-    T.__float__ = lambda self: float(_item(self))
-    T.__int__ = lambda self: int(_item(self))
-    T.__index__ = lambda self: int(_item(self))
+    T.__bool__ = lambda self: builtins.bool(self.item())
+    T.__float__ = lambda self: float(self.item())
+    T.__int__ = lambda self: int(self.item())
+    T.__index__ = lambda self: int(self.item())
     T.size = _size
     T.__deepcopy__ = _deepcopy
     T.__copy__ = lambda self: _deepcopy(self, {})

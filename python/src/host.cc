@@ -276,10 +276,36 @@ Tensor ImportDlpack(py::object source) {
   }
 }
 
+// t.item(): the one element as a Python number, read straight into it (the step's loss
+// read runs every step, so no NumPy array in between).
+py::object Item(const Tensor& value) {
+  const int64_t count = value.numel();
+  if (count != 1) {
+    ThrowInvalid("item: only a tensor of one element converts to a Python number, this one has " +
+                 std::to_string(count));
+  }
+  Tensor t = value;  // read without the GIL (see ReadHost)
+  switch (t.dtype()) {
+    case DType::kFloat32:
+    case DType::kBFloat16:
+      return py::float_(ReadHost<float>(t).front());
+    case DType::kFloat64:
+      return py::float_(ReadHost<double>(t).front());
+    case DType::kInt32:
+      return py::int_(ReadHost<int32_t>(t).front());
+    case DType::kInt64:
+      return py::int_(ReadHost<int64_t>(t).front());
+    case DType::kBool:
+      return py::bool_(ReadHost<int32_t>(t.to(DType::kInt32)).front() != 0);
+  }
+  ThrowInvalid("item: unknown dtype");
+}
+
 }  // namespace
 
 void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls) {
   cls.def("numpy", [](const PyTensor& t) { return ToNumpy(t.value); });
+  cls.def("item", [](const PyTensor& t) { return Item(t.value); });
   cls.def(
       "__array__",
       [](const PyTensor& t, py::object dtype) {
