@@ -35,11 +35,7 @@ void BindNn(py::module_& m) {
   f.def(
       "linear",
       [](const PyTensor& x, const PyTensor& w, const PyTensor* b) {
-        if (w.value.shape().size() != 2) {
-          ThrowInvalid("linear: weight must be [out, in], got rank " +
-                       std::to_string(w.value.shape().size()));
-        }
-        Tensor out = x.value.matmul(w.value.transpose(0, 1));
+        Tensor out = nn::linear(x.value, w.value);
         if (b == nullptr) return Result(std::move(out), {&x, &w});
         return Result(out + b->value, {&x, &w, b});
       },
