@@ -36,6 +36,11 @@ done
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 SEAM_CPU_THREADS=1
 echo "== front end (1 thread)"
 "$bin/trace_bench" "${common[@]}" --benchmark_out="$out/trace_t1.json"
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -d "$build/python/seam" ] && [ -x /usr/bin/python3 ]; then
+  echo "== issue 35: the Python package beside PyTorch eager and C++ (1 thread)"
+  PYTHONPATH="$build/python" /usr/bin/python3 "$(dirname "$0")/python_bench.py" --build "$build" \
+    | tee "$out/python.md"
+fi
 if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
   echo "== issue-5 benchmarks (1 thread)"
   for name in dot_bench elementwise_bench compile_bench; do

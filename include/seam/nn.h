@@ -75,6 +75,13 @@ class Linear : public Module {
   Tensor weight, bias;
 };
 
+// torch.nn.functional.linear: x @ weight^T, weight in PyTorch's [out, in] layout, as one
+// dot_general contracting x's last dimension with weight's second, so the program holds no
+// transpose of the weight (and the weight's gradient comes out [out, in] too). x [..., in];
+// the result [..., out]. A weight that is not [out, in] for x, or another dtype, is an
+// Error naming both shapes.
+Tensor linear(const Tensor& x, const Tensor& weight);
+
 // A parameter-free module from a function, e.g. Lambda(nn::relu) or
 // Lambda([](const Tensor& x) { return x.gelu(); }).
 class Lambda : public Module {

@@ -70,18 +70,24 @@ class CompiledFunction:
         self._step = _C.CompiledStep(traced)
 
     def __call__(self, *args):
-        for a in args:
-            if not isinstance(a, _C.Tensor):
-                raise InvalidArgumentError(
-                    f"compile: the arguments of a compiled function must be tensors, got "
-                    f"{type(a).__name__}"
-                )
-        outs = self._step(list(args))
-        if self._kind is None or self._kind is type(None):
-            return None
-        if self._kind is _C.Tensor or issubclass(self._kind, _C.Tensor):
+        try:
+            outs = self._step(args)
+        except TypeError:
+            for a in args:  # the extension refuses anything but tensors: say which
+                if not isinstance(a, _C.Tensor):
+                    raise InvalidArgumentError(
+                        f"compile: the arguments of a compiled function must be tensors, got "
+                        f"{type(a).__name__}"
+                    ) from None
+            raise
+        kind = self._kind
+        if kind is _C.Tensor:
             return outs[0]
-        return self._kind(outs) if self._kind in (list, tuple) else tuple(outs)
+        if kind is None or kind is type(None):
+            return None
+        if issubclass(kind, _C.Tensor):
+            return outs[0]
+        return kind(outs) if kind in (list, tuple) else tuple(outs)
 
     traced_calls = property(lambda self: self._step.traced_calls)
     replayed_calls = property(lambda self: self._step.replayed_calls)

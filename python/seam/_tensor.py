@@ -321,16 +321,44 @@ def _index_key(self, key):
     return out
 
 
+def _is_mask(key):
+    if isinstance(key, Tensor):
+        return key.dtype == _C.dtype.bool
+    if isinstance(key, np.ndarray):
+        return key.dtype == np.bool_
+    if isinstance(key, list) and key:
+        return builtins.all(isinstance(k, (builtins.bool, np.bool_)) for k in np.ravel(key))
+    return False
+
+
+def _mask_positions(self, key):
+    """The flat row numbers a boolean mask selects (PyTorch: the mask covers the leading
+    dims of the tensor); reading a seam mask syncs it (the result's size depends on it)."""
+    mask = key.numpy() if isinstance(key, Tensor) else np.asarray(key, dtype=np.bool_)
+    lead = tuple(self.shape[: mask.ndim])
+    if mask.shape != lead:
+        raise InvalidArgumentError(
+            f"index: the boolean mask has shape {list(mask.shape)}, which does not match the "
+            f"tensor's leading dims {list(lead)}"
+        )
+    return np.flatnonzero(mask).astype(np.int64), math.prod(lead), mask.ndim
+
+
 def _getitem(self, key):
+    if _is_mask(key):
+        rows, count, ndim = _mask_positions(self, key)
+        rest = list(self.shape[ndim:])
+        if rows.size == 0:
+            return zeros([0] + rest, dtype=self.dtype)
+        return _take_rows(self._reshape([count] + rest), rows)
     if isinstance(key, (list, np.ndarray)) or (isinstance(key, Tensor) and key.ndim > 0):
         return _take_rows(self, key)
     t = self
     axis = 0
-    drop = []
-    new_axes = []
+    out = []  # the result's dims in order: an axis of t, or None for a new axis
     for k in _index_key(self, key):
         if k is None:
-            new_axes.append(axis + len(new_axes))
+            out.append(None)
             continue
         size = t.shape[axis]
         if isinstance(k, Tensor):
@@ -343,25 +371,45 @@ def _getitem(self, key):
                 )
             i %= size
             t = t._slice(axis, i, i + 1, 1)
-            drop.append(axis)
+            axis += 1
+            continue
         elif isinstance(k, slice):
             start, stop, step = k.start, k.stop, k.step
             step = 1 if step is None else int(step)
-            if step <= 0:
-                raise InvalidArgumentError(f"index: slice step must be positive, got {step}")
+            if step == 0:
+                raise InvalidArgumentError("index: slice step cannot be zero")
+            if step < 0:
+                # A reversed slice: the positions it names, gathered along the axis.
+                t = _take_along(t, axis, np.arange(*k.indices(size), dtype=np.int64))
+                out.append(axis)
+                axis += 1
+                continue
             start = 0 if start is None else int(start)
             stop = size if stop is None else int(stop)
             if (start, stop, step) != (0, size, 1):
                 t = t._slice(axis, start, stop, step)
         else:
             raise InvalidArgumentError(f"index: unsupported index {k!r}")
+        out.append(axis)
         axis += 1
-    shape = [s for d, s in enumerate(t.shape) if d not in drop]
-    for a in new_axes:
-        shape.insert(a, 1)
+    shape = [1 if d is None else t.shape[d] for d in out] + list(t.shape[axis:])
     if list(shape) != list(t.shape):
         t = t._reshape(shape)
     return t
+
+
+def _take_along(self, axis, positions):
+    """Elements at `positions` (int64 ndarray, in range) along `axis`: a gather of rows."""
+    if positions.size == 0:
+        shape = list(self.shape)
+        shape[axis] = 0
+        return zeros(shape, dtype=self.dtype)
+    if axis == 0:
+        return _take_rows(self, positions)
+    perm = [axis] + [d for d in range(self.ndim) if d != axis]
+    moved = _take_rows(self._permute(perm), positions)
+    inverse = [perm.index(d) for d in range(self.ndim)]
+    return moved._permute(inverse)
 
 
 def _take_rows(self, index):
@@ -381,10 +429,37 @@ def _take_rows(self, index):
 
 
 def _setitem(self, key, value):
-    raise NotImplementedError(
-        "seam tensors do not support item assignment (t[...] = v) yet; build the value with "
-        "seam.where, seam.cat or Tensor.scatter"
-    )
+    """t[key] = value: the tensor object takes a new value with the selected elements
+    replaced (PyTorch's semantics for the object: it keeps its identity, later reads see the
+    new value, gradients flow to `value` and to the unselected elements of the old value).
+    seam values are immutable, so this is a functional update (a scatter, or a select for a
+    boolean mask with a scalar value) recorded like any op; see copy_ for the in-place rules
+    (a leaf that requires grad may be assigned to only under seam.no_grad())."""
+    shape = list(self.shape)
+    if isinstance(value, Tensor):
+        v = value if value.dtype == self.dtype else value.to(self.dtype)
+    else:
+        v = _C.full([], value, self.dtype)
+    if _is_mask(key) and v.ndim == 0 and isinstance(key, Tensor) and (
+            list(key.shape) == shape[: key.ndim]):
+        mask = key._reshape(list(key.shape) + [1] * (self.ndim - key.ndim))
+        return self.copy_(_C.where(mask._broadcast_to(shape), v._broadcast_to(shape), self))
+    n = self.numel()
+    positions = _getitem(_C.arange(n, _C.dtype.int32)._reshape(shape), key)
+    target = list(positions.shape)
+    if list(v.shape) != target:
+        try:
+            v = v._broadcast_to(target)
+        except ValueError:
+            raise InvalidArgumentError(
+                f"setitem: a value of shape {list(v.shape)} cannot be broadcast to the "
+                f"selection's shape {target}"
+            ) from None
+    if positions.numel() == 0:
+        return None
+    flat = self._reshape([n]).scatter(0, positions._reshape([-1]), v._reshape([-1]))
+    self.copy_(flat._reshape(shape))
+    return None
 
 
 def _repr(self):
@@ -395,15 +470,6 @@ def _repr(self):
     if self.requires_grad:
         extra += ", requires_grad=True"
     return f"tensor({body}{extra})"
-
-
-def _item(self):
-    if self.numel() != 1:
-        raise InvalidArgumentError(
-            f"item: only a tensor of one element converts to a Python number, "
-            f"this one has {self.numel()}"
-        )
-    return self.numpy().reshape(()).item()
 
 
 def _len(self):
@@ -502,14 +568,14 @@ def _install():
     T.__setitem__ = _setitem
     T.__repr__ = _repr
     T.__str__ = _repr
-    T.item = _item
+    # T.item is the extension's (one element read straight into a Python number).
     T.tolist = lambda self: self.numpy().tolist()
     T.__len__ = _len
     T.__iter__ = _iter
-    T.__bool__ = lambda self: builtins.bool(_item(self))
-    T.__float__ = lambda self: float(_item(self))
-    T.__int__ = lambda self: int(_item(self))
-    T.__index__ = lambda self: int(_item(self))
+    T.__bool__ = lambda self: builtins.bool(self.item())
+    T.__float__ = lambda self: float(self.item())
+    T.__int__ = lambda self: int(self.item())
+    T.__index__ = lambda self: int(self.item())
     T.size = _size
     T.__deepcopy__ = _deepcopy
     T.__copy__ = lambda self: _deepcopy(self, {})

@@ -1,8 +1,8 @@
 """seam.optim: torch.optim's SGD, Adam and AdamW over seam's C++ optimizers.
 
 step() feeds each parameter's accumulated .grad to the C++ update, which records the new
-values lazily (they run at the next seam.sync()). A parameter whose .grad is None gets a
-zero gradient (PyTorch skips it): docs/python.md, "What differs".
+values lazily (they run at the next seam.sync()). A parameter whose .grad is None is
+skipped, as in PyTorch (no update, no weight decay or momentum, its Adam step count stays).
 """
 
 from . import _C
@@ -21,6 +21,7 @@ class Optimizer:
         self.defaults = dict(defaults)
         self.param_groups = []
         self._impls = []
+        self._pushed = {}
         for g in groups:
             group = dict(self.defaults)
             group.update(g)
@@ -32,13 +33,21 @@ class Optimizer:
                     )
             self.param_groups.append(group)
             self._impls.append(self._make(group))
+        self._params_at_start = [g["params"] for g in self.param_groups]
 
     def _make(self, group):
         raise NotImplementedError
 
     def _push(self, impl, group):
-        for name in self._hyper:
-            setattr(impl, name, group[name])
+        # Only what changed since the last push (a scheduler may set group["lr"]): the
+        # per-step cost of this loop is part of the Python step's overhead.
+        pushed = self._pushed.get(id(impl))
+        values = tuple(group[name] for name in self._hyper)
+        if values == pushed:
+            return
+        for name, value in zip(self._hyper, values):
+            setattr(impl, name, value)
+        self._pushed[id(impl)] = values
 
     def step(self, closure=None, data_parallel=None):
         """One update from the parameters' .grad. With `data_parallel` (a seam.DataParallel)
@@ -60,6 +69,11 @@ class Optimizer:
         return loss
 
     def zero_grad(self, set_to_none=True):
+        if set_to_none and all(g["params"] is self._params_at_start[i]
+                               for i, g in enumerate(self.param_groups)):
+            for impl in self._impls:
+                impl.clear_grads()
+            return
         for group in self.param_groups:
             for p in group["params"]:
                 if set_to_none or p.grad is None:

@@ -1,7 +1,7 @@
 // Tensors and host memory: NumPy arrays in (one copy into seam's host data), numpy() out
 // (the device's bytes land in a buffer the array then owns: one copy), and DLPack both ways
-// (CPU device; export copies, see docs/python.md "NumPy and DLPack"). The GIL is released
-// while seam reads from the device.
+// (CPU device; export shares the CPU plugin's buffer where it can and copies otherwise, see
+// docs/python.md "NumPy and DLPack"). The GIL is released while seam reads from the device.
 #include <dlpack/dlpack.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "python/src/py_tensor.h"
+#include "seam/interop.h"
 
 namespace seam::python {
 namespace {
@@ -166,11 +167,45 @@ struct Exported {
   HostCopy host;
 };
 
-py::capsule ExportDlpack(const Tensor& t) {
+// The tensor's device buffer in place (float32/64, int32/64 on the CPU plugin), or
+// nothing: then the export copies.
+std::optional<HostCopy> SharedBuffer(Tensor t) {
+  DLDataType dl{};
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      dl = DLDataType{kDLFloat, 32, 1};
+      break;
+    case DType::kFloat64:
+      dl = DLDataType{kDLFloat, 64, 1};
+      break;
+    case DType::kInt32:
+      dl = DLDataType{kDLInt, 32, 1};
+      break;
+    case DType::kInt64:
+      dl = DLDataType{kDLInt, 64, 1};
+      break;
+    default:
+      return std::nullopt;  // bfloat16 and bool are exported as converted copies
+  }
+  std::optional<SharedMemory> shared;
+  {
+    py::gil_scoped_release release;
+    shared = share_memory(t);
+  }
+  if (!shared) return std::nullopt;
+  HostCopy out;
+  out.storage = std::move(shared->owner);
+  out.data = shared->data;
+  out.dl = dl;
+  return out;
+}
+
+py::capsule ExportDlpack(const Tensor& t, bool copy) {
   auto* ex = new Exported;
   ex->shape = t.shape();
   try {
-    ex->host = CopyToHost(t);
+    std::optional<HostCopy> shared = copy ? std::nullopt : SharedBuffer(t);
+    ex->host = shared ? std::move(*shared) : CopyToHost(t);
   } catch (...) {
     delete ex;
     throw;
@@ -241,10 +276,36 @@ Tensor ImportDlpack(py::object source) {
   }
 }
 
+// t.item(): the one element as a Python number, read straight into it (the step's loss
+// read runs every step, so no NumPy array in between).
+py::object Item(const Tensor& value) {
+  const int64_t count = value.numel();
+  if (count != 1) {
+    ThrowInvalid("item: only a tensor of one element converts to a Python number, this one has " +
+                 std::to_string(count));
+  }
+  Tensor t = value;  // read without the GIL (see ReadHost)
+  switch (t.dtype()) {
+    case DType::kFloat32:
+    case DType::kBFloat16:
+      return py::float_(ReadHost<float>(t).front());
+    case DType::kFloat64:
+      return py::float_(ReadHost<double>(t).front());
+    case DType::kInt32:
+      return py::int_(ReadHost<int32_t>(t).front());
+    case DType::kInt64:
+      return py::int_(ReadHost<int64_t>(t).front());
+    case DType::kBool:
+      return py::bool_(ReadHost<int32_t>(t.to(DType::kInt32)).front() != 0);
+  }
+  ThrowInvalid("item: unknown dtype");
+}
+
 }  // namespace
 
 void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls) {
   cls.def("numpy", [](const PyTensor& t) { return ToNumpy(t.value); });
+  cls.def("item", [](const PyTensor& t) { return Item(t.value); });
   cls.def(
       "__array__",
       [](const PyTensor& t, py::object dtype) {
@@ -254,8 +315,11 @@ void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls) {
       },
       py::arg("dtype") = py::none());
   cls.def(
-      "__dlpack__", [](const PyTensor& t, py::object) { return ExportDlpack(t.value); },
-      py::arg("stream") = py::none());
+      "__dlpack__",
+      [](const PyTensor& t, py::object, bool copy) { return ExportDlpack(t.value, copy); },
+      py::arg("stream") = py::none(), py::arg("_copy") = false);
+  // Whether the tensor's DLPack export would share its memory (for tests and users).
+  cls.def("_dlpack_shares", [](const PyTensor& t) { return SharedBuffer(t.value).has_value(); });
   cls.def("__dlpack_device__", [](const PyTensor&) { return py::make_tuple(int(kDLCPU), 0); });
   m.def("_from_numpy",
         [](py::array a, std::optional<DType> dtype) { return Constant(FromNumpy(a, dtype)); });

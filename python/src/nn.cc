@@ -30,6 +30,16 @@ void BindNn(py::module_& m) {
     return Constant(nn::correct_count(logits.value, labels.value));
   });
   f.def("gelu", [](const PyTensor& x) { return Result(nn::gelu(x.value), {&x}); });
+  // input @ weight.T + bias in one call (weight [out, in], PyTorch's layout): the Linear
+  // layer's forward without a Python function and three bound calls in between.
+  f.def(
+      "linear",
+      [](const PyTensor& x, const PyTensor& w, const PyTensor* b) {
+        Tensor out = nn::linear(x.value, w.value);
+        if (b == nullptr) return Result(std::move(out), {&x, &w});
+        return Result(out + b->value, {&x, &w, b});
+      },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = nullptr);
   f.def(
       "conv2d",
       [](const PyTensor& x, const PyTensor& w, Pair stride, Pair padding, Pair dilation,

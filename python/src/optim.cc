@@ -1,11 +1,11 @@
 // seam.optim's compiled half: the C++ optimizers over the parameters' values, fed with the
-// leaves' accumulated .grad (a parameter without one gets zeros; docs/python.md says where
-// that differs from PyTorch, which skips it).
+// leaves' accumulated .grad; a parameter without one is skipped, as in PyTorch.
 #include "seam/optim.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +16,10 @@
 namespace seam::python {
 namespace {
 
+// One C++ optimizer per parameter, so that a parameter whose .grad is None is skipped
+// (PyTorch's rule: no update, no weight decay or momentum, and Adam's step count stays per
+// parameter). The updates are elementwise, so this gives the same values as one optimizer
+// over all parameters.
 class PyOptimizer {
  public:
   explicit PyOptimizer(std::vector<PyTensorPtr> params) : params_(std::move(params)) {
@@ -28,47 +32,102 @@ class PyOptimizer {
       }
     }
   }
-  std::vector<Tensor*> Handles() {
-    std::vector<Tensor*> out;
-    for (const PyTensorPtr& p : params_) out.push_back(&p->value);
-    return out;
-  }
   void Step() {
-    std::vector<Tensor> grads;
-    grads.reserve(params_.size());
-    for (const PyTensorPtr& p : params_) {
-      grads.push_back(p->grad != nullptr ? p->grad->value
-                                         : Tensor::zeros(p->value.shape(), p->value.dtype()));
+    std::vector<Tensor> one(1);
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (params_[i]->grad == nullptr) continue;
+      one[0] = params_[i]->grad->value;
+      impls_[i]->update(one);
     }
-    impl_->update(grads);
   }
+  // PyTorch's names over all parameters: "state.<i>.<key>" and "param_groups.0.<name>".
   py::dict StateDict() {
     py::dict out;
-    for (auto& [name, t] : impl_->state_dict()) out[py::str(name)] = Constant(t);
+    for (size_t i = 0; i < impls_.size(); ++i) {
+      for (auto& [name, t] : impls_[i]->state_dict()) {
+        std::string global = name;
+        if (name.rfind("state.0.", 0) == 0) {
+          global = "state." + std::to_string(i) + name.substr(std::string("state.0").size());
+        } else if (i > 0) {
+          continue;  // hyperparameters: the same in every parameter's optimizer
+        }
+        out[py::str(global)] = Constant(t);
+      }
+    }
     return out;
   }
+  // All or nothing: a parameter's state that does not fit puts back what was loaded.
   void LoadStateDict(const std::map<std::string, PyTensorPtr>& state) {
-    nn::StateDict values;
+    std::vector<nn::StateDict> parts(impls_.size());
     for (const auto& [name, t] : state) {
       if (t == nullptr) ThrowInvalid("load_state_dict: entry '" + name + "' is None");
-      values.emplace(name, t->value);
+      if (name.rfind("param_groups.0.", 0) == 0) {
+        for (nn::StateDict& part : parts) part.emplace(name, t->value);
+        continue;
+      }
+      size_t dot = name.find('.', 6);
+      size_t index = impls_.size();
+      if (name.rfind("state.", 0) == 0 && dot != std::string::npos) {
+        try {
+          index = std::stoul(name.substr(6, dot - 6));
+        } catch (const std::exception&) {
+        }
+      }
+      if (index >= impls_.size()) {
+        ThrowInvalid("load_state_dict: unexpected '" + name + "' (nothing loaded; " +
+                     std::to_string(impls_.size()) + " parameters)");
+      }
+      parts[index].emplace("state.0" + name.substr(dot), t->value);
     }
-    impl_->load_state_dict(values);
+    std::vector<nn::StateDict> before;
+    for (auto& impl : impls_) before.push_back(impl->state_dict());
+    for (size_t i = 0; i < impls_.size(); ++i) {
+      try {
+        impls_[i]->load_state_dict(parts[i]);
+      } catch (const Error& e) {
+        for (size_t j = 0; j < i; ++j) impls_[j]->load_state_dict(before[j]);
+        throw Error(e.code(), "parameter " + std::to_string(i) + ": " + e.what());
+      }
+    }
   }
   const std::vector<PyTensorPtr>& params() const { return params_; }
+  // zero_grad(set_to_none=True) in one call (it runs every step).
+  void ClearGrads() {
+    for (const PyTensorPtr& p : params_) p->grad = nullptr;
+  }
 
  protected:
+  template <typename Make>
+  void MakeImpls(Make make) {
+    for (const PyTensorPtr& p : params_) impls_.push_back(make(std::vector<Tensor*>{&p->value}));
+  }
+  template <typename T, typename F>
+  void ForEach(F f) {
+    for (auto& impl : impls_) f(static_cast<T&>(*impl));
+  }
+  template <typename T>
+  T& First() {
+    if (impls_.empty()) ThrowInvalid("optimizer got an empty parameter list");
+    return static_cast<T&>(*impls_.front());
+  }
+
   std::vector<PyTensorPtr> params_;
-  std::unique_ptr<optim::Optimizer> impl_;
+  std::vector<std::unique_ptr<optim::Optimizer>> impls_;
 };
 
 class PySgd : public PyOptimizer {
  public:
   PySgd(std::vector<PyTensorPtr> params, float lr, float momentum, float weight_decay)
       : PyOptimizer(std::move(params)) {
-    impl_ = std::make_unique<optim::Sgd>(Handles(), lr, momentum, weight_decay);
+    MakeImpls([&](std::vector<Tensor*> p) {
+      return std::make_unique<optim::Sgd>(std::move(p), lr, momentum, weight_decay);
+    });
   }
-  optim::Sgd& sgd() { return static_cast<optim::Sgd&>(*impl_); }
+  optim::Sgd& sgd() { return First<optim::Sgd>(); }
+  template <typename F>
+  void each(F f) {
+    ForEach<optim::Sgd>(f);
+  }
 };
 
 class PyAdam : public PyOptimizer {
@@ -76,15 +135,20 @@ class PyAdam : public PyOptimizer {
   PyAdam(std::vector<PyTensorPtr> params, float lr, float beta1, float beta2, float eps,
          float weight_decay, bool capturable, bool decoupled)
       : PyOptimizer(std::move(params)) {
-    if (decoupled) {
-      impl_ = std::make_unique<optim::AdamW>(Handles(), lr, beta1, beta2, eps, weight_decay,
-                                             capturable);
-    } else {
-      impl_ =
-          std::make_unique<optim::Adam>(Handles(), lr, beta1, beta2, eps, weight_decay, capturable);
-    }
+    MakeImpls([&](std::vector<Tensor*> p) -> std::unique_ptr<optim::Optimizer> {
+      if (decoupled) {
+        return std::make_unique<optim::AdamW>(std::move(p), lr, beta1, beta2, eps, weight_decay,
+                                              capturable);
+      }
+      return std::make_unique<optim::Adam>(std::move(p), lr, beta1, beta2, eps, weight_decay,
+                                           capturable);
+    });
   }
-  optim::Adam& adam() { return static_cast<optim::Adam&>(*impl_); }
+  optim::Adam& adam() { return First<optim::Adam>(); }
+  template <typename F>
+  void each(F f) {
+    ForEach<optim::Adam>(f);
+  }
 };
 
 }  // namespace
@@ -93,6 +157,7 @@ void BindOptim(py::module_& m) {
   py::module_ o = m.def_submodule("optim", "seam::optim");
   py::class_<PyOptimizer>(o, "Optimizer")
       .def("step", &PyOptimizer::Step)
+      .def("clear_grads", &PyOptimizer::ClearGrads)
       .def("state_dict", &PyOptimizer::StateDict)
       .def("load_state_dict", &PyOptimizer::LoadStateDict)
       .def_property_readonly("params", &PyOptimizer::params);
@@ -100,31 +165,35 @@ void BindOptim(py::module_& m) {
       .def(py::init<std::vector<PyTensorPtr>, float, float, float>(), py::arg("params"),
            py::arg("lr"), py::arg("momentum") = 0.0f, py::arg("weight_decay") = 0.0f)
       .def_property(
-          "lr", [](PySgd& s) { return s.sgd().lr; }, [](PySgd& s, float v) { s.sgd().lr = v; })
+          "lr", [](PySgd& s) { return s.sgd().lr; },
+          [](PySgd& s, float v) { s.each([v](optim::Sgd& o) { o.lr = v; }); })
       .def_property(
           "momentum", [](PySgd& s) { return s.sgd().momentum; },
-          [](PySgd& s, float v) { s.sgd().momentum = v; })
+          [](PySgd& s, float v) { s.each([v](optim::Sgd& o) { o.momentum = v; }); })
       .def_property(
           "weight_decay", [](PySgd& s) { return s.sgd().weight_decay; },
-          [](PySgd& s, float v) { s.sgd().weight_decay = v; });
+          [](PySgd& s, float v) { s.each([v](optim::Sgd& o) { o.weight_decay = v; }); });
   py::class_<PyAdam, PyOptimizer>(o, "Adam")
       .def(py::init<std::vector<PyTensorPtr>, float, float, float, float, float, bool, bool>(),
            py::arg("params"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
            py::arg("weight_decay"), py::arg("capturable"), py::arg("decoupled"))
       .def_property(
-          "lr", [](PyAdam& a) { return a.adam().lr; }, [](PyAdam& a, float v) { a.adam().lr = v; })
+          "lr", [](PyAdam& a) { return a.adam().lr; },
+          [](PyAdam& a, float v) { a.each([v](optim::Adam& o) { o.lr = v; }); })
       .def_property(
           "weight_decay", [](PyAdam& a) { return a.adam().weight_decay; },
-          [](PyAdam& a, float v) { a.adam().weight_decay = v; })
+          [](PyAdam& a, float v) { a.each([v](optim::Adam& o) { o.weight_decay = v; }); })
       .def_property(
           "betas", [](PyAdam& a) { return py::make_tuple(a.adam().beta1, a.adam().beta2); },
           [](PyAdam& a, std::pair<float, float> b) {
-            a.adam().beta1 = b.first;
-            a.adam().beta2 = b.second;
+            a.each([b](optim::Adam& o) {
+              o.beta1 = b.first;
+              o.beta2 = b.second;
+            });
           })
       .def_property(
           "eps", [](PyAdam& a) { return a.adam().eps; },
-          [](PyAdam& a, float v) { a.adam().eps = v; });
+          [](PyAdam& a, float v) { a.each([v](optim::Adam& o) { o.eps = v; }); });
 }
 
 }  // namespace seam::python

@@ -68,6 +68,8 @@ std::optional<Scalar> ToScalar(py::handle h);
 void BindErrors(py::module_& m);
 void BindTensor(py::module_& m);
 void BindTensorOps(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls);
+// Direct number slots for tensor op tensor/number (fast_ops.cc); after BindTensorOps.
+void InstallFastOperators(py::class_<PyTensor, PyTensorPtr>& cls);
 void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls);
 void BindAutograd(py::module_& m);
 void BindNn(py::module_& m);

@@ -284,6 +284,7 @@ void BindTensorOps(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls) {
   BindUnary(cls);
   BindReductions(cls);
   BindShapes(cls);
+  InstallFastOperators(cls);
   m.def("cat", [](const std::vector<PyTensorPtr>& tensors, int64_t dim) {
     std::vector<Tensor> values;
     std::vector<const PyTensor*> inputs;

@@ -89,26 +89,39 @@ NodePtr DotVjp(const Node& node, size_t i, const NodePtr& g) {
   lazy::SmallInts g_batch(nb), g_y;  // g's batch dims; g's dims that are y's free dims
   for (int64_t j = 0; j < nb; ++j) g_batch[j] = j;
   for (int64_t j = 0; j < ny; ++j) g_y.push_back(i == 0 ? nb + nx + j : nb + j);
-  // r = [batch, x free, y's contracting dims ascending] (i = 0) or
-  //     [batch, y's contracting dims ascending, x free] (i = 1).
-  NodePtr r = i == 0 ? lazy::DotGeneral(g, y, g_y, y_free, g_batch, yb)
-                     : lazy::DotGeneral(y, g, y_free, g_y, yb, g_batch);
+  // r = [batch, x free, y's contracting dims ascending] (g first) or
+  //     [batch, y's contracting dims ascending, x free] (y first). The lhs's adjoint takes
+  // the first and the rhs's the second, unless only the other order needs no transpose
+  // (a weight kept [out, in] and used as x . w^T: its adjoint is g^T . x, already [out, in]).
   lazy::SmallInts sorted_yc(yc.begin(), yc.end());
   std::sort(sorted_yc.begin(), sorted_yc.end());
-  lazy::SmallInts perm(x->shape.rank());
-  for (int64_t j = 0; j < nb; ++j) perm[xb[j]] = j;
-  for (int64_t j = 0; j < nx; ++j) {
-    perm[x_free[j]] = i == 0 ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
+  auto perm_for = [&](bool g_first) {
+    lazy::SmallInts perm(x->shape.rank());
+    for (int64_t j = 0; j < nb; ++j) perm[xb[j]] = j;
+    for (int64_t j = 0; j < nx; ++j) {
+      perm[x_free[j]] = g_first ? nb + j : nb + static_cast<int64_t>(yc.size()) + j;
+    }
+    for (size_t j = 0; j < xc.size(); ++j) {
+      int64_t rank = std::find(sorted_yc.begin(), sorted_yc.end(), yc[j]) - sorted_yc.begin();
+      perm[xc[j]] = g_first ? nb + nx + rank : nb + rank;
+    }
+    return perm;
+  };
+  auto is_identity = [](const lazy::SmallInts& perm) {
+    for (size_t d = 0; d < perm.size(); ++d) {
+      if (perm[d] != static_cast<int64_t>(d)) return false;
+    }
+    return true;
+  };
+  bool g_first = i == 0;
+  lazy::SmallInts perm = perm_for(g_first);
+  if (!is_identity(perm) && is_identity(perm_for(!g_first))) {
+    g_first = !g_first;
+    perm = perm_for(g_first);
   }
-  for (size_t j = 0; j < xc.size(); ++j) {
-    int64_t rank = std::find(sorted_yc.begin(), sorted_yc.end(), yc[j]) - sorted_yc.begin();
-    perm[xc[j]] = i == 0 ? nb + nx + rank : nb + rank;
-  }
-  bool identity = true;
-  for (size_t d = 0; d < perm.size(); ++d) {
-    identity = identity && perm[d] == static_cast<int64_t>(d);
-  }
-  return identity ? r : lazy::Transpose(r, perm);
+  NodePtr r = g_first ? lazy::DotGeneral(g, y, g_y, y_free, g_batch, yb)
+                      : lazy::DotGeneral(y, g, y_free, g_y, yb, g_batch);
+  return is_identity(perm) ? r : lazy::Transpose(r, perm);
 }
 
 [[noreturn]] void NoRule(const Node& node);

@@ -17,6 +17,19 @@ Linear::Linear(int64_t in, int64_t out, uint64_t seed, DType dtype) {
 
 Tensor Linear::forward(const Tensor& x) const { return x.matmul(weight) + bias; }
 
+Tensor linear(const Tensor& x, const Tensor& weight) {
+  const lazy::NodePtr xn = lazy::NodeOf(x, "linear");
+  const lazy::NodePtr wn = lazy::NodeOf(weight, "linear");
+  const int64_t rank = xn->shape.rank();
+  if (wn->shape.rank() != 2 || rank < 1 || xn->shape.dims[rank - 1] != wn->shape.dims[1] ||
+      xn->shape.dtype != wn->shape.dtype) {
+    lazy::ThrowInvalid(absl::StrCat("linear: the weight ", wn->shape.ToString(),
+                                    " is not [out, in] of the input ", xn->shape.ToString(),
+                                    "'s element type and last dimension"));
+  }
+  return lazy::Wrap(lazy::DotGeneral(xn, wn, {rank - 1}, {1}));
+}
+
 Sequential::Sequential(std::vector<std::shared_ptr<Module>> modules) {
   for (auto& module : modules) add(std::move(module));
 }

@@ -232,6 +232,13 @@ absl::StatusOr<std::unique_ptr<ComputationClient::Upload>> ComputationClient::St
   return std::unique_ptr<Upload>(new StagedUpload(this, std::move(targets), std::move(bytes)));
 }
 
+absl::StatusOr<ComputationClient::SharedHostMemory> ComputationClient::ShareHostMemory(
+    const DataPtr& handle) {
+  return absl::UnimplementedError(absl::StrCat("sharing the memory of a value on ",
+                                               handle->device(), ": the ", GetPlatformName(),
+                                               " client hands out no host addresses"));
+}
+
 absl::StatusOr<ComputationClient::MemoryStats> ComputationClient::GetMemoryStats(
     const std::string& device) const {
   return absl::UnimplementedError(absl::StrCat("memory figures of ", device, ": the ",

@@ -225,6 +225,18 @@ class ComputationClient {
     int64_t bytes_limit = -1;        // what the plugin refuses to allocate beyond
     int64_t pool_cached_bytes = -1;  // kept by the plugin for reuse, not in use
   };
+  // A value's bytes in place (dense row-major), without a copy, for a caller that shares
+  // them with another library (DLPack). `owner` keeps the value alive and its storage
+  // where it is until the last copy of it goes; the caller must not let anything write
+  // the bytes that seam may read again. Blocks until the value is computed. This default
+  // is Unimplemented: a client whose device memory is not the caller's host memory has
+  // nothing to share, and the caller copies instead.
+  struct SharedHostMemory {
+    void* data = nullptr;
+    std::shared_ptr<void> owner;
+  };
+  virtual absl::StatusOr<SharedHostMemory> ShareHostMemory(const DataPtr& handle);
+
   // The figures of local device `device` (e.g. "CPU:0"). InvalidArgument naming the device
   // when there is no such local device; Unimplemented, saying why, when the client or its
   // plugin has no memory query (a PJRT plugin of ABI minor 1 or 2).

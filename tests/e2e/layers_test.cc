@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "error_of.h"
@@ -20,6 +21,28 @@ Tensor Iota(const std::vector<int64_t>& shape) {
   std::vector<float> values(n);
   std::iota(values.begin(), values.end(), -3.0f);
   return Tensor::from_vector(values, shape);
+}
+
+// nn::linear with PyTorch's [out, in] weight: x . w^T's values and gradients, and a
+// program (forward and backward) without any transpose.
+TEST(LayersTest, LinearWithOutInWeightNeedsNoTranspose) {
+  Tensor x = Iota({3, 4}) * 0.25f;
+  Tensor w = Iota({2, 4}) * 0.5f;
+  Tensor y = nn::linear(x, w);
+  Tensor reference = x.matmul(w.transpose());
+  std::vector<Tensor> g = grad((y * y).sum(), {w, x});
+  std::vector<Tensor> g_ref = grad((reference * reference).sum(), {w, x});
+  std::string ir = pending_ir_text({y, g[0], g[1]});
+  EXPECT_EQ(ir.find("transpose"), std::string::npos) << ir;
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(g[0].shape(), w.shape());
+  EXPECT_EQ(y.to_vector<float>(), reference.to_vector<float>());
+  EXPECT_EQ(g[0].to_vector<float>(), g_ref[0].to_vector<float>());
+  EXPECT_EQ(g[1].to_vector<float>(), g_ref[1].to_vector<float>());
+  EXPECT_NE(ErrorOf([&] {
+              nn::linear(x, Iota({4, 2}));
+            }).find("linear: the weight f32[4,2] is not [out, in] of the input f32[3,4]"),
+            std::string::npos);
 }
 
 TEST(LayersTest, FlattenShapesAsTorch) {

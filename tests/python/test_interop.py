@@ -1,6 +1,9 @@
 """NumPy and DLPack: numpy() owns its buffer, seam.tensor copies once, DLPack both ways with
-NumPy and (where python3-torch is installed) PyTorch. seam's DLPack export and import copy
-(docs/python.md, "NumPy and DLPack"), so nothing is shared: the tests check that too."""
+NumPy and (where python3-torch is installed) PyTorch. seam's DLPack export shares a computed
+tensor's CPU buffer and its import copies (docs/python.md, "NumPy and DLPack"): the tests check
+which memory is shared and which is not, and that a shared buffer outlives the tensor."""
+
+import gc
 
 import numpy as np
 import pytest
@@ -102,3 +105,66 @@ def test_torch_dlpack_both_ways():
     np.testing.assert_array_equal(s.numpy(), np.ones((2, 2)))
     with pytest.raises(ValueError, match="not compact"):
         seam.from_dlpack(torch.ones(3, 2).t())
+
+
+def _address(a):
+    return a.__array_interface__["data"][0]
+
+
+def test_numpy_dlpack_export_shares_the_cpu_buffer():
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    t = seam.tensor(x) * 2
+    assert t._dlpack_shares()
+    a = np.from_dlpack(t)
+    b = np.from_dlpack(t)
+    # Two exports of one tensor see the same memory (copies would be two buffers).
+    assert _address(a) == _address(b)
+    np.testing.assert_array_equal(a, x * 2)
+    # numpy() still copies: its buffer is the array's own.
+    assert _address(t.numpy()) != _address(a)
+    for dt in (seam.float64, seam.int32, seam.int64):
+        u = (seam.tensor(x) * 4).to(dt)
+        assert u._dlpack_shares()
+        np.testing.assert_array_equal(np.from_dlpack(u), (x * 4).astype(u.numpy().dtype))
+
+
+def test_dlpack_export_outlives_the_tensor():
+    x = rng.standard_normal((256, 64)).astype(np.float32)
+    t = seam.tensor(x) + 1
+    a = np.from_dlpack(t)
+    address = _address(a)
+    del t
+    gc.collect()
+    # Other values made and freed meanwhile must not take the exported buffer's memory.
+    for _ in range(5):
+        u = seam.tensor(x) * 0 - 7
+        seam.sync()
+        np.from_dlpack(u)
+        del u
+    assert _address(a) == address
+    np.testing.assert_array_equal(a, x + 1)
+
+
+def test_dlpack_copies_where_it_cannot_share():
+    x = rng.standard_normal((4, 4)).astype(np.float32)
+    host_only = seam.tensor(x)  # not used by a step yet: its value is still seam's host copy
+    assert not host_only._dlpack_shares()
+    np.testing.assert_array_equal(np.from_dlpack(host_only), x)
+    flags = seam.tensor(x) > 0  # bool goes out as a converted uint8 copy
+    assert not flags._dlpack_shares()
+    np.testing.assert_array_equal(np.from_dlpack(flags), (x > 0).astype(np.uint8))
+
+
+def test_torch_sees_writes_through_the_shared_buffer():
+    torch = _torch()
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    t = seam.tensor(x) * 1
+    tt = torch.from_dlpack(t)
+    tt2 = torch.from_dlpack(t)
+    assert tt.data_ptr() == tt2.data_ptr()
+    tt[0, 0] = 123.0  # PyTorch's DLPack sharing: a write is visible to the other side
+    assert tt2[0, 0].item() == 123.0
+    assert t.numpy()[0, 0] == 123.0
+    del t
+    gc.collect()
+    np.testing.assert_array_equal(tt2.numpy()[1:], x[1:])

@@ -244,3 +244,63 @@ def test_deepcopy_of_a_module_is_independent():
     with seam.no_grad():
         clone[0].weight -= 1
     assert not np.array_equal(clone[0].weight.numpy(), model[0].weight.numpy())
+
+
+@pytest.mark.parametrize("kind,make,kw", [
+    ("sgd", lambda p: seam.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01),
+     dict(momentum=0.9, weight_decay=0.01)),
+    ("adam", lambda p: seam.optim.Adam(p, lr=0.05, weight_decay=0.01), dict(weight_decay=0.01)),
+    ("adamw", lambda p: seam.optim.AdamW(p, lr=0.05), dict(weight_decay=0.01)),
+])
+def test_optimizers_skip_parameters_without_grad(kind, make, kw):
+    """PyTorch's rule: a parameter whose .grad is None is not updated (no weight decay, no
+    momentum), and its Adam step count starts at its own first gradient."""
+    a0, b0 = rng.standard_normal(4), rng.standard_normal(3)
+    a, b = nn.Parameter(seam.tensor(a0)), nn.Parameter(seam.tensor(b0))
+    opt = make([a, b])
+    grads_a, grads_b = [], []
+    for step in range(4):
+        opt.zero_grad()
+        loss = (a * a).sum() if step == 0 else (a * a).sum() + (b * b * b).sum()
+        loss.backward()
+        grads_a.append(a.grad.numpy().copy())
+        if step == 0:
+            assert b.grad is None
+        else:
+            grads_b.append(b.grad.numpy().copy())
+        opt.step()
+        seam.sync()
+        if step == 0:
+            np.testing.assert_array_equal(b.numpy(), b0)  # skipped: not moved at all
+    lr = opt.param_groups[0]["lr"]
+    np.testing.assert_allclose(a.numpy(), reference_updates(kind, a0, grads_a, lr, **kw),
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(b.numpy(), reference_updates(kind, b0, grads_b, lr, **kw),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_optimizer_state_dict_over_several_parameters():
+    a, b = nn.Parameter(seam.tensor([1.0, 2.0])), nn.Parameter(seam.tensor([[3.0], [4.0]]))
+    opt = seam.optim.Adam([a, b], lr=0.1)
+    ((a * a).sum() + (b * b).sum()).backward()
+    opt.step()
+    sd = opt.state_dict()
+    assert sorted(k for k in sd if k.startswith("state.")) == [
+        f"state.{i}.{key}" for i in (0, 1) for key in ("exp_avg", "exp_avg_sq", "step")]
+    assert sd["state.1.exp_avg"].shape == (2, 1)
+    np.testing.assert_allclose(sd["state.1.exp_avg"].numpy(), 0.1 * 2 * np.array([[3.0], [4.0]]),
+                               rtol=1e-6)
+    fresh = seam.optim.Adam([a, b], lr=0.5)
+    fresh.load_state_dict(sd)
+    assert fresh.param_groups[0]["lr"] == pytest.approx(0.1)
+    np.testing.assert_array_equal(fresh.state_dict()["state.1.exp_avg"].numpy(),
+                                  sd["state.1.exp_avg"].numpy())
+    bad = dict(sd)
+    bad["state.0.exp_avg"] = seam.tensor([9.0, 9.0])  # would load, then be put back
+    bad["state.1.exp_avg"] = seam.zeros(3)
+    before = fresh.state_dict()["state.0.exp_avg"].numpy()
+    with pytest.raises(ValueError, match="parameter 1: .*exp_avg"):
+        fresh.load_state_dict(bad)
+    np.testing.assert_array_equal(fresh.state_dict()["state.0.exp_avg"].numpy(), before)
+    with pytest.raises(ValueError, match="unexpected 'state.7.exp_avg'"):
+        fresh.load_state_dict({**sd, "state.7.exp_avg": seam.zeros(2)})

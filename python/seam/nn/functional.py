@@ -42,8 +42,7 @@ def log_softmax(input, dim):
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, weight [out, in] (PyTorch's layout)."""
-    out = input @ weight.transpose(0, 1)
-    return out if bias is None else out + bias
+    return _F.linear(input, weight, bias)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

@@ -68,6 +68,12 @@ class PjrtComputationClient : public ComputationClient {
   // never called for it: Unimplemented "memory figures of <device>: PJRT_Device_MemoryStats
   // is not provided by this plugin (PJRT API version 0.<m>)".
   absl::StatusOr<MemoryStats> GetMemoryStats(const std::string& device) const override;
+  // For the CPU platform only (its buffers are this process's memory): the buffer's
+  // address (PJRT_Buffer_UnsafePointer) under an external reference
+  // (PJRT_Buffer_IncreaseExternalReferenceCount, dropped with the owner; a plugin that
+  // answers it UNIMPLEMENTED is used without one, the held handle keeping the buffer).
+  // Unimplemented for another platform, or a plugin without the pointer slot.
+  absl::StatusOr<SharedHostMemory> ShareHostMemory(const DataPtr& handle) override;
   // Every device of the job (PJRT_Client_Devices; at least the addressable ones).
   int64_t GetNumGlobalDevices() const { return num_global_devices_; }
   // The plugin's attributes as recorded at creation.

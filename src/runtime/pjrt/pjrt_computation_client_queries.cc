@@ -1,7 +1,9 @@
 // The PJRT client's questions about its devices: which devices the plugin addresses (at
-// creation), their names, the runs in flight on each, and their memory figures.
+// creation), their names, the runs in flight on each, their memory figures, and a CPU
+// buffer's address for sharing (DLPack).
 #include <algorithm>
 #include <cctype>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -124,6 +126,43 @@ absl::StatusOr<ComputationClient::MemoryStats> PjrtComputationClient::GetMemoryS
     stats.pool_cached_bytes = std::max<int64_t>(args.pool_bytes - args.bytes_in_use, 0);
   }
   return stats;
+}
+
+absl::StatusOr<ComputationClient::SharedHostMemory> PjrtComputationClient::ShareHostMemory(
+    const DataPtr& handle) {
+  auto* buffer = static_cast<PJRT_Buffer*>(const_cast<void*>(handle->native_handle()));
+  std::string platform = platform_name_;
+  std::transform(platform.begin(), platform.end(), platform.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (platform != "cpu" || buffer == nullptr) return ComputationClient::ShareHostMemory(handle);
+  if (!SEAM_PJRT_HAS(api_, PJRT_Buffer_UnsafePointer)) {
+    return PjrtMissingSlot(api_, "PJRT_Buffer_UnsafePointer");
+  }
+  SEAM_RETURN_IF_ERROR(handle->AwaitReady());
+  auto increase = SEAM_PJRT_ARGS(PJRT_Buffer_IncreaseExternalReferenceCount_Args);
+  increase.buffer = buffer;
+  absl::Status counted =
+      SEAM_PJRT_CALL(api_, PJRT_Buffer_IncreaseExternalReferenceCount, &increase);
+  if (!counted.ok() && !absl::IsUnimplemented(counted)) return counted;
+  const PJRT_Api* api = api_;
+  // Holds the handle (so the buffer is neither destroyed nor donated: seam donates only a
+  // value nothing else holds) and the external reference, both dropped with the last copy.
+  std::shared_ptr<void> owner(new DataPtr(handle), [api, counted = counted.ok()](void* p) {
+    auto* held = static_cast<DataPtr*>(p);
+    if (counted) {
+      auto decrease = SEAM_PJRT_ARGS(PJRT_Buffer_DecreaseExternalReferenceCount_Args);
+      decrease.buffer = static_cast<PJRT_Buffer*>(const_cast<void*>((*held)->native_handle()));
+      SEAM_PJRT_CALL(api, PJRT_Buffer_DecreaseExternalReferenceCount, &decrease).IgnoreError();
+    }
+    delete held;
+  });
+  auto pointer = SEAM_PJRT_ARGS(PJRT_Buffer_UnsafePointer_Args);
+  pointer.buffer = buffer;
+  SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Buffer_UnsafePointer, &pointer));
+  SharedHostMemory shared;
+  shared.data = reinterpret_cast<void*>(pointer.buffer_pointer);
+  shared.owner = std::move(owner);
+  return shared;
 }
 
 }  // namespace seam::runtime
