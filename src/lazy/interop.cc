@@ -16,7 +16,7 @@ std::optional<SharedMemory> share_memory(const Tensor& t) {
   lazy::Runtime& rt = lazy::CurrentRuntime();
   runtime::ComputationClient::DataPtr device;
   {
-    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+    const lazy::StepLock lock = rt.LockSteps();
     lazy::NodePtr node = impl->node();
     const lazy::DeviceValue* value = node->value.get();
     if (value == nullptr || value->device == nullptr || value->replicas != nullptr ||
