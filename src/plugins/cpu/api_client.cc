@@ -15,6 +15,7 @@
 #include "src/plugins/common/profiler.h"
 #include "src/plugins/cpu/api_functions.h"
 #include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/cpu_settings.h"
 #include "src/plugins/cpu/dot_onednn.h"
 #include "src/plugins/cpu/dump.h"
 #include "src/plugins/cpu/fusion_epilogue.h"
@@ -44,6 +45,7 @@ struct CreateOptions {
   int64_t process_index = 0;
   int64_t process_count = 1;
   std::optional<int64_t> collective_timeout_ms;
+  CpuSettings settings;
 };
 
 absl::Status CheckRange(std::string_view name, int64_t value, int64_t low, int64_t high) {
@@ -59,7 +61,16 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
                              {{kDeviceCountOption, PJRT_NamedValue_kInt64},
                               {kProcessIndexOption, PJRT_NamedValue_kInt64},
                               {kProcessCountOption, PJRT_NamedValue_kInt64},
-                              {kCollectiveTimeoutOption, PJRT_NamedValue_kInt64}});
+                              {kCollectiveTimeoutOption, PJRT_NamedValue_kInt64},
+                              {kThreadsOption, PJRT_NamedValue_kInt64},
+                              {kGemmOption, PJRT_NamedValue_kString},
+                              {kConvOption, PJRT_NamedValue_kString},
+                              {kEpiloguesOption, PJRT_NamedValue_kString},
+                              {kLayoutsOption, PJRT_NamedValue_kString},
+                              {kDumpToOption, PJRT_NamedValue_kString},
+                              {kInlineMaxCostOption, PJRT_NamedValue_kInt64},
+                              {kInlineCrossProcessOption, PJRT_NamedValue_kInt64},
+                              {kMasterAddrOption, PJRT_NamedValue_kString}});
   if (!parsed.ok()) return parsed.status();
   CreateOptions out;
   out.device_count = parsed->Int64(kDeviceCountOption).value_or(1);
@@ -74,6 +85,7 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
     SEAM_RETURN_IF_ERROR(CheckRange(kCollectiveTimeoutOption, *out.collective_timeout_ms, 1,
                                     kMaxCollectiveTimeoutMs));
   }
+  SEAM_ASSIGN_OR_RETURN(out.settings, ResolveCpuSettings(*parsed));
   return out;
 }
 
@@ -94,31 +106,6 @@ absl::StatusOr<int64_t> EnvInteger(base::Setting setting, int64_t minimum, int64
   return static_cast<int64_t>(value);
 }
 
-// SEAM_CPU_INLINE_MAX_COST: the largest program cost (Executable::cost) run on the caller's
-// thread when its device is idle; 0 turns inline runs off.
-absl::StatusOr<int64_t> InlineMaxCost() {
-  return EnvInteger(base::Setting::kSeamCpuInlineMaxCost, 0, kDefaultInlineMaxCost,
-                    "non-negative integer");
-}
-
-// SEAM_CPU_INLINE_CROSS_PROCESS: 0 or 1 (default 1).
-absl::StatusOr<bool> InlineCrossProcess() {
-  SEAM_ASSIGN_OR_RETURN(
-      int64_t value, EnvInteger(base::Setting::kSeamCpuInlineCrossProcess, 0, 1, "flag (0 or 1)"));
-  if (value > 1) {
-    return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: environment variable ",
-                                                   kInlineCrossProcessVariable,
-                                                   " must be a flag (0 or 1), got '", value, "'"));
-  }
-  return value == 1;
-}
-
-// SEAM_CPU_THREADS (thread_pool.h reads it for the kernel threads): checked here, so that a
-// bad value is an error instead of being ignored.
-absl::Status CheckKernelThreadsVariable() {
-  return EnvInteger(base::Setting::kSeamCpuThreads, 1, 1, "positive integer").status();
-}
-
 // A job of several processes: the collectives' settings, checked now so that a bad one
 // fails the client's creation rather than its first collective. Creates no socket.
 absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
@@ -132,7 +119,9 @@ absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
   }
   // The collectives use the interface that routes to the coordinator's host; unset, that
   // host is localhost, as for the coordinator itself (distributed_config.h).
-  std::string master = base::ReadSetting(base::Setting::kMasterAddr).value_or("");
+  std::string master = options.settings.master_addr.has_value()
+                           ? *options.settings.master_addr
+                           : base::ReadSetting(base::Setting::kMasterAddr).value_or("");
   if (master.empty()) master = "localhost";
   auto failed = [](const absl::Status& status) {
     return absl::Status(status.code(), absl::StrCat("PJRT_Client_Create: ", status.message()));
@@ -164,25 +153,17 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   absl::StatusOr<CreateOptions> options =
       ParseCreateOptions(args->create_options, args->num_options);
   if (!options.ok()) return MakeError(options.status());
-  absl::StatusOr<int64_t> inline_max_cost = InlineMaxCost();
-  if (!inline_max_cost.ok()) return MakeError(inline_max_cost.status());
-  absl::StatusOr<bool> inline_cross_process = InlineCrossProcess();
-  if (!inline_cross_process.ok()) return MakeError(inline_cross_process.status());
-  if (absl::Status threads = CheckKernelThreadsVariable(); !threads.ok()) {
-    return MakeError(threads);
+  auto settings = std::make_shared<const CpuSettings>(options->settings);
+  {
+    const ScopedCpuSettings scope(settings.get());
+    // The plugin's attributes (PJRT_Plugin_Attributes has no client) report the latest
+    // client's choice; each client's compiles and runs use its own.
+    SetGemmLibrary(settings->gemm);
+    LogBlasCoreOnce();              // OpenBLAS on generic kernels: say so, and how to fix it
+    InitializeGemmLibrariesOnce();  // before the first Worker registers its exit handler
+    InitializeConvolutionsOnce();   // likewise for oneDNN's convolutions
+    InitializeBf16MatmulOnce();     // and its bf16 products
   }
-  if (absl::Status conv = CheckConvolutionVariable(); !conv.ok()) return MakeError(conv);
-  if (absl::Status epilogues = CheckEpilogueVariable(); !epilogues.ok()) {
-    return MakeError(epilogues);
-  }
-  if (absl::Status layouts = CheckLayoutVariable(); !layouts.ok()) return MakeError(layouts);
-  absl::StatusOr<GemmLibrary> gemm = GemmLibraryFromEnvironment();
-  if (!gemm.ok()) return MakeError(gemm.status());
-  SetGemmLibrary(*gemm);          // process-wide, like the kernel threads and the block pool
-  LogBlasCoreOnce();              // OpenBLAS on generic kernels: say so, and how to fix it
-  InitializeGemmLibrariesOnce();  // before the first Worker registers its exit handler
-  InitializeConvolutionsOnce();   // likewise for oneDNN's convolutions
-  InitializeBf16MatmulOnce();     // and its bf16 products
   absl::StatusOr<std::optional<plugin::KvStore>> kv_store = plugin::KvStore::FromCreateArgs(*args);
   if (!kv_store.ok()) return MakeError(kv_store.status());
   if (options->process_count * options->device_count > kMaxJobDevices) {
@@ -200,8 +181,9 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   }
   client->process_index = options->process_index;
   client->process_count = options->process_count;
-  client->inline_max_cost = *inline_max_cost;
-  client->inline_cross_process = *inline_cross_process;
+  client->inline_max_cost = settings->inline_max_cost;
+  client->inline_cross_process = settings->inline_cross_process;
+  client->settings = settings;
   client->kv_store = *std::move(kv_store);
   // Every device of the job, in global id order: process p's device i has id
   // p * device_count + i. This process drives its own; the others are only described.
@@ -304,14 +286,15 @@ std::shared_ptr<const ExecutableFacts> MakeFacts(const Executable& executable,
 }
 
 // Format "mlir": the StableHLO reader's program, then the same compile as seam's IR.
-absl::StatusOr<std::shared_ptr<const Executable>> CompileStableHlo(std::string_view text,
-                                                                   bool overlap_collectives) {
+absl::StatusOr<std::shared_ptr<const Executable>> CompileStableHlo(
+    std::string_view text, bool overlap_collectives, std::shared_ptr<const CpuSettings> settings) {
   absl::StatusOr<ir::Program> program = [&] {
     const plugin::profiler::Scope pass("parse", "compile");
     return stablehlo::ReadStableHlo(text);
   }();
   if (!program.ok()) return program.status();
-  return Executable::Compile(*std::move(program), /*fuse=*/true, overlap_collectives);
+  return Executable::Compile(*std::move(program), /*fuse=*/true, overlap_collectives,
+                             std::move(settings));
 }
 
 // The devices a program of `replicas` replicas runs on, as this process sees them: the
@@ -350,13 +333,15 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   const bool overlap = args->client->gloo != nullptr;
   const std::string_view text(code.data(), code.size());
   absl::StatusOr<std::shared_ptr<const Executable>> executable =
-      format == kStableHloFormat ? CompileStableHlo(text, overlap)
-                                 : Executable::Compile(text, /*fuse=*/true, overlap);
+      format == kStableHloFormat
+          ? CompileStableHlo(text, overlap, args->client->settings)
+          : Executable::Compile(text, /*fuse=*/true, overlap, args->client->settings);
   if (!executable.ok()) return MakeError(executable.status());
   if (absl::Status s = CheckCompileOptions(*options, (*executable)->program()); !s.ok()) {
     return MakeError(s);
   }
-  MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable);
+  MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable,
+                   *args->client->settings);
   std::shared_ptr<const ExecutableFacts> facts = MakeFacts(**executable, code);
   std::vector<PJRT_Device*> devices =
       RunDevicesOf(*args->client, (*executable)->program().replica_count);

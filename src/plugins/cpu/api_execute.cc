@@ -331,6 +331,7 @@ void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Devic
                        .complete = *complete,
                        .outputs_ready = *outputs_ready};
     if (worker.TryRunInline([&] { Perform(view); })) {
+      testing::CountInlineRun();
       mark_donations();
       return;
     }

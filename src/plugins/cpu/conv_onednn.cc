@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "src/base/settings.h"
+#include "src/plugins/cpu/cpu_settings.h"
 #include "src/plugins/cpu/device_layout.h"
 #include "src/plugins/cpu/kernels_window.h"
 #include "src/plugins/cpu/thread_pool.h"
@@ -33,22 +33,14 @@ namespace seam::cpu {
 
 namespace {
 
-// SEAM_CPU_CONV: "direct" keeps every convolution on the direct loop, "gemm" on matrix
-// products where they fit (comparisons, tests); anything else (unset, "auto") tries
+// The paths a plan may take (cpu_settings.h): "direct" keeps every convolution on the
+// direct loop, "gemm" on matrix products where they fit (comparisons, tests); "auto" tries
 // oneDNN first.
-std::string ConvChoice() { return base::ReadSetting(base::Setting::kSeamCpuConv).value_or("auto"); }
+ConvPaths ConvChoice() { return ActiveConvPaths(); }
 
 }  // namespace
 
-absl::Status CheckConvolutionVariable() {
-  const std::string choice = ConvChoice();
-  if (choice.empty() || choice == "auto" || choice == "gemm" || choice == "direct") {
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("PJRT_Client_Create: environment variable ", kConvolutionVariable,
-                   " must be auto, gemm or direct, got '", choice, "'"));
-}
+absl::Status CheckConvolutionVariable() { return CpuSettingsFromEnvironment().status(); }
 
 #ifdef SEAM_HAVE_ONEDNN
 
@@ -501,15 +493,15 @@ bool RunPart(const ConvolutionPlan::OneDnn& p, const uint8_t* lhs, void* rhs, co
 }  // namespace
 
 void ConvolutionPlan::Choose() {
-  const std::string choice = ConvChoice();
+  const ConvPaths choice = ConvChoice();
   const bool post = post_.any();
-  if (choice != "direct" && choice != "gemm" && Eligible(geometry_)) {
+  if (choice == ConvPaths::kAuto && Eligible(geometry_)) {
     if (!post && KernelOutweighsResult(geometry_)) onednn_ = BuildWeightGradient(geometry_);
     if (onednn_ == nullptr) onednn_ = BuildForward(geometry_, post_);
   }
   // A plan with an epilogue is only ever run on oneDNN (the executable keeps the epilogue
   // as its own step otherwise, fusion_epilogue.h).
-  gemm_ = onednn_ == nullptr && choice != "direct" && ConvolutionGemmFits(geometry_);
+  gemm_ = onednn_ == nullptr && choice != ConvPaths::kDirect && ConvolutionGemmFits(geometry_);
 }
 
 bool ConvolutionPlan::uses_weight_gradient() const {
@@ -655,8 +647,7 @@ void ConvolutionPlan::UseLayouts(bool lhs, bool rhs, bool out) {
 
 void InitializeConvolutionsOnce() {
   static std::once_flag once;
-  const std::string choice = ConvChoice();
-  if (choice == "gemm" || choice == "direct") return;  // a later client may still need it
+  if (ConvChoice() != ConvPaths::kAuto) return;  // a later client may still need it
   std::call_once(once, [] {
     ir::Instruction conv;
     conv.op = ir::Op::kConvolution;
@@ -686,7 +677,7 @@ void InitializeConvolutionsOnce() {}
 struct ConvolutionPlan::OneDnn {};
 
 void ConvolutionPlan::Choose() {
-  gemm_ = ConvChoice() != "direct" && ConvolutionGemmFits(geometry_);
+  gemm_ = ConvChoice() != ConvPaths::kDirect && ConvolutionGemmFits(geometry_);
 }
 
 bool ConvolutionPlan::uses_weight_gradient() const { return false; }

@@ -10,7 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "src/base/settings.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/device_layout.h"
@@ -205,14 +204,14 @@ absl::Status DumpCompile(const std::string& dir, std::string_view received,
   return WriteFile(base / (hash + ".optimized.txt"), OptimizedDumpText(executable));
 }
 
-void MaybeDumpCompile(std::string_view received, const Executable& executable) {
-  const std::optional<std::string> value = base::ReadSetting(base::Setting::kSeamDumpTo);
-  if (!value.has_value() || value->empty()) return;
-  const char* dir = value->c_str();
-  absl::Status status = DumpCompile(dir, received, executable);
+void MaybeDumpCompile(std::string_view received, const Executable& executable,
+                      const CpuSettings& settings) {
+  if (settings.dump_to.empty()) return;
+  absl::Status status = DumpCompile(settings.dump_to, received, executable);
   if (!status.ok()) {
     std::fprintf(stderr, "seam cpu plugin: warning: %s=%s: the compile dump failed: %s\n",
-                 kDumpToEnv, dir, std::string(status.message()).c_str());
+                 settings.dump_to_name.c_str(), settings.dump_to.c_str(),
+                 std::string(status.message()).c_str());
   }
 }
 

@@ -1,5 +1,6 @@
-// SEAM_DUMP_TO=<dir>: every successful compile writes the program as received and as the
-// plugin runs it, named by ir::HashProgram in hex (docs/architecture.md).
+// Option dump_to=<dir> or SEAM_DUMP_TO=<dir> (cpu_settings.h): every successful compile writes the
+// program as received and as the plugin runs it, named by ir::HashProgram in hex
+// (docs/architecture.md).
 #ifndef SEAM_PLUGINS_CPU_DUMP_H_
 #define SEAM_PLUGINS_CPU_DUMP_H_
 
@@ -7,6 +8,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "src/plugins/cpu/cpu_settings.h"
 #include "src/plugins/cpu/executable.h"
 
 namespace seam::cpu {
@@ -24,9 +26,11 @@ absl::Status DumpCompile(const std::string& dir, std::string_view received,
 // The optimized dump's text.
 std::string OptimizedDumpText(const Executable& executable);
 
-// Called by PJRT_Client_Compile after a successful compile: dumps when SEAM_DUMP_TO is set;
-// a failure is printed to stderr as a warning and never fails the compile.
-void MaybeDumpCompile(std::string_view received, const Executable& executable);
+// Called by PJRT_Client_Compile after a successful compile: dumps when the client's
+// settings name a folder; a failure is printed to stderr as a warning (naming the option
+// or the variable) and never fails the compile.
+void MaybeDumpCompile(std::string_view received, const Executable& executable,
+                      const CpuSettings& settings);
 
 }  // namespace seam::cpu
 

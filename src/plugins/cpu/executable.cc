@@ -143,33 +143,37 @@ class OpenCollectives {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(std::string_view ir_text,
-                                                                      bool fuse,
-                                                                      bool overlap_collectives) {
+absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(
+    std::string_view ir_text, bool fuse, bool overlap_collectives,
+    std::shared_ptr<const CpuSettings> settings) {
   absl::StatusOr<ir::Program> program = [&] {
     const plugin::profiler::Scope pass("parse", "compile");
     return ir::ParseProgram(ir_text);
   }();
   if (!program.ok()) return program.status();
-  return FromVerified(*std::move(program), fuse, overlap_collectives);
+  return FromVerified(*std::move(program), fuse, overlap_collectives, std::move(settings));
 }
 
-absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(ir::Program program,
-                                                                      bool fuse,
-                                                                      bool overlap_collectives) {
+absl::StatusOr<std::shared_ptr<const Executable>> Executable::Compile(
+    ir::Program program, bool fuse, bool overlap_collectives,
+    std::shared_ptr<const CpuSettings> settings) {
   if (absl::Status s = ir::VerifyProgram(program); !s.ok()) return s;
-  return FromVerified(std::move(program), fuse, overlap_collectives);
+  return FromVerified(std::move(program), fuse, overlap_collectives, std::move(settings));
 }
 
 absl::StatusOr<std::shared_ptr<const Executable>> Executable::FromVerified(
-    ir::Program program, bool fuse, bool overlap_collectives) {
+    ir::Program program, bool fuse, bool overlap_collectives,
+    std::shared_ptr<const CpuSettings> settings) {
+  const ScopedCpuSettings scope(settings.get());
   absl::StatusOr<ir::Program> simplified = [&] {
     const plugin::profiler::Scope pass("simplify", "compile");
     return Simplify(program);
   }();
   if (!simplified.ok()) return simplified.status();
-  return std::shared_ptr<const Executable>(
+  auto executable = std::shared_ptr<Executable>(
       new Executable(*std::move(simplified), fuse, overlap_collectives));
+  executable->settings_ = std::move(settings);
+  return std::shared_ptr<const Executable>(std::move(executable));
 }
 
 Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
@@ -479,6 +483,7 @@ absl::Status Executable::RunInto(InputBlock given_input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous,
                                  const std::shared_ptr<MemoryCounters>& memory) const {
+  const ScopedCpuSettings scope(settings_.get());
   // Parameters whose block is in another layout than the program's get a converted block
   // (device_layout.h); `arranged` stays empty where none needs one (the usual run).
   std::vector<std::shared_ptr<DeviceMemory>> arranged;

@@ -12,6 +12,7 @@
 #include "src/plugins/cpu/buffer.h"
 #include "src/plugins/cpu/buffer_assignment.h"
 #include "src/plugins/cpu/collectives.h"
+#include "src/plugins/cpu/cpu_settings.h"
 #include "src/plugins/cpu/fusion.h"
 #include "src/plugins/cpu/kernels.h"
 #include "src/plugins/cpu/kernels_window.h"
@@ -46,17 +47,22 @@ class Executable {
   // (buffer_assignment.h). `fuse` false gives one kernel per instruction (for comparisons).
   // `overlap_collectives` (a client of a job of several processes): each all_reduce runs in
   // two halves around the steps that do not need its result (collective_schedule.h).
+  // `settings`: the client's (cpu_settings.h), active during the compile and each run; null
+  // (tests of the passes and kernels): the environment's variables, read as each is used.
   static absl::StatusOr<std::shared_ptr<const Executable>> Compile(
-      std::string_view ir_text, bool fuse = true, bool overlap_collectives = false);
+      std::string_view ir_text, bool fuse = true, bool overlap_collectives = false,
+      std::shared_ptr<const CpuSettings> settings = nullptr);
   // The same from a program already parsed (format "mlir" goes through the StableHLO
   // reader, src/stablehlo/read.h); it is verified again.
   static absl::StatusOr<std::shared_ptr<const Executable>> Compile(
-      ir::Program program, bool fuse = true, bool overlap_collectives = false);
+      ir::Program program, bool fuse = true, bool overlap_collectives = false,
+      std::shared_ptr<const CpuSettings> settings = nullptr);
   // Not copyable: the plans point into the program it holds.
   Executable(const Executable&) = delete;
   Executable& operator=(const Executable&) = delete;
 
   const ir::Program& program() const { return program_; }
+  const CpuSettings* settings() const { return settings_.get(); }  // null: the environment
   const std::vector<ir::Shape>& parameter_shapes() const { return parameter_shapes_; }
   const std::vector<ir::Shape>& result_shapes() const { return result_shapes_; }
   const FusionPlan& fusion() const { return fusion_; }
@@ -98,9 +104,9 @@ class Executable {
                        const std::shared_ptr<MemoryCounters>& memory = nullptr) const;
 
  private:
-  static absl::StatusOr<std::shared_ptr<const Executable>> FromVerified(ir::Program program,
-                                                                        bool fuse,
-                                                                        bool overlap_collectives);
+  static absl::StatusOr<std::shared_ptr<const Executable>> FromVerified(
+      ir::Program program, bool fuse, bool overlap_collectives,
+      std::shared_ptr<const CpuSettings> settings);
   Executable(ir::Program program, bool fuse, bool overlap_collectives);
   // The constructor's last passes: each fusion step's run plan (the convolutions' plans,
   // `fused_conv` where the epilogue joined the oneDNN call, are returned per step), then
@@ -160,6 +166,7 @@ class Executable {
                     const std::vector<uint8_t*>& value,
                     const std::shared_ptr<MemoryCounters>& memory) const;
 
+  std::shared_ptr<const CpuSettings> settings_;
   ir::Program program_;
   std::vector<ir::Shape> parameter_shapes_;
   std::vector<ir::Shape> result_shapes_;

@@ -6,16 +6,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "src/base/settings.h"
+#include "src/plugins/cpu/cpu_settings.h"
 
 namespace seam::cpu {
 namespace {
 
 using ir::Op;
-
-std::string EpilogueChoice() {
-  return base::ReadSetting(base::Setting::kSeamCpuEpilogues).value_or("");
-}
 
 // Whether value `z` is a broadcast of the f32 constant 0 (either sign).
 bool IsZeroFill(const ir::Program& program, int z) {
@@ -63,15 +59,9 @@ bool IsChannelArithmetic(Op op) {
 
 }  // namespace
 
-absl::Status CheckEpilogueVariable() {
-  const std::string choice = EpilogueChoice();
-  if (choice.empty() || choice == "on" || choice == "off") return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: environment variable ",
-                                                 kEpilogueVariable, " must be on or off, got '",
-                                                 choice, "'"));
-}
+absl::Status CheckEpilogueVariable() { return CpuSettingsFromEnvironment().status(); }
 
-bool EpiloguesOn() { return EpilogueChoice() != "off"; }
+bool EpiloguesOn() { return ActiveEpilogues(); }
 
 ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, int s, int g) {
   const int c = plan.steps[s].instruction;

@@ -17,10 +17,11 @@
 
 namespace seam::cpu {
 
-// SEAM_CPU_EPILOGUES: unset, empty or "on" attaches epilogues (these, and the product
-// epilogues of product_epilogue.h), "off" leaves every group in
-// its own step (comparisons). PJRT_Client_Create refuses other values, naming the variable
-// and the value.
+// The epilogues setting (option `epilogues`, SEAM_CPU_EPILOGUES; cpu_settings.h): unset,
+// empty or "on" attaches epilogues (these, and the product epilogues of
+// product_epilogue.h), "off" leaves every group in its own step (comparisons).
+// PJRT_Client_Create refuses other values, naming the option or variable and the value;
+// CheckEpilogueVariable checks the environment's settings as it does.
 inline constexpr char kEpilogueVariable[] = "SEAM_CPU_EPILOGUES";
 absl::Status CheckEpilogueVariable();
 bool EpiloguesOn();

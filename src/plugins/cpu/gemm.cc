@@ -13,6 +13,7 @@
 #include "src/base/logging.h"
 #include "src/base/settings.h"
 #include "src/plugins/cpu/blas_core.h"
+#include "src/plugins/cpu/cpu_settings.h"
 #include "src/plugins/cpu/thread_pool.h"
 
 #ifdef SEAM_HAVE_ONEDNN
@@ -128,26 +129,17 @@ bool OneDnnHasAvx512() {
 }
 
 absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment() {
-  const std::string value = base::ReadSetting(base::Setting::kSeamCpuGemm).value_or("");
-  if (value.empty() || value == "auto") return GemmLibrary::kAuto;
-  if (value == "openblas") return GemmLibrary::kOpenBlas;
-  if (value == "onednn") {
-    if (!OneDnnAvailable()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "PJRT_Client_Create: environment variable ", kGemmVariable,
-          "=onednn, but this build of the CPU plugin has no oneDNN (install libdnnl-dev and "
-          "rebuild)"));
-    }
-    return GemmLibrary::kOneDnn;
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("PJRT_Client_Create: environment variable ", kGemmVariable,
-                   " must be auto, openblas or onednn, got '", value, "'"));
+  absl::StatusOr<CpuSettings> settings = CpuSettingsFromEnvironment();
+  if (!settings.ok()) return settings.status();
+  return settings->gemm;
 }
 
 void SetGemmLibrary(GemmLibrary library) { chosen.store(library, std::memory_order_relaxed); }
 
-GemmLibrary GetGemmLibrary() { return chosen.load(std::memory_order_relaxed); }
+GemmLibrary GetGemmLibrary() {
+  const CpuSettings* settings = ActiveCpuSettings();
+  return settings != nullptr ? settings->gemm : chosen.load(std::memory_order_relaxed);
+}
 
 const GemmHost& ThisGemmHost() {
   static const GemmHost host{OneDnnAvailable(), OneDnnHasAvx512(), ThisBlasCore().generic};

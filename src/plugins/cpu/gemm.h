@@ -42,11 +42,14 @@ std::string_view GemmLibraryName(GemmLibrary library);
 bool OneDnnAvailable();
 bool OneDnnHasAvx512();
 
-// SEAM_CPU_GEMM parsed (unset or empty: auto); an error names the variable and the value,
-// also when it asks for oneDNN in a build without it.
+// SEAM_CPU_GEMM parsed (unset or empty: auto) with the other settings of the environment
+// (cpu_settings.h); an error names the variable and the value, also when it asks for oneDNN
+// in a build without it.
 absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment();
 
-// The process-wide choice (auto until set); PJRT_Client_Create sets it from the environment.
+// The choice: the active client's (cpu_settings.h) during its compiles and runs, else the
+// process-wide one (auto until set; PJRT_Client_Create sets it to its client's, which the
+// plugin's attributes report).
 void SetGemmLibrary(GemmLibrary library);
 GemmLibrary GetGemmLibrary();
 

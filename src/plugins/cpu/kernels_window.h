@@ -45,8 +45,10 @@ void ConvolutionDirect(const ConvGeometry& g, const uint8_t* lhs, const uint8_t*
 bool ConvolutionGemmFits(const ConvGeometry& g);
 void ConvolutionGemm(const ConvGeometry& g, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
 
-// SEAM_CPU_CONV must be unset, empty, auto, gemm or direct; PJRT_Client_Create refuses
-// other values with an error naming the variable and the value.
+// The conv setting (option `conv`, SEAM_CPU_CONV; cpu_settings.h) must be unset, empty,
+// auto, gemm or direct; PJRT_Client_Create refuses other values with an error naming the
+// option or variable and the value; CheckConvolutionVariable checks the environment's
+// settings as it does.
 inline constexpr char kConvolutionVariable[] = "SEAM_CPU_CONV";
 absl::Status CheckConvolutionVariable();
 

@@ -4,15 +4,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "src/base/settings.h"
+#include "src/plugins/cpu/cpu_settings.h"
 #include "src/plugins/cpu/device_layout.h"
 
 namespace seam::cpu {
 namespace {
-
-std::string LayoutChoice() {
-  return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto");
-}
 
 // One use of a parameter as a convolution's operand: the step and the operand (0 lhs, 1
 // rhs).
@@ -29,13 +25,7 @@ const ConvEpilogue* EpilogueOf(const FusionPlan& fusion, size_t s) {
 
 }  // namespace
 
-absl::Status CheckLayoutVariable() {
-  const std::string choice = LayoutChoice();
-  if (choice.empty() || choice == "auto" || choice == "dense") return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: environment variable ",
-                                                 kLayoutVariable, " must be auto or dense, got '",
-                                                 choice, "'"));
-}
+absl::Status CheckLayoutVariable() { return CpuSettingsFromEnvironment().status(); }
 
 LayoutPlan PlanLayouts(const ir::Program& program, const FusionPlan& fusion,
                        const BufferPlan& buffers,
@@ -43,7 +33,7 @@ LayoutPlan PlanLayouts(const ir::Program& program, const FusionPlan& fusion,
   LayoutPlan plan;
   plan.parameters.resize(static_cast<size_t>(program.num_parameters()));
   plan.results.resize(program.results.size());
-  if (LayoutChoice() == "dense") return plan;
+  if (ActiveDenseLayouts()) return plan;
   const size_t n = program.instructions.size();
   std::vector<int> uses(n, 0), returned(n, 0);
   for (const ir::Instruction& inst : program.instructions) {

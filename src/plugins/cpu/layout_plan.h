@@ -15,9 +15,11 @@
 
 namespace seam::cpu {
 
-// SEAM_CPU_LAYOUTS: unset, empty or "auto" lets programs keep convolution operands in
-// oneDNN's layouts; "dense" keeps every parameter and result dense (comparisons).
-// PJRT_Client_Create refuses other values, naming the variable and the value.
+// The layouts setting (option `layouts`, SEAM_CPU_LAYOUTS; cpu_settings.h): unset, empty or
+// "auto" lets programs keep convolution operands in oneDNN's layouts; "dense" keeps every
+// parameter and result dense (comparisons). PJRT_Client_Create refuses other values,
+// naming the option or variable and the value; CheckLayoutVariable checks the environment's
+// settings as it does.
 inline constexpr char kLayoutVariable[] = "SEAM_CPU_LAYOUTS";
 absl::Status CheckLayoutVariable();
 

@@ -67,6 +67,8 @@ struct PJRT_Client {
   // passed one:
   // how the processes of a multi-process job find each other for collectives.
   std::optional<seam::plugin::KvStore> kv_store;
+  // The client's settings (cpu_settings.h), held by each executable it compiles.
+  std::shared_ptr<const seam::cpu::CpuSettings> settings;
 };
 
 struct PJRT_Buffer {

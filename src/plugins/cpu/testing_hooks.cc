@@ -26,6 +26,8 @@ struct HoldState {
   std::atomic<int> active{0};
 };
 
+std::atomic<int64_t> inline_runs{0};
+
 HoldState& State() {
   static HoldState* state = new HoldState();  // never destroyed: workers may outlive statics
   return *state;
@@ -123,5 +125,9 @@ const void* BufferDataAddress(const PJRT_Buffer* buffer) {
   const std::shared_ptr<DeviceMemory>& memory = buffer->state->memory;
   return memory ? memory->data() : nullptr;
 }
+
+int64_t InlineRuns() { return inline_runs.load(std::memory_order_relaxed); }
+
+void CountInlineRun() { inline_runs.fetch_add(1, std::memory_order_relaxed); }
 
 }  // namespace seam::cpu::testing

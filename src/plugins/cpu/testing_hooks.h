@@ -72,6 +72,11 @@ absl::Status InjectedRunFailure(int device_id);
 // argument's memory became an output's.
 const void* BufferDataAddress(const PJRT_Buffer* buffer);
 
+// How many runs this process did on the caller's thread (api_execute.cc's inline path):
+// lets tests see the inline settings decide. CountInlineRun is the execute path's.
+int64_t InlineRuns();
+void CountInlineRun();
+
 }  // namespace seam::cpu::testing
 
 #endif  // SEAM_PLUGINS_CPU_TESTING_HOOKS_H_

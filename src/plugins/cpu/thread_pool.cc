@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "src/base/settings.h"
+#include "src/plugins/cpu/cpu_settings.h"
 
 namespace seam::cpu {
 namespace {
 
 std::atomic<int> override_threads{0};
+std::atomic<int> last_loop_threads{0};
 
 int DefaultThreads() {
   static const int threads = [] {
@@ -37,6 +39,7 @@ struct Job {
   const std::function<void(int64_t, int64_t)>* fn = nullptr;
   int64_t tasks = 0;
   int64_t ranges = 0;
+  const CpuSettings* settings = nullptr;  // the caller's, installed on each helper
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
   std::mutex mu;
@@ -78,6 +81,7 @@ class Pool {
         job = std::move(queue_.front());
         queue_.pop_front();
       }
+      const ScopedCpuSettings scope(job->settings);
       job->Work();
     }
   }
@@ -97,16 +101,23 @@ Pool& ThePool() {
 
 int KernelThreads() {
   int forced = override_threads.load(std::memory_order_relaxed);
-  return forced > 0 ? forced : DefaultThreads();
+  if (forced > 0) return forced;
+  const CpuSettings* settings = ActiveCpuSettings();
+  return settings != nullptr && settings->kernel_threads > 0 ? settings->kernel_threads
+                                                             : DefaultThreads();
 }
+
+int LastLoopThreads() { return last_loop_threads.load(std::memory_order_relaxed); }
 
 void SetKernelThreads(int threads) { override_threads.store(std::max(threads, 0)); }
 
 void ParallelFor(int64_t tasks, const std::function<void(int64_t, int64_t)>& fn) {
   if (tasks <= 0) return;
   const int threads = static_cast<int>(std::min<int64_t>(KernelThreads(), tasks));
+  last_loop_threads.store(threads, std::memory_order_relaxed);
   if (threads <= 1) return fn(0, tasks);
   auto job = std::make_shared<Job>();
+  job->settings = ActiveCpuSettings();
   job->fn = &fn;
   job->tasks = tasks;
   // A few ranges per thread, so that a thread slowed by other work on the machine does not

@@ -13,11 +13,17 @@ namespace seam::cpu {
 // second thread costs about as much as it saves.
 inline constexpr int64_t kParallelMinimumElements = int64_t{64} * 1024;
 
-// How many threads a loop may use (the calling thread included): SEAM_CPU_THREADS when set
-// to a positive number (at most 256), else the number of hardware threads. Client creation
-// refuses any other value of the variable (api_client.cc).
+// How many threads a loop may use (the calling thread included): the active client's
+// setting (cpu_settings.h: option `threads`, else SEAM_CPU_THREADS), else SEAM_CPU_THREADS
+// when set to a positive number, else the number of hardware threads; at most 256. Client
+// creation refuses any other value of the option or the variable. A loop's helper threads
+// run with the caller's active settings.
 inline constexpr char kKernelThreadsVariable[] = "SEAM_CPU_THREADS";
 int KernelThreads();
+
+// The thread count the latest ParallelFor call of the process split its loop over (1: the
+// calling thread alone), for tests of the setting.
+int LastLoopThreads();
 
 // Overrides KernelThreads() for this process (tests and benchmarks); 0 restores the default.
 void SetKernelThreads(int threads);
