@@ -255,6 +255,38 @@ TEST(CpuOptionsTest, ConvPicksTheConvolutionPathAsTheVariableDoes) {
             "PJRT_Client_Create: option 'conv' must be auto, gemm or direct, got 'mkl'");
 }
 
+// The path of a convolution compiled by `client` now.
+std::string ConvPathOf(PjrtClient& client) {
+  absl::StatusOr<PJRT_LoadedExecutable*> loaded = client.Compile(ConvProgram());
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  if (!loaded.ok()) return "none";
+  std::string path = "no convolution step";
+  for (const StepPlan& plan : (*loaded)->executable->step_plans()) {
+    if (plan.conv == nullptr) continue;
+    path = plan.conv->uses_onednn() ? "onednn" : plan.conv->uses_gemm() ? "gemm" : "direct";
+  }
+  client.Destroy(*loaded);
+  return path;
+}
+
+// SEAM_CPU_CONV, SEAM_CPU_EPILOGUES, SEAM_CPU_LAYOUTS and SEAM_DUMP_TO are read at each
+// compile, as they always were (bench/conv_bench.cc compares paths with one client); an
+// option fixes its setting for the client's life.
+TEST(CpuOptionsTest, TheCompileTimeVariablesAreReadAtEachCompileUnlessAnOptionIsGiven) {
+  unsetenv("SEAM_CPU_CONV");
+  absl::StatusOr<std::unique_ptr<PjrtClient>> plain = Client({});
+  absl::StatusOr<std::unique_ptr<PjrtClient>> pinned = Client({{"conv", std::string("gemm")}});
+  ASSERT_TRUE(plain.ok() && pinned.ok());
+  setenv("SEAM_CPU_CONV", "direct", 1);
+  EXPECT_EQ(ConvPathOf(**plain), "direct");
+  EXPECT_EQ(ConvPathOf(**pinned), "gemm");
+  setenv("SEAM_CPU_CONV", "gemm", 1);
+  EXPECT_EQ(ConvPathOf(**plain), "gemm");
+  setenv("SEAM_CPU_CONV", "direct", 1);
+  EXPECT_EQ(ConvPathOf(**pinned), "gemm");
+  unsetenv("SEAM_CPU_CONV");
+}
+
 bool EpilogueFused(const std::vector<Option>& options) {
   Compiled compiled(options, BiasReluProgram());
   return compiled.Dump().find("(epilogue in %") != std::string::npos;

@@ -332,16 +332,15 @@ PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
   // In a job of several processes, all_reduces overlap the kernels that do not need them.
   const bool overlap = args->client->gloo != nullptr;
   const std::string_view text(code.data(), code.size());
+  std::shared_ptr<const CpuSettings> settings = CompileSettings(*args->client->settings);
   absl::StatusOr<std::shared_ptr<const Executable>> executable =
-      format == kStableHloFormat
-          ? CompileStableHlo(text, overlap, args->client->settings)
-          : Executable::Compile(text, /*fuse=*/true, overlap, args->client->settings);
+      format == kStableHloFormat ? CompileStableHlo(text, overlap, settings)
+                                 : Executable::Compile(text, /*fuse=*/true, overlap, settings);
   if (!executable.ok()) return MakeError(executable.status());
   if (absl::Status s = CheckCompileOptions(*options, (*executable)->program()); !s.ok()) {
     return MakeError(s);
   }
-  MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable,
-                   *args->client->settings);
+  MaybeDumpCompile(std::string_view(code.data(), code.size()), **executable, *settings);
   std::shared_ptr<const ExecutableFacts> facts = MakeFacts(**executable, code);
   std::vector<PJRT_Device*> devices =
       RunDevicesOf(*args->client, (*executable)->program().replica_count);

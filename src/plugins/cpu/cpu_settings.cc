@@ -111,6 +111,22 @@ absl::StatusOr<GemmLibrary> Gemm(const Given& given) {
   return library;
 }
 
+// The variables read leniently, as the passes always read them at each compile.
+ConvPaths EnvConvPaths() {
+  const std::string value = base::ReadSetting(base::Setting::kSeamCpuConv).value_or("auto");
+  if (value == "direct") return ConvPaths::kDirect;
+  if (value == "gemm") return ConvPaths::kGemm;
+  return ConvPaths::kAuto;
+}
+
+bool EnvEpilogues() {
+  return base::ReadSetting(base::Setting::kSeamCpuEpilogues).value_or("") != "off";
+}
+
+bool EnvDenseLayouts() {
+  return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto") == "dense";
+}
+
 absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
   CpuSettings out;
   SEAM_ASSIGN_OR_RETURN(int64_t threads, Integer(IntegerSetting(options, kThreadsOption,
@@ -123,17 +139,21 @@ absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
                         Choice(StringSetting(options, kConvOption, base::Setting::kSeamCpuConv),
                                {"auto", "gemm", "direct"}, 0));
   out.conv = static_cast<ConvPaths>(conv);
+  out.conv_given = options != nullptr && options->String(kConvOption).has_value();
   SEAM_ASSIGN_OR_RETURN(int epilogues, Choice(StringSetting(options, kEpiloguesOption,
                                                             base::Setting::kSeamCpuEpilogues),
                                               {"on", "off"}, 0));
   out.epilogues = epilogues == 0;
+  out.epilogues_given = options != nullptr && options->String(kEpiloguesOption).has_value();
   SEAM_ASSIGN_OR_RETURN(
       int layouts, Choice(StringSetting(options, kLayoutsOption, base::Setting::kSeamCpuLayouts),
                           {"auto", "dense"}, 0));
   out.dense_layouts = layouts == 1;
+  out.layouts_given = options != nullptr && options->String(kLayoutsOption).has_value();
   const Given dump = StringSetting(options, kDumpToOption, base::Setting::kSeamDumpTo);
   out.dump_to = dump.text.value_or("");
   out.dump_to_name = dump.from_option ? dump.option : dump.variable;
+  out.dump_to_given = dump.from_option;
   SEAM_ASSIGN_OR_RETURN(
       out.inline_max_cost,
       Integer(IntegerSetting(options, kInlineMaxCostOption, base::Setting::kSeamCpuInlineMaxCost),
@@ -163,22 +183,21 @@ ScopedCpuSettings::ScopedCpuSettings(const CpuSettings* settings) : previous_(ac
 
 ScopedCpuSettings::~ScopedCpuSettings() { active = previous_; }
 
-ConvPaths ActiveConvPaths() {
-  if (active != nullptr) return active->conv;
-  const std::string value = base::ReadSetting(base::Setting::kSeamCpuConv).value_or("auto");
-  if (value == "direct") return ConvPaths::kDirect;
-  if (value == "gemm") return ConvPaths::kGemm;
-  return ConvPaths::kAuto;
-}
+ConvPaths ActiveConvPaths() { return active != nullptr ? active->conv : EnvConvPaths(); }
 
-bool ActiveEpilogues() {
-  if (active != nullptr) return active->epilogues;
-  return base::ReadSetting(base::Setting::kSeamCpuEpilogues).value_or("") != "off";
-}
+bool ActiveEpilogues() { return active != nullptr ? active->epilogues : EnvEpilogues(); }
 
-bool ActiveDenseLayouts() {
-  if (active != nullptr) return active->dense_layouts;
-  return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto") == "dense";
+bool ActiveDenseLayouts() { return active != nullptr ? active->dense_layouts : EnvDenseLayouts(); }
+
+std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
+  auto settings = std::make_shared<CpuSettings>(client);
+  if (!client.conv_given) settings->conv = EnvConvPaths();
+  if (!client.epilogues_given) settings->epilogues = EnvEpilogues();
+  if (!client.layouts_given) settings->dense_layouts = EnvDenseLayouts();
+  if (!client.dump_to_given) {
+    settings->dump_to = base::ReadSetting(base::Setting::kSeamDumpTo).value_or("");
+  }
+  return settings;
 }
 
 }  // namespace seam::cpu

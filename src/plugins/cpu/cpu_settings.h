@@ -7,6 +7,7 @@
 #define SEAM_PLUGINS_CPU_CPU_SETTINGS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -41,6 +42,9 @@ struct CpuSettings {
   bool dense_layouts = false;
   std::string dump_to;       // empty: no dump
   std::string dump_to_name;  // how a failed dump's warning names the setting
+  // Whether an option gave conv, epilogues, layouts, dump_to: those it did not are read
+  // from their variables again at each compile (CompileSettings), as they always were.
+  bool conv_given = false, epilogues_given = false, layouts_given = false, dump_to_given = false;
   int64_t inline_max_cost = 0;
   bool inline_cross_process = true;
   // Read only by a client of several processes, when it makes its collectives (as before):
@@ -59,6 +63,12 @@ absl::StatusOr<CpuSettings> ResolveCpuSettings(const plugin::Options& options);
 // The environment's settings with no option given (the variables' checks at client
 // creation; the tests of each variable call it).
 absl::StatusOr<CpuSettings> CpuSettingsFromEnvironment();
+
+// The settings one compile of a client with `client` uses (and its executable keeps): those,
+// with each of conv, epilogues, layouts and dump_to that no option gave read from its
+// variable now, as the plugin has always read them at each compile (a value the client's
+// creation would have refused reads as the default, as before).
+std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client);
 
 // The settings installed on this thread by the innermost live ScopedCpuSettings, or null
 // (code run outside a client's compile or run: the kernels' and passes' own tests, which
