@@ -86,6 +86,7 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
                                     kMaxCollectiveTimeoutMs));
   }
   SEAM_ASSIGN_OR_RETURN(out.settings, ResolveCpuSettings(*parsed));
+  SEAM_RETURN_IF_ERROR(CheckGemmLibraryBuilt(out.settings));
   return out;
 }
 

@@ -35,10 +35,9 @@ inline constexpr char kCollectiveTimeoutVariable[] = "SEAM_CPU_COLLECTIVE_TIMEOU
 inline constexpr int64_t kDefaultCollectiveTimeoutMs = int64_t{5} * 60 * 1000;
 
 // The environment variable read at client creation that bounds which runs may execute on
-// the caller's thread (docs/architecture.md, "Inline runs"), and its default: programs of at
-// most this many element operations (Executable::cost).
+// the caller's thread (docs/architecture.md, "Inline runs"); its default is
+// cpu_settings.h's kDefaultInlineMaxCost.
 inline constexpr char kInlineMaxCostVariable[] = "SEAM_CPU_INLINE_MAX_COST";
-inline constexpr int64_t kDefaultInlineMaxCost = int64_t{32} * 1024;
 // 1 (the default): a process's one replica of a launch across processes runs on the
 // caller's thread when its device is idle; 0: on the device's thread, like other runs.
 inline constexpr char kInlineCrossProcessVariable[] = "SEAM_CPU_INLINE_CROSS_PROCESS";

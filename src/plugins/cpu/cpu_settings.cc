@@ -9,7 +9,6 @@
 #include "absl/strings/string_view.h"
 #include "src/base/settings.h"
 #include "src/base/status_macros.h"
-#include "src/plugins/cpu/cpu_plugin.h"
 
 namespace seam::cpu {
 namespace {
@@ -98,19 +97,6 @@ absl::StatusOr<int64_t> Integer(const Given& given, int64_t minimum, int64_t fal
   return static_cast<int64_t>(value);
 }
 
-absl::StatusOr<GemmLibrary> Gemm(const Given& given) {
-  SEAM_ASSIGN_OR_RETURN(int index, Choice(given, {"auto", "openblas", "onednn"}, 0));
-  const GemmLibrary library = static_cast<GemmLibrary>(index);
-  if (library == GemmLibrary::kOneDnn && !OneDnnAvailable()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "PJRT_Client_Create: ",
-        given.from_option ? absl::StrCat("option '", given.option, "' is onednn")
-                          : absl::StrCat("environment variable ", given.variable, "=onednn"),
-        ", but this build of the CPU plugin has no oneDNN (install libdnnl-dev and rebuild)"));
-  }
-  return library;
-}
-
 // The variables read leniently, as the passes always read them at each compile.
 ConvPaths EnvConvPaths() {
   const std::string value = base::ReadSetting(base::Setting::kSeamCpuConv).value_or("auto");
@@ -127,33 +113,8 @@ bool EnvDenseLayouts() {
   return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto") == "dense";
 }
 
-absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
-  CpuSettings out;
-  SEAM_ASSIGN_OR_RETURN(int64_t threads, Integer(IntegerSetting(options, kThreadsOption,
-                                                                base::Setting::kSeamCpuThreads),
-                                                 1, 0, "positive integer"));
-  out.kernel_threads = static_cast<int>(std::min<int64_t>(threads, kMaxKernelThreads));
-  SEAM_ASSIGN_OR_RETURN(out.gemm,
-                        Gemm(StringSetting(options, kGemmOption, base::Setting::kSeamCpuGemm)));
-  SEAM_ASSIGN_OR_RETURN(int conv,
-                        Choice(StringSetting(options, kConvOption, base::Setting::kSeamCpuConv),
-                               {"auto", "gemm", "direct"}, 0));
-  out.conv = static_cast<ConvPaths>(conv);
-  out.conv_given = options != nullptr && options->String(kConvOption).has_value();
-  SEAM_ASSIGN_OR_RETURN(int epilogues, Choice(StringSetting(options, kEpiloguesOption,
-                                                            base::Setting::kSeamCpuEpilogues),
-                                              {"on", "off"}, 0));
-  out.epilogues = epilogues == 0;
-  out.epilogues_given = options != nullptr && options->String(kEpiloguesOption).has_value();
-  SEAM_ASSIGN_OR_RETURN(
-      int layouts, Choice(StringSetting(options, kLayoutsOption, base::Setting::kSeamCpuLayouts),
-                          {"auto", "dense"}, 0));
-  out.dense_layouts = layouts == 1;
-  out.layouts_given = options != nullptr && options->String(kLayoutsOption).has_value();
-  const Given dump = StringSetting(options, kDumpToOption, base::Setting::kSeamDumpTo);
-  out.dump_to = dump.text.value_or("");
-  out.dump_to_name = dump.from_option ? dump.option : dump.variable;
-  out.dump_to_given = dump.from_option;
+// The run-placement settings: the inline bound and the cross-process flag.
+absl::Status ResolveInline(const plugin::Options* options, CpuSettings& out) {
   SEAM_ASSIGN_OR_RETURN(
       out.inline_max_cost,
       Integer(IntegerSetting(options, kInlineMaxCostOption, base::Setting::kSeamCpuInlineMaxCost),
@@ -163,6 +124,44 @@ absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
   SEAM_ASSIGN_OR_RETURN(int64_t cross_value, Integer(cross, 0, 1, "flag (0 or 1)"));
   if (cross_value > 1) return Refused(cross, "a flag (0 or 1)", absl::StrCat(cross_value));
   out.inline_cross_process = cross_value == 1;
+  return absl::OkStatus();
+}
+
+// The settings the compiler's passes read: convolution paths, epilogues, layouts.
+absl::Status ResolvePasses(const plugin::Options* options, CpuSettings& out) {
+  const Given conv = StringSetting(options, kConvOption, base::Setting::kSeamCpuConv);
+  SEAM_ASSIGN_OR_RETURN(int paths, Choice(conv, {"auto", "gemm", "direct"}, 0));
+  out.conv = static_cast<ConvPaths>(paths);
+  out.conv_given = conv.from_option;
+  const Given epilogues =
+      StringSetting(options, kEpiloguesOption, base::Setting::kSeamCpuEpilogues);
+  SEAM_ASSIGN_OR_RETURN(int off, Choice(epilogues, {"on", "off"}, 0));
+  out.epilogues = off == 0;
+  out.epilogues_given = epilogues.from_option;
+  const Given layouts = StringSetting(options, kLayoutsOption, base::Setting::kSeamCpuLayouts);
+  SEAM_ASSIGN_OR_RETURN(int dense, Choice(layouts, {"auto", "dense"}, 0));
+  out.dense_layouts = dense == 1;
+  out.layouts_given = layouts.from_option;
+  return absl::OkStatus();
+}
+
+// In the order PJRT_Client_Create has always checked the variables.
+absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
+  CpuSettings out;
+  SEAM_RETURN_IF_ERROR(ResolveInline(options, out));
+  SEAM_ASSIGN_OR_RETURN(int64_t threads, Integer(IntegerSetting(options, kThreadsOption,
+                                                                base::Setting::kSeamCpuThreads),
+                                                 1, 0, "positive integer"));
+  out.kernel_threads = static_cast<int>(std::min<int64_t>(threads, kMaxKernelThreads));
+  SEAM_RETURN_IF_ERROR(ResolvePasses(options, out));
+  const Given gemm = StringSetting(options, kGemmOption, base::Setting::kSeamCpuGemm);
+  SEAM_ASSIGN_OR_RETURN(int library, Choice(gemm, {"auto", "openblas", "onednn"}, 0));
+  out.gemm = static_cast<GemmLibrary>(library);
+  out.gemm_given = gemm.from_option;
+  const Given dump = StringSetting(options, kDumpToOption, base::Setting::kSeamDumpTo);
+  out.dump_to = dump.text.value_or("");
+  out.dump_to_name = dump.from_option ? dump.option : dump.variable;
+  out.dump_to_given = dump.from_option;
   if (options != nullptr) out.master_addr = options->String(kMasterAddrOption);
   return out;
 }

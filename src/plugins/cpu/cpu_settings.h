@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "src/plugins/common/options.h"
-#include "src/plugins/cpu/gemm.h"
+#include "src/plugins/cpu/gemm_library.h"
 
 namespace seam::cpu {
 
@@ -30,6 +30,9 @@ inline constexpr char kInlineMaxCostOption[] = "inline_max_cost";            // 
 inline constexpr char kInlineCrossProcessOption[] = "inline_cross_process";  // int64
 inline constexpr char kMasterAddrOption[] = "master_addr";                   // string
 inline constexpr int kMaxKernelThreads = 256;
+// The default of inline_max_cost: programs of at most this many element operations
+// (Executable::cost) run on the caller's thread when their device is idle.
+inline constexpr int64_t kDefaultInlineMaxCost = int64_t{32} * 1024;
 
 // Which convolution paths a plan may take (SEAM_CPU_CONV).
 enum class ConvPaths { kAuto, kGemm, kDirect };
@@ -37,6 +40,7 @@ enum class ConvPaths { kAuto, kGemm, kDirect };
 struct CpuSettings {
   int kernel_threads = 0;  // 1..256; 0: the hardware's threads
   GemmLibrary gemm = GemmLibrary::kAuto;
+  bool gemm_given = false;  // by the option (how messages name it)
   ConvPaths conv = ConvPaths::kAuto;
   bool epilogues = true;
   bool dense_layouts = false;

@@ -131,7 +131,17 @@ bool OneDnnHasAvx512() {
 absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment() {
   absl::StatusOr<CpuSettings> settings = CpuSettingsFromEnvironment();
   if (!settings.ok()) return settings.status();
+  if (absl::Status built = CheckGemmLibraryBuilt(*settings); !built.ok()) return built;
   return settings->gemm;
+}
+
+absl::Status CheckGemmLibraryBuilt(const CpuSettings& settings) {
+  if (settings.gemm != GemmLibrary::kOneDnn || OneDnnAvailable()) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "PJRT_Client_Create: ",
+      settings.gemm_given ? absl::StrCat("option '", kGemmOption, "' is onednn")
+                          : absl::StrCat("environment variable ", kGemmVariable, "=onednn"),
+      ", but this build of the CPU plugin has no oneDNN (install libdnnl-dev and rebuild)"));
 }
 
 void SetGemmLibrary(GemmLibrary library) { chosen.store(library, std::memory_order_relaxed); }

@@ -26,10 +26,10 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "src/plugins/cpu/cpu_settings.h"
+#include "src/plugins/cpu/gemm_library.h"
 
 namespace seam::cpu {
-
-enum class GemmLibrary { kAuto, kOpenBlas, kOneDnn };
 
 inline constexpr char kGemmVariable[] = "SEAM_CPU_GEMM";
 inline constexpr double kOneDnnMinimumWork = 1024.0 * 1024;     // m * n * k
@@ -46,6 +46,10 @@ bool OneDnnHasAvx512();
 // (cpu_settings.h); an error names the variable and the value, also when it asks for oneDNN
 // in a build without it.
 absl::StatusOr<GemmLibrary> GemmLibraryFromEnvironment();
+
+// FAILED_PRECONDITION when `settings` ask for oneDNN in a build without it, naming the option
+// or the variable (PJRT_Client_Create checks it after ResolveCpuSettings).
+absl::Status CheckGemmLibraryBuilt(const CpuSettings& settings);
 
 // The choice: the active client's (cpu_settings.h) during its compiles and runs, else the
 // process-wide one (auto until set; PJRT_Client_Create sets it to its client's, which the
