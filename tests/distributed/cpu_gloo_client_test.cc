@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/gloo_collectives.h"
-#include "src/plugins/cpu/gloo_store.h"
-#include "src/plugins/cpu/local_address.h"
-#include "src/plugins/cpu/sigpipe_guard.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/collectives/gloo_collectives.h"
+#include "src/plugins/cpu/collectives/gloo_store.h"
+#include "src/plugins/cpu/collectives/local_address.h"
+#include "src/plugins/cpu/collectives/sigpipe_guard.h"
 #include "src/testing/file_kv_store.h"
 #include "src/testing/pjrt_client.h"
 #include "src/testing/process_sockets.h"
