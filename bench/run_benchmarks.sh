@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs the benchmarks of bench/ as `make bench` does and prints the issue-6 tables.
+# Runs the benchmarks of bench/ as `make bench` does and prints every table BENCHMARKS.md
+# quotes (the training-step tables through report.py, the others as each program prints them).
+# SEAM_BENCH_ALL=0 runs the training-step tables only.
 #   bench/run_benchmarks.sh [BUILD_DIR] [OUT_DIR]
 # Each training-step size runs seam, then libtorch, then the bare matrix products, back to
 # back, on 1 and then 2 threads (OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = n), three
@@ -71,6 +73,37 @@ fi
 if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/cnn_twin" ]; then
   echo "== issue 16: the Fashion-MNIST CNN's training step, seam beside libtorch (1 thread)"
   "$(dirname "$0")/cnn_twin.sh" "$build" | tee "$out/cnn_twin.txt"
+fi
+
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/transformer_step_bench" ]; then
+  echo "== the transformer block's training step, seam beside libtorch (1 thread)"
+  bash "$(dirname "$0")/transformer_bench.sh" "$build" 1 20 | tee "$out/transformer.txt"
+fi
+
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/char_transformer_twin" ]; then
+  echo "== the character transformer's training step, seam beside its libtorch twin (1 thread)"
+  bash "$(dirname "$0")/char_step_bench.sh" "$build" 43 3 | tee "$out/char_step.txt"
+fi
+
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
+  echo "== front end: eager ops, donation, the tiny step's parts (1 thread)"
+  "$bin/frontend_bench" --benchmark_min_time=0.3 | tee "$out/frontend.txt"
+  echo "== StableHLO: emitting and reading programs; the medium step from each format (1 thread)"
+  "$bin/stablehlo_emit_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    | tee "$out/stablehlo.txt"
+  for format in seam stablehlo; do
+    echo "-- SEAM_PROGRAM_FORMAT=$format"
+    SEAM_PROGRAM_FORMAT=$format "$bin/train_step_bench" --benchmark_filter='BM_SeamMlpStep/2/' \
+      --benchmark_min_time=0.5 | tee -a "$out/stablehlo.txt"
+  done
+  echo "== bf16 products beside f32 (1 thread)"
+  "$bin/bf16_dot_bench" --benchmark_min_time=0.3 | tee "$out/bf16.txt"
+  if [ -x "$bin/blas_choice_bench" ]; then
+    echo "== BLAS choice: OpenBLAS beside oneDNN per product size (1 thread)"
+    "$bin/blas_choice_bench" --benchmark_min_time=0.2 | tee "$out/blas_choice.txt"
+  fi
+  echo "== soak: memory over 10,000 steps in every mode"
+  "$bin/soak_bench" lazy compiled eager inline | tee "$out/soak.txt"
 fi
 
 if [ ! -x "$bin/torch_step_bench" ]; then

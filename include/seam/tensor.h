@@ -409,7 +409,8 @@ inline Tensor log_softmax(const Tensor& x, int64_t axis) { return x.log_softmax(
 std::vector<Tensor> grad(const Tensor& loss, const std::vector<Tensor>& params);
 
 // The IR text of the program a sync of `tensors` would compile now (the graph of those
-// that have pending operations), without running anything. For debugging and tests.
+// that have pending operations, with the donations that sync would plan as input/output
+// aliases), without running anything. For debugging and tests.
 std::string pending_ir_text(const std::vector<Tensor>& tensors);
 
 // Compiles and runs, as one program, every live tensor's pending operations (the step

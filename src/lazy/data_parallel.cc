@@ -154,7 +154,7 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
   bool replicated = false;
   lazy::Runtime& rt = lazy::CurrentRuntime();
   {
-    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+    const lazy::StepLock lock = rt.LockSteps();
     replicated = node->value->replicas != nullptr;
   }
   if (!replicated) {
@@ -163,7 +163,7 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
   }
   std::vector<runtime::ComputationClient::DataPtr> handles;
   {
-    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+    const lazy::StepLock lock = rt.LockSteps();
     const lazy::ReplicaValues& copies = *node->value->replicas;
     if (copies.count != local_replicas_) {
       lazy::ThrowInvalid(absl::StrCat("gather: the tensor has ", copies.count,
@@ -173,13 +173,11 @@ std::vector<std::vector<T>> DataParallel::gather(const Tensor& t) const {
   }
   values.push_back(std::move(first));
   if (handles.empty()) return values;
-  lazy::StepRequest request;
-  request.kind = lazy::StepKind::kHostRead;
-  request.op = "gather";
-  request.reads = handles;
-  lazy::StepResult read;
-  if (absl::Status status = lazy::RunStep(rt, request, read); !status.ok()) lazy::Throw(status);
-  for (const ir::Literal& literal : read.read) {
+  std::vector<ir::Literal> read;
+  if (absl::Status status = lazy::ReadDeviceValues(rt, handles, read); !status.ok()) {
+    lazy::Throw(status);
+  }
+  for (const ir::Literal& literal : read) {
     const T* data = reinterpret_cast<const T*>(literal.bytes.data());
     values.emplace_back(data, data + literal.shape.num_elements());
   }

@@ -5,6 +5,20 @@
 
 namespace seam::lazy {
 
+bool MayDonate(const std::shared_ptr<DeviceValue>& value, const NodePtr& leaf,
+               int64_t leaf_owners_in_step) {
+  if (value->donated) return false;
+  // A host-only value gets a buffer of its own when the step sends it.
+  if (value->device == nullptr ? !value->host.has_value() : value->device.use_count() != 1) {
+    return false;
+  }
+  if (value->buffer_donor) return true;
+  if (leaf == nullptr) return false;
+  // The value's owners: the step's parameter list and the leaf. The leaf's: the caller's
+  // reference and the step's owners alone.
+  return value.use_count() == 2 && leaf.use_count() - 1 == leaf_owners_in_step;
+}
+
 std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<NodePtr>& roots,
                                      const std::vector<std::shared_ptr<TensorImpl>>& pending,
                                      const std::vector<size_t>& result_of) {
@@ -30,11 +44,6 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
     NodePtr leaf = pending[k]->replaced();  // one more owner of the leaf while held here
     if (leaf == nullptr || !leaf->is_leaf()) continue;
     const std::shared_ptr<DeviceValue>& value = leaf->value;
-    if (value->donated) continue;
-    // A host-only value gets a buffer of its own when the step sends it.
-    if (value->device == nullptr ? !value->host.has_value() : value->device.use_count() != 1) {
-      continue;
-    }
     if (parameter_of.empty()) {
       parameter_of.reserve(walk.leaves.size());
       for (size_t p = 0; p < walk.leaves.size(); ++p) parameter_of[walk.leaves[p].get()] = p;
@@ -51,14 +60,9 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
     const size_t parameter = found->second, output = result_of[k];
     if (!(roots[output]->shape == value->shape)) continue;
     if (output_taken[output] || parameter_taken[parameter]) continue;
-    if (!value->buffer_donor) {
-      // The value's owners: the walk's leaf list and this leaf alone. The leaf's
-      // owners: `leaf` above and the operand edges of this program (each node of the graph
-      // is one instruction, each of its edges one operand), so no tensor, copy of a tensor
-      // or graph outside this sync can read the value after the run.
-      if (value.use_count() != 2) continue;
-      if (leaf.use_count() - 1 != uses[instruction_of_parameter[parameter]]) continue;
-    }
+    // The leaf's owners in the step: each node of the graph is one instruction, each of its
+    // edges one operand.
+    if (!MayDonate(value, leaf, uses[instruction_of_parameter[parameter]])) continue;
     output_taken[output] = true;
     parameter_taken[parameter] = true;
     aliases.push_back({static_cast<int64_t>(output), static_cast<int64_t>(parameter)});

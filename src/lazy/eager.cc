@@ -140,7 +140,7 @@ absl::Status ExecuteEagerly(Node& node) {
   // The default device begins every op key.
   SEAM_ASSIGN_OR_RETURN(const std::vector<std::string>* devices, rt.default_device());
   const std::string& device = devices->front();
-  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+  const StepLock lock = rt.LockSteps();
   // The node is not shared yet; a non-owning pointer lets LowerGraph walk it.
   NodePtr root(std::shared_ptr<Node>(), &node);
   // The operand values and the step's outputs live in per-thread buffers: after the first
@@ -160,8 +160,7 @@ absl::Status ExecuteEagerly(Node& node) {
   std::optional<LoweredGraph> lowered;
   std::optional<OpKeyProgram> by_key;
   std::optional<BuiltProgram> built;
-  StepRequest request;
-  request.kind = StepKind::kEagerOp;
+  EagerOpRun request;
   request.op = ir::OpName(node.op);
   if (OpKey(node, &op_key, &leaves)) {
     request.program = &by_key.emplace(op_key.view(), root, leaves);
@@ -172,7 +171,7 @@ absl::Status ExecuteEagerly(Node& node) {
     request.program = &built.emplace(lowered->program);
   }
   request.parameters = leaves;
-  SEAM_RETURN_IF_ERROR(RunStep(rt, request, result));
+  SEAM_RETURN_IF_ERROR(RunEagerOp(lock, request, result));
   auto value = NewDeviceValue();
   value->shape = node.shape;
   value->device = std::move(result.outputs[0].front());

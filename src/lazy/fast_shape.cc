@@ -2,7 +2,7 @@
 
 #include "src/ir/shape.h"
 #include "src/lazy/attributes.h"
-#include "src/lazy/tensor_internal.h"
+#include "src/lazy/node_ops.h"
 
 // Each shortcut gives the shape rule's result for the cases it takes (src/ir/shape_rules*.cc
 // and InferShape's checks: arity, operand dtypes in the op's row of ops.def, no leaf

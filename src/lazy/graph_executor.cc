@@ -2,15 +2,11 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/scratch.h"
 #include "src/base/status_macros.h"
-#include "src/lazy/donation.h"
-#include "src/lazy/graph_key.h"
-#include "src/lazy/lowering.h"
 #include "src/lazy/recompile_explainer.h"
-#include "src/lazy/replicated.h"
+#include "src/lazy/step_plan.h"
 #include "src/lazy/step_runner.h"
 #include "src/runtime/trace.h"
 
@@ -75,11 +71,7 @@ class BarrierSpan {
 // step) and emptied when the barrier ends, so that they hold no tensor, graph or buffer
 // after it.
 struct BarrierTables {
-  std::vector<std::shared_ptr<TensorImpl>> pending;
-  std::vector<NodePtr> roots;
-  absl::flat_hash_map<const Node*, size_t> root_of_node;
-  std::vector<size_t> root_index;  // per pending tensor
-  GraphWalk walk;
+  StepPlan plan;
   StepResult step;
   std::vector<NodePtr> new_leaves;
 
@@ -87,59 +79,52 @@ struct BarrierTables {
     new_leaves.clear();
     step.computation = nullptr;
     step.outputs.clear();
-    walk.Clear();
-    root_index.clear();
-    root_of_node.clear();
-    roots.clear();
-    pending.clear();
+    plan.Clear();
   }
 };
 
-// The program of a walked graph: keyed and matched on the walk, lowered only on a miss.
+// The program of a planned step: keyed and matched on its walk, lowered only on a miss.
 class WalkProgram final : public StepProgram {
  public:
-  WalkProgram(const GraphWalk& walk, const std::vector<NodePtr>& roots)
-      : walk_(walk), roots_(roots) {}
+  explicit WalkProgram(const StepPlan& plan) : plan_(plan) {}
 
-  uint64_t Key() const override { return WalkKey(walk_); }
+  uint64_t Key() const override { return WalkKey(plan_.walk); }
   // Programs compiled from a walk are matched by its signature; others (none usually) by
   // their instructions.
   bool Matches(const ir::Program& cached, absl::Span<const uint64_t> signature) const override {
-    return signature.empty() ? WalkMatches(walk_, cached)
-                             : SignatureMatches(walk_, signature, cached);
+    return signature.empty() ? WalkMatches(plan_.walk, cached)
+                             : SignatureMatches(plan_.walk, signature, cached);
   }
   absl::StatusOr<ir::Program> Lower(std::vector<uint64_t>* signature) override {
-    LoweredGraph lowered = LowerGraph(roots_);
-    lowered.program.aliases = walk_.aliases;
+    LoweredGraph lowered = LowerPlan(plan_);
     SEAM_RETURN_IF_ERROR(NoteCompileCacheMiss(lowered.program, lowered.leaves));
-    if (walk_.exact) *signature = walk_.signature;
+    if (plan_.walk.exact) *signature = plan_.walk.signature;
     return std::move(lowered.program);
   }
 
  private:
-  const GraphWalk& walk_;
-  const std::vector<NodePtr>& roots_;
+  const StepPlan& plan_;
 };
 
 // A step whose values are per-replica, or that spans the devices of several processes:
 // the lowered program over its replicas.
-absl::Status SyncReplicated(Runtime& rt, BarrierTables& tables, StepKind kind,
-                            StepReplicas replicas) {
-  tables.walk.leaves.clear();  // holds no value while the replicas run
-  LoweredGraph lowered = LowerGraph(tables.roots);
-  SetReplicas(lowered.program, replicas.global);
+absl::Status SyncReplicated(const StepLock& steps, BarrierTables& tables, StepKind kind) {
+  StepPlan& plan = tables.plan;
+  const StepReplicas replicas = plan.replicas;
+  LoweredGraph lowered = LowerPlan(plan);
+  plan.walk.leaves.clear();  // holds no value while the replicas run
   BuiltProgram program(lowered.program);
-  StepRequest request;
-  request.kind = kind;
-  request.replicas = replicas.local;
-  request.global_replicas = replicas.global;
-  request.parameters = lowered.leaves;
-  request.program = &program;
-  SEAM_RETURN_IF_ERROR(RunStep(rt, request, tables.step));
+  ReplicatedRun step;
+  step.host_read = kind == StepKind::kHostRead;
+  step.replicas = replicas.local;
+  step.global_replicas = replicas.global;
+  step.parameters = lowered.leaves;
+  step.program = &program;
+  SEAM_RETURN_IF_ERROR(RunReplicated(steps, step, tables.step));
   if (replicas.job_wide()) CountCrossProcessCollectives(lowered.program);
-  std::vector<NodePtr> results = ReplicatedLeaves(tables.roots, tables.step.outputs);
-  for (size_t i = 0; i < tables.pending.size(); ++i) {
-    tables.pending[i]->set_node(results[tables.root_index[i]]);
+  std::vector<NodePtr> results = ReplicatedLeaves(plan.roots, tables.step.outputs);
+  for (size_t i = 0; i < plan.pending.size(); ++i) {
+    plan.pending[i]->set_node(results[plan.result_of[i]]);
   }
   if (g_observer != nullptr) {
     BarrierRecord record;
@@ -150,76 +135,55 @@ absl::Status SyncReplicated(Runtime& rt, BarrierTables& tables, StepKind kind,
   return absl::OkStatus();
 }
 
-// The tensors' roots, each once, and per tensor the index of its root; false when no
-// tensor has pending operations.
-bool CollectPending(const std::vector<std::shared_ptr<TensorImpl>>& tensors,
-                    BarrierTables& tables) {
-  for (const auto& tensor : tensors) {
-    NodePtr node = tensor->node();
-    if (node->is_leaf()) continue;
-    auto [it, inserted] = tables.root_of_node.emplace(node.get(), tables.roots.size());
-    if (inserted) tables.roots.push_back(node);
-    tables.pending.push_back(tensor);
-    tables.root_index.push_back(it->second);
-  }
-  return !tables.pending.empty();
-}
-
 }  // namespace
 
 absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors, bool donate) {
   Runtime& rt = CurrentRuntime();
-  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+  const StepLock lock = rt.LockSteps();
   const BarrierSpan span(rt, donate);
   // A barrier inside a barrier (from an observer) gets tables of its own.
   base::ScratchLease<BarrierTables> lease;
   BarrierTables& tables = *lease;
   const StepKind kind = donate ? StepKind::kBarrier : StepKind::kHostRead;
-  StepRequest request;
-  request.kind = kind;
-  if (!CollectPending(tensors, tables)) {
-    return donate ? RunStep(rt, request, tables.step) : absl::OkStatus();  // MarkStep only
-  }
   // The cache is keyed and checked on the graph itself: a hit builds no program.
   const int64_t capture_ns = trace::On() ? trace::NowNs() : -1;
-  GraphWalk& walk = tables.walk;
-  WalkGraph(tables.roots, walk);
-  SEAM_ASSIGN_OR_RETURN(StepReplicas replicas, PlanStepReplicas(walk.leaves, [&] {
-                          for (const Node* node : walk.nodes) {
-                            if (ir::IsAllReduce(node->op)) return true;
-                          }
-                          return false;
-                        }));
-  if (replicas.global > 1) return SyncReplicated(rt, tables, kind, replicas);
-  if (donate) walk.aliases = PlanDonations(walk, tables.roots, tables.pending, tables.root_index);
+  StepPlan& plan = tables.plan;
+  SEAM_ASSIGN_OR_RETURN(bool pending, PlanStep(tensors, donate, plan));
+  if (!pending) {
+    if (donate) CountEmptyBarrier(lock);  // MarkStep only
+    return absl::OkStatus();
+  }
+  if (plan.replicas.global > 1) return SyncReplicated(lock, tables, kind);
 
-  WalkProgram program(walk, tables.roots);
-  request.parameters = walk.leaves;
-  request.program = &program;
-  request.donations = walk.aliases;
+  WalkProgram program(plan);
+  BarrierRun step;
+  step.host_read = !donate;
+  step.parameters = plan.walk.leaves;
+  step.program = &program;
+  step.donations = plan.walk.aliases;
   if (capture_ns >= 0) trace::Record("graph capture", "step", capture_ns, trace::NowNs());
-  SEAM_RETURN_IF_ERROR(RunStep(rt, request, tables.step));
+  SEAM_RETURN_IF_ERROR(RunBarrier(lock, step, tables.step));
 
   std::vector<runtime::ComputationClient::DataPtr>& outputs = tables.step.outputs[0];
   std::vector<NodePtr>& new_leaves = tables.new_leaves;
   for (size_t i = 0; i < outputs.size(); ++i) {
     auto value = NewDeviceValue();
-    value->shape = tables.roots[i]->shape;
+    value->shape = plan.roots[i]->shape;
     value->device = std::move(outputs[i]);
     new_leaves.push_back(MakeLeaf(std::move(value)));
   }
-  for (size_t i = 0; i < tables.pending.size(); ++i) {
-    tables.pending[i]->set_node(new_leaves[tables.root_index[i]]);
-    tables.pending[i]->set_replaced({});
+  for (size_t i = 0; i < plan.pending.size(); ++i) {
+    plan.pending[i]->set_node(new_leaves[plan.result_of[i]]);
+    plan.pending[i]->set_replaced({});
   }
   if (g_observer != nullptr) {
     BarrierRecord record;
     record.donate = donate;
     record.computation = tables.step.computation;
-    record.parameters = &walk.leaves;
-    record.aliases = &walk.aliases;
-    record.pending = &tables.pending;
-    record.result_of = &tables.root_index;
+    record.parameters = &plan.walk.leaves;
+    record.aliases = &plan.walk.aliases;
+    record.pending = &plan.pending;
+    record.result_of = &plan.result_of;
     record.results = &new_leaves;
     g_observer->OnBarrier(record);
   }

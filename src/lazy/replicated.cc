@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
+#include "src/lazy/node_ops.h"
 #include "src/lazy/runtime.h"
-#include "src/lazy/tensor_internal.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/process/runtime.h"
 

@@ -26,6 +26,26 @@
 
 namespace seam::lazy {
 
+class Runtime;
+
+// The step lock held: the token the step runner's running and uploading entry points take
+// (step_runner.h), so that a caller that does not hold the lock does not compile. Only
+// Runtime::LockSteps makes one; it cannot be copied, moved or default-constructed, and it
+// unlocks when it goes out of scope. Pass it on by const reference.
+class StepLock {
+ public:
+  StepLock(const StepLock&) = delete;
+  StepLock& operator=(const StepLock&) = delete;
+  ~StepLock();
+  // The runtime whose step lock this is: the one the entry points run on.
+  Runtime& runtime() const { return runtime_; }
+
+ private:
+  friend class Runtime;
+  explicit StepLock(Runtime& runtime);
+  Runtime& runtime_;
+};
+
 class Runtime {
  public:
   // A runtime over `client`, which the caller owns and keeps alive longer than the runtime,
@@ -49,10 +69,9 @@ class Runtime {
   // The client's default device, asked once, as a list of one (a plain step's devices).
   absl::StatusOr<const std::vector<std::string>*> default_device();
 
-  // The step lock (step_runner.h says what it guards). Recursive.
-  std::unique_lock<std::recursive_mutex> LockSteps() {
-    return std::unique_lock<std::recursive_mutex>(step_mu_);
-  }
+  // The step lock (step_runner.h says what it guards), held until the token is destroyed.
+  // Recursive: a thread holding it may take it again.
+  [[nodiscard]] StepLock LockSteps() { return StepLock(*this); }
 
   // Eager mode: set_eager's last value, else (the process's runtime) SEAM_EAGER read at
   // first use ("1" on, "0" or unset off; anything else is InvalidArgument naming it).
@@ -70,6 +89,7 @@ class Runtime {
   int64_t last_barrier_end_ns = 0;
 
  private:
+  friend class StepLock;
   Runtime();  // the process's
 
   const bool from_environment_;
@@ -82,6 +102,9 @@ class Runtime {
   absl::Status device_status_;               // set under device_once_
   std::vector<std::string> default_device_;  // likewise
 };
+
+inline StepLock::StepLock(Runtime& runtime) : runtime_(runtime) { runtime.step_mu_.lock(); }
+inline StepLock::~StepLock() { runtime_.step_mu_.unlock(); }
 
 // The runtime in use: the innermost live ScopedRuntime's, else Runtime::Process().
 Runtime& CurrentRuntime();

@@ -5,6 +5,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
+#include "src/lazy/donation.h"
 #include "src/lazy/eager.h"
 #include "src/lazy/runtime.h"
 #include "src/lazy/step_runner.h"
@@ -35,21 +36,16 @@ bool DestinationsIntact(const std::vector<Destination>& destinations, const Devi
   return true;
 }
 
-// The donation rules of src/lazy/donation.h for parameter `value`, whose handles are
-// `destinations`: one owner of the device buffer, and (unless marked a buffer donor) the
-// value held by its leaf and `arguments` only, the leaf by those handles only.
+// The donation rules (MayDonate, src/lazy/donation.h) for parameter `value`, whose
+// handles are `destinations`: the leaf's owners in the step are those handles.
 bool SafeToDonate(const std::shared_ptr<DeviceValue>& value,
                   const std::vector<Destination>& destinations) {
-  if (value->device == nullptr || value->device.use_count() != 1) return false;
-  if (value->buffer_donor) return true;
-  if (destinations.empty()) return false;
-  std::shared_ptr<TensorImpl> handle = destinations.front().handle.lock();
-  if (handle == nullptr) return false;
-  NodePtr leaf = handle->node();
-  // Owners of the value: `leaf` and the argument list (the caller's `value` is that entry).
-  if (value.use_count() != 2) return false;
-  // Owners of the leaf: each destination handle, and `leaf` here.
-  return leaf.use_count() == static_cast<long>(destinations.size()) + 1;
+  NodePtr leaf;
+  if (!destinations.empty()) {
+    std::shared_ptr<TensorImpl> handle = destinations.front().handle.lock();
+    if (handle != nullptr) leaf = handle->node();
+  }
+  return MayDonate(value, leaf, static_cast<int64_t>(destinations.size()));
 }
 
 // The value of every program parameter, from its source, into `values`; or why the
@@ -142,7 +138,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   why_not->clear();
   // The guards read the values the run will use: they and the run are one step.
   Runtime& rt = CurrentRuntime();
-  std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+  const StepLock lock = rt.LockSteps();
   SEAM_ASSIGN_OR_RETURN(bool eager, rt.eager());
   if (eager) {
     *why_not = "eager mode is on";
@@ -155,8 +151,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   if (!why_not->empty()) return std::vector<NodePtr>();
 
   // The guards passed: from here on this is the step barrier, with the captured program.
-  StepRequest request;
-  request.kind = StepKind::kReplay;
+  ReplayRun request;
   request.parameters = values;
   request.computation = plan.computation;
   request.donations = plan.aliases;
@@ -167,7 +162,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   };
   {
     const trace::Span span("compiled step replay", "step");  // its crossings nest inside
-    SEAM_RETURN_IF_ERROR(RunStep(rt, request, step));
+    SEAM_RETURN_IF_ERROR(RunReplay(lock, request, step));
   }
   std::vector<ComputationClient::DataPtr>& outputs = step.outputs[0];
   std::vector<NodePtr> leaves;

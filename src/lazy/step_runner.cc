@@ -1,14 +1,7 @@
 #include "src/lazy/step_runner.h"
 
-#include <signal.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <cstring>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "src/base/env.h"
@@ -19,15 +12,25 @@
 #include "src/lazy/compile_cache.h"
 #include "src/lazy/donation.h"
 #include "src/lazy/replicated.h"
-#include "src/runtime/distributed/coordinator.h"
 #include "src/runtime/metrics.h"
-#include "src/runtime/process/runtime.h"
 #include "src/runtime/trace.h"
 
 namespace seam::lazy {
 namespace {
 
 using runtime::ComputationClient;
+
+// A program run, whatever its entry point: the fields of the typed steps (step_runner.h).
+struct ProgramRun {
+  StepKind kind = StepKind::kBarrier;
+  int64_t replicas = 1;
+  int64_t global_replicas = 0;
+  StepParameters parameters;
+  ComputationClient::ComputationPtr computation;  // a replay's; else found through `program`
+  StepProgram* program = nullptr;
+  absl::Span<const ir::Alias> donations;
+  std::string_view op = "sync";  // names the caller in errors
+};
 
 // The counters of the runner, looked up once (the registry lookup takes a lock and
 // compares names).
@@ -153,7 +156,7 @@ absl::Status SendParameters(ComputationClient& client, const std::vector<std::st
 // Crossing 2: the request's program from the compile cache, compiled on a miss.
 absl::StatusOr<ComputationClient::ComputationPtr> FindOrCompile(Runtime& rt,
                                                                 ComputationClient& client,
-                                                                const StepRequest& request,
+                                                                const ProgramRun& request,
                                                                 const std::string& device) {
   const Counters& counters = GetCounters();
   if (request.computation != nullptr) {
@@ -200,45 +203,19 @@ absl::StatusOr<int64_t> MaxStepsInFlight() {
   return *limit;
 }
 
-// The test hook of docs/checkpoints.md: SEAM_TEST_KILL_AT_STEP=N ends the process with
-// SIGKILL as it launches its N-th step (a barrier's or a replay's, counted from 1), so that a
-// test can kill a rank at a known point in the middle of an epoch.
-absl::Status MaybeKillAtStep() {
-  static const auto* at =
-      new absl::StatusOr<int64_t>(base::ReadIntSetting(base::Setting::kSeamTestKillAtStep, 0));
-  if (!at->ok()) return at->status();
-  if (**at <= 0) return absl::OkStatus();
-  static std::atomic<int64_t> steps{0};
-  if (++steps == **at) raise(SIGKILL);
-  return absl::OkStatus();
-}
-
-// The preemption tests' hook (docs/distributed.md, "Preemption"): SEAM_TEST_SIGTERM_AT_STEP=N
-// sends SIGTERM, as it launches its N-th step, to the process SEAM_TEST_SIGTERM_PID names
-// (this one when unset: e.g. `seam launch`, the rank's parent), as a scheduler's notice
-// arriving at a known point of training.
-absl::Status MaybeSignalAtStep() {
-  static const auto* at =
-      new absl::StatusOr<int64_t>(base::ReadIntSetting(base::Setting::kSeamTestSigtermAtStep, 0));
-  static const auto* pid =
-      new absl::StatusOr<int64_t>(base::ReadIntSetting(base::Setting::kSeamTestSigtermPid, 0));
-  if (!at->ok()) return at->status();
-  if (!pid->ok()) return pid->status();
-  if (**at <= 0) return absl::OkStatus();
-  static std::atomic<int64_t> steps{0};
-  if (++steps == **at) kill(**pid > 0 ? static_cast<pid_t>(**pid) : getpid(), SIGTERM);
-  return absl::OkStatus();
-}
-
-// Crossing 3: runs the program on every replica's arguments. A step (a barrier's or a
-// replay's) first waits until fewer than SEAM_MAX_INFLIGHT_STEPS runs are unfinished on
-// each of its devices, so the host is never more steps ahead than that.
-absl::Status Execute(ComputationClient& client, const StepRequest& request,
+// Crossing 3: tells the client the run begins, then runs the program on every replica's
+// arguments. A step (a barrier's or a replay's) first waits until fewer than
+// SEAM_MAX_INFLIGHT_STEPS runs are unfinished on each of its devices, so the host is never
+// more steps ahead than that.
+absl::Status Execute(ComputationClient& client, const ProgramRun& request,
                      const std::vector<std::string>& devices, Scratch& scratch,
                      StepResult& result) {
-  if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
-    SEAM_RETURN_IF_ERROR(MaybeKillAtStep());
-    SEAM_RETURN_IF_ERROR(MaybeSignalAtStep());
+  const bool step = request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay;
+  ComputationClient::RunStart start;
+  start.step = step;
+  start.job_wide = request.global_replicas > request.replicas;
+  SEAM_RETURN_IF_ERROR(client.BeginRun(start));
+  if (step) {
     SEAM_ASSIGN_OR_RETURN(int64_t limit, MaxStepsInFlight());
     const trace::Span span("wait: runs in flight", "wait");
     for (const std::string& device : devices) {
@@ -270,34 +247,6 @@ absl::Status Execute(ComputationClient& client, const StepRequest& request,
   return absl::OkStatus();
 }
 
-// How long a failed step of a job of several processes waits for the coordinator to report
-// a lost process (it usually knows within 100 ms of a kill; a collective with the dead peer
-// may fail sooner).
-constexpr std::chrono::milliseconds kLossNoticeWait{3000};
-
-// A step of a job of several processes that failed as a collective with a lost peer does
-// (unavailable, aborted, deadline exceeded, cancelled): when the job has lost a process,
-// the error names it, and the collective's own error follows.
-absl::Status NameLostProcess(const ComputationClient& client, absl::Status status) {
-  if (status.ok() || client.GetNumProcesses() <= 1) return status;
-  const absl::StatusCode code = status.code();
-  if (code != absl::StatusCode::kUnavailable && code != absl::StatusCode::kAborted &&
-      code != absl::StatusCode::kDeadlineExceeded && code != absl::StatusCode::kCancelled) {
-    return status;
-  }
-  const auto deadline = std::chrono::steady_clock::now() + kLossNoticeWait;
-  for (;;) {
-    absl::Status health = runtime::JobHealth();
-    if (!health.ok()) {
-      return absl::Status(
-          health.code(),
-          absl::StrCat(health.message(), " (the step failed: ", status.message(), ")"));
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 }  // namespace
 
 BuiltProgram::BuiltProgram(const ir::Program& program)
@@ -309,7 +258,10 @@ bool BuiltProgram::Matches(const ir::Program& cached, absl::Span<const uint64_t>
 
 absl::StatusOr<ir::Program> BuiltProgram::Lower(std::vector<uint64_t>*) { return program_; }
 
-absl::Status RunStep(Runtime& rt, const StepRequest& request, StepResult& result) {
+namespace {
+
+// A program run of any entry point (step_runner.h, "A program run").
+absl::Status RunProgram(Runtime& rt, const ProgramRun& request, StepResult& result) {
   const Counters& counters = GetCounters();
   if (request.kind == StepKind::kBarrier || request.kind == StepKind::kReplay) {
     counters.mark_step->Add(1);
@@ -317,10 +269,6 @@ absl::Status RunStep(Runtime& rt, const StepRequest& request, StepResult& result
   if (request.kind == StepKind::kReplay) counters.replays->Add(1);
   result.computation = nullptr;
   result.outputs.clear();
-  result.read.clear();
-  result.uploaded.clear();
-  const bool runs = request.computation != nullptr || request.program != nullptr;
-  if (!runs && request.reads.empty() && request.uploads.empty()) return absl::OkStatus();
   for (const auto& value : request.parameters) {
     SEAM_RETURN_IF_ERROR(CheckNotDonated(*value, request.op));
   }
@@ -329,99 +277,121 @@ absl::Status RunStep(Runtime& rt, const StepRequest& request, StepResult& result
   Scratch& scratch = *lease;
 
   SEAM_ASSIGN_OR_RETURN(ComputationClient * client, rt.client());
-  if (!request.uploads.empty()) {
-    const std::string device = client->GetDefaultDevice();
-    for (const ComputationClient::TensorSource& source : request.uploads) {
-      scratch.sources.push_back({source.shape, source.data, device});
-    }
-    SEAM_ASSIGN_OR_RETURN(result.uploaded, client->TransferToDevice(scratch.sources));
-    scratch.sources.clear();
+  // The devices: a plain step's is the default device, which never changes.
+  const std::vector<std::string>* devices = nullptr;
+  std::vector<std::string> replica_devices;
+  if (request.replicas == 1) {
+    SEAM_ASSIGN_OR_RETURN(devices, rt.default_device());
+  } else {
+    SEAM_ASSIGN_OR_RETURN(replica_devices, StepDevices(*client, request.replicas));
+    devices = &replica_devices;
   }
-  if (runs) {
-    // A job that lost a process fails every step, naming it (an atomic load when whole).
-    SEAM_RETURN_IF_ERROR(runtime::JobHealth());
-    // The devices: a plain step's is the default device, which never changes.
-    const std::vector<std::string>* devices = nullptr;
-    std::vector<std::string> replica_devices;
-    if (request.replicas == 1) {
-      SEAM_ASSIGN_OR_RETURN(devices, rt.default_device());
-    } else {
-      SEAM_ASSIGN_OR_RETURN(replica_devices, StepDevices(*client, request.replicas));
-      devices = &replica_devices;
-    }
-    SEAM_RETURN_IF_ERROR(SendParameters(*client, *devices, request.parameters, scratch));
-    SEAM_ASSIGN_OR_RETURN(result.computation, FindOrCompile(rt, *client, request, (*devices)[0]));
-    // A job-wide step needs every rank: one that has left the job fails it at once.
-    if (request.global_replicas > request.replicas) {
-      SEAM_RETURN_IF_ERROR(runtime::BeginJobWideStep());
-    }
-    SEAM_RETURN_IF_ERROR(
-        NameLostProcess(*client, Execute(*client, request, *devices, scratch, result)));
-    for (const ir::Alias& alias : request.donations) {
-      request.parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
-    }
-  }
-  if (!request.read_into.empty()) {
-    if (request.reads.size() != 1) {
-      return absl::InternalError(absl::StrCat(std::string(request.op),
-                                              ": a read into caller memory takes one ", "value, ",
-                                              request.reads.size(), " given"));
-    }
-    return NameLostProcess(*client,
-                           client->TransferFromDeviceInto(request.reads[0], request.read_into));
-  }
-  if (!request.reads.empty()) {
-    scratch.handles.assign(request.reads.begin(), request.reads.end());
-    absl::StatusOr<std::vector<ir::Literal>> read = client->TransferFromDevice(scratch.handles);
-    if (!read.ok()) return NameLostProcess(*client, read.status());
-    result.read = *std::move(read);
+  SEAM_RETURN_IF_ERROR(SendParameters(*client, *devices, request.parameters, scratch));
+  SEAM_ASSIGN_OR_RETURN(result.computation, FindOrCompile(rt, *client, request, (*devices)[0]));
+  SEAM_RETURN_IF_ERROR(Execute(*client, request, *devices, scratch, result));
+  for (const ir::Alias& alias : request.donations) {
+    request.parameters[static_cast<size_t>(alias.parameter_index)]->donated = true;
   }
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status RunBarrier(const StepLock& steps, const BarrierRun& step, StepResult& result) {
+  ProgramRun run;
+  run.kind = step.host_read ? StepKind::kHostRead : StepKind::kBarrier;
+  run.parameters = step.parameters;
+  run.program = step.program;
+  run.donations = step.donations;
+  return RunProgram(steps.runtime(), run, result);
+}
+
+absl::Status RunReplicated(const StepLock& steps, const ReplicatedRun& step, StepResult& result) {
+  ProgramRun run;
+  run.kind = step.host_read ? StepKind::kHostRead : StepKind::kBarrier;
+  run.replicas = step.replicas;
+  run.global_replicas = step.global_replicas;
+  run.parameters = step.parameters;
+  run.program = step.program;
+  return RunProgram(steps.runtime(), run, result);
+}
+
+absl::Status RunEagerOp(const StepLock& steps, const EagerOpRun& step, StepResult& result) {
+  ProgramRun run;
+  run.kind = StepKind::kEagerOp;
+  run.parameters = step.parameters;
+  run.program = step.program;
+  run.op = step.op;
+  return RunProgram(steps.runtime(), run, result);
+}
+
+absl::Status RunReplay(const StepLock& steps, const ReplayRun& step, StepResult& result) {
+  ProgramRun run;
+  run.kind = StepKind::kReplay;
+  run.parameters = step.parameters;
+  run.computation = step.computation;
+  run.donations = step.donations;
+  return RunProgram(steps.runtime(), run, result);
+}
+
+void CountEmptyBarrier(const StepLock&) { GetCounters().mark_step->Add(1); }
+
+absl::StatusOr<std::vector<ComputationClient::DataPtr>> UploadHostBytes(
+    const StepLock& steps, absl::Span<const ComputationClient::TensorSource> sources) {
+  if (sources.empty()) return std::vector<ComputationClient::DataPtr>();
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, steps.runtime().client());
+  const std::string device = client->GetDefaultDevice();
+  std::vector<ComputationClient::TensorSource> on_device;
+  on_device.reserve(sources.size());
+  for (const ComputationClient::TensorSource& source : sources) {
+    on_device.push_back({source.shape, source.data, device});
+  }
+  return client->TransferToDevice(on_device);
+}
+
+absl::Status ReadDeviceValues(Runtime& rt, absl::Span<const ComputationClient::DataPtr> handles,
+                              std::vector<ir::Literal>& read) {
+  read.clear();
+  if (handles.empty()) return absl::OkStatus();
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, rt.client());
+  base::ScratchLease<Scratch> lease;
+  Scratch& scratch = *lease;
+  scratch.handles.assign(handles.begin(), handles.end());
+  SEAM_ASSIGN_OR_RETURN(read, client->TransferFromDevice(scratch.handles));
+  return absl::OkStatus();
+}
+
+absl::Status ReadDeviceValueInto(Runtime& rt, const ComputationClient::DataPtr& handle,
+                                 absl::Span<uint8_t> destination) {
+  SEAM_ASSIGN_OR_RETURN(ComputationClient * client, rt.client());
+  return client->TransferFromDeviceInto(handle, destination);
+}
+
 absl::StatusOr<NodePtr> UploadedLeaf(Runtime& rt, const ir::Shape& shape, const void* bytes) {
   const ComputationClient::TensorSource source{shape, bytes, ""};
-  StepRequest request;
-  request.kind = StepKind::kHostRead;
-  request.op = "upload";
-  request.uploads = absl::MakeConstSpan(&source, 1);
-  StepResult result;
-  SEAM_RETURN_IF_ERROR(RunStep(rt, request, result));
+  std::vector<ComputationClient::DataPtr> uploaded;
+  {
+    const StepLock steps = rt.LockSteps();
+    SEAM_ASSIGN_OR_RETURN(uploaded, UploadHostBytes(steps, absl::MakeConstSpan(&source, 1)));
+  }
   auto value = NewDeviceValue();
   value->shape = shape;
-  value->device = std::move(result.uploaded.front());
+  value->device = std::move(uploaded.front());
   return MakeLeaf(std::move(value));
 }
-
-namespace {
-
-// A host-read step of `device`: into `destination` when it is not empty, else into
-// result.read.
-absl::Status HostReadStep(Runtime& rt, const ComputationClient::DataPtr& device,
-                          std::string_view op, absl::Span<uint8_t> destination,
-                          StepResult& result) {
-  StepRequest request;
-  request.kind = StepKind::kHostRead;
-  request.op = op;
-  request.reads = absl::MakeConstSpan(&device, 1);
-  request.read_into = destination;
-  return RunStep(rt, request, result);
-}
-
-}  // namespace
 
 absl::StatusOr<ir::Literal> ReadValue(Runtime& rt, const DeviceValue& value, std::string_view op) {
   ComputationClient::DataPtr device;
   {
-    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+    const StepLock steps = rt.LockSteps();
     SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
     if (value.device == nullptr) return *value.host;
     device = value.device;
   }
-  thread_local StepResult result;
-  SEAM_RETURN_IF_ERROR(HostReadStep(rt, device, op, {}, result));
-  ir::Literal literal = std::move(result.read.front());
-  result.read.clear();
+  thread_local std::vector<ir::Literal> read;
+  SEAM_RETURN_IF_ERROR(ReadDeviceValues(rt, absl::MakeConstSpan(&device, 1), read));
+  ir::Literal literal = std::move(read.front());
+  read.clear();
   return literal;
 }
 
@@ -429,26 +399,22 @@ absl::Status ReadValueInto(Runtime& rt, const DeviceValue& value, std::string_vi
                            absl::Span<uint8_t> destination) {
   ComputationClient::DataPtr device;
   {
-    std::unique_lock<std::recursive_mutex> lock = rt.LockSteps();
+    const StepLock steps = rt.LockSteps();
     SEAM_RETURN_IF_ERROR(CheckNotDonated(value, op));
-    if (value.device == nullptr || destination.empty()) {
-      // On the host, or nothing to copy: the plain read, then a copy of what it gave.
-      lock.unlock();
-      SEAM_ASSIGN_OR_RETURN(ir::Literal literal, ReadValue(rt, value, op));
-      if (literal.bytes.size() != destination.size()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(std::string(op), ": ", literal.shape.ToString(), " needs ",
-                         literal.bytes.size(), " bytes, the destination has ", destination.size()));
-      }
-      if (!destination.empty()) {
-        std::memcpy(destination.data(), literal.bytes.data(), destination.size());
-      }
-      return absl::OkStatus();
-    }
-    device = value.device;
+    if (value.device != nullptr && !destination.empty()) device = value.device;
   }
-  thread_local StepResult result;
-  return HostReadStep(rt, device, op, destination, result);
+  if (device != nullptr) return ReadDeviceValueInto(rt, device, destination);
+  // On the host, or nothing to copy: the plain read, then a copy of what it gave.
+  SEAM_ASSIGN_OR_RETURN(ir::Literal literal, ReadValue(rt, value, op));
+  if (literal.bytes.size() != destination.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(op), ": ", literal.shape.ToString(), " needs ",
+                     literal.bytes.size(), " bytes, the destination has ", destination.size()));
+  }
+  if (!destination.empty()) {
+    std::memcpy(destination.data(), literal.bytes.data(), destination.size());
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace seam::lazy

@@ -1,19 +1,38 @@
-// The step runner: the one function of the front end that crosses the seam.
+// The step runner: the functions of the front end that cross the seam.
 //
-// Every path that runs something on a device — the step barrier (seam::sync and the sync
-// before a host read), data parallel steps, eager ops, compiled-step replays, and host
-// reads — builds a StepRequest and hands it to RunStep, which performs the crossings in
-// their fixed order:
+// Every path that runs something on a device calls one typed entry point, which takes only
+// what its kind of step uses:
+//   RunBarrier      the step barrier on the default device (seam::sync, and the sync before
+//                   a host read), and CountEmptyBarrier for a barrier with nothing pending;
+//   RunReplicated   a data-parallel step, or one spanning every device of a job;
+//   RunEagerOp      one op of eager mode;
+//   RunReplay       a compiled step's replay (its program already compiled);
+//   UploadHostBytes host bytes sent as new device values (a checkpoint's tensors);
+//   ReadDeviceValues / ReadDeviceValueInto  device values brought back to the host.
+// A program run performs the crossings in their fixed order:
 //   1. TransferToDevice: the parameters that exist only on the host (for a replicated step,
 //      every replica's copy, after reading back once a value that is only on device 0);
 //   2. Compile: the compile cache is looked up (CachedCompile / UncachedCompile) and the
-//      program compiled and inserted on a miss;
+//      program compiled and inserted on a miss (a replay brings its program: CachedCompile);
 //   3. ExecuteComputation (ExecuteReplicated for several replicas): returns at once;
 //      then the donated parameters are marked (their buffers now belong to the outputs).
-//      A step of seam::sync or a replay first waits until fewer than
-//      SEAM_MAX_INFLIGHT_STEPS (default 1) runs are unfinished on its devices;
-//   4. TransferFromDevice: the values the request reads back (blocks).
-// Each crossing is skipped when the request has nothing for it.
+//      Before it the client is told the run begins (ComputationClient::BeginRun: where the
+//      process's client decorators check the job's health and tests inject faults), and
+//      a step of seam::sync or a replay waits until fewer than SEAM_MAX_INFLIGHT_STEPS
+//      (default 1) runs are unfinished on its devices.
+// Each crossing is skipped when the run has nothing for it. Reads (4. TransferFromDevice)
+// are a call of their own and block.
+//
+// The step lock (Runtime::LockSteps, a StepLock token). Every path holds it from the moment
+// it reads the device values of a step (which are on the device, which donated) until the
+// step is launched and the tensors point at its results: the barrier (SyncTensors), an eager
+// op, a replay, the inspection of a value before a host read. So steps of different threads
+// are atomic with respect to each other, and a donation decided under it sees every other
+// step's references. The rule is checked by the compiler: every entry point that runs a
+// program or uploads takes the token (`const StepLock&`), which only LockSteps makes. Reads
+// take no token: a blocking read of a value runs outside the lock (ReadValue inspects the
+// value under it and releases it before the transfer). Recursive: a barrier inside a
+// barrier (from an observer) takes it again.
 #ifndef SEAM_LAZY_STEP_RUNNER_H_
 #define SEAM_LAZY_STEP_RUNNER_H_
 
@@ -63,69 +82,92 @@ class BuiltProgram final : public StepProgram {
   uint64_t hash_;
 };
 
-// The variable that bounds the steps in flight per device (RunStep's crossing 3).
+// The variable that bounds the steps in flight per device (a run's crossing 3).
 inline constexpr char kMaxInflightStepsVariable[] = "SEAM_MAX_INFLIGHT_STEPS";
 
-// What a caller of RunStep is, for the metrics: the step barrier of seam::sync and a
-// compiled-step replay count as MarkStep; a replay's program was found without a lookup
-// (CachedCompile, CompiledStepReplay); eager ops record EagerOpCompileTime and
-// EagerOpExecuteTime.
+// What a program run is, for the metrics and the pacing: the step barrier of seam::sync
+// and a compiled-step replay count as MarkStep and wait for runs in flight; a replay's
+// program was found without a lookup (CachedCompile, CompiledStepReplay); eager ops record
+// EagerOpCompileTime and EagerOpExecuteTime; the sync before a host read (kHostRead) is a
+// barrier that is no step: no MarkStep, no wait, no donation.
 enum class StepKind { kBarrier, kHostRead, kEagerOp, kReplay };
 
-struct StepRequest {
-  StepKind kind = StepKind::kBarrier;
-  // The replicas of a data-parallel step: the step runs on the first `replicas` local
-  // devices (one replica: the default device).
+// Parameter p of a program is parameters[p]. Values still on the host are sent first; a
+// value whose buffer was donated is an error naming the caller ("sync", or the eager op).
+using StepParameters = absl::Span<const std::shared_ptr<DeviceValue>>;
+
+// The step barrier on the default device.
+struct BarrierRun {
+  bool host_read = false;  // the sync before a host read (StepKind::kHostRead), not a step
+  StepParameters parameters;
+  StepProgram* program = nullptr;  // never null
+  // Input/output aliases of the program (output i overwrites parameter j): after the run
+  // the parameters they name are marked donated. Must equal the program's own aliases.
+  absl::Span<const ir::Alias> donations;
+};
+
+// A step whose values are per-replica, or that spans the devices of several processes.
+struct ReplicatedRun {
+  bool host_read = false;  // as BarrierRun's
+  // The step runs on the first `replicas` local devices; replica d of parameter p is its
+  // ReplicaData(d).
   int64_t replicas = 1;
   // The program's replica count when the step spans every device of a job of several
   // processes (replicas = every local device, this process's share); 0: `replicas`. Such a
   // step always runs with ExecuteReplicated, even on one local device.
   int64_t global_replicas = 0;
-  // Parameter p of the program is parameters[p] (replica d of a replicated step: its
-  // ReplicaData(d)). Values still on the host are sent first; a value whose buffer was
-  // donated is an error naming `op`.
-  absl::Span<const std::shared_ptr<DeviceValue>> parameters;
-  // The program: `computation` when the caller already holds it (a replay), else found
-  // through `program` (null: nothing runs, e.g. a plain host read).
-  runtime::ComputationClient::ComputationPtr computation;
-  StepProgram* program = nullptr;
-  // Input/output aliases of the program (output i overwrites parameter j): after the run
-  // the parameters they name are marked donated. Must equal the program's own aliases.
-  absl::Span<const ir::Alias> donations;
-  // Device values to bring back to the host after the run.
-  absl::Span<const runtime::ComputationClient::DataPtr> reads;
-  // Not empty: `reads` has one entry, copied into this caller memory of exactly its size
-  // (TransferFromDeviceInto) instead of into result.read.
-  absl::Span<uint8_t> read_into;
-  // Host bytes to send to the default device as new values (crossing 1, before anything
-  // else; a source's `device` is ignored): result.uploaded[i] holds the i-th. The bytes are
-  // read during the call only (a checkpoint's mapping, say), never kept.
-  absl::Span<const runtime::ComputationClient::TensorSource> uploads;
-  std::string_view op = "sync";  // names the caller in errors
+  StepParameters parameters;
+  StepProgram* program = nullptr;  // never null
+};
+
+// One op of eager mode, on the default device.
+struct EagerOpRun {
+  std::string_view op;  // names the op in errors
+  StepParameters parameters;
+  StepProgram* program = nullptr;  // never null
+};
+
+// A compiled step's replay, on the default device.
+struct ReplayRun {
+  StepParameters parameters;
+  runtime::ComputationClient::ComputationPtr computation;  // never null
+  absl::Span<const ir::Alias> donations;                   // as BarrierRun's
 };
 
 struct StepResult {
-  runtime::ComputationClient::ComputationPtr computation;  // what ran, if anything
+  runtime::ComputationClient::ComputationPtr computation;  // what ran
   // outputs[d][i]: result i of replica d (d = 0 only, unless replicated).
   std::vector<std::vector<runtime::ComputationClient::DataPtr>> outputs;
-  std::vector<ir::Literal> read;                              // per entry of request.reads
-  std::vector<runtime::ComputationClient::DataPtr> uploaded;  // per entry of request.uploads
 };
 
-// The step lock (Runtime::LockSteps). Every path holds it from the moment it reads the
-// device values of a step (which are on the device, which donated) until the step is
-// launched and the tensors point at its results: the barrier (SyncTensors), an eager op, a
-// replay, the inspection of a value before a host read. So steps of different threads are
-// atomic with respect to each other, and a donation decided under it sees every other
-// step's references. A blocking read of a value (TransferFromDevice) runs outside it.
-// Recursive: a barrier inside a barrier (from an observer) takes it again.
+// Each runs its step as described at the top of this file, into `result` (whose vectors
+// keep their capacity from an earlier call), on the runtime whose step lock `steps` is. On
+// error nothing is marked donated.
+absl::Status RunBarrier(const StepLock& steps, const BarrierRun& step, StepResult& result);
+absl::Status RunReplicated(const StepLock& steps, const ReplicatedRun& step, StepResult& result);
+absl::Status RunEagerOp(const StepLock& steps, const EagerOpRun& step, StepResult& result);
+absl::Status RunReplay(const StepLock& steps, const ReplayRun& step, StepResult& result);
+// A step barrier with nothing pending: counts MarkStep, crosses nothing.
+void CountEmptyBarrier(const StepLock& steps);
 
-// Runs `request` as described at the top of this file, into `result` (whose vectors keep
-// their capacity from an earlier call). On error nothing is marked donated.
-absl::Status RunStep(Runtime& rt, const StepRequest& request, StepResult& result);
+// Sends host bytes to the default device as new values (one TransferToDevice; a source's
+// `device` is ignored), in order. The bytes are read during the call only (a checkpoint's
+// mapping, say), never kept.
+absl::StatusOr<std::vector<runtime::ComputationClient::DataPtr>> UploadHostBytes(
+    const StepLock& steps, absl::Span<const runtime::ComputationClient::TensorSource> sources);
+
+// Brings device values back to the host (one TransferFromDevice; blocks): `read` holds one
+// literal per handle. Called without the step lock.
+absl::Status ReadDeviceValues(Runtime& rt,
+                              absl::Span<const runtime::ComputationClient::DataPtr> handles,
+                              std::vector<ir::Literal>& read);
+// One device value into caller memory of exactly its size (TransferFromDeviceInto; blocks).
+absl::Status ReadDeviceValueInto(Runtime& rt, const runtime::ComputationClient::DataPtr& handle,
+                                 absl::Span<uint8_t> destination);
 
 // A leaf whose value is on the default device only (no host copy), sent from `bytes`
-// (shape.byte_size() of them, read during the call only).
+// (shape.byte_size() of them, read during the call only). Takes the step lock for the
+// upload.
 absl::StatusOr<NodePtr> UploadedLeaf(Runtime& rt, const ir::Shape& shape, const void* bytes);
 
 // The value of a host read: the value's host copy when it never went to the device, else

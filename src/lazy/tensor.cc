@@ -20,11 +20,9 @@
 #include "src/lazy/fast_shape.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/lazy_tensor.h"
-#include "src/lazy/lowering.h"
 #include "src/lazy/recompile_explainer.h"
-#include "src/lazy/replicated.h"
 #include "src/lazy/runtime.h"
-#include "src/lazy/step_runner.h"
+#include "src/lazy/step_plan.h"
 #include "src/lazy/tensor_internal.h"
 
 namespace seam {
@@ -584,19 +582,16 @@ template int64_t Tensor::item<int64_t>(SourceLocation) const;
 template bfloat16 Tensor::item<bfloat16>(SourceLocation) const;
 
 std::string pending_ir_text(const std::vector<Tensor>& tensors) {
-  std::vector<NodePtr> roots;
-  for (const Tensor& tensor : tensors) {
-    NodePtr node = lazy::NodeOf(tensor, "pending_ir_text");
-    if (!node->is_leaf()) roots.push_back(std::move(node));
-  }
-  // Reads the leaves' copies.
-  std::unique_lock<std::recursive_mutex> lock = lazy::CurrentRuntime().LockSteps();
-  lazy::LoweredGraph lowered = lazy::LowerGraph(roots);
-  absl::StatusOr<lazy::StepReplicas> replicas =
-      lazy::PlanStepReplicas(lowered.leaves, [&] { return lazy::HasAllReduce(lowered.program); });
-  if (!replicas.ok()) lazy::Throw(replicas.status());
-  if (replicas->global > 1) lazy::SetReplicas(lowered.program, replicas->global);
-  return ir::PrintProgram(lowered.program);
+  std::vector<std::shared_ptr<TensorImpl>> impls;
+  impls.reserve(tensors.size());
+  for (const Tensor& tensor : tensors)
+    impls.push_back(TensorAccess::Impl(tensor, "pending_ir_text"));
+  // The plan a step barrier over `tensors` would make now (its donations read use counts).
+  const lazy::StepLock lock = lazy::CurrentRuntime().LockSteps();
+  lazy::StepPlan plan;
+  absl::StatusOr<bool> planned = lazy::PlanStep(impls, /*donate=*/true, plan);
+  if (!planned.ok()) lazy::Throw(planned.status());
+  return ir::PrintProgram(lazy::LowerPlan(plan).program);
 }
 
 void sync(SourceLocation site) {

@@ -122,6 +122,8 @@ ComputationClient::ExecuteReplicated(const Computation& computation,
   return results;
 }
 
+absl::Status ComputationClient::BeginRun(const RunStart&) { return absl::OkStatus(); }
+
 void ComputationClient::AppendServerReport(std::string* report) const {
   absl::StrAppend(report,
                   "Server: none (SEAM_CLIENT is not remote: the devices are this process's)\n");

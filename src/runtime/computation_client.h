@@ -188,6 +188,22 @@ class ComputationClient {
   // naming the tensor otherwise).
   absl::Status CheckUploadTargets(const std::vector<UploadTarget>& targets) const;
 
+  // What the step runner is about to launch, told by BeginRun.
+  struct RunStart {
+    // A step: a barrier's (seam::sync) or a compiled-step replay's run; not an eager op's,
+    // nor the sync before a host read.
+    bool step = false;
+    // One launch over the devices of every process of the job (ExecuteReplicated with a
+    // program of GetNumProcesses() times the local devices' replicas).
+    bool job_wide = false;
+  };
+  // Called by the step runner once per program run, after the run's uploads and compile
+  // and before it waits for runs in flight and launches it; an error fails the run. This
+  // default does nothing: it is where a client decorator acts on run boundaries
+  // (forwarding_client.h; the process's job health and fault injection decorators,
+  // process/client_decorators.h).
+  virtual absl::Status BeginRun(const RunStart& run);
+
   // Blocks until fewer than `limit` runs launched on `device` are unfinished. The step
   // runner calls it before launching a step, so that the host is at most `limit` steps ahead
   // of the device (SEAM_MAX_INFLIGHT_STEPS; PyTorch/XLA's device lock is a depth of 1).
@@ -240,6 +256,10 @@ class ComputationClient {
   static metrics::Counter* InputOutputAliasCounter();
 
  protected:
+  // A decorator forwards each Do* below to the client it wraps (the crossing's bookkeeping
+  // is then recorded once, by the decorator's crossing).
+  friend class ForwardingClient;
+
   // The implementations of the crossings above, called by them inside their bookkeeping;
   // each has the contract of its crossing without the span, the timers and the counters
   // that the crossing records.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/runtime/client_registry.h"
 #include "src/runtime/pjrt/pjrt_registry.h"
+#include "src/runtime/process/client_decorators.h"
 #include "src/runtime/remote/remote_computation_client.h"
 #include "src/runtime/trace.h"
 
@@ -63,8 +64,10 @@ absl::StatusOr<ComputationClient*> GetComputationClient() {
     }
     absl::StatusOr<std::unique_ptr<ComputationClient>> client = InitializeComputationClient();
     if (!client.ok()) return new absl::StatusOr<ComputationClient*>(client.status());
-    g_client.store(client->get());
-    return new absl::StatusOr<ComputationClient*>(client->release());
+    // The job's decorators (client_decorators.h): job health, the tests' fault injection.
+    std::unique_ptr<ComputationClient> decorated = DecorateForJob(*std::move(client));
+    g_client.store(decorated.get());
+    return new absl::StatusOr<ComputationClient*>(decorated.release());
   }();
   return *outcome;
 }

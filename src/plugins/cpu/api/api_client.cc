@@ -22,6 +22,7 @@
 #include "src/plugins/cpu/compile/dump.h"
 #include "src/plugins/cpu/compile/fusion_epilogue.h"
 #include "src/plugins/cpu/compile/layout_plan.h"
+#include "src/plugins/cpu/kernels/attention_causal.h"
 #include "src/plugins/cpu/kernels/dot_onednn.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels_window.h"
@@ -154,6 +155,9 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   absl::StatusOr<CreateOptions> options =
       ParseCreateOptions(args->create_options, args->num_options);
   if (!options.ok()) return MakeError(options.status());
+  if (absl::Status attention = CheckAttentionSetting(); !attention.ok()) {
+    return MakeError(attention);
+  }
   auto settings = std::make_shared<const CpuSettings>(options->settings);
   {
     const ScopedCpuSettings scope(settings.get());

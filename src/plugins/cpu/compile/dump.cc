@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/kernels/attention_causal.h"
 #include "src/plugins/cpu/runtime/device_layout.h"
 
 namespace seam::cpu {
@@ -144,7 +145,9 @@ std::string OptimizedDumpText(const Executable& executable) {
       absl::StrAppend(&steps, "%", step.instruction, " (",
                       std::string(ir::OpName(program.instructions[step.instruction].op)),
                       bf16_matmul ? ", oneDNN bf16 matmul" : "",
-                      weight_gradient ? ", oneDNN backward weights" : "", ")");
+                      weight_gradient ? ", oneDNN backward weights" : "",
+                      plan.dot.causal != nullptr ? ", causal blocks: " : "",
+                      plan.dot.causal != nullptr ? CausalKindName(plan.dot.causal->kind) : "", ")");
     }
   }
   absl::StrAppend(&out, "# steps: ", steps.empty() ? "none" : steps, "\n");

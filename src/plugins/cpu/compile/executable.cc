@@ -14,6 +14,7 @@
 #include "src/plugins/cpu/compile/loop_compile.h"
 #include "src/plugins/cpu/compile/product_epilogue.h"
 #include "src/plugins/cpu/compile/simplify.h"
+#include "src/plugins/cpu/kernels/attention_causal.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 #include "src/plugins/cpu/runtime/device_layout.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
@@ -222,6 +223,14 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
     buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps);
   }
   std::vector<std::shared_ptr<ConvolutionPlan>> convs = PlanSteps(fused_conv);
+  if (fuse && CausalProductsEnabled()) {
+    const std::vector<std::vector<int>> readers = ReadersOf(program_);
+    for (size_t s = 0; s < fusion_.steps.size(); ++s) {
+      const int i = fusion_.steps[s].instruction;
+      if (i < 0 || fusion_.update_of[i] >= 0 || !step_plans_[s].dot.blas) continue;
+      step_plans_[s].dot.causal = PlanCausalDot(program_, readers, i);
+    }
+  }
   layouts_ = PlanLayouts(program_, fusion_, buffers_, convs);
   for (size_t s = 0; s < convs.size(); ++s) step_plans_[s].conv = std::move(convs[s]);
   RecordHomes();

@@ -71,6 +71,7 @@ struct DotDimensions {
 DotDimensions DotDimensionsOf(const ir::Instruction& dot);  // its four attributes
 
 class Bf16Matmul;  // dot_onednn.h
+struct CausalDot;  // attention_causal.h
 
 // A dot_general worked out once: the operands seen as [batches, m, k] x [batches, k, n],
 // and how each reaches that layout.
@@ -92,6 +93,9 @@ struct DotPlan {
   // bf16 with `blas`: oneDNN's matmul primitives where dot_onednn.h allows, else null (the
   // operands are widened to f32 for gemm.h).
   std::shared_ptr<const Bf16Matmul> bf16_matmul;
+  // f32 with `blas`: the blocks a causal attention mask proves zero or unread, skipped
+  // (attention_causal.h); null: the whole product.
+  std::shared_ptr<const CausalDot> causal;
 };
 DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const DotDimensions& dims);
 // out = lhs.rhs.

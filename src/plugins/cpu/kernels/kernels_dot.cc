@@ -19,6 +19,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "src/ir/bf16.h"
+#include "src/plugins/cpu/kernels/attention_causal.h"
 #include "src/plugins/cpu/kernels/dot_onednn.h"
 #include "src/plugins/cpu/kernels/element_types.h"
 #include "src/plugins/cpu/kernels/gemm.h"
@@ -167,6 +168,12 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
       std::is_same_v<typename E::Storage, float> || std::is_same_v<typename E::Storage, double>;
   if constexpr (kBlas) {
     if (plan.blas) {
+      if constexpr (std::is_same_v<typename E::Storage, float>) {
+        if (plan.causal != nullptr && !accumulate) {
+          return RunCausalDot(plan, *plan.causal, reinterpret_cast<const float*>(a),
+                              reinterpret_cast<const float*>(b), reinterpret_cast<float*>(out));
+        }
+      }
       const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
       const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
       for (int64_t i = 0; i < batches; ++i) {
