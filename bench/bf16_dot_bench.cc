@@ -19,7 +19,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
-#include "src/plugins/cpu/dot_onednn.h"
+#include "src/plugins/cpu/kernels/dot_onednn.h"
 
 namespace seam::bench {
 namespace {

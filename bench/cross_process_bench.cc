@@ -30,7 +30,7 @@
 #include "gloo/rendezvous/context.h"
 #include "gloo/rendezvous/file_store.h"
 #include "gloo/transport/tcp/device.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 #include "src/testing/file_kv_store.h"
 #include "src/testing/pjrt_client.h"
 #include "src/testing/reduction_cases.h"

@@ -15,7 +15,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/ten_op_chain.h"
-#include "src/plugins/cpu/thread_pool.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 
 namespace seam::bench {
 namespace {

@@ -15,7 +15,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
-#include "src/plugins/cpu/gemm.h"
+#include "src/plugins/cpu/kernels/gemm.h"
 
 namespace seam::bench {
 namespace {

@@ -7,7 +7,10 @@
    through base::GetEnv or base::ReadSetting);
 3. every string literal in src/ and tools/ spelt like one of the variables seam reads (a
    prefix below, all capitals), and every variable the Python package (python/) reads
-   through os.environ, is declared in settings.def.
+   through os.environ, is declared in settings.def;
+4. every setting option of the CPU plugin (the k...Option names of
+   src/plugins/cpu/**/cpu_settings.h) is a row of docs/cpu-plugin.md's settings table, with
+   the variable it stands for, and settings.def names it as that variable's create option.
 Exit status 1 with one line per problem. Run by ctest as `settings_check`.
 """
 import pathlib
@@ -69,10 +72,37 @@ def main():
                                path.read_text(encoding="utf-8")):
             if name not in declared:
                 problems.append(f"{rel}: reads {name}, which src/base/settings.def does not declare")
+    problems += check_cpu_options(root)
     for p in sorted(set(problems)):
         print(p)
     print(f"check-settings: {len(declared)} variables declared, {len(set(problems))} problem(s)")
     return 1 if problems else 0
+
+
+def check_cpu_options(root):
+    """Item 4: the CPU plugin's setting options are listed in the docs and the registry."""
+    headers = sorted((root / "src/plugins/cpu").rglob("cpu_settings.h"))
+    if len(headers) != 1:
+        return [f"src/plugins/cpu: expected one cpu_settings.h, found {len(headers)}"]
+    options = re.findall(r'inline constexpr char k\w+Option\[\] = "([a-z_]+)";',
+                         headers[0].read_text())
+    # collective_timeout_ms is declared with the client's shape options (cpu_plugin.h).
+    options.append("collective_timeout_ms")
+    if len(options) < 2:
+        return [f"{headers[0].relative_to(root)}: no setting options found"]
+    doc = (root / "docs/cpu-plugin.md").read_text()
+    rows = dict(re.findall(r'^\| `([a-z_]+)` \| (?:int64|string) \| `([A-Z_]+)` \|', doc, re.M))
+    registry = (root / "src/base/settings.def").read_text()
+    problems = []
+    for option in options:
+        if option not in rows:
+            problems.append(f"docs/cpu-plugin.md: the settings table has no row for the create "
+                            f"option `{option}`")
+        elif not re.search(r'SEAM_SETTINGS_ROW\(R"\([^\n]*`' + rows[option] + r'`[^\n]*\n[^\n]*'
+                           r'create option `' + option + '`', registry):
+            problems.append(f"src/base/settings.def: the row of {rows[option]} does not name its "
+                            f"create option `{option}`")
+    return problems
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // Per-thread free lists of blocks in size classes, bounded, over lists that every thread
 // shares: the recycling behind the object pool (object_pool.h) and the CPU plugin's small
-// blocks (src/plugins/cpu/block_pool.cc).
+// blocks (src/plugins/cpu/runtime/block_pool.cc).
 //
 // Blocks often die on another thread than the one that made them: a queued run is made by
 // the calling thread and freed by the device's worker, a run's result is made by the

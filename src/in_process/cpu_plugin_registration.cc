@@ -3,7 +3,7 @@
 // links the target `seam` (an object file of libseam.so; a static seam links its archive
 // whole, so that its static initializer is never dropped), and of none that links
 // `seam_core` only.
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 #include "src/runtime/pjrt/pjrt_api.h"
 
 namespace {

@@ -37,6 +37,11 @@ absl::StatusOr<std::unique_ptr<PjrtClient>> PjrtClient::Create(
     value.value_size = 1;
     values.push_back(value);
   }
+  return CreateWithValues(api, values, store);
+}
+
+absl::StatusOr<std::unique_ptr<PjrtClient>> PjrtClient::CreateWithValues(
+    const PJRT_Api* api, const std::vector<PJRT_NamedValue>& values, FileKvStore* store) {
   auto args = SEAM_ABI_ARGS(PJRT_Client_Create_Args);
   args.create_options = values.data();
   args.num_options = values.size();

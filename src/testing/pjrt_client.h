@@ -29,6 +29,9 @@ class PjrtClient {
   static absl::StatusOr<std::unique_ptr<PjrtClient>> Create(const PJRT_Api* api,
                                                             const std::vector<IntOption>& options,
                                                             FileKvStore* store);
+  // The same with options of any type (their names and values must outlive the call).
+  static absl::StatusOr<std::unique_ptr<PjrtClient>> CreateWithValues(
+      const PJRT_Api* api, const std::vector<PJRT_NamedValue>& values, FileKvStore* store);
   ~PjrtClient();
   PjrtClient(const PjrtClient&) = delete;
   PjrtClient& operator=(const PjrtClient&) = delete;

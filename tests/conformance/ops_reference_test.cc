@@ -11,7 +11,7 @@
 #include "src/conformance/op_checks.h"
 #include "src/conformance/plugin_runner.h"
 #include "src/ir/program.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 
 namespace seam::conformance {
 namespace {

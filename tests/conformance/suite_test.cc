@@ -16,7 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 
 namespace seam::conformance {
 namespace {

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/gloo_collectives.h"
-#include "src/plugins/cpu/gloo_store.h"
-#include "src/plugins/cpu/local_address.h"
-#include "src/plugins/cpu/sigpipe_guard.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/collectives/gloo_collectives.h"
+#include "src/plugins/cpu/collectives/gloo_store.h"
+#include "src/plugins/cpu/collectives/local_address.h"
+#include "src/plugins/cpu/collectives/sigpipe_guard.h"
 #include "src/testing/file_kv_store.h"
 #include "src/testing/pjrt_client.h"
 #include "src/testing/process_sockets.h"
@@ -107,7 +107,9 @@ TEST_F(CpuGlooClientTest, RefusesBadProcessOptions) {
             "find each other through it");
   EXPECT_EQ(message({{"process_counts", 2}}, &store_),
             "PJRT_Client_Create: unknown client option 'process_counts' (the cpu plugin accepts: "
-            "cpu_device_count, process_index, process_count, collective_timeout_ms)");
+            "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
+            "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
+            "master_addr)");
   // MASTER_ADDR unset means localhost, for the collectives as for the coordinator.
   unsetenv("MASTER_ADDR");
   EXPECT_EQ(message({{"process_count", 2}}, &store_), "ok");

@@ -25,9 +25,9 @@
 #include <thread>
 #include <vector>
 
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/gloo_collectives.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
+#include "src/plugins/cpu/collectives/gloo_collectives.h"
 #include "src/testing/file_kv_store.h"
 #include "src/testing/pjrt_client.h"
 #include "src/testing/process_sockets.h"

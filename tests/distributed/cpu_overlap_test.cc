@@ -12,10 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "src/plugins/cpu/collective_schedule.h"
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/fusion.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/compile/collective_schedule.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/compile/fusion.h"
 #include "src/testing/file_kv_store.h"
 #include "src/testing/pjrt_client.h"
 #include "src/testing/worker_process.h"

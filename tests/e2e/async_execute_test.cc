@@ -5,7 +5,7 @@
 #include "seam/metrics.h"
 #include "seam/tensor.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 #include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {

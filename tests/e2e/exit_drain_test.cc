@@ -9,7 +9,7 @@
 
 #include "seam/metrics.h"
 #include "seam/tensor.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 
 namespace seam {
 namespace {

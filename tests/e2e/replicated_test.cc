@@ -10,8 +10,8 @@
 #include "absl/strings/match.h"
 #include "seam/metrics.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 #include "src/runtime/pjrt/pjrt_computation_client.h"
 
 namespace seam::runtime {

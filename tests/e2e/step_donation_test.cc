@@ -15,7 +15,7 @@
 #include "seam/tensor.h"
 #include "src/lazy/graph_executor.h"
 #include "src/lazy/tensor_internal.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 
 namespace seam {
 namespace {

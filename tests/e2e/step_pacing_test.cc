@@ -11,7 +11,7 @@
 
 #include "seam/metrics.h"
 #include "seam/tensor.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 #include "src/runtime/computation_client.h"
 #include "src/runtime/metrics.h"
 #include "src/runtime/process/runtime.h"

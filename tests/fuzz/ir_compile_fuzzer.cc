@@ -12,7 +12,7 @@
 #include "seam/c/pjrt_c_api.h"
 #include "src/conformance/plugin_runner.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 
 namespace {
 

@@ -48,7 +48,7 @@
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/kv_store.h"
 #include "src/plugins/common/table.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 #include "tests/plugins/future_args.h"
 
 #ifndef SEAM_TEST_MAJOR

@@ -15,7 +15,7 @@
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/compile/executable.h"
 #include "src/stablehlo/read.h"
 #include "tests/unit/executable_harness.h"
 

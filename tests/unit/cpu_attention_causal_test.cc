@@ -14,9 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
-#include "src/plugins/cpu/attention_causal.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/thread_pool.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/kernels/attention_causal.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

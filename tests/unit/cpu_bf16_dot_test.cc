@@ -15,12 +15,12 @@
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/dot_onednn.h"
-#include "src/plugins/cpu/dump.h"
-#include "src/plugins/cpu/gemm.h"
-#include "src/plugins/cpu/kernels.h"
-#include "src/plugins/cpu/thread_pool.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/kernels/dot_onednn.h"
+#include "src/plugins/cpu/kernels/gemm.h"
+#include "src/plugins/cpu/kernels/kernels.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

@@ -1,5 +1,5 @@
 // Which kernels OpenBLAS runs and where f32 products go because of it (issue 14, item 11;
-// src/plugins/cpu/blas_core.h, gemm.h). The decision is a pure function of the core's name
+// src/plugins/cpu/kernels/blas_core.h, gemm.h). The decision is a pure function of the core's name
 // and the CPU's features, tested here for machines this one is not. Built twice: as
 // cpu_blas_core_test in the environment ctest gives every test, and as
 // cpu_blas_prescott_test with OPENBLAS_CORETYPE=Prescott, which makes OpenBLAS really run
@@ -12,9 +12,9 @@
 
 #include "seam/c/pjrt_c_api.h"
 #include "src/base/logging.h"
-#include "src/plugins/cpu/blas_core.h"
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/gemm.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/kernels/blas_core.h"
+#include "src/plugins/cpu/kernels/gemm.h"
 
 namespace seam::cpu {
 namespace {

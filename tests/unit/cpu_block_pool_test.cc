@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "src/base/sanitizers.h"
-#include "src/plugins/cpu/block_pool.h"
+#include "src/plugins/cpu/runtime/block_pool.h"
 
 #if SEAM_ASAN
 #include <sanitizer/asan_interface.h>

@@ -23,8 +23,8 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/thread_pool.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

@@ -16,10 +16,10 @@
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/dump.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/gemm.h"
-#include "src/plugins/cpu/kernels_window.h"
+#include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/kernels/gemm.h"
+#include "src/plugins/cpu/kernels/kernels_window.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "seam/c/pjrt_c_api.h"
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 
 namespace {
 

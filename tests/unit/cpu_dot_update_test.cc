@@ -1,4 +1,4 @@
-// Dot updates (src/plugins/cpu/dot_update.h): `base - scale * dot` (an SGD step on a
+// Dot updates (src/plugins/cpu/compile/dot_update.h): `base - scale * dot` (an SGD step on a
 // weight), `dot + broadcast(bias)` and `base + dot` each run as one gemm accumulating into
 // the result; the product is never written out. Checked: the plan and the dump show the
 // update, results agree with the unfused plan and the reference evaluator within float
@@ -15,8 +15,8 @@
 
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/dump.h"
-#include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/compile/executable.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

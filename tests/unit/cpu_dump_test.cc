@@ -14,7 +14,7 @@
 #include "seam/c/pjrt_c_api.h"
 #include "src/ir/hash.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 
 namespace {
 

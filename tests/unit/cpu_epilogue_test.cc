@@ -16,12 +16,12 @@
 #include "gtest/gtest.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/dump.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/fusion_epilogue.h"
-#include "src/plugins/cpu/gemm.h"
-#include "src/plugins/cpu/kernels_window.h"
-#include "src/plugins/cpu/thread_pool.h"
+#include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/compile/fusion_epilogue.h"
+#include "src/plugins/cpu/kernels/gemm.h"
+#include "src/plugins/cpu/kernels/kernels_window.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

@@ -7,7 +7,7 @@
 
 #include "seam/c/pjrt_c_api.h"
 #include "src/abi/args.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 
 namespace seam::testing {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "src/ir/text.h"
-#include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/compile/executable.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

@@ -1,4 +1,4 @@
-// The CPU plugin's matrix products (src/plugins/cpu/gemm.h): each library, for every
+// The CPU plugin's matrix products (src/plugins/cpu/kernels/gemm.h): each library, for every
 // transpose pair, on odd sizes, with alpha and beta, and split over 1-3 kernel threads,
 // against a double-precision loop within the f32 error bound of a k-term sum; which library
 // `auto` picks; and SEAM_CPU_GEMM's values and errors, also through PJRT_Client_Create.
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "seam/c/pjrt_c_api.h"
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/gemm.h"
-#include "src/plugins/cpu/thread_pool.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/kernels/gemm.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 
 namespace seam::cpu {
 namespace {

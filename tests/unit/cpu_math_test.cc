@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "src/ir/program.h"
-#include "src/plugins/cpu/kernels_fast.h"
+#include "src/plugins/cpu/kernels/kernels_fast.h"
 
 namespace seam::cpu {
 namespace {

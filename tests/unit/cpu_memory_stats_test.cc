@@ -13,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "seam/c/pjrt_c_api.h"
 #include "src/abi/args.h"
-#include "src/plugins/cpu/cpu_plugin.h"
-#include "src/plugins/cpu/testing_hooks.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 #include "tests/unit/cpu_error_text.h"
 
 namespace {

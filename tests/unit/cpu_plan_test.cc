@@ -19,8 +19,8 @@
 #include "src/ir/bf16.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/kernels/kernels.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

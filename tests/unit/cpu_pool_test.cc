@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/kernels_window.h"
+#include "src/plugins/cpu/kernels/kernels_window.h"
 
 namespace seam::cpu {
 namespace {

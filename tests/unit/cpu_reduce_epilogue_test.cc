@@ -18,9 +18,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "src/plugins/cpu/dump.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/thread_pool.h"
+#include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {

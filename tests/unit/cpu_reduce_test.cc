@@ -14,8 +14,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/kernels/kernels.h"
 
 namespace seam::cpu {
 namespace {

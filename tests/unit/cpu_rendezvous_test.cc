@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-#include "src/plugins/cpu/collectives.h"
+#include "src/plugins/cpu/collectives/collectives.h"
 
 namespace seam::cpu {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"
-#include "src/plugins/cpu/simplify.h"
+#include "src/plugins/cpu/compile/simplify.h"
 #include "tests/unit/simplify_testing.h"
 
 namespace seam::cpu {

@@ -11,7 +11,7 @@
 #include "seam/c/pjrt_c_api.h"
 #include "src/abi/args.h"
 #include "src/plugins/common/abi_functions.h"
-#include "src/plugins/cpu/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_plugin.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels/kernels.h"
 
 namespace seam::cpu {
 namespace {

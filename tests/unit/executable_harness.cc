@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "src/ir/text.h"
-#include "src/plugins/cpu/device_layout.h"
+#include "src/plugins/cpu/runtime/device_layout.h"
 
 namespace seam::cpu::harness {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "src/ir/shape.h"
-#include "src/plugins/cpu/executable.h"
+#include "src/plugins/cpu/compile/executable.h"
 
 namespace seam::cpu::harness {
 

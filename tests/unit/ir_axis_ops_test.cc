@@ -9,7 +9,7 @@
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/shape_rules.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels/kernels.h"
 #include "tests/unit/reference_and_kernel.h"
 
 namespace seam::ir {

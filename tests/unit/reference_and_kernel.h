@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/kernels.h"
+#include "src/plugins/cpu/kernels/kernels.h"
 
 namespace seam::ir {
 

@@ -11,9 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/bf16.h"
 #include "src/ir/text.h"
-#include "src/plugins/cpu/buffer.h"
-#include "src/plugins/cpu/executable.h"
-#include "src/plugins/cpu/simplify_internal.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/compile/simplify_internal.h"
+#include "src/plugins/cpu/runtime/buffer.h"
 
 namespace seam::cpu::testing {
 namespace {

@@ -1,0 +1,202 @@
+#include "src/plugins/cpu/api/cpu_settings.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <initializer_list>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "src/base/settings.h"
+#include "src/base/status_macros.h"
+
+namespace seam::cpu {
+namespace {
+
+thread_local const CpuSettings* active = nullptr;
+
+// One setting's text as given: by its create option, or by its variable (unset: nullopt).
+struct Given {
+  std::optional<std::string> text;
+  std::optional<int64_t> number;  // an int64 option
+  bool from_option = false;
+  std::string option;
+  std::string variable;
+  // How messages name it: "option 'conv'" or "environment variable SEAM_CPU_CONV".
+  std::string Where() const {
+    return from_option ? absl::StrCat("option '", option, "'")
+                       : absl::StrCat("environment variable ", variable);
+  }
+};
+
+Given StringSetting(const plugin::Options* options, const char* option, base::Setting setting) {
+  Given given;
+  given.option = option;
+  given.variable = base::SettingName(setting);
+  if (options != nullptr) {
+    given.text = options->String(option);
+    given.from_option = given.text.has_value();
+  }
+  if (!given.from_option) given.text = base::ReadSetting(setting);
+  return given;
+}
+
+Given IntegerSetting(const plugin::Options* options, const char* option, base::Setting setting) {
+  Given given;
+  given.option = option;
+  given.variable = base::SettingName(setting);
+  if (options != nullptr) {
+    given.number = options->Int64(option);
+    given.from_option = given.number.has_value();
+  }
+  if (!given.from_option) given.text = base::ReadSetting(setting);
+  return given;
+}
+
+absl::Status Refused(const Given& given, absl::string_view rule, absl::string_view value) {
+  return absl::InvalidArgumentError(absl::StrCat("PJRT_Client_Create: ", given.Where(), " must be ",
+                                                 rule, ", got '", value, "'"));
+}
+
+// The index of the given text among `choices` (unset or empty: `fallback`).
+absl::StatusOr<int> Choice(const Given& given, std::initializer_list<absl::string_view> choices,
+                           int fallback) {
+  if (!given.text.has_value() || given.text->empty()) return fallback;
+  int i = 0;
+  for (absl::string_view choice : choices) {
+    if (*given.text == choice) return i;
+    ++i;
+  }
+  std::string rule;
+  i = 0;
+  for (absl::string_view choice : choices) {
+    const bool last = i + 1 == static_cast<int>(choices.size());
+    absl::StrAppend(&rule, i == 0 ? "" : (last ? " or " : ", "), choice);
+    ++i;
+  }
+  return Refused(given, rule, *given.text);
+}
+
+// An integer of at least `minimum` (unset or an empty variable: `fallback`).
+absl::StatusOr<int64_t> Integer(const Given& given, int64_t minimum, int64_t fallback,
+                                absl::string_view what) {
+  if (given.from_option) {
+    if (*given.number < minimum) {
+      return Refused(given, absl::StrCat("a ", what), absl::StrCat(*given.number));
+    }
+    return *given.number;
+  }
+  if (!given.text.has_value() || given.text->empty()) return fallback;
+  const char* text = given.text->c_str();
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || value < minimum) {
+    return Refused(given, absl::StrCat("a ", what), *given.text);
+  }
+  return static_cast<int64_t>(value);
+}
+
+// The variables read leniently, as the passes always read them at each compile.
+ConvPaths EnvConvPaths() {
+  const std::string value = base::ReadSetting(base::Setting::kSeamCpuConv).value_or("auto");
+  if (value == "direct") return ConvPaths::kDirect;
+  if (value == "gemm") return ConvPaths::kGemm;
+  return ConvPaths::kAuto;
+}
+
+bool EnvEpilogues() {
+  return base::ReadSetting(base::Setting::kSeamCpuEpilogues).value_or("") != "off";
+}
+
+bool EnvDenseLayouts() {
+  return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto") == "dense";
+}
+
+// The run-placement settings: the inline bound and the cross-process flag.
+absl::Status ResolveInline(const plugin::Options* options, CpuSettings& out) {
+  SEAM_ASSIGN_OR_RETURN(
+      out.inline_max_cost,
+      Integer(IntegerSetting(options, kInlineMaxCostOption, base::Setting::kSeamCpuInlineMaxCost),
+              0, kDefaultInlineMaxCost, "non-negative integer"));
+  const Given cross =
+      IntegerSetting(options, kInlineCrossProcessOption, base::Setting::kSeamCpuInlineCrossProcess);
+  SEAM_ASSIGN_OR_RETURN(int64_t cross_value, Integer(cross, 0, 1, "flag (0 or 1)"));
+  if (cross_value > 1) return Refused(cross, "a flag (0 or 1)", absl::StrCat(cross_value));
+  out.inline_cross_process = cross_value == 1;
+  return absl::OkStatus();
+}
+
+// The settings the compiler's passes read: convolution paths, epilogues, layouts.
+absl::Status ResolvePasses(const plugin::Options* options, CpuSettings& out) {
+  const Given conv = StringSetting(options, kConvOption, base::Setting::kSeamCpuConv);
+  SEAM_ASSIGN_OR_RETURN(int paths, Choice(conv, {"auto", "gemm", "direct"}, 0));
+  out.conv = static_cast<ConvPaths>(paths);
+  out.conv_given = conv.from_option;
+  const Given epilogues =
+      StringSetting(options, kEpiloguesOption, base::Setting::kSeamCpuEpilogues);
+  SEAM_ASSIGN_OR_RETURN(int off, Choice(epilogues, {"on", "off"}, 0));
+  out.epilogues = off == 0;
+  out.epilogues_given = epilogues.from_option;
+  const Given layouts = StringSetting(options, kLayoutsOption, base::Setting::kSeamCpuLayouts);
+  SEAM_ASSIGN_OR_RETURN(int dense, Choice(layouts, {"auto", "dense"}, 0));
+  out.dense_layouts = dense == 1;
+  out.layouts_given = layouts.from_option;
+  return absl::OkStatus();
+}
+
+// In the order PJRT_Client_Create has always checked the variables.
+absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
+  CpuSettings out;
+  SEAM_RETURN_IF_ERROR(ResolveInline(options, out));
+  SEAM_ASSIGN_OR_RETURN(int64_t threads, Integer(IntegerSetting(options, kThreadsOption,
+                                                                base::Setting::kSeamCpuThreads),
+                                                 1, 0, "positive integer"));
+  out.kernel_threads = static_cast<int>(std::min<int64_t>(threads, kMaxKernelThreads));
+  SEAM_RETURN_IF_ERROR(ResolvePasses(options, out));
+  const Given gemm = StringSetting(options, kGemmOption, base::Setting::kSeamCpuGemm);
+  SEAM_ASSIGN_OR_RETURN(int library, Choice(gemm, {"auto", "openblas", "onednn"}, 0));
+  out.gemm = static_cast<GemmLibrary>(library);
+  out.gemm_given = gemm.from_option;
+  const Given dump = StringSetting(options, kDumpToOption, base::Setting::kSeamDumpTo);
+  out.dump_to = dump.text.value_or("");
+  out.dump_to_name = dump.from_option ? dump.option : dump.variable;
+  out.dump_to_given = dump.from_option;
+  if (options != nullptr) out.master_addr = options->String(kMasterAddrOption);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<CpuSettings> ResolveCpuSettings(const plugin::Options& options) {
+  return Resolve(&options);
+}
+
+absl::StatusOr<CpuSettings> CpuSettingsFromEnvironment() { return Resolve(nullptr); }
+
+const CpuSettings* ActiveCpuSettings() { return active; }
+
+ScopedCpuSettings::ScopedCpuSettings(const CpuSettings* settings) : previous_(active) {
+  if (settings != nullptr) active = settings;
+}
+
+ScopedCpuSettings::~ScopedCpuSettings() { active = previous_; }
+
+ConvPaths ActiveConvPaths() { return active != nullptr ? active->conv : EnvConvPaths(); }
+
+bool ActiveEpilogues() { return active != nullptr ? active->epilogues : EnvEpilogues(); }
+
+bool ActiveDenseLayouts() { return active != nullptr ? active->dense_layouts : EnvDenseLayouts(); }
+
+std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
+  auto settings = std::make_shared<CpuSettings>(client);
+  if (!client.conv_given) settings->conv = EnvConvPaths();
+  if (!client.epilogues_given) settings->epilogues = EnvEpilogues();
+  if (!client.layouts_given) settings->dense_layouts = EnvDenseLayouts();
+  if (!client.dump_to_given) {
+    settings->dump_to = base::ReadSetting(base::Setting::kSeamDumpTo).value_or("");
+  }
+  return settings;
+}
+
+}  // namespace seam::cpu

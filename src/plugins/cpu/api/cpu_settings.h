@@ -1,0 +1,102 @@
+// The CPU plugin's settings, fixed when a client is created (docs/cpu-plugin.md, "Settings"):
+// each from its create option, else its environment variable, else its default. A client
+// keeps one CpuSettings; each executable it compiles holds it, and the compile and each run
+// install it on their thread (ScopedCpuSettings), so that the passes and kernels deep down
+// read their client's settings rather than the process's environment.
+#ifndef SEAM_PLUGINS_CPU_CPU_SETTINGS_H_
+#define SEAM_PLUGINS_CPU_CPU_SETTINGS_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "src/plugins/common/options.h"
+#include "src/plugins/cpu/kernels/gemm_library.h"
+
+namespace seam::cpu {
+
+// The create options that carry a setting: the variable's name in lower case, without
+// `SEAM_CPU_` (or `SEAM_`). Each has its variable's type: an int64 for a number or a flag,
+// a string otherwise.
+inline constexpr char kThreadsOption[] = "threads";                          // int64
+inline constexpr char kGemmOption[] = "gemm";                                // string
+inline constexpr char kConvOption[] = "conv";                                // string
+inline constexpr char kEpiloguesOption[] = "epilogues";                      // string
+inline constexpr char kLayoutsOption[] = "layouts";                          // string
+inline constexpr char kDumpToOption[] = "dump_to";                           // string
+inline constexpr char kInlineMaxCostOption[] = "inline_max_cost";            // int64
+inline constexpr char kInlineCrossProcessOption[] = "inline_cross_process";  // int64
+inline constexpr char kMasterAddrOption[] = "master_addr";                   // string
+inline constexpr int kMaxKernelThreads = 256;
+// The default of inline_max_cost: programs of at most this many element operations
+// (Executable::cost) run on the caller's thread when their device is idle.
+inline constexpr int64_t kDefaultInlineMaxCost = int64_t{32} * 1024;
+
+// Which convolution paths a plan may take (SEAM_CPU_CONV).
+enum class ConvPaths { kAuto, kGemm, kDirect };
+
+struct CpuSettings {
+  int kernel_threads = 0;  // 1..256; 0: the hardware's threads
+  GemmLibrary gemm = GemmLibrary::kAuto;
+  bool gemm_given = false;  // by the option (how messages name it)
+  ConvPaths conv = ConvPaths::kAuto;
+  bool epilogues = true;
+  bool dense_layouts = false;
+  std::string dump_to;       // empty: no dump
+  std::string dump_to_name;  // how a failed dump's warning names the setting
+  // Whether an option gave conv, epilogues, layouts, dump_to: those it did not are read
+  // from their variables again at each compile (CompileSettings), as they always were.
+  bool conv_given = false, epilogues_given = false, layouts_given = false, dump_to_given = false;
+  int64_t inline_max_cost = 0;
+  bool inline_cross_process = true;
+  // Read only by a client of several processes, when it makes its collectives (as before):
+  // the option when given; unset, the variable (api_client.cc).
+  std::optional<std::string> master_addr;
+};
+
+// The settings of a client: the create options `options` (already type-checked by
+// Options::Parse against CpuSettingOptions's names), else the environment, else the
+// defaults. A bad value is INVALID_ARGUMENT naming the option or the variable and the value,
+// in the words the variables' checks have always used, e.g.
+//   PJRT_Client_Create: option 'conv' must be auto, gemm or direct, got 'mkl'
+//   PJRT_Client_Create: environment variable SEAM_CPU_CONV must be auto, gemm or direct, got 'mkl'
+absl::StatusOr<CpuSettings> ResolveCpuSettings(const plugin::Options& options);
+
+// The environment's settings with no option given (the variables' checks at client
+// creation; the tests of each variable call it).
+absl::StatusOr<CpuSettings> CpuSettingsFromEnvironment();
+
+// The settings one compile of a client with `client` uses (and its executable keeps): those,
+// with each of conv, epilogues, layouts and dump_to that no option gave read from its
+// variable now, as the plugin has always read them at each compile (a value the client's
+// creation would have refused reads as the default, as before).
+std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client);
+
+// The settings installed on this thread by the innermost live ScopedCpuSettings, or null
+// (code run outside a client's compile or run: the kernels' and passes' own tests, which
+// then read the variables as before).
+const CpuSettings* ActiveCpuSettings();
+
+class ScopedCpuSettings {
+ public:
+  explicit ScopedCpuSettings(const CpuSettings* settings);  // null: installs nothing
+  ~ScopedCpuSettings();
+  ScopedCpuSettings(const ScopedCpuSettings&) = delete;
+  ScopedCpuSettings& operator=(const ScopedCpuSettings&) = delete;
+
+ private:
+  const CpuSettings* previous_;
+};
+
+// Each setting as the code that uses it asks: the active settings' value, else the
+// variable's, read now, a value the client would refuse giving the default (so a pass or
+// kernel run without a client behaves as the plugin always did).
+ConvPaths ActiveConvPaths();
+bool ActiveEpilogues();
+bool ActiveDenseLayouts();
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_CPU_SETTINGS_H_

@@ -1,0 +1,113 @@
+// A fusion group compiled into a loop kernel: a list of tile operations evaluated tile by
+// tile (kTileElements at a time) into small per-thread scratch buffers that stay in cache;
+// only the group's outputs are written to memory. The op switch runs once per operation and
+// tile, outside the inner loops, so those loops are the plain ones of kernels_elementwise.cc.
+// Runs of f32/f64 arithmetic where each op reads the previous one's result are one kChain
+// operation: one pass keeping the running value in registers (kernels_fast.cc).
+#ifndef SEAM_PLUGINS_CPU_LOOP_COMPILE_H_
+#define SEAM_PLUGINS_CPU_LOOP_COMPILE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/ir/program.h"
+#include "src/plugins/cpu/compile/fusion.h"
+#include "src/plugins/cpu/kernels/kernels_fast.h"
+
+namespace seam::cpu {
+
+inline constexpr int64_t kTileElements = 1024;
+
+// Where a tile operation reads or writes: input k or output k of the group (in memory, at
+// the tile's position), or scratch slot k (per thread, one tile long).
+struct TileRef {
+  enum Kind : uint8_t { kInput, kOutput, kScratch };
+  Kind kind = kScratch;
+  int index = 0;
+};
+
+// One op of a kChain: v = op(v, m), op(m, v) or op(v, v) (shape), m = operands[operand]
+// (-1 for kBoth); the first link reads operands[0] as v.
+struct ChainLink {
+  int instruction = -1;  // the member it computes
+  ir::Op op = ir::Op::kAdd;
+  ChainShape shape = ChainShape::kLeft;
+  int operand = -1;
+};
+
+struct TileOp {
+  // kUnary, kBinary (arithmetic, logical and compare), kSelect, kConvert: elementwise.
+  // kCopy: a reshape (or size-keeping broadcast) that must be materialised as an output.
+  // kGather: a broadcast_in_dim reading its operand (an input) at repeated positions.
+  // kChain: two or more f32/f64 binary ops of kernels_fast.cc in one pass, each reading
+  // the previous one's result (which no other op reads): `links` in order, `operands` the
+  // distinct tiles they read, the result the last link's.
+  enum Kind : uint8_t { kUnary, kBinary, kSelect, kConvert, kCopy, kGather, kChain };
+  Kind kind = kUnary;
+  ir::Op op = ir::Op::kNeg;           // kChain: the last link's
+  ir::DType dtype = ir::DType::kF32;  // operand 0's dtype (the value's for kSelect)
+  ir::DType result_dtype = ir::DType::kF32;
+  int element_bytes = 4;  // the size of one element of `dtype`
+  int instruction = -1;   // the member it computes (kChain: the last link's)
+  std::vector<TileRef> operands;
+  TileRef result;
+  // kGather only: the result's dimensions with unit dimensions dropped and neighbours that
+  // walk the operand alike merged, and the operand's element stride for each (0: repeats).
+  std::vector<int64_t> dims, strides;
+  // kChain only: the links, and the same as the kernel reads them (MakeChainStep).
+  std::vector<ChainLink> links;
+  std::vector<ChainStep> steps;
+  // kChain only: the result is an output of kStreamMinimumBytes or more that no other op
+  // of the kernel reads; it is written with non-temporal stores (docs/plugins.md).
+  bool stream = false;
+};
+
+// Outputs at least this large bypass the cache when a chain writes them: 16 times the L2
+// of a core here, a quarter of the L3; an output this size does not stay in cache for the
+// next kernel anyway, and reading each line before overwriting it costs memory traffic.
+inline constexpr int64_t kStreamMinimumBytes = int64_t{8} << 20;
+
+struct LoopKernel {
+  int64_t count = 0;
+  std::vector<int> inputs;                     // FusionGroup::inputs
+  std::vector<int> outputs;                    // FusionGroup::outputs
+  std::vector<int> input_bytes, output_bytes;  // element sizes
+  std::vector<TileOp> ops;
+  int scratch_slots = 0;
+  bool streams = false;  // some op has `stream` set: RunLoop fences after it
+  // For in-place donation (executable.cc): per input, the last op that reads it at the
+  // tile's own position (-1: none), and whether a kGather reads it at other positions; per
+  // output, the op that writes it.
+  std::vector<int> last_read_of_input;
+  std::vector<bool> gathered_input;
+  std::vector<int> writer_of_output;
+};
+
+LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group);
+
+// Runs the kernel: inputs[k] and outputs[k] are the memory of kernel.inputs[k] and
+// kernel.outputs[k]. Large loops are split over the kernel threads (thread_pool.h); every
+// element is computed the same way whatever the split.
+void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs);
+
+// Evaluates tiles [first, last) only, on the calling thread (a group run in chunks, with
+// reductions folded in between: executable.cc).
+void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
+                  int64_t first, int64_t last);
+
+// The memory of the kernel's inputs and outputs in a run's `value` table (indexed by
+// instruction), in per-thread lists reused from call to call: valid until the calling
+// thread's next call (the kernel threads may read them meanwhile).
+struct LoopAddresses {
+  const uint8_t* const* inputs;
+  uint8_t* const* outputs;
+};
+LoopAddresses AddressesOf(const LoopKernel& kernel, const std::vector<uint8_t*>& value);
+
+// One line per tile operation, for the optimized dump: `%5 = multiply(s0, in1) -> out0`.
+std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_LOOP_COMPILE_H_

@@ -1,0 +1,147 @@
+// Vectorizable float32 exp and erf (kernels_fast.h, FastUnaryF32): branch-free polynomial
+// forms the compiler turns into wide-vector loops, where the C library's expf and erff are
+// one call per element (erff about 6 ns, against 1.7 ns here, on the Zen 5 build machine;
+// a transformer step's GELU runs it on millions of elements). Accuracy, checked against double in
+// tests/unit/cpu_math_test.cc: exp within 2 ulp over the whole range (subnormal results,
+// overflow to inf, NaN and -inf as expf), erf within 2e-7 absolute and 4 ulp relative.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "src/base/sanitizers.h"
+#include "src/plugins/cpu/kernels/kernels_fast.h"
+
+namespace seam::cpu {
+namespace {
+
+// 2^k as a float for k in [-126, 127].
+inline float Pow2(int32_t k) { return std::bit_cast<float>((k + 127) << 23); }
+
+// exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts (Cody and Waite),
+// exp(r) by a degree-6 polynomial on |r| <= ln 2 / 2 (Cephes' expf coefficients). 2^n is
+// applied as two factors so that results down to the subnormals come out right; x is
+// clamped first (exp(-104) underflows to 0 and exp(89) overflows to inf through the
+// factors), which keeps n in range; a NaN passes through the arithmetic.
+inline float Exp(float x) {
+  float c = x < -104.0F ? -104.0F : x;
+  c = c > 89.0F ? 89.0F : c;  // a NaN fails both tests and stays
+  const float t = c * 1.44269504088896341F;
+  const float n = (t + 12582912.0F) - 12582912.0F;  // round to nearest (|t| < 2^22)
+  float r = c - n * 0.693359375F;
+  r = r - n * -2.12194440e-4F;
+  float p = 1.9875691500e-4F;
+  p = p * r + 1.3981999507e-3F;
+  p = p * r + 8.3334519073e-3F;
+  p = p * r + 4.1665795894e-2F;
+  p = p * r + 1.6666665459e-1F;
+  p = p * r + 5.0000001201e-1F;
+  const float e = p * r * r + r + 1.0F;
+  const float safe_n = n == n ? n : 0.0F;  // NaN: any scale (the product is NaN)
+  const auto whole = static_cast<int32_t>(safe_n);
+  const int32_t half = whole / 2;
+  return e * Pow2(half) * Pow2(whole - half);
+}
+
+// erf: for |x| < 1 the Taylor series of the odd function to x^21 (error below 1e-8, and
+// relative accuracy near 0, where erf(x) ~ 1.128 x); above, Abramowitz and Stegun 7.1.26,
+// 1 - (a1 t + ... + a5 t^5) exp(-x^2) with t = 1 / (1 + p |x|) (absolute error 1.5e-7,
+// where erf >= 0.84). |x| is clamped to 4 (erf(4) rounds to 1 in float); the sign is
+// restored at the end (copysign, so erf(-0) = -0); a NaN is returned as it is.
+inline float Erf(float x) {
+  const float a = std::fabs(x);
+  const float s = a * a;
+  // Taylor: (2/sqrt(pi)) x sum_k c_k s^k, c_k = (-1)^k / (k! (2k+1)), Horner from k = 10.
+  float t = 1.3122532963802806e-08F;
+  t = t * s - 1.4503852223150468e-07F;
+  t = t * s + 1.4589169000933706e-06F;
+  t = t * s - 1.3227513227513228e-05F;
+  t = t * s + 1.0683760683760684e-04F;
+  t = t * s - 7.5757575757575758e-04F;
+  t = t * s + 4.6296296296296296e-03F;
+  t = t * s - 2.3809523809523808e-02F;
+  t = t * s + 1.0000000000000000e-01F;
+  t = t * s - 3.3333333333333333e-01F;
+  t = t * s + 1.0F;
+  const float small = 1.1283791670955126F * a * t;
+  const float b = a < 4.0F ? a : 4.0F;
+  const float u = 1.0F / (1.0F + 0.3275911F * b);
+  float poly = 1.061405429F;
+  poly = poly * u - 1.453152027F;
+  poly = poly * u + 1.421413741F;
+  poly = poly * u - 0.284496736F;
+  poly = poly * u + 0.254829592F;
+  const float large = 1.0F - poly * u * Exp(-b * b);
+  const float magnitude = a < 1.0F ? small : large;
+  return x != x ? x : std::copysign(magnitude, x);  // erf(-0) = -0
+}
+
+template <typename F>
+void MapF32(const uint8_t* in, uint8_t* out, int64_t n, F f) {
+  const auto* x = reinterpret_cast<const float*>(in);
+  auto* y = reinterpret_cast<float*>(out);
+  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+}  // namespace
+
+// An AVX-512, an AVX2 and a default version, picked at load time, as kernels_fast.cc's
+// entry points. The polynomials are compute-bound: the AVX-512 clone takes half the time of
+// the AVX2 one where the core runs 512-bit vectors at full width (Zen 5: erf 1.56 -> 0.77
+// ns, exp 0.63 -> 0.33 ns per element). Every lane computes the same operations in the same
+// order (no contraction, -ffp-contract=off), so all clones give the same bits.
+#if SEAM_TSAN
+#define SEAM_MATH_KERNEL
+#elif defined(__clang__)
+#define SEAM_MATH_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SEAM_MATH_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+#endif
+
+SEAM_MATH_KERNEL bool FastUnaryF32(ir::Op op, const uint8_t* in, uint8_t* out, int64_t n) {
+  switch (op) {
+    case ir::Op::kExp:
+      MapF32(in, out, n, [](float v) { return Exp(v); });
+      return true;
+    case ir::Op::kErf:
+      MapF32(in, out, n, [](float v) { return Erf(v); });
+      return true;
+    // The expressions of kernels_elementwise.cc's loops (each one correctly rounded IEEE
+    // operation, so the same bits), here for the wide vectors: the optimizer's sqrt and
+    // divide, a softmax's and GELU's negations.
+    case ir::Op::kNeg:
+      MapF32(in, out, n, [](float v) { return -v; });
+      return true;
+    case ir::Op::kAbs:
+      MapF32(in, out, n, [](float v) { return std::fabs(v); });
+      return true;
+    case ir::Op::kSqrt:
+      MapF32(in, out, n, [](float v) { return std::sqrt(v); });
+      return true;
+    case ir::Op::kRsqrt:
+      MapF32(in, out, n, [](float v) { return 1.0F / std::sqrt(v); });
+      return true;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kExp
+#define SEAM_CASES_EXCEPT_kErf
+#define SEAM_CASES_EXCEPT_kNeg
+#define SEAM_CASES_EXCEPT_kAbs
+#define SEAM_CASES_EXCEPT_kSqrt
+#define SEAM_CASES_EXCEPT_kRsqrt
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kExp
+#undef SEAM_CASES_EXCEPT_kErf
+#undef SEAM_CASES_EXCEPT_kNeg
+#undef SEAM_CASES_EXCEPT_kAbs
+#undef SEAM_CASES_EXCEPT_kSqrt
+#undef SEAM_CASES_EXCEPT_kRsqrt
+      break;
+  }
+  return false;
+}
+
+}  // namespace seam::cpu

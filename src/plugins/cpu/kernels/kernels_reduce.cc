@@ -1,0 +1,483 @@
+// reduce_sum, reduce_product, reduce_max, reduce_min over any set of axes.
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "absl/container/inlined_vector.h"
+#include "src/base/sanitizers.h"
+#include "src/plugins/cpu/kernels/element_types.h"
+#include "src/plugins/cpu/kernels/kernels.h"
+#include "src/plugins/cpu/kernels/strided.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace seam::cpu {
+namespace {
+
+using ir::DType;
+using ir::Op;
+
+// The operand seen as [outer, reduced, inner] when the reduced axes are adjacent (or
+// none): each result element folds its `reduced` inputs in increasing order, the order the
+// general walk below uses, so both give the same bits. The inner loop runs over `inner`
+// adjacent results at once (vectorizable); with inner == 1, over several rows at once.
+template <typename E, typename Fold>
+bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
+                    const std::vector<int64_t>& axis_list, typename E::Compute init, Fold fold,
+                    uint8_t* out) {
+  using C = typename E::Compute;
+  absl::InlinedVector<int64_t, 8> axes(axis_list.begin(), axis_list.end());
+  std::sort(axes.begin(), axes.end());
+  for (size_t i = 1; i < axes.size(); ++i) {
+    if (axes[i] != axes[i - 1] + 1) return false;
+  }
+  const int64_t first = axes.empty() ? in_shape.rank() : axes.front();
+  const int64_t last = axes.empty() ? in_shape.rank() - 1 : axes.back();
+  int64_t outer = 1, reduced = 1, inner = 1;
+  for (int64_t d = 0; d < in_shape.rank(); ++d) {
+    (d < first ? outer : d <= last ? reduced : inner) *= in_shape.dims[d];
+  }
+  const auto* x = reinterpret_cast<const typename E::Storage*>(in);
+  auto* y = reinterpret_cast<typename E::Storage*>(out);
+  if (inner == 1) {
+    constexpr int64_t kRows = 8;
+    int64_t o = 0;
+    for (; o + kRows <= outer; o += kRows) {
+      C acc[kRows];
+      for (int64_t k = 0; k < kRows; ++k) acc[k] = init;
+      for (int64_t r = 0; r < reduced; ++r) {
+        for (int64_t k = 0; k < kRows; ++k)
+          acc[k] = fold(acc[k], E::Load(x[(o + k) * reduced + r]));
+      }
+      for (int64_t k = 0; k < kRows; ++k) y[o + k] = E::Store(acc[k]);
+    }
+    for (; o < outer; ++o) {
+      C acc = init;
+      for (int64_t r = 0; r < reduced; ++r) acc = fold(acc, E::Load(x[o * reduced + r]));
+      y[o] = E::Store(acc);
+    }
+    return true;
+  }
+  std::vector<C> acc(inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    std::fill(acc.begin(), acc.end(), init);
+    const auto* block = x + o * reduced * inner;
+    for (int64_t r = 0; r < reduced; ++r) {
+      const auto* row = block + r * inner;
+      for (int64_t i = 0; i < inner; ++i) acc[i] = fold(acc[i], E::Load(row[i]));
+    }
+    for (int64_t i = 0; i < inner; ++i) y[o * inner + i] = E::Store(acc[i]);
+  }
+  return true;
+}
+
+// The kept axes as one block in the middle, [reduced_outer, kept, reduced_inner] (a batch
+// norm's statistics over {0, 2, 3} of NCHW), or false. Each result element folds its inputs
+// in row-major order, as the general walk below, so both give the same bits; several
+// results fold at once (independent chains), and a range [first, last) of the kept block
+// can run on its own thread.
+bool KeptMiddle(const ir::Shape& in_shape, const std::vector<int64_t>& axes, int64_t* outer,
+                int64_t* kept, int64_t* inner) {
+  const int64_t rank = in_shape.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) reduced[a] = true;
+  int64_t first = 0;
+  while (first < rank && reduced[first]) ++first;
+  int64_t last = first;
+  while (last < rank && !reduced[last]) ++last;
+  for (int64_t d = last; d < rank; ++d) {
+    if (!reduced[d]) return false;
+  }
+  if (first == 0 || last == rank || first == last) return false;  // ReduceAdjacent's cases
+  *outer = *kept = *inner = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    (d < first ? *outer : d < last ? *kept : *inner) *= in_shape.dims[d];
+  }
+  return true;
+}
+
+#if defined(__x86_64__)
+// Eight f32 sums (acc[j] over row[j], `inner` elements each), each adding its row's
+// elements in index order, as the scalar loop does: eight rows of eight are transposed so
+// that lane j of each vector holds row j, and the vectors are added in index order. Fewer
+// rows: repeat one, and ignore those lanes' sums.
+__attribute__((target("avx2"))) void SumEightRowsAvx2(const float* const* row, int64_t inner,
+                                                      float* acc) {
+  __m256 a = _mm256_loadu_ps(acc);
+  int64_t i = 0;
+  for (; i + 8 <= inner; i += 8) {
+    __m256 r[8];
+    for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(row[j] + i);
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0));
+    const __m256 s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s0, s4, 0x20));  // element i of each row
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s1, s5, 0x20));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s2, s6, 0x20));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s3, s7, 0x20));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s0, s4, 0x31));  // element i + 4
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s1, s5, 0x31));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s2, s6, 0x31));
+    a = _mm256_add_ps(a, _mm256_permute2f128_ps(s3, s7, 0x31));
+  }
+  _mm256_storeu_ps(acc, a);
+  for (; i < inner; ++i) {
+    for (int j = 0; j < 8; ++j) acc[j] += row[j][i];
+  }
+}
+
+bool HaveAvx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
+#endif
+
+template <typename E, typename Fold>
+void ReduceKeptMiddle(const uint8_t* in, int64_t outer, int64_t kept, int64_t inner, int64_t first,
+                      int64_t last, typename E::Compute init, Fold fold, bool f32_sum,
+                      uint8_t* out) {
+  using C = typename E::Compute;
+  const auto* x = reinterpret_cast<const typename E::Storage*>(in);
+  auto* y = reinterpret_cast<typename E::Storage*>(out);
+  constexpr int64_t kChains = 8;
+  for (int64_t k0 = first; k0 < last; k0 += kChains) {
+    const int64_t n = std::min(kChains, last - k0);
+    C acc[kChains];
+    for (int64_t j = 0; j < kChains; ++j) acc[j] = init;
+    for (int64_t o = 0; o < outer; ++o) {
+      const auto* block = x + (o * kept + k0) * inner;
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<E, Elem<DType::kF32>>) {
+        if (n == kChains && f32_sum && HaveAvx2()) {
+          const float* rows[kChains];
+          for (int64_t j = 0; j < kChains; ++j) rows[j] = block + j * inner;
+          SumEightRowsAvx2(rows, inner, acc);
+          continue;
+        }
+      }
+#endif
+      if (n == kChains) {
+        for (int64_t i = 0; i < inner; ++i) {
+          for (int64_t j = 0; j < kChains; ++j)
+            acc[j] = fold(acc[j], E::Load(block[j * inner + i]));
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t i = 0; i < inner; ++i) acc[j] = fold(acc[j], E::Load(block[j * inner + i]));
+        }
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) y[k0 + j] = E::Store(acc[j]);
+  }
+}
+
+// Accumulates in the compute type (float for bf16), one accumulator per result element,
+// walking the operand once in row-major order.
+template <typename E, typename Fold>
+void ReduceWith(const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
+                typename E::Compute init, Fold fold, uint8_t* out, bool sum = false) {
+  using C = typename E::Compute;
+  if (ReduceAdjacent<E>(in_shape, in, axes, init, fold, out)) return;
+  int64_t outer = 1, kept_block = 1, inner = 1;
+  if (KeptMiddle(in_shape, axes, &outer, &kept_block, &inner)) {
+    const int64_t count = outer * kept_block * inner;
+    auto body = [&](int64_t first, int64_t last) {
+      ReduceKeptMiddle<E>(in, outer, kept_block, inner, first, last, init, fold, sum, out);
+    };
+    if (count < kParallelMinimumElements || KernelThreads() <= 1 || kept_block < 2) {
+      body(0, kept_block);
+    } else {
+      ParallelFor(kept_block, body);
+    }
+    return;
+  }
+  std::vector<int64_t> kept;
+  std::vector<bool> reduced(in_shape.rank(), false);
+  for (int64_t a : axes) reduced[a] = true;
+  for (int64_t d = 0; d < in_shape.rank(); ++d) {
+    if (!reduced[d]) kept.push_back(in_shape.dims[d]);
+  }
+  std::vector<int64_t> kept_strides = RowMajorStrides(kept);
+  std::vector<int64_t> strides(in_shape.rank(), 0);
+  for (int64_t d = 0, k = 0; d < in_shape.rank(); ++d) {
+    if (!reduced[d]) strides[d] = kept_strides[k++];
+  }
+  int64_t out_count = 1;
+  for (int64_t d : kept) out_count *= d;
+  std::vector<C> acc(out_count, init);
+  const auto* x = reinterpret_cast<const typename E::Storage*>(in);
+  ForEachIndex(in_shape.dims, strides, [&](int64_t pos, int64_t offset) {
+    acc[offset] = fold(acc[offset], E::Load(x[pos]));
+  });
+  auto* y = reinterpret_cast<typename E::Storage*>(out);
+  for (int64_t i = 0; i < out_count; ++i) y[i] = E::Store(acc[i]);
+}
+
+// The fold of the op's combiner (ops.def), from its identity.
+template <typename E>
+void ReduceT(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
+             uint8_t* out) {
+  using C = typename E::Compute;
+  const ir::Combiner combiner = ir::ReductionOf(op);
+  auto run = [&](auto fold) {
+    ReduceWith<E>(in_shape, in, axes, ir::ReductionIdentity<C>(combiner), fold, out,
+                  combiner == ir::Combiner::kSum);
+  };
+  if constexpr (std::is_floating_point_v<C>) {
+    switch (combiner) {
+      case ir::Combiner::kSum:
+        return run([](C a, C b) { return a + b; });
+      case ir::Combiner::kProduct:
+        return run([](C a, C b) { return a * b; });
+      case ir::Combiner::kMax:
+        return run(FloatMax<C>);
+      case ir::Combiner::kMin:
+        return run(FloatMin<C>);
+      case ir::Combiner::kNone:
+        return;  // not a reduction: RunKernel sends none
+    }
+  } else {
+    // Integer sums and products wrap like two's complement hardware.
+    using U = std::make_unsigned_t<C>;
+    switch (combiner) {
+      case ir::Combiner::kSum:
+        return run([](C a, C b) { return static_cast<C>(U(a) + U(b)); });
+      case ir::Combiner::kProduct:
+        return run([](C a, C b) { return static_cast<C>(U(a) * U(b)); });
+      case ir::Combiner::kMax:
+        return run([](C a, C b) { return a > b ? a : b; });
+      case ir::Combiner::kMin:
+        return run([](C a, C b) { return a < b ? a : b; });
+      case ir::Combiner::kNone:
+        return;  // not a reduction: RunKernel sends none
+    }
+  }
+}
+
+void ReduceOnOneThread(Op op, const ir::Shape& in_shape, const uint8_t* in,
+                       const std::vector<int64_t>& axes, uint8_t* out) {
+  switch (in_shape.dtype) {
+    case DType::kF32:
+      return ReduceT<Elem<DType::kF32>>(op, in_shape, in, axes, out);
+    case DType::kF64:
+      return ReduceT<Elem<DType::kF64>>(op, in_shape, in, axes, out);
+    case DType::kBF16:
+      return ReduceT<Elem<DType::kBF16>>(op, in_shape, in, axes, out);
+    case DType::kS32:
+      return ReduceT<Elem<DType::kS32>>(op, in_shape, in, axes, out);
+    case DType::kS64:
+      return ReduceT<Elem<DType::kS64>>(op, in_shape, in, axes, out);
+    case DType::kPred:
+      return;  // not a reduce dtype (ops.def); the verifier rejects it
+  }
+}
+
+// ReduceRange for one float type: positions [first, last) of the operand seen as
+// [outer, reduced, inner], a stretch of one row (`inner` adjacent positions) at a time.
+template <typename T, typename Fold>
+void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_t last, T init,
+               Fold fold, bool sum, T* y) {
+  int64_t pos = first;
+  while (pos < last) {
+    const int64_t row = pos / inner;
+    const int64_t r = row % reduced, o = row / reduced;
+    if (inner == 1) {
+      // Whole rows, eight at a time (independent sums, as in ReduceAdjacent).
+      constexpr int64_t kRows = 8;
+      if (r == 0 && last - pos >= kRows * reduced) {
+        T acc[kRows];
+        for (int64_t k = 0; k < kRows; ++k) acc[k] = init;
+#if defined(__x86_64__)
+        // f32 sums (softmax's and layer norm's row sums): the eight rows transposed into
+        // vector lanes, each still added in index order (the same bits).
+        if constexpr (std::is_same_v<T, float>) {
+          if (sum && HaveAvx2()) {
+            const float* row_of[kRows];
+            for (int64_t k = 0; k < kRows; ++k) row_of[k] = x + pos + k * reduced;
+            SumEightRowsAvx2(row_of, reduced, acc);
+            for (int64_t k = 0; k < kRows; ++k) y[o + k] = acc[k];
+            pos += kRows * reduced;
+            continue;
+          }
+        }
+#endif
+        for (int64_t j = 0; j < reduced; ++j) {
+          for (int64_t k = 0; k < kRows; ++k) acc[k] = fold(acc[k], x[pos + k * reduced + j]);
+        }
+        for (int64_t k = 0; k < kRows; ++k) y[o + k] = acc[k];
+        pos += kRows * reduced;
+        continue;
+      }
+      // Consecutive positions fold into the same result until its row of `reduced` ends.
+      const int64_t end = std::min(last, pos + (reduced - r));
+      T acc = r == 0 ? init : y[o];
+      for (; pos < end; ++pos) acc = fold(acc, x[pos]);
+      y[o] = acc;
+      continue;
+    }
+    const int64_t begin = pos - row * inner;
+    const int64_t end = std::min(inner, begin + (last - pos));
+    const T* in = x + row * inner;
+    T* out = y + o * inner;
+    if (r == 0) {
+      for (int64_t i = begin; i < end; ++i) out[i] = fold(init, in[i]);
+    } else {
+      for (int64_t i = begin; i < end; ++i) out[i] = fold(out[i], in[i]);
+    }
+    pos += end - begin;
+  }
+}
+
+// ReduceRange over [outer, kept, inner] (KeptMiddle): positions [first, last), a row of
+// `inner` (one result's inputs from one outer index) at a time; eight whole rows of
+// consecutive results at once where the range holds them. Results keep their partial
+// value in `y` between ranges; a result starts from `init` at its first input.
+template <typename T, typename Fold>
+void FoldRangeKept(const T* x, int64_t kept, int64_t inner, int64_t first, int64_t last, T init,
+                   Fold fold, bool sum, T* y) {
+  constexpr int64_t kChains = 8;
+  int64_t pos = first;
+  while (pos < last) {
+    const int64_t row = pos / inner, i = pos % inner;
+    const int64_t k = row % kept, o = row / kept;
+    // Whole rows of consecutive results (up to eight, within one outer index) fold side by
+    // side: independent chains.
+    const int64_t rows = i != 0 ? 0 : std::min({kChains, kept - k, (last - pos) / inner});
+    if (rows >= 2) {
+      T acc[kChains];
+      for (int64_t j = 0; j < kChains; ++j) acc[j] = o == 0 || j >= rows ? init : y[k + j];
+#if defined(__x86_64__)
+      if constexpr (std::is_same_v<T, float>) {
+        if (sum && HaveAvx2()) {
+          const float* row_of[kChains];
+          for (int64_t j = 0; j < kChains; ++j) row_of[j] = x + pos + (j < rows ? j : 0) * inner;
+          SumEightRowsAvx2(row_of, inner, acc);
+          for (int64_t j = 0; j < rows; ++j) y[k + j] = acc[j];
+          pos += rows * inner;
+          continue;
+        }
+      }
+#endif
+      if (rows == kChains) {
+        for (int64_t c = 0; c < inner; ++c) {
+          for (int64_t j = 0; j < kChains; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+        }
+      } else {
+        for (int64_t c = 0; c < inner; ++c) {
+          for (int64_t j = 0; j < rows; ++j) acc[j] = fold(acc[j], x[pos + j * inner + c]);
+        }
+      }
+      for (int64_t j = 0; j < rows; ++j) y[k + j] = acc[j];
+      pos += rows * inner;
+      continue;
+    }
+    const int64_t end = std::min(last, pos + (inner - i));
+    T acc = o == 0 && i == 0 ? init : y[k];
+    for (; pos < end; ++pos) acc = fold(acc, x[pos]);
+    y[k] = acc;
+  }
+}
+
+template <typename T>
+void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& axes,
+                  int64_t reduced, int64_t inner, const uint8_t* in, int64_t first, int64_t last,
+                  uint8_t* out) {
+  const auto* x = reinterpret_cast<const T*>(in);
+  auto* y = reinterpret_cast<T*>(out);
+  const ir::Combiner combiner = ir::ReductionOf(op);
+  const T init = ir::ReductionIdentity<T>(combiner);
+  const bool sum = combiner == ir::Combiner::kSum;
+  int64_t kept_outer = 1, kept = 1, kept_inner = 1;
+  const bool middle = KeptMiddle(in_shape, axes, &kept_outer, &kept, &kept_inner);
+  auto run = [&](auto fold) {
+    if (middle) {
+      FoldRangeKept<T>(x, kept, kept_inner, first, last, init, fold, sum, y);
+    } else {
+      FoldRange<T>(x, reduced, inner, first, last, init, fold, sum, y);
+    }
+  };
+  switch (combiner) {
+    case ir::Combiner::kSum:
+      return run([](T a, T b) { return a + b; });
+    case ir::Combiner::kProduct:
+      return run([](T a, T b) { return a * b; });
+    case ir::Combiner::kMax:
+      return run(FloatMax<T>);
+    case ir::Combiner::kMin:
+      return run(FloatMin<T>);
+    case ir::Combiner::kNone:
+      return;  // not a reduction: the callers send none
+  }
+}
+
+}  // namespace
+
+// An AVX-512, an AVX2 and a default version, picked at load time as kernels_fast.cc's:
+// the loops folding whole rows of results at once (leading-axis sums, the maxima's
+// NaN-aware compares) take the widest vectors; each result's fold order is the same in
+// every version, so are the bits.
+#if SEAM_TSAN
+#define SEAM_REDUCE_KERNEL
+#elif defined(__clang__)
+#define SEAM_REDUCE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SEAM_REDUCE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
+#endif
+
+SEAM_REDUCE_KERNEL void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
+                                    const std::vector<int64_t>& axes, int64_t first, int64_t last,
+                                    uint8_t* out) {
+  if (first >= last) return;
+  int64_t first_axis = in_shape.rank(), last_axis = in_shape.rank() - 1;
+  if (!axes.empty()) {
+    first_axis = *std::min_element(axes.begin(), axes.end());
+    last_axis = *std::max_element(axes.begin(), axes.end());
+  }
+  int64_t reduced = 1, inner = 1;
+  for (int64_t d = first_axis; d < in_shape.rank(); ++d) {
+    (d <= last_axis ? reduced : inner) *= in_shape.dims[d];
+  }
+  if (in_shape.dtype == DType::kF32) {
+    return ReduceRangeT<float>(op, in_shape, axes, reduced, inner, in, first, last, out);
+  }
+  return ReduceRangeT<double>(op, in_shape, axes, reduced, inner, in, first, last, out);
+}
+
+// A large reduction that keeps dimension 0 is split along it over the kernel threads: each
+// slice writes its own results and every result accumulates in the same order as on one
+// thread, so the bits do not depend on the thread count.
+void Reduce(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
+            uint8_t* out) {
+  const int64_t count = in_shape.num_elements();
+  const bool keeps_first = in_shape.rank() > 0 && (axes.empty() || axes[0] != 0);
+  if (!keeps_first || count < kParallelMinimumElements || in_shape.dims[0] < 2 ||
+      KernelThreads() <= 1) {
+    return ReduceOnOneThread(op, in_shape, in, axes, out);
+  }
+  const int64_t rows = in_shape.dims[0];
+  const size_t bytes = ir::DTypeSize(in_shape.dtype);
+  const int64_t in_row = count / rows;
+  int64_t out_row = 1;
+  for (int64_t d = 1; d < in_shape.rank(); ++d) {
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) out_row *= in_shape.dims[d];
+  }
+  ParallelFor(rows, [&](int64_t begin, int64_t end) {
+    ir::Shape slice = in_shape;
+    slice.dims[0] = end - begin;
+    ReduceOnOneThread(op, slice, in + begin * in_row * bytes, axes, out + begin * out_row * bytes);
+  });
+}
+
+}  // namespace seam::cpu

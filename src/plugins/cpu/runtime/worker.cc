@@ -1,0 +1,137 @@
+#include "src/plugins/cpu/runtime/worker.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <set>
+#include <utility>
+
+namespace seam::cpu {
+namespace {
+
+// The workers alive now. Never destroyed: a leaked client's workers outlive every static.
+struct LiveWorkers {
+  std::mutex mu;  // held by FinishAllAtExit for the whole drain, by ~Worker to leave
+  std::set<Worker*> workers;
+  bool handler_registered = false;
+};
+
+LiveWorkers& Live() {
+  static LiveWorkers* live = new LiveWorkers();
+  return *live;
+}
+
+// The first half of the exit drain (worker.h). exit() runs the exiting thread's
+// thread_local destructors before any exit handler or static destructor (glibc's
+// __run_exit_handlers calls __call_tls_dtors first), so the main thread's instance drains
+// the workers while every library is still whole, however late a library created its
+// statics (oneDNN makes a product kernel on its first product of each kind, on whichever
+// thread runs it). Any other thread's instance does nothing at that thread's end.
+struct MainThreadExitDrain {
+  ~MainThreadExitDrain() {
+    if (gettid() == getpid()) Worker::FinishAllAtExit();
+  }
+};
+
+void ArmExitDrain() {
+  thread_local MainThreadExitDrain drain;
+  (void)drain;
+}
+
+}  // namespace
+
+Worker::Worker() : thread_([this] { Loop(); }) {
+  ArmExitDrain();
+  LiveWorkers& live = Live();
+  std::lock_guard<std::mutex> lock(live.mu);
+  live.workers.insert(this);
+  if (!live.handler_registered) {
+    // Registered after the statics that exist now, so it runs before their destructors,
+    // and like every exit handler before the libraries' own destructors (OpenBLAS's).
+    live.handler_registered = std::atexit(&Worker::FinishAllAtExit) == 0;
+  }
+}
+
+Worker::~Worker() {
+  {
+    LiveWorkers& live = Live();
+    // Waits for a drain at exit in progress; after it the thread is joined already.
+    std::lock_guard<std::mutex> lock(live.mu);
+    live.workers.erase(this);
+  }
+  RequestStop();
+  Join();
+}
+
+void Worker::FinishAllAtExit() {
+  LiveWorkers& live = Live();
+  std::lock_guard<std::mutex> lock(live.mu);
+  // Stop all first, join after: the workers drain side by side, so a collective whose
+  // replicas sit in different queues still meets.
+  for (Worker* worker : live.workers) worker->RequestStop();
+  for (Worker* worker : live.workers) worker->Join();
+  live.workers.clear();
+}
+
+void Worker::RequestStop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    state_.fetch_or(kStopping);
+  }
+  cv_.notify_all();
+}
+
+void Worker::Join() {
+  // exit() called from work on this worker: it cannot wait for itself.
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void Worker::Enqueue(std::function<void()> work) {
+  ArmExitDrain();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    queue_.push_back(std::move(work));
+    state_.fetch_add(kQueued);
+  }
+  cv_.notify_one();
+}
+
+bool Worker::TryRunInline(absl::FunctionRef<void()> work) {
+  // Idle means state_ == 0: nothing queued, nothing running, not stopping. While kBusy is
+  // set here, the thread starts nothing (Loop waits for it to clear) and other callers'
+  // attempts fail.
+  uint64_t idle = 0;
+  if (!state_.compare_exchange_strong(idle, kBusy)) return false;
+  work();
+  if (state_.fetch_sub(kBusy) != kBusy) {
+    // Work was queued (or a stop requested) while this ran; the thread may have checked
+    // state_ before the clear and be about to sleep, so wake it under the lock.
+    { std::lock_guard<std::mutex> lock(mu_); }
+    cv_.notify_one();
+  }
+  return true;
+}
+
+void Worker::Loop() {
+  for (;;) {
+    std::function<void()> work;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      // Never beside an inline run: queued work starts after it, in order.
+      cv_.wait(lock,
+               [this] { return (state_.load() & kBusy) == 0 && (stopping_ || !queue_.empty()); });
+      if (queue_.empty()) return;  // stopping, and everything queued has run
+      work = std::move(queue_.front());
+      queue_.pop_front();
+      // One piece fewer queued, and busy. No inline run can start meanwhile: one needs
+      // state_ == 0, and the queue was not empty.
+      state_.fetch_sub(kQueued - kBusy);
+    }
+    work();
+    state_.fetch_sub(kBusy);
+  }
+}
+
+}  // namespace seam::cpu
