@@ -160,6 +160,7 @@ absl::StatusOr<ComputationClient::SharedHostMemory> PjrtComputationClient::Share
   pointer.buffer = buffer;
   SEAM_RETURN_IF_ERROR(SEAM_PJRT_CALL(api_, PJRT_Buffer_UnsafePointer, &pointer));
   SharedHostMemory shared;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the ABI hands the address over as an integer
   shared.data = reinterpret_cast<void*>(pointer.buffer_pointer);
   shared.owner = std::move(owner);
   return shared;

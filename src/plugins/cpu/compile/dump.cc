@@ -83,35 +83,10 @@ std::string DescribeHome(const ValueHome& home, const BufferPlan& buffers) {
   return "";
 }
 
-}  // namespace
-
-std::string OptimizedDumpText(const Executable& executable) {
+// The "# steps:" line: the order the run takes, what each step is.
+std::string DescribeSteps(const Executable& executable) {
   const ir::Program& program = executable.program();
   const FusionPlan& fusion = executable.fusion();
-  const BufferPlan& buffers = executable.buffers();
-  std::string out = absl::StrFormat(
-      "# seam cpu plugin: the program as it runs (hash %016x).\n"
-      "# Passes: simplify (common subexpressions, constant folding, algebraic identities,\n"
-      "# dead code), loop fusion, buffer assignment. The program below is the simplified one,\n"
-      "# in canonical text; the plan is in these comments (docs/ir.md, \"The optimized dump\").\n",
-      ir::HashProgram(program));
-  for (size_t g = 0; g < fusion.groups.size(); ++g) {
-    const FusionGroup& group = fusion.groups[g];
-    const LoopKernel& kernel = executable.kernels()[g];
-    absl::StrAppend(&out, "# fusion.", g, " = { ", ValueList(group.members),
-                    " } kind=loop elements=", group.count, " inputs={", ValueList(group.inputs),
-                    "} outputs={", ValueList(group.outputs), "} scratch=", kernel.scratch_slots);
-    if (!group.reduces.empty()) {
-      absl::StrAppend(&out, " reduces={", ValueList(group.reduces), "} (chunk by chunk)");
-    }
-    absl::StrAppend(&out, "\n");
-    std::string ops = DescribeLoop(program, kernel);
-    for (size_t begin = 0; begin < ops.size();) {
-      size_t end = ops.find('\n', begin);
-      absl::StrAppend(&out, "#   ", ops.substr(begin, end - begin), "\n");
-      begin = end + 1;
-    }
-  }
   std::string steps;
   for (size_t s = 0; s < fusion.steps.size(); ++s) {
     const Step& step = fusion.steps[s];
@@ -150,7 +125,13 @@ std::string OptimizedDumpText(const Executable& executable) {
                       plan.dot.causal != nullptr ? CausalKindName(plan.dot.causal->kind) : "", ")");
     }
   }
-  absl::StrAppend(&out, "# steps: ", steps.empty() ? "none" : steps, "\n");
+  return steps;
+}
+
+// Where each value lives during the run and how each output leaves it.
+void AppendBuffers(const Executable& executable, std::string& out) {
+  const ir::Program& program = executable.program();
+  const BufferPlan& buffers = executable.buffers();
   absl::StrAppend(&out, "# buffers: arena of ", buffers.arena_bytes, " bytes in ",
                   buffers.slot_bytes.size(), " slot(s), from the block pool each run\n");
   for (size_t i = 0; i < program.instructions.size(); ++i) {
@@ -185,6 +166,39 @@ std::string OptimizedDumpText(const Executable& executable) {
     absl::StrAppend(&out, "# output ", k, " left in oneDNN's layout ",
                     DescribeLayout(layouts.results[k].get()), "\n");
   }
+}
+
+}  // namespace
+
+std::string OptimizedDumpText(const Executable& executable) {
+  const ir::Program& program = executable.program();
+  const FusionPlan& fusion = executable.fusion();
+  std::string out = absl::StrFormat(
+      "# seam cpu plugin: the program as it runs (hash %016x).\n"
+      "# Passes: simplify (common subexpressions, constant folding, algebraic identities,\n"
+      "# dead code), loop fusion, buffer assignment. The program below is the simplified one,\n"
+      "# in canonical text; the plan is in these comments (docs/ir.md, \"The optimized dump\").\n",
+      ir::HashProgram(program));
+  for (size_t g = 0; g < fusion.groups.size(); ++g) {
+    const FusionGroup& group = fusion.groups[g];
+    const LoopKernel& kernel = executable.kernels()[g];
+    absl::StrAppend(&out, "# fusion.", g, " = { ", ValueList(group.members),
+                    " } kind=loop elements=", group.count, " inputs={", ValueList(group.inputs),
+                    "} outputs={", ValueList(group.outputs), "} scratch=", kernel.scratch_slots);
+    if (!group.reduces.empty()) {
+      absl::StrAppend(&out, " reduces={", ValueList(group.reduces), "} (chunk by chunk)");
+    }
+    absl::StrAppend(&out, "\n");
+    std::string ops = DescribeLoop(program, kernel);
+    for (size_t begin = 0; begin < ops.size();) {
+      size_t end = ops.find('\n', begin);
+      absl::StrAppend(&out, "#   ", ops.substr(begin, end - begin), "\n");
+      begin = end + 1;
+    }
+  }
+  const std::string steps = DescribeSteps(executable);
+  absl::StrAppend(&out, "# steps: ", steps.empty() ? "none" : steps, "\n");
+  AppendBuffers(executable, out);
   return out + ir::PrintProgram(program);
 }
 
