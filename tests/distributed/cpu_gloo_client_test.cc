@@ -109,7 +109,7 @@ TEST_F(CpuGlooClientTest, RefusesBadProcessOptions) {
             "PJRT_Client_Create: unknown client option 'process_counts' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr)");
+            "master_addr, attention)");
   // MASTER_ADDR unset means localhost, for the collectives as for the coordinator.
   unsetenv("MASTER_ADDR");
   EXPECT_EQ(message({{"process_count", 2}}, &store_), "ok");

@@ -242,7 +242,7 @@ TEST(PluginOptionsTest, AnUnknownOptionIsRefusedByName) {
             "PJRT_Client_Create: unknown client option 'num_cores' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr)");
+            "master_addr, attention)");
 }
 
 TEST(PluginOptionsTest, CpuNumDevicesGivesThatManyDevices) {

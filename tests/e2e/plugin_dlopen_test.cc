@@ -114,7 +114,7 @@ TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
             "PJRT_Client_Create: unknown client option 'device_count' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr)");
+            "master_addr, attention)");
 }
 
 TEST(PluginDlopenTest, MissingLibraryIsAClearError) {

@@ -24,6 +24,7 @@
 #include "src/testing/file_kv_store.h"
 #include "src/testing/pjrt_client.h"
 #include "src/testing/worker_process.h"
+#include "tests/unit/attention_program.h"
 
 namespace seam::cpu {
 namespace {
@@ -440,12 +441,38 @@ TEST(CpuOptionsTest, MasterAddrIsResolvedAsTheVariable) {
   unsetenv("MASTER_ADDR");
 }
 
+// How many of a causal attention step's products skip the masked blocks.
+int CausalProductsUnder(const std::vector<Option>& options) {
+  Compiled compiled(options, testing::AttentionProgram(testing::Shape{1, 1, 64, 64, 16},
+                                                       testing::Mask::kCausal, 0));
+  return compiled.executable() == nullptr ? -1 : testing::CausalProducts(*compiled.executable());
+}
+
+TEST(CpuOptionsTest, AttentionTurnsCausalProductsOnAndOffAsTheVariableDoes) {
+  unsetenv("SEAM_CPU_ATTENTION");
+  EXPECT_EQ(CreateError({{"attention", std::string("maybe")}}),
+            "PJRT_Client_Create: option 'attention' must be on or off, got 'maybe'");
+  EXPECT_EQ(CreateError({{"attention", int64_t{0}}}),
+            "PJRT_Client_Create: option 'attention' must be a string value");
+  EXPECT_EQ(CausalProductsUnder({}), 6);
+  EXPECT_EQ(CausalProductsUnder({{"attention", std::string("on")}}), 6);
+  EXPECT_EQ(CausalProductsUnder({{"attention", std::string("off")}}), 0);
+  setenv("SEAM_CPU_ATTENTION", "off", 1);
+  EXPECT_EQ(CausalProductsUnder({}), 0);
+  EXPECT_EQ(CausalProductsUnder({{"attention", std::string("on")}}), 6);
+  setenv("SEAM_CPU_ATTENTION", "bogus", 1);
+  EXPECT_EQ(CreateError({}),
+            "PJRT_Client_Create: environment variable SEAM_CPU_ATTENTION must be on or off, got "
+            "'bogus'");
+  unsetenv("SEAM_CPU_ATTENTION");
+}
+
 TEST(CpuOptionsTest, AnUnknownOptionListsEveryOption) {
   EXPECT_EQ(CreateError({{"thread", int64_t{2}}}),
             "PJRT_Client_Create: unknown client option 'thread' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr)");
+            "master_addr, attention)");
   EXPECT_EQ(CreateError({{"conv", int64_t{1}}}),
             "PJRT_Client_Create: option 'conv' must be a string value");
 }

@@ -71,7 +71,8 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
                               {kDumpToOption, PJRT_NamedValue_kString},
                               {kInlineMaxCostOption, PJRT_NamedValue_kInt64},
                               {kInlineCrossProcessOption, PJRT_NamedValue_kInt64},
-                              {kMasterAddrOption, PJRT_NamedValue_kString}});
+                              {kMasterAddrOption, PJRT_NamedValue_kString},
+                              {kAttentionOption, PJRT_NamedValue_kString}});
   if (!parsed.ok()) return parsed.status();
   CreateOptions out;
   out.device_count = parsed->Int64(kDeviceCountOption).value_or(1);
@@ -155,9 +156,6 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   absl::StatusOr<CreateOptions> options =
       ParseCreateOptions(args->create_options, args->num_options);
   if (!options.ok()) return MakeError(options.status());
-  if (absl::Status attention = CheckAttentionSetting(); !attention.ok()) {
-    return MakeError(attention);
-  }
   auto settings = std::make_shared<const CpuSettings>(options->settings);
   {
     const ScopedCpuSettings scope(settings.get());

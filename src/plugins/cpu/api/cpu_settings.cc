@@ -109,6 +109,10 @@ bool EnvEpilogues() {
   return base::ReadSetting(base::Setting::kSeamCpuEpilogues).value_or("") != "off";
 }
 
+bool EnvCausalAttention() {
+  return base::ReadSetting(base::Setting::kSeamCpuAttention).value_or("on") != "off";
+}
+
 bool EnvDenseLayouts() {
   return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto") == "dense";
 }
@@ -163,6 +167,11 @@ absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
   out.dump_to_name = dump.from_option ? dump.option : dump.variable;
   out.dump_to_given = dump.from_option;
   if (options != nullptr) out.master_addr = options->String(kMasterAddrOption);
+  const Given attention =
+      StringSetting(options, kAttentionOption, base::Setting::kSeamCpuAttention);
+  SEAM_ASSIGN_OR_RETURN(int attention_off, Choice(attention, {"on", "off"}, 0));
+  out.causal_attention = attention_off == 0;
+  out.attention_given = attention.from_option;
   return out;
 }
 
@@ -188,11 +197,16 @@ bool ActiveEpilogues() { return active != nullptr ? active->epilogues : EnvEpilo
 
 bool ActiveDenseLayouts() { return active != nullptr ? active->dense_layouts : EnvDenseLayouts(); }
 
+bool ActiveCausalAttention() {
+  return active != nullptr ? active->causal_attention : EnvCausalAttention();
+}
+
 std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
   auto settings = std::make_shared<CpuSettings>(client);
   if (!client.conv_given) settings->conv = EnvConvPaths();
   if (!client.epilogues_given) settings->epilogues = EnvEpilogues();
   if (!client.layouts_given) settings->dense_layouts = EnvDenseLayouts();
+  if (!client.attention_given) settings->causal_attention = EnvCausalAttention();
   if (!client.dump_to_given) {
     settings->dump_to = base::ReadSetting(base::Setting::kSeamDumpTo).value_or("");
   }

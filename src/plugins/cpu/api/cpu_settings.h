@@ -29,6 +29,7 @@ inline constexpr char kDumpToOption[] = "dump_to";                           // 
 inline constexpr char kInlineMaxCostOption[] = "inline_max_cost";            // int64
 inline constexpr char kInlineCrossProcessOption[] = "inline_cross_process";  // int64
 inline constexpr char kMasterAddrOption[] = "master_addr";                   // string
+inline constexpr char kAttentionOption[] = "attention";                      // string
 inline constexpr int kMaxKernelThreads = 256;
 // The default of inline_max_cost: programs of at most this many element operations
 // (Executable::cost) run on the caller's thread when their device is idle.
@@ -49,6 +50,8 @@ struct CpuSettings {
   // Whether an option gave conv, epilogues, layouts, dump_to: those it did not are read
   // from their variables again at each compile (CompileSettings), as they always were.
   bool conv_given = false, epilogues_given = false, layouts_given = false, dump_to_given = false;
+  bool causal_attention = true;  // SEAM_CPU_ATTENTION: causal products skip masked blocks
+  bool attention_given = false;
   int64_t inline_max_cost = 0;
   bool inline_cross_process = true;
   // Read only by a client of several processes, when it makes its collectives (as before):
@@ -69,7 +72,7 @@ absl::StatusOr<CpuSettings> ResolveCpuSettings(const plugin::Options& options);
 absl::StatusOr<CpuSettings> CpuSettingsFromEnvironment();
 
 // The settings one compile of a client with `client` uses (and its executable keeps): those,
-// with each of conv, epilogues, layouts and dump_to that no option gave read from its
+// with each of conv, epilogues, layouts, dump_to and attention that no option gave read from its
 // variable now, as the plugin has always read them at each compile (a value the client's
 // creation would have refused reads as the default, as before).
 std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client);
@@ -96,6 +99,7 @@ class ScopedCpuSettings {
 ConvPaths ActiveConvPaths();
 bool ActiveEpilogues();
 bool ActiveDenseLayouts();
+bool ActiveCausalAttention();
 
 }  // namespace seam::cpu
 

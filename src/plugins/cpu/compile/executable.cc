@@ -9,6 +9,7 @@
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"
 #include "src/plugins/common/profiler.h"
+#include "src/plugins/cpu/api/cpu_settings.h"
 #include "src/plugins/cpu/compile/collective_schedule.h"
 #include "src/plugins/cpu/compile/fusion_epilogue.h"
 #include "src/plugins/cpu/compile/loop_compile.h"
@@ -223,7 +224,7 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
     buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps);
   }
   std::vector<std::shared_ptr<ConvolutionPlan>> convs = PlanSteps(fused_conv);
-  if (fuse && CausalProductsEnabled()) {
+  if (fuse && ActiveCausalAttention()) {  // SEAM_CPU_ATTENTION, or the `attention` option
     const std::vector<std::vector<int>> readers = ReadersOf(program_);
     for (size_t s = 0; s < fusion_.steps.size(); ++s) {
       const int i = fusion_.steps[s].instruction;

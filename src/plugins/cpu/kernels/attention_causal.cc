@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "src/base/settings.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
@@ -272,18 +271,6 @@ const char* CausalKindName(CausalDot::Kind kind) {
       return "rhs zero outside the mask (its rows are the result's columns)";
   }
   return "?";
-}
-
-absl::Status CheckAttentionSetting() {
-  const std::string value = base::ReadSetting(base::Setting::kSeamCpuAttention).value_or("on");
-  if (value == "on" || value == "off" || value.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "PJRT_Client_Create: environment variable SEAM_CPU_ATTENTION must be on or off, got '", value,
-      "'"));
-}
-
-bool CausalProductsEnabled() {
-  return base::ReadSetting(base::Setting::kSeamCpuAttention).value_or("on") != "off";
 }
 
 std::vector<std::vector<int>> ReadersOf(const ir::Program& program) {

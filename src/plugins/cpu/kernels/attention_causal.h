@@ -52,10 +52,6 @@ struct CausalDot {
 // The name of a kind for the optimized dump ("output kept", "lhs rows", ...).
 const char* CausalKindName(CausalDot::Kind kind);
 
-// `SEAM_CPU_ATTENTION`: on (default) or off; anything else is an error naming the value.
-absl::Status CheckAttentionSetting();
-bool CausalProductsEnabled();
-
 // The causal structure of dot_general `dot` (an f32 product with batch dimensions leading,
 // one free and one contracted dimension per operand), or null when none is proven.
 std::shared_ptr<const CausalDot> PlanCausalDot(const ir::Program& program,
