@@ -68,8 +68,9 @@ std::string CreateError(const std::vector<Option>& options) {
 // The plugin's compiled form of `text` under a client with `options`.
 class Compiled {
  public:
-  Compiled(const std::vector<Option>& options, const std::string& text) {
-    absl::StatusOr<std::unique_ptr<PjrtClient>> client = Client(options);
+  Compiled(const std::vector<Option>& options, const std::string& text,
+           seam::testing::FileKvStore* store = nullptr) {
+    absl::StatusOr<std::unique_ptr<PjrtClient>> client = Client(options, store);
     EXPECT_TRUE(client.ok()) << client.status();
     if (!client.ok()) return;
     client_ = *std::move(client);
@@ -418,6 +419,34 @@ TEST(CpuOptionsTest, InlineCrossProcessIsAFlagAsTheVariable) {
   client = Client({{"inline_cross_process", int64_t{1}}});
   ASSERT_TRUE(client.ok()) << client.status();
   EXPECT_TRUE((*client)->client()->inline_cross_process);
+  unsetenv("SEAM_CPU_INLINE_CROSS_PROCESS");
+}
+
+// How many of `runs` runs of this process's one replica of a launch across two processes
+// went on the caller's thread. The program has no collective, so no peer is needed.
+int64_t CrossProcessInlineRunsOf(std::vector<Option> options, int runs = 3) {
+  seam::testing::TempDir dir;
+  seam::testing::FileKvStore store(dir.path());
+  options.push_back({"process_count", int64_t{2}});
+  options.push_back({"master_addr", std::string("127.0.0.1")});
+  std::string text = ElementwiseProgram(4);
+  const std::string head = "program @elementwise {";
+  text.replace(text.find(head), head.size(), "program @elementwise replicas=2 {");
+  Compiled compiled(options, text, &store);
+  const int64_t before = ::seam::cpu::testing::InlineRuns();
+  for (int r = 0; r < runs; ++r) RunOnce(compiled, 4);
+  return ::seam::cpu::testing::InlineRuns() - before;
+}
+
+TEST(CpuOptionsTest, InlineCrossProcessPlacesTheProcessReplicaAsTheVariableDoes) {
+  unsetenv("SEAM_CPU_INLINE_CROSS_PROCESS");
+  EXPECT_EQ(CrossProcessInlineRunsOf({}), 3);
+  EXPECT_EQ(CrossProcessInlineRunsOf({{"inline_cross_process", int64_t{0}}}), 0);
+  // Not the size rule: even with small runs inline off, the flag alone decides.
+  EXPECT_EQ(CrossProcessInlineRunsOf({{"inline_max_cost", int64_t{0}}}), 3);
+  setenv("SEAM_CPU_INLINE_CROSS_PROCESS", "0", 1);
+  EXPECT_EQ(CrossProcessInlineRunsOf({}), 0);
+  EXPECT_EQ(CrossProcessInlineRunsOf({{"inline_cross_process", int64_t{1}}}), 3);
   unsetenv("SEAM_CPU_INLINE_CROSS_PROCESS");
 }
 
