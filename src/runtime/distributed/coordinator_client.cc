@@ -27,6 +27,8 @@ using std::chrono::milliseconds;
 // Extra time an RPC's own deadline gets beyond the wait the service is asked for, so that
 // the service's answer (naming what it waited for) normally arrives first.
 constexpr milliseconds kRpcMargin{2000};
+// The message gRPC gives a call that reached its own deadline (no answer from the service).
+constexpr char kGrpcDeadlineMessage[] = "Deadline Exceeded";
 // The longest wait a caller may ask for (a larger one is cut to it): no clock overflows.
 constexpr milliseconds kMaxWait{int64_t{30} * 24 * 3600 * 1000};
 
@@ -289,7 +291,13 @@ class CoordinatorClient::Impl {
   // better); the service's own answers as they are; a failure to reach the service named.
   absl::Status Answer(const grpc::Status& status, const std::string& what) const {
     if (status.ok()) return absl::OkStatus();
-    if (absl::Status lost = Health(); !lost.ok()) return lost;
+    // A timeout the service itself reported (a barrier naming the ranks that did not arrive)
+    // stands even when the job is found lost just after it: the process hosting the service
+    // may exit as soon as it has answered, closing this process's Watch stream before this
+    // line runs. Anything the service did not answer defers to the job's health.
+    const bool service_timeout = status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
+                                 status.error_message() != kGrpcDeadlineMessage;
+    if (absl::Status lost = Health(); !lost.ok() && !service_timeout) return lost;
     switch (status.error_code()) {
       case grpc::StatusCode::UNAVAILABLE:
       case grpc::StatusCode::CANCELLED:
