@@ -61,37 +61,47 @@ int64_t RunSteps(int steps, double* wall_ns) {
   return most;
 }
 
-// Every ExecuteTime sample is between d and d plus the margin: the run itself, not the
-// time it waited in the device's queue.
-void ExpectSamplesAreRuns(int64_t samples_before) {
+// True when every ExecuteTime sample after `samples_before` lies within [d, d + margin]:
+// the run itself, not the time it waited in the device's queue.
+bool SamplesAreRuns(int64_t samples_before) {
   std::vector<double> values = ComputationClient::ExecuteMetric()->KeptValues();
-  ASSERT_GT(values.size(), static_cast<size_t>(samples_before));
+  if (values.size() <= static_cast<size_t>(samples_before)) return false;
   for (size_t i = static_cast<size_t>(samples_before); i < values.size(); ++i) {
-    EXPECT_GE(values[i], static_cast<double>(kDelayNs)) << "sample " << i;
-    EXPECT_LE(values[i], static_cast<double>(kDelayNs + kMarginNs)) << "sample " << i;
+    if (values[i] < static_cast<double>(kDelayNs)) return false;
+    if (values[i] > static_cast<double>(kDelayNs + kMarginNs)) return false;
   }
+  return true;
 }
 
-TEST(StepPacingTest, ByDefaultOneStepIsInFlight) {
-  const int64_t before = metrics::MetricTotalSamples("ExecuteTime");
-  const double accumulated = metrics::MetricAccumulator("ExecuteTime");
-  double wall_ns = 0;
-  EXPECT_EQ(RunSteps(6, &wall_ns), 1);
-  EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime") - before, 6);
-  ExpectSamplesAreRuns(before);
-  // One device: the runs' times cannot add up to more than the time that passed.
-  EXPECT_LE(metrics::MetricAccumulator("ExecuteTime") - accumulated, wall_ns);
+// Runs `steps` steps with at most `bound` in flight. The bound, the sample count and the
+// timers' sum must hold in every attempt. Reaching the bound, and every sample within d plus
+// the margin, need the host to outrun the device and the worker not to be descheduled
+// mid-run, which a heavily loaded machine can deny for a while: those must hold in one of
+// three attempts (a pacing or timer bug fails all of them: a queued run waits at least d).
+void ExpectPacedSteps(int steps, int64_t bound) {
+  constexpr int kAttempts = 3;
+  bool clean = false;
+  for (int attempt = 0; attempt < kAttempts && !clean; ++attempt) {
+    const int64_t before = metrics::MetricTotalSamples("ExecuteTime");
+    const double accumulated = metrics::MetricAccumulator("ExecuteTime");
+    double wall_ns = 0;
+    const int64_t most = RunSteps(steps, &wall_ns);
+    EXPECT_LE(most, bound) << "attempt " << attempt;
+    EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime") - before, steps);
+    // One device: the runs' times cannot add up to more than the time that passed.
+    EXPECT_LE(metrics::MetricAccumulator("ExecuteTime") - accumulated, wall_ns);
+    clean = most == bound && SamplesAreRuns(before);
+  }
+  EXPECT_TRUE(clean) << "in " << kAttempts << " attempts, never " << bound
+                     << " steps in flight with every sample within d + margin";
 }
+
+TEST(StepPacingTest, ByDefaultOneStepIsInFlight) { ExpectPacedSteps(6, 1); }
 
 TEST(StepPacingTest, TheVariableAllowsMoreStepsAndNeverMore) {
   setenv("SEAM_MAX_INFLIGHT_STEPS", "3", 1);
-  const int64_t before = metrics::MetricTotalSamples("ExecuteTime");
-  const double accumulated = metrics::MetricAccumulator("ExecuteTime");
-  double wall_ns = 0;
   // The host records far faster than d: without the bound all 8 would queue at once.
-  EXPECT_EQ(RunSteps(8, &wall_ns), 3);
-  ExpectSamplesAreRuns(before);  // queued runs still measure d, not d plus their wait
-  EXPECT_LE(metrics::MetricAccumulator("ExecuteTime") - accumulated, wall_ns);
+  ExpectPacedSteps(8, 3);
 }
 
 TEST(StepPacingTest, ABadLimitIsAnErrorNamingTheVariable) {
