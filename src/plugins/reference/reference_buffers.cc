@@ -1,7 +1,6 @@
 // Buffers: host bytes copied in at the call, read back whole or by byte ranges, their
 // properties, and the devices' memory figures (the bytes of the values each one holds). A buffer's
 // value is an ir::Literal (dense, row-major), the form the reference evaluator takes.
-#include <array>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/abi/buffer_type.h"
+#include "src/plugins/common/buffer.h"
 #include "src/plugins/common/table.h"
 #include "src/plugins/reference/reference_plugin.h"
 
@@ -50,18 +50,6 @@ absl::StatusOr<PJRT_Device*> TargetDevice(const char* function, const PJRT_Clien
   return device;
 }
 
-// {rank-1, ..., 0}, the dense layout's minor_to_major, in static storage (null above
-// kMaxRank).
-constexpr size_t kMaxRank = 256;
-const int64_t* DenseMinorToMajor(size_t rank) {
-  static const std::array<int64_t, kMaxRank>* const descending = [] {
-    auto* values = new std::array<int64_t, kMaxRank>();
-    for (size_t k = 0; k < kMaxRank; ++k) (*values)[k] = static_cast<int64_t>(kMaxRank - 1 - k);
-    return values;
-  }();
-  return rank > kMaxRank ? nullptr : descending->data() + (kMaxRank - rank);
-}
-
 // OK for no layout or the dense row-major one of `rank`; UNIMPLEMENTED naming `field`
 // otherwise (values are kept dense).
 absl::Status CheckDenseLayout(const char* function, const char* field,
@@ -71,14 +59,7 @@ absl::Status CheckDenseLayout(const char* function, const char* field,
     return plugin::CheckStructSize("PJRT_Buffer_MemoryLayout", PJRT_Buffer_MemoryLayout_STRUCT_SIZE,
                                    layout->struct_size);
   }
-  bool dense = plugin::RawEnumValue(layout->type) == PJRT_Buffer_MemoryLayout_Type_Tiled;
-  const PJRT_Buffer_MemoryLayout_Tiled& tiled = layout->tiled;
-  dense = dense && tiled.num_tiles == 0 && tiled.minor_to_major_size == rank &&
-          (rank == 0 || tiled.minor_to_major != nullptr);
-  for (size_t k = 0; dense && k < rank; ++k) {
-    dense = tiled.minor_to_major[k] == static_cast<int64_t>(rank - 1 - k);
-  }
-  if (dense) return absl::OkStatus();
+  if (plugin::IsDenseRowMajor(*layout, rank)) return absl::OkStatus();
   return absl::UnimplementedError(
       absl::StrCat(function, ": ", field, " is not the dense row-major layout of rank ", rank,
                    " (a tiled layout with minor_to_major rank-1..0 and no tiles), the only one the "
@@ -148,53 +129,9 @@ PJRT_Error* BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
   return nullptr;
 }
 
-PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args) {
-  delete args->buffer;
-  return nullptr;
-}
-
 PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_ElementType, args->buffer);
   args->type = abi::ToPjrtBufferType(args->buffer->shape.dtype);
-  return nullptr;
-}
-
-PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_Dimensions, args->buffer);
-  args->dims = args->buffer->shape.dims.data();
-  args->num_dims = args->buffer->shape.dims.size();
-  return nullptr;
-}
-
-PJRT_Error* BufferUnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_UnpaddedDimensions, args->buffer);
-  args->unpadded_dims = args->buffer->shape.dims.data();  // no dynamic dimensions
-  args->num_dims = args->buffer->shape.dims.size();
-  return nullptr;
-}
-
-PJRT_Error* BufferDynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_DynamicDimensionIndices, args->buffer);
-  args->dynamic_dim_indices = nullptr;
-  args->num_dynamic_dims = 0;
-  return nullptr;
-}
-
-PJRT_Error* BufferGetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_GetMemoryLayout, args->buffer);
-  const size_t rank = args->buffer->shape.dims.size();
-  const int64_t* order = DenseMinorToMajor(rank);
-  if (order == nullptr) {
-    return MakeError(absl::UnimplementedError(
-        absl::StrCat("PJRT_Buffer_GetMemoryLayout: rank ", rank, " is above ", kMaxRank)));
-  }
-  PJRT_Buffer_MemoryLayout& layout = args->layout;
-  layout = PJRT_Buffer_MemoryLayout{};
-  layout.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
-  layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
-  layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
-  layout.tiled.minor_to_major = order;
-  layout.tiled.minor_to_major_size = rank;
   return nullptr;
 }
 
@@ -205,12 +142,6 @@ PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args
     return MakeError(Gone("PJRT_Buffer_OnDeviceSizeInBytes", buffer));
   }
   args->on_device_size_in_bytes = buffer.shape.byte_size();
-  return nullptr;
-}
-
-PJRT_Error* BufferDevice(PJRT_Buffer_Device_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_Device, args->buffer);
-  args->device = args->buffer->device;
   return nullptr;
 }
 
@@ -229,12 +160,6 @@ PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
 PJRT_Error* BufferIsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_IsDeleted, args->buffer);
   args->is_deleted = args->buffer->value == nullptr;
-  return nullptr;
-}
-
-PJRT_Error* BufferIsOnCpu(PJRT_Buffer_IsOnCpu_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_IsOnCpu, args->buffer);
-  args->is_on_cpu = true;  // the values are host memory
   return nullptr;
 }
 
@@ -343,18 +268,12 @@ std::shared_ptr<const ir::Literal> HoldOn(PJRT_Device& device, ir::Literal value
 
 void SetBufferFunctions(PJRT_Api& api) {
   SEAM_PLUGIN_SET(api, PJRT_Client_BufferFromHostBuffer, BufferFromHostBuffer);
-  SEAM_PLUGIN_SET(api, PJRT_Buffer_Destroy, BufferDestroy);
+  plugin::SetBufferQueryFunctions<PJRT_Buffer>(api);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_ElementType, BufferElementType);
-  SEAM_PLUGIN_SET(api, PJRT_Buffer_Dimensions, BufferDimensions);
-  SEAM_PLUGIN_SET(api, PJRT_Buffer_UnpaddedDimensions, BufferUnpaddedDimensions);
-  SEAM_PLUGIN_SET(api, PJRT_Buffer_DynamicDimensionIndices, BufferDynamicDimensionIndices);
-  SEAM_PLUGIN_SET(api, PJRT_Buffer_GetMemoryLayout, BufferGetMemoryLayout);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_OnDeviceSizeInBytes, BufferOnDeviceSizeInBytes);
-  SEAM_PLUGIN_SET(api, PJRT_Buffer_Device, BufferDevice);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_Memory, BufferMemory);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_Delete, BufferDelete);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_IsDeleted, BufferIsDeleted);
-  SEAM_PLUGIN_SET(api, PJRT_Buffer_IsOnCpu, BufferIsOnCpu);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_ReadyEvent, BufferReadyEvent);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_CopyToDevice, BufferCopyToDevice);
   SEAM_PLUGIN_SET(api, PJRT_Buffer_ToHostBuffer, BufferToHostBuffer);

@@ -1,11 +1,11 @@
 // Buffers: host to device, device to host, and their properties.
-#include <array>
 #include <cstring>
 #include <new>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
+#include "src/plugins/common/buffer.h"
 #include "src/plugins/cpu/api/api_functions.h"
 #include "src/plugins/cpu/api/objects.h"
 #include "src/plugins/cpu/runtime/block_pool.h"
@@ -65,18 +65,6 @@ absl::Status CheckDenseStrides(const PJRT_Client_BufferFromHostBuffer_Args& args
 
 }  // namespace
 
-const int64_t* DenseMinorToMajor(size_t rank) {
-  static const auto* const kDescending = [] {
-    auto* values = new std::array<int64_t, kMaxLayoutRank>();
-    for (size_t k = 0; k < kMaxLayoutRank; ++k) {
-      (*values)[k] = static_cast<int64_t>(kMaxLayoutRank - 1 - k);
-    }
-    return values;
-  }();
-  if (rank > kMaxLayoutRank) return nullptr;
-  return kDescending->data() + (kMaxLayoutRank - rank);
-}
-
 absl::Status CheckDenseLayout(const char* function, const char* field,
                               const PJRT_Buffer_MemoryLayout* layout, size_t rank) {
   if (layout == nullptr) return absl::OkStatus();
@@ -90,13 +78,8 @@ absl::Status CheckDenseLayout(const char* function, const char* field,
         " is a strides layout; the cpu plugin takes only the dense row-major tiled layout "
         "(minor_to_major rank-1..0, no tiles)"));
   }
+  if (plugin::IsDenseRowMajor(*layout, rank)) return absl::OkStatus();
   const PJRT_Buffer_MemoryLayout_Tiled& tiled = layout->tiled;
-  bool dense = tiled.num_tiles == 0 && tiled.minor_to_major_size == rank &&
-               (rank == 0 || tiled.minor_to_major != nullptr);
-  for (size_t k = 0; dense && k < rank; ++k) {
-    dense = tiled.minor_to_major[k] == static_cast<int64_t>(rank - 1 - k);
-  }
-  if (dense) return absl::OkStatus();
   std::string order;
   for (size_t k = 0; tiled.minor_to_major != nullptr && k < tiled.minor_to_major_size; ++k) {
     absl::StrAppend(&order, k == 0 ? "" : ",", tiled.minor_to_major[k]);
@@ -152,21 +135,9 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
   return nullptr;
 }
 
-PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args) {
-  delete args->buffer;
-  return nullptr;
-}
-
 PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_ElementType, args->buffer);
   args->type = ToPjrtType(args->buffer->shape->dtype);
-  return nullptr;
-}
-
-PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_Dimensions, args->buffer);
-  args->dims = args->buffer->shape->dims.data();
-  args->num_dims = args->buffer->shape->dims.size();
   return nullptr;
 }
 
@@ -238,58 +209,9 @@ PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args
   return nullptr;
 }
 
-PJRT_Error* BufferUnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_UnpaddedDimensions, args->buffer);
-  args->unpadded_dims = args->buffer->shape->dims.data();  // no dynamic dimensions
-  args->num_dims = args->buffer->shape->dims.size();
-  return nullptr;
-}
-
-PJRT_Error* BufferDynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_DynamicDimensionIndices, args->buffer);
-  args->dynamic_dim_indices = nullptr;
-  args->num_dynamic_dims = 0;
-  return nullptr;
-}
-
-PJRT_Error* BufferGetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_GetMemoryLayout, args->buffer);
-  const size_t rank = args->buffer->shape->dims.size();
-  const int64_t* order = DenseMinorToMajor(rank);
-  if (order == nullptr) {
-    return MakeError(absl::UnimplementedError(
-        absl::StrCat("PJRT_Buffer_GetMemoryLayout: rank ", rank, " is above ", kMaxLayoutRank)));
-  }
-  // What the framework sees is dense row-major whatever the block's internal layout
-  // (device_layout.h): reads and runs convert.
-  PJRT_Buffer_MemoryLayout& layout = args->layout;
-  layout = PJRT_Buffer_MemoryLayout{};
-  layout.struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
-  layout.type = PJRT_Buffer_MemoryLayout_Type_Tiled;
-  layout.tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
-  layout.tiled.minor_to_major = order;
-  layout.tiled.minor_to_major_size = rank;
-  layout.tiled.tile_dims = nullptr;
-  layout.tiled.tile_dim_sizes = nullptr;
-  layout.tiled.num_tiles = 0;
-  return nullptr;
-}
-
-PJRT_Error* BufferDevice(PJRT_Buffer_Device_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_Device, args->buffer);
-  args->device = args->buffer->device;
-  return nullptr;
-}
-
 PJRT_Error* BufferMemory(PJRT_Buffer_Memory_Args* args) {
   SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_Memory, args->buffer);
   args->memory = args->buffer->device->memory_space.get();
-  return nullptr;
-}
-
-PJRT_Error* BufferIsOnCpu(PJRT_Buffer_IsOnCpu_Args* args) {
-  SEAM_PLUGIN_CHECK_NOT_NULL(PJRT_Buffer_IsOnCpu, args->buffer);
-  args->is_on_cpu = true;
   return nullptr;
 }
 

@@ -30,20 +30,13 @@ PJRT_Error* ExecutableDestroy(PJRT_Executable_Destroy_Args* args);
 
 // api_buffer.cc
 PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
-PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args);
 PJRT_Error* BufferElementType(PJRT_Buffer_ElementType_Args* args);
-PJRT_Error* BufferDimensions(PJRT_Buffer_Dimensions_Args* args);
-PJRT_Error* BufferUnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args* args);
-PJRT_Error* BufferDynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args* args);
-PJRT_Error* BufferGetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args);
 PJRT_Error* BufferOnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
-PJRT_Error* BufferDevice(PJRT_Buffer_Device_Args* args);
 PJRT_Error* BufferMemory(PJRT_Buffer_Memory_Args* args);
 PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args);
 PJRT_Error* BufferIsDeleted(PJRT_Buffer_IsDeleted_Args* args);
 PJRT_Error* BufferCopyToDevice(PJRT_Buffer_CopyToDevice_Args* args);
 PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
-PJRT_Error* BufferIsOnCpu(PJRT_Buffer_IsOnCpu_Args* args);
 PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
 // Both wait for the buffer and refuse a block not in the dense row-major layout.
 PJRT_Error* BufferUnsafePointer(PJRT_Buffer_UnsafePointer_Args* args);

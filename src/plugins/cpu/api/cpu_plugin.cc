@@ -1,6 +1,7 @@
 #include "src/plugins/cpu/api/cpu_plugin.h"
 
 #include "seam/c/pjrt_c_api_counters.h"
+#include "src/plugins/common/buffer.h"
 #include "src/plugins/common/device.h"
 #include "src/plugins/common/error.h"
 #include "src/plugins/common/event.h"
@@ -78,20 +79,15 @@ const PJRT_Api* GetCpuPjrtApi() {
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_IsDeleted, LoadedExecutableIsDeleted);
     SEAM_PLUGIN_SET(a, PJRT_LoadedExecutable_Execute, LoadedExecutableExecute);
 
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_Destroy, BufferDestroy);
+    // Destroy, dimensions, layout (dense row-major), device, on the CPU.
+    plugin::SetBufferQueryFunctions<PJRT_Buffer>(a);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_ElementType, BufferElementType);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_Dimensions, BufferDimensions);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_UnpaddedDimensions, BufferUnpaddedDimensions);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_DynamicDimensionIndices, BufferDynamicDimensionIndices);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_GetMemoryLayout, BufferGetMemoryLayout);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_OnDeviceSizeInBytes, BufferOnDeviceSizeInBytes);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_Device, BufferDevice);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_Memory, BufferMemory);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_Delete, BufferDelete);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_IsDeleted, BufferIsDeleted);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_CopyToDevice, BufferCopyToDevice);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_ToHostBuffer, BufferToHostBuffer);
-    SEAM_PLUGIN_SET(a, PJRT_Buffer_IsOnCpu, BufferIsOnCpu);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_ReadyEvent, BufferReadyEvent);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_UnsafePointer, BufferUnsafePointer);
     SEAM_PLUGIN_SET(a, PJRT_Buffer_OpaqueDeviceMemoryDataPointer,

@@ -133,11 +133,6 @@ absl::StatusOr<ir::DType> FromPjrtType(int type);
 absl::Status CheckDenseLayout(const char* function, const char* field,
                               const PJRT_Buffer_MemoryLayout* layout, size_t rank);
 
-// {rank-1, ..., 0}: a dense layout's minor_to_major, in static storage (ranks up to
-// kMaxLayoutRank; null above).
-inline constexpr size_t kMaxLayoutRank = 256;
-const int64_t* DenseMinorToMajor(size_t rank);
-
 }  // namespace seam::cpu
 
 // Rejects a deleted or donated buffer where its data would be read, naming the function.
