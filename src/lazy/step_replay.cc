@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/status_macros.h"
 #include "src/lazy/donation.h"
@@ -16,6 +17,10 @@ namespace {
 
 using Kind = ParameterSource::Kind;
 using runtime::ComputationClient;
+
+// The parameters' values of one replay: on the stack for the steps people write (a heap
+// block per replay otherwise).
+using ParameterValues = absl::InlinedVector<std::shared_ptr<DeviceValue>, 16>;
 
 // A value a program may read: on the device or the host, never donated, one replica.
 bool Readable(const DeviceValue& value) {
@@ -52,9 +57,8 @@ bool SafeToDonate(const std::shared_ptr<DeviceValue>& value,
 // sources no longer give the captured step (empty when they do).
 std::string GatherParameters(const Capture& plan,
                              const std::vector<std::shared_ptr<TensorImpl>>& inputs,
-                             const StepResults& results,
-                             std::vector<std::shared_ptr<DeviceValue>>& values) {
-  std::vector<NodePtr> input_nodes(inputs.size());
+                             const StepResults& results, ParameterValues& values) {
+  absl::InlinedVector<NodePtr, 8> input_nodes(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     input_nodes[i] = inputs[i]->node();
     const Node& node = *input_nodes[i];
@@ -102,10 +106,9 @@ std::string GatherParameters(const Capture& plan,
 }
 
 // Why the captured donations and result handles no longer hold (empty when they do).
-std::string CheckHandlesAndDonations(const Capture& plan,
-                                     const std::vector<std::shared_ptr<DeviceValue>>& values) {
+std::string CheckHandlesAndDonations(const Capture& plan, const ParameterValues& values) {
   // One value read twice (e.g. an input that is also a state) changes what donation means.
-  std::vector<const DeviceValue*> sorted;
+  absl::InlinedVector<const DeviceValue*, 16> sorted;
   sorted.reserve(values.size());
   for (const auto& value : values) sorted.push_back(value.get());
   std::sort(sorted.begin(), sorted.end());
@@ -145,7 +148,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
   } else if (inputs.size() != plan.inputs.size()) {
     *why_not = absl::StrCat(inputs.size(), " inputs instead of ", plan.inputs.size());
   }
-  std::vector<std::shared_ptr<DeviceValue>> values;
+  ParameterValues values;
   if (why_not->empty()) *why_not = GatherParameters(plan, inputs, results, values);
   if (why_not->empty()) *why_not = CheckHandlesAndDonations(plan, values);
   if (!why_not->empty()) return std::vector<NodePtr>();

@@ -32,8 +32,12 @@ inline constexpr char kMasterAddrOption[] = "master_addr";                   // 
 inline constexpr char kAttentionOption[] = "attention";                      // string
 inline constexpr int kMaxKernelThreads = 256;
 // The default of inline_max_cost: programs of at most this many element operations
-// (Executable::cost) run on the caller's thread when their device is idle.
-inline constexpr int64_t kDefaultInlineMaxCost = int64_t{32} * 1024;
+// (Executable::cost) run on the caller's thread when their device is idle. 16 Mi is about
+// 0.3 ms of one AVX-512 core (the CNN's first convolution, batch 64, costs 16.1 M): a
+// queued run pays two thread wake-ups, 0.1-0.2 ms on a busy VM, and the asynchrony a
+// queue buys is at most the run's own length. Caller-side spinning before the wait was
+// measured instead and lost badly on a loaded machine (BENCHMARKS.md, "Convolutions").
+inline constexpr int64_t kDefaultInlineMaxCost = int64_t{16} * 1024 * 1024;
 
 // Which convolution paths a plan may take (SEAM_CPU_CONV).
 enum class ConvPaths { kAuto, kGemm, kDirect };

@@ -82,7 +82,7 @@ bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
 bool KeptMiddle(const ir::Shape& in_shape, const std::vector<int64_t>& axes, int64_t* outer,
                 int64_t* kept, int64_t* inner) {
   const int64_t rank = in_shape.rank();
-  std::vector<bool> reduced(rank, false);
+  absl::InlinedVector<bool, 8> reduced(static_cast<size_t>(rank), false);  // no heap block per run
   for (int64_t a : axes) reduced[a] = true;
   int64_t first = 0;
   while (first < rank && reduced[first]) ++first;
