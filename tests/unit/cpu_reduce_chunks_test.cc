@@ -32,8 +32,8 @@ using harness::RunBytes;
 
 struct Case {
   std::string name;
-  std::vector<int64_t> dims;  // the activation's shape
-  int feature = 1;            // its channel dimension: 1 (NCHW) or 3 (NHWC)
+  std::vector<int64_t> dims;            // the activation's shape
+  int feature = 1;                      // its channel dimension: 1 (NCHW) or 3 (NHWC)
   bool squares_read_elsewhere = false;  // %sq is also a result: it keeps its whole slot
 };
 
@@ -66,8 +66,8 @@ std::string ProgramText(const Case& c) {
       "\n  %y = multiply(%d, %rb) : ", t, "\n  %c = ge(%y, %zb) : pred", Type(c.dims).substr(3),
       "\n  %c1 = convert(%c) : ", t, "\n  %dy = multiply(%g, %c1) : ", t,
       "\n  %db = reduce_sum(%dy), ", over, "\n  %p = multiply(%dy, %d) : ", t,
-      "\n  %dg = reduce_sum(%p), ", over, "\n  %n1 = neg(%db) : ", v,
-      "\n  %n2 = neg(%dg) : ", v, "\n  %n3 = neg(%r) : ", v, "\n");
+      "\n  %dg = reduce_sum(%p), ", over, "\n  %n1 = neg(%db) : ", v, "\n  %n2 = neg(%dg) : ", v,
+      "\n  %n3 = neg(%r) : ", v, "\n");
   // The sums are read by other steps, not returned: results keep their own step.
   const std::string extra = c.squares_read_elsewhere ? ", %sq" : "";
   return absl::StrCat(text, "  return (%y, %n1, %n2, %n3", extra, ")\n}");
@@ -119,7 +119,9 @@ TEST_P(ReduceChunksTest, PlanSlotAndBitsMatchTheUnfusedPlan) {
       const ValueHome& home = fused->buffers().homes[v];
       ASSERT_EQ(home.kind, ValueHome::kArena) << "%" << v;
       const int64_t chunk = ReduceChunkTiles(count, compile_threads) * kTileElements;
-      EXPECT_LT(fused->buffers().slot_bytes[home.index], count * 4) << "%" << v;
+      if (count > chunk) {
+        EXPECT_LT(fused->buffers().slot_bytes[home.index], count * 4) << "%" << v;
+      }
       EXPECT_GE(fused->buffers().slot_bytes[home.index], std::min(count, chunk) * 4) << "%" << v;
     }
     for (int run_threads : {1, 2}) {
@@ -137,12 +139,10 @@ INSTANTIATE_TEST_SUITE_P(
         // The CNN's second block (NCHW), several chunks, 64 channels.
         Case{"Nchw", {64, 64, 14, 14}},
         // Channels that fill no block of 8 or 16, rows cut by chunk boundaries.
-        Case{"NchwOddChannels", {7, 19, 13, 11}},
-        Case{"NhwcOddChannels", {6, 15, 17, 23}, 3},
+        Case{"NchwOddChannels", {7, 19, 13, 11}}, Case{"NhwcOddChannels", {6, 15, 17, 23}, 3},
         Case{"Nhwc", {32, 14, 14, 64}, 3},
         // Smaller than one chunk: the slot is the whole (short) array.
-        Case{"OneChunk", {2, 3, 5, 7}},
-        Case{"SquaresAlsoAResult", {8, 32, 14, 14}, 1, true}),
+        Case{"OneChunk", {2, 3, 5, 7}}, Case{"SquaresAlsoAResult", {8, 32, 14, 14}, 1, true}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // A loop with more than kMaxParallelChunks chunks on two threads runs whole, so its

@@ -70,7 +70,7 @@ class Executable {
   const std::vector<LoopKernel>& kernels() const { return kernels_; }  // per fusion group
   const BufferPlan& buffers() const { return buffers_; }
   const std::vector<StepPlan>& step_plans() const { return step_plans_; }  // per fusion step
-  const std::vector<ReduceChunks>& chunks() const { return chunks_; }       // per fusion group
+  const std::vector<ReduceChunks>& chunks() const { return chunks_; }      // per fusion group
   // The layout each parameter is read in and each result is left in (layout_plan.h).
   const LayoutPlan& layouts() const { return layouts_; }
   // A rough size of one run: the elements every instruction reads and writes, plus the

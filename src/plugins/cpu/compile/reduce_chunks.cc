@@ -39,11 +39,11 @@ std::vector<ReduceChunks> PlanReduceChunks(const ir::Program& program, const Fus
     for (size_t k = 0; k < kernel.outputs.size(); ++k) {
       const int v = kernel.outputs[k];
       const std::vector<int>& readers = outside[v];
-      c.local[k] = !is_result[v] && !plan.copied_fill[v] && !readers.empty() &&
-                   std::all_of(readers.begin(), readers.end(), [&](int r) {
-                     return std::find(group.reduces.begin(), group.reduces.end(), r) !=
-                            group.reduces.end();
-                   });
+      c.local[k] =
+          !is_result[v] && !plan.copied_fill[v] && !readers.empty() &&
+          std::all_of(readers.begin(), readers.end(), [&](int r) {
+            return std::find(group.reduces.begin(), group.reduces.end(), r) != group.reduces.end();
+          });
       any = any || c.local[k];
     }
     if (!any) {
