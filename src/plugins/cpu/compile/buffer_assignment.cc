@@ -116,7 +116,7 @@ bool ReadByTwoHalves(const ir::Program& program, const std::vector<int>& finish_
 // has run (buffers->slot_bytes grows; offsets are laid out by the caller).
 void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
                       const std::vector<LoopKernel>& kernels, const std::vector<int>& finish_steps,
-                      BufferPlan* out) {
+                      const std::vector<int64_t>& chunk_bytes, BufferPlan* out) {
   BufferPlan& buffers = *out;
   const int n = static_cast<int>(program.instructions.size());
   std::vector<int> last_read(n, -1);
@@ -148,12 +148,16 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
     if (s + 1 < static_cast<int>(plan.steps.size()) && plan.steps[s + 1].epilogue) continue;
     for (int v : StepWrites(plan, plan.steps[s])) {
       if (buffers.homes[v].kind != ValueHome::kNone) continue;
-      const int64_t bytes =
-          (static_cast<int64_t>(program.instructions[v].shape.byte_size()) + kSlotAlignment - 1) /
-          kSlotAlignment * kSlotAlignment;
+      const bool chunk_local = !chunk_bytes.empty() && chunk_bytes[v] > 0;
+      const int64_t value_bytes =
+          chunk_local ? chunk_bytes[v]
+                      : static_cast<int64_t>(program.instructions[v].shape.byte_size());
+      const int64_t bytes = (value_bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
       // A loop's output overwrites an input that dies in the loop (docs/plugins.md); else
       // the smallest free slot that fits; else the largest free one, grown; else a new one.
-      int best = InPlaceSlot(program, plan, kernels, buffers, last_read, taken, s, v);
+      // A chunk-local output is written at other positions than the loop reads: never in place.
+      int best =
+          chunk_local ? -1 : InPlaceSlot(program, plan, kernels, buffers, last_read, taken, s, v);
       if (in_place[v] &&
           buffers.homes[program.instructions[v].operands[0]].kind == ValueHome::kArena) {
         best = buffers.homes[program.instructions[v].operands[0]].index;
@@ -190,7 +194,8 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
 
 BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
                          const std::vector<LoopKernel>& kernels,
-                         const std::vector<int>& finish_steps) {
+                         const std::vector<int>& finish_steps,
+                         const std::vector<int64_t>& chunk_bytes) {
   const int n = static_cast<int>(program.instructions.size());
   BufferPlan buffers;
   buffers.homes.resize(n);
@@ -235,7 +240,7 @@ BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
     out.copy_into_parameter = alias_of[k];
   }
 
-  AssignArenaSlots(program, plan, kernels, finish_steps, &buffers);
+  AssignArenaSlots(program, plan, kernels, finish_steps, chunk_bytes, &buffers);
   for (int64_t bytes : buffers.slot_bytes) {
     buffers.slot_offsets.push_back(buffers.arena_bytes);
     buffers.arena_bytes += bytes;

@@ -56,9 +56,12 @@ struct BufferPlan {
 // in two halves: the operand stays untouched and the result's memory reserved until the
 // finish step; the result takes its operand's slot when nothing else reads the operand
 // (the reduction in place), and no donated block that such an operand is overwritten.
+// `chunk_bytes` (empty, or per instruction: reduce_chunks.h's ChunkLocalBytes) sizes the slot
+// of an output that lives one chunk at a time (never an in-place slot); 0: the shape's bytes.
 BufferPlan AssignBuffers(const ir::Program& program, const FusionPlan& plan,
                          const std::vector<LoopKernel>& kernels,
-                         const std::vector<int>& finish_steps = {});
+                         const std::vector<int>& finish_steps = {},
+                         const std::vector<int64_t>& chunk_bytes = {});
 
 }  // namespace seam::cpu
 

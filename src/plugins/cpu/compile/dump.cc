@@ -188,6 +188,14 @@ std::string OptimizedDumpText(const Executable& executable) {
     if (!group.reduces.empty()) {
       absl::StrAppend(&out, " reduces={", ValueList(group.reduces), "} (chunk by chunk)");
     }
+    if (const ReduceChunks& chunks = executable.chunks()[g]; chunks.tiles > 0) {
+      std::vector<int> local;
+      for (size_t k = 0; k < kernel.outputs.size(); ++k) {
+        if (chunks.local[k]) local.push_back(kernel.outputs[k]);
+      }
+      absl::StrAppend(&out, " chunk_local={", ValueList(local), "} (", chunks.tiles,
+                      " tiles per chunk)");
+    }
     absl::StrAppend(&out, "\n");
     std::string ops = DescribeLoop(program, kernel);
     for (size_t begin = 0; begin < ops.size();) {

@@ -1,6 +1,7 @@
 #include "src/plugins/cpu/compile/executable.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "src/plugins/cpu/compile/fusion_epilogue.h"
 #include "src/plugins/cpu/compile/loop_compile.h"
 #include "src/plugins/cpu/compile/product_epilogue.h"
+#include "src/plugins/cpu/compile/reduce_chunks.h"
 #include "src/plugins/cpu/compile/simplify.h"
 #include "src/plugins/cpu/kernels/attention_causal.h"
 #include "src/plugins/cpu/kernels/kernels.h"
@@ -61,43 +63,58 @@ int64_t ProgramCost(const ir::Program& program) {
   return cost;
 }
 
-// Tiles per chunk of a group with reductions (per kernel thread): 16 K elements, so one
-// chunk of each array the loop touches stays in a core's L2 cache until its reductions
-// have read it.
-constexpr int64_t kReduceChunkTiles = 16;
-// On several threads each chunk is one ParallelFor (a wake-up of the pool); a loop that
-// would need more chunks than this runs whole, split over the threads as usual, and its
-// reductions then read their operands back (Reduce: the same bits).
-constexpr int64_t kMaxParallelChunks = 64;
-
 // A group with reductions (FusionGroup::reduces) runs a chunk of tiles at a time; after
 // each chunk, every reduction folds that stretch of its operand, which the chunk has just
 // written. Consecutive stretches in order: the same bits as the reduction's own kernel.
-void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKernel& kernel,
-                         const uint8_t* const* inputs, uint8_t* const* outputs,
-                         const std::vector<uint8_t*>& value) {
+// Chunk-local outputs (`chunks`, reduce_chunks.h) have a slot of one chunk: each chunk's
+// tiles are written from its start, so their addresses are moved back by the chunk's
+// first element.
+void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const ReduceChunks& chunks,
+                         const LoopKernel& kernel, const uint8_t* const* inputs,
+                         uint8_t* const* outputs, const std::vector<uint8_t*>& value) {
   const int64_t tiles = (kernel.count + kTileElements - 1) / kTileElements;
   const int threads = KernelThreads();
   const bool parallel = threads > 1 && kernel.count >= kParallelMinimumElements;
-  const int64_t chunk = parallel ? kReduceChunkTiles * threads : kReduceChunkTiles;
-  if (parallel && tiles > kMaxParallelChunks * chunk) {
+  const int64_t chunk = chunks.tiles > 0 ? chunks.tiles : ReduceChunkTiles(kernel.count, threads);
+  if (chunk == 0) {
     RunLoop(kernel, inputs, outputs);
     for (const ReducePlan& r : reduces) {
       Reduce(r.op, r.operand_shape, value[r.operand], r.axes, value[r.result]);
     }
     return;
   }
+  const size_t count = kernel.outputs.size();
+  thread_local std::vector<uint8_t*> moved;
+  moved.assign(outputs, outputs + count);
+  // The address element `first` would have in a whole array that starts at `base` (only
+  // elements from `first` on are accessed): computed on integers, since it points before
+  // the slot; the integer-to-pointer cast is once per chunk, outside the loops.
+  auto back = [](uint8_t* base, int64_t first, int64_t bytes) {
+    const uintptr_t address =
+        reinterpret_cast<uintptr_t>(base) - static_cast<uintptr_t>(first * bytes);
+    return reinterpret_cast<uint8_t*>(address);  // NOLINT(performance-no-int-to-ptr)
+  };
   for (int64_t first = 0; first < tiles; first += chunk) {
     const int64_t last = std::min(tiles, first + chunk);
+    const int64_t first_element = first * kTileElements;
+    for (size_t k = 0; chunks.tiles > 0 && k < count; ++k) {
+      if (chunks.local[k]) moved[k] = back(outputs[k], first_element, kernel.output_bytes[k]);
+    }
+    // The kernel threads read this thread's list (their own thread_local one is not it).
+    uint8_t* const* chunk_outputs = moved.data();
     if (parallel) {
       ParallelFor(last - first, [&](int64_t begin, int64_t end) {
-        RunLoopTiles(kernel, inputs, outputs, first + begin, first + end);
+        RunLoopTiles(kernel, inputs, chunk_outputs, first + begin, first + end);
       });
     } else {
-      RunLoopTiles(kernel, inputs, outputs, first, last);
+      RunLoopTiles(kernel, inputs, chunk_outputs, first, last);
     }
     for (const ReducePlan& r : reduces) {
-      ReduceRange(r.op, r.operand_shape, value[r.operand], r.axes, first * kTileElements,
+      const uint8_t* operand = value[r.operand];
+      for (size_t k = 0; chunks.tiles > 0 && k < count; ++k) {
+        if (chunks.local[k] && kernel.outputs[k] == r.operand) operand = moved[k];
+      }
+      ReduceRange(r.op, r.operand_shape, operand, r.axes, first_element,
                   std::min(kernel.count, last * kTileElements), value[r.result]);
     }
   }
@@ -105,10 +122,10 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const LoopKerne
 
 // A group step: its loop, with its reductions chunk by chunk where it has any.
 void RunGroup(const LoopKernel& kernel, const std::vector<ReducePlan>& reduces,
-              const std::vector<uint8_t*>& value) {
+              const ReduceChunks& chunks, const std::vector<uint8_t*>& value) {
   const LoopAddresses at = AddressesOf(kernel, value);
   if (reduces.empty()) return RunLoop(kernel, at.inputs, at.outputs);
-  RunGroupWithReduces(reduces, kernel, at.inputs, at.outputs, value);
+  RunGroupWithReduces(reduces, chunks, kernel, at.inputs, at.outputs, value);
 }
 
 // The all_reduces of a run started in two halves (collectives.h) and not finished yet. What
@@ -221,7 +238,9 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
   }
   {
     const plugin::profiler::Scope pass("buffer assignment", "compile");
-    buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps);
+    chunks_ = PlanReduceChunks(program_, fusion_, KernelThreads(), &kernels_);
+    buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps,
+                             ChunkLocalBytes(program_, kernels_, chunks_));
   }
   std::vector<std::shared_ptr<ConvolutionPlan>> convs = PlanSteps(fused_conv);
   if (fuse && ActiveCausalAttention()) {  // SEAM_CPU_ATTENTION, or the `attention` option
@@ -534,7 +553,7 @@ absl::Status Executable::RunInto(InputBlock given_input,
       // An epilogue ran inside the convolution before it, an interleaved group with the
       // product before it.
       if (!step.epilogue && !step.interleaved) {
-        RunGroup(kernels_[step.group], step_plans_[s].reduces, value);
+        RunGroup(kernels_[step.group], step_plans_[s].reduces, chunks_[step.group], value);
       }
       continue;
     }

@@ -15,6 +15,7 @@
 #include "src/plugins/cpu/compile/fusion.h"
 #include "src/plugins/cpu/compile/layout_plan.h"
 #include "src/plugins/cpu/compile/loop_compile.h"
+#include "src/plugins/cpu/compile/reduce_chunks.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 #include "src/plugins/cpu/kernels/kernels_window.h"
 #include "src/plugins/cpu/runtime/buffer.h"
@@ -69,6 +70,7 @@ class Executable {
   const std::vector<LoopKernel>& kernels() const { return kernels_; }  // per fusion group
   const BufferPlan& buffers() const { return buffers_; }
   const std::vector<StepPlan>& step_plans() const { return step_plans_; }  // per fusion step
+  const std::vector<ReduceChunks>& chunks() const { return chunks_; }      // per fusion group
   // The layout each parameter is read in and each result is left in (layout_plan.h).
   const LayoutPlan& layouts() const { return layouts_; }
   // A rough size of one run: the elements every instruction reads and writes, plus the
@@ -174,6 +176,7 @@ class Executable {
   std::vector<LoopKernel> kernels_;
   BufferPlan buffers_;
   std::vector<StepPlan> step_plans_;  // per fusion_.steps entry
+  std::vector<ReduceChunks> chunks_;  // per fusion group (reduce_chunks.h)
   LayoutPlan layouts_;
   // Where each value lives during a run, as far as that is the same for every run: a
   // constant's bytes, null for values without memory. The other values live in one of the
