@@ -9,13 +9,27 @@
 
 namespace seam::nn {
 
+namespace {
+
+// PyTorch's bounds for Linear's weight and bias: U(-1/sqrt(in), 1/sqrt(in)).
+double LinearBound(int64_t in) { return in > 0 ? 1.0 / std::sqrt(static_cast<double>(in)) : 0.0; }
+
+}  // namespace
+
 Linear::Linear(int64_t in, int64_t out, uint64_t seed, DType dtype) {
-  double bound = 1.0 / std::sqrt(static_cast<double>(in));
-  weight = Tensor::uniform({in, out}, -bound, bound, seed, dtype);
+  const double bound = LinearBound(in);
+  weight = Tensor::uniform({out, in}, -bound, bound, seed, dtype);
   bias = Tensor::uniform({out}, -bound, bound, seed ^ 0x9e3779b97f4a7c15ull, dtype);
 }
 
-Tensor Linear::forward(const Tensor& x) const { return x.matmul(weight) + bias; }
+Linear::Linear(int64_t in, int64_t out, DType dtype) {
+  // The weight's draw, then the bias's, as Python's seam.nn.Linear makes them.
+  const double bound = LinearBound(in);
+  weight = Tensor::uniform({out, in}, -bound, bound, next_init_seed(), dtype);
+  bias = Tensor::uniform({out}, -bound, bound, next_init_seed(), dtype);
+}
+
+Tensor Linear::forward(const Tensor& x) const { return linear(x, weight) + bias; }
 
 Tensor linear(const Tensor& x, const Tensor& weight) {
   const lazy::NodePtr xn = lazy::NodeOf(x, "linear");
@@ -75,6 +89,12 @@ Mlp::Mlp(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {
     layers.emplace_back(sizes[i], sizes[i + 1], seed + 1000 * i, dtype);
   }
+}
+
+Mlp::Mlp(const std::vector<int64_t>& sizes, DType dtype) {
+  if (sizes.size() < 2)
+    throw Error(ErrorCode::kInvalidArgument, "Mlp: needs at least an input and an output size");
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) layers.emplace_back(sizes[i], sizes[i + 1], dtype);
 }
 
 Tensor Mlp::forward(const Tensor& x) const {
