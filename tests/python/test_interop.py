@@ -203,7 +203,8 @@ def test_ndarray_takes_the_tensors_dtype():
     t = seam.tensor(np.array([1.0, 2.0], dtype=np.float32))
     got = np.array([0.1, 0.2]) + t  # float64 array, float32 tensor: a float32 result
     assert got.dtype == seam.float32
-    np.testing.assert_array_equal(got.numpy(), np.array([0.1, 0.2]).astype(np.float32) + [1, 2])
+    want = np.array([0.1, 0.2]).astype(np.float32) + np.array([1, 2], dtype=np.float32)
+    np.testing.assert_array_equal(got.numpy(), want)
     ints = seam.tensor(np.array([5, 7], dtype=np.int64))
     assert (np.array([1, 2], dtype=np.int32) * ints).numpy().tolist() == [5, 14]
     assert (np.array([1, 2], dtype=np.int32) * ints).dtype == seam.int64
