@@ -310,14 +310,14 @@ std::optional<Tensor> ArrayOperand(const char* op, const Tensor& like, py::handl
   const DType to = like.dtype();
   const bool numeric = kind == 'f' || kind == 'i' || kind == 'u' || kind == 'b';
   const bool is_float = to == DType::kFloat32 || to == DType::kFloat64 || to == DType::kBFloat16;
-  const bool fits = is_float ? numeric
-                    : to == DType::kBool
-                        ? kind == 'b'
-                        : kind == 'i' || kind == 'u' || kind == 'b';
+  const bool fits = is_float             ? numeric
+                    : to == DType::kBool ? kind == 'b'
+                                         : kind == 'i' || kind == 'u' || kind == 'b';
   if (!fits) {
     ThrowInvalid(std::string(op) + ": a NumPy array of dtype " +
-                 py::str(a.dtype()).cast<std::string>() + " does not combine with a tensor of dtype " +
-                 dtype_name(to) + " (the array takes the tensor's dtype; convert one of them first)");
+                 py::str(a.dtype()).cast<std::string>() +
+                 " does not combine with a tensor of dtype " + dtype_name(to) +
+                 " (the array takes the tensor's dtype; convert one of them first)");
   }
   // The array takes the tensor's dtype, as a Python number does (bfloat16 through float32).
   const char* numpy_type = to == DType::kBFloat16 ? "float32" : dtype_name(to);

@@ -73,3 +73,19 @@ def test_debian_data_a_few_steps():
     from_cpp = cpp(args)
     assert len(from_cpp) == 6
     assert from_cpp == python(args)
+
+
+def test_shuffler_orders():
+    import numpy as np
+
+    import seam
+
+    first, again, other = seam.data.Shuffler(9), seam.data.Shuffler(9), seam.data.Shuffler(10)
+    one = first.permutation(50)
+    assert one.dtype == np.int64 and sorted(one.tolist()) == list(range(50))
+    assert one.tolist() == again.permutation(50).tolist()
+    assert one.tolist() != other.permutation(50).tolist()
+    assert first.permutation(50).tolist() != one.tolist()  # the next epoch's order
+    assert first.permutation(0).tolist() == []
+    with pytest.raises(ValueError, match="shuffled_order: the count -1 is negative"):
+        first.permutation(-1)
