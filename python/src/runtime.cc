@@ -161,7 +161,7 @@ void BindFiles(py::module_& m) {
       py::arg("train") = true, py::arg("dir") = std::string(data::kFashionMnistDir));
   // seam.data.Shuffler: a std::mt19937_64 whose epochs' orders come from
   // data::shuffled_order, the C++ examples' shuffle.
-  py::class_<std::mt19937_64>(m, "Shuffler")
+  py::class_<std::mt19937_64>(m, "Shuffler", py::module_local())
       .def(py::init<uint64_t>(), py::arg("seed"))
       .def(
           "permutation",
