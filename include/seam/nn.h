@@ -68,7 +68,8 @@ class Module {
 // (std::mt19937_64). x may have leading batch dimensions ([..., in] -> [..., out]).
 class Linear : public Module {
  public:
-  // The weight's draw from `seed`, the bias's from a seed derived from it.
+  // The weight drawn from `seed` in [in, out] order and stored transposed (the values this
+  // constructor gave when Linear kept [in, out]), the bias from a seed derived from it.
   Linear(int64_t in, int64_t out, uint64_t seed, DType dtype = DType::kFloat32);
   // The weight's draw, then the bias's, each from next_init_seed() (seam::manual_seed): the
   // same values as Python's seam.nn.Linear(in, out) made at the same point of the sequence.

@@ -1,7 +1,9 @@
 #include "seam/nn.h"
 
 #include <cmath>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -14,11 +16,33 @@ namespace {
 // PyTorch's bounds for Linear's weight and bias: U(-1/sqrt(in), 1/sqrt(in)).
 double LinearBound(int64_t in) { return in > 0 ? 1.0 / std::sqrt(static_cast<double>(in)) : 0.0; }
 
+// Tensor::uniform's draws for an [in, out] array, transposed on the host to [out, in]: the
+// values a seeded Linear had when it kept [in, out], so seeded models (and the curves and
+// checkpoints made from them) keep their initial state dicts.
+Tensor TransposedUniform(int64_t in, int64_t out, double bound, uint64_t seed, DType dtype) {
+  const bool is_float =
+      dtype == DType::kFloat32 || dtype == DType::kBFloat16 || dtype == DType::kFloat64;
+  if (in < 0 || out < 0 || !is_float) {
+    return Tensor::uniform({out, in}, -bound, bound, seed, dtype);  // its error names them
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-bound, bound);
+  std::vector<double> drawn(static_cast<size_t>(in * out));
+  for (double& v : drawn) v = dist(rng);
+  std::vector<double> values(drawn.size());
+  for (int64_t i = 0; i < in; ++i) {
+    for (int64_t o = 0; o < out; ++o) values[o * in + i] = drawn[i * out + o];
+  }
+  if (dtype == DType::kFloat64) return Tensor::from_vector(values, {out, in});
+  // Each double rounded to float, then (bfloat16) once more: Tensor::uniform's rounding.
+  return Tensor::from_vector(std::vector<float>(values.begin(), values.end()), {out, in}, dtype);
+}
+
 }  // namespace
 
 Linear::Linear(int64_t in, int64_t out, uint64_t seed, DType dtype) {
   const double bound = LinearBound(in);
-  weight = Tensor::uniform({out, in}, -bound, bound, seed, dtype);
+  weight = TransposedUniform(in, out, bound, seed, dtype);
   bias = Tensor::uniform({out}, -bound, bound, seed ^ 0x9e3779b97f4a7c15ull, dtype);
 }
 
