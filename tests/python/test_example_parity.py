@@ -4,7 +4,8 @@ are one computation: with the same --seed they draw the same initial values
 (seam::data::shuffled_order through seam.data.Shuffler) and print the same losses to the last
 bit (--print-losses: 9 significant digits, every float32's own text). Run on the suite's
 generated Fashion-MNIST-shaped set (tests/cli/data/make_fashion_sets.py, four batches an
-epoch), and on Debian's data set for a few steps where it is installed."""
+epoch), also split over two processes by `seam launch`, and on Debian's data set for a few
+steps where it is installed."""
 
 import os
 import re
@@ -27,12 +28,12 @@ def small_set(tmp_path_factory):
     return str(out / "four")  # 512 training images: four steps an epoch
 
 
-def losses(command, args):
+def losses(command, args, pattern=r"^step (\d+) loss (\S+)$"):
     env = dict(os.environ, PJRT_DEVICE="CPU", PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     out = subprocess.run(command + args + ["--print-losses"], env=env, capture_output=True,
                          text=True, timeout=240)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    found = re.findall(r"^step (\d+) loss (\S+)$", out.stdout, re.M)
+    found = re.findall(pattern, out.stdout, re.M)
     assert found, out.stdout[-3000:]
     return found
 
@@ -64,6 +65,24 @@ def test_same_seed_same_losses_to_the_bit(small_set):
 def test_python_compiled_step_gives_the_same_losses(small_set):
     args = ["--data", small_set, "--epochs", "1", "--seed", "11"]
     assert python(args + ["--compile"]) == cpp(args)
+
+
+def test_data_parallel_under_seam_launch(small_set):
+    seam_tool = os.path.join(BINARY, "tools", "seam")
+    if not os.path.exists(seam_tool):
+        pytest.skip(f"the seam command is not built ({seam_tool}): seam launch is skipped")
+    launch = [seam_tool, "launch", "-n", "2", "--"]
+    args = ["--data", small_set, "--epochs", "1", "--data-parallel"]
+    script = os.path.join(SOURCE, "examples", "python", "fashion_mnist.py")
+    by_rank = {}
+    for name, command in (("C++", launch + [EXAMPLE]), ("Python", launch + [sys.executable, script])):
+        if name == "C++" and not os.path.exists(EXAMPLE):
+            pytest.skip(f"the C++ example is not built ({EXAMPLE})")
+        found = losses(command, args, r"^\[rank (\d)\] step (\d+) loss (\S+)$")
+        for rank in ("0", "1"):  # every rank prints the whole batch's loss
+            by_rank[(name, rank)] = [(step, loss) for r, step, loss in found if r == rank]
+    assert len(by_rank[("C++", "0")]) == 4, by_rank
+    assert len(set(map(tuple, by_rank.values()))) == 1, by_rank
 
 
 def test_debian_data_a_few_steps():
