@@ -5,8 +5,13 @@
 // every process `seam launch` started): each process gathers its replicas' rows, and the
 // gradients are averaged inside the step's program.
 //
+// The model's initial values come from seam::manual_seed(--seed) and the epochs' orders from
+// seam::data::shuffled_order with a generator seeded the same: examples/python/fashion_mnist.py
+// makes the same draws, so the two print the same losses (--print-losses).
+//
 //   PJRT_DEVICE=CPU ./fashion_mnist [--epochs N] [--data DIR] [--data-parallel [--bf16-exchange]]
 //                                   [--save DIR] [--resume DIR] [--steps N] [--trace FILE]
+//                                   [--seed S] [--print-losses]
 //   PJRT_DEVICE=CPU seam launch -n 2 -- ./fashion_mnist --data-parallel
 #include <unistd.h>
 
@@ -110,10 +115,11 @@ int64_t CountCorrect(const seam::nn::Mlp& model, const seam::data::ImageSet& tes
 }
 
 // Records one training step on this process's rows (all of them without `dp`) and adds its
-// loss (the whole batch's) to `loss_sum`; nothing runs until the caller's sync.
-void RecordStep(seam::nn::Mlp& model, seam::optim::Adam& optimizer, const seam::DataParallel* dp,
-                const std::vector<float>& images, const std::vector<int32_t>& labels, int64_t rows,
-                seam::Tensor& loss_sum) {
+// loss (the whole batch's) to `loss_sum`; nothing runs until the caller's sync. Returns that
+// loss.
+seam::Tensor RecordStep(seam::nn::Mlp& model, seam::optim::Adam& optimizer,
+                        const seam::DataParallel* dp, const std::vector<float>& images,
+                        const std::vector<int32_t>& labels, int64_t rows, seam::Tensor& loss_sum) {
   using seam::Tensor;
   if (dp == nullptr) {
     Tensor x = Tensor::from_vector(images, {kBatch, kPixels});
@@ -121,13 +127,15 @@ void RecordStep(seam::nn::Mlp& model, seam::optim::Adam& optimizer, const seam::
     Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
     optimizer.step(loss);
     loss_sum.assign(loss_sum + loss);
-  } else {
-    Tensor x = dp->shard(images, {rows, kPixels});
-    Tensor y = dp->shard(labels, {rows});
-    Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
-    optimizer.step(loss, *dp);
-    loss_sum.assign(loss_sum + dp->mean(loss));  // the whole batch's loss
+    return loss;
   }
+  Tensor x = dp->shard(images, {rows, kPixels});
+  Tensor y = dp->shard(labels, {rows});
+  Tensor loss = seam::nn::cross_entropy(model.forward(x), y);
+  optimizer.step(loss, *dp);
+  Tensor whole = dp->mean(loss);  // the whole batch's loss
+  loss_sum.assign(loss_sum + whole);
+  return whole;
 }
 
 struct Options {
@@ -139,6 +147,8 @@ struct Options {
   std::string resume;          // --resume DIR: continue from the one DIR/latest names
   int64_t max_steps = 0;       // --steps N: stop training after N steps in all (0: no limit)
   std::string trace;           // --trace FILE: the step timeline, written when training ends
+  uint64_t seed = 42;          // --seed S: the model's draws and the data order
+  bool print_losses = false;   // --print-losses: each step's loss, %.9g (every float's own text)
 };
 
 int Run(const Options& options) {
@@ -156,7 +166,9 @@ int Run(const Options& options) {
   std::printf("Fashion-MNIST: %lld training and %lld test images\n",
               static_cast<long long>(train.count), static_cast<long long>(test.count));
 
-  seam::nn::Mlp model({kPixels, 256, 128, 10}, /*seed=*/42);
+  // The layers' draws in order from the seed's sequence (as Python's seam.nn.Linear).
+  seam::manual_seed(options.seed);
+  seam::nn::Mlp model({kPixels, 256, 128, 10});
   seam::optim::Adam optimizer(model, 1e-3f);
   std::unique_ptr<seam::DataParallel> dp =
       MakeDataParallel(options.data_parallel, options.bf16_exchange);
@@ -165,7 +177,7 @@ int Run(const Options& options) {
   const int64_t first_row = dp == nullptr ? 0 : kBatch / dp->replicas() * dp->first_replica();
   const bool tty = isatty(STDOUT_FILENO) != 0;
   const int64_t steps = train.count / kBatch;  // the last partial batch is dropped: one shape
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(options.seed);
   const fashion_mnist::Position resumed =
       options.resume.empty()
           ? fashion_mnist::Position{}
@@ -189,8 +201,7 @@ int Run(const Options& options) {
     if (epoch > epochs - 4 && epoch > 1 && first_step == 0) optimizer.lr *= 0.5f;
     // Each epoch's order depends only on the generator's state, which a checkpoint keeps.
     const std::mt19937_64 epoch_rng = rng;
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
+    order = seam::data::shuffled_order(train.count, rng);
     auto start = std::chrono::steady_clock::now();
     Tensor loss_sum = first_step == 0
                           ? Tensor::zeros({})
@@ -198,10 +209,15 @@ int Run(const Options& options) {
     int64_t epoch_steps = first_step;
     for (int64_t step = first_step; step < steps && !step_limit_reached(); ++step, ++epoch_steps) {
       Gather(train, order, step * kBatch + first_row, rows, &images, &labels);
-      RecordStep(model, optimizer, dp.get(), images, labels, rows, loss_sum);
+      const Tensor step_loss =
+          RecordStep(model, optimizer, dp.get(), images, labels, rows, loss_sum);
       seam::sync();  // forward + backward + update + running loss: one program
       ++steps_taken;
       ++global_step;
+      if (options.print_losses) {
+        std::printf("step %lld loss %.9g\n", static_cast<long long>(global_step),
+                    static_cast<double>(step_loss.item<float>()));
+      }
       if (preemptible && seam::reached_preemption_sync_point(global_step)) {
         return fashion_mnist::StopAtPreemption(
             options.save, fashion_mnist::Position{epoch - 1, step + 1, 0}, steps, global_step,
@@ -269,6 +285,11 @@ int Main(int argc, char** argv) {
   app.add_option("--trace", options.trace,
                  "Record the step timeline of training and the test pass to FILE "
                  "(Chrome-trace JSON for ui.perfetto.dev; docs/tracing.md)");
+  app.add_option("--seed", options.seed,
+                 "Seed of the model's initial values (seam::manual_seed) and of the data order "
+                 "(default 42; examples/python/fashion_mnist.py draws the same)");
+  app.add_flag("--print-losses", options.print_losses,
+               "Print each step's loss with 9 significant digits (every float32's own text)");
   CLI11_PARSE(app, argc, argv);
   return Run(options);
 }

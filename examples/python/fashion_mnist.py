@@ -6,6 +6,9 @@ backward and the update, and one seam.sync() runs them as one program.
     PYTHONPATH=build/python /usr/bin/python3 examples/python/fashion_mnist.py [--epochs N]
 
 The data are Debian's dataset-fashion-mnist files (/usr/share/datasets/fashion-mnist).
+The model's initial values (seam.manual_seed) and the epochs' orders (seam.data.Shuffler) are
+the C++ example's draws (examples/fashion_mnist), so with the same --seed the two print the
+same losses to the last bit (--print-losses).
 """
 
 import argparse
@@ -48,7 +51,10 @@ def main():
     parser.add_argument("--steps", type=int, default=0, help="stop after this many steps (0: all)")
     parser.add_argument("--data", default=seam.data.FASHION_MNIST_DIR)
     parser.add_argument("--compile", action="store_true", help="run each step through seam.compile")
-    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--seed", type=int, default=42,
+                        help="seed of the model's initial values and of the data order")
+    parser.add_argument("--print-losses", action="store_true",
+                        help="print each step's loss with 9 significant digits")
     parser.add_argument("--data-parallel", action="store_true",
                         help="split each batch over every device of the job (seam launch -n N)")
     args = parser.parse_args()
@@ -86,7 +92,7 @@ def main():
 
     run_step = dp_step if dp is not None else step
     run_step = seam.compile(run_step) if args.compile else run_step
-    order = np.random.default_rng(args.seed)
+    order = seam.data.Shuffler(args.seed)  # the C++ example's shuffle
     steps_per_epoch = len(train_x) // BATCH
     done = 0
     start = time.perf_counter()
@@ -103,6 +109,9 @@ def main():
                 seam.sync()
             losses.append(loss)
             done += 1
+            if args.print_losses:
+                value = float(dp.gather(loss)[0]) if dp else loss.item()
+                print(f"step {done} loss {value:.9g}", flush=True)
             if args.steps and done >= args.steps:
                 break
         loss_sum = sum(float(dp.gather(l)[0]) if dp else l.item() for l in losses)

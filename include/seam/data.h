@@ -5,6 +5,7 @@
 #define SEAM_DATA_H_
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,12 @@ inline constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";
 // package that provides them. A set is refused unless its images are count x 28 x 28, its
 // labels count values in 0..9, and count at least 1.
 ImageSet load_fashion_mnist(bool train, const std::string& dir = kFashionMnistDir);
+
+// One epoch's order: 0..count-1 shuffled by std::shuffle with `rng` (which advances). The
+// examples in C++ and in Python (seam.data.Shuffler, the same code) draw every epoch's
+// order with it, so the same seed gives the same batches on both sides. A negative count
+// is an Error naming it.
+std::vector<int64_t> shuffled_order(int64_t count, std::mt19937_64& rng);
 
 }  // namespace seam::data
 

@@ -16,7 +16,8 @@ namespace seam::nn {
 
 // A parameter with its dotted name as PyTorch names the same parameter of the same
 // architecture ("layers.0.weight"). `transposed`: PyTorch keeps it as the transpose of
-// seam's layout (a Linear weight: seam [in, out], PyTorch [out, in]).
+// seam's layout (MultiheadAttention's in_proj_weight: seam [in, 3 * out], PyTorch
+// [3 * out, in]; a Linear weight is [out, in] in both).
 struct NamedParameter {
   std::string name;
   Tensor* tensor = nullptr;
@@ -61,16 +62,21 @@ class Module {
   bool training_ = true;
 };
 
-// y = x @ weight + bias; weight [in, out], bias [out]. Both are drawn uniformly from
-// [-1/sqrt(in), 1/sqrt(in)] (PyTorch's default Kaiming-uniform bound) with
-// std::mt19937_64 seeded by `seed`.
-// x may have leading batch dimensions ([..., in] -> [..., out]).
+// torch.nn.Linear: y = x @ weight^T + bias (nn::linear: one product contracting x's last
+// dimension with the weight's second), weight [out, in] (PyTorch's layout) and bias [out],
+// both drawn from U(-1/sqrt(in), 1/sqrt(in)) (PyTorch's bounds) by Tensor::uniform
+// (std::mt19937_64). x may have leading batch dimensions ([..., in] -> [..., out]).
 class Linear : public Module {
  public:
+  // The weight drawn from `seed` in [in, out] order and stored transposed (the values this
+  // constructor gave when Linear kept [in, out]), the bias from a seed derived from it.
   Linear(int64_t in, int64_t out, uint64_t seed, DType dtype = DType::kFloat32);
+  // The weight's draw, then the bias's, each from next_init_seed() (seam::manual_seed): the
+  // same values as Python's seam.nn.Linear(in, out) made at the same point of the sequence.
+  Linear(int64_t in, int64_t out, DType dtype = DType::kFloat32);
   Tensor forward(const Tensor& x) const override;
   std::vector<Tensor*> parameters() override { return {&weight, &bias}; }
-  // "weight" (transposed: PyTorch's [out, in]) and "bias".
+  // "weight" and "bias".
   std::vector<NamedParameter> named_parameters() override;
   Tensor weight, bias;
 };
@@ -114,7 +120,11 @@ class Sequential : public Module {
 // Linear layers with relu between them: sizes {784, 256, 128, 10} gives three layers.
 class Mlp : public Module {
  public:
+  // Layer i from the seed `seed + 1000 * i`.
   Mlp(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype = DType::kFloat32);
+  // The layers in order, each drawn from next_init_seed() (seam::manual_seed): the same
+  // values as a Python module holding a ModuleList of seam.nn.Linear built in that order.
+  explicit Mlp(const std::vector<int64_t>& sizes, DType dtype = DType::kFloat32);
   Tensor forward(const Tensor& x) const override;
   // Every weight and bias, in layer order.
   std::vector<Tensor*> parameters() override;
@@ -318,7 +328,7 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
 // state dict: "in_proj_weight" [3E, E] (q, k and v stacked; xavier_uniform, bound
 // sqrt(6 / 4E)), "in_proj_bias" [3E] (zeros), "out_proj.weight" [E, E] (Linear's bound
 // 1/sqrt(E)) and "out_proj.bias" [E] (zeros), drawn with std::mt19937_64 from `seed`. seam
-// keeps the weights as [in, out] (like Linear); the state dict transposes them.
+// keeps in_proj_weight as [E, 3E] (the state dict transposes it); out_proj is a Linear.
 class MultiheadAttention : public Module {
  public:
   MultiheadAttention(int64_t embed_dim, int64_t num_heads, uint64_t seed,

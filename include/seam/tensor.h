@@ -316,6 +316,11 @@ struct SortResult {
 // same sequence of draws give the same bits in eager and lazy mode, at every thread count
 // and on every plugin. Without manual_seed the seed is 67280421310721 (PyTorch's default).
 void manual_seed(uint64_t seed);  // torch.manual_seed: key = seed, counter = 0
+// The seed of the next host-drawn initial value (nn::Linear and nn::Mlp built without a
+// seed; Python's randn and layers): splitmix64 of manual_seed's seed and the number of such
+// draws since, so the same seed and the same construction order give the same parameters in
+// C++ and in Python. manual_seed restarts the sequence.
+uint64_t next_init_seed();
 // torch.rand: uniform in [0, 1) for kFloat32 (k * 2^-24, k the top 24 bits of a 32-bit
 // random word), kFloat64 (k * 2^-53, the top 53 bits of a 64-bit word) or kBFloat16 (k * 2^-8,
 // the top 8 bits of a 32-bit word); any other dtype is an Error.

@@ -179,9 +179,7 @@ def eye(n, m=None, dtype=None):
 def manual_seed(seed):
     """torch.manual_seed: seeds the device generator (rand, dropout) and the host draws
     (randn, layer initialisation)."""
-    seed = int(seed)
-    _C.manual_seed(seed & (2**64 - 1))
-    _random.reset(seed)
+    _C.manual_seed(int(seed) & (2**64 - 1))  # restarts the host draws' sequence too
 
 
 def _as_operand(value, like):

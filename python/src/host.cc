@@ -303,6 +303,29 @@ py::object Item(const Tensor& value) {
 
 }  // namespace
 
+std::optional<Tensor> ArrayOperand(const char* op, const Tensor& like, py::handle other) {
+  if (!py::isinstance<py::array>(other)) return std::nullopt;
+  py::array a = py::reinterpret_borrow<py::array>(other);
+  const char kind = a.dtype().kind();
+  const DType to = like.dtype();
+  const bool numeric = kind == 'f' || kind == 'i' || kind == 'u' || kind == 'b';
+  const bool is_float = to == DType::kFloat32 || to == DType::kFloat64 || to == DType::kBFloat16;
+  const bool fits = is_float             ? numeric
+                    : to == DType::kBool ? kind == 'b'
+                                         : kind == 'i' || kind == 'u' || kind == 'b';
+  if (!fits) {
+    ThrowInvalid(std::string(op) + ": a NumPy array of dtype " +
+                 py::str(a.dtype()).cast<std::string>() +
+                 " does not combine with a tensor of dtype " + dtype_name(to) +
+                 " (the array takes the tensor's dtype; convert one of them first)");
+  }
+  // The array takes the tensor's dtype, as a Python number does (bfloat16 through float32).
+  const char* numpy_type = to == DType::kBFloat16 ? "float32" : dtype_name(to);
+  py::array converted =
+      py::module_::import("numpy").attr("ascontiguousarray")(a, py::str(numpy_type));
+  return FromNumpy(converted, to);
+}
+
 void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls) {
   cls.def("numpy", [](const PyTensor& t) { return ToNumpy(t.value); });
   cls.def("item", [](const PyTensor& t) { return Item(t.value); });

@@ -61,6 +61,12 @@ PyTensorPtr Constant(Tensor value);
 // anything else.
 std::optional<Scalar> ToScalar(py::handle h);
 
+// A NumPy array operand of `op` with a tensor like `like` (host.cc): the array converted to
+// the tensor's dtype, as a Python number would be; nothing when `other` is not an array;
+// an Error naming both dtypes when the conversion would drop values (a float array with
+// an integer tensor, a non-bool array with a bool tensor).
+std::optional<Tensor> ArrayOperand(const char* op, const Tensor& like, py::handle other);
+
 // seam::Error with code kInvalidArgument (a Python ValueError subclass).
 [[noreturn]] void ThrowInvalid(const std::string& message);
 

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,17 @@ void BindFiles(py::module_& m) {
         return py::make_tuple(images, labels);
       },
       py::arg("train") = true, py::arg("dir") = std::string(data::kFashionMnistDir));
+  // seam.data.Shuffler: a std::mt19937_64 whose epochs' orders come from
+  // data::shuffled_order, the C++ examples' shuffle.
+  py::class_<std::mt19937_64>(m, "Shuffler", py::module_local())
+      .def(py::init<uint64_t>(), py::arg("seed"))
+      .def(
+          "permutation",
+          [](std::mt19937_64& rng, int64_t count) {
+            std::vector<int64_t> order = data::shuffled_order(count, rng);
+            return OwnedArray(std::move(order), {count});
+          },
+          py::arg("count"));
 }
 
 }  // namespace

@@ -194,6 +194,7 @@ void BindTensor(py::module_& m) {
   m.def("rand",
         [](std::vector<int64_t> shape, DType dtype) { return Constant(rand(shape, dtype)); });
   m.def("manual_seed", [](uint64_t seed) { manual_seed(seed); });
+  m.def("next_init_seed", &next_init_seed);
   m.def("scalar", [](double value, DType dtype) { return Constant(Tensor::scalar(value, dtype)); });
 
   BindTensorOps(m, cls);

@@ -24,27 +24,33 @@ bool IsFloat(DType d) {
   return d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kBFloat16;
 }
 
-// A binary operator: tensor with tensor, tensor with number, number with tensor (the
-// reflected form). Anything else is NotImplemented, so Python tries the other operand.
+// A binary operator: tensor with tensor, tensor with number or NumPy array, number or
+// array with tensor (the reflected form; NumPy defers to it, the tensor class setting
+// __array_ufunc__ = None). An array takes the tensor's dtype (ArrayOperand) and carries no
+// gradient. Anything else is NotImplemented, so Python tries the other operand.
 void BindBinary(py::class_<PyTensor, PyTensorPtr>& cls, const char* name, const char* rname,
                 TensorTensor tt, TensorScalar ts, ScalarTensor st, bool differentiable) {
   auto make = [differentiable](Tensor v, std::initializer_list<const PyTensor*> in) {
     return differentiable ? Result(std::move(v), in) : Constant(std::move(v));
   };
-  cls.def(name, [tt, ts, make](const PyTensor& a, py::object other) -> py::object {
+  cls.def(name, [name, tt, ts, make](const PyTensor& a, py::object other) -> py::object {
     if (py::isinstance<PyTensor>(other)) {
       const PyTensor& b = other.cast<const PyTensor&>();
       return py::cast(make(tt(a.value, b.value), {&a, &b}));
     }
     std::optional<Scalar> s = ToScalar(other);
-    if (!s) return NotImplementedObject();
-    return py::cast(make(ts(a.value, *s), {&a}));
+    if (s) return py::cast(make(ts(a.value, *s), {&a}));
+    std::optional<Tensor> array = ArrayOperand(name, a.value, other);
+    if (!array) return NotImplementedObject();
+    return py::cast(make(tt(a.value, *array), {&a}));
   });
   if (rname == nullptr) return;
-  cls.def(rname, [st, make](const PyTensor& a, py::object other) -> py::object {
+  cls.def(rname, [rname, tt, st, make](const PyTensor& a, py::object other) -> py::object {
     std::optional<Scalar> s = ToScalar(other);
-    if (!s) return NotImplementedObject();
-    return py::cast(make(st(*s, a.value), {&a}));
+    if (s) return py::cast(make(st(*s, a.value), {&a}));
+    std::optional<Tensor> array = ArrayOperand(rname, a.value, other);
+    if (!array) return NotImplementedObject();
+    return py::cast(make(tt(*array, a.value), {&a}));
   });
 }
 
@@ -65,6 +71,8 @@ void BindInPlace(py::class_<PyTensor, PyTensorPtr>& cls, const char* name, Tenso
       value = tt(a->value, b->value);
     } else if (std::optional<Scalar> s = ToScalar(other)) {
       value = ts(a->value, *s);
+    } else if (std::optional<Tensor> array = ArrayOperand(name, a->value, other)) {
+      value = tt(a->value, *array);
     } else {
       return NotImplementedObject();
     }

@@ -1,5 +1,7 @@
 // The public data API (include/seam/data.h): the loaders of idx.h, with seam::Error.
+#include <algorithm>
 #include <new>
+#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "seam/data.h"
@@ -33,6 +35,17 @@ IdxArray read_idx(const std::string& path) {
 
 ImageSet load_fashion_mnist(bool train, const std::string& dir) {
   return Call(dir, [&] { return LoadFashionMnist(dir, train); });
+}
+
+std::vector<int64_t> shuffled_order(int64_t count, std::mt19937_64& rng) {
+  if (count < 0) {
+    throw Error(ErrorCode::kInvalidArgument,
+                absl::StrCat("shuffled_order: the count ", count, " is negative"));
+  }
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::shuffle(order.begin(), order.end(), rng);
+  return order;
 }
 
 }  // namespace seam::data

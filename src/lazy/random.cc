@@ -19,6 +19,9 @@ constexpr uint64_t kDefaultSeed = 67280421310721u;  // torch's default_generator
 struct Generator {
   std::mutex mu;
   Tensor key, counter;  // undefined until the first draw or manual_seed
+  // The host draws' seed sequence (next_init_seed): manual_seed's seed and the draws since.
+  uint64_t init_seed = kDefaultSeed;
+  uint64_t init_count = 0;
 };
 
 // Never destroyed: its tensors may hold device buffers past the runtime's static teardown.
@@ -85,6 +88,19 @@ void manual_seed(uint64_t seed) {
   lazy::Generator& g = lazy::Default();
   std::lock_guard<std::mutex> lock(g.mu);
   lazy::Seed(g, seed);
+  g.init_seed = seed;
+  g.init_count = 0;
+}
+
+uint64_t next_init_seed() {
+  lazy::Generator& g = lazy::Default();
+  std::lock_guard<std::mutex> lock(g.mu);
+  // splitmix64's output function over seed + count * its increment: neighbouring counts
+  // (and neighbouring seeds) give unrelated generator seeds.
+  uint64_t z = g.init_seed + ++g.init_count * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
 }
 
 Tensor rand(const std::vector<int64_t>& shape, DType dtype) {

@@ -139,7 +139,7 @@ std::vector<Tensor*> MultiheadAttention::parameters() {
 std::vector<NamedParameter> MultiheadAttention::named_parameters() {
   return {{"in_proj_weight", &in_proj_weight, /*transposed=*/true},
           {"in_proj_bias", &in_proj_bias, false},
-          {"out_proj.weight", &out_proj.weight, /*transposed=*/true},
+          {"out_proj.weight", &out_proj.weight, false},
           {"out_proj.bias", &out_proj.bias, false}};
 }
 

@@ -1,7 +1,9 @@
 #include "seam/nn.h"
 
 #include <cmath>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -9,13 +11,49 @@
 
 namespace seam::nn {
 
+namespace {
+
+// PyTorch's bounds for Linear's weight and bias: U(-1/sqrt(in), 1/sqrt(in)).
+double LinearBound(int64_t in) { return in > 0 ? 1.0 / std::sqrt(static_cast<double>(in)) : 0.0; }
+
+// Tensor::uniform's draws for an [in, out] array, transposed on the host to [out, in]: the
+// values a seeded Linear had when it kept [in, out], so seeded models (and the curves and
+// checkpoints made from them) keep their initial state dicts.
+Tensor TransposedUniform(int64_t in, int64_t out, double bound, uint64_t seed, DType dtype) {
+  const bool is_float =
+      dtype == DType::kFloat32 || dtype == DType::kBFloat16 || dtype == DType::kFloat64;
+  if (in < 0 || out < 0 || !is_float) {
+    return Tensor::uniform({out, in}, -bound, bound, seed, dtype);  // its error names them
+  }
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-bound, bound);
+  std::vector<double> drawn(static_cast<size_t>(in * out));
+  for (double& v : drawn) v = dist(rng);
+  std::vector<double> values(drawn.size());
+  for (int64_t i = 0; i < in; ++i) {
+    for (int64_t o = 0; o < out; ++o) values[o * in + i] = drawn[i * out + o];
+  }
+  if (dtype == DType::kFloat64) return Tensor::from_vector(values, {out, in});
+  // Each double rounded to float, then (bfloat16) once more: Tensor::uniform's rounding.
+  return Tensor::from_vector(std::vector<float>(values.begin(), values.end()), {out, in}, dtype);
+}
+
+}  // namespace
+
 Linear::Linear(int64_t in, int64_t out, uint64_t seed, DType dtype) {
-  double bound = 1.0 / std::sqrt(static_cast<double>(in));
-  weight = Tensor::uniform({in, out}, -bound, bound, seed, dtype);
+  const double bound = LinearBound(in);
+  weight = TransposedUniform(in, out, bound, seed, dtype);
   bias = Tensor::uniform({out}, -bound, bound, seed ^ 0x9e3779b97f4a7c15ull, dtype);
 }
 
-Tensor Linear::forward(const Tensor& x) const { return x.matmul(weight) + bias; }
+Linear::Linear(int64_t in, int64_t out, DType dtype) {
+  // The weight's draw, then the bias's, as Python's seam.nn.Linear makes them.
+  const double bound = LinearBound(in);
+  weight = Tensor::uniform({out, in}, -bound, bound, next_init_seed(), dtype);
+  bias = Tensor::uniform({out}, -bound, bound, next_init_seed(), dtype);
+}
+
+Tensor Linear::forward(const Tensor& x) const { return linear(x, weight) + bias; }
 
 Tensor linear(const Tensor& x, const Tensor& weight) {
   const lazy::NodePtr xn = lazy::NodeOf(x, "linear");
@@ -75,6 +113,12 @@ Mlp::Mlp(const std::vector<int64_t>& sizes, uint64_t seed, DType dtype) {
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {
     layers.emplace_back(sizes[i], sizes[i + 1], seed + 1000 * i, dtype);
   }
+}
+
+Mlp::Mlp(const std::vector<int64_t>& sizes, DType dtype) {
+  if (sizes.size() < 2)
+    throw Error(ErrorCode::kInvalidArgument, "Mlp: needs at least an input and an output size");
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) layers.emplace_back(sizes[i], sizes[i + 1], dtype);
 }
 
 Tensor Mlp::forward(const Tensor& x) const {

@@ -101,7 +101,7 @@ StateDict Module::state_dict() { return StateDictOf(Entries(*this)); }
 void Module::load_state_dict(const StateDict& state) { LoadStateDict(Entries(*this), state); }
 
 std::vector<NamedParameter> Linear::named_parameters() {
-  return {{"weight", &weight, /*transposed=*/true}, {"bias", &bias, false}};
+  return {{"weight", &weight, false}, {"bias", &bias, false}};
 }
 
 std::vector<NamedParameter> Sequential::named_parameters() {

@@ -48,13 +48,13 @@ TEST(ApiMessagesTest, CrossEntropyOnIntegerLogitsNamesCrossEntropy) {
 }
 
 TEST(ApiMessagesTest, OptimizerParameterTheLossDoesNotUseIsNamed) {
-  nn::Linear used(3, 2, 1), unused(3, 2, 2);
+  nn::Linear used(3, 2, 1), unused(3, 2, 2);  // weights [2, 3]: [out, in]
   optim::Sgd opt({&used.weight, &used.bias, &unused.weight, &unused.bias}, 0.1f);
   Tensor x = Tensor::from_vector(std::vector<float>(6, 1.0f), {2, 3});
   Tensor loss = used.forward(x).sum();
   std::string m = ErrorOf([&] { opt.step(loss); });
   EXPECT_EQ(m,
-            "optimizer step: parameter 2 (f32[3,2]) is not used by the loss: the loss does not "
+            "optimizer step: parameter 2 (f32[2,3]) is not used by the loss: the loss does not "
             "depend on it (leave it out of the parameters, or use it in the computation of the "
             "loss)");
   EXPECT_THAT(m, Not(HasSubstr("sync")));

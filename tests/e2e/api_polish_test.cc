@@ -182,6 +182,35 @@ TEST(ApiPolishTest, MlpIsAModule) {
   EXPECT_EQ(seq.forward(x).to_vector<float>(), mlp.forward(x).to_vector<float>());
 }
 
+// Layers without a seed draw from manual_seed's sequence: the same seed and order give the
+// same values, another seed others; the weight is PyTorch's [out, in], drawn before the bias.
+TEST(ApiPolishTest, UnseededLayersDrawFromManualSeedsSequence) {
+  const auto values = [](const nn::Mlp& mlp) {
+    std::vector<std::vector<float>> out;
+    for (const nn::Linear& layer : mlp.layers) {
+      out.push_back(layer.weight.to_vector<float>());
+      out.push_back(layer.bias.to_vector<float>());
+    }
+    return out;
+  };
+  manual_seed(3);
+  nn::Mlp a({4, 5, 3});
+  EXPECT_EQ(a.layers[0].weight.shape(), (std::vector<int64_t>{5, 4}));
+  manual_seed(3);
+  nn::Mlp b({4, 5, 3});
+  manual_seed(4);
+  nn::Mlp c({4, 5, 3});
+  EXPECT_EQ(values(a), values(b));
+  EXPECT_NE(values(a), values(c));
+  manual_seed(3);
+  const uint64_t weight_seed = next_init_seed();
+  const uint64_t bias_seed = next_init_seed();
+  EXPECT_NE(weight_seed, bias_seed);
+  const double bound = 1.0 / 2.0;  // 1/sqrt(in)
+  EXPECT_EQ(values(a)[0], Tensor::uniform({5, 4}, -bound, bound, weight_seed).to_vector<float>());
+  EXPECT_EQ(values(a)[1], Tensor::uniform({5}, -bound, bound, bias_seed).to_vector<float>());
+}
+
 TEST(ApiPolishTest, WaitDeviceOpsLeavesNothingRunning) {
   wait_device_ops();  // before any device is used: returns at once
   const int64_t before = metrics::MetricTotalSamples("ExecuteTime");

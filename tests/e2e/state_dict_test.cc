@@ -25,23 +25,16 @@ std::vector<std::string> Names(const std::vector<NamedParameter>& params) {
   return names;
 }
 
-std::vector<float> Transposed(const Tensor& t) {
-  const std::vector<float> v = t.to_vector<float>();
-  const int64_t rows = t.shape()[0], cols = t.shape()[1];
-  std::vector<float> out(v.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = v[r * cols + c];
-  }
-  return out;
-}
-
 TEST(StateDictTest, NamesAndLayoutAreThoseOfPyTorch) {
   Mlp mlp({3, 4, 2}, 1);
   EXPECT_THAT(Names(mlp.named_parameters()),
               ElementsAre("layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"));
   StateDict state = mlp.state_dict();
   EXPECT_EQ(state.at("layers.0.weight").shape(), (std::vector<int64_t>{4, 3}));  // [out, in]
-  EXPECT_EQ(state.at("layers.0.weight").to_vector<float>(), Transposed(mlp.layers[0].weight));
+  // seam's Linear keeps PyTorch's layout: the state holds the weight as it is.
+  EXPECT_EQ(mlp.layers[0].weight.shape(), (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(state.at("layers.0.weight").to_vector<float>(),
+            mlp.layers[0].weight.to_vector<float>());
   EXPECT_EQ(state.at("layers.1.bias").to_vector<float>(), mlp.layers[1].bias.to_vector<float>());
 
   Sequential seq({std::make_shared<Linear>(3, 4, 1), std::make_shared<Lambda>(relu),
@@ -64,7 +57,7 @@ TEST(StateDictTest, ARoundTripThroughAFileGivesTheSameModel) {
   std::filesystem::remove(path);
   EXPECT_EQ(fresh.forward(x).to_vector<float>(), trained.forward(x).to_vector<float>());
   for (size_t i = 0; i < fresh.layers.size(); ++i) {
-    EXPECT_EQ(fresh.layers[i].weight.shape(), trained.layers[i].weight.shape());  // seam's layout
+    EXPECT_EQ(fresh.layers[i].weight.shape(), trained.layers[i].weight.shape());
     EXPECT_EQ(fresh.layers[i].weight.to_vector<float>(),
               trained.layers[i].weight.to_vector<float>());
   }
@@ -76,7 +69,7 @@ TEST(StateDictTest, AStateThatDoesNotFitLoadsNothingAndNamesEveryProblem) {
   StateDict state = Mlp({3, 4, 2}, 5).state_dict();
   state.erase("layers.1.bias");
   state["layers.2.weight"] = Tensor::zeros({1});
-  state["layers.0.weight"] = Tensor::zeros({3, 4});  // seam's layout instead of PyTorch's
+  state["layers.0.weight"] = Tensor::zeros({3, 4});  // [in, out] instead of [out, in]
   state["layers.0.bias"] = Tensor::from_vector(std::vector<double>{1, 2, 3, 4}, {4});
   try {
     mlp.load_state_dict(state);
@@ -86,8 +79,7 @@ TEST(StateDictTest, AStateThatDoesNotFitLoadsNothingAndNamesEveryProblem) {
     EXPECT_THAT(message, HasSubstr("nothing loaded"));
     EXPECT_THAT(message, HasSubstr("missing 'layers.1.bias'"));
     EXPECT_THAT(message, HasSubstr("unexpected 'layers.2.weight'"));
-    EXPECT_THAT(message, HasSubstr("'layers.0.weight' has shape [3,4], the module's is [4,3] "
-                                   "(PyTorch's layout, [out, in])"));
+    EXPECT_THAT(message, HasSubstr("'layers.0.weight' has shape [3,4], the module's is [4,3]"));
     EXPECT_THAT(message, HasSubstr("'layers.0.bias' is float64, the module's is float32"));
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
   }

@@ -168,3 +168,70 @@ def test_torch_sees_writes_through_the_shared_buffer():
     del t
     gc.collect()
     np.testing.assert_array_equal(tt2.numpy()[1:], x[1:])
+
+
+# NumPy arrays as operands: on either side of + - * / and the comparisons the result is a seam
+# tensor (the tensor class sets __array_ufunc__ = None, so NumPy defers to its reflected
+# operators), the array taking the tensor's dtype as a Python number does.
+ARITHMETIC = [
+    (lambda a, b: a + b, "+"),
+    (lambda a, b: a - b, "-"),
+    (lambda a, b: a * b, "*"),
+    (lambda a, b: a / b, "/"),
+    (lambda a, b: a < b, "<"),
+    (lambda a, b: a <= b, "<="),
+    (lambda a, b: a > b, ">"),
+    (lambda a, b: a >= b, ">="),
+    (lambda a, b: a == b, "=="),
+    (lambda a, b: a != b, "!="),
+]
+
+
+@pytest.mark.parametrize("op,name", ARITHMETIC, ids=[n for _, n in ARITHMETIC])
+def test_ndarray_on_either_side_gives_a_tensor(op, name):
+    x = np.array([[1.5, -2.0, 3.0], [0.25, 4.0, -1.0]], dtype=np.float32)
+    y = np.array([2.0, -2.0, 0.5], dtype=np.float32)  # broadcast over the rows
+    t = seam.tensor(x)
+    for left, right, want in ((y, t, op(y, x)), (t, y, op(x, y))):
+        got = op(left, right)
+        assert isinstance(got, seam.Tensor), (name, type(got))
+        np.testing.assert_array_equal(got.numpy(), want)
+        assert got.numpy().dtype == want.dtype
+
+
+def test_ndarray_takes_the_tensors_dtype():
+    t = seam.tensor(np.array([1.0, 2.0], dtype=np.float32))
+    got = np.array([0.1, 0.2]) + t  # float64 array, float32 tensor: a float32 result
+    assert got.dtype == seam.float32
+    want = np.array([0.1, 0.2]).astype(np.float32) + np.array([1, 2], dtype=np.float32)
+    np.testing.assert_array_equal(got.numpy(), want)
+    ints = seam.tensor(np.array([5, 7], dtype=np.int64))
+    assert (np.array([1, 2], dtype=np.int32) * ints).numpy().tolist() == [5, 14]
+    assert (np.array([1, 2], dtype=np.int32) * ints).dtype == seam.int64
+    np.testing.assert_array_equal((np.float64(2.0) - t).numpy(), [1.0, 0.0])  # NumPy scalar
+    zero_d = np.array(3.0) * t  # a 0-d array broadcasts
+    np.testing.assert_array_equal(zero_d.numpy(), [3.0, 6.0])
+
+
+def test_ndarray_operand_carries_no_gradient_but_the_tensor_does():
+    w = seam.tensor(np.array([1.0, -3.0], dtype=np.float32), requires_grad=True)
+    scale = np.array([2.0, 5.0], dtype=np.float32)
+    (scale * w - np.ones(2, dtype=np.float32)).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), scale)
+
+
+def test_ndarray_that_would_lose_values_is_refused_by_name():
+    ints = seam.tensor(np.array([1, 2], dtype=np.int32))
+    with pytest.raises(ValueError, match="__radd__: a NumPy array of dtype float64 does not "
+                                         "combine with a tensor of dtype int32"):
+        _ = np.array([0.5, 1.5]) + ints
+    with pytest.raises(ValueError, match="float64 .*tensor of dtype bool"):
+        _ = seam.tensor(np.array([True, False])) == np.array([1.0, 0.0])
+
+
+def test_in_place_with_an_ndarray():
+    t = seam.tensor(np.array([1.0, 2.0], dtype=np.float32))
+    before = t
+    t += np.array([10.0, 20.0])
+    assert t is before
+    np.testing.assert_array_equal(t.numpy(), [11.0, 22.0])
