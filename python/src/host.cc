@@ -276,9 +276,11 @@ Tensor ImportDlpack(py::object source) {
   }
 }
 
+}  // namespace
+
 // t.item(): the one element as a Python number, read straight into it (the step's loss
 // read runs every step, so no NumPy array in between).
-py::object Item(const Tensor& value) {
+py::object ItemObject(const Tensor& value) {
   const int64_t count = value.numel();
   if (count != 1) {
     ThrowInvalid("item: only a tensor of one element converts to a Python number, this one has " +
@@ -301,11 +303,9 @@ py::object Item(const Tensor& value) {
   ThrowInvalid("item: unknown dtype");
 }
 
-}  // namespace
-
 void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls) {
   cls.def("numpy", [](const PyTensor& t) { return ToNumpy(t.value); });
-  cls.def("item", [](const PyTensor& t) { return Item(t.value); });
+  cls.def("item", [](const PyTensor& t) { return ItemObject(t.value); });
   cls.def(
       "__array__",
       [](const PyTensor& t, py::object dtype) {

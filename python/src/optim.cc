@@ -151,7 +151,67 @@ class PyAdam : public PyOptimizer {
   }
 };
 
+// The optimizer's two calls of every step, step() and clear_grads(), as direct entry points
+// (fast_calls.cc says why): the plain call with no argument, anything else to the binding.
+const py::detail::type_info* g_optimizer_info = nullptr;
+PyObject* g_step = nullptr;
+PyObject* g_clear_grads = nullptr;
+
+PyOptimizer* OptimizerOf(PyObject* self) {
+  py::detail::type_caster_generic caster(g_optimizer_info);
+  if (!caster.load(self, /*convert=*/false)) return nullptr;
+  return static_cast<PyOptimizer*>(caster.value);
+}
+
+template <PyObject** replaced, void (PyOptimizer::*member)()>
+PyObject* FastMethod(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  if (kwnames == nullptr && n == 0) {
+    if (PyOptimizer* opt = OptimizerOf(self); opt != nullptr) {
+      return FastCall([&] {
+        (opt->*member)();
+        return PyTensorPtr();
+      });
+    }
+  }
+  return CallReplaced(*replaced, self, args, static_cast<size_t>(n), kwnames);
+}
+
+PyMethodDef g_optimizer_defs[] = {
+    {"step",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(&FastMethod<&g_step, &PyOptimizer::Step>)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"clear_grads",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(&FastMethod<&g_clear_grads, &PyOptimizer::ClearGrads>)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+};
+
 }  // namespace
+
+void InstallFastOptimizerCalls() {
+  g_optimizer_info = py::detail::get_type_info(typeid(PyOptimizer));
+  if (g_optimizer_info == nullptr) return;
+  auto* type = g_optimizer_info->type;
+  py::handle cls(reinterpret_cast<PyObject*>(type));
+  PyObject** replaced[] = {&g_step, &g_clear_grads};
+  for (size_t i = 0; i < 2; ++i) {
+    PyMethodDef& def = g_optimizer_defs[i];
+    py::object old = cls.attr("__dict__")[def.ml_name];
+    static std::string docs[2];
+    if (py::object doc = old.attr("__doc__"); !doc.is_none()) {
+      docs[i] = doc.cast<std::string>();
+      def.ml_doc = docs[i].c_str();
+    }
+    PyObject* function = old.ptr();
+    if (PyInstanceMethod_Check(function)) function = PyInstanceMethod_GET_FUNCTION(function);
+    *replaced[i] = py::reinterpret_borrow<py::object>(function).release().ptr();
+    py::object fresh = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &def));
+    if (!fresh) throw py::error_already_set();
+    cls.attr(def.ml_name) = fresh;
+  }
+}
 
 void BindOptim(py::module_& m) {
   py::module_ o = m.def_submodule("optim", "seam::optim");

@@ -1,0 +1,224 @@
+// Direct entry points for the calls a training step makes every time (Linear's forward, relu,
+// cross entropy, backward, sync, item): CPython calls them as METH_FASTCALL functions instead
+// of going through pybind11's dispatcher, which looks up each argument's type, tries the
+// overloads and wraps the result by name (about 2,000 instructions a call, as much as
+// recording the op). Each takes the plain positional form only; any other call (keywords, a
+// different count, an argument that is not a seam tensor) goes to the bound function it
+// replaced, so signatures, conversions and error messages stay pybind11's. A seam error
+// raised inside goes through the module's exception translators, as from a bound function.
+#include <pybind11/pybind11.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "python/src/py_tensor.h"
+#include "seam/nn.h"
+
+namespace seam::python {
+namespace {
+
+const py::detail::type_info* g_tensor_info = nullptr;
+PyTypeObject* g_tensor_type = nullptr;
+
+// A method's plain function: pybind11 keeps methods as instancemethod objects.
+PyObject* PlainFunction(PyObject* attribute) {
+  if (PyInstanceMethod_Check(attribute)) return PyInstanceMethod_GET_FUNCTION(attribute);
+  return attribute;
+}
+
+// --- the entry points ----------------------------------------------------------------------
+
+// Each replaced callable, set once at install time (kept alive by these references).
+PyObject* g_linear = nullptr;
+PyObject* g_cross_entropy = nullptr;
+PyObject* g_backward = nullptr;
+PyObject* g_sync = nullptr;
+PyObject* g_relu = nullptr;
+PyObject* g_item = nullptr;
+
+// nn.linear(input, weight, bias): input @ weight.T + bias, bias may be None.
+PyObject* Linear(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  if (kwnames == nullptr && (n == 2 || n == 3)) {
+    const PyTensor* x = FastTensor(args[0]);
+    const PyTensor* w = FastTensor(args[1]);
+    const bool no_bias = n == 2 || args[2] == Py_None;
+    const PyTensor* b = no_bias ? nullptr : FastTensor(args[2]);
+    if (x != nullptr && w != nullptr && (no_bias || b != nullptr)) {
+      return FastCall([&] {
+        Tensor out = nn::linear(x->value, w->value);
+        if (b == nullptr) return Result(std::move(out), {x, w});
+        return Result(out + b->value, {x, w, b});
+      });
+    }
+  }
+  return CallReplaced(g_linear, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+}
+
+PyObject* CrossEntropy(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  if (kwnames == nullptr && PyVectorcall_NARGS(nargsf) == 2) {
+    const PyTensor* logits = FastTensor(args[0]);
+    const PyTensor* labels = FastTensor(args[1]);
+    if (logits != nullptr && labels != nullptr) {
+      return FastCall(
+          [&] { return Result(nn::cross_entropy(logits->value, labels->value), {logits}); });
+    }
+  }
+  return CallReplaced(g_cross_entropy, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+}
+
+// backward(loss) and backward(loss, None): the implicit gradient of a one-element loss.
+PyObject* Backward(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  if (kwnames == nullptr && (n == 1 || (n == 2 && args[1] == Py_None))) {
+    if (const PyTensor* loss = FastTensor(args[0]); loss != nullptr) {
+      return FastCall([&] {
+        BackwardInto(*loss, nullptr);
+        return PyTensorPtr();
+      });
+    }
+  }
+  return CallReplaced(g_backward, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+}
+
+PyObject* Sync(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  if (kwnames == nullptr && PyVectorcall_NARGS(nargsf) == 0) {
+    return FastCall([] {
+      py::gil_scoped_release release;
+      sync();
+      return PyTensorPtr();
+    });
+  }
+  return CallReplaced(g_sync, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+}
+
+PyObject* Relu(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const PyTensor* t = FastTensor(self);
+  if (kwnames == nullptr && PyVectorcall_NARGS(nargsf) == 0 && t != nullptr) {
+    return FastCall([&] { return Result(t->value.relu(), {t}); });
+  }
+  return CallReplaced(g_relu, self, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+}
+
+PyObject* Item(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const PyTensor* t = FastTensor(self);
+  if (kwnames == nullptr && PyVectorcall_NARGS(nargsf) == 0 && t != nullptr) {
+    try {
+      return ItemObject(t->value).release().ptr();
+    } catch (...) {
+      return RaiseTranslated();
+    }
+  }
+  return CallReplaced(g_item, self, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+}
+
+// The method tables live as long as the module (CPython keeps pointers to them).
+PyMethodDef g_module_defs[] = {
+    {"linear", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Linear)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"cross_entropy", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&CrossEntropy)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Backward)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"sync", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Sync)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+};
+PyMethodDef g_method_defs[] = {
+    {"relu", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Relu)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"item", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Item)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+};
+
+// The replaced binding's docstring as `def`'s (copied: the table outlives the string).
+void KeepDoc(PyMethodDef& def, const py::object& doc) {
+  if (doc.is_none()) return;
+  static std::deque<std::string> kept;
+  kept.push_back(doc.cast<std::string>());
+  def.ml_doc = kept.back().c_str();
+}
+
+// Puts `def` in place of module.<name>, keeping the bound function in *replaced and its
+// docstring.
+void ReplaceFunction(py::module_& module, PyMethodDef& def, PyObject** replaced) {
+  py::object old = module.attr(def.ml_name);
+  py::object doc = old.attr("__doc__");
+  KeepDoc(def, doc);
+  *replaced = old.release().ptr();
+  py::object fresh = py::reinterpret_steal<py::object>(
+      PyCFunction_NewEx(&def, nullptr, module.attr("__name__").ptr()));
+  if (!fresh) throw py::error_already_set();
+  module.attr(def.ml_name) = fresh;
+}
+
+// Puts `def` in place of the method Tensor.<name>, keeping the bound function in *replaced.
+void ReplaceMethod(PyMethodDef& def, PyObject** replaced) {
+  py::handle type(reinterpret_cast<PyObject*>(g_tensor_type));
+  py::object old = type.attr("__dict__")[def.ml_name];
+  py::object doc = old.attr("__doc__");
+  KeepDoc(def, doc);
+  *replaced = py::reinterpret_borrow<py::object>(PlainFunction(old.ptr())).release().ptr();
+  py::object fresh = py::reinterpret_steal<py::object>(PyDescr_NewMethod(g_tensor_type, &def));
+  if (!fresh) throw py::error_already_set();
+  type.attr(def.ml_name) = fresh;
+}
+
+}  // namespace
+
+PyObject* CallReplaced(PyObject* replaced, PyObject* self, PyObject* const* args, size_t nargs,
+                       PyObject* kwnames) {
+  if (self == nullptr) return PyObject_Vectorcall(replaced, args, nargs, kwnames);
+  const size_t total = nargs + (kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0);
+  std::vector<PyObject*> with_self(total + 1);
+  with_self[0] = self;
+  for (size_t i = 0; i < total; ++i) with_self[i + 1] = args[i];
+  return PyObject_Vectorcall(replaced, with_self.data(), nargs + 1, kwnames);
+}
+
+const PyTensor* FastTensor(PyObject* o) {
+  if (!PyObject_TypeCheck(o, g_tensor_type)) return nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(o);
+  // One C++ type in the object (seam's Tensor, or a Python subclass such as Parameter).
+  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
+  return static_cast<const PyTensor*>(inst->simple_value_holder[0]);
+}
+
+PyObject* WrapTensor(PyTensorPtr t) {
+  if (t == nullptr) Py_RETURN_NONE;
+  return py::detail::type_caster_generic::cast(t.get(), py::return_value_policy::take_ownership,
+                                               py::handle(), g_tensor_info, nullptr, nullptr, &t)
+      .ptr();
+}
+
+PyObject* RaiseTranslated() {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    auto& local = py::detail::get_local_internals().registered_exception_translators;
+    if (py::detail::apply_exception_translators(local)) return nullptr;
+    auto& global = py::detail::get_internals().registered_exception_translators;
+    if (py::detail::apply_exception_translators(global)) return nullptr;
+    PyErr_SetString(PyExc_SystemError, "seam: an exception escaped the exception translators");
+    return nullptr;
+  }
+}
+
+void InstallFastCalls(py::module_& m) {
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(m.attr("Tensor").ptr());
+  g_tensor_info = py::detail::get_type_info(typeid(PyTensor));
+  if (g_tensor_info == nullptr || g_tensor_info->type != g_tensor_type) return;
+  py::module_ nn_functions = m.attr("nn");
+  ReplaceFunction(nn_functions, g_module_defs[0], &g_linear);
+  ReplaceFunction(nn_functions, g_module_defs[1], &g_cross_entropy);
+  ReplaceFunction(m, g_module_defs[2], &g_backward);
+  ReplaceFunction(m, g_module_defs[3], &g_sync);
+  ReplaceMethod(g_method_defs[0], &g_relu);
+  ReplaceMethod(g_method_defs[1], &g_item);
+  InstallFastOptimizerCalls();
+}
+
+}  // namespace seam::python
