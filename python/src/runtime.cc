@@ -163,10 +163,14 @@ void BindFiles(py::module_& m) {
 }  // namespace
 
 void BindRuntime(py::module_& m) {
-  m.def("sync", [] {
-    py::gil_scoped_release release;
-    sync();
-  });
+  m.def(
+      "sync",
+      [] {
+        py::gil_scoped_release release;
+        sync();
+      },
+      "Compiles and runs every live tensor's pending operations as one program (torch_xla's "
+      "xm.mark_step()). The GIL is released while it runs.");
   m.def("wait_device_ops", [] {
     py::gil_scoped_release release;
     wait_device_ops();
