@@ -68,10 +68,11 @@ class CompiledFunction:
             return out
 
         self._step = _C.CompiledStep(traced)
+        self._run = self._step.__call__  # bound once: the call runs every step
 
     def __call__(self, *args):
         try:
-            outs = self._step(args)
+            outs = self._run(args)
         except TypeError:
             for a in args:  # the extension refuses anything but tensors: say which
                 if not isinstance(a, _C.Tensor):

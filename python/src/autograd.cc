@@ -66,7 +66,8 @@ void BindAutograd(py::module_& m) {
   m.def("is_grad_enabled", &grad_enabled);
   m.def("set_grad_enabled", &set_grad_enabled);
   m.def(
-      "backward", [](const PyTensor& loss, const PyTensor* gradient) { BackwardInto(loss, gradient); },
+      "backward",
+      [](const PyTensor& loss, const PyTensor* gradient) { BackwardInto(loss, gradient); },
       py::arg("loss"), py::arg("gradient") = nullptr);
   // torch.autograd.grad(outputs, inputs, create_graph=...): gradients returned, .grad left
   // alone. With create_graph the gradients depend on the loss's leaves (a second

@@ -53,7 +53,8 @@ PyObject* Linear(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* 
       });
     }
   }
-  return CallReplaced(g_linear, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+  return CallReplaced(g_linear, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)),
+                      kwnames);
 }
 
 PyObject* CrossEntropy(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
@@ -65,7 +66,8 @@ PyObject* CrossEntropy(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyOb
           [&] { return Result(nn::cross_entropy(logits->value, labels->value), {logits}); });
     }
   }
-  return CallReplaced(g_cross_entropy, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+  return CallReplaced(g_cross_entropy, nullptr, args,
+                      static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
 }
 
 // backward(loss) and backward(loss, None): the implicit gradient of a one-element loss.
@@ -79,7 +81,8 @@ PyObject* Backward(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject
       });
     }
   }
-  return CallReplaced(g_backward, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+  return CallReplaced(g_backward, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)),
+                      kwnames);
 }
 
 PyObject* Sync(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
@@ -90,7 +93,8 @@ PyObject* Sync(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kw
       return PyTensorPtr();
     });
   }
-  return CallReplaced(g_sync, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
+  return CallReplaced(g_sync, nullptr, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)),
+                      kwnames);
 }
 
 PyObject* Relu(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
@@ -152,19 +156,17 @@ void ReplaceFunction(py::module_& module, PyMethodDef& def, PyObject** replaced)
   module.attr(def.ml_name) = fresh;
 }
 
-// Puts `def` in place of the method Tensor.<name>, keeping the bound function in *replaced.
-void ReplaceMethod(PyMethodDef& def, PyObject** replaced) {
-  py::handle type(reinterpret_cast<PyObject*>(g_tensor_type));
-  py::object old = type.attr("__dict__")[def.ml_name];
-  py::object doc = old.attr("__doc__");
-  KeepDoc(def, doc);
-  *replaced = py::reinterpret_borrow<py::object>(PlainFunction(old.ptr())).release().ptr();
-  py::object fresh = py::reinterpret_steal<py::object>(PyDescr_NewMethod(g_tensor_type, &def));
-  if (!fresh) throw py::error_already_set();
-  type.attr(def.ml_name) = fresh;
-}
-
 }  // namespace
+
+void ReplaceMethod(PyTypeObject* type, PyMethodDef& def, PyObject** replaced) {
+  py::handle cls(reinterpret_cast<PyObject*>(type));
+  py::object old = cls.attr("__dict__")[def.ml_name];
+  KeepDoc(def, old.attr("__doc__"));
+  *replaced = py::reinterpret_borrow<py::object>(PlainFunction(old.ptr())).release().ptr();
+  py::object fresh = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &def));
+  if (!fresh) throw py::error_already_set();
+  cls.attr(def.ml_name) = fresh;
+}
 
 PyObject* CallReplaced(PyObject* replaced, PyObject* self, PyObject* const* args, size_t nargs,
                        PyObject* kwnames) {
@@ -216,9 +218,10 @@ void InstallFastCalls(py::module_& m) {
   ReplaceFunction(nn_functions, g_module_defs[1], &g_cross_entropy);
   ReplaceFunction(m, g_module_defs[2], &g_backward);
   ReplaceFunction(m, g_module_defs[3], &g_sync);
-  ReplaceMethod(g_method_defs[0], &g_relu);
-  ReplaceMethod(g_method_defs[1], &g_item);
+  ReplaceMethod(g_tensor_type, g_method_defs[0], &g_relu);
+  ReplaceMethod(g_tensor_type, g_method_defs[1], &g_item);
   InstallFastOptimizerCalls();
+  InstallFastCompiledCall();
 }
 
 }  // namespace seam::python

@@ -193,24 +193,8 @@ PyMethodDef g_optimizer_defs[] = {
 void InstallFastOptimizerCalls() {
   g_optimizer_info = py::detail::get_type_info(typeid(PyOptimizer));
   if (g_optimizer_info == nullptr) return;
-  auto* type = g_optimizer_info->type;
-  py::handle cls(reinterpret_cast<PyObject*>(type));
-  PyObject** replaced[] = {&g_step, &g_clear_grads};
-  for (size_t i = 0; i < 2; ++i) {
-    PyMethodDef& def = g_optimizer_defs[i];
-    py::object old = cls.attr("__dict__")[def.ml_name];
-    static std::string docs[2];
-    if (py::object doc = old.attr("__doc__"); !doc.is_none()) {
-      docs[i] = doc.cast<std::string>();
-      def.ml_doc = docs[i].c_str();
-    }
-    PyObject* function = old.ptr();
-    if (PyInstanceMethod_Check(function)) function = PyInstanceMethod_GET_FUNCTION(function);
-    *replaced[i] = py::reinterpret_borrow<py::object>(function).release().ptr();
-    py::object fresh = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &def));
-    if (!fresh) throw py::error_already_set();
-    cls.attr(def.ml_name) = fresh;
-  }
+  ReplaceMethod(g_optimizer_info->type, g_optimizer_defs[0], &g_step);
+  ReplaceMethod(g_optimizer_info->type, g_optimizer_defs[1], &g_clear_grads);
 }
 
 void BindOptim(py::module_& m) {

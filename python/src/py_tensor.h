@@ -89,6 +89,9 @@ PyObject* WrapTensor(PyTensorPtr t);
 // Inside a catch block: sets the Python exception pybind11's translators make of the
 // exception being handled (seam errors as their seam.* classes) and returns null.
 PyObject* RaiseTranslated();
+// Puts `def` (METH_FASTCALL | METH_KEYWORDS) in place of the method type.<name>, keeping the
+// bound function it replaces in *replaced (for CallReplaced) and its docstring.
+void ReplaceMethod(PyTypeObject* type, PyMethodDef& def, PyObject** replaced);
 // Calls `replaced` (a bound function) with the same arguments, `self` first when not null:
 // the fallback of a fast entry point for the calls it does not take itself.
 PyObject* CallReplaced(PyObject* replaced, PyObject* self, PyObject* const* args, size_t nargs,
@@ -120,6 +123,7 @@ void BindDistributed(py::module_& m);
 // (fast_calls.cc; the optimizer's in optim.cc). After every Bind* above.
 void InstallFastCalls(py::module_& m);
 void InstallFastOptimizerCalls();
+void InstallFastCompiledCall();
 
 }  // namespace seam::python
 
