@@ -257,8 +257,8 @@ template <typename MakeLiteral>
 NodePtr SharedScalar(ir::DType dtype, uint64_t bits, bool integer, MakeLiteral make) {
   constexpr size_t kSlots = 16;
   thread_local ScalarSlot slots[kSlots];
-  const uint64_t h = (bits ^ (static_cast<uint64_t>(dtype) << 56) ^ (integer ? 1 : 0)) *
-                     0x9e3779b97f4a7c15ULL;
+  const uint64_t h =
+      (bits ^ (static_cast<uint64_t>(dtype) << 56) ^ (integer ? 1 : 0)) * 0x9e3779b97f4a7c15ULL;
   ScalarSlot& slot = slots[h >> 60];
   if (slot.bits == bits && slot.dtype == dtype && slot.integer == integer) {
     if (NodePtr leaf = slot.leaf.lock(); leaf != nullptr && !leaf->value->donated) return leaf;
