@@ -179,7 +179,7 @@ PyObject* CallReplaced(PyObject* replaced, PyObject* self, PyObject* const* args
 }
 
 const PyTensor* FastTensor(PyObject* o) {
-  if (!PyObject_TypeCheck(o, g_tensor_type)) return nullptr;
+  if (g_tensor_type == nullptr || !PyObject_TypeCheck(o, g_tensor_type)) return nullptr;
   auto* inst = reinterpret_cast<py::detail::instance*>(o);
   // One C++ type in the object (seam's Tensor, or a Python subclass such as Parameter).
   if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
@@ -188,6 +188,7 @@ const PyTensor* FastTensor(PyObject* o) {
 
 PyObject* WrapTensor(PyTensorPtr t) {
   if (t == nullptr) Py_RETURN_NONE;
+  if (g_tensor_info == nullptr) return py::cast(std::move(t)).release().ptr();
   return py::detail::type_caster_generic::cast(t.get(), py::return_value_policy::take_ownership,
                                                py::handle(), g_tensor_info, nullptr, nullptr, &t)
       .ptr();
@@ -210,9 +211,11 @@ PyObject* RaiseTranslated() {
 }
 
 void InstallFastCalls(py::module_& m) {
-  g_tensor_type = reinterpret_cast<PyTypeObject*>(m.attr("Tensor").ptr());
-  g_tensor_info = py::detail::get_type_info(typeid(PyTensor));
-  if (g_tensor_info == nullptr || g_tensor_info->type != g_tensor_type) return;
+  const py::detail::type_info* info = py::detail::get_type_info(typeid(PyTensor));
+  auto* type = reinterpret_cast<PyTypeObject*>(m.attr("Tensor").ptr());
+  if (info == nullptr || info->type != type) return;  // not the layout assumed: keep pybind11's
+  g_tensor_info = info;
+  g_tensor_type = type;
   py::module_ nn_functions = m.attr("nn");
   ReplaceFunction(nn_functions, g_module_defs[0], &g_linear);
   ReplaceFunction(nn_functions, g_module_defs[1], &g_cross_entropy);
