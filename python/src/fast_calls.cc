@@ -117,6 +117,23 @@ PyObject* Item(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObjec
   return CallReplaced(g_item, self, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
 }
 
+// nn.Module.__call__(self, *args, **kwargs): self.forward(*args, **kwargs) without a Python
+// frame in between (every layer of every step goes through it). The arguments are passed on
+// as they came, self first, so PyObject_VectorcallMethod finds forward on self.
+PyObject* CallForward(PyObject*, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  if (PyVectorcall_NARGS(nargsf) < 1) {
+    PyErr_SetString(PyExc_TypeError, "Module.__call__() needs the module as its first argument");
+    return nullptr;
+  }
+  static PyObject* const forward = PyUnicode_InternFromString("forward");
+  return PyObject_VectorcallMethod(forward, args, nargsf, kwnames);
+}
+
+PyMethodDef g_call_forward_def = {
+    "__call__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&CallForward)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "__call__(self, *args, **kwargs)\n--\n\nself.forward(*args, **kwargs)"};
+
 // The method tables live as long as the module (CPython keeps pointers to them).
 PyMethodDef g_module_defs[] = {
     {"linear", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&Linear)),
@@ -225,6 +242,13 @@ void InstallFastCalls(py::module_& m) {
   ReplaceMethod(g_tensor_type, g_method_defs[1], &g_item);
   InstallFastOptimizerCalls();
   InstallFastCompiledCall();
+  // For seam.nn.Module's class body: an instancemethod binds self as a Python function does.
+  py::object call_forward = py::reinterpret_steal<py::object>(
+      PyCFunction_NewEx(&g_call_forward_def, nullptr, m.attr("__name__").ptr()));
+  if (!call_forward) throw py::error_already_set();
+  py::object method = py::reinterpret_steal<py::object>(PyInstanceMethod_New(call_forward.ptr()));
+  if (!method) throw py::error_already_set();
+  m.attr("_module_call") = method;
 }
 
 }  // namespace seam::python

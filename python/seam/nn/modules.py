@@ -91,8 +91,9 @@ class Module:
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+    # self.forward(*args, **kwargs), as a C function (python/src/fast_calls.cc): no Python
+    # frame between a layer's call and its forward. A subclass may still define __call__.
+    __call__ = _C._module_call
 
     def named_modules(self, prefix=""):
         yield prefix, self
