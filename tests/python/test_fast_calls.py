@@ -113,3 +113,27 @@ def test_optimizer_groups_changed_after_construction_take_the_general_path():
     (a.sum() * 4.0).backward()
     opt.step()
     np.testing.assert_array_equal(_np(a), [0.0, 1.0])
+
+
+def test_module_call_passes_everything_to_forward():
+    class Scale(nn.Module):
+        def forward(self, x, factor=2.0, *, shift=0.0):
+            return x * factor + shift
+
+    class Doubled(Scale):
+        def __call__(self, x):  # a subclass's own __call__ still wins
+            return super().__call__(x, 3.0) * 2.0
+
+    x = seam.tensor([1.0, 2.0])
+    m = Scale()
+    np.testing.assert_array_equal(_np(m(x)), [2.0, 4.0])
+    np.testing.assert_array_equal(_np(m(x, 4.0)), [4.0, 8.0])
+    np.testing.assert_array_equal(_np(m(x, factor=0.5, shift=1.0)), [1.5, 2.0])
+    np.testing.assert_array_equal(_np(m(x=x)), [2.0, 4.0])
+    np.testing.assert_array_equal(_np(Doubled()(x)), [6.0, 12.0])
+    with pytest.raises(NotImplementedError, match="has no forward"):
+        nn.Module()(x)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        m(x, bogus=1)
+    with pytest.raises(TypeError, match="needs the module"):
+        nn.Module.__call__()
