@@ -117,6 +117,29 @@ PyObject* Item(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObjec
   return CallReplaced(g_item, self, args, static_cast<size_t>(PyVectorcall_NARGS(nargsf)), kwnames);
 }
 
+// Tensor.backward(): the implicit gradient of a one-element loss, the call of every step.
+// Every other form (gradient=, retain_graph=, ...) goes to the package's Python method,
+// which seam/_tensor.py hands over with _install_backward.
+PyObject* g_backward_method = nullptr;
+
+PyObject* TensorBackward(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                         PyObject* kwnames) {
+  const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  if (kwnames == nullptr && n == 0) {
+    if (const PyTensor* loss = FastTensor(self); loss != nullptr) {
+      return FastCall([&] {
+        BackwardInto(*loss, nullptr);
+        return PyTensorPtr();
+      });
+    }
+  }
+  return CallReplaced(g_backward_method, self, args, static_cast<size_t>(n), kwnames);
+}
+
+PyMethodDef g_backward_def = {
+    "backward", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&TensorBackward)),
+    METH_FASTCALL | METH_KEYWORDS, nullptr};
+
 // nn.Module.__call__(self, *args, **kwargs): self.forward(*args, **kwargs) without a Python
 // frame in between (every layer of every step goes through it). The arguments are passed on
 // as they came, self first, so PyObject_VectorcallMethod finds forward on self.
@@ -249,6 +272,19 @@ void InstallFastCalls(py::module_& m) {
   py::object method = py::reinterpret_steal<py::object>(PyInstanceMethod_New(call_forward.ptr()));
   if (!method) throw py::error_already_set();
   m.attr("_module_call") = method;
+  // Tensor.backward = the direct entry point over `python_method` (its docstring kept); false
+  // when the fast calls are not installed (the caller then sets the Python method itself).
+  m.def("_install_backward", [](py::function python_method) {
+    if (g_tensor_type == nullptr) return false;
+    if (g_backward_method != nullptr) return true;
+    KeepDoc(g_backward_def, python_method.attr("__doc__"));
+    g_backward_method = python_method.release().ptr();
+    py::object fresh =
+        py::reinterpret_steal<py::object>(PyDescr_NewMethod(g_tensor_type, &g_backward_def));
+    if (!fresh) throw py::error_already_set();
+    py::handle(reinterpret_cast<PyObject*>(g_tensor_type)).attr("backward") = fresh;
+    return true;
+  });
 }
 
 }  // namespace seam::python

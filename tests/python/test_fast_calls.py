@@ -20,7 +20,8 @@ def test_the_hot_calls_are_direct_entry_points():
     # and whose methods are instancemethod objects) but plain C functions and descriptors.
     for function in (_C.nn.linear, _C.nn.cross_entropy, _C.backward, _C.sync):
         assert function.__self__ is None, function
-    for cls, name in ((_C.Tensor, "relu"), (_C.Tensor, "item"), (_C.optim.Optimizer, "step"),
+    for cls, name in ((_C.Tensor, "relu"), (_C.Tensor, "item"), (_C.Tensor, "backward"),
+                      (_C.optim.Optimizer, "step"),
                       (_C.optim.Optimizer, "clear_grads"), (_C.CompiledStep, "__call__")):
         assert type(cls.__dict__[name]).__name__ == "method_descriptor", name
     # Their docstrings are the bindings'.
@@ -78,6 +79,15 @@ def test_relu_item_and_backward_on_subclasses_and_with_a_gradient():
     np.testing.assert_array_equal(_np(p.grad), [2.0, 2.0, 2.0])
     (p * 1.0).backward(gradient=seam.tensor([1.0, 0.0, 3.0]))  # the binding's path
     np.testing.assert_array_equal(_np(p.grad), [3.0, 2.0, 5.0])
+    (p * 1.0).backward(seam.tensor([1.0, 1.0, 1.0]), None, False)  # positional, Python's
+    np.testing.assert_array_equal(_np(p.grad), [4.0, 3.0, 6.0])
+    p.sum().backward(retain_graph=True)
+    np.testing.assert_array_equal(_np(p.grad), [5.0, 4.0, 7.0])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        p.sum().backward(bogus=1)
+    with pytest.raises(seam.InvalidArgumentError, match="implicitly created only"):
+        p.backward()
+    assert "retain_graph" in _C.Tensor.backward.__doc__
 
 
 def test_a_training_step_through_the_fast_calls_learns():
