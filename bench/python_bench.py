@@ -11,7 +11,9 @@ Measures, in one interpreter, one thread everywhere, and prints a table with the
   - the cost of one op from Python: a 1,000-op elementwise chain recorded and synced, per op
     (the goal's figure), and beside it the same chain replayed by seam.compile (no recording),
     so the difference is what recording from Python costs.
-Each figure is the best of --rounds rounds (the median is printed beside it).
+Each figure is the best of --rounds rounds (the median is printed beside it). With --cpu-time
+every figure is the process's CPU time instead of wall time (Python's time.process_time and
+Google Benchmark's cpu_time, both process-wide): steadier on a machine shared with other work.
 
 Usage (from the repository root, after building seam_python and train_step_bench):
   OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 SEAM_CPU_THREADS=1 PJRT_DEVICE=CPU \\
@@ -52,20 +54,23 @@ def mlp(module, sizes):
     return module.Sequential(*layers)
 
 
+CLOCK = time.perf_counter  # time.process_time with --cpu-time
+
+
 def time_per_call(fn, seconds, warmup=3):
     """Seconds per call of fn, best and median of 5 slices of about seconds/5 each."""
     for _ in range(warmup):
         fn()
-    t0 = time.perf_counter()
+    t0 = CLOCK()
     fn()
-    one = max(time.perf_counter() - t0, 1e-7)
+    one = max(CLOCK() - t0, 1e-7)
     n = max(1, int(seconds / 5 / one))
     slices = []
     for _ in range(5):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         for _ in range(n):
             fn()
-        slices.append((time.perf_counter() - t0) / n)
+        slices.append((CLOCK() - t0) / n)
     return min(slices), statistics.median(slices)
 
 
@@ -164,8 +169,9 @@ def chain_cost(ops, seconds, scalar):
     return best / ops, med / ops, rbest / ops, rmed / ops, compiled.replayed_calls
 
 
-def cpp_steps(build):
-    """real_time per step (seconds) of the C++ twins, from bench/train_step_bench."""
+def cpp_steps(build, key="real_time"):
+    """real_time (or cpu_time) per step (seconds) of the C++ twins, from
+    bench/train_step_bench."""
     exe = os.path.join(build, "bench", "train_step_bench")
     if not os.access(exe, os.X_OK):
         return {}
@@ -179,7 +185,7 @@ def cpp_steps(build):
             continue
         name = b["run_name"].split("/process_time")[0]
         scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
-        t = b["real_time"] * scale
+        t = b[key] * scale
         best[name] = min(best.get(name, t), t)
     return best
 
@@ -195,7 +201,12 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--quick", action="store_true", help="short timings (a smoke run)")
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="process CPU time instead of wall time, for both languages")
     args = parser.parse_args()
+    global CLOCK
+    if args.cpu_time:
+        CLOCK = time.process_time
     seconds = 0.2 if args.quick else 2.0
     rows = []
 
@@ -213,7 +224,7 @@ def main():
             print("python_bench: PyTorch not importable; no PyTorch column", file=sys.stderr)
     per_op = chain_cost(1000, seconds, scalar=False)
     per_op_s = chain_cost(1000, seconds, scalar=True)
-    cpp = cpp_steps(args.build)
+    cpp = cpp_steps(args.build, "cpu_time" if args.cpu_time else "real_time")
 
     def row(what, value, other_name, other, goal, ok):
         rows.append((what, f"{fmt(value[0])} (median {fmt(value[1])})", other_name,
@@ -238,7 +249,8 @@ def main():
 
     print(f"python_bench: Python {sys.version.split()[0]}, numpy {np.__version__}, threads "
           f"OPENBLAS={os.environ['OPENBLAS_NUM_THREADS']} OMP={os.environ['OMP_NUM_THREADS']} "
-          f"SEAM_CPU={os.environ['SEAM_CPU_THREADS']}, load {os.getloadavg()[0]:.2f}")
+          f"SEAM_CPU={os.environ['SEAM_CPU_THREADS']}, load {os.getloadavg()[0]:.2f}, "
+          f"{'process CPU time' if args.cpu_time else 'wall time'}")
     print("| measured | seam from Python (best) | beside | its time (best) | goal | status |")
     print("| --- | --- | --- | --- | --- | --- |")
     for r in rows:

@@ -22,10 +22,10 @@ def optimizer_step(optimizer, data_parallel=None):
     return optimizer.step(data_parallel=data_parallel)
 
 
-def sync():
-    """Compiles and runs every live tensor's pending operations as one program (torch_xla's
-    xm.mark_step()). The GIL is released while it runs."""
-    _C.sync()
+# sync(): compiles and runs every live tensor's pending operations as one program (torch_xla's
+# xm.mark_step()), the GIL released while it runs. The extension's function itself (its
+# docstring says the same): a Python wrapper would add a frame to every step.
+sync = _C.sync
 
 
 mark_step = sync
@@ -68,10 +68,11 @@ class CompiledFunction:
             return out
 
         self._step = _C.CompiledStep(traced)
+        self._run = self._step.__call__  # bound once: the call runs every step
 
     def __call__(self, *args):
         try:
-            outs = self._step(args)
+            outs = self._run(args)
         except TypeError:
             for a in args:  # the extension refuses anything but tensors: say which
                 if not isinstance(a, _C.Tensor):

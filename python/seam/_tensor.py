@@ -496,6 +496,10 @@ def _to(self, *args, **kwargs):
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph=False):
+    """backward(gradient=None, retain_graph=None, create_graph=False): adds the gradient of
+    this tensor (a one-element loss, or its product with `gradient`) with respect to the leaves
+    it was computed from into their .grad (torch.Tensor.backward; retain_graph and
+    create_graph are accepted and ignored)."""
     _C.backward(self, gradient)
 
 
@@ -587,7 +591,8 @@ def _install():
     T.cpu = lambda self: self
     T.contiguous = lambda self: self
     T.clone = lambda self: self.to_dtype(self.dtype)
-    T.backward = _backward
+    if not _C._install_backward(_backward):  # loss.backward() from C, other forms: _backward
+        T.backward = _backward
     T.requires_grad_ = _requires_grad_
     T.zero_ = _zero_
     T.fill_ = _fill_

@@ -5,9 +5,21 @@ values lazily (they run at the next seam.sync()). A parameter whose .grad is Non
 skipped, as in PyTorch (no update, no weight decay or momentum, its Adam step count stays).
 """
 
+import operator
+
 from . import _C
 from ._errors import InvalidArgumentError
 from ._autograd import enable_grad, no_grad
+
+
+def _tuple_getter(names):
+    """group -> tuple(group[name] for name in names), by a C-level itemgetter."""
+    if len(names) > 1:
+        return operator.itemgetter(*names)
+    if len(names) == 1:
+        getter = operator.itemgetter(names[0])
+        return lambda group: (getter(group),)
+    return lambda group: ()
 
 
 class Optimizer:
@@ -34,16 +46,17 @@ class Optimizer:
             self.param_groups.append(group)
             self._impls.append(self._make(group))
         self._params_at_start = [g["params"] for g in self.param_groups]
+        self._hyper_values = _tuple_getter(self._hyper)
 
     def _make(self, group):
         raise NotImplementedError
 
     def _push(self, impl, group):
         # Only what changed since the last push (a scheduler may set group["lr"]): the
-        # per-step cost of this loop is part of the Python step's overhead.
-        pushed = self._pushed.get(id(impl))
-        values = tuple(group[name] for name in self._hyper)
-        if values == pushed:
+        # per-step cost of this check is part of the Python step's overhead, so the values
+        # are read by one C-level itemgetter, not a generator.
+        values = self._hyper_values(group)
+        if values == self._pushed.get(id(impl)):
             return
         for name, value in zip(self._hyper, values):
             setattr(impl, name, value)
@@ -63,14 +76,21 @@ class Optimizer:
                     for p in group["params"]:
                         if p.grad is not None:
                             p.grad = data_parallel.mean(p.grad)
+        pushed, values_of = self._pushed, self._hyper_values
         for impl, group in zip(self._impls, self.param_groups):
-            self._push(impl, group)
+            # _push inlined for the common case (nothing changed): one frame less per step.
+            if values_of(group) != pushed.get(id(impl)):
+                self._push(impl, group)
             impl.step()
         return loss
 
     def zero_grad(self, set_to_none=True):
-        if set_to_none and all(g["params"] is self._params_at_start[i]
-                               for i, g in enumerate(self.param_groups)):
+        groups, start = self.param_groups, self._params_at_start
+        # One group that kept its list (the common case) is checked inline: a call here costs
+        # more than the clearing it guards.
+        if set_to_none and (
+                groups[0]["params"] is start[0] if len(groups) == 1 == len(start)
+                else self._groups_unchanged()):
             for impl in self._impls:
                 impl.clear_grads()
             return
@@ -80,6 +100,17 @@ class Optimizer:
                     p.grad = None
                 else:
                     p.grad = _C.zeros(list(p.shape), p.dtype)
+
+    def _groups_unchanged(self):
+        """Whether every group still holds the parameter list the C++ optimizers were made
+        for (a plain loop: a generator here costs more than the call it guards)."""
+        groups, start = self.param_groups, self._params_at_start
+        if len(groups) != len(start):
+            return False
+        for group, params in zip(groups, start):
+            if group["params"] is not params:
+                return False
+        return True
 
     def state_dict(self):
         """The C++ optimizer's state by PyTorch's names ("state.<i>.exp_avg",

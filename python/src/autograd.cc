@@ -27,7 +27,9 @@ std::vector<PyTensorPtr> LiveLeaves(const PyTensor& t) {
   return out;
 }
 
-void Backward(const PyTensor& loss, const PyTensor* gradient) {
+}  // namespace
+
+void BackwardInto(const PyTensor& loss, const PyTensor* gradient) {
   if (!loss.requires_grad()) {
     ThrowInvalid(
         "backward: the tensor does not require grad (no leaf it was computed from has "
@@ -60,13 +62,12 @@ void Backward(const PyTensor& loss, const PyTensor* gradient) {
   }
 }
 
-}  // namespace
-
 void BindAutograd(py::module_& m) {
   m.def("is_grad_enabled", &grad_enabled);
   m.def("set_grad_enabled", &set_grad_enabled);
   m.def(
-      "backward", [](const PyTensor& loss, const PyTensor* gradient) { Backward(loss, gradient); },
+      "backward",
+      [](const PyTensor& loss, const PyTensor* gradient) { BackwardInto(loss, gradient); },
       py::arg("loss"), py::arg("gradient") = nullptr);
   // torch.autograd.grad(outputs, inputs, create_graph=...): gradients returned, .grad left
   // alone. With create_graph the gradients depend on the loss's leaves (a second

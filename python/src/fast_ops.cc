@@ -43,7 +43,7 @@ bool IsFloat(DType d) {
 
 const PyTensor* TensorOf(PyObject* o) {
   if (Py_TYPE(o) != g_tensor_type) return nullptr;  // subclasses take pybind11's path
-  return py::handle(o).cast<const PyTensor*>();
+  return FastTensor(o);  // no lookup of the C++ type by name (fast_calls.cc)
 }
 
 // A Python float, or an int that fits int64, as a Scalar (bool is not taken here).
@@ -100,7 +100,7 @@ PyObject* Slot(PyObject* a, PyObject* b) {
         out = Result(Apply<op>(s, y->value), {y});
       }
     }
-    if (out != nullptr) return py::cast(std::move(out)).release().ptr();
+    if (out != nullptr) return WrapTensor(std::move(out));
   } catch (...) {
     // Recorded nothing: the bound method raises the same error the usual way.
   }

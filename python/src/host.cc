@@ -276,9 +276,11 @@ Tensor ImportDlpack(py::object source) {
   }
 }
 
+}  // namespace
+
 // t.item(): the one element as a Python number, read straight into it (the step's loss
 // read runs every step, so no NumPy array in between).
-py::object Item(const Tensor& value) {
+py::object ItemObject(const Tensor& value) {
   const int64_t count = value.numel();
   if (count != 1) {
     ThrowInvalid("item: only a tensor of one element converts to a Python number, this one has " +
@@ -300,8 +302,6 @@ py::object Item(const Tensor& value) {
   }
   ThrowInvalid("item: unknown dtype");
 }
-
-}  // namespace
 
 std::optional<Tensor> ArrayOperand(const char* op, const Tensor& like, py::handle other) {
   if (!py::isinstance<py::array>(other)) return std::nullopt;
@@ -328,7 +328,7 @@ std::optional<Tensor> ArrayOperand(const char* op, const Tensor& like, py::handl
 
 void BindHost(py::module_& m, py::class_<PyTensor, PyTensorPtr>& cls) {
   cls.def("numpy", [](const PyTensor& t) { return ToNumpy(t.value); });
-  cls.def("item", [](const PyTensor& t) { return Item(t.value); });
+  cls.def("item", [](const PyTensor& t) { return ItemObject(t.value); });
   cls.def(
       "__array__",
       [](const PyTensor& t, py::object dtype) {

@@ -45,4 +45,5 @@ PYBIND11_MODULE(_C, m) {
   BindOptim(m);
   BindRuntime(m);
   BindDistributed(m);
+  InstallFastCalls(m);
 }

@@ -151,7 +151,51 @@ class PyAdam : public PyOptimizer {
   }
 };
 
+// The optimizer's two calls of every step, step() and clear_grads(), as direct entry points
+// (fast_calls.cc says why): the plain call with no argument, anything else to the binding.
+const py::detail::type_info* g_optimizer_info = nullptr;
+PyObject* g_step = nullptr;
+PyObject* g_clear_grads = nullptr;
+
+PyOptimizer* OptimizerOf(PyObject* self) {
+  py::detail::type_caster_generic caster(g_optimizer_info);
+  if (!caster.load(self, /*convert=*/false)) return nullptr;
+  return static_cast<PyOptimizer*>(caster.value);
+}
+
+template <PyObject** replaced, void (PyOptimizer::*member)()>
+PyObject* FastMethod(PyObject* self, PyObject* const* args, Py_ssize_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  if (kwnames == nullptr && n == 0) {
+    if (PyOptimizer* opt = OptimizerOf(self); opt != nullptr) {
+      return FastCall([&] {
+        (opt->*member)();
+        return PyTensorPtr();
+      });
+    }
+  }
+  return CallReplaced(*replaced, self, args, static_cast<size_t>(n), kwnames);
+}
+
+PyMethodDef g_optimizer_defs[] = {
+    {"step",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(&FastMethod<&g_step, &PyOptimizer::Step>)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"clear_grads",
+     reinterpret_cast<PyCFunction>(
+         reinterpret_cast<void (*)()>(&FastMethod<&g_clear_grads, &PyOptimizer::ClearGrads>)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+};
+
 }  // namespace
+
+void InstallFastOptimizerCalls() {
+  g_optimizer_info = py::detail::get_type_info(typeid(PyOptimizer));
+  if (g_optimizer_info == nullptr) return;
+  ReplaceMethod(g_optimizer_info->type, g_optimizer_defs[0], &g_step);
+  ReplaceMethod(g_optimizer_info->type, g_optimizer_defs[1], &g_clear_grads);
+}
 
 void BindOptim(py::module_& m) {
   py::module_ o = m.def_submodule("optim", "seam::optim");

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct PyTensor : std::enable_shared_from_this<PyTensor> {
   LeafSetPtr leaves;
   // The accumulated gradient of a leaf (None until the first backward()).
   PyTensorPtr grad;
+  // A leaf's set of one leaf, itself, made on first use (LeavesOf): the operations on a
+  // parameter share it instead of allocating one each.
+  mutable LeafSetPtr self_leaves;
 
   bool is_leaf() const { return leaves == nullptr; }
   bool requires_grad() const { return is_leaf() ? leaf_requires_grad : true; }
@@ -48,12 +52,19 @@ void set_grad_enabled(bool enabled);
 // The leaves `t` depends on, as a set to pass on (itself when it is a leaf needing grad).
 LeafSetPtr LeavesOf(const PyTensor& t);
 // The union of the inputs' leaves (null when grad is off or none has any).
-LeafSetPtr MergeLeaves(std::initializer_list<const PyTensor*> inputs);
-LeafSetPtr MergeLeaves(const std::vector<const PyTensor*>& inputs);
+LeafSetPtr MergeLeaves(std::span<const PyTensor* const> inputs);
+inline LeafSetPtr MergeLeaves(std::initializer_list<const PyTensor*> inputs) {
+  return MergeLeaves(std::span<const PyTensor* const>(inputs.begin(), inputs.size()));
+}
 
 // A result of an operation on `inputs`: it depends on their leaves.
-PyTensorPtr Result(Tensor value, std::initializer_list<const PyTensor*> inputs);
-PyTensorPtr Result(Tensor value, const std::vector<const PyTensor*>& inputs);
+PyTensorPtr Result(Tensor value, std::span<const PyTensor* const> inputs);
+inline PyTensorPtr Result(Tensor value, std::initializer_list<const PyTensor*> inputs) {
+  return Result(std::move(value), std::span<const PyTensor* const>(inputs.begin(), inputs.size()));
+}
+inline PyTensorPtr Result(Tensor value, const std::vector<const PyTensor*>& inputs) {
+  return Result(std::move(value), std::span<const PyTensor* const>(inputs));
+}
 // A result that carries no gradient (comparisons, indices, integer conversions).
 PyTensorPtr Constant(Tensor value);
 
@@ -70,6 +81,38 @@ std::optional<Tensor> ArrayOperand(const char* op, const Tensor& like, py::handl
 // seam::Error with code kInvalidArgument (a Python ValueError subclass).
 [[noreturn]] void ThrowInvalid(const std::string& message);
 
+// backward(): differentiates `loss` (times `gradient` when given) with respect to the leaves
+// it was computed from and adds each gradient into the leaf's .grad (autograd.cc).
+void BackwardInto(const PyTensor& loss, const PyTensor* gradient);
+// t.item(): the one element as a Python number (host.cc).
+py::object ItemObject(const Tensor& value);
+
+// The fast entry points' helpers (fast_calls.cc). FastTensor: the C++ tensor of a seam
+// tensor object (a Python subclass such as Parameter included), null for anything else.
+const PyTensor* FastTensor(PyObject* o);
+// A new reference to `t`'s Python object (None for null), as pybind11 would return it.
+PyObject* WrapTensor(PyTensorPtr t);
+// Inside a catch block: sets the Python exception pybind11's translators make of the
+// exception being handled (seam errors as their seam.* classes) and returns null.
+PyObject* RaiseTranslated();
+// Puts `def` (METH_FASTCALL | METH_KEYWORDS) in place of the method type.<name>, keeping the
+// bound function it replaces in *replaced (for CallReplaced) and its docstring.
+void ReplaceMethod(PyTypeObject* type, PyMethodDef& def, PyObject** replaced);
+// Calls `replaced` (a bound function) with the same arguments, `self` first when not null:
+// the fallback of a fast entry point for the calls it does not take itself.
+PyObject* CallReplaced(PyObject* replaced, PyObject* self, PyObject* const* args, size_t nargs,
+                       PyObject* kwnames);
+// Runs `body` (which returns a PyTensorPtr, null for None) and returns its Python object, or
+// null with the Python exception set.
+template <typename Body>
+PyObject* FastCall(Body&& body) {
+  try {
+    return WrapTensor(body());
+  } catch (...) {
+    return RaiseTranslated();
+  }
+}
+
 // Binding groups, one per source file.
 void BindErrors(py::module_& m);
 void BindTensor(py::module_& m);
@@ -82,6 +125,11 @@ void BindNn(py::module_& m);
 void BindOptim(py::module_& m);
 void BindRuntime(py::module_& m);
 void BindDistributed(py::module_& m);
+// Replaces the bindings of the calls a training step makes every time by direct entry points
+// (fast_calls.cc; the optimizer's in optim.cc). After every Bind* above.
+void InstallFastCalls(py::module_& m);
+void InstallFastOptimizerCalls();
+void InstallFastCompiledCall();
 
 }  // namespace seam::python
 

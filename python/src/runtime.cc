@@ -70,14 +70,14 @@ class PyCompiledStep {
       if (t == nullptr) ThrowInvalid("compile: None among the inputs");
       values.push_back(t->value);
     }
-    std::vector<Tensor> outs;
-    {
-      py::gil_scoped_release release;
-      outs = step_(values);
-    }
     std::vector<PyTensorPtr> result;
-    for (Tensor& t : outs) result.push_back(Constant(std::move(t)));
+    for (Tensor& t : Run(values)) result.push_back(Constant(std::move(t)));
     return result;
+  }
+  // The step on `values`, the GIL released while it runs.
+  std::vector<Tensor> Run(const std::vector<Tensor>& values) {
+    py::gil_scoped_release release;
+    return step_(values);
   }
   CompiledStep& step() { return step_; }
 
@@ -94,6 +94,47 @@ class PyCompiledStep {
   std::shared_ptr<py::function> fn_;
   CompiledStep step_;
 };
+
+// CompiledStep.__call__(inputs) as a direct entry point (fast_calls.cc says why): a tuple
+// of seam tensors in, a list of them out; any other call goes to the binding.
+const py::detail::type_info* g_compiled_info = nullptr;
+PyObject* g_compiled_call = nullptr;
+
+PyObject* FastCompiledCall(PyObject* self, PyObject* const* args, Py_ssize_t nargsf,
+                           PyObject* kwnames) {
+  const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+  py::detail::type_caster_generic caster(g_compiled_info);
+  if (kwnames == nullptr && n == 1 && PyTuple_Check(args[0]) && caster.load(self, false)) {
+    PyObject* inputs = args[0];
+    std::vector<Tensor> values;
+    values.reserve(static_cast<size_t>(PyTuple_GET_SIZE(inputs)));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(inputs); ++i) {
+      const PyTensor* t = FastTensor(PyTuple_GET_ITEM(inputs, i));
+      if (t == nullptr) break;
+      values.push_back(t->value);
+    }
+    if (static_cast<Py_ssize_t>(values.size()) == PyTuple_GET_SIZE(inputs)) {
+      std::vector<Tensor> outs;
+      try {
+        outs = static_cast<PyCompiledStep*>(caster.value)->Run(values);
+      } catch (...) {
+        return RaiseTranslated();
+      }
+      py::list result(outs.size());
+      for (size_t i = 0; i < outs.size(); ++i) {
+        PyObject* item = WrapTensor(Constant(std::move(outs[i])));
+        if (item == nullptr) return nullptr;
+        PyList_SET_ITEM(result.ptr(), static_cast<Py_ssize_t>(i), item);
+      }
+      return result.release().ptr();
+    }
+  }
+  return CallReplaced(g_compiled_call, self, args, static_cast<size_t>(n), kwnames);
+}
+
+PyMethodDef g_compiled_def = {
+    "__call__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&FastCompiledCall)),
+    METH_FASTCALL | METH_KEYWORDS, nullptr};
 
 void BindMetricsAndTrace(py::module_& m) {
   py::module_ metrics = m.def_submodule("metrics", "seam::metrics");
@@ -174,11 +215,21 @@ void BindFiles(py::module_& m) {
 
 }  // namespace
 
+void InstallFastCompiledCall() {
+  g_compiled_info = py::detail::get_type_info(typeid(PyCompiledStep));
+  if (g_compiled_info != nullptr)
+    ReplaceMethod(g_compiled_info->type, g_compiled_def, &g_compiled_call);
+}
+
 void BindRuntime(py::module_& m) {
-  m.def("sync", [] {
-    py::gil_scoped_release release;
-    sync();
-  });
+  m.def(
+      "sync",
+      [] {
+        py::gil_scoped_release release;
+        sync();
+      },
+      "Compiles and runs every live tensor's pending operations as one program (torch_xla's "
+      "xm.mark_step()). The GIL is released while it runs.");
   m.def("wait_device_ops", [] {
     py::gil_scoped_release release;
     wait_device_ops();

@@ -37,40 +37,38 @@ void set_grad_enabled(bool enabled) { g_grad_enabled = enabled; }
 LeafSetPtr LeavesOf(const PyTensor& t) {
   if (!t.is_leaf()) return t.leaves;
   if (!t.leaf_requires_grad) return nullptr;
-  auto self = std::const_pointer_cast<PyTensor>(t.shared_from_this());
-  return std::make_shared<const LeafSet>(LeafSet{self});
+  if (t.self_leaves == nullptr) {
+    auto self = std::const_pointer_cast<PyTensor>(t.shared_from_this());
+    t.self_leaves = std::make_shared<const LeafSet>(LeafSet{self});
+  }
+  return t.self_leaves;
 }
 
-LeafSetPtr MergeLeaves(const std::vector<const PyTensor*>& inputs) {
+LeafSetPtr MergeLeaves(std::span<const PyTensor* const> inputs) {
   if (!g_grad_enabled) return nullptr;
+  // The first set found, shared as it is when it is the only one (the common case); a
+  // merged copy only when a second, different one turns up.
   LeafSetPtr first;
-  std::vector<LeafSetPtr> sets;
+  std::shared_ptr<LeafSet> merged;
   for (const PyTensor* in : inputs) {
     if (in == nullptr) continue;
     LeafSetPtr s = LeavesOf(*in);
-    if (s == nullptr) continue;
-    if (!sets.empty() && sets.back() == s) continue;
-    sets.push_back(std::move(s));
+    if (s == nullptr || s == first) continue;
+    if (first == nullptr) {
+      first = std::move(s);
+    } else {
+      if (merged == nullptr) merged = std::make_shared<LeafSet>(*first);
+      AppendUnique(*merged, *s);
+    }
   }
-  if (sets.empty()) return nullptr;
-  if (sets.size() == 1) return sets[0];  // the common case: shared, not copied
-  auto merged = std::make_shared<LeafSet>(*sets[0]);
-  for (size_t i = 1; i < sets.size(); ++i) AppendUnique(*merged, *sets[i]);
-  return merged;
+  if (merged != nullptr) return merged;
+  return first;
 }
 
-LeafSetPtr MergeLeaves(std::initializer_list<const PyTensor*> inputs) {
-  return MergeLeaves(std::vector<const PyTensor*>(inputs));
-}
-
-PyTensorPtr Result(Tensor value, const std::vector<const PyTensor*>& inputs) {
+PyTensorPtr Result(Tensor value, std::span<const PyTensor* const> inputs) {
   auto out = std::make_shared<PyTensor>(std::move(value));
   out->leaves = MergeLeaves(inputs);
   return out;
-}
-
-PyTensorPtr Result(Tensor value, std::initializer_list<const PyTensor*> inputs) {
-  return Result(std::move(value), std::vector<const PyTensor*>(inputs));
 }
 
 PyTensorPtr Constant(Tensor value) { return std::make_shared<PyTensor>(std::move(value)); }

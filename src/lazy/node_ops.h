@@ -48,8 +48,13 @@ NodePtr MakeNode(ir::Op op, NodeList operands, const ir::Attributes& attrs,
 NodePtr MakeBinaryNode(ir::Op op, NodePtr x, NodePtr y);
 NodePtr ConstantNode(ir::Literal literal);
 NodePtr DataLeaf(ir::Literal literal);
-// A scalar of `dtype`: an IR constant for 0 and +-1, program data otherwise.
+// A scalar of `dtype`: an IR constant for 0 and +-1, program data otherwise. The data
+// leaves are shared: while a graph of this thread holds the leaf of an equal scalar (same
+// dtype, same value), that leaf is returned (one parameter per value in a step's program).
 NodePtr ScalarNode(ir::DType dtype, double value);
+// The same, always as data (0 and +-1 too), shared as above: for values that change from
+// step to step, such as an optimizer's hyperparameters, so that the program does not.
+NodePtr DataScalarNode(ir::DType dtype, double value);
 // The same for an integer: exact for s64 and for s32 values in range (others go through
 // double, as ScalarNode).
 NodePtr IntScalarNode(ir::DType dtype, int64_t value);

@@ -238,17 +238,60 @@ ir::Literal FullIntLiteral(ir::DType dtype, Ints dims, int64_t value) {
 
 ir::Literal ScalarLiteral(ir::DType dtype, double value) { return FullLiteral(dtype, {}, value); }
 
+namespace {
+
+// The data leaves of the scalars this thread recorded lately, found again by their dtype and
+// the value they were made from (a double's bits, or an integer's), so that the ops of a
+// step that use one value read one leaf: one program parameter and one upload instead of
+// one per op (the reference's device-data cache, within a step). A slot keeps the leaf
+// weakly: once no graph holds it the next use makes a new one, so nothing outlives its
+// step here, and a leaf no tensor handle owns is never donated (src/lazy/donation.h).
+struct ScalarSlot {
+  uint64_t bits = 0;
+  ir::DType dtype = ir::DType::kF32;
+  bool integer = false;
+  std::weak_ptr<const Node> leaf;
+};
+
+template <typename MakeLiteral>
+NodePtr SharedScalar(ir::DType dtype, uint64_t bits, bool integer, MakeLiteral make) {
+  constexpr size_t kSlots = 16;
+  thread_local ScalarSlot slots[kSlots];
+  const uint64_t h =
+      (bits ^ (static_cast<uint64_t>(dtype) << 56) ^ (integer ? 1 : 0)) * 0x9e3779b97f4a7c15ULL;
+  ScalarSlot& slot = slots[h >> 60];
+  if (slot.bits == bits && slot.dtype == dtype && slot.integer == integer) {
+    if (NodePtr leaf = slot.leaf.lock(); leaf != nullptr && !leaf->value->donated) return leaf;
+  }
+  NodePtr leaf = DataLeaf(make());
+  slot.bits = bits;
+  slot.dtype = dtype;
+  slot.integer = integer;
+  slot.leaf = leaf;
+  return leaf;
+}
+
+}  // namespace
+
+NodePtr DataScalarNode(ir::DType dtype, double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return SharedScalar(dtype, bits, false, [&] { return ScalarLiteral(dtype, value); });
+}
+
 NodePtr ScalarNode(ir::DType dtype, double value) {
   if (value == 0.0 || value == 1.0 || value == -1.0 || dtype == ir::DType::kPred) {
     return ConstantNode(ScalarLiteral(dtype, value));
   }
-  return DataLeaf(ScalarLiteral(dtype, value));
+  return DataScalarNode(dtype, value);
 }
 
 NodePtr IntScalarNode(ir::DType dtype, int64_t value) {
-  ir::Literal literal = FullIntLiteral(dtype, {}, value);
-  if (value == 0 || value == 1 || value == -1) return ConstantNode(std::move(literal));
-  return DataLeaf(std::move(literal));
+  if (value == 0 || value == 1 || value == -1) {
+    return ConstantNode(FullIntLiteral(dtype, {}, value));
+  }
+  return SharedScalar(dtype, static_cast<uint64_t>(value), true,
+                      [&] { return FullIntLiteral(dtype, {}, value); });
 }
 
 ir::DType ToIr(DType dtype) {

@@ -134,6 +134,13 @@ namespace {
 // to 1). The state is kept in the parameters' dtype and each result is rounded once.
 DType ComputeDType(DType dtype) { return dtype == DType::kBFloat16 ? DType::kFloat32 : dtype; }
 
+// A hyperparameter as program data, Tensor::scalar's bytes, its leaf shared by the updates
+// of a step that use the same value (DataScalarNode, src/lazy/node_ops.h): one parameter
+// and one upload per value, not one per parameter group or per parameter.
+Tensor Hyper(double value, DType dtype) {
+  return lazy::Wrap(lazy::DataScalarNode(lazy::ToIr(dtype), value));
+}
+
 void CheckGrads(const char* name, size_t params, const std::vector<Tensor>& grads) {
   if (params == 0 || grads.size() != params) {
     throw Error(ErrorCode::kInvalidArgument, std::string(name) + ": " +
@@ -154,9 +161,9 @@ void Sgd::update(const std::vector<Tensor>& grads) {
   CheckGrads("Sgd", params_.size(), grads);
   DType dtype = params_.front()->dtype();
   DType compute = ComputeDType(dtype);
-  Tensor lr_t = Tensor::scalar(lr, compute);
-  Tensor wd_t = Tensor::scalar(weight_decay, compute);
-  Tensor mom_t = Tensor::scalar(momentum, compute);
+  Tensor lr_t = Hyper(lr, compute);
+  Tensor wd_t = weight_decay != 0 ? Hyper(weight_decay, compute) : Tensor();
+  Tensor mom_t = momentum != 0 ? Hyper(momentum, compute) : Tensor();
   if (momentum != 0 && velocity_.empty()) {
     for (Tensor* p : params_) velocity_.push_back(Tensor::zeros(p->shape(), dtype));
   }
@@ -207,12 +214,12 @@ void Adam::update(const std::vector<Tensor>& grads) {
     // The step count and both bias corrections live in the program: the recorded scalars
     // (1, beta1, beta2, lr, eps) are the same every step, so captures agree and replay.
     const DType f32 = DType::kFloat32;
-    step_[0].assign(step_[0] + Tensor::scalar(1.0, f32));
-    Tensor one = Tensor::scalar(1.0, f32);
-    Tensor correction1 = one - pow(Tensor::scalar(beta1, f32), step_[0]);
-    Tensor sqrt_correction2 = (one - pow(Tensor::scalar(beta2, f32), step_[0])).sqrt();
-    step_size = Tensor::scalar(lr, f32) * sqrt_correction2 / correction1;
-    eps_t = Tensor::scalar(eps, f32) * sqrt_correction2;
+    step_[0].assign(step_[0] + Hyper(1.0, f32));
+    Tensor one = Hyper(1.0, f32);
+    Tensor correction1 = one - pow(Hyper(beta1, f32), step_[0]);
+    Tensor sqrt_correction2 = (one - pow(Hyper(beta2, f32), step_[0])).sqrt();
+    step_size = Hyper(lr, f32) * sqrt_correction2 / correction1;
+    eps_t = Hyper(eps, f32) * sqrt_correction2;
     if (compute != f32) {
       step_size = step_size.to(compute);
       eps_t = eps_t.to(compute);
@@ -221,15 +228,15 @@ void Adam::update(const std::vector<Tensor>& grads) {
     ++t_;
     double correction1 = 1.0 - std::pow(static_cast<double>(beta1), static_cast<double>(t_));
     double correction2 = 1.0 - std::pow(static_cast<double>(beta2), static_cast<double>(t_));
-    // Every hyperparameter is data (Tensor::scalar), so the program is the same every step.
-    step_size = Tensor::scalar(lr * std::sqrt(correction2) / correction1, compute);
-    eps_t = Tensor::scalar(eps * std::sqrt(correction2), compute);
+    // Every hyperparameter is data (Hyper), so the program is the same every step.
+    step_size = Hyper(lr * std::sqrt(correction2) / correction1, compute);
+    eps_t = Hyper(eps * std::sqrt(correction2), compute);
   }
-  Tensor b1 = Tensor::scalar(beta1, compute), one_minus_b1 = Tensor::scalar(1.0 - beta1, compute);
-  Tensor b2 = Tensor::scalar(beta2, compute), one_minus_b2 = Tensor::scalar(1.0 - beta2, compute);
-  Tensor wd_t = Tensor::scalar(weight_decay, compute);
+  Tensor b1 = Hyper(beta1, compute), one_minus_b1 = Hyper(1.0 - beta1, compute);
+  Tensor b2 = Hyper(beta2, compute), one_minus_b2 = Hyper(1.0 - beta2, compute);
+  Tensor wd_t = Hyper(weight_decay, compute);
   // AdamW's factor, 1 - lr * weight_decay, computed in double and rounded once.
-  Tensor decay_t = Tensor::scalar(1.0 - static_cast<double>(lr) * weight_decay, compute);
+  Tensor decay_t = Hyper(1.0 - static_cast<double>(lr) * weight_decay, compute);
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = *params_[i];
     Tensor p_c = p.to(compute);  // the same tensor when compute is the dtype

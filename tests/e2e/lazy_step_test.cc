@@ -2,7 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "seam/metrics.h"
+#include "seam/optim.h"
 #include "seam/tensor.h"
 #include "src/ir/text.h"
 #include "tests/e2e/step_fixture.h"
@@ -141,6 +144,59 @@ TEST(LazyStepTest, MisuseIsAClearError) {
   EXPECT_THROW((void)a.sum({1}), Error);
   EXPECT_THROW((void)a.to_vector<int32_t>(), Error);
   EXPECT_THROW((void)(Tensor() + a), Error);
+}
+
+int64_t PendingParameters(const std::vector<Tensor>& tensors) {
+  absl::StatusOr<ir::Program> parsed = ir::ParseProgram(pending_ir_text(tensors));
+  EXPECT_TRUE(parsed.ok()) << parsed.status();
+  return parsed.ok() ? parsed->num_parameters() : -1;
+}
+
+// The reference's device-data cache within a step: the ops of one step that use an equal
+// scalar (same dtype, same value) read one data leaf, so the program has one parameter for
+// it; other values and other dtypes have their own.
+TEST(LazyStepTest, EqualScalarsOfAStepShareOneParameter) {
+  Tensor x = Tensor::from_vector({1.0f, 2.0f}, {2});
+  Tensor y = x * 0.5f + (x * 0.5f).exp() * 0.5f;  // x and 0.5
+  EXPECT_EQ(PendingParameters({y}), 2);
+  Tensor z = y * 0.25f - 0.5f;  // 0.25 is new, 0.5 is y's
+  EXPECT_EQ(PendingParameters({z}), 3);
+  Tensor xd = Tensor::from_vector(std::vector<double>{1.0, 2.0}, {2});
+  Tensor w = xd * 0.5 + xd * 0.5;  // a float64 0.5: not the float32 one
+  EXPECT_EQ(PendingParameters({z, w}), 5);
+  Tensor i = Tensor::from_vector(std::vector<int32_t>{1, 2}, {2});
+  Tensor j = i * 3 + i * 3;  // integers too
+  EXPECT_EQ(PendingParameters({j}), 2);
+  const std::vector<float> got = z.to_vector<float>();
+  for (size_t k = 0; k < 2; ++k) {
+    const float v = static_cast<float>(k + 1);
+    EXPECT_NEAR(got[k], (v * 0.5f + std::exp(v * 0.5f) * 0.5f) * 0.25f - 0.5f, 1e-5);
+  }
+  EXPECT_EQ(w.to_vector<double>(), (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(j.to_vector<int32_t>(), (std::vector<int32_t>{6, 12}));
+  // After the sync no graph holds the leaf: the next step's 0.5 is a new one, and a value
+  // that changed is not read from the old leaf.
+  sync();
+  Tensor next = x * 0.5f;
+  EXPECT_EQ(PendingParameters({next}), 2);
+  EXPECT_EQ(next.to_vector<float>(), (std::vector<float>{0.5f, 1.0f}));
+  EXPECT_EQ((x * 0.75f).to_vector<float>(), (std::vector<float>{0.75f, 1.5f}));
+}
+
+// An optimizer's hyperparameter is one parameter of the step's program however many tensors
+// it updates (SGD's learning rate here), and the zeros it does not use are not recorded.
+TEST(LazyStepTest, OptimizerHyperparametersAreOneParameterPerValue) {
+  Tensor a = Tensor::from_vector({1.0f, 2.0f}, {2});
+  Tensor b = Tensor::from_vector({3.0f}, {1});
+  Tensor c = Tensor::from_vector({4.0f, 5.0f, 6.0f}, {3});
+  optim::Sgd sgd({&a, &b, &c}, 0.125f);
+  sgd.update({Tensor::from_vector({1.0f, 1.0f}, {2}), Tensor::from_vector({2.0f}, {1}),
+              Tensor::from_vector({0.0f, 8.0f, 8.0f}, {3})});
+  // a, b, c, their three gradients and the learning rate.
+  EXPECT_EQ(PendingParameters({a, b, c}), 7);
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0.875f, 1.875f}));
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{2.75f}));
+  EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{4.0f, 4.0f, 5.0f}));
 }
 
 }  // namespace

@@ -10,6 +10,8 @@ from .._errors import InvalidArgumentError
 from .._tensor import Tensor, ones, tensor, zeros
 from . import functional as F
 
+_linear = _C.nn.linear  # the extension's direct entry point (python/src/fast_calls.cc)
+
 
 class Parameter(Tensor):
     """A tensor that is a module's parameter: a leaf with requires_grad=True by default."""
@@ -89,8 +91,9 @@ class Module:
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} has no forward()")
 
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+    # self.forward(*args, **kwargs), as a C function (python/src/fast_calls.cc): no Python
+    # frame between a layer's call and its forward. A subclass may still define __call__.
+    __call__ = _C._module_call
 
     def named_modules(self, prefix=""):
         yield prefix, self
@@ -238,7 +241,7 @@ class Linear(Module):
 
     def forward(self, x):
         p = self._parameters  # not self.weight: Module.__getattr__ is a Python-level lookup
-        return F._F.linear(x, p["weight"], p["bias"])
+        return _linear(x, p["weight"], p["bias"])
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}"
