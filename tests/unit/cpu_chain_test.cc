@@ -350,6 +350,44 @@ TEST(ChainTest, StreamsOnlyLargeOutputsThatNoOtherOpReads) {
             RunProgram(*CompileOrDie(text, false), args));
 }
 
+// A lone chain op (GELU's outputs: one multiply each after an erf or an exp) whose result
+// is a large output nothing else reads becomes a chain of one link, for the streaming
+// stores; a small one, or one read again in the loop, stays a plain binary op. The values
+// are the unfused plan's (no NaN meets another NaN here: the inputs are finite).
+TEST(ChainTest, ALoneOpStreamsALargeOutputAsAChainOfOneLink) {
+  const int64_t large = kStreamMinimumBytes / 4 + 37;
+  auto program = [](int64_t count, bool reread) {
+    const std::string type = absl::StrCat("f32[", count, "]");
+    return absl::StrCat(
+        "program @gelu {\n  %x = parameter(0) : ", type, "\n  %y = parameter(1) : ", type,
+        "\n  %2 = exp(%x) : ", type, "\n  %3 = multiply(%2, %y) : ", type,
+        reread ? absl::StrCat("\n  %4 = lt(%3, %x) : pred[", count, "]\n  return (%3, %4)\n}\n")
+               : std::string("\n  return (%3)\n}\n"));
+  };
+  auto flags = [&](int64_t count, bool reread) {
+    auto executable = CompileOrDie(program(count, reread), true);
+    EXPECT_NE(executable, nullptr);
+    return executable == nullptr ? std::vector<bool>() : StreamFlags(*executable);
+  };
+  EXPECT_EQ(flags(large, false), std::vector<bool>{true});
+  EXPECT_EQ(flags(100, false), std::vector<bool>{});
+  EXPECT_EQ(flags(large, true), std::vector<bool>{});
+  std::vector<float> x(large), y(large);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> uniform(-5, 5);
+  for (int64_t i = 0; i < large; ++i) {
+    x[i] = uniform(rng);
+    y[i] = uniform(rng);
+  }
+  for (bool reread : {false, true}) {
+    const std::string text = program(large, reread);
+    std::vector<ir::Literal> args = {ir::Literal::FromF32(x, {large}),
+                                     ir::Literal::FromF32(y, {large})};
+    EXPECT_EQ(RunProgram(*CompileOrDie(text, true), args),
+              RunProgram(*CompileOrDie(text, false), args));
+  }
+}
+
 // A streamed chain written in place into a donated parameter it reads in several links.
 TEST(ChainTest, StreamsInPlaceIntoTheDonatedParameter) {
   const int64_t count = kStreamMinimumBytes / 4 + 100;

@@ -2,6 +2,7 @@
 #include "src/plugins/cpu/compile/loop_compile.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
@@ -88,8 +89,9 @@ int OperandIndex(std::vector<TileRef>* operands, const TileRef& r) {
 
 // Merges runs of f32/f64 binary ops of kernels_fast.cc into kChain ops: an op joins the run
 // when it reads the previous op's scratch result and no later op reads that result (scratch
-// results still name their member here, so each is written once).
-void ChainOps(std::vector<TileOp>* ops) {
+// results still name their member here, so each is written once). A lone op becomes a
+// chain of one link where `lone_chain` says so (an output that the chain kernel streams).
+void ChainOps(std::vector<TileOp>* ops, const std::function<bool(const TileOp&)>& lone_chain) {
   // Per scratch value, the last op that reads it: whether a value is read after a link is
   // one lookup, so a chain of n links costs O(n), not O(n^2).
   std::unordered_map<int, size_t> last_reader;
@@ -134,7 +136,7 @@ void ChainOps(std::vector<TileOp>* ops) {
       }
       chain.links.push_back(link);
     }
-    if (end - i < 2) {
+    if (end - i < 2 && !lone_chain(head)) {
       out.push_back(std::move(head));
       ++i;
       continue;
@@ -262,18 +264,25 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     kernel.ops.push_back(std::move(op));
   }
 
-  ChainOps(&kernel.ops);
-  kernel.scratch_slots = AssignScratch(&kernel.ops);
   std::vector<bool> output_read(group.outputs.size(), false);
   for (const TileOp& op : kernel.ops) {
     for (const TileRef& r : op.operands) {
       if (r.kind == TileRef::kOutput) output_read[r.index] = true;
     }
   }
+  // Whether `op`'s result is an output written with non-temporal stores: large, and read by
+  // no other op of the kernel (a chain's result, or a lone binary op's, made a chain of one
+  // link for the streaming stores: a GELU's outputs of [batch, seq, 4 * width]).
+  auto streamed = [&](const TileOp& op) {
+    if (op.result.kind != TileRef::kOutput || output_read[op.result.index]) return false;
+    return kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype)) >=
+           kStreamMinimumBytes;
+  };
+  ChainOps(&kernel.ops, streamed);
+  kernel.scratch_slots = AssignScratch(&kernel.ops);
   for (TileOp& op : kernel.ops) {
-    if (op.kind != TileOp::kChain || op.result.kind != TileRef::kOutput) continue;
-    const int64_t bytes = kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype));
-    op.stream = bytes >= kStreamMinimumBytes && !output_read[op.result.index];
+    if (op.kind != TileOp::kChain) continue;
+    op.stream = streamed(op);
     kernel.streams = kernel.streams || op.stream;
   }
 
