@@ -2,7 +2,7 @@
 """Where a compiled program's run goes, kernel by kernel, from a step timeline.
 
   SEAM_TRACE_TO=steps.json build/bench/transformer_step_bench 20
-  python3 bench/kernel_breakdown.py steps.json [--skip 3] [--top 25]
+  python3 scripts/kernel-breakdown.py steps.json [--skip 3] [--top 25]
 
 The CPU plugin puts one span per kernel (category `kernel`: `dot_general #45`, `fused loop
 #19`, `transpose #37`, ...) inside each `run` span (docs/tracing.md). Runs of the same
