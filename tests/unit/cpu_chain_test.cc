@@ -258,6 +258,40 @@ TEST(ChainTest, ChainsEndWhereTheRunningValueIsNeededElsewhere) {
   EXPECT_EQ(RunProgram(*fused, args), RunProgram(*CompileOrDie(text, false), args));
 }
 
+// A layer norm's scale and shift: the broadcasts of %g and %b sit between the multiply and
+// the add in program order; they move up, so the two ops are one chain, with the values of
+// the unfused plan (300 rows of 7: tiles end inside rows; zeros, subnormals and the largest
+// finite values among the inputs).
+TEST(ChainTest, BroadcastOperandsDoNotSplitAChain) {
+  const std::string text = R"(program @norm {
+  %x = parameter(0) : f32[300,7]
+  %g = parameter(1) : f32[7]
+  %b = parameter(2) : f32[7]
+  %s = parameter(3) : f32[]
+  %4 = broadcast_in_dim(%s), dims={} : f32[300,7]
+  %5 = multiply(%x, %4) : f32[300,7]
+  %6 = broadcast_in_dim(%g), dims={1} : f32[300,7]
+  %7 = multiply(%5, %6) : f32[300,7]
+  %8 = broadcast_in_dim(%b), dims={1} : f32[300,7]
+  %9 = add(%7, %8) : f32[300,7]
+  return (%9)
+})";
+  auto fused = CompileOrDie(text, true);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(Chains(*fused), (std::vector<std::vector<int>>{{5, 7, 9}}));
+  // Finite values: where two NaNs meet in an add or a multiply, which one comes out may
+  // differ between the loops (NaNsMeetingInEveryOp).
+  auto finite = [](int64_t count, unsigned seed) {
+    std::vector<float> values = SpecialValues<float>(count, seed);
+    for (float& v : values) v = std::isfinite(v) ? v : 2.5F;
+    return values;
+  };
+  std::vector<ir::Literal> args = {
+      ir::Literal::FromF32(finite(2100, 31), {300, 7}), ir::Literal::FromF32(finite(7, 32), {7}),
+      ir::Literal::FromF32(finite(7, 33), {7}), ir::Literal::FromF32({0.37F}, {})};
+  EXPECT_EQ(RunProgram(*fused, args), RunProgram(*CompileOrDie(text, false), args));
+}
+
 // Eleven parameters summed in turn: a chain reads at most kMaxChainOperands tiles, so the
 // sum is two chains, the second starting from the first's result.
 TEST(ChainTest, AChainReadsAtMostMaxOperandsTiles) {

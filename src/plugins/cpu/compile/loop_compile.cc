@@ -87,6 +87,18 @@ int OperandIndex(std::vector<TileRef>* operands, const TileRef& r) {
   return static_cast<int>(operands->size()) - 1;
 }
 
+// Moves each broadcast (kGather) up past the chainable ops just before it, so that a
+// broadcast operand between two links does not split their chain (a layer norm's scale
+// and shift, a GELU's constants). A gather reads only the kernel's inputs, and the ops it
+// passes came earlier in program order, so none of them reads its result: the values are
+// unchanged; its scratch tile lives a few ops longer.
+void HoistGathers(std::vector<TileOp>* ops) {
+  for (size_t j = 0; j < ops->size(); ++j) {
+    if ((*ops)[j].kind != TileOp::kGather) continue;
+    for (size_t k = j; k > 0 && Chainable((*ops)[k - 1]); --k) std::swap((*ops)[k - 1], (*ops)[k]);
+  }
+}
+
 // Merges runs of f32/f64 binary ops of kernels_fast.cc into kChain ops: an op joins the run
 // when it reads the previous op's scratch result and no later op reads that result (scratch
 // results still name their member here, so each is written once). A lone op becomes a
@@ -278,6 +290,7 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     return kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype)) >=
            kStreamMinimumBytes;
   };
+  HoistGathers(&kernel.ops);
   ChainOps(&kernel.ops, streamed);
   kernel.scratch_slots = AssignScratch(&kernel.ops);
   for (TileOp& op : kernel.ops) {
