@@ -417,8 +417,12 @@ TEST(ChainTest, ALoneOpStreamsALargeOutputAsAChainOfOneLink) {
     const std::string text = program(large, reread);
     std::vector<ir::Literal> args = {ir::Literal::FromF32(x, {large}),
                                      ir::Literal::FromF32(y, {large})};
-    EXPECT_EQ(RunProgram(*CompileOrDie(text, true), args),
-              RunProgram(*CompileOrDie(text, false), args));
+    std::vector<ir::Literal> want = RunProgram(*CompileOrDie(text, false), args);
+    for (int threads : {1, 2}) {  // each thread fences its own streamed stores
+      SetKernelThreads(threads);
+      EXPECT_EQ(RunProgram(*CompileOrDie(text, true), args), want) << threads << " threads";
+    }
+    SetKernelThreads(0);
   }
 }
 
