@@ -292,6 +292,40 @@ TEST(ChainTest, BroadcastOperandsDoNotSplitAChain) {
   EXPECT_EQ(RunProgram(*fused, args), RunProgram(*CompileOrDie(text, false), args));
 }
 
+// Scalar broadcasts (TileOp::repeats) are filled on a thread's first tile and kept: their
+// slots are never handed to a later value, which %8 and %9 would otherwise take once %4 and
+// %6 are read for the last time. Enough elements to split over threads, the last tile
+// short; 1, 2 and 3 threads give the unfused plan's values.
+TEST(ChainTest, RepeatedBroadcastsKeepTheirTiles) {
+  const int64_t count = kParallelMinimumElements + 1000 + 37;
+  const std::string type = absl::StrCat("f32[", count, "]");
+  const std::string text = absl::StrCat(
+      "program @scale {\n  %x = parameter(0) : ", type,
+      "\n  %a = parameter(1) : f32[]\n  %b = parameter(2) : f32[]",
+      "\n  %4 = broadcast_in_dim(%a), dims={} : ", type, "\n  %5 = multiply(%x, %4) : ", type,
+      "\n  %6 = broadcast_in_dim(%b), dims={} : ", type, "\n  %7 = add(%5, %6) : ", type,
+      "\n  %8 = exp(%7) : ", type, "\n  %9 = neg(%8) : ", type,
+      "\n  %10 = maximum(%9, %x) : ", type, "\n  return (%10, %7)\n}\n");
+  auto fused = CompileOrDie(text, true);
+  ASSERT_NE(fused, nullptr);
+  int repeats = 0;
+  for (const LoopKernel& kernel : fused->kernels()) {
+    for (const TileOp& op : kernel.ops) repeats += op.kind == TileOp::kGather && op.repeats;
+  }
+  EXPECT_EQ(repeats, 2);
+  std::vector<float> x = SpecialValues<float>(count, 41);
+  for (float& v : x) v = std::isfinite(v) ? v : -1.5F;
+  std::vector<ir::Literal> args = {ir::Literal::FromF32(x, {count}),
+                                   ir::Literal::FromF32({0.75F}, {}),
+                                   ir::Literal::FromF32({-0.25F}, {})};
+  std::vector<ir::Literal> want = RunProgram(*CompileOrDie(text, false), args);
+  for (int threads : {1, 2, 3}) {
+    SetKernelThreads(threads);
+    EXPECT_EQ(RunProgram(*fused, args), want) << threads << " threads";
+  }
+  SetKernelThreads(0);
+}
+
 // Eleven parameters summed in turn: a chain reads at most kMaxChainOperands tiles, so the
 // sum is two chains, the second starting from the first's result.
 TEST(ChainTest, AChainReadsAtMostMaxOperandsTiles) {

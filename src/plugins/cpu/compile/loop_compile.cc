@@ -172,8 +172,8 @@ void ChainOps(std::vector<TileOp>* ops, const std::function<bool(const TileOp&)>
 // Scratch results name their member until here; this gives each a slot, reusing a slot
 // once its value's last reader has run. An op's result never shares a slot with one of its
 // operands (so every tile loop writes memory it does not read, which keeps the compiler's
-// vectorised path, and a convert never overwrites input of another width). Returns the
-// number of slots.
+// vectorised path, and a convert never overwrites input of another width). A repeated
+// broadcast (TileOp::repeats) keeps a slot to itself. Returns the number of slots.
 int AssignScratch(std::vector<TileOp>* ops) {
   std::unordered_map<int, int> last_reader;  // member -> index of the last op reading it
   for (size_t i = 0; i < ops->size(); ++i) {
@@ -181,9 +181,11 @@ int AssignScratch(std::vector<TileOp>* ops) {
       if (r.kind == TileRef::kScratch) last_reader[r.index] = static_cast<int>(i);
     }
   }
+  // Repeated broadcasts get slots of their own, numbered -1, -2, ... here and placed after
+  // the shared ones at the end.
   std::unordered_map<int, int> slot_of;
   std::vector<int> free_slots;
-  int slots = 0;
+  int slots = 0, own = 0;
   for (size_t i = 0; i < ops->size(); ++i) {
     TileOp& op = (*ops)[i];
     for (TileRef& r : op.operands) {
@@ -191,7 +193,9 @@ int AssignScratch(std::vector<TileOp>* ops) {
     }
     if (op.result.kind == TileRef::kScratch) {
       int slot;
-      if (free_slots.empty()) {
+      if (op.kind == TileOp::kGather && op.repeats) {
+        slot = -++own;
+      } else if (free_slots.empty()) {
         slot = slots++;
       } else {
         slot = free_slots.back();
@@ -203,14 +207,21 @@ int AssignScratch(std::vector<TileOp>* ops) {
     // Operands (already slots) whose value this op reads last free their slot now.
     for (auto it = last_reader.begin(); it != last_reader.end();) {
       if (it->second == static_cast<int>(i)) {
-        free_slots.push_back(slot_of.at(it->first));
+        if (const int slot = slot_of.at(it->first); slot >= 0) free_slots.push_back(slot);
         it = last_reader.erase(it);
       } else {
         ++it;
       }
     }
   }
-  return slots;
+  auto place = [slots](TileRef& r) {
+    if (r.kind == TileRef::kScratch && r.index < 0) r.index = slots - r.index - 1;
+  };
+  for (TileOp& op : *ops) {
+    place(op.result);
+    for (TileRef& r : op.operands) place(r);
+  }
+  return slots + own;
 }
 
 }  // namespace
@@ -263,6 +274,8 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
         op.kind = TileOp::kCopy;  // an output broadcast that only adds unit dimensions
       } else {
         GatherWalk(shape(inst.operands[0]), inst, &op);
+        op.repeats = std::all_of(op.strides.begin(), op.strides.end(),
+                                 [](int64_t stride) { return stride == 0; });
       }
     }
     op.element_bytes = static_cast<int>(ir::DTypeSize(op.dtype));
