@@ -282,6 +282,7 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     for (int o : inst.operands) op.operands.push_back(ref.at(o));
     if (auto it = output_index.find(m); it != output_index.end()) {
       op.result = TileRef{TileRef::kOutput, it->second};
+      op.repeats = false;  // written at each tile's own place in the output
     } else {
       op.result = TileRef{TileRef::kScratch, m};  // a slot is chosen after chaining
     }
