@@ -258,6 +258,75 @@ TEST(ChainTest, ChainsEndWhereTheRunningValueIsNeededElsewhere) {
   EXPECT_EQ(RunProgram(*fused, args), RunProgram(*CompileOrDie(text, false), args));
 }
 
+// A layer norm's scale and shift: the broadcasts of %g and %b sit between the multiply and
+// the add in program order; they move up, so the two ops are one chain, with the values of
+// the unfused plan (300 rows of 7: tiles end inside rows; zeros, subnormals and the largest
+// finite values among the inputs).
+TEST(ChainTest, BroadcastOperandsDoNotSplitAChain) {
+  const std::string text = R"(program @norm {
+  %x = parameter(0) : f32[300,7]
+  %g = parameter(1) : f32[7]
+  %b = parameter(2) : f32[7]
+  %s = parameter(3) : f32[]
+  %4 = broadcast_in_dim(%s), dims={} : f32[300,7]
+  %5 = multiply(%x, %4) : f32[300,7]
+  %6 = broadcast_in_dim(%g), dims={1} : f32[300,7]
+  %7 = multiply(%5, %6) : f32[300,7]
+  %8 = broadcast_in_dim(%b), dims={1} : f32[300,7]
+  %9 = add(%7, %8) : f32[300,7]
+  return (%9)
+})";
+  auto fused = CompileOrDie(text, true);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(Chains(*fused), (std::vector<std::vector<int>>{{5, 7, 9}}));
+  // Finite values: where two NaNs meet in an add or a multiply, which one comes out may
+  // differ between the loops (NaNsMeetingInEveryOp).
+  auto finite = [](int64_t count, unsigned seed) {
+    std::vector<float> values = SpecialValues<float>(count, seed);
+    for (float& v : values) v = std::isfinite(v) ? v : 2.5F;
+    return values;
+  };
+  std::vector<ir::Literal> args = {
+      ir::Literal::FromF32(finite(2100, 31), {300, 7}), ir::Literal::FromF32(finite(7, 32), {7}),
+      ir::Literal::FromF32(finite(7, 33), {7}), ir::Literal::FromF32({0.37F}, {})};
+  EXPECT_EQ(RunProgram(*fused, args), RunProgram(*CompileOrDie(text, false), args));
+}
+
+// Scalar broadcasts (TileOp::repeats) are filled on a thread's first tile and kept: their
+// slots are never handed to a later value, which %8 and %9 would otherwise take once %4 and
+// %6 are read for the last time. A broadcast that is an output (%6) is written at every
+// tile. Enough elements to split over threads, the last tile short; 1, 2 and 3 threads
+// give the unfused plan's values.
+TEST(ChainTest, RepeatedBroadcastsKeepTheirTiles) {
+  const int64_t count = kParallelMinimumElements + 1000 + 37;
+  const std::string type = absl::StrCat("f32[", count, "]");
+  const std::string text = absl::StrCat(
+      "program @scale {\n  %x = parameter(0) : ", type,
+      "\n  %a = parameter(1) : f32[]\n  %b = parameter(2) : f32[]",
+      "\n  %4 = broadcast_in_dim(%a), dims={} : ", type, "\n  %5 = multiply(%x, %4) : ", type,
+      "\n  %6 = broadcast_in_dim(%b), dims={} : ", type, "\n  %7 = add(%5, %6) : ", type,
+      "\n  %8 = exp(%7) : ", type, "\n  %9 = neg(%8) : ", type,
+      "\n  %10 = maximum(%9, %x) : ", type, "\n  return (%10, %7, %6)\n}\n");
+  auto fused = CompileOrDie(text, true);
+  ASSERT_NE(fused, nullptr);
+  int repeats = 0;
+  for (const LoopKernel& kernel : fused->kernels()) {
+    for (const TileOp& op : kernel.ops) repeats += op.kind == TileOp::kGather && op.repeats;
+  }
+  EXPECT_EQ(repeats, 1);  // %6 is a result: written tile by tile into its output
+  std::vector<float> x = SpecialValues<float>(count, 41);
+  for (float& v : x) v = std::isfinite(v) ? v : -1.5F;
+  std::vector<ir::Literal> args = {ir::Literal::FromF32(x, {count}),
+                                   ir::Literal::FromF32({0.75F}, {}),
+                                   ir::Literal::FromF32({-0.25F}, {})};
+  std::vector<ir::Literal> want = RunProgram(*CompileOrDie(text, false), args);
+  for (int threads : {1, 2, 3}) {
+    SetKernelThreads(threads);
+    EXPECT_EQ(RunProgram(*fused, args), want) << threads << " threads";
+  }
+  SetKernelThreads(0);
+}
+
 // Eleven parameters summed in turn: a chain reads at most kMaxChainOperands tiles, so the
 // sum is two chains, the second starting from the first's result.
 TEST(ChainTest, AChainReadsAtMostMaxOperandsTiles) {
@@ -348,6 +417,48 @@ TEST(ChainTest, StreamsOnlyLargeOutputsThatNoOtherOpReads) {
                                    Input(ir::DType::kF32, large + 3, 9)};
   EXPECT_EQ(RunProgram(*CompileOrDie(text, true), args),
             RunProgram(*CompileOrDie(text, false), args));
+}
+
+// A lone chain op (GELU's outputs: one multiply each after an erf or an exp) whose result
+// is a large output nothing else reads becomes a chain of one link, for the streaming
+// stores; a small one, or one read again in the loop, stays a plain binary op. The values
+// are the unfused plan's (no NaN meets another NaN here: the inputs are finite).
+TEST(ChainTest, ALoneOpStreamsALargeOutputAsAChainOfOneLink) {
+  const int64_t large = kStreamMinimumBytes / 4 + 37;
+  auto program = [](int64_t count, bool reread) {
+    const std::string type = absl::StrCat("f32[", count, "]");
+    return absl::StrCat(
+        "program @gelu {\n  %x = parameter(0) : ", type, "\n  %y = parameter(1) : ", type,
+        "\n  %2 = exp(%x) : ", type, "\n  %3 = multiply(%2, %y) : ", type,
+        reread ? absl::StrCat("\n  %4 = lt(%3, %x) : pred[", count, "]\n  return (%3, %4)\n}\n")
+               : std::string("\n  return (%3)\n}\n"));
+  };
+  auto flags = [&](int64_t count, bool reread) {
+    auto executable = CompileOrDie(program(count, reread), true);
+    EXPECT_NE(executable, nullptr);
+    return executable == nullptr ? std::vector<bool>() : StreamFlags(*executable);
+  };
+  EXPECT_EQ(flags(large, false), std::vector<bool>{true});
+  EXPECT_EQ(flags(100, false), std::vector<bool>{});
+  EXPECT_EQ(flags(large, true), std::vector<bool>{});
+  std::vector<float> x(large), y(large);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> uniform(-5, 5);
+  for (int64_t i = 0; i < large; ++i) {
+    x[i] = uniform(rng);
+    y[i] = uniform(rng);
+  }
+  for (bool reread : {false, true}) {
+    const std::string text = program(large, reread);
+    std::vector<ir::Literal> args = {ir::Literal::FromF32(x, {large}),
+                                     ir::Literal::FromF32(y, {large})};
+    std::vector<ir::Literal> want = RunProgram(*CompileOrDie(text, false), args);
+    for (int threads : {1, 2}) {  // each thread fences its own streamed stores
+      SetKernelThreads(threads);
+      EXPECT_EQ(RunProgram(*CompileOrDie(text, true), args), want) << threads << " threads";
+    }
+    SetKernelThreads(0);
+  }
 }
 
 // A streamed chain written in place into a donated parameter it reads in several links.

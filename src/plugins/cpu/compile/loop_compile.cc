@@ -2,6 +2,7 @@
 #include "src/plugins/cpu/compile/loop_compile.h"
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
@@ -86,10 +87,23 @@ int OperandIndex(std::vector<TileRef>* operands, const TileRef& r) {
   return static_cast<int>(operands->size()) - 1;
 }
 
+// Moves each broadcast (kGather) up past the chainable ops just before it, so that a
+// broadcast operand between two links does not split their chain (a layer norm's scale
+// and shift, a GELU's constants). A gather reads only the kernel's inputs, and the ops it
+// passes came earlier in program order, so none of them reads its result: the values are
+// unchanged; its scratch tile lives a few ops longer.
+void HoistGathers(std::vector<TileOp>* ops) {
+  for (size_t j = 0; j < ops->size(); ++j) {
+    if ((*ops)[j].kind != TileOp::kGather) continue;
+    for (size_t k = j; k > 0 && Chainable((*ops)[k - 1]); --k) std::swap((*ops)[k - 1], (*ops)[k]);
+  }
+}
+
 // Merges runs of f32/f64 binary ops of kernels_fast.cc into kChain ops: an op joins the run
 // when it reads the previous op's scratch result and no later op reads that result (scratch
-// results still name their member here, so each is written once).
-void ChainOps(std::vector<TileOp>* ops) {
+// results still name their member here, so each is written once). A lone op becomes a
+// chain of one link where `lone_chain` says so (an output that the chain kernel streams).
+void ChainOps(std::vector<TileOp>* ops, const std::function<bool(const TileOp&)>& lone_chain) {
   // Per scratch value, the last op that reads it: whether a value is read after a link is
   // one lookup, so a chain of n links costs O(n), not O(n^2).
   std::unordered_map<int, size_t> last_reader;
@@ -134,7 +148,7 @@ void ChainOps(std::vector<TileOp>* ops) {
       }
       chain.links.push_back(link);
     }
-    if (end - i < 2) {
+    if (end - i < 2 && !lone_chain(head)) {
       out.push_back(std::move(head));
       ++i;
       continue;
@@ -158,8 +172,8 @@ void ChainOps(std::vector<TileOp>* ops) {
 // Scratch results name their member until here; this gives each a slot, reusing a slot
 // once its value's last reader has run. An op's result never shares a slot with one of its
 // operands (so every tile loop writes memory it does not read, which keeps the compiler's
-// vectorised path, and a convert never overwrites input of another width). Returns the
-// number of slots.
+// vectorised path, and a convert never overwrites input of another width). A repeated
+// broadcast (TileOp::repeats) keeps a slot to itself. Returns the number of slots.
 int AssignScratch(std::vector<TileOp>* ops) {
   std::unordered_map<int, int> last_reader;  // member -> index of the last op reading it
   for (size_t i = 0; i < ops->size(); ++i) {
@@ -167,9 +181,11 @@ int AssignScratch(std::vector<TileOp>* ops) {
       if (r.kind == TileRef::kScratch) last_reader[r.index] = static_cast<int>(i);
     }
   }
+  // Repeated broadcasts get slots of their own, numbered -1, -2, ... here and placed after
+  // the shared ones at the end.
   std::unordered_map<int, int> slot_of;
   std::vector<int> free_slots;
-  int slots = 0;
+  int slots = 0, own = 0;
   for (size_t i = 0; i < ops->size(); ++i) {
     TileOp& op = (*ops)[i];
     for (TileRef& r : op.operands) {
@@ -177,7 +193,9 @@ int AssignScratch(std::vector<TileOp>* ops) {
     }
     if (op.result.kind == TileRef::kScratch) {
       int slot;
-      if (free_slots.empty()) {
+      if (op.kind == TileOp::kGather && op.repeats) {
+        slot = -++own;
+      } else if (free_slots.empty()) {
         slot = slots++;
       } else {
         slot = free_slots.back();
@@ -189,14 +207,21 @@ int AssignScratch(std::vector<TileOp>* ops) {
     // Operands (already slots) whose value this op reads last free their slot now.
     for (auto it = last_reader.begin(); it != last_reader.end();) {
       if (it->second == static_cast<int>(i)) {
-        free_slots.push_back(slot_of.at(it->first));
+        if (const int slot = slot_of.at(it->first); slot >= 0) free_slots.push_back(slot);
         it = last_reader.erase(it);
       } else {
         ++it;
       }
     }
   }
-  return slots;
+  auto place = [slots](TileRef& r) {
+    if (r.kind == TileRef::kScratch && r.index < 0) r.index = slots - r.index - 1;
+  };
+  for (TileOp& op : *ops) {
+    place(op.result);
+    for (TileRef& r : op.operands) place(r);
+  }
+  return slots + own;
 }
 
 }  // namespace
@@ -249,12 +274,15 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
         op.kind = TileOp::kCopy;  // an output broadcast that only adds unit dimensions
       } else {
         GatherWalk(shape(inst.operands[0]), inst, &op);
+        op.repeats = std::all_of(op.strides.begin(), op.strides.end(),
+                                 [](int64_t stride) { return stride == 0; });
       }
     }
     op.element_bytes = static_cast<int>(ir::DTypeSize(op.dtype));
     for (int o : inst.operands) op.operands.push_back(ref.at(o));
     if (auto it = output_index.find(m); it != output_index.end()) {
       op.result = TileRef{TileRef::kOutput, it->second};
+      op.repeats = false;  // written at each tile's own place in the output
     } else {
       op.result = TileRef{TileRef::kScratch, m};  // a slot is chosen after chaining
     }
@@ -262,18 +290,26 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     kernel.ops.push_back(std::move(op));
   }
 
-  ChainOps(&kernel.ops);
-  kernel.scratch_slots = AssignScratch(&kernel.ops);
   std::vector<bool> output_read(group.outputs.size(), false);
   for (const TileOp& op : kernel.ops) {
     for (const TileRef& r : op.operands) {
       if (r.kind == TileRef::kOutput) output_read[r.index] = true;
     }
   }
+  // Whether `op`'s result is an output written with non-temporal stores: large, and read by
+  // no other op of the kernel (a chain's result, or a lone binary op's, made a chain of one
+  // link for the streaming stores: a GELU's outputs of [batch, seq, 4 * width]).
+  auto streamed = [&](const TileOp& op) {
+    if (op.result.kind != TileRef::kOutput || output_read[op.result.index]) return false;
+    return kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype)) >=
+           kStreamMinimumBytes;
+  };
+  HoistGathers(&kernel.ops);
+  ChainOps(&kernel.ops, streamed);
+  kernel.scratch_slots = AssignScratch(&kernel.ops);
   for (TileOp& op : kernel.ops) {
-    if (op.kind != TileOp::kChain || op.result.kind != TileRef::kOutput) continue;
-    const int64_t bytes = kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype));
-    op.stream = bytes >= kStreamMinimumBytes && !output_read[op.result.index];
+    if (op.kind != TileOp::kChain) continue;
+    op.stream = streamed(op);
     kernel.streams = kernel.streams || op.stream;
   }
 

