@@ -1,0 +1,34 @@
+// Tiny matrix products on a plain loop instead of gemm.h's libraries. OpenBLAS spends about
+// 2,000 instructions on a 4x16x16 product before and around its arithmetic (dispatch,
+// thread checks, packing) and oneDNN more; below kSmallGemmMaximumWork multiply-adds a
+// vectorised loop over the output row is cheaper (docs/cpu-plugin.md, "Matrix products").
+//
+// Each result element is one sum over the contracting index in order (p = 0, 1, ...,
+// k - 1), scaled by alpha once at the end: the same bits whatever the transposes, however
+// the rows are split between calls, and in every instruction-set version of the loop (no
+// multiply-add contraction).
+#ifndef SEAM_PLUGINS_CPU_SMALL_GEMM_H_
+#define SEAM_PLUGINS_CPU_SMALL_GEMM_H_
+
+#include <cstdint>
+
+namespace seam::cpu {
+
+// m * n * k at or below this goes to SmallSgemm/SmallDgemm (PlanDot). Measured on the
+// 2-core AMD EPYC (AVX-512) against OpenBLAS and oneDNN for the shapes around it (the
+// crossover lies between 8 Ki and 32 Ki multiply-adds; this keeps a margin).
+inline constexpr int64_t kSmallGemmMaximumWork = 4096;
+
+// C[m,n] = alpha * op(A) . op(B), or with `accumulate` C += alpha * op(A) . op(B); row-major
+// with gemm.h's conventions (A stored [k,m] when trans_a, B stored [n,k] when trans_b).
+// Requires n * k <= kSmallGemmMaximumWork (op(B) may be copied to the stack) and k > 0.
+void SmallSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                const float* a, int64_t lda, const float* b, int64_t ldb, bool accumulate, float* c,
+                int64_t ldc);
+void SmallDgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+                const double* a, int64_t lda, const double* b, int64_t ldb, bool accumulate,
+                double* c, int64_t ldc);
+
+}  // namespace seam::cpu
+
+#endif  // SEAM_PLUGINS_CPU_SMALL_GEMM_H_
