@@ -34,9 +34,10 @@ std::vector<T> Random(int64_t count, unsigned seed) {
 
 // Shapes: both sides of the threshold, every n remainder mod 16 up to 33, k = 1, m = 1.
 std::vector<Case> Cases() {
-  std::vector<Case> cases = {{1, 1, 1},   {4, 16, 16}, {16, 16, 16}, {16, 16, 17}, {4, 4, 16},
-                             {16, 4, 4},  {4, 16, 4},  {16, 16, 4},  {1, 64, 64},  {64, 64, 1},
-                             {64, 1, 64}, {7, 9, 65},  {3, 33, 41},  {17, 15, 16}};
+  std::vector<Case> cases = {{1, 1, 1},    {4, 16, 16}, {16, 16, 16}, {16, 16, 32},
+                             {16, 16, 33}, {4, 4, 16},  {16, 4, 4},   {4, 16, 4},
+                             {16, 16, 4},  {1, 64, 64}, {64, 64, 1},  {64, 1, 64},
+                             {7, 9, 65},   {3, 33, 41}, {17, 15, 16}, {5, 3, 128}};
   for (int64_t n = 1; n <= 33; ++n) cases.push_back({3, n, 5});
   return cases;
 }
@@ -147,8 +148,11 @@ DotDimensions BatchedDims() { return DotDimensions{{0}, {0}, {2}, {1}}; }
 
 TEST(SmallGemmTest, PlansTakeTheLoopUpToTheThreshold) {
   const DotDimensions dims = BatchedDims();
-  EXPECT_TRUE(PlanDot(F32({3, 16, 16}), F32({3, 16, 16}), dims).small);  // 4096 per batch
-  EXPECT_FALSE(PlanDot(F32({3, 16, 17}), F32({3, 17, 16}), dims).small);
+  EXPECT_TRUE(PlanDot(F32({3, 16, 32}), F32({3, 32, 16}), dims).small);  // 8192 per batch
+  EXPECT_FALSE(PlanDot(F32({3, 16, 33}), F32({3, 33, 16}), dims).small);
+  EXPECT_TRUE(PlanDot(F32({1, 4, 16}), F32({1, 16, 4}), dims).small);   // k = 4 n
+  EXPECT_FALSE(PlanDot(F32({1, 4, 17}), F32({1, 17, 4}), dims).small);  // k > 4 n
+  EXPECT_FALSE(PlanDot(F32({1, 4, 0}), F32({1, 0, 4}), dims).small);    // an empty sum
   EXPECT_FALSE(
       PlanDot(ir::Shape{ir::DType::kS32, {1, 2, 2}}, ir::Shape{ir::DType::kS32, {1, 2, 2}}, dims)
           .small);

@@ -89,7 +89,7 @@ struct DotPlan {
   ir::DType dtype = ir::DType::kF32;
   int64_t batches = 1, m = 1, k = 1, n = 1;
   bool blas = false;  // f32, f64 or bf16 within BLAS's int: gemm.h; else a loop
-  // f32 or f64 with `blas` and m * n * k <= kSmallGemmMaximumWork: small_gemm.h, not gemm.h
+  // f32 or f64 with `blas` where SmallGemmFits(m, n, k): small_gemm.h's loop, not gemm.h
   // (RunDot, RunDotAccumulate and RunDotRows alike; a causal plan keeps its own path).
   bool small = false;
   Operand lhs, rhs;

@@ -1,7 +1,7 @@
 // dot_general. Both operands are brought to the layout [batch, rows, contracting] x
 // [batch, contracting, cols] (copying through a scratch buffer only when the given layout
 // is neither that nor its transpose); f32 and f64 then go to gemm (gemm.h: OpenBLAS or
-// oneDNN) once per batch, or below kSmallGemmMaximumWork multiply-adds to small_gemm.h's
+// oneDNN) once per batch, or when tiny (SmallGemmFits) to small_gemm.h's
 // loop, the other dtypes to a plain loop. PlanDot decides the layouts and
 // sizes once (the executable does it at compile time), RunDot only follows the plan.
 // bf16 products run on oneDNN's matmul primitive where the CPU has bf16 instructions
@@ -261,10 +261,8 @@ DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const Do
                          Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), plan.blas);
   plan.rhs = PlanOperand(rhs_shape, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
                          Concat({dims.rhs_batch, rhs_free, dims.rhs_contracting}), plan.blas);
-  plan.small =
-      (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.blas &&
-      static_cast<double>(plan.m) * static_cast<double>(plan.n) * static_cast<double>(plan.k) <=
-          static_cast<double>(kSmallGemmMaximumWork);
+  plan.small = (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.blas &&
+               SmallGemmFits(plan.m, plan.n, plan.k);
   if (plan.dtype == DType::kBF16) plan.bf16_matmul = MakeBf16Matmul(plan);
   return plan;
 }

@@ -18,41 +18,56 @@ struct Lanes<T, 1> {
   using type = T;
 };
 
-// Columns [0, W) of the result in R vectors of L lanes kept in registers:
+// Rows [0, MR) and columns [0, W) of the result in MR x R vectors of L lanes kept in
+// registers (MR x R independent sums hide the adds' latency; each B load serves MR rows):
 // acc = sum_p a(i, p) * b[p, 0:W] with b row-major [k, .] (ldb apart). `a_row` and `a_col`
 // are A's strides for i and p.
-template <typename T, int W>
-inline void ColumnBlock(int64_t m, int64_t k, T alpha, const T* a, int64_t a_row, int64_t a_col,
-                        const T* b, int64_t ldb, bool accumulate, T* c, int64_t ldc) {
+template <typename T, int MR, int W>
+inline void Tile(int64_t k, T alpha, const T* a, int64_t a_row, int64_t a_col, const T* b,
+                 int64_t ldb, bool accumulate, T* c, int64_t ldc) {
   constexpr int L = W * sizeof(T) <= 32 ? W : static_cast<int>(32 / sizeof(T));
   constexpr int R = W / L;
   using V = typename Lanes<T, L>::type;
-  for (int64_t i = 0; i < m; ++i) {
-    const T* a_i = a + i * a_row;
-    V acc[R];
-    V v;
-    for (int r = 0; r < R; ++r) {
-      std::memcpy(&v, b + r * L, sizeof(V));
-      acc[r] = a_i[0] * v;
+  V acc[MR][R];
+  V v[R];
+  for (int r = 0; r < R; ++r) std::memcpy(&v[r], b + r * L, sizeof(V));
+  for (int i = 0; i < MR; ++i) {
+    const T a0 = a[i * a_row];
+    for (int r = 0; r < R; ++r) acc[i][r] = a0 * v[r];
+  }
+  for (int64_t p = 1; p < k; ++p) {
+    const T* b_p = b + p * ldb;
+    for (int r = 0; r < R; ++r) std::memcpy(&v[r], b_p + r * L, sizeof(V));
+    for (int i = 0; i < MR; ++i) {
+      const T ap = a[i * a_row + p * a_col];
+      for (int r = 0; r < R; ++r) acc[i][r] += ap * v[r];
     }
-    for (int64_t p = 1; p < k; ++p) {
-      const T ap = a_i[p * a_col];
-      const T* b_p = b + p * ldb;
-      for (int r = 0; r < R; ++r) {
-        std::memcpy(&v, b_p + r * L, sizeof(V));
-        acc[r] += ap * v;
-      }
-    }
+  }
+  for (int i = 0; i < MR; ++i) {
     T* c_i = c + i * ldc;
     for (int r = 0; r < R; ++r) {
+      V out;
       if (accumulate) {
-        std::memcpy(&v, c_i + r * L, sizeof(V));
-        v += alpha * acc[r];
+        std::memcpy(&out, c_i + r * L, sizeof(V));
+        out += alpha * acc[i][r];
       } else {
-        v = alpha == T{1} ? acc[r] : alpha * acc[r];
+        out = alpha == T{1} ? acc[i][r] : alpha * acc[i][r];
       }
-      std::memcpy(c_i + r * L, &v, sizeof(V));
+      std::memcpy(c_i + r * L, &out, sizeof(V));
     }
+  }
+}
+
+// Columns [0, W) of every row: four rows at a time, then one.
+template <typename T, int W>
+inline void ColumnBlock(int64_t m, int64_t k, T alpha, const T* a, int64_t a_row, int64_t a_col,
+                        const T* b, int64_t ldb, bool accumulate, T* c, int64_t ldc) {
+  int64_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    Tile<T, 4, W>(k, alpha, a + i * a_row, a_row, a_col, b, ldb, accumulate, c + i * ldc, ldc);
+  }
+  for (; i < m; ++i) {
+    Tile<T, 1, W>(k, alpha, a + i * a_row, a_row, a_col, b, ldb, accumulate, c + i * ldc, ldc);
   }
 }
 
@@ -90,8 +105,9 @@ inline void SmallGemmT(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t
   }
   // B is stored [n, k]: its transpose, row-major [k, n], on the stack (n * k is small).
   T b_t[kSmallGemmMaximumWork];
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t p = 0; p < k; ++p) b_t[p * n + j] = b[j * ldb + p];
+  for (int64_t p = 0; p < k; ++p) {
+    T* row = b_t + p * n;
+    for (int64_t j = 0; j < n; ++j) row[j] = b[j * ldb + p];
   }
   RowsTimesMatrix(m, n, k, alpha, a, a_row, a_col, b_t, n, accumulate, c, ldc);
 }

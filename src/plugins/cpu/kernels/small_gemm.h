@@ -14,10 +14,21 @@
 
 namespace seam::cpu {
 
-// m * n * k at or below this goes to SmallSgemm/SmallDgemm (PlanDot). Measured on the
-// 2-core AMD EPYC (AVX-512) against OpenBLAS and oneDNN for the shapes around it (the
-// crossover lies between 8 Ki and 32 Ki multiply-adds; this keeps a margin).
-inline constexpr int64_t kSmallGemmMaximumWork = 4096;
+// Products of at most kSmallGemmMaximumWork multiply-adds (m * n * k) whose contracting
+// length k is at most 4 * max(n, 4) go to SmallSgemm/SmallDgemm (PlanDot, SmallGemmFits).
+// Measured one thread at a time on the 2-core AMD EPYC (AVX-512; OpenBLAS 0.3.21, oneDNN)
+// over 38 shapes and the four transpose pairs: the loop takes 0.3-0.6x OpenBLAS's time up to
+// about 1 Ki multiply-adds, and breaks even between 8 Ki and 12 Ki (16x16x32: 0.169 us
+// against 0.177; 32x32x16: 0.363 against 0.338); oneDNN was slower than both throughout.
+// A long k over few columns leaves the loop's vector lanes idle and one sum chain per lane
+// (16x4x128: 0.85 us against 0.27): the second condition keeps those on OpenBLAS.
+inline constexpr int64_t kSmallGemmMaximumWork = 8192;
+
+inline bool SmallGemmFits(int64_t m, int64_t n, int64_t k) {
+  return m > 0 && n > 0 && k > 0 && k <= 4 * (n > 4 ? n : 4) &&
+         static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <=
+             static_cast<double>(kSmallGemmMaximumWork);
+}
 
 // C[m,n] = alpha * op(A) . op(B), or with `accumulate` C += alpha * op(A) . op(B); row-major
 // with gemm.h's conventions (A stored [k,m] when trans_a, B stored [n,k] when trans_b).
