@@ -1,7 +1,7 @@
 // Tiny matrix products on a plain loop instead of gemm.h's libraries. OpenBLAS spends about
 // 2,000 instructions on a 4x16x16 product before and around its arithmetic (dispatch,
-// thread checks, packing) and oneDNN more; below kSmallGemmMaximumWork multiply-adds a
-// vectorised loop over the output row is cheaper (docs/cpu-plugin.md, "Matrix products").
+// thread checks, packing) and oneDNN more; for products as small as SmallGemmFits accepts
+// a loop over register tiles is cheaper (docs/cpu-plugin.md, "Matrix products").
 //
 // Each result element is one sum over the contracting index in order (p = 0, 1, ...,
 // k - 1), scaled by alpha once at the end: the same bits whatever the transposes, however
