@@ -122,12 +122,32 @@ double UpdateAlpha(const DotUpdate& update, const uint8_t* const* value) {
   return update.negate ? -alpha : alpha;
 }
 
+// Whether `plan` repeats one contiguous row (a bias row broadcast over the product's rows):
+// strides 0 but the last, which is 1.
+bool RepeatsOneRow(const GatherPlan& plan) {
+  if (plan.base != 0 || plan.strides.empty() || plan.strides.back() != 1) return false;
+  for (size_t d = 0; d + 1 < plan.strides.size(); ++d) {
+    if (plan.strides[d] != 0) return false;
+  }
+  return true;
+}
+
+// Gather(plan, in, out), with a repeated row as one copy per row (a tiny product's update
+// pays Gather's index walk per element otherwise).
+void Broadcast(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
+  if (!RepeatsOneRow(plan)) return Gather(plan, in, out);
+  const size_t row_bytes = static_cast<size_t>(plan.dims.back()) * plan.element_bytes;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < plan.dims.size(); ++d) rows *= plan.dims[d];
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(out + r * row_bytes, in, row_bytes);
+}
+
 }  // namespace
 
 void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out) {
   const uint8_t* base = value[update.base];
   if (update.broadcast >= 0) {
-    Gather(update.broadcast_plan, base, out);
+    Broadcast(update.broadcast_plan, base, out);
   } else if (out != base && update.bytes > 0) {
     std::memcpy(out, base, update.bytes);
   }

@@ -89,6 +89,9 @@ struct DotPlan {
   ir::DType dtype = ir::DType::kF32;
   int64_t batches = 1, m = 1, k = 1, n = 1;
   bool blas = false;  // f32, f64 or bf16 within BLAS's int: gemm.h; else a loop
+  // f32 or f64 with `blas` where SmallGemmFits(m, n, k): small_gemm.h's loop, not gemm.h
+  // (RunDot, RunDotAccumulate and RunDotRows alike; a causal plan keeps its own path).
+  bool small = false;
   Operand lhs, rhs;
   // bf16 with `blas`: oneDNN's matmul primitives where dot_onednn.h allows, else null (the
   // operands are widened to f32 for gemm.h).

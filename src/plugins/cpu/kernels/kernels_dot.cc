@@ -1,7 +1,8 @@
 // dot_general. Both operands are brought to the layout [batch, rows, contracting] x
 // [batch, contracting, cols] (copying through a scratch buffer only when the given layout
 // is neither that nor its transpose); f32 and f64 then go to gemm (gemm.h: OpenBLAS or
-// oneDNN) once per batch, the other dtypes to a plain loop. PlanDot decides the layouts and
+// oneDNN) once per batch, or when tiny (SmallGemmFits) to small_gemm.h's
+// loop, the other dtypes to a plain loop. PlanDot decides the layouts and
 // sizes once (the executable does it at compile time), RunDot only follows the plan.
 // bf16 products run on oneDNN's matmul primitive where the CPU has bf16 instructions
 // (dot_onednn.h); elsewhere they widen their operands to f32, multiply with the f32 gemm
@@ -24,6 +25,7 @@
 #include "src/plugins/cpu/kernels/element_types.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels.h"
+#include "src/plugins/cpu/kernels/small_gemm.h"
 
 namespace seam::cpu {
 namespace {
@@ -124,6 +126,21 @@ void Gemm(double, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b
         reinterpret_cast<const double*>(b), trans_b ? k : n, beta, reinterpret_cast<double*>(c), n);
 }
 
+// The same on small_gemm.h's loop (plans with `small`; beta 0 or 1 as `accumulate`).
+void SmallGemm(float, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
+               int64_t m, int64_t k, int64_t n, double alpha, bool accumulate) {
+  SmallSgemm(trans_a, trans_b, m, n, k, static_cast<float>(alpha),
+             reinterpret_cast<const float*>(a), trans_a ? m : k, reinterpret_cast<const float*>(b),
+             trans_b ? k : n, accumulate, reinterpret_cast<float*>(c), n);
+}
+
+void SmallGemm(double, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
+               int64_t m, int64_t k, int64_t n, double alpha, bool accumulate) {
+  SmallDgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), trans_a ? m : k,
+             reinterpret_cast<const double*>(b), trans_b ? k : n, accumulate,
+             reinterpret_cast<double*>(c), n);
+}
+
 // One batch of a bf16 product through the f32 gemm: both operands widened (exactly) into
 // `wide`, the f32 result rounded to bf16 into `c`. Layouts as Gemm's.
 void WidenedBf16Gemm(bool trans_a, bool trans_b, const uint16_t* a, const uint16_t* b, uint16_t* c,
@@ -177,8 +194,13 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
       const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
       const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
       for (int64_t i = 0; i < batches; ++i) {
-        Gemm(typename E::Storage{}, trans_a, trans_b, a, b, out + i * m * n * size, m, k, n, alpha,
-             accumulate ? 1.0 : 0.0);
+        if (plan.small) {
+          SmallGemm(typename E::Storage{}, trans_a, trans_b, a, b, out + i * m * n * size, m, k, n,
+                    alpha, accumulate);
+        } else {
+          Gemm(typename E::Storage{}, trans_a, trans_b, a, b, out + i * m * n * size, m, k, n,
+               alpha, accumulate ? 1.0 : 0.0);
+        }
         a += m * k * size;
         b += k * n * size;
       }
@@ -239,6 +261,8 @@ DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const Do
                          Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), plan.blas);
   plan.rhs = PlanOperand(rhs_shape, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
                          Concat({dims.rhs_batch, rhs_free, dims.rhs_contracting}), plan.blas);
+  plan.small = (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.blas &&
+               SmallGemmFits(plan.m, plan.n, plan.k);
   if (plan.dtype == DType::kBF16) plan.bf16_matmul = MakeBf16Matmul(plan);
   return plan;
 }
@@ -265,6 +289,12 @@ void RunDotRows(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, int
     const int64_t batch = r / m, row = r % m;
     const int64_t rows = std::min(last - r, m - row);  // within one batch
     const float* a_rows = a + batch * m * k + (trans_a ? row : row * k);
+    if (plan.small) {
+      SmallSgemm(trans_a, trans_b, rows, n, k, alpha, a_rows, trans_a ? m : k, b + batch * k * n,
+                 trans_b ? k : n, accumulate, c + (batch * m + row) * n, n);
+      r += rows;
+      continue;
+    }
     SgemmOnThisThread(trans_a, trans_b, rows, n, k, alpha, a_rows, trans_a ? m : k,
                       b + batch * k * n, trans_b ? k : n, accumulate ? 1.0F : 0.0F,
                       c + (batch * m + row) * n, n);
