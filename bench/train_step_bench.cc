@@ -65,8 +65,8 @@ void BM_CompiledMlpStep(benchmark::State& state) {
   state.counters["omp_threads"] = BenchThreads();
 }
 
-// The step's matrix products only, with the transpose flags seam's gradients use:
-// forward X.W, weight gradient X^T.G, input gradient G.W^T.
+// The step's matrix products only, with the transpose flags seam's step uses for
+// nn::Linear's [out, in] weight W: forward X.W^T, weight gradient G^T.X, input gradient G.W.
 // While alive, every f32 product goes to the library of the benchmark's second argument
 // (0 OpenBLAS, 1 oneDNN, whatever the size); then the process's choice is put back.
 class UseLibrary {
@@ -107,15 +107,15 @@ void BM_GemmOnlyStep(benchmark::State& state) {
   for (auto _ : state) {
     for (size_t i = 0; i + 1 < s.size(); ++i) {
       const int64_t k = s[i], n = s[i + 1];
-      cpu::Sgemm(false, false, b, n, k, 1.0f, acts[i].data(), k, weights[i].data(), n, 0.0f,
+      cpu::Sgemm(false, true, b, n, k, 1.0f, acts[i].data(), k, weights[i].data(), k, 0.0f,
                  outs[i].data(), n);
     }
     for (size_t i = s.size() - 1; i-- > 0;) {
       const int64_t k = s[i], n = s[i + 1];
-      cpu::Sgemm(true, false, k, n, b, 1.0f, acts[i].data(), k, grads[i].data(), n, 0.0f,
-                 weight_grads[i].data(), n);
+      cpu::Sgemm(true, false, n, k, b, 1.0f, grads[i].data(), n, acts[i].data(), k, 0.0f,
+                 weight_grads[i].data(), k);
       if (i > 0) {
-        cpu::Sgemm(false, true, b, k, n, 1.0f, grads[i].data(), n, weights[i].data(), n, 0.0f,
+        cpu::Sgemm(false, false, b, k, n, 1.0f, grads[i].data(), n, weights[i].data(), k, 0.0f,
                    input_grads[i].data(), k);
       }
     }
