@@ -19,37 +19,13 @@ namespace {
 // 2^k as a float for k in [-126, 127].
 inline float Pow2(int32_t k) { return std::bit_cast<float>((k + 127) << 23); }
 
-// exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts (Cody and Waite),
-// exp(r) by a degree-6 polynomial on |r| <= ln 2 / 2 (Cephes' expf coefficients). 2^n is
-// applied as two factors so that results down to the subnormals come out right; x is
-// clamped first (exp(-104) underflows to 0 and exp(89) overflows to inf through the
-// factors), which keeps n in range; a NaN passes through the arithmetic.
-inline float Exp(float x) {
-  float c = x < -104.0F ? -104.0F : x;
-  c = c > 89.0F ? 89.0F : c;  // a NaN fails both tests and stays
-  const float t = c * 1.44269504088896341F;
-  const float n = (t + 12582912.0F) - 12582912.0F;  // round to nearest (|t| < 2^22)
-  float r = c - n * 0.693359375F;
-  r = r - n * -2.12194440e-4F;
-  float p = 1.9875691500e-4F;
-  p = p * r + 1.3981999507e-3F;
-  p = p * r + 8.3334519073e-3F;
-  p = p * r + 4.1665795894e-2F;
-  p = p * r + 1.6666665459e-1F;
-  p = p * r + 5.0000001201e-1F;
-  const float e = p * r * r + r + 1.0F;
-  const float safe_n = n == n ? n : 0.0F;  // NaN: any scale (the product is NaN)
-  const auto whole = static_cast<int32_t>(safe_n);
-  const int32_t half = whole / 2;
-  return e * Pow2(half) * Pow2(whole - half);
-}
-
-// Exp for x in [-16, 0] only (erf's exp(-x^2), |x| clamped to 4): the same reduction and
-// polynomial, without the clamps and the NaN guard (never needed in this range) and with
-// one scale factor, 2^n for n in [-24, 0], since the result (at least 1.1e-7) is never
-// subnormal: multiplying by powers of two is exact there, so every result has Exp's bits.
-// About a third of erf's time on a 2M-element GELU (2.8 -> 1.95 ms, Zen 4, AVX-512).
-inline float ExpOfSmallNegative(float x) {
+// The reduction and polynomial both exps below share, for a clamped or in-range x: n and
+// exp(r), so that exp(x) = exp(r) 2^n.
+struct ExpParts {
+  float n;
+  float e;
+};
+inline ExpParts ReduceExp(float x) {
   const float t = x * 1.44269504088896341F;
   const float n = (t + 12582912.0F) - 12582912.0F;  // round to nearest (|t| < 2^22)
   float r = x - n * 0.693359375F;
@@ -60,8 +36,32 @@ inline float ExpOfSmallNegative(float x) {
   p = p * r + 4.1665795894e-2F;
   p = p * r + 1.6666665459e-1F;
   p = p * r + 5.0000001201e-1F;
-  const float e = p * r * r + r + 1.0F;
-  return e * Pow2(static_cast<int32_t>(n));
+  return {n, p * r * r + r + 1.0F};
+}
+
+// exp(x) = 2^n exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts (Cody and Waite),
+// exp(r) by a degree-6 polynomial on |r| <= ln 2 / 2 (Cephes' expf coefficients). 2^n is
+// applied as two factors so that results down to the subnormals come out right; x is
+// clamped first (exp(-104) underflows to 0 and exp(89) overflows to inf through the
+// factors), which keeps n in range; a NaN passes through the arithmetic.
+inline float Exp(float x) {
+  float c = x < -104.0F ? -104.0F : x;
+  c = c > 89.0F ? 89.0F : c;  // a NaN fails both tests and stays
+  const ExpParts parts = ReduceExp(c);
+  const float safe_n = parts.n == parts.n ? parts.n : 0.0F;  // NaN: any scale (the product is NaN)
+  const auto whole = static_cast<int32_t>(safe_n);
+  const int32_t half = whole / 2;
+  return parts.e * Pow2(half) * Pow2(whole - half);
+}
+
+// Exp for x in [-16, 0] only (erf's exp(-x^2), |x| clamped to 4): the same reduction and
+// polynomial, without the clamps and the NaN guard (never needed in this range) and with
+// one scale factor, 2^n for n in [-24, 0], since the result (at least 1.1e-7) is never
+// subnormal: multiplying by powers of two is exact there, so every result has Exp's bits.
+// About a third of erf's time on a 2M-element GELU (2.8 -> 1.95 ms, Zen 4, AVX-512).
+inline float ExpOfSmallNegative(float x) {
+  const ExpParts parts = ReduceExp(x);
+  return parts.e * Pow2(static_cast<int32_t>(parts.n));
 }
 
 // erf: for |x| < 1 the Taylor series of the odd function to x^21 (error below 1e-8, and
