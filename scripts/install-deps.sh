@@ -9,6 +9,7 @@ packages=(
   libgloo-dev libopenblas-dev libdnnl-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev python3-numpy
   pybind11-dev python3-pybind11 python3-dev python3-venv python3-pytest libdlpack-dev
+  python3-torch
   dataset-fashion-mnist fortunes
   clang-format clang-tidy clang-14 libclang-rt-14-dev python3
 )
