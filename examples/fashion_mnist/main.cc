@@ -151,6 +151,29 @@ struct Options {
   bool print_losses = false;   // --print-losses: each step's loss, %.9g (every float's own text)
 };
 
+// The epoch's progress bar, on a terminal.
+void ShowProgress(int epoch, int64_t step, int64_t steps) {
+  const int filled = static_cast<int>(int64_t{30} * (step + 1) / steps);
+  std::printf("\repoch %d [%-30s] %lld/%lld", epoch, std::string(filled, '=').c_str(),
+              static_cast<long long>(step) + 1, static_cast<long long>(steps));
+  std::fflush(stdout);
+}
+
+// After training: the trace's end, the test accuracy and the metrics report.
+void Report(const seam::nn::Mlp& model, const seam::data::ImageSet& test, const std::string& trace,
+            int64_t steps_taken) {
+  const int64_t correct = CountCorrect(model, test);
+  if (!trace.empty()) {
+    seam::trace::stop();
+    std::printf("trace of %lld step(s) written to %s\n", static_cast<long long>(steps_taken),
+                trace.c_str());
+  }
+  std::printf("test accuracy: %.4f (%lld/%lld)\n\n",
+              static_cast<double>(correct) / static_cast<double>(test.count),
+              static_cast<long long>(correct), static_cast<long long>(test.count));
+  std::printf("%s", seam::metrics::CreateMetricReport().c_str());
+}
+
 int Run(const Options& options) {
   using seam::Tensor;
   // With --save, a SIGTERM (to this process or to `seam launch`) is a preemption notice: every
@@ -223,12 +246,7 @@ int Run(const Options& options) {
             options.save, fashion_mnist::Position{epoch - 1, step + 1, 0}, steps, global_step,
             model, optimizer, epoch_rng, loss_sum, dp == nullptr || seam::process_index() == 0);
       }
-      if (tty && (step % 20 == 0 || step + 1 == steps)) {
-        int filled = static_cast<int>(int64_t{30} * (step + 1) / steps);
-        std::printf("\repoch %d [%-30s] %lld/%lld", epoch, std::string(filled, '=').c_str(),
-                    static_cast<long long>(step) + 1, static_cast<long long>(steps));
-        std::fflush(stdout);
-      }
+      if (tty && (step % 20 == 0 || step + 1 == steps)) ShowProgress(epoch, step, steps);
     }
     double loss = loss_sum.item<float>() / static_cast<double>(epoch_steps);
     double elapsed = Seconds(start);
@@ -242,16 +260,7 @@ int Run(const Options& options) {
     }
   }
 
-  const int64_t correct = CountCorrect(model, test);
-  if (!options.trace.empty()) {
-    seam::trace::stop();
-    std::printf("trace of %lld step(s) written to %s\n", static_cast<long long>(steps_taken),
-                options.trace.c_str());
-  }
-  std::printf("test accuracy: %.4f (%lld/%lld)\n\n",
-              static_cast<double>(correct) / static_cast<double>(test.count),
-              static_cast<long long>(correct), static_cast<long long>(test.count));
-  std::printf("%s", seam::metrics::CreateMetricReport().c_str());
+  Report(model, test, options.trace, steps_taken);
   return 0;
 }
 

@@ -224,6 +224,27 @@ int AssignScratch(std::vector<TileOp>* ops) {
   return slots + own;
 }
 
+// Fills the kernel's last_read_of_input, gathered_input and writer_of_output from its ops.
+void NoteInputAndOutputUses(LoopKernel* kernel) {
+  kernel->last_read_of_input.assign(kernel->inputs.size(), -1);
+  kernel->gathered_input.assign(kernel->inputs.size(), false);
+  kernel->writer_of_output.assign(kernel->outputs.size(), -1);
+  for (size_t i = 0; i < kernel->ops.size(); ++i) {
+    const TileOp& op = kernel->ops[i];
+    for (const TileRef& r : op.operands) {
+      if (r.kind != TileRef::kInput) continue;
+      if (op.kind == TileOp::kGather) {
+        kernel->gathered_input[r.index] = true;
+      } else {
+        kernel->last_read_of_input[r.index] = static_cast<int>(i);
+      }
+    }
+    if (op.result.kind == TileRef::kOutput) {
+      kernel->writer_of_output[op.result.index] = static_cast<int>(i);
+    }
+  }
+}
+
 }  // namespace
 
 LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
@@ -313,23 +334,7 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
     kernel.streams = kernel.streams || op.stream;
   }
 
-  kernel.last_read_of_input.assign(group.inputs.size(), -1);
-  kernel.gathered_input.assign(group.inputs.size(), false);
-  kernel.writer_of_output.assign(group.outputs.size(), -1);
-  for (size_t i = 0; i < kernel.ops.size(); ++i) {
-    const TileOp& op = kernel.ops[i];
-    for (const TileRef& r : op.operands) {
-      if (r.kind != TileRef::kInput) continue;
-      if (op.kind == TileOp::kGather) {
-        kernel.gathered_input[r.index] = true;
-      } else {
-        kernel.last_read_of_input[r.index] = static_cast<int>(i);
-      }
-    }
-    if (op.result.kind == TileRef::kOutput) {
-      kernel.writer_of_output[op.result.index] = static_cast<int>(i);
-    }
-  }
+  NoteInputAndOutputUses(&kernel);
   return kernel;
 }
 
