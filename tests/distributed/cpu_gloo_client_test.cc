@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_settings.h"
+#include "src/plugins/cpu/api/objects.h"
 #include "src/plugins/cpu/collectives/gloo_collectives.h"
 #include "src/plugins/cpu/collectives/gloo_store.h"
 #include "src/plugins/cpu/collectives/local_address.h"
@@ -101,13 +103,21 @@ TEST_F(CpuGlooClientTest, RefusesBadProcessOptions) {
             "PJRT_Client_Create: option 'process_count' must be in [1, 65536], got 0");
   EXPECT_EQ(message({{"process_count", 2}, {"collective_timeout_ms", 0}}, &store_),
             "PJRT_Client_Create: option 'collective_timeout_ms' must be in [1, 604800000], got 0");
+  EXPECT_EQ(message({{"process_count", 2}, {"local_process_count", 3}}, &store_),
+            "PJRT_Client_Create: option 'local_process_count' must be in [1, 2], got 3");
+  EXPECT_EQ(message({{"process_count", 2}, {"local_process_count", 0}}, &store_),
+            "PJRT_Client_Create: option 'local_process_count' must be in [1, 2], got 0");
+  EXPECT_EQ(message({{"process_count", 2}, {"collective_spin_us", 1000001}}, &store_),
+            "PJRT_Client_Create: option 'collective_spin_us' must be a number of microseconds "
+            "from 0 to 1000000, got '1000001'");
   EXPECT_EQ(message({{"process_count", 2}}, nullptr),
             "PJRT_Client_Create: option 'process_count' is 2 but no key-value store was given "
             "(kv_get_callback, kv_put_callback, kv_try_get_callback): the processes of a job "
             "find each other through it");
   EXPECT_EQ(message({{"process_counts", 2}}, &store_),
             "PJRT_Client_Create: unknown client option 'process_counts' (the cpu plugin accepts: "
-            "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
+            "cpu_device_count, process_index, process_count, collective_timeout_ms, "
+            "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
             "master_addr, attention)");
   // MASTER_ADDR unset means localhost, for the collectives as for the coordinator.
@@ -126,6 +136,46 @@ TEST_F(CpuGlooClientTest, RefusesBadProcessOptions) {
             "PJRT_Client_Create: environment variable SEAM_CPU_COLLECTIVE_TIMEOUT_MS must be a "
             "positive integer, got 'soon'");
   unsetenv("SEAM_CPU_COLLECTIVE_TIMEOUT_MS");
+}
+
+// The device's thread polls for an overlapped all_reduce while the host's processes times
+// their kernel threads fit its CPUs (cpu_settings.h, CollectiveSpin), never beyond them, and
+// the option or the variable overrides the rule.
+TEST_F(CpuGlooClientTest, PollsForCollectivesOnlyWhereTheProcessesFitTheCpus) {
+  auto spin = [&](const std::vector<IntOption>& extra) -> int64_t {
+    std::vector<IntOption> options = {{"process_index", 0}, {"process_count", 2}};
+    options.insert(options.end(), extra.begin(), extra.end());
+    absl::StatusOr<std::unique_ptr<PjrtClient>> client = Client(options, &store_);
+    if (!client.ok()) {
+      ADD_FAILURE() << client.status();
+      return -1;
+    }
+    return (*client)->client()->gloo->config().finish_spin.count();
+  };
+  // One process of one thread fits any machine.
+  EXPECT_EQ(spin({{"threads", 1}}), cpu::kDefaultCollectiveSpinUs);
+  EXPECT_EQ(spin({{"threads", 1}, {"local_process_count", 1}}), cpu::kDefaultCollectiveSpinUs);
+  // Two processes of 256 threads each fit no machine this runs on.
+  EXPECT_EQ(spin({{"threads", 256}, {"local_process_count", 2}}), 0);
+  EXPECT_EQ(spin({{"threads", 256}, {"local_process_count", 2}, {"collective_spin_us", 700}}), 700);
+  EXPECT_EQ(spin({{"threads", 1}, {"collective_spin_us", 0}}), 0);
+  setenv("SEAM_CPU_COLLECTIVE_SPIN_US", "1500", 1);
+  EXPECT_EQ(spin({{"threads", 256}, {"local_process_count", 2}}), 1500);
+  EXPECT_EQ(spin({{"collective_spin_us", 30}}), 30);  // the option wins
+  setenv("SEAM_CPU_COLLECTIVE_SPIN_US", "soon", 1);
+  absl::StatusOr<std::unique_ptr<PjrtClient>> refused =
+      Client({{"process_index", 0}, {"process_count", 2}}, &store_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "PJRT_Client_Create: environment variable SEAM_CPU_COLLECTIVE_SPIN_US must be a number "
+            "of microseconds from 0 to 1000000, got 'soon'");
+  setenv("SEAM_CPU_COLLECTIVE_SPIN_US", "2000000", 1);
+  refused = Client({{"process_index", 0}, {"process_count", 2}}, &store_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "PJRT_Client_Create: environment variable SEAM_CPU_COLLECTIVE_SPIN_US must be a number "
+            "of microseconds from 0 to 1000000, got '2000000'");
+  unsetenv("SEAM_CPU_COLLECTIVE_SPIN_US");
 }
 
 TEST_F(CpuGlooClientTest, ExecuteNamesTheMultiProcessRule) {

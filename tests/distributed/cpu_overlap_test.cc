@@ -112,12 +112,18 @@ TEST(CpuOverlapTest, ReadersOfAllReducesComeAfterTheRest) {
   EXPECT_EQ(all_reduces, 3);
 }
 
-// Process `index` of the job: `rounds` launches, each checked against the host.
-void RunProcess(int index, const std::string& store_dir, int rounds, std::string* failure) {
+// Process `index` of the job: `rounds` launches, each checked against the host. The
+// device's thread polls for `spin_us` before it sleeps on an all_reduce's finish.
+void RunProcess(int index, const std::string& store_dir, int rounds, int64_t spin_us,
+                std::string* failure) {
   FileKvStore store(store_dir);
-  absl::StatusOr<std::unique_ptr<PjrtClient>> client = PjrtClient::Create(
-      cpu::GetCpuPjrtApi(),
-      {{"process_index", index}, {"process_count", 2}, {"collective_timeout_ms", 60000}}, &store);
+  absl::StatusOr<std::unique_ptr<PjrtClient>> client =
+      PjrtClient::Create(cpu::GetCpuPjrtApi(),
+                         {{"process_index", index},
+                          {"process_count", 2},
+                          {"collective_timeout_ms", 60000},
+                          {"collective_spin_us", spin_us}},
+                         &store);
   if (!client.ok()) {
     *failure = "client: " + client.status().ToString();
     return;
@@ -160,16 +166,21 @@ void RunProcess(int index, const std::string& store_dir, int rounds, std::string
   (*client)->Destroy(*executable);
 }
 
+// Both ways of waiting for a finish: sleeping at once, and polling first (for longer than
+// any of these all_reduces takes, so that the poll, not the sleep, sees them end).
 TEST(CpuOverlapTest, TwoProcessesInOneGetEveryRoundRight) {
   setenv("MASTER_ADDR", "127.0.0.1", 1);
-  TempDir dir;
-  ASSERT_FALSE(dir.path().empty());
-  std::string failures[2];
-  std::thread other([&] { RunProcess(1, dir.path(), 20, &failures[1]); });
-  RunProcess(0, dir.path(), 20, &failures[0]);
-  other.join();
-  EXPECT_EQ(failures[0], "");
-  EXPECT_EQ(failures[1], "");
+  for (int64_t spin_us : {int64_t{0}, int64_t{200000}}) {
+    SCOPED_TRACE("collective_spin_us " + std::to_string(spin_us));
+    TempDir dir;
+    ASSERT_FALSE(dir.path().empty());
+    std::string failures[2];
+    std::thread other([&] { RunProcess(1, dir.path(), 20, spin_us, &failures[1]); });
+    RunProcess(0, dir.path(), 20, spin_us, &failures[0]);
+    other.join();
+    EXPECT_EQ(failures[0], "");
+    EXPECT_EQ(failures[1], "");
+  }
 }
 
 }  // namespace

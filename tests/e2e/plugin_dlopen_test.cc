@@ -112,7 +112,8 @@ TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
             "PJRT_Client_Create: unknown client option 'device_count' (the cpu plugin accepts: "
-            "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
+            "cpu_device_count, process_index, process_count, collective_timeout_ms, "
+            "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
             "master_addr, attention)");
 }

@@ -10,11 +10,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/api/cpu_plugin.h"
+#include "src/plugins/cpu/api/cpu_settings.h"
 #include "src/plugins/cpu/api/objects.h"
 #include "src/plugins/cpu/api/testing_hooks.h"
 #include "src/plugins/cpu/compile/dump.h"
@@ -496,10 +498,31 @@ TEST(CpuOptionsTest, AttentionTurnsCausalProductsOnAndOffAsTheVariableDoes) {
   unsetenv("SEAM_CPU_ATTENTION");
 }
 
+// collective_spin_us's rule (cpu_settings.h): the setting when given, else the default
+// poll while the host's processes times their kernel threads fit its CPUs.
+TEST(CpuOptionsTest, CollectiveSpinFollowsTheSettingElseTheCpus) {
+  CpuSettings settings;
+  settings.kernel_threads = 1;
+  EXPECT_EQ(CollectiveSpin(settings, 2, 2), kDefaultCollectiveSpinUs);
+  EXPECT_EQ(CollectiveSpin(settings, 3, 2), 0);
+  settings.kernel_threads = 2;
+  EXPECT_EQ(CollectiveSpin(settings, 1, 2), kDefaultCollectiveSpinUs);
+  EXPECT_EQ(CollectiveSpin(settings, 2, 2), 0);
+  settings.kernel_threads = 0;  // the hardware's threads
+  const auto hardware = static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(CollectiveSpin(settings, 1, hardware), kDefaultCollectiveSpinUs);
+  EXPECT_EQ(CollectiveSpin(settings, 2, hardware), 0);
+  settings.collective_spin_us = 5;
+  EXPECT_EQ(CollectiveSpin(settings, 2, hardware), 5);
+  settings.collective_spin_us = 0;
+  EXPECT_EQ(CollectiveSpin(settings, 1, hardware), 0);
+}
+
 TEST(CpuOptionsTest, AnUnknownOptionListsEveryOption) {
   EXPECT_EQ(CreateError({{"thread", int64_t{2}}}),
             "PJRT_Client_Create: unknown client option 'thread' (the cpu plugin accepts: "
-            "cpu_device_count, process_index, process_count, collective_timeout_ms, threads, "
+            "cpu_device_count, process_index, process_count, collective_timeout_ms, "
+            "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
             "master_addr, attention)");
   EXPECT_EQ(CreateError({{"conv", int64_t{1}}}),

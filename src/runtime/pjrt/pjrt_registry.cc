@@ -167,6 +167,7 @@ absl::StatusOr<std::unique_ptr<ComputationClient>> CpuClient(EnvReader& env,
     SEAM_ASSIGN_OR_RETURN(store, StartCoordinator(env, topology, selection));
     options["process_index"] = int64_t{topology.rank};
     options["process_count"] = int64_t{topology.world_size};
+    options["local_process_count"] = int64_t{topology.local_world_size};
   }
   std::optional<JobTopology> job;
   if (store.has_value()) job = topology;

@@ -1,4 +1,7 @@
 // Client, devices and compilation.
+#include <sched.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
@@ -45,6 +48,7 @@ struct CreateOptions {
   int64_t device_count = 1;
   int64_t process_index = 0;
   int64_t process_count = 1;
+  int64_t local_process_count = 1;
   std::optional<int64_t> collective_timeout_ms;
   CpuSettings settings;
 };
@@ -63,6 +67,8 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
                               {kProcessIndexOption, PJRT_NamedValue_kInt64},
                               {kProcessCountOption, PJRT_NamedValue_kInt64},
                               {kCollectiveTimeoutOption, PJRT_NamedValue_kInt64},
+                              {kCollectiveSpinOption, PJRT_NamedValue_kInt64},
+                              {kLocalProcessCountOption, PJRT_NamedValue_kInt64},
                               {kThreadsOption, PJRT_NamedValue_kInt64},
                               {kGemmOption, PJRT_NamedValue_kString},
                               {kConvOption, PJRT_NamedValue_kString},
@@ -82,6 +88,9 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
   out.process_index = parsed->Int64(kProcessIndexOption).value_or(0);
   SEAM_RETURN_IF_ERROR(
       CheckRange(kProcessIndexOption, out.process_index, 0, out.process_count - 1));
+  out.local_process_count = parsed->Int64(kLocalProcessCountOption).value_or(1);
+  SEAM_RETURN_IF_ERROR(
+      CheckRange(kLocalProcessCountOption, out.local_process_count, 1, out.process_count));
   out.collective_timeout_ms = parsed->Int64(kCollectiveTimeoutOption);
   if (out.collective_timeout_ms.has_value()) {
     SEAM_RETURN_IF_ERROR(CheckRange(kCollectiveTimeoutOption, *out.collective_timeout_ms, 1,
@@ -107,6 +116,14 @@ absl::StatusOr<int64_t> EnvInteger(base::Setting setting, int64_t minimum, int64
                                                    name, " must be a ", what, ", got '", env, "'"));
   }
   return static_cast<int64_t>(value);
+}
+
+// The CPUs this process may run on (its affinity mask), at least 1.
+int64_t UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
 }
 
 // A job of several processes: the collectives' settings, checked now so that a bad one
@@ -146,7 +163,9 @@ absl::StatusOr<std::unique_ptr<GlooCollectives>> MakeGlooCollectives(
                  .process_count = options.process_count,
                  .local_devices = options.device_count,
                  .local_address = *local,
-                 .timeout = std::chrono::milliseconds(timeout_ms)});
+                 .timeout = std::chrono::milliseconds(timeout_ms),
+                 .finish_spin = std::chrono::microseconds(
+                     CollectiveSpin(options.settings, options.local_process_count, UsableCpus()))});
 }
 
 }  // namespace

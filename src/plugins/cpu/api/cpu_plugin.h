@@ -34,6 +34,11 @@ inline constexpr char kCollectiveTimeoutOption[] = "collective_timeout_ms";
 inline constexpr char kCollectiveTimeoutVariable[] = "SEAM_CPU_COLLECTIVE_TIMEOUT_MS";
 inline constexpr int64_t kDefaultCollectiveTimeoutMs = int64_t{5} * 60 * 1000;
 
+// How many processes of the job run on this host (int64, 1 to process_count; 1 by
+// default; the runtime passes its LOCAL_WORLD_SIZE): it decides whether the device's
+// thread polls for overlapped all_reduces by default (cpu_settings.h, collective_spin_us).
+inline constexpr char kLocalProcessCountOption[] = "local_process_count";
+
 // The environment variable read at client creation that bounds which runs may execute on
 // the caller's thread (docs/architecture.md, "Inline runs"); its default is
 // cpu_settings.h's kDefaultInlineMaxCost.

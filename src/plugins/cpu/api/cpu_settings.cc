@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <initializer_list>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -128,6 +129,14 @@ absl::Status ResolveInline(const plugin::Options* options, CpuSettings& out) {
   SEAM_ASSIGN_OR_RETURN(int64_t cross_value, Integer(cross, 0, 1, "flag (0 or 1)"));
   if (cross_value > 1) return Refused(cross, "a flag (0 or 1)", absl::StrCat(cross_value));
   out.inline_cross_process = cross_value == 1;
+  const Given spin =
+      IntegerSetting(options, kCollectiveSpinOption, base::Setting::kSeamCpuCollectiveSpinUs);
+  const char* const spin_rule = "number of microseconds from 0 to 1000000";
+  SEAM_ASSIGN_OR_RETURN(int64_t spin_us, Integer(spin, 0, -1, spin_rule));
+  if (spin_us > kMaxCollectiveSpinUs) {
+    return Refused(spin, absl::StrCat("a ", spin_rule), absl::StrCat(spin_us));
+  }
+  if (spin_us >= 0) out.collective_spin_us = spin_us;
   return absl::OkStatus();
 }
 
@@ -211,6 +220,14 @@ std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
     settings->dump_to = base::ReadSetting(base::Setting::kSeamDumpTo).value_or("");
   }
   return settings;
+}
+
+int64_t CollectiveSpin(const CpuSettings& settings, int64_t local_processes, int64_t cpus) {
+  if (settings.collective_spin_us.has_value()) return *settings.collective_spin_us;
+  const int64_t threads = settings.kernel_threads > 0
+                              ? settings.kernel_threads
+                              : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  return local_processes * threads <= cpus ? kDefaultCollectiveSpinUs : 0;
 }
 
 }  // namespace seam::cpu

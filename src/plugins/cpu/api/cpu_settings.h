@@ -30,6 +30,7 @@ inline constexpr char kInlineMaxCostOption[] = "inline_max_cost";            // 
 inline constexpr char kInlineCrossProcessOption[] = "inline_cross_process";  // int64
 inline constexpr char kMasterAddrOption[] = "master_addr";                   // string
 inline constexpr char kAttentionOption[] = "attention";                      // string
+inline constexpr char kCollectiveSpinOption[] = "collective_spin_us";        // int64
 inline constexpr int kMaxKernelThreads = 256;
 // The default of inline_max_cost: programs of at most this many element operations
 // (Executable::cost) run on the caller's thread when their device is idle. 16 Mi is about
@@ -38,6 +39,14 @@ inline constexpr int kMaxKernelThreads = 256;
 // queue buys is at most the run's own length. Caller-side spinning before the wait was
 // measured instead and lost badly on a loaded machine (BENCHMARKS.md, "Convolutions").
 inline constexpr int64_t kDefaultInlineMaxCost = int64_t{16} * 1024 * 1024;
+
+// The poll before an overlapped all_reduce's wait when neither the option nor
+// SEAM_CPU_COLLECTIVE_SPIN_US gives one: kDefaultCollectiveSpinUs while the processes on
+// this host times their kernel threads fit its CPUs, else 0 (polling would take CPU time
+// from the other processes' kernels; measured in BENCHMARKS.md, "Data parallel across
+// processes").
+inline constexpr int64_t kDefaultCollectiveSpinUs = 20000;
+inline constexpr int64_t kMaxCollectiveSpinUs = 1000000;
 
 // Which convolution paths a plan may take (SEAM_CPU_CONV).
 enum class ConvPaths { kAuto, kGemm, kDirect };
@@ -58,10 +67,19 @@ struct CpuSettings {
   bool attention_given = false;
   int64_t inline_max_cost = 0;
   bool inline_cross_process = true;
+  // How long the device's thread polls for an overlapped all_reduce before it sleeps
+  // (microseconds, 0 to kMaxCollectiveSpinUs; docs/cpu-plugin.md, "Overlapped all_reduce").
+  // Unset: CollectiveSpin's rule.
+  std::optional<int64_t> collective_spin_us;
   // Read only by a client of several processes, when it makes its collectives (as before):
   // the option when given; unset, the variable (api_client.cc).
   std::optional<std::string> master_addr;
 };
+
+// The poll of a client whose host runs `local_processes` of the job's processes on `cpus`
+// usable CPUs: the setting when given, else the rule above (kernel_threads 0 counts as
+// the hardware's threads).
+int64_t CollectiveSpin(const CpuSettings& settings, int64_t local_processes, int64_t cpus);
 
 // The settings of a client: the create options `options` (already type-checked by
 // Options::Parse against CpuSettingOptions's names), else the environment, else the

@@ -5,6 +5,7 @@
 #ifndef SEAM_PLUGINS_CPU_COLLECTIVES_H_
 #define SEAM_PLUGINS_CPU_COLLECTIVES_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -81,6 +82,7 @@ class Rendezvous {
     int64_t arrived = 0;
     bool started = false;  // every local replica arrived: nobody leaves before `done`
     bool done = false;
+    std::atomic<bool> done_flag{false};  // `done`, for FinishAcrossProcesses's poll
     absl::Status status;
   };
 
@@ -94,6 +96,9 @@ class Rendezvous {
   // Waits for `meeting` and returns its status. Precondition: `lock` holds mu_.
   absl::Status AwaitMeeting(std::unique_lock<std::mutex>& lock, int instruction,
                             const ir::Instruction& inst, ProcessMeeting& meeting);
+  // Polls, yielding the CPU between looks, until `meeting` is done, a replica failed, or
+  // GlooConfig::finish_spin has passed. Precondition: mu_ not held.
+  void PollMeeting(const ProcessMeeting& meeting) const;
 
   struct Meeting {
     std::vector<const uint8_t*> inputs;
@@ -112,7 +117,8 @@ class Rendezvous {
   const ProcessSpan span_{};
   std::map<int, ProcessMeeting> process_meetings_;  // by instruction
   int64_t meetings_done_ = 0;
-  absl::Status first_failure_;  // of a meeting of this launch (guarded by mu_)
+  absl::Status first_failure_;           // of a meeting of this launch (guarded by mu_)
+  std::atomic<bool> any_failed_{false};  // !failed_.empty(), for PollMeeting
 };
 
 // Nanoseconds the devices' threads of this process have spent in all_reduces across

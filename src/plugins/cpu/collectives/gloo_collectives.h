@@ -37,6 +37,9 @@ struct GlooConfig {
   int64_t local_devices = 1;    // every process of the job must have as many
   SocketAddress local_address;  // the interface that routes to MASTER_ADDR
   std::chrono::milliseconds timeout{0};
+  // How long a device's thread polls for an overlapped all_reduce before it sleeps
+  // (Rendezvous::FinishAcrossProcesses); 0: it sleeps at once.
+  std::chrono::microseconds finish_spin{0};
 };
 
 class GlooCollectives {
