@@ -173,8 +173,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     new_leaves.push_back(MakeLeaf(std::move(value)));
   }
   for (size_t i = 0; i < plan.pending.size(); ++i) {
-    plan.pending[i]->set_node(new_leaves[plan.result_of[i]]);
-    plan.pending[i]->set_replaced({});
+    plan.pending[i]->set_leaf(new_leaves[plan.result_of[i]]);
   }
   if (g_observer != nullptr) {
     BarrierRecord record;
