@@ -173,8 +173,7 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
     new_leaves.push_back(MakeLeaf(std::move(value)));
   }
   for (size_t i = 0; i < plan.pending.size(); ++i) {
-    plan.pending[i]->set_node(new_leaves[plan.result_of[i]]);
-    plan.pending[i]->set_replaced({});
+    plan.pending[i]->set_leaf(new_leaves[plan.result_of[i]]);
   }
   if (g_observer != nullptr) {
     BarrierRecord record;
@@ -193,16 +192,28 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
 absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
                                        std::string_view op) {
   if (g_observer != nullptr) g_observer->OnHostRead();
-  SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
+  // A value with nothing pending is read without a barrier (whose only other trace is its
+  // "sync for read" span, kept while the timeline records).
   NodePtr node = tensor->node();
+  if (!node->is_leaf() || trace::On()) {
+    node.reset();
+    SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
+    node = tensor->node();
+  }
   return ReadValue(CurrentRuntime(), *node->value, op);
 }
 
 absl::Status ReadTensorInto(const std::shared_ptr<TensorImpl>& tensor, std::string_view op,
                             absl::Span<uint8_t> destination) {
   if (g_observer != nullptr) g_observer->OnHostRead();
-  SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
+  // A value with nothing pending is read without a barrier (whose only other trace is its
+  // "sync for read" span, kept while the timeline records).
   NodePtr node = tensor->node();
+  if (!node->is_leaf() || trace::On()) {
+    node.reset();
+    SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
+    node = tensor->node();
+  }
   return ReadValueInto(CurrentRuntime(), *node->value, op, destination);
 }
 

@@ -170,6 +170,15 @@ void TensorImpl::set_node(NodePtr node) {
   node_ = std::move(node);
 }
 
+void TensorImpl::set_leaf(NodePtr node) {
+  std::weak_ptr<const Node> replaced;
+  {
+    std::lock_guard<base::SpinLock> lock(mu_);
+    node_.swap(node);
+    replaced_.swap(replaced);
+  }
+}
+
 NodePtr TensorImpl::replaced() const {
   std::lock_guard<base::SpinLock> lock(mu_);
   return replaced_.lock();

@@ -134,6 +134,9 @@ class TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   // device buffer is what a sync may donate to that new value (src/lazy/donation.h).
   NodePtr replaced() const;
   void set_replaced(std::weak_ptr<const Node> leaf);
+  // set_node(node) and set_replaced({}) under one lock (a replayed step's result); the old
+  // node is released after the lock.
+  void set_leaf(NodePtr node);
 
  private:
   friend void RegisterTensor(const std::shared_ptr<TensorImpl>& impl);

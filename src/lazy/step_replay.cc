@@ -21,6 +21,8 @@ using runtime::ComputationClient;
 // The parameters' values of one replay: on the stack for the steps people write (a heap
 // block per replay otherwise).
 using ParameterValues = absl::InlinedVector<std::shared_ptr<DeviceValue>, 16>;
+// Per result, whether its destinations were checked already in this replay.
+using CheckedResults = absl::InlinedVector<bool, 16>;
 
 // A value a program may read: on the device or the host, never donated, one replica.
 bool Readable(const DeviceValue& value) {
@@ -55,9 +57,11 @@ bool SafeToDonate(const std::shared_ptr<DeviceValue>& value,
 
 // The value of every program parameter, from its source, into `values`; or why the
 // sources no longer give the captured step (empty when they do).
+// Results whose destinations were found intact here are marked in `checked`.
 std::string GatherParameters(const Capture& plan,
                              const std::vector<std::shared_ptr<TensorImpl>>& inputs,
-                             const StepResults& results, ParameterValues& values) {
+                             const StepResults& results, ParameterValues& values,
+                             CheckedResults& checked) {
   absl::InlinedVector<NodePtr, 8> input_nodes(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     input_nodes[i] = inputs[i]->node();
@@ -84,6 +88,7 @@ std::string GatherParameters(const Capture& plan,
           return absl::StrCat("a state tensor ", source.shape.ToString(),
                               " was dropped, copied or reassigned outside the step");
         }
+        if (r < checked.size()) checked[r] = true;
         break;
       }
       case Kind::kFixed:
@@ -106,7 +111,8 @@ std::string GatherParameters(const Capture& plan,
 }
 
 // Why the captured donations and result handles no longer hold (empty when they do).
-std::string CheckHandlesAndDonations(const Capture& plan, const ParameterValues& values) {
+std::string CheckHandlesAndDonations(const Capture& plan, const ParameterValues& values,
+                                     const CheckedResults& checked) {
   // One value read twice (e.g. an input that is also a state) changes what donation means.
   absl::InlinedVector<const DeviceValue*, 16> sorted;
   sorted.reserve(values.size());
@@ -116,8 +122,9 @@ std::string CheckHandlesAndDonations(const Capture& plan, const ParameterValues&
     return "one tensor is read as two parameters";
   }
   // Handles assigned a result that no later step reads (e.g. a tensor fn stored outside).
+  // (Those of carried results were checked with their values by GatherParameters.)
   for (size_t r = 0; r < plan.destinations.size(); ++r) {
-    if (!DestinationsIntact(plan.destinations[r], nullptr)) {
+    if (!checked[r] && !DestinationsIntact(plan.destinations[r], nullptr)) {
       return absl::StrCat("a tensor handle that result ", r,
                           " was assigned to was dropped or copied");
     }
@@ -149,8 +156,9 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
     *why_not = absl::StrCat(inputs.size(), " inputs instead of ", plan.inputs.size());
   }
   ParameterValues values;
-  if (why_not->empty()) *why_not = GatherParameters(plan, inputs, results, values);
-  if (why_not->empty()) *why_not = CheckHandlesAndDonations(plan, values);
+  CheckedResults checked(plan.destinations.size(), false);
+  if (why_not->empty()) *why_not = GatherParameters(plan, inputs, results, values, checked);
+  if (why_not->empty()) *why_not = CheckHandlesAndDonations(plan, values, checked);
   if (!why_not->empty()) return std::vector<NodePtr>();
 
   // The guards passed: from here on this is the step barrier, with the captured program.
@@ -178,8 +186,7 @@ absl::StatusOr<std::vector<NodePtr>> ReplayStep(
     NodePtr leaf = MakeLeaf(std::move(value));
     for (const Destination& destination : plan.destinations[r]) {
       std::shared_ptr<TensorImpl> handle = destination.handle.lock();
-      handle->set_node(leaf);
-      handle->set_replaced({});
+      handle->set_leaf(leaf);
     }
     leaves.push_back(std::move(leaf));
   }

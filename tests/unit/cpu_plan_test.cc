@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -369,6 +370,47 @@ TEST(GatherPlanTest, BroadcastsTransposesAndSlicesMatchTheReference) {
       absl::StatusOr<std::vector<ir::Literal>> reference = ir::Evaluate(*program, args);
       ASSERT_TRUE(reference.ok()) << reference.status();
       EXPECT_EQ(bytes[0], (*reference)[0].bytes) << (fuse ? "fused" : "unfused");
+    }
+  }
+}
+
+// Rank-2 gathers (a row broadcast, a column broadcast, a transpose) computed in pieces, as
+// a fused loop's tiles ask for them: pieces starting at a row's start take the whole-row
+// path, the others the general one; every element must be the one its position names.
+TEST(GatherPlanTest, RankTwoPiecesMatchTheElementsTheyName) {
+  constexpr int64_t kRows = 300, kCols = 7;
+  std::vector<float> in(kRows * kCols);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) * 0.5f + 1.0f;
+  const ir::Shape out_shape{DType::kF32, {kRows, kCols}};
+  struct Case {
+    std::string name;
+    GatherPlan plan;
+    std::function<int64_t(int64_t, int64_t)> source;  // (row, column) -> index into `in`
+  };
+  const std::vector<Case> cases = {
+      {"row broadcast", PlanBroadcast({DType::kF32, {kCols}}, out_shape, {1}),
+       [](int64_t, int64_t c) { return c; }},
+      {"column broadcast", PlanBroadcast({DType::kF32, {kRows}}, out_shape, {0}),
+       [](int64_t r, int64_t) { return r; }},
+      {"transpose", PlanTranspose({DType::kF32, {kCols, kRows}}, {1, 0}),
+       [](int64_t r, int64_t c) { return c * kRows + r; }},
+  };
+  // Piece lengths: whole rows, a tile, and lengths that leave the next piece mid-row.
+  const std::vector<int64_t> lengths = {kCols * 3, 1024, 5, kCols, 13, kCols * 40, 1};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<float> out(kRows * kCols, -1.0f);
+    int64_t start = 0;
+    for (size_t k = 0; start < kRows * kCols; ++k) {
+      const int64_t n = std::min(lengths[k % lengths.size()], kRows * kCols - start);
+      GatherElements(c.plan, reinterpret_cast<const uint8_t*>(in.data()), start, n,
+                     reinterpret_cast<uint8_t*>(out.data()));
+      start += n;
+    }
+    for (int64_t r = 0; r < kRows; ++r) {
+      for (int64_t col = 0; col < kCols; ++col) {
+        ASSERT_EQ(out[r * kCols + col], in[c.source(r, col)]) << "row " << r << " column " << col;
+      }
     }
   }
 }

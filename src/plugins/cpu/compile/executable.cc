@@ -114,8 +114,8 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const ReduceChu
       for (size_t k = 0; chunks.tiles > 0 && k < count; ++k) {
         if (chunks.local[k] && kernel.outputs[k] == r.operand) operand = moved[k];
       }
-      ReduceRange(r.op, r.operand_shape, operand, r.axes, first_element,
-                  std::min(kernel.count, last * kTileElements), value[r.result]);
+      RunReduceRange(r.range, operand, first_element, std::min(kernel.count, last * kTileElements),
+                     value[r.result]);
     }
   }
 }
@@ -263,8 +263,9 @@ std::vector<std::shared_ptr<ConvolutionPlan>> Executable::PlanSteps(
   auto reduce_plan = [&](int r) {
     const ir::Instruction& reduce = program_.instructions[r];
     const int operand = reduce.operands[0];
-    return ReducePlan{reduce.op, operand, r, program_.instructions[operand].shape,
-                      reduce.attrs.at("axes")};
+    const ir::Shape& shape = program_.instructions[operand].shape;
+    const std::vector<int64_t>& axes = reduce.attrs.at("axes");
+    return ReducePlan{reduce.op, operand, r, shape, axes, PlanReduceRange(reduce.op, shape, axes)};
   };
   step_plans_.resize(fusion_.steps.size());
   std::vector<std::shared_ptr<ConvolutionPlan>> convs(fusion_.steps.size());

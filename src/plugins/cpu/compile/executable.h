@@ -28,6 +28,7 @@ struct ReducePlan {
   int operand = -1, result = -1;
   ir::Shape operand_shape;
   std::vector<int64_t> axes;
+  ReduceRangePlan range;  // for a reduction run chunk by chunk with its group
 };
 
 // What a step needs beyond the fusion plan, worked out at compile time so that a run does

@@ -63,6 +63,19 @@ void Reduce(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
 // used for reductions that run with the group producing their operand (fusion.h).
 void ReduceRange(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
                  const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out);
+// ReduceRange in two halves: what depends only on the reduction (worked out once, at
+// compile time), and the fold of a range with it.
+struct ReduceRangePlan {
+  ir::Combiner combiner = ir::Combiner::kSum;
+  bool f32 = true;                 // else f64
+  bool middle = false;             // the kept axes lie between reduced ones ([outer, kept, inner])
+  int64_t reduced = 1, inner = 1;  // otherwise: [.., reduced, inner]
+  int64_t kept = 1, kept_inner = 1;
+};
+ReduceRangePlan PlanReduceRange(ir::Op op, const ir::Shape& in_shape,
+                                const std::vector<int64_t>& axes);
+void RunReduceRange(const ReduceRangePlan& plan, const uint8_t* in, int64_t first, int64_t last,
+                    uint8_t* out);
 
 // kernels_dot.cc.
 struct DotDimensions {

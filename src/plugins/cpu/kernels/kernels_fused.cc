@@ -83,6 +83,25 @@ void GatherLoop(const uint8_t* in_bytes, const std::vector<int64_t>& dims,
     }
     return;
   }
+  if (rank == 2 && start % dims[1] == 0) {
+    // Whole rows (a row broadcast, a row statistic spread along its row, a transpose): no
+    // index to carry, and short runs as plain loops rather than library calls.
+    const int64_t inner = dims[1], outer_step = strides[0], step = strides[1];
+    const T* row = in + (start / inner) * outer_step;
+    for (int64_t done = 0; done < n; done += inner, row += outer_step) {
+      const int64_t run = std::min(inner, n - done);
+      T* o = out + done;
+      if (step == 0) {
+        const T v = row[0];
+        for (int64_t i = 0; i < run; ++i) o[i] = v;
+      } else if (step == 1) {
+        for (int64_t i = 0; i < run; ++i) o[i] = row[i];
+      } else {
+        for (int64_t i = 0; i < run; ++i) o[i] = row[i * step];
+      }
+    }
+    return;
+  }
   int64_t fixed[kMaxGatherRank];
   std::vector<int64_t> spill;
   int64_t* index = fixed;
@@ -249,11 +268,18 @@ void RunLoop(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* co
 LoopAddresses AddressesOf(const LoopKernel& kernel, const std::vector<uint8_t*>& value) {
   thread_local std::vector<const uint8_t*> inputs;
   thread_local std::vector<uint8_t*> outputs;
-  inputs.clear();
-  outputs.clear();
-  for (int v : kernel.inputs) inputs.push_back(value[v]);
-  for (int v : kernel.outputs) outputs.push_back(value[v]);
-  return {inputs.data(), outputs.data()};
+  // Sized once, then written by index (no capacity check per address).
+  const size_t num_inputs = kernel.inputs.size(), num_outputs = kernel.outputs.size();
+  if (inputs.size() < num_inputs) inputs.resize(num_inputs);
+  if (outputs.size() < num_outputs) outputs.resize(num_outputs);
+  const int* in = kernel.inputs.data();
+  const int* out = kernel.outputs.data();
+  uint8_t* const* v = value.data();
+  const uint8_t** in_address = inputs.data();
+  uint8_t** out_address = outputs.data();
+  for (size_t k = 0; k < num_inputs; ++k) in_address[k] = v[in[k]];
+  for (size_t k = 0; k < num_outputs; ++k) out_address[k] = v[out[k]];
+  return {in_address, out_address};
 }
 
 void RunLoopTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,

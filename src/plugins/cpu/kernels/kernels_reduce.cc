@@ -391,21 +391,18 @@ void FoldRangeKept(const T* x, int64_t kept, int64_t inner, int64_t first, int64
 }
 
 template <typename T>
-void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& axes,
-                  int64_t reduced, int64_t inner, const uint8_t* in, int64_t first, int64_t last,
+void ReduceRangeT(const ReduceRangePlan& plan, const uint8_t* in, int64_t first, int64_t last,
                   uint8_t* out) {
   const auto* x = reinterpret_cast<const T*>(in);
   auto* y = reinterpret_cast<T*>(out);
-  const ir::Combiner combiner = ir::ReductionOf(op);
+  const ir::Combiner combiner = plan.combiner;
   const T init = ir::ReductionIdentity<T>(combiner);
   const bool sum = combiner == ir::Combiner::kSum;
-  int64_t kept_outer = 1, kept = 1, kept_inner = 1;
-  const bool middle = KeptMiddle(in_shape, axes, &kept_outer, &kept, &kept_inner);
   auto run = [&](auto fold) {
-    if (middle) {
-      FoldRangeKept<T>(x, kept, kept_inner, first, last, init, fold, sum, y);
+    if (plan.middle) {
+      FoldRangeKept<T>(x, plan.kept, plan.kept_inner, first, last, init, fold, sum, y);
     } else {
-      FoldRange<T>(x, reduced, inner, first, last, init, fold, sum, y);
+      FoldRange<T>(x, plan.reduced, plan.inner, first, last, init, fold, sum, y);
     }
   };
   switch (combiner) {
@@ -436,23 +433,34 @@ void ReduceRangeT(Op op, const ir::Shape& in_shape, const std::vector<int64_t>& 
 #define SEAM_REDUCE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #endif
 
-SEAM_REDUCE_KERNEL void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
-                                    const std::vector<int64_t>& axes, int64_t first, int64_t last,
-                                    uint8_t* out) {
-  if (first >= last) return;
+ReduceRangePlan PlanReduceRange(Op op, const ir::Shape& in_shape,
+                                const std::vector<int64_t>& axes) {
+  ReduceRangePlan plan;
+  plan.combiner = ir::ReductionOf(op);
+  plan.f32 = in_shape.dtype == DType::kF32;
   int64_t first_axis = in_shape.rank(), last_axis = in_shape.rank() - 1;
   if (!axes.empty()) {
     first_axis = *std::min_element(axes.begin(), axes.end());
     last_axis = *std::max_element(axes.begin(), axes.end());
   }
-  int64_t reduced = 1, inner = 1;
   for (int64_t d = first_axis; d < in_shape.rank(); ++d) {
-    (d <= last_axis ? reduced : inner) *= in_shape.dims[d];
+    (d <= last_axis ? plan.reduced : plan.inner) *= in_shape.dims[d];
   }
-  if (in_shape.dtype == DType::kF32) {
-    return ReduceRangeT<float>(op, in_shape, axes, reduced, inner, in, first, last, out);
-  }
-  return ReduceRangeT<double>(op, in_shape, axes, reduced, inner, in, first, last, out);
+  int64_t kept_outer = 1;
+  plan.middle = KeptMiddle(in_shape, axes, &kept_outer, &plan.kept, &plan.kept_inner);
+  return plan;
+}
+
+SEAM_REDUCE_KERNEL void RunReduceRange(const ReduceRangePlan& plan, const uint8_t* in,
+                                       int64_t first, int64_t last, uint8_t* out) {
+  if (first >= last) return;
+  if (plan.f32) return ReduceRangeT<float>(plan, in, first, last, out);
+  return ReduceRangeT<double>(plan, in, first, last, out);
+}
+
+void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
+                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out) {
+  RunReduceRange(PlanReduceRange(op, in_shape, axes), in, first, last, out);
 }
 
 // A large reduction that keeps dimension 0 is split along it over the kernel threads: each
