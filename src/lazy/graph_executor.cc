@@ -189,31 +189,32 @@ absl::Status SyncTensors(const std::vector<std::shared_ptr<TensorImpl>>& tensors
   return absl::OkStatus();
 }
 
+namespace {
+
+// The tensor's node once nothing is pending. A value with nothing pending is read without a
+// barrier (whose only other trace is its "sync for read" span, kept while the timeline
+// records).
+absl::StatusOr<NodePtr> SyncedNode(const std::shared_ptr<TensorImpl>& tensor) {
+  NodePtr node = tensor->node();
+  if (node->is_leaf() && !trace::On()) return node;
+  node.reset();
+  SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
+  return tensor->node();
+}
+
+}  // namespace
+
 absl::StatusOr<ir::Literal> ReadTensor(const std::shared_ptr<TensorImpl>& tensor,
                                        std::string_view op) {
   if (g_observer != nullptr) g_observer->OnHostRead();
-  // A value with nothing pending is read without a barrier (whose only other trace is its
-  // "sync for read" span, kept while the timeline records).
-  NodePtr node = tensor->node();
-  if (!node->is_leaf() || trace::On()) {
-    node.reset();
-    SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
-    node = tensor->node();
-  }
+  SEAM_ASSIGN_OR_RETURN(NodePtr node, SyncedNode(tensor));
   return ReadValue(CurrentRuntime(), *node->value, op);
 }
 
 absl::Status ReadTensorInto(const std::shared_ptr<TensorImpl>& tensor, std::string_view op,
                             absl::Span<uint8_t> destination) {
   if (g_observer != nullptr) g_observer->OnHostRead();
-  // A value with nothing pending is read without a barrier (whose only other trace is its
-  // "sync for read" span, kept while the timeline records).
-  NodePtr node = tensor->node();
-  if (!node->is_leaf() || trace::On()) {
-    node.reset();
-    SEAM_RETURN_IF_ERROR(SyncTensors({tensor}, /*donate=*/false));
-    node = tensor->node();
-  }
+  SEAM_ASSIGN_OR_RETURN(NodePtr node, SyncedNode(tensor));
   return ReadValueInto(CurrentRuntime(), *node->value, op, destination);
 }
 
