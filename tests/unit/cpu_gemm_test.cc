@@ -119,15 +119,17 @@ TEST_F(GemmTest, SplitProductsMatchOnEveryThreadCount) {
   }
 }
 
-// C = A.B^T (+ C) on oneDNN runs on its matmul primitive, one kept per shape (gemm.h): with
-// leading dimensions wider than the rows, beta 0 (C never read) and 1, split over 1 and 2
-// kernel threads, each shape run twice with new values (the second run reuses the kept
-// primitive), against the double-precision sum.
+// C = A.B^T (+ C) on oneDNN runs on its matmul primitive from kOneDnnMinimumWork on, one kept
+// per shape (gemm.h; the smaller shapes stay on dnnl_sgemm): with leading dimensions wider
+// than the rows, beta 0 (C never read) and 1, split over 1 and 2 kernel threads, each shape
+// run twice with new values (the second run reuses the kept primitive), against the
+// double-precision sum.
 TEST_F(GemmTest, TransposedRhsOnOneDnnMatchesTheDoubleSumAndUsesTheMatmulPrimitive) {
   if (!OneDnnAvailable()) GTEST_SKIP() << "this build has no oneDNN";
   SetGemmLibrary(GemmLibrary::kOneDnn);
   const int64_t before = OneDnnMatmulRuns();
   const int64_t shapes[][3] = {{5, 7, 3}, {37, 19, 64}, {301, 130, 120}};
+  static_assert(301.0 * 130 * 120 / 2 >= kOneDnnMinimumWork);  // also each half on 2 threads
   unsigned seed = 10;
   for (const auto& s : shapes) {
     const int64_t m = s[0], n = s[1], k = s[2], lda = k + 3, ldb = k + 5, ldc = n + 2;

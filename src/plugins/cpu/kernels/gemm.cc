@@ -144,7 +144,11 @@ void OneDnnSgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, i
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
   dnnl_status_t status = dnnl_runtime_error;
-  if (!trans_a && trans_b && alpha == 1.0f && (beta == 0.0f || beta == 1.0f)) {
+  // From kOneDnnMinimumWork on: below it the primitive's per-call cost (memory objects, the
+  // execution's bookkeeping) is no longer small beside the product.
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (!trans_a && trans_b && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) &&
+      work >= kOneDnnMinimumWork) {
     const F32Matmul* mm = FindF32Matmul(m, n, k, lda, ldb, ldc, beta == 1.0f);
     if (mm != nullptr && RunF32Matmul(*mm, a, b, c)) status = dnnl_success;
   }

@@ -19,7 +19,8 @@
 // columns) over the kernel threads (thread_pool.h), each part one single-threaded oneDNN
 // call; OpenBLAS splits its products over its own threads (OPENBLAS_NUM_THREADS).
 // On oneDNN, C = A.B^T or C += A.B^T (alpha 1, beta 0 or 1: nn::Linear's forward, X.W^T
-// with the weight stored [out, in], added to the bias row) runs on oneDNN's matmul primitive (its
+// with the weight stored [out, in], added to the bias row) of at least kOneDnnMinimumWork
+// multiply-adds runs on oneDNN's matmul primitive (its
 // brgemm kernels read the transposed B through strides), made once per shape and kept; the other
 // products on dnnl_sgemm, whose transposed-B case measured 5-10% slower than the primitive
 // (BENCHMARKS.md table 2).
