@@ -119,6 +119,56 @@ TEST_F(GemmTest, SplitProductsMatchOnEveryThreadCount) {
   }
 }
 
+// C = A.B^T (+ C) on oneDNN runs on its matmul primitive from kOneDnnMinimumWork on, one kept
+// per shape (gemm.h; the smaller shapes stay on dnnl_sgemm): with leading dimensions wider
+// than the rows, beta 0 (C never read) and 1, split over 1 and 2 kernel threads, each shape
+// run twice with new values (the second run reuses the kept primitive), against the
+// double-precision sum.
+TEST_F(GemmTest, TransposedRhsOnOneDnnMatchesTheDoubleSumAndUsesTheMatmulPrimitive) {
+  if (!OneDnnAvailable()) GTEST_SKIP() << "this build has no oneDNN";
+  SetGemmLibrary(GemmLibrary::kOneDnn);
+  const int64_t before = OneDnnMatmulRuns();
+  const int64_t shapes[][3] = {{5, 7, 3}, {37, 19, 64}, {301, 130, 120}};
+  static_assert(301.0 * 130 * 120 / 2 >= kOneDnnMinimumWork);  // also each half on 2 threads
+  unsigned seed = 10;
+  for (const auto& s : shapes) {
+    const int64_t m = s[0], n = s[1], k = s[2], lda = k + 3, ldb = k + 5, ldc = n + 2;
+    for (int threads : {1, 2}) {
+      SetKernelThreads(threads);
+      for (float beta : {0.0f, 1.0f, 0.0f, 1.0f}) {
+        const std::vector<float> a = Random(m * lda, ++seed), b = Random(n * ldb, ++seed);
+        const std::vector<float> start = Random(m * ldc, ++seed);
+        std::vector<float> out = start;
+        if (beta == 0) {
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) out[i * ldc + j] = std::nanf("");
+          }
+        }
+        Sgemm(false, true, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, beta, out.data(), ldc);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < ldc; ++j) {
+            if (j >= n) {  // the padding of C is left as it was
+              ASSERT_EQ(out[i * ldc + j], start[i * ldc + j]) << "padding at " << i << ", " << j;
+              continue;
+            }
+            double sum = beta * start[i * ldc + j], magnitude = std::fabs(sum);
+            for (int64_t p = 0; p < k; ++p) {
+              const double x = a[i * lda + p], y = b[j * ldb + p];
+              sum += x * y;
+              magnitude += std::fabs(x * y);
+            }
+            const double bound = (k + 2) * std::numeric_limits<float>::epsilon() * magnitude;
+            ASSERT_NEAR(out[i * ldc + j], sum, bound)
+                << "m=" << m << " n=" << n << " k=" << k << " beta=" << beta
+                << " threads=" << threads << " at (" << i << ", " << j << ")";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(OneDnnMatmulRuns(), before) << "no product ran on oneDNN's matmul primitive";
+}
+
 TEST_F(GemmTest, AutoPicksOneDnnOnlyForLargeProductsOnAvx512) {
   // Where OpenBLAS runs generic kernels every f32 product goes to oneDNN
   // (cpu_blas_core_test); this test is about the rule on a fitting OpenBLAS.

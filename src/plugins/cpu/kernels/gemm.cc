@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -20,6 +23,7 @@
 #include <omp.h>
 
 #include "oneapi/dnnl/dnnl.h"
+#include "src/plugins/cpu/kernels/onednn_common.h"
 #endif
 
 namespace seam::cpu {
@@ -39,6 +43,97 @@ void OpenBlasSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
 }
 
 #ifdef SEAM_HAVE_ONEDNN
+std::atomic<int64_t> matmul_runs{0};
+
+// oneDNN's matmul primitive for one f32 product shape A.B^T (A not transposed; see gemm.h:
+// faster than oneDNN's sgemm there), made once per shape and kept for the process (never
+// destroyed: a run at exit must not meet a destroyed primitive). Null where oneDNN refuses
+// the shape or would run reference code; the caller then uses oneDNN's sgemm.
+struct F32Matmul {
+  dnnl_primitive_t primitive = nullptr;
+  dnnl_memory_desc_t a{}, b{}, c{}, scratchpad{};
+};
+
+void Strided2d(dnnl_memory_desc_t* md, int64_t rows, int64_t cols, int64_t row_stride,
+               int64_t col_stride) {
+  dnnl_dims_t dims = {rows, cols}, strides = {row_stride, col_stride};
+  dnnl_memory_desc_init_by_strides(md, 2, dims, dnnl_f32, strides);
+}
+
+// Call with OpenMP's thread count at 1: oneDNN sizes the primitive's split by it.
+// `accumulate`: C += A.B^T (a sum post-op) instead of C = A.B^T.
+const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                               int64_t ldc, bool accumulate) {
+  auto mm = std::make_unique<F32Matmul>();
+  Strided2d(&mm->a, m, k, lda, 1);
+  Strided2d(&mm->b, k, n, 1, ldb);  // B is stored [n, k]
+  Strided2d(&mm->c, m, n, ldc, 1);
+  dnnl_matmul_desc_t desc;
+  if (onednn::Engine() == nullptr ||
+      dnnl_matmul_desc_init(&desc, &mm->a, &mm->b, nullptr, &mm->c) != dnnl_success) {
+    return nullptr;
+  }
+  dnnl_primitive_attr_t attr = nullptr;
+  if (dnnl_primitive_attr_create(&attr) != dnnl_success) return nullptr;
+  dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+  dnnl_post_ops_t ops = nullptr;
+  if (accumulate) {
+    if (dnnl_post_ops_create(&ops) != dnnl_success ||
+        dnnl_post_ops_append_sum(ops, 1.0f) != dnnl_success ||
+        dnnl_primitive_attr_set_post_ops(attr, ops) != dnnl_success) {
+      if (ops != nullptr) dnnl_post_ops_destroy(ops);
+      dnnl_primitive_attr_destroy(attr);
+      return nullptr;
+    }
+  }
+  dnnl_primitive_desc_t pd = nullptr;
+  const dnnl_status_t made =
+      dnnl_primitive_desc_create(&pd, &desc, attr, onednn::Engine(), nullptr);
+  if (ops != nullptr) dnnl_post_ops_destroy(ops);
+  dnnl_primitive_attr_destroy(attr);
+  if (made != dnnl_success) return nullptr;
+  const bool reference = std::string(onednn::ImplementationName(pd)).rfind("ref", 0) == 0;
+  mm->scratchpad = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  const bool created = !reference && dnnl_primitive_create(&mm->primitive, pd) == dnnl_success;
+  dnnl_primitive_desc_destroy(pd);
+  return created ? mm.release() : nullptr;
+}
+
+// The primitive for this shape, made on first use; null as MakeF32Matmul says, or once
+// kMaxMatmulShapes shapes are kept (a program with that many product shapes keeps sgemm for
+// the others).
+const F32Matmul* FindF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                               int64_t ldc, bool accumulate) {
+  constexpr size_t kMaxMatmulShapes = 512;
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool>;
+  static std::mutex mu;
+  static auto* cache = new std::map<Key, const F32Matmul*>;  // never destroyed, as above
+  const Key key{m, n, k, lda, ldb, ldc, accumulate};
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache->find(key); it != cache->end()) return it->second;
+  if (cache->size() >= kMaxMatmulShapes) return nullptr;
+  const F32Matmul* made = MakeF32Matmul(m, n, k, lda, ldb, ldc, accumulate);
+  cache->emplace(key, made);
+  return made;
+}
+
+// C = A.B^T (or C += A.B^T) on the primitive; false where oneDNN fails the call.
+bool RunF32Matmul(const F32Matmul& mm, const float* a, const float* b, float* c) {
+  onednn::ThreadScratch& scratch = onednn::LocalScratch();
+  dnnl_memory_t ma = onednn::Memory(mm.a, const_cast<float*>(a));
+  dnnl_memory_t mb = onednn::Memory(mm.b, const_cast<float*>(b));
+  dnnl_memory_t mc = onednn::Memory(mm.c, c);
+  dnnl_memory_t pad = onednn::Memory(
+      mm.scratchpad,
+      scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&mm.scratchpad), 64)));
+  const bool ok = onednn::Execute(
+      mm.primitive,
+      {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, pad}});
+  onednn::Destroy({ma, mb, mc, pad});
+  if (ok) matmul_runs.fetch_add(1, std::memory_order_relaxed);
+  return ok;
+}
+
 // One oneDNN call on the calling thread. oneDNN (Debian's build uses OpenMP) takes as many
 // threads as the caller's OpenMP setting allows; that setting is 1 for the call and then
 // put back, so the caller's own OpenMP use is left as it was. A failing call (oneDNN
@@ -48,8 +143,19 @@ void OneDnnSgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, i
                              float beta, float* c, int64_t ldc) {
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
-  dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a,
-                                    lda, b, ldb, beta, c, ldc);
+  dnnl_status_t status = dnnl_runtime_error;
+  // From kOneDnnMinimumWork on: below it the primitive's per-call cost (memory objects, the
+  // execution's bookkeeping) is no longer small beside the product.
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (!trans_a && trans_b && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) &&
+      work >= kOneDnnMinimumWork) {
+    const F32Matmul* mm = FindF32Matmul(m, n, k, lda, ldb, ldc, beta == 1.0f);
+    if (mm != nullptr && RunF32Matmul(*mm, a, b, c)) status = dnnl_success;
+  }
+  if (status != dnnl_success) {
+    status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
+                        beta, c, ldc);
+  }
   if (saved_threads != 1) omp_set_num_threads(saved_threads);
   if (status != dnnl_success) {
     OpenBlasSgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -105,6 +211,14 @@ std::string_view GemmLibraryName(GemmLibrary library) {
       return "onednn";
   }
   return "auto";
+}
+
+int64_t OneDnnMatmulRuns() {
+#ifdef SEAM_HAVE_ONEDNN
+  return matmul_runs.load(std::memory_order_relaxed);
+#else
+  return 0;
+#endif
 }
 
 bool OneDnnAvailable() {

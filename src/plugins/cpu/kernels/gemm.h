@@ -18,6 +18,12 @@
 // oneDNN's products of at least kSplitMinimumWork multiply-adds are split by rows (or
 // columns) over the kernel threads (thread_pool.h), each part one single-threaded oneDNN
 // call; OpenBLAS splits its products over its own threads (OPENBLAS_NUM_THREADS).
+// On oneDNN, C = A.B^T or C += A.B^T (alpha 1, beta 0 or 1: nn::Linear's forward, X.W^T
+// with the weight stored [out, in], added to the bias row) of at least kOneDnnMinimumWork
+// multiply-adds runs on oneDNN's matmul primitive (its
+// brgemm kernels read the transposed B through strides), made once per shape and kept; the other
+// products on dnnl_sgemm, whose transposed-B case measured 5-10% slower than the primitive
+// (BENCHMARKS.md table 2).
 #ifndef SEAM_PLUGINS_CPU_GEMM_H_
 #define SEAM_PLUGINS_CPU_GEMM_H_
 
@@ -37,6 +43,10 @@ inline constexpr double kSplitMinimumWork = 4.0 * 1024 * 1024;  // m * n * k
 
 // "auto", "openblas" or "onednn".
 std::string_view GemmLibraryName(GemmLibrary library);
+
+// How many products have run on oneDNN's matmul primitive in this process (tests: that the
+// path above ran).
+int64_t OneDnnMatmulRuns();
 
 // Whether this build links oneDNN, and whether oneDNN runs AVX-512 code on this CPU.
 bool OneDnnAvailable();
