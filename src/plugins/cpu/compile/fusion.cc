@@ -1,6 +1,7 @@
 #include "src/plugins/cpu/compile/fusion.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace seam::cpu {
 namespace {
@@ -298,21 +299,11 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
 
 // Ops cheap enough to compute twice where that saves a pass over memory.
 bool CheapToCopy(Op op) {
-  switch (op) {
-    case Op::kAdd:
-    case Op::kSubtract:
-    case Op::kMultiply:
-    case Op::kNeg:
-    case Op::kMaximum:
-    case Op::kMinimum:
-    case Op::kSelect:
-    case Op::kConvert:
-    case Op::kReshape:
-    case Op::kBroadcastInDim:
-      return true;
-    default:
-      return ir::OpElementwiseKind(op) == ir::ElementwiseKind::kCompare;
-  }
+  static constexpr Op kCheap[] = {Op::kAdd,     Op::kSubtract,      Op::kMultiply, Op::kNeg,
+                                  Op::kMaximum, Op::kMinimum,       Op::kSelect,   Op::kConvert,
+                                  Op::kReshape, Op::kBroadcastInDim};
+  return std::find(std::begin(kCheap), std::end(kCheap), op) != std::end(kCheap) ||
+         ir::OpElementwiseKind(op) == ir::ElementwiseKind::kCompare;
 }
 
 // The most instructions copied into one group for one value. Each copied instruction is one

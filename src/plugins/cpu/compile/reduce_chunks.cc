@@ -23,8 +23,8 @@ std::vector<ReduceChunks> PlanReduceChunks(const ir::Program& program, const Fus
   for (int i = 0; i < n; ++i) {
     for (int o : program.instructions[i].operands) {
       const int g = plan.group_of[i];
-      if (g < 0 || !std::binary_search(plan.groups[g].members.begin(),
-                                       plan.groups[g].members.end(), o)) {
+      if (g < 0 ||
+          !std::binary_search(plan.groups[g].members.begin(), plan.groups[g].members.end(), o)) {
         outside[o].push_back(i);
       }
     }
