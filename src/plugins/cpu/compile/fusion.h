@@ -83,6 +83,11 @@ struct FusionPlan {
   // Per instruction: a broadcast of a rank-0 value that is a member of every group reading
   // it (each computes its own copy; group_of names one of them). Empty when not fusing.
   std::vector<bool> copied_fill;
+  // Per instruction: a cheap elementwise value also computed inside other groups that read
+  // it (a member of each; group_of names the group that owns it), so that it need not be
+  // written to memory and read back: a batch norm's centred and normalised values,
+  // recomputed from the convolution's result in its later loops. Empty when not fusing.
+  std::vector<bool> copied;
   // Per group, what it is as a convolution's epilogue; empty until AttachEpilogues runs.
   std::vector<ConvEpilogue> epilogues;
 };

@@ -81,6 +81,11 @@ ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, i
     const bool reads = std::find(operands.begin(), operands.end(), c) != operands.end();
     if (reads && plan.needed[i] && plan.group_of[i] != g) return {};
   }
+  // ... and by no copy of a member in another group (FusionPlan::copied).
+  for (size_t other = 0; other < plan.groups.size(); ++other) {
+    const std::vector<int>& in = plan.groups[other].inputs;
+    if (static_cast<int>(other) != g && std::binary_search(in.begin(), in.end(), c)) return {};
+  }
   ConvEpilogue e;
   e.conv = c;
   e.output = group.outputs[0];

@@ -22,7 +22,23 @@ std::vector<ReduceChunks> PlanReduceChunks(const ir::Program& program, const Fus
   std::vector<std::vector<int>> outside(n);
   for (int i = 0; i < n; ++i) {
     for (int o : program.instructions[i].operands) {
-      if (plan.group_of[i] < 0 || plan.group_of[i] != plan.group_of[o]) outside[o].push_back(i);
+      const int g = plan.group_of[i];
+      if (g < 0 ||
+          !std::binary_search(plan.groups[g].members.begin(), plan.groups[g].members.end(), o)) {
+        outside[o].push_back(i);
+      }
+    }
+  }
+  // A copy of a value in another group (FusionPlan::copied) reads from memory what that
+  // group does not hold.
+  for (const FusionGroup& group : plan.groups) {
+    for (int m : group.members) {
+      if (!plan.copied[m]) continue;
+      for (int o : program.instructions[m].operands) {
+        if (!std::binary_search(group.members.begin(), group.members.end(), o)) {
+          outside[o].push_back(m);
+        }
+      }
     }
   }
   std::vector<ReduceChunks> chunks(plan.groups.size());

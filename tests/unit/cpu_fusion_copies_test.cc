@@ -1,0 +1,136 @@
+// Cheap values computed again where they are read (fusion.h, FusionPlan::copied): a batch
+// norm's normalised values y = d * rstd, read by a later loop that reads d anyway, are
+// computed inside that loop instead of being written and read back. The plan says so (y is
+// a member of both loops and an output of neither) and the results are bit for bit those of
+// the unfused plan (one kernel per instruction) on one and two kernel threads. Where the
+// later loop does not read d, or the copy would take more than a few instructions, y stays
+// an output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
+#include "tests/unit/executable_harness.h"
+
+namespace seam::cpu {
+namespace {
+
+using harness::CompileOrDie;
+using harness::RandomF32Arguments;
+using harness::RunBytes;
+
+// Mean and variance over N, H, W; y = (x - mean) * var; relu(y) is a result. Then a step
+// that must wait for the forward loop (it reads the sum of the relu): dy = g * sum * y,
+// and the sums of dy and of dy * `other`. With `other` = %d the gradient's loop reads d;
+// with %g it does not. `chain` adds that many more multiplications by the per-channel
+// vector between d and y (a longer copy).
+std::string ProgramText(const std::string& other, int chain = 0) {
+  const std::string t = "f32[4,8,5,6]", v = "f32[8]";
+  const std::string over = absl::StrCat("axes={0,2,3} : ", v);
+  const std::string bcast = absl::StrCat("dims={1} : ", t);
+  std::string text =
+      absl::StrCat("program @copies {\n  %x = parameter(0) : ", t, "\n  %g = parameter(1) : ", t,
+                   "\n  %k = constant(0.01) : f32[]\n  %kv = broadcast_in_dim(%k), dims={} : ", v,
+                   "\n  %z = constant(0) : f32[]\n  %zb = broadcast_in_dim(%z), dims={} : ", t,
+                   "\n  %s = reduce_sum(%x), ", over, "\n  %m = multiply(%s, %kv) : ", v,
+                   "\n  %mb = broadcast_in_dim(%m), ", bcast, "\n  %d = subtract(%x, %mb) : ", t,
+                   "\n  %sq = multiply(%d, %d) : ", t, "\n  %var = reduce_sum(%sq), ", over,
+                   "\n  %r = multiply(%var, %kv) : ", v, "\n  %rb = broadcast_in_dim(%r), ", bcast,
+                   "\n  %y0 = multiply(%d, %rb) : ", t, "\n");
+  std::string y = "%y0";
+  for (int k = 1; k <= chain; ++k) {
+    absl::StrAppend(&text, "  %y", k, " = multiply(", y, ", %rb) : ", t, "\n");
+    y = absl::StrCat("%y", k);
+  }
+  absl::StrAppend(&text, "  %o = maximum(", y, ", %zb) : ", t,
+                  "\n  %t = reduce_sum(%o), axes={0,1,2,3} : f32[]",
+                  "\n  %tb = broadcast_in_dim(%t), dims={} : ", t,
+                  "\n  %g2 = multiply(%g, %tb) : ", t, "\n  %dy = multiply(%g2, ", y, ") : ", t,
+                  "\n  %db = reduce_sum(%dy), ", over, "\n  %p = multiply(%dy, ", other, ") : ", t,
+                  "\n  %dg = reduce_sum(%p), ", over, "\n  return (%o, %db, %dg)\n}");
+  return text;
+}
+
+// The value relu reads (y): the operand of the program's maximum that is not the fill.
+int ReluInput(const ir::Program& program) {
+  for (const ir::Instruction& inst : program.instructions) {
+    if (inst.op != ir::Op::kMaximum) continue;
+    const int a = inst.operands[0], b = inst.operands[1];
+    return program.instructions[a].op == ir::Op::kBroadcastInDim ? b : a;
+  }
+  return -1;
+}
+
+// The groups holding `value` as a member, and whether any of them writes it.
+struct Holding {
+  int groups = 0;
+  bool written = false;
+};
+Holding HoldingOf(const FusionPlan& plan, int value) {
+  Holding h;
+  for (const FusionGroup& group : plan.groups) {
+    if (std::binary_search(group.members.begin(), group.members.end(), value)) ++h.groups;
+    if (std::binary_search(group.outputs.begin(), group.outputs.end(), value)) h.written = true;
+  }
+  return h;
+}
+
+class FusionCopiesTest : public ::testing::Test {
+ protected:
+  void TearDown() override { SetKernelThreads(0); }
+
+  // Compiles `text` fused and unfused, checks the bits on 1 and 2 threads, and returns
+  // where the fused plan keeps y.
+  Holding CheckBits(const std::string& text) {
+    const std::vector<ir::Literal> args = RandomF32Arguments(text);
+    SetKernelThreads(1);
+    auto unfused = CompileOrDie(text, false);
+    EXPECT_NE(unfused, nullptr);
+    if (unfused == nullptr) return {};
+    const auto expected = RunBytes(*unfused, args);
+    Holding holding;
+    for (int compile_threads : {1, 2}) {
+      SetKernelThreads(compile_threads);
+      auto fused = CompileOrDie(text, true);
+      EXPECT_NE(fused, nullptr);
+      if (fused == nullptr) return {};
+      const int y = ReluInput(fused->program());
+      EXPECT_GE(y, 0) << text;
+      holding = HoldingOf(fused->fusion(), y);
+      for (int run_threads : {1, 2}) {
+        SetKernelThreads(run_threads);
+        EXPECT_EQ(RunBytes(*fused, args), expected)
+            << "compiled for " << compile_threads << " thread(s), run on " << run_threads << "\n"
+            << OptimizedDumpText(*fused);
+      }
+    }
+    return holding;
+  }
+};
+
+TEST_F(FusionCopiesTest, NormalisedValuesAreComputedAgainWhereTheirSourceIsRead) {
+  const Holding h = CheckBits(ProgramText("%d"));
+  EXPECT_EQ(h.groups, 2);
+  EXPECT_FALSE(h.written);
+}
+
+TEST_F(FusionCopiesTest, StaysAnOutputWhenTheReaderDoesNotReadItsSource) {
+  const Holding h = CheckBits(ProgramText("%g"));
+  EXPECT_EQ(h.groups, 1);
+  EXPECT_TRUE(h.written);
+}
+
+TEST_F(FusionCopiesTest, StaysAnOutputWhenTheCopyWouldBeLong) {
+  // y = d * rb * rb * rb: four instructions with the broadcast, one over the limit.
+  const Holding h = CheckBits(ProgramText("%d", 2));
+  EXPECT_EQ(h.groups, 1);
+  EXPECT_TRUE(h.written);
+}
+
+}  // namespace
+}  // namespace seam::cpu
