@@ -40,10 +40,7 @@ bool OneDnnHasBf16() {
 namespace {
 
 // One matmul primitive: `rows` x n results of `batches` products.
-struct Primitive {
-  dnnl_primitive_t matmul = nullptr;
-  dnnl_memory_desc_t a{}, b{}, c{}, scratchpad{};
-};
+using Primitive = onednn::Matmul;
 
 }  // namespace
 
@@ -54,7 +51,7 @@ class Bf16Matmul {
   Bf16Matmul& operator=(const Bf16Matmul&) = delete;
   ~Bf16Matmul() {
     for (const Primitive& p : {whole, tail}) {
-      if (p.matmul != nullptr) dnnl_primitive_destroy(p.matmul);
+      if (p.primitive != nullptr) dnnl_primitive_destroy(p.primitive);
     }
   }
 
@@ -100,9 +97,9 @@ bool Build(const DotPlan& plan, int64_t batches, int64_t rows, Primitive* out) {
   // A reference implementation (no JIT kernel for these layouts) is slower than widening.
   const bool reference = std::string(onednn::ImplementationName(pd)).rfind("ref", 0) == 0;
   out->scratchpad = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-  const bool created = !reference && dnnl_primitive_create(&out->matmul, pd) == dnnl_success;
+  const bool created = !reference && dnnl_primitive_create(&out->primitive, pd) == dnnl_success;
   dnnl_primitive_desc_destroy(pd);
-  if (!created) out->matmul = nullptr;
+  if (!created) out->primitive = nullptr;
   return created;
 }
 
@@ -134,18 +131,7 @@ void ChooseParts(const DotPlan& plan, Bf16Matmul* mm) {
 
 // One chunk on this thread alone.
 bool RunChunk(const Primitive& p, const uint16_t* a, const uint16_t* b, uint16_t* c) {
-  onednn::ThreadScratch& scratch = onednn::LocalScratch();
-  dnnl_memory_t ma = onednn::Memory(p.a, const_cast<uint16_t*>(a));
-  dnnl_memory_t mb = onednn::Memory(p.b, const_cast<uint16_t*>(b));
-  dnnl_memory_t mc = onednn::Memory(p.c, c);
-  dnnl_memory_t pad = onednn::Memory(
-      p.scratchpad,
-      scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&p.scratchpad), 64)));
-  const bool ok = onednn::Execute(
-      p.matmul,
-      {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, pad}});
-  onednn::Destroy({ma, mb, mc, pad});
-  return ok;
+  return onednn::RunMatmul(p, a, b, c);
 }
 
 }  // namespace
@@ -177,7 +163,7 @@ bool RunBf16Matmul(const Bf16Matmul& mm, const uint8_t* a_bytes, const uint8_t* 
   const auto* b = reinterpret_cast<const uint16_t*>(b_bytes);
   auto* c = reinterpret_cast<uint16_t*>(out);
   auto part = [&](int64_t i) {
-    const Primitive& p = i == mm.parts - 1 && mm.tail.matmul != nullptr ? mm.tail : mm.whole;
+    const Primitive& p = i == mm.parts - 1 && mm.tail.primitive != nullptr ? mm.tail : mm.whole;
     const int64_t offset = i * mm.chunk;
     return RunChunk(p, a + offset * mm.a_step, b + offset * mm.b_step, c + offset * mm.c_step);
   };

@@ -49,10 +49,7 @@ std::atomic<int64_t> matmul_runs{0};
 // faster than oneDNN's sgemm there), made once per shape and kept for the process (never
 // destroyed: a run at exit must not meet a destroyed primitive). Null where oneDNN refuses
 // the shape or would run reference code; the caller then uses oneDNN's sgemm.
-struct F32Matmul {
-  dnnl_primitive_t primitive = nullptr;
-  dnnl_memory_desc_t a{}, b{}, c{}, scratchpad{};
-};
+using F32Matmul = onednn::Matmul;
 
 void Strided2d(dnnl_memory_desc_t* md, int64_t rows, int64_t cols, int64_t row_stride,
                int64_t col_stride) {
@@ -119,17 +116,7 @@ const F32Matmul* FindF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int
 
 // C = A.B^T (or C += A.B^T) on the primitive; false where oneDNN fails the call.
 bool RunF32Matmul(const F32Matmul& mm, const float* a, const float* b, float* c) {
-  onednn::ThreadScratch& scratch = onednn::LocalScratch();
-  dnnl_memory_t ma = onednn::Memory(mm.a, const_cast<float*>(a));
-  dnnl_memory_t mb = onednn::Memory(mm.b, const_cast<float*>(b));
-  dnnl_memory_t mc = onednn::Memory(mm.c, c);
-  dnnl_memory_t pad = onednn::Memory(
-      mm.scratchpad,
-      scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&mm.scratchpad), 64)));
-  const bool ok = onednn::Execute(
-      mm.primitive,
-      {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, pad}});
-  onednn::Destroy({ma, mb, mc, pad});
+  const bool ok = onednn::RunMatmul(mm, a, b, c);
   if (ok) matmul_runs.fetch_add(1, std::memory_order_relaxed);
   return ok;
 }

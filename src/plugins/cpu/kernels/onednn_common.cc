@@ -2,6 +2,7 @@
 
 #ifdef SEAM_HAVE_ONEDNN
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace seam::cpu::onednn {
@@ -105,6 +106,21 @@ const char* ImplementationName(const_dnnl_primitive_desc_t pd) {
     return "";
   }
   return impl;
+}
+
+bool RunMatmul(const Matmul& mm, const void* a, const void* b, void* c) {
+  ThreadScratch& scratch = LocalScratch();
+  dnnl_memory_t ma = Memory(mm.a, const_cast<void*>(a));
+  dnnl_memory_t mb = Memory(mm.b, const_cast<void*>(b));
+  dnnl_memory_t mc = Memory(mm.c, c);
+  dnnl_memory_t pad =
+      Memory(mm.scratchpad,
+             scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&mm.scratchpad), 64)));
+  const bool ok = Execute(
+      mm.primitive,
+      {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, pad}});
+  Destroy({ma, mb, mc, pad});
+  return ok;
 }
 
 }  // namespace seam::cpu::onednn
