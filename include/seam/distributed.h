@@ -70,8 +70,10 @@ struct DataParallelOptions {
   // which in a job of several processes starts as soon as its gradients are computed and
   // runs beside the rest of the backward pass (docs/distributed.md, "Overlapped gradient
   // exchange"). 0: the environment
-  // variable SEAM_DP_BUCKET_BYTES, else kDefaultBucketBytes.
-  static constexpr int64_t kDefaultBucketBytes = int64_t{1} << 20;
+  // variable SEAM_DP_BUCKET_BYTES, else kDefaultBucketBytes (25 MiB, PyTorch DDP's
+  // bucket_cap_mb; measured against 256 KiB to 16 MiB in BENCHMARKS.md, "Data parallel
+  // across processes").
+  static constexpr int64_t kDefaultBucketBytes = int64_t{25} << 20;
   int64_t bucket_bytes = 0;
 };
 
