@@ -1,5 +1,7 @@
 #include "src/plugins/cpu/compile/fusion.h"
 
+#include "src/plugins/cpu/compile/fusion_sink.h"
+
 #include <algorithm>
 
 namespace seam::cpu {
@@ -10,15 +12,6 @@ using ir::Op;
 // A merge that needs a longer dependence search than this is refused (the program just
 // gets one more kernel), which bounds compile time on very large programs.
 constexpr int kSearchBudget = 4096;
-
-// True when operand `k` of `inst` is read at the same linear index as the result is
-// written, so that producer and consumer can share a loop.
-bool KeepsIndex(const ir::Program& program, const ir::Instruction& inst, size_t k) {
-  if (inst.op == Op::kBroadcastInDim) {
-    return program.instructions[inst.operands[k]].shape.num_elements() == inst.shape.num_elements();
-  }
-  return true;  // elementwise operands and reshape
-}
 
 class Grouper {
  public:
@@ -282,18 +275,7 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
     }
     plan->copied_fill[b] = true;
   }
-  if (!dropped) return;
-  std::vector<int> new_index(plan->groups.size(), -1);
-  std::vector<FusionGroup> kept;
-  for (size_t g = 0; g < plan->groups.size(); ++g) {
-    if (plan->groups[g].members.empty()) continue;
-    new_index[g] = static_cast<int>(kept.size());
-    kept.push_back(std::move(plan->groups[g]));
-  }
-  plan->groups = std::move(kept);
-  for (int& g : plan->group_of) {
-    if (g >= 0) g = new_index[g];
-  }
+  if (dropped) DropEmptyGroups(plan);
 }
 
 // Whether the axes a reduction keeps (those not in sorted `axes`) are adjacent: a batch
@@ -448,6 +430,7 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
     }
     plan.copied_fill.assign(n, false);
     CopyFills(program, &plan);
+    SinkRecomputedValues(program, &plan);
   }
   // Inputs and outputs of each group: a group reads what its members read from outside
   // it; a value is an output of its group when another step reads it or it is a result
@@ -480,7 +463,12 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
   }
   // One step per group and per needed instruction outside groups.
   for (int g = 0; g < static_cast<int>(plan.groups.size()); ++g) {
-    for (int m : plan.groups[g].members) plan.step_of[m] = static_cast<int>(plan.steps.size());
+    // A member two groups compute (SinkRecomputedValues) is its first group's value.
+    for (int m : plan.groups[g].members) {
+      if (plan.group_of[m] == g || plan.copied_fill[m]) {
+        plan.step_of[m] = static_cast<int>(plan.steps.size());
+      }
+    }
     plan.steps.push_back(Step{g, -1});
   }
   for (int i = 0; i < n; ++i) {
