@@ -93,7 +93,7 @@ class Sinker {
     FusionGroup& from = plan_.groups[g];
     FusionGroup& to = plan_.groups[h];
     if (h == g || dirty[h] || from.count != to.count) return false;
-    const std::vector<int> cone = Cone(from.members, v);
+    const std::vector<int> cone = Cone(readers, g, v);
     std::vector<bool> stays(cone.size(), false);
     for (size_t k = cone.size(); k-- > 0;) {
       stays[k] = Stays(readers, g, h, cone, stays, k);
@@ -110,12 +110,17 @@ class Sinker {
   }
 
  private:
-  // v and the members of `members` it is computed from, increasing.
-  std::vector<int> Cone(const std::vector<int>& members, int v) const {
+  // v and the members of group g it is computed from, increasing; a member g writes to
+  // memory anyway (its home is g and another step or the results read it) is read from
+  // there, not recomputed.
+  std::vector<int> Cone(const Readers& readers, int g, int v) const {
+    const std::vector<int>& members = plan_.groups[g].members;
     std::vector<int> cone = {v};
     for (size_t k = 0; k < cone.size(); ++k) {
       for (int o : program_.instructions[cone[k]].operands) {
-        if (Has(members, o) && std::find(cone.begin(), cone.end(), o) == cone.end()) {
+        const bool written = plan_.group_of[o] == g && !plan_.copied_fill[o] &&
+                             (readers.other[o] || !readers.groups[o].empty());
+        if (Has(members, o) && !written && std::find(cone.begin(), cone.end(), o) == cone.end()) {
           cone.push_back(o);
         }
       }
