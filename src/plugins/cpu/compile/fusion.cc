@@ -1,8 +1,8 @@
 #include "src/plugins/cpu/compile/fusion.h"
 
-#include "src/plugins/cpu/compile/fusion_sink.h"
-
 #include <algorithm>
+
+#include "src/plugins/cpu/compile/fusion_sink.h"
 
 namespace seam::cpu {
 namespace {

@@ -19,8 +19,8 @@ constexpr int kSinkRounds = 16;
 bool CheapToRepeat(const ir::Instruction& inst) {
   if (inst.op == Op::kBroadcastInDim || inst.op == Op::kReshape) return true;
   if (inst.shape.dtype != ir::DType::kF32 && inst.shape.dtype != ir::DType::kF64) return false;
-  for (Op cheap : {Op::kAdd, Op::kSubtract, Op::kMultiply, Op::kNeg, Op::kAbs, Op::kMaximum,
-                   Op::kMinimum}) {
+  for (Op cheap :
+       {Op::kAdd, Op::kSubtract, Op::kMultiply, Op::kNeg, Op::kAbs, Op::kMaximum, Op::kMinimum}) {
     if (inst.op == cheap) return true;
   }
   return false;
@@ -161,8 +161,7 @@ class Sinker {
         const int o = inst.operands[k];
         if (Has(to.members, o)) continue;
         h_reads.push_back(o);
-        if (std::binary_search(cone.begin(), cone.end(), o) &&
-            !KeepsIndex(program_, inst, k)) {
+        if (std::binary_search(cone.begin(), cone.end(), o) && !KeepsIndex(program_, inst, k)) {
           return false;
         }
       }
