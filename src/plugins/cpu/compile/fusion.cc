@@ -374,20 +374,6 @@ bool IsLoopFusible(Op op) {
   return ir::OpElementwiseKind(op) != ir::ElementwiseKind::kNone;
 }
 
-const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan,
-                                         int i) {
-  if (!plan.update_of.empty() && plan.update_of[i] >= 0) {
-    return plan.updates[plan.update_of[i]].reads;
-  }
-  return program.instructions[i].operands;
-}
-
-const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,
-                                  const Step& step) {
-  if (step.group >= 0) return plan.groups[step.group].inputs;
-  return InstructionReads(program, plan, step.instruction);
-}
-
 void MoveStepBefore(FusionPlan* plan, int s, int t) {
   std::vector<Step>& steps = plan->steps;
   const Step moved = steps[s];

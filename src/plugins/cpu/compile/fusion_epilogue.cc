@@ -81,6 +81,11 @@ ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, i
     const bool reads = std::find(operands.begin(), operands.end(), c) != operands.end();
     if (reads && plan.needed[i] && plan.group_of[i] != g) return {};
   }
+  // A member another group computes too (fusion_sink.h) reads c there as well.
+  for (int h = 0; h < static_cast<int>(plan.groups.size()); ++h) {
+    const std::vector<int>& inputs = plan.groups[h].inputs;
+    if (h != g && std::binary_search(inputs.begin(), inputs.end(), c)) return {};
+  }
   ConvEpilogue e;
   e.conv = c;
   e.output = group.outputs[0];

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "src/ir/program.h"
-#include "src/plugins/cpu/compile/fusion.h"
+#include "src/plugins/cpu/compile/fusion_plan.h"
 
 namespace seam::cpu {
 

@@ -18,11 +18,20 @@ std::vector<ReduceChunks> PlanReduceChunks(const ir::Program& program, const Fus
   const int n = static_cast<int>(program.instructions.size());
   std::vector<bool> is_result(n, false);
   for (int r : program.results) is_result[r] = true;
-  // Per value: the instructions outside its own group that read it.
+  // Per value: the instructions outside its own group that read it. A member two groups
+  // compute (fusion_sink.h) reads its operands in each of them.
   std::vector<std::vector<int>> outside(n);
   for (int i = 0; i < n; ++i) {
-    for (int o : program.instructions[i].operands) {
-      if (plan.group_of[i] < 0 || plan.group_of[i] != plan.group_of[o]) outside[o].push_back(i);
+    if (plan.group_of[i] >= 0) continue;
+    for (int o : program.instructions[i].operands) outside[o].push_back(i);
+  }
+  for (const FusionGroup& group : plan.groups) {
+    for (int m : group.members) {
+      for (int o : program.instructions[m].operands) {
+        if (!std::binary_search(group.members.begin(), group.members.end(), o)) {
+          outside[o].push_back(m);
+        }
+      }
     }
   }
   std::vector<ReduceChunks> chunks(plan.groups.size());
