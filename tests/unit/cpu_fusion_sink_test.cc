@@ -208,5 +208,34 @@ TEST(FusionSinkTest, AValueTwoLaterLoopsReadStaysWhereItIs) {
   ExpectUnfusedBits(kTwoReaders);
 }
 
+// %m = a + x is computed by both loops (the forward one still needs it for %y); the
+// backward loop's copy reads %a, which the forward loop also folds into its reduction.
+// %a must then be written whole, not one chunk at a time (reduce_chunks.h): a chunk-local
+// %a gave the backward loop the last chunk's values everywhere.
+constexpr char kChunkLocalReadTwice[] = R"(program @chunk_read_twice {
+  %x = parameter(0) : f32[96,300]
+  %w = parameter(1) : f32[300,300]
+  %a = multiply(%x, %x) : f32[96,300]
+  %r = reduce_sum(%a), axes={1} : f32[96]
+  %m = add(%a, %x) : f32[96,300]
+  %y = multiply(%m, %x) : f32[96,300]
+  %d = dot_general(%y, %w), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, rhs_contracting={0} : f32[96,300]
+  %v = exp(%m) : f32[96,300]
+  %g = multiply(%d, %v) : f32[96,300]
+  %h = multiply(%g, %x) : f32[96,300]
+  %r2 = multiply(%r, %r) : f32[96]
+  return (%h, %r2)
+})";
+
+TEST(FusionSinkTest, AnOperandOfAMemberComputedTwiceIsWrittenWhole) {
+  auto fused = CompileOrDie(kChunkLocalReadTwice, true);
+  ASSERT_NE(fused, nullptr);
+  const int exp = OnlyOf(*fused, ir::Op::kExp);
+  ASSERT_GE(exp, 0);
+  const int m = fused->program().instructions[exp].operands[0];
+  ASSERT_EQ(GroupsWith(*fused, m).size(), 2u) << "the case needs %m computed twice";
+  ExpectUnfusedBits(kChunkLocalReadTwice);
+}
+
 }  // namespace
 }  // namespace seam::cpu
