@@ -10,6 +10,12 @@ using ir::Op;
 // Rounds of SinkRecomputedValues: a group a round changed waits for the next one (its
 // readers are recomputed then), so a chain of k values moves in about k rounds.
 constexpr int kSinkRounds = 16;
+// Bounds on the work per candidate (a cone is searched, and each of its members checked
+// against every member of its group): groups larger than this keep their values, and a
+// value computed from more members than this stays where it is. A training step's loops
+// have tens of members; a 100k-instruction chain must not cost quadratic compile time.
+constexpr size_t kMaxSinkGroupMembers = 2048;
+constexpr size_t kMaxConeMembers = 64;
 
 // Whether computing `inst` in a second loop costs less than writing its value and reading
 // it back: float arithmetic with the fast vector kernels (kernels_fast.cc), broadcasts and
@@ -87,8 +93,12 @@ class Sinker {
     const int h = readers.groups[v][0];
     FusionGroup& from = plan_.groups[g];
     FusionGroup& to = plan_.groups[h];
-    if (h == g || dirty[h] || from.count != to.count) return false;
+    if (h == g || dirty[h] || from.count != to.count ||
+        from.members.size() > kMaxSinkGroupMembers) {
+      return false;
+    }
     const std::vector<int> cone = Cone(readers, g, v);
+    if (cone.empty()) return false;
     std::vector<bool> stays(cone.size(), false);
     for (size_t k = cone.size(); k-- > 0;) {
       stays[k] = Stays(readers, g, h, cone, stays, k);
@@ -107,7 +117,7 @@ class Sinker {
  private:
   // v and the members of group g it is computed from, increasing; a member g writes to
   // memory anyway (its home is g and another step or the results read it) is read from
-  // there, not recomputed.
+  // there, not recomputed. Empty when that is more than kMaxConeMembers.
   std::vector<int> Cone(const Readers& readers, int g, int v) const {
     const std::vector<int>& members = plan_.groups[g].members;
     std::vector<int> cone = {v};
@@ -116,6 +126,7 @@ class Sinker {
         const bool written = plan_.group_of[o] == g && !plan_.copied_fill[o] &&
                              (readers.other[o] || !readers.groups[o].empty());
         if (Has(members, o) && !written && std::find(cone.begin(), cone.end(), o) == cone.end()) {
+          if (cone.size() == kMaxConeMembers) return {};
           cone.push_back(o);
         }
       }
