@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "src/plugins/cpu/compile/fusion_sink.h"
+
 namespace seam::cpu {
 namespace {
 
@@ -11,15 +13,6 @@ using ir::Op;
 // A merge that needs a longer dependence search than this is refused (the program just
 // gets one more kernel), which bounds compile time on very large programs.
 constexpr int kSearchBudget = 4096;
-
-// True when operand `k` of `inst` is read at the same linear index as the result is
-// written, so that producer and consumer can share a loop.
-bool KeepsIndex(const ir::Program& program, const ir::Instruction& inst, size_t k) {
-  if (inst.op == Op::kBroadcastInDim) {
-    return program.instructions[inst.operands[k]].shape.num_elements() == inst.shape.num_elements();
-  }
-  return true;  // elementwise operands and reshape
-}
 
 class Grouper {
  public:
@@ -283,18 +276,7 @@ void CopyFills(const ir::Program& program, FusionPlan* plan) {
     }
     plan->copied_fill[b] = true;
   }
-  if (!dropped) return;
-  std::vector<int> new_index(plan->groups.size(), -1);
-  std::vector<FusionGroup> kept;
-  for (size_t g = 0; g < plan->groups.size(); ++g) {
-    if (plan->groups[g].members.empty()) continue;
-    new_index[g] = static_cast<int>(kept.size());
-    kept.push_back(std::move(plan->groups[g]));
-  }
-  plan->groups = std::move(kept);
-  for (int& g : plan->group_of) {
-    if (g >= 0) g = new_index[g];
-  }
+  if (dropped) DropEmptyGroups(plan);
 }
 
 // Ops cheap enough to compute twice where that saves a pass over memory.
@@ -324,6 +306,13 @@ class ValueCopier {
     is_result_.assign(program.instructions.size(), false);
     for (int r : program.results) is_result_[r] = true;
     holders_.resize(program.instructions.size());
+    // Members SinkRecomputedValues left in a second group (copied fills are read by no
+    // value that could be copied: they are no group's count-sized values).
+    for (int g = 0; g < static_cast<int>(plan_.groups.size()); ++g) {
+      for (int m : plan_.groups[g].members) {
+        if (plan_.group_of[m] != g && !plan_.copied_fill[m]) holders_[m].push_back(g);
+      }
+    }
   }
 
   // A value v of group H whose every reader outside H is a group with H's element count
@@ -573,20 +562,6 @@ bool IsLoopFusible(Op op) {
   return ir::OpElementwiseKind(op) != ir::ElementwiseKind::kNone;
 }
 
-const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan,
-                                         int i) {
-  if (!plan.update_of.empty() && plan.update_of[i] >= 0) {
-    return plan.updates[plan.update_of[i]].reads;
-  }
-  return program.instructions[i].operands;
-}
-
-const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,
-                                  const Step& step) {
-  if (step.group >= 0) return plan.groups[step.group].inputs;
-  return InstructionReads(program, plan, step.instruction);
-}
-
 void MoveStepBefore(FusionPlan* plan, int s, int t) {
   std::vector<Step>& steps = plan->steps;
   const Step moved = steps[s];
@@ -629,6 +604,9 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
     }
     plan.copied_fill.assign(n, false);
     CopyFills(program, &plan);
+    // Values read by one later loop move into it first; cheap values are then copied into
+    // the loops that read their sources (both compute some members in two groups).
+    SinkRecomputedValues(program, &plan);
     plan.copied.assign(n, false);
     ValueCopier(program, &plan).Run();
   }
@@ -664,7 +642,8 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
   // One step per group and per needed instruction outside groups.
   for (int g = 0; g < static_cast<int>(plan.groups.size()); ++g) {
     for (int m : plan.groups[g].members) {
-      // A copied fill or value runs in several groups; its own group's step computes it.
+      // A copied fill or value, or a member SinkRecomputedValues left in two groups, runs
+      // in several groups; its own group's step computes it.
       if (plan.group_of[m] == g) plan.step_of[m] = static_cast<int>(plan.steps.size());
     }
     plan.steps.push_back(Step{g, -1});

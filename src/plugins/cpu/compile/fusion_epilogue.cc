@@ -81,10 +81,11 @@ ConvEpilogue MatchEpilogue(const ir::Program& program, const FusionPlan& plan, i
     const bool reads = std::find(operands.begin(), operands.end(), c) != operands.end();
     if (reads && plan.needed[i] && plan.group_of[i] != g) return {};
   }
-  // ... and by no copy of a member in another group (FusionPlan::copied).
-  for (size_t other = 0; other < plan.groups.size(); ++other) {
-    const std::vector<int>& in = plan.groups[other].inputs;
-    if (static_cast<int>(other) != g && std::binary_search(in.begin(), in.end(), c)) return {};
+  // A member another group computes too (FusionPlan::copied, fusion_sink.h) reads c there
+  // as well.
+  for (int h = 0; h < static_cast<int>(plan.groups.size()); ++h) {
+    const std::vector<int>& inputs = plan.groups[h].inputs;
+    if (h != g && std::binary_search(inputs.begin(), inputs.end(), c)) return {};
   }
   ConvEpilogue e;
   e.conv = c;

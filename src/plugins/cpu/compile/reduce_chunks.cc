@@ -18,22 +18,16 @@ std::vector<ReduceChunks> PlanReduceChunks(const ir::Program& program, const Fus
   const int n = static_cast<int>(program.instructions.size());
   std::vector<bool> is_result(n, false);
   for (int r : program.results) is_result[r] = true;
-  // Per value: the instructions outside its own group that read it.
+  // Per value: the instructions outside its own group that read it. A member two groups
+  // compute (a copied value, FusionPlan::copied, or one fusion_sink.h left in two groups)
+  // reads its operands in each of them.
   std::vector<std::vector<int>> outside(n);
   for (int i = 0; i < n; ++i) {
-    for (int o : program.instructions[i].operands) {
-      const int g = plan.group_of[i];
-      if (g < 0 ||
-          !std::binary_search(plan.groups[g].members.begin(), plan.groups[g].members.end(), o)) {
-        outside[o].push_back(i);
-      }
-    }
+    if (plan.group_of[i] >= 0) continue;
+    for (int o : program.instructions[i].operands) outside[o].push_back(i);
   }
-  // A copy of a value in another group (FusionPlan::copied) reads from memory what that
-  // group does not hold.
   for (const FusionGroup& group : plan.groups) {
     for (int m : group.members) {
-      if (!plan.copied[m]) continue;
       for (int o : program.instructions[m].operands) {
         if (!std::binary_search(group.members.begin(), group.members.end(), o)) {
           outside[o].push_back(m);

@@ -1,0 +1,19 @@
+#include "src/plugins/cpu/compile/fusion_plan.h"
+
+namespace seam::cpu {
+
+const std::vector<int>& InstructionReads(const ir::Program& program, const FusionPlan& plan,
+                                         int i) {
+  if (!plan.update_of.empty() && plan.update_of[i] >= 0) {
+    return plan.updates[plan.update_of[i]].reads;
+  }
+  return program.instructions[i].operands;
+}
+
+const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,
+                                  const Step& step) {
+  if (step.group >= 0) return plan.groups[step.group].inputs;
+  return InstructionReads(program, plan, step.instruction);
+}
+
+}  // namespace seam::cpu
