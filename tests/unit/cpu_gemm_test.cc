@@ -101,11 +101,15 @@ TEST_F(GemmTest, EveryLibraryAndTransposeMatchesTheDoubleSum) {
   }
 }
 
-// Products above kSplitMinimumWork are split by rows (m >= n) or by columns, in blocks of
-// 16; odd extents leave a short last block. Every transpose pair, 1 to 3 threads.
+// Products above kSplitMinimumWork are split by rows (while every thread gets a 16-row
+// block, or m >= n) or else by columns, in blocks of 16; odd extents leave a short last
+// block. 45 rows go by rows on 2 threads and by columns on 3; 20 rows always by columns.
+// Every transpose pair, 1 to 3 threads.
 TEST_F(GemmTest, SplitProductsMatchOnEveryThreadCount) {
-  const Case shapes[] = {{false, false, 301, 130, 120}, {false, false, 45, 611, 160}};
-  static_assert(301.0 * 130 * 120 >= kSplitMinimumWork && 45.0 * 611 * 160 >= kSplitMinimumWork);
+  const Case shapes[] = {
+      {false, false, 301, 130, 120}, {false, false, 45, 611, 160}, {false, false, 20, 1400, 160}};
+  static_assert(301.0 * 130 * 120 >= kSplitMinimumWork && 45.0 * 611 * 160 >= kSplitMinimumWork &&
+                20.0 * 1400 * 160 >= kSplitMinimumWork);
   for (GemmLibrary library : Libraries()) {
     for (Case c : shapes) {
       for (bool trans_a : {false, true}) {

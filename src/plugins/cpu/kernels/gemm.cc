@@ -155,7 +155,11 @@ void OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
                  const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                  int64_t ldc) {
   constexpr int64_t kAlign = 16;
-  const bool by_rows = m >= n;
+  // Rows while every thread gets at least one block of them (each part then reads all of B):
+  // on 2 threads that measured faster than splitting B's columns even where n > m (the
+  // medium MLP step 4.7 -> 4.4 ms, BENCHMARKS.md "Training step against libtorch"); columns
+  // where the rows are too few to share.
+  const bool by_rows = m >= kAlign * KernelThreads() || m >= n;
   const int64_t extent = by_rows ? m : n;
   int64_t parts = 1;
   if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
