@@ -133,6 +133,13 @@ class OpKeyProgram final : public StepProgram {
   const std::vector<std::shared_ptr<DeviceValue>>& leaves_;
 };
 
+// ExecuteEagerly's per-thread buffers, in one thread_local: in a shared library each
+// thread_local access is a call to __tls_get_addr.
+struct EagerScratch {
+  std::vector<std::shared_ptr<DeviceValue>> leaves;  // the op's operand values
+  StepResult result;                                 // the op's run
+};
+
 }  // namespace
 
 absl::Status ExecuteEagerly(Node& node) {
@@ -146,10 +153,11 @@ absl::Status ExecuteEagerly(Node& node) {
   // The operand values and the step's outputs live in per-thread buffers: after the first
   // op they allocate nothing (clear() keeps the capacity). The cleanup drops the references
   // they hold when this call ends, on every path.
-  thread_local std::vector<std::shared_ptr<DeviceValue>> leaves;
-  thread_local StepResult result;
+  thread_local EagerScratch scratch;
+  std::vector<std::shared_ptr<DeviceValue>>& leaves = scratch.leaves;
+  StepResult& result = scratch.result;
   leaves.clear();
-  absl::Cleanup release = [] {
+  absl::Cleanup release = [&leaves, &result] {
     leaves.clear();
     result.computation = nullptr;
     result.outputs.clear();

@@ -50,14 +50,20 @@ absl::StatusOr<CompileCache*> Runtime::compile_cache() {
 }
 
 absl::StatusOr<const std::vector<std::string>*> Runtime::default_device() {
-  std::call_once(device_once_, [this] {
-    absl::StatusOr<runtime::ComputationClient*> c = client();
-    if (c.ok()) {
-      default_device_.push_back((*c)->GetDefaultDevice());
-    } else {
-      device_status_ = c.status();
-    }
-  });
+  // Every eager op and step asks: after the first answer, one atomic load (libstdc++'s
+  // call_once writes two thread-local pointers even when the flag is set, and a
+  // thread-local access in a shared library is a call).
+  if (!device_known_.load(std::memory_order_acquire)) {
+    std::call_once(device_once_, [this] {
+      absl::StatusOr<runtime::ComputationClient*> c = client();
+      if (c.ok()) {
+        default_device_.push_back((*c)->GetDefaultDevice());
+      } else {
+        device_status_ = c.status();
+      }
+      device_known_.store(true, std::memory_order_release);
+    });
+  }
   if (!device_status_.ok()) return device_status_;
   return &default_device_;
 }

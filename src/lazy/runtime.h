@@ -99,6 +99,7 @@ class Runtime {
   std::atomic<int> eager_{-1};  // -1: SEAM_EAGER not read yet; 0 / 1
   std::atomic<bool> ran_eagerly_{false};
   std::once_flag device_once_;
+  std::atomic<bool> device_known_{false};    // set (release) once device_once_ has run
   absl::Status device_status_;               // set under device_once_
   std::vector<std::string> default_device_;  // likewise
 };
