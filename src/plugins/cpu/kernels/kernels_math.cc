@@ -16,13 +16,19 @@
 namespace seam::cpu {
 namespace {
 
+// Every helper is inlined into the version that calls it (clang has no `flatten` beside
+// `target`): a helper left out of line would be compiled for the baseline, where
+// __builtin_fmaf is a library call.
+#define SEAM_MATH_INLINE inline __attribute__((always_inline))
+#define SEAM_MATH_LAMBDA __attribute__((always_inline))
+
 // 2^k as a float for k in [-126, 127].
-inline float Pow2(int32_t k) { return std::bit_cast<float>((k + 127) << 23); }
+SEAM_MATH_INLINE float Pow2(int32_t k) { return std::bit_cast<float>((k + 127) << 23); }
 
 // a * b + c: one fused multiply-add (one rounding) in the FMA versions, a multiply and an
 // add (two roundings) in the baseline one. The polynomials below are written with it.
 template <bool kFma>
-inline float MulAdd(float a, float b, float c) {
+SEAM_MATH_INLINE float MulAdd(float a, float b, float c) {
   if constexpr (kFma) {
     return __builtin_fmaf(a, b, c);
   } else {
@@ -37,7 +43,7 @@ struct ExpParts {
   float e;
 };
 template <bool kFma>
-inline ExpParts ReduceExp(float x) {
+SEAM_MATH_INLINE ExpParts ReduceExp(float x) {
   const float t = x * 1.44269504088896341F;
   const float n = (t + 12582912.0F) - 12582912.0F;  // round to nearest (|t| < 2^22)
   // n * 0.693359375 is exact (n < 2^8, the constant has 9 significant bits): both forms
@@ -59,7 +65,7 @@ inline ExpParts ReduceExp(float x) {
 // clamped first (exp(-104) underflows to 0 and exp(89) overflows to inf through the
 // factors), which keeps n in range; a NaN passes through the arithmetic.
 template <bool kFma>
-inline float Exp(float x) {
+SEAM_MATH_INLINE float Exp(float x) {
   float c = x < -104.0F ? -104.0F : x;
   c = c > 89.0F ? 89.0F : c;  // a NaN fails both tests and stays
   const ExpParts parts = ReduceExp<kFma>(c);
@@ -75,7 +81,7 @@ inline float Exp(float x) {
 // subnormal: multiplying by powers of two is exact there, so every result has Exp's bits.
 // About a third of erf's time on a 2M-element GELU (2.8 -> 1.95 ms, Zen 4, AVX-512).
 template <bool kFma>
-inline float ExpOfSmallNegative(float x) {
+SEAM_MATH_INLINE float ExpOfSmallNegative(float x) {
   const ExpParts parts = ReduceExp<kFma>(x);
   return parts.e * Pow2(static_cast<int32_t>(parts.n));
 }
@@ -86,7 +92,7 @@ inline float ExpOfSmallNegative(float x) {
 // where erf >= 0.84). |x| is clamped to 4 (erf(4) rounds to 1 in float); the sign is
 // restored at the end (copysign, so erf(-0) = -0); a NaN is returned as it is.
 template <bool kFma>
-inline float Erf(float x) {
+SEAM_MATH_INLINE float Erf(float x) {
   const float a = std::fabs(x);
   const float s = a * a;
   // Taylor: (2/sqrt(pi)) x sum_k c_k s^k, c_k = (-1)^k / (k! (2k+1)), Horner from k = 10.
@@ -115,35 +121,35 @@ inline float Erf(float x) {
 }
 
 template <typename F>
-inline void MapF32(const uint8_t* in, uint8_t* out, int64_t n, F f) {
+SEAM_MATH_INLINE void MapF32(const uint8_t* in, uint8_t* out, int64_t n, F f) {
   const auto* x = reinterpret_cast<const float*>(in);
   auto* y = reinterpret_cast<float*>(out);
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
 
 template <bool kFma>
-inline bool UnaryBody(ir::Op op, const uint8_t* in, uint8_t* out, int64_t n) {
+SEAM_MATH_INLINE bool UnaryBody(ir::Op op, const uint8_t* in, uint8_t* out, int64_t n) {
   switch (op) {
     case ir::Op::kExp:
-      MapF32(in, out, n, [](float v) { return Exp<kFma>(v); });
+      MapF32(in, out, n, [](float v) SEAM_MATH_LAMBDA { return Exp<kFma>(v); });
       return true;
     case ir::Op::kErf:
-      MapF32(in, out, n, [](float v) { return Erf<kFma>(v); });
+      MapF32(in, out, n, [](float v) SEAM_MATH_LAMBDA { return Erf<kFma>(v); });
       return true;
     // The expressions of kernels_elementwise.cc's loops (each one correctly rounded IEEE
     // operation, so the same bits), here for the wide vectors: the optimizer's sqrt and
     // divide, a softmax's and GELU's negations.
     case ir::Op::kNeg:
-      MapF32(in, out, n, [](float v) { return -v; });
+      MapF32(in, out, n, [](float v) SEAM_MATH_LAMBDA { return -v; });
       return true;
     case ir::Op::kAbs:
-      MapF32(in, out, n, [](float v) { return std::fabs(v); });
+      MapF32(in, out, n, [](float v) SEAM_MATH_LAMBDA { return std::fabs(v); });
       return true;
     case ir::Op::kSqrt:
-      MapF32(in, out, n, [](float v) { return std::sqrt(v); });
+      MapF32(in, out, n, [](float v) SEAM_MATH_LAMBDA { return std::sqrt(v); });
       return true;
     case ir::Op::kRsqrt:
-      MapF32(in, out, n, [](float v) { return 1.0F / std::sqrt(v); });
+      MapF32(in, out, n, [](float v) SEAM_MATH_LAMBDA { return 1.0F / std::sqrt(v); });
       return true;
 #define SEAM_CASES_UNARY 1
 #define SEAM_CASES_BINARY 1
