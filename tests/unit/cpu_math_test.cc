@@ -1,12 +1,14 @@
 // The CPU plugin's vectorized float32 exp and erf (kernels_math.cc) against the C library in
 // double: exp within 2 ulp of the correctly rounded value over the whole float range, erf
-// within 2e-7 absolute and 4 ulp, and the special values expf and erff give.
+// within 2e-7 absolute and 4 ulp, and the special values expf and erff give; each version
+// the machine has (AVX-512 and AVX2 with fused multiply-adds, the baseline without).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "src/ir/program.h"
@@ -15,12 +17,45 @@
 namespace seam::cpu {
 namespace {
 
-std::vector<float> Apply(ir::Op op, const std::vector<float>& x) {
+std::vector<float> Apply(MathVersion version, ir::Op op, const std::vector<float>& x) {
   std::vector<float> y(x.size());
-  EXPECT_TRUE(FastUnaryF32(op, reinterpret_cast<const uint8_t*>(x.data()),
-                           reinterpret_cast<uint8_t*>(y.data()), static_cast<int64_t>(x.size())));
+  bool available = false;
+  EXPECT_TRUE(FastUnaryF32On(version, &available, op, reinterpret_cast<const uint8_t*>(x.data()),
+                             reinterpret_cast<uint8_t*>(y.data()), static_cast<int64_t>(x.size())));
   return y;
 }
+
+const char* VersionName(MathVersion version) {
+  switch (version) {
+    case MathVersion::kAvx512Fma:
+      return "Avx512Fma";
+    case MathVersion::kAvx2Fma:
+      return "Avx2Fma";
+    case MathVersion::kBaseline:
+      return "Baseline";
+  }
+  return "?";
+}
+
+bool Available(MathVersion version) {
+  float x = 0, y = 0;
+  bool available = false;
+  FastUnaryF32On(version, &available, ir::Op::kExp, reinterpret_cast<const uint8_t*>(&x),
+                 reinterpret_cast<uint8_t*>(&y), 1);
+  return available;
+}
+
+class CpuMathTest : public ::testing::TestWithParam<MathVersion> {
+ protected:
+  void SetUp() override {
+    if (!Available(GetParam())) {
+      GTEST_SKIP() << VersionName(GetParam()) << " is not available on this machine or build";
+    }
+  }
+  std::vector<float> Apply(ir::Op op, const std::vector<float>& x) {
+    return cpu::Apply(GetParam(), op, x);
+  }
+};
 
 // The distance in float steps between a float and the exact value (in double).
 double Ulps(float got, double want) {
@@ -36,7 +71,7 @@ std::vector<float> Sweep(float low, float high, int count) {
   return x;
 }
 
-TEST(CpuMathTest, ExpIsWithinTwoUlps) {
+TEST_P(CpuMathTest, ExpIsWithinTwoUlps) {
   std::vector<float> x = Sweep(-103.0F, 88.7F, 400000);
   for (float v : Sweep(-1.0F, 1.0F, 20000)) x.push_back(v);
   for (float v : {0.0F, -0.0F, 1e-30F, -1e-30F, 88.72F, -87.3F, -100.0F}) x.push_back(v);
@@ -52,7 +87,7 @@ TEST(CpuMathTest, ExpIsWithinTwoUlps) {
   RecordProperty("worst_ulps", std::to_string(worst));
 }
 
-TEST(CpuMathTest, ExpSpecialValues) {
+TEST_P(CpuMathTest, ExpSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> y =
       Apply(ir::Op::kExp, {inf, -inf, std::nanf(""), 89.0F, 1000.0F, -104.0F, -1000.0F, 0.0F});
@@ -66,7 +101,7 @@ TEST(CpuMathTest, ExpSpecialValues) {
   EXPECT_EQ(y[7], 1.0F);
 }
 
-TEST(CpuMathTest, ErfIsAccurate) {
+TEST_P(CpuMathTest, ErfIsAccurate) {
   std::vector<float> x = Sweep(-6.0F, 6.0F, 400000);
   for (float v : Sweep(-1e-3F, 1e-3F, 2000)) x.push_back(v);
   for (float v : {1e-30F, -1e-30F, 0.999999F, 1.0F, 1.000001F, 3.9F, 4.0F, 4.1F}) x.push_back(v);
@@ -78,7 +113,7 @@ TEST(CpuMathTest, ErfIsAccurate) {
   }
 }
 
-TEST(CpuMathTest, ErfSpecialValues) {
+TEST_P(CpuMathTest, ErfSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> y = Apply(ir::Op::kErf, {inf, -inf, std::nanf(""), 0.0F, -0.0F});
   EXPECT_EQ(y[0], 1.0F);
@@ -88,11 +123,55 @@ TEST(CpuMathTest, ErfSpecialValues) {
   EXPECT_TRUE(y[4] == 0.0F && std::signbit(y[4]));
 }
 
-TEST(CpuMathTest, OtherOpsAreLeftToTheGenericKernels) {
+TEST(CpuMathVersionsTest, OtherOpsAreLeftToTheGenericKernels) {
   float x = 1.0F, y = 0.0F;
   EXPECT_FALSE(FastUnaryF32(ir::Op::kLog, reinterpret_cast<const uint8_t*>(&x),
                             reinterpret_cast<uint8_t*>(&y), 1));
   EXPECT_EQ(y, 0.0F);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, CpuMathTest,
+                         ::testing::Values(MathVersion::kAvx512Fma, MathVersion::kAvx2Fma,
+                                           MathVersion::kBaseline),
+                         [](const ::testing::TestParamInfo<MathVersion>& info) {
+                           return std::string(VersionName(info.param));
+                         });
+
+// FastUnaryF32 runs the best version the machine has, the two FMA versions agree bit for bit,
+// and the baseline (no fused multiply-adds) stays within 2 ulp of them.
+TEST(CpuMathVersionsTest, VersionsAgree) {
+  std::vector<float> x;
+  for (int i = 0; i <= 60000; ++i) x.push_back(-100.0F + 190.0F * static_cast<float>(i) / 60000);
+  for (int i = 0; i <= 60000; ++i) x.push_back(-6.0F + 12.0F * static_cast<float>(i) / 60000);
+  for (ir::Op op : {ir::Op::kExp, ir::Op::kErf}) {
+    std::vector<float> best(x.size());
+    ASSERT_TRUE(FastUnaryF32(op, reinterpret_cast<const uint8_t*>(x.data()),
+                             reinterpret_cast<uint8_t*>(best.data()),
+                             static_cast<int64_t>(x.size())));
+    const MathVersion first = Available(MathVersion::kAvx512Fma) ? MathVersion::kAvx512Fma
+                              : Available(MathVersion::kAvx2Fma) ? MathVersion::kAvx2Fma
+                                                                 : MathVersion::kBaseline;
+    const std::vector<float> picked = Apply(first, op, x);
+    ASSERT_EQ(0, std::memcmp(best.data(), picked.data(), x.size() * sizeof(float)))
+        << ir::OpName(op) << ": FastUnaryF32 is not " << VersionName(first);
+    const std::vector<float> base = Apply(MathVersion::kBaseline, op, x);
+    for (MathVersion v : {MathVersion::kAvx512Fma, MathVersion::kAvx2Fma}) {
+      if (!Available(v)) continue;
+      const std::vector<float> y = Apply(v, op, x);
+      if (v != first) {
+        ASSERT_EQ(0, std::memcmp(y.data(), picked.data(), x.size() * sizeof(float)))
+            << ir::OpName(op) << ": " << VersionName(v) << " differs from " << VersionName(first);
+      }
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (y[i] == base[i]) continue;  // infinities included
+        const double step = std::fabs(static_cast<double>(std::nextafter(base[i], INFINITY)) -
+                                      static_cast<double>(base[i]));
+        ASSERT_LE(std::fabs(static_cast<double>(y[i]) - base[i]), 2 * step + 1e-45)
+            << ir::OpName(op) << "(" << x[i] << "): " << VersionName(v) << " " << y[i]
+            << ", baseline " << base[i];
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -21,6 +21,16 @@ bool IsFastBinary(ir::Op op);
 // compute them; false (nothing done) for any other op.
 bool FastUnaryF32(ir::Op op, const uint8_t* in, uint8_t* out, int64_t n);
 
+// The versions of FastUnaryF32 (kernels_math.cc): FastUnaryF32 runs the first the machine
+// has. The two FMA versions give the same bits; exp and erf in the baseline differ from
+// theirs by rounding (fused multiply-adds in the polynomials), neg/abs/sqrt/rsqrt never.
+enum class MathVersion : uint8_t { kAvx512Fma, kAvx2Fma, kBaseline };
+
+// FastUnaryF32 in `version`, for tests: *available is false (and nothing done) when this
+// machine or build lacks it.
+bool FastUnaryF32On(MathVersion version, bool* available, ir::Op op, const uint8_t* in,
+                    uint8_t* out, int64_t n);
+
 // How a chain step takes the running value v: op(v, m), op(m, v) or op(v, v), m being one
 // of the chain's operands in memory.
 enum class ChainShape : uint8_t { kLeft, kRight, kBoth };
