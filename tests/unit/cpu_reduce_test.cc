@@ -132,10 +132,12 @@ TEST(ReduceRangeTest, ChunksFoldInIndexOrder) {
       const std::vector<float> expected = Expected(c, x, max);
       for (int64_t chunk : {int64_t{1}, int64_t{7}, int64_t{512}, int64_t{1000}, count}) {
         std::vector<float> actual(expected.size(), 12345.0f);
+        ReduceCarry carry;
         for (int64_t first = 0; first < count; first += chunk) {
           ReduceRange(max ? ir::Op::kReduceMax : ir::Op::kReduceSum, shape,
                       reinterpret_cast<const uint8_t*>(x.data()), c.axes, first,
-                      std::min(count, first + chunk), reinterpret_cast<uint8_t*>(actual.data()));
+                      std::min(count, first + chunk), reinterpret_cast<uint8_t*>(actual.data()),
+                      &carry);
         }
         for (size_t i = 0; i < expected.size(); ++i) {
           ASSERT_EQ(std::memcmp(&actual[i], &expected[i], sizeof(float)), 0)
