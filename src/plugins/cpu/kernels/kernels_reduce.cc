@@ -414,16 +414,22 @@ void FoldRangeLanes(const float* x, int64_t outer, int64_t kept, int64_t inner, 
   if (carry->lanes.size() < static_cast<size_t>(kept * kSumLanes)) {
     carry->lanes.resize(kept * kSumLanes);
   }
-  int64_t pos = first;
-  while (pos < last) {
-    const int64_t row = pos / inner, i = pos % inner;
-    const int64_t k = row % kept, o = row / kept;
+  // The position's row, place in it, result and outer index, worked out once (divisions
+  // cost more than a short row's adds) and then stepped a row at a time.
+  int64_t i = first % inner, k = (first / inner) % kept, o = first / inner / kept;
+  for (int64_t pos = first; pos < last;) {
     const int64_t n = std::min(last - pos, inner - i);
     float* lanes = carry->lanes.data() + k * kSumLanes;
     if (o == 0 && i == 0) std::fill(lanes, lanes + kSumLanes, 0.0f);
     AddToLanes(x + pos, i, n, lanes);
-    if (o == outer - 1 && i + n == inner) y[k] = init + FoldLanes(lanes);
     pos += n;
+    if (i + n < inner) break;  // the range ends inside this row
+    if (o == outer - 1) y[k] = init + FoldLanes(lanes);
+    i = 0;
+    if (++k == kept) {
+      k = 0;
+      ++o;
+    }
   }
 }
 
