@@ -15,6 +15,7 @@
 #include "src/plugins/cpu/compile/dump.h"
 #include "src/plugins/cpu/compile/executable.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
+#include "tests/unit/batch_norm_program.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
@@ -30,18 +31,10 @@ using harness::RunBytes;
 // with %g it does not. `chain` adds that many more multiplications by the per-channel
 // vector between d and y (a longer copy).
 std::string ProgramText(const std::string& other, int chain = 0) {
-  const std::string t = "f32[4,8,5,6]", v = "f32[8]";
-  const std::string over = absl::StrCat("axes={0,2,3} : ", v);
-  const std::string bcast = absl::StrCat("dims={1} : ", t);
-  std::string text =
-      absl::StrCat("program @copies {\n  %x = parameter(0) : ", t, "\n  %g = parameter(1) : ", t,
-                   "\n  %k = constant(0.01) : f32[]\n  %kv = broadcast_in_dim(%k), dims={} : ", v,
-                   "\n  %z = constant(0) : f32[]\n  %zb = broadcast_in_dim(%z), dims={} : ", t,
-                   "\n  %s = reduce_sum(%x), ", over, "\n  %m = multiply(%s, %kv) : ", v,
-                   "\n  %mb = broadcast_in_dim(%m), ", bcast, "\n  %d = subtract(%x, %mb) : ", t,
-                   "\n  %sq = multiply(%d, %d) : ", t, "\n  %var = reduce_sum(%sq), ", over,
-                   "\n  %r = multiply(%var, %kv) : ", v, "\n  %rb = broadcast_in_dim(%r), ", bcast,
-                   "\n  %y0 = multiply(%d, %rb) : ", t, "\n");
+  const testing::BatchNormProgram bn = testing::BatchNormPrefix("copies", {4, 8, 5, 6});
+  const std::string& t = bn.t;
+  const std::string& over = bn.over;
+  std::string text = absl::StrCat(bn.text, "  %y0 = multiply(%d, %rb) : ", t, "\n");
   std::string y = "%y0";
   for (int k = 1; k <= chain; ++k) {
     absl::StrAppend(&text, "  %y", k, " = multiply(", y, ", %rb) : ", t, "\n");

@@ -21,6 +21,7 @@
 #include "src/plugins/cpu/compile/executable.h"
 #include "src/plugins/cpu/compile/reduce_chunks.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
+#include "tests/unit/batch_norm_program.h"
 #include "tests/unit/executable_harness.h"
 
 namespace seam::cpu {
@@ -39,35 +40,20 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
-std::string Type(const std::vector<int64_t>& dims) {
-  return absl::StrCat("f32[", absl::StrJoin(dims, ","), "]");
-}
-
 // A batch norm in training mode and the sums of its gradient, as the front end records
 // them: mean, centred values, variance from their squares, normalised output; then
 // relu's gradient with the sums for beta (of the masked gradient) and gamma (of its
 // product with the centred values).
 std::string ProgramText(const Case& c) {
-  std::vector<int64_t> axes;
-  for (int d = 0; d < 4; ++d) {
-    if (d != c.feature) axes.push_back(d);
-  }
-  const std::string t = Type(c.dims), v = Type({c.dims[c.feature]});
-  const std::string over = absl::StrCat("axes={", absl::StrJoin(axes, ","), "} : ", v);
-  const std::string bcast = absl::StrCat("dims={", c.feature, "} : ", t);
-  std::string text = absl::StrCat(
-      "program @batch_norm {\n  %x = parameter(0) : ", t, "\n  %g = parameter(1) : ", t,
-      "\n  %k = constant(0.01) : f32[]\n  %kv = broadcast_in_dim(%k), dims={} : ", v,
-      "\n  %z = constant(0) : f32[]\n  %zb = broadcast_in_dim(%z), dims={} : ", t,
-      "\n  %s = reduce_sum(%x), ", over, "\n  %m = multiply(%s, %kv) : ", v,
-      "\n  %mb = broadcast_in_dim(%m), ", bcast, "\n  %d = subtract(%x, %mb) : ", t,
-      "\n  %sq = multiply(%d, %d) : ", t, "\n  %var = reduce_sum(%sq), ", over,
-      "\n  %r = multiply(%var, %kv) : ", v, "\n  %rb = broadcast_in_dim(%r), ", bcast,
-      "\n  %y = multiply(%d, %rb) : ", t, "\n  %c = ge(%y, %zb) : pred", Type(c.dims).substr(3),
-      "\n  %c1 = convert(%c) : ", t, "\n  %dy = multiply(%g, %c1) : ", t,
-      "\n  %db = reduce_sum(%dy), ", over, "\n  %p = multiply(%dy, %d) : ", t,
-      "\n  %dg = reduce_sum(%p), ", over, "\n  %n1 = neg(%db) : ", v, "\n  %n2 = neg(%dg) : ", v,
-      "\n  %n3 = neg(%r) : ", v, "\n");
+  const testing::BatchNormProgram bn = testing::BatchNormPrefix("batch_norm", c.dims, c.feature);
+  const std::string& t = bn.t;
+  const std::string& v = bn.v;
+  std::string text =
+      absl::StrCat(bn.text, "  %y = multiply(%d, %rb) : ", t, "\n  %c = ge(%y, %zb) : pred",
+                   t.substr(3), "\n  %c1 = convert(%c) : ", t, "\n  %dy = multiply(%g, %c1) : ", t,
+                   "\n  %db = reduce_sum(%dy), ", bn.over, "\n  %p = multiply(%dy, %d) : ", t,
+                   "\n  %dg = reduce_sum(%p), ", bn.over, "\n  %n1 = neg(%db) : ", v,
+                   "\n  %n2 = neg(%dg) : ", v, "\n  %n3 = neg(%r) : ", v, "\n");
   // The sums are read by other steps, not returned: results keep their own step.
   const std::string extra = c.squares_read_elsewhere ? ", %sq" : "";
   return absl::StrCat(text, "  return (%y, %n1, %n2, %n3", extra, ")\n}");

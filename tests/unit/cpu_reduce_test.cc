@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -29,12 +30,54 @@ std::string DimsText(const std::vector<int64_t>& dims) {
   return absl::StrCat("f32[", absl::StrJoin(dims, ","), "]");
 }
 
+// The product of the trailing reduced dimensions when the kept axes form one block with
+// reduced axes on both sides ([outer, kept, inner]), else 0.
+int64_t KeptMiddleInner(const Case& c) {
+  const int64_t rank = static_cast<int64_t>(c.dims.size());
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : c.axes) reduced[a] = true;
+  int64_t first = 0;
+  while (first < rank && reduced[first]) ++first;
+  int64_t last = first;
+  while (last < rank && !reduced[last]) ++last;
+  int64_t inner = 1;
+  for (int64_t d = last; d < rank; ++d) {
+    if (!reduced[d]) return 0;
+    inner *= c.dims[d];
+  }
+  return first == 0 || last == rank || first == last ? 0 : inner;
+}
+
 // Folds in row-major order of the operand: each result accumulates its inputs by
-// increasing linear index.
+// increasing linear index. Except f32 sums over [outer, kept, inner] with rows of at
+// least kLaneSumMinimumRow: there each result adds its inputs into 32 lanes, row position
+// p into lane p % 32, in increasing linear index, then the lanes fold as halves (lane l
+// plus lane l + 16, then + 8, + 4, + 2, + 1) and that is added to 0.
 std::vector<float> Expected(const Case& c, const std::vector<float>& x, bool max) {
   const int64_t rank = static_cast<int64_t>(c.dims.size());
   std::vector<bool> reduced(rank, false);
   for (int64_t a : c.axes) reduced[a] = true;
+  const int64_t lane_inner = KeptMiddleInner(c);
+  if (!max && lane_inner >= kLaneSumMinimumRow) {
+    int64_t kept = 1;
+    for (int64_t d = 0; d < rank; ++d) kept *= reduced[d] ? 1 : c.dims[d];
+    std::vector<float> lanes(kept * 32, 0.0f);
+    for (size_t pos = 0; pos < x.size(); ++pos) {
+      const int64_t row = static_cast<int64_t>(pos) / lane_inner;
+      const int64_t p = static_cast<int64_t>(pos) % lane_inner;
+      float& lane = lanes[(row % kept) * 32 + p % 32];
+      lane = lane + x[pos];
+    }
+    std::vector<float> acc(kept);
+    for (int64_t k = 0; k < kept; ++k) {
+      float* t = &lanes[k * 32];
+      for (int step = 16; step >= 1; step /= 2) {
+        for (int l = 0; l < step; ++l) t[l] = t[l] + t[l + step];
+      }
+      acc[k] = 0.0f + t[0];
+    }
+    return acc;
+  }
   int64_t out_count = 1;
   for (int64_t d = 0; d < rank; ++d) {
     if (!reduced[d]) out_count *= c.dims[d];
@@ -105,7 +148,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{{5, 6, 7}, {0, 2}},            // kept axis in the middle
                       Case{{8, 6, 5, 7}, {0, 2, 3}},      // batch norm's statistics, 6 channels
                       Case{{3, 17, 4, 5}, {0, 2, 3}},     // 17 channels: 8 + 8 + 1 chains
-                      Case{{64, 32, 14, 14}, {0, 2, 3}},  // large: split over threads
+                      Case{{64, 32, 14, 14}, {0, 2, 3}},  // large: split over threads, lanes
+                      Case{{3, 7, 9, 15}, {0, 2, 3}},     // rows of 135: lanes, a partial block
+                      Case{{5, 3, 127}, {0, 2}},          // rows of 127: one short of lanes
+                      Case{{5, 3, 128}, {0, 2}},          // rows of 128: lanes, whole blocks
                       Case{{2, 3, 4, 5, 6}, {0, 1, 4}},   // two kept axes in the middle
                       Case{{2, 3, 4, 5}, {0, 2}},         // kept, reduced, kept: the general walk
                       Case{{4, 0, 3}, {1}},               // empty reduction: the identity
@@ -116,8 +162,16 @@ INSTANTIATE_TEST_SUITE_P(
 // in softmax and layer norm, and rows of odd lengths) and leading-axis sums give the same
 // bits as one fold per result in index order.
 TEST(ReduceRangeTest, ChunksFoldInIndexOrder) {
-  const Case cases[] = {{{40, 64}, {1}},   {{33, 128}, {1}}, {{19, 37}, {1}},     {{9, 3}, {1}},
-                        {{24, 5, 7}, {2}}, {{30, 48}, {0}},  {{4, 6, 16}, {0, 1}}};
+  const Case cases[] = {{{40, 64}, {1}},
+                        {{33, 128}, {1}},
+                        {{19, 37}, {1}},
+                        {{9, 3}, {1}},
+                        {{24, 5, 7}, {2}},
+                        {{30, 48}, {0}},
+                        {{4, 6, 16}, {0, 1}},
+                        {{3, 5, 200}, {0, 2}},
+                        {{2, 3, 7, 29}, {0, 2, 3}},
+                        {{4, 9, 14, 14}, {0, 2, 3}}};
   for (const Case& c : cases) {
     int64_t count = 1;
     for (int64_t d : c.dims) count *= d;
@@ -130,12 +184,15 @@ TEST(ReduceRangeTest, ChunksFoldInIndexOrder) {
     shape.dims = c.dims;
     for (const bool max : {false, true}) {
       const std::vector<float> expected = Expected(c, x, max);
-      for (int64_t chunk : {int64_t{1}, int64_t{7}, int64_t{512}, int64_t{1000}, count}) {
+      for (int64_t chunk :
+           {int64_t{1}, int64_t{7}, int64_t{33}, int64_t{512}, int64_t{1000}, count}) {
         std::vector<float> actual(expected.size(), 12345.0f);
+        ReduceCarry carry;
         for (int64_t first = 0; first < count; first += chunk) {
           ReduceRange(max ? ir::Op::kReduceMax : ir::Op::kReduceSum, shape,
                       reinterpret_cast<const uint8_t*>(x.data()), c.axes, first,
-                      std::min(count, first + chunk), reinterpret_cast<uint8_t*>(actual.data()));
+                      std::min(count, first + chunk), reinterpret_cast<uint8_t*>(actual.data()),
+                      &carry);
         }
         for (size_t i = 0; i < expected.size(); ++i) {
           ASSERT_EQ(std::memcmp(&actual[i], &expected[i], sizeof(float)), 0)
@@ -144,6 +201,51 @@ TEST(ReduceRangeTest, ChunksFoldInIndexOrder) {
               << actual[i] << " vs " << expected[i];
         }
       }
+    }
+  }
+}
+
+// The lane sums against sums in double: a batch norm's statistics over feature maps of
+// odd sizes (rows that fill no vector, odd channel counts), with a large common offset as
+// activations after a convolution have; each result within a few f32 roundings of the
+// exact sum (bounded by the sum of magnitudes), on one fold and chunk by chunk.
+TEST(ReduceLanesTest, CloseToTheSumInDouble) {
+  const Case cases[] = {
+      {{16, 7, 13, 11}, {0, 2, 3}}, {{9, 33, 28, 28}, {0, 2, 3}}, {{5, 3, 129}, {0, 2}}};
+  for (const Case& c : cases) {
+    int64_t count = 1;
+    for (int64_t d : c.dims) count *= d;
+    const int64_t channels = c.dims[1], inner = count / c.dims[0] / channels;
+    ASSERT_GE(inner, kLaneSumMinimumRow) << DimsText(c.dims);
+    std::mt19937 rng(static_cast<unsigned>(count));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> x(count);
+    for (float& v : x) v = 100.0f + dist(rng);
+    std::vector<double> exact(channels, 0.0), magnitude(channels, 0.0);
+    for (int64_t pos = 0; pos < count; ++pos) {
+      const int64_t k = (pos / inner) % channels;
+      exact[k] += x[pos];
+      magnitude[k] += std::abs(x[pos]);
+    }
+    ir::Shape shape;
+    shape.dtype = ir::DType::kF32;
+    shape.dims = c.dims;
+    std::vector<float> whole(channels), chunked(channels);
+    Reduce(ir::Op::kReduceSum, shape, reinterpret_cast<const uint8_t*>(x.data()), c.axes,
+           reinterpret_cast<uint8_t*>(whole.data()));
+    ReduceCarry carry;
+    for (int64_t first = 0; first < count; first += 1000) {
+      ReduceRange(ir::Op::kReduceSum, shape, reinterpret_cast<const uint8_t*>(x.data()), c.axes,
+                  first, std::min(count, first + 1000), reinterpret_cast<uint8_t*>(chunked.data()),
+                  &carry);
+    }
+    // 32 lanes of count / (32 * channels) terms, then 5 levels of the fold and the last add.
+    const double terms = static_cast<double>(count / channels) / 32.0 + 6.0;
+    for (int64_t k = 0; k < channels; ++k) {
+      const double bound = terms * 0x1p-24 * magnitude[k];
+      EXPECT_NEAR(whole[k], exact[k], bound) << DimsText(c.dims) << " channel " << k;
+      EXPECT_EQ(std::memcmp(&whole[k], &chunked[k], sizeof(float)), 0)
+          << DimsText(c.dims) << " channel " << k << ": " << whole[k] << " vs " << chunked[k];
     }
   }
 }

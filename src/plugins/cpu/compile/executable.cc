@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "src/ir/text.h"
 #include "src/ir/verifier.h"
@@ -94,6 +95,7 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const ReduceChu
         reinterpret_cast<uintptr_t>(base) - static_cast<uintptr_t>(first * bytes);
     return reinterpret_cast<uint8_t*>(address);  // NOLINT(performance-no-int-to-ptr)
   };
+  absl::InlinedVector<ReduceCarry, 4> carries(reduces.size());
   for (int64_t first = 0; first < tiles; first += chunk) {
     const int64_t last = std::min(tiles, first + chunk);
     const int64_t first_element = first * kTileElements;
@@ -109,13 +111,14 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const ReduceChu
     } else {
       RunLoopTiles(kernel, inputs, chunk_outputs, first, last);
     }
-    for (const ReducePlan& r : reduces) {
+    for (size_t j = 0; j < reduces.size(); ++j) {
+      const ReducePlan& r = reduces[j];
       const uint8_t* operand = value[r.operand];
       for (size_t k = 0; chunks.tiles > 0 && k < count; ++k) {
         if (chunks.local[k] && kernel.outputs[k] == r.operand) operand = moved[k];
       }
       RunReduceRange(r.range, operand, first_element, std::min(kernel.count, last * kTileElements),
-                     value[r.result]);
+                     value[r.result], &carries[j]);
     }
   }
 }

@@ -56,13 +56,24 @@ void Iota(const ir::Shape& out_shape, int64_t dimension, uint8_t* out);
 // kernels_reduce.cc. reduce_sum, reduce_product, reduce_max, reduce_min over `axes`.
 void Reduce(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
             const std::vector<int64_t>& axes, uint8_t* out);
+// f32 sums over [outer, kept, inner] with rows of at least kLaneSumMinimumRow elements
+// (a batch norm's statistics) add each result's elements in kSumLanes lanes
+// (kernels_reduce.cc); between the ranges of ReduceRange the lanes of every result live
+// here.
+inline constexpr int64_t kSumLanes = 32;
+inline constexpr int64_t kLaneSumMinimumRow = 128;
+struct ReduceCarry {
+  std::vector<float> lanes;
+};
 // Folds positions [first, last) of the operand (row-major) into `out`, the result of a
 // reduction over adjacent `axes` of an f32 or f64 operand: the first position folded into
 // a result element starts it from the reduction's initial value. Called on consecutive
-// ranges that cover the operand in order, it gives Reduce's bits (the same fold order);
-// used for reductions that run with the group producing their operand (fusion.h).
+// ranges that cover the operand in order, with the same `carry` (one per reduction), it
+// gives Reduce's bits (the same fold order); used for reductions that run with the group
+// producing their operand (fusion.h).
 void ReduceRange(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
-                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out);
+                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out,
+                 ReduceCarry* carry);
 // ReduceRange in two halves: what depends only on the reduction (worked out once, at
 // compile time), and the fold of a range with it.
 struct ReduceRangePlan {
@@ -70,12 +81,13 @@ struct ReduceRangePlan {
   bool f32 = true;                 // else f64
   bool middle = false;             // the kept axes lie between reduced ones ([outer, kept, inner])
   int64_t reduced = 1, inner = 1;  // otherwise: [.., reduced, inner]
-  int64_t kept = 1, kept_inner = 1;
+  int64_t kept_outer = 1, kept = 1, kept_inner = 1;
+  bool lanes = false;  // f32 sums of rows of at least kLaneSumMinimumRow: in lanes
 };
 ReduceRangePlan PlanReduceRange(ir::Op op, const ir::Shape& in_shape,
                                 const std::vector<int64_t>& axes);
 void RunReduceRange(const ReduceRangePlan& plan, const uint8_t* in, int64_t first, int64_t last,
-                    uint8_t* out);
+                    uint8_t* out, ReduceCarry* carry);
 
 // kernels_dot.cc.
 struct DotDimensions {

@@ -1,5 +1,6 @@
 // reduce_sum, reduce_product, reduce_max, reduce_min over any set of axes.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -8,6 +9,7 @@
 #include "src/plugins/cpu/kernels/element_types.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 #include "src/plugins/cpu/kernels/strided.h"
+#include "src/plugins/cpu/kernels/target_clones.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
 
 #if defined(__x86_64__)
@@ -19,6 +21,62 @@ namespace {
 
 using ir::DType;
 using ir::Op;
+
+// f32 sums over [outer, kept, inner] with rows of at least kLaneSumMinimumRow (a batch
+// norm's statistics over a feature map) run in kSumLanes lanes per result: row position p
+// (p < inner) of every row of a result goes to its lane p % kSumLanes, each lane adding
+// its elements in increasing order of (outer index, p); after the result's last row the
+// lanes fold in a fixed tree (FoldLanes), added to the reduction's initial value. The
+// lanes are independent chains in vector registers, where one sum per result in index
+// order is one dependent add per element. The order depends only on positions, never on
+// where a range of ReduceRange starts or ends (the lanes live in ReduceCarry between
+// ranges), so Reduce and ReduceRange give the same bits; every clone does the same IEEE
+// additions (vector lanes are separate scalar adds).
+using LaneVector = float __attribute__((vector_size(32)));
+static_assert(kSumLanes == 32, "AddToLanes keeps four vectors of eight lanes");
+
+// Adds row positions [start, start + n) (x points at position start) into lanes[p % 32].
+// Inlined into its callers' clones.
+inline __attribute__((always_inline)) void AddToLanes(const float* x, int64_t start, int64_t n,
+                                                      float* lanes) {
+  int64_t i = 0;
+  for (; i < n && (start + i) % kSumLanes != 0; ++i) lanes[(start + i) % kSumLanes] += x[i];
+  if (i + kSumLanes <= n) {
+    LaneVector a[4];
+    std::memcpy(a, lanes, sizeof(a));
+    for (; i + kSumLanes <= n; i += kSumLanes) {
+      LaneVector v[4];
+      std::memcpy(v, x + i, sizeof(v));
+      a[0] += v[0];
+      a[1] += v[1];
+      a[2] += v[2];
+      a[3] += v[3];
+    }
+    std::memcpy(lanes, a, sizeof(a));
+  }
+  for (int64_t l = (start + i) % kSumLanes; i < n; ++i, ++l) lanes[l] += x[i];
+}
+
+// The lanes' sum: halves added lane by lane (16 + 16, 8 + 8, ...), a fixed tree.
+inline float FoldLanes(const float* lanes) {
+  float t[kSumLanes];
+  std::memcpy(t, lanes, sizeof(t));
+  for (int64_t step = kSumLanes / 2; step >= 1; step /= 2) {
+    for (int64_t l = 0; l < step; ++l) t[l] = t[l] + t[l + step];
+  }
+  return t[0];
+}
+
+// Reduce's lane sums for results [first, last).
+SEAM_KERNEL_CLONES void ReduceKeptMiddleLanes(const float* x, int64_t outer, int64_t kept,
+                                              int64_t inner, int64_t first, int64_t last,
+                                              float init, float* y) {
+  for (int64_t k = first; k < last; ++k) {
+    float lanes[kSumLanes] = {};
+    for (int64_t o = 0; o < outer; ++o) AddToLanes(x + (o * kept + k) * inner, 0, inner, lanes);
+    y[k] = init + FoldLanes(lanes);
+  }
+}
 
 // The operand seen as [outer, reduced, inner] when the reduced axes are adjacent (or
 // none): each result element folds its `reduced` inputs in increasing order, the order the
@@ -151,6 +209,11 @@ void ReduceKeptMiddle(const uint8_t* in, int64_t outer, int64_t kept, int64_t in
   using C = typename E::Compute;
   const auto* x = reinterpret_cast<const typename E::Storage*>(in);
   auto* y = reinterpret_cast<typename E::Storage*>(out);
+  if constexpr (std::is_same_v<E, Elem<DType::kF32>>) {
+    if (f32_sum && inner >= kLaneSumMinimumRow) {
+      return ReduceKeptMiddleLanes(x, outer, kept, inner, first, last, init, y);
+    }
+  }
   constexpr int64_t kChains = 8;
   for (int64_t k0 = first; k0 < last; k0 += kChains) {
     const int64_t n = std::min(kChains, last - k0);
@@ -344,6 +407,32 @@ void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_
 // `inner` (one result's inputs from one outer index) at a time; eight whole rows of
 // consecutive results at once where the range holds them. Results keep their partial
 // value in `y` between ranges; a result starts from `init` at its first input.
+// The lane sums' ReduceRange: a stretch of one row at a time into its result's lanes in
+// `carry` (cleared at the result's first position), folded into the result at its last.
+void FoldRangeLanes(const float* x, int64_t outer, int64_t kept, int64_t inner, int64_t first,
+                    int64_t last, float init, ReduceCarry* carry, float* y) {
+  if (carry->lanes.size() < static_cast<size_t>(kept * kSumLanes)) {
+    carry->lanes.resize(kept * kSumLanes);
+  }
+  // The position's row, place in it, result and outer index, worked out once (divisions
+  // cost more than a short row's adds) and then stepped a row at a time.
+  int64_t i = first % inner, k = (first / inner) % kept, o = first / inner / kept;
+  for (int64_t pos = first; pos < last;) {
+    const int64_t n = std::min(last - pos, inner - i);
+    float* lanes = carry->lanes.data() + k * kSumLanes;
+    if (o == 0 && i == 0) std::fill(lanes, lanes + kSumLanes, 0.0f);
+    AddToLanes(x + pos, i, n, lanes);
+    pos += n;
+    if (i + n < inner) break;  // the range ends inside this row
+    if (o == outer - 1) y[k] = init + FoldLanes(lanes);
+    i = 0;
+    if (++k == kept) {
+      k = 0;
+      ++o;
+    }
+  }
+}
+
 template <typename T, typename Fold>
 void FoldRangeKept(const T* x, int64_t kept, int64_t inner, int64_t first, int64_t last, T init,
                    Fold fold, bool sum, T* y) {
@@ -392,12 +481,18 @@ void FoldRangeKept(const T* x, int64_t kept, int64_t inner, int64_t first, int64
 
 template <typename T>
 void ReduceRangeT(const ReduceRangePlan& plan, const uint8_t* in, int64_t first, int64_t last,
-                  uint8_t* out) {
+                  uint8_t* out, ReduceCarry* carry) {
   const auto* x = reinterpret_cast<const T*>(in);
   auto* y = reinterpret_cast<T*>(out);
   const ir::Combiner combiner = plan.combiner;
   const T init = ir::ReductionIdentity<T>(combiner);
   const bool sum = combiner == ir::Combiner::kSum;
+  if constexpr (std::is_same_v<T, float>) {
+    if (plan.lanes) {
+      return FoldRangeLanes(x, plan.kept_outer, plan.kept, plan.kept_inner, first, last, init,
+                            carry, y);
+    }
+  }
   auto run = [&](auto fold) {
     if (plan.middle) {
       FoldRangeKept<T>(x, plan.kept, plan.kept_inner, first, last, init, fold, sum, y);
@@ -446,21 +541,24 @@ ReduceRangePlan PlanReduceRange(Op op, const ir::Shape& in_shape,
   for (int64_t d = first_axis; d < in_shape.rank(); ++d) {
     (d <= last_axis ? plan.reduced : plan.inner) *= in_shape.dims[d];
   }
-  int64_t kept_outer = 1;
-  plan.middle = KeptMiddle(in_shape, axes, &kept_outer, &plan.kept, &plan.kept_inner);
+  plan.middle = KeptMiddle(in_shape, axes, &plan.kept_outer, &plan.kept, &plan.kept_inner);
+  plan.lanes = plan.middle && plan.f32 && plan.combiner == ir::Combiner::kSum &&
+               plan.kept_inner >= kLaneSumMinimumRow;
   return plan;
 }
 
 SEAM_REDUCE_KERNEL void RunReduceRange(const ReduceRangePlan& plan, const uint8_t* in,
-                                       int64_t first, int64_t last, uint8_t* out) {
+                                       int64_t first, int64_t last, uint8_t* out,
+                                       ReduceCarry* carry) {
   if (first >= last) return;
-  if (plan.f32) return ReduceRangeT<float>(plan, in, first, last, out);
-  return ReduceRangeT<double>(plan, in, first, last, out);
+  if (plan.f32) return ReduceRangeT<float>(plan, in, first, last, out, carry);
+  return ReduceRangeT<double>(plan, in, first, last, out, carry);
 }
 
 void ReduceRange(Op op, const ir::Shape& in_shape, const uint8_t* in,
-                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out) {
-  RunReduceRange(PlanReduceRange(op, in_shape, axes), in, first, last, out);
+                 const std::vector<int64_t>& axes, int64_t first, int64_t last, uint8_t* out,
+                 ReduceCarry* carry) {
+  RunReduceRange(PlanReduceRange(op, in_shape, axes), in, first, last, out, carry);
 }
 
 // A large reduction that keeps dimension 0 is split along it over the kernel threads: each
