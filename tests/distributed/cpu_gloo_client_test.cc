@@ -3,6 +3,7 @@
 // does not take, and that a single-process job never touches Gloo.
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -153,8 +154,15 @@ TEST_F(CpuGlooClientTest, PollsForCollectivesOnlyWhereTheProcessesFitTheCpus) {
     return (*client)->client()->gloo->config().finish_spin.count();
   };
   // One process of one thread fits any machine.
-  EXPECT_EQ(spin({{"threads", 1}}), cpu::kDefaultCollectiveSpinUs);
   EXPECT_EQ(spin({{"threads", 1}, {"local_process_count", 1}}), cpu::kDefaultCollectiveSpinUs);
+  // One process with a kernel thread per usable CPU fits; without local_process_count both
+  // processes of the job count as this host's, and two such processes do not.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  const int64_t cpus = CPU_COUNT(&set);
+  EXPECT_EQ(spin({{"threads", cpus}, {"local_process_count", 1}}), cpu::kDefaultCollectiveSpinUs);
+  EXPECT_EQ(spin({{"threads", cpus}}), 0);
   // Two processes of 256 threads each fit no machine this runs on.
   EXPECT_EQ(spin({{"threads", 256}, {"local_process_count", 2}}), 0);
   EXPECT_EQ(spin({{"threads", 256}, {"local_process_count", 2}, {"collective_spin_us", 700}}), 700);

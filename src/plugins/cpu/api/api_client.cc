@@ -48,7 +48,7 @@ struct CreateOptions {
   int64_t device_count = 1;
   int64_t process_index = 0;
   int64_t process_count = 1;
-  int64_t local_process_count = 1;
+  int64_t local_process_count = 1;  // not given: process_count
   std::optional<int64_t> collective_timeout_ms;
   CpuSettings settings;
 };
@@ -88,7 +88,9 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
   out.process_index = parsed->Int64(kProcessIndexOption).value_or(0);
   SEAM_RETURN_IF_ERROR(
       CheckRange(kProcessIndexOption, out.process_index, 0, out.process_count - 1));
-  out.local_process_count = parsed->Int64(kLocalProcessCountOption).value_or(1);
+  // Not given: every process of the job may share this host (the runtime passes the real
+  // count), so the collectives do not poll on a host they would oversubscribe.
+  out.local_process_count = parsed->Int64(kLocalProcessCountOption).value_or(out.process_count);
   SEAM_RETURN_IF_ERROR(
       CheckRange(kLocalProcessCountOption, out.local_process_count, 1, out.process_count));
   out.collective_timeout_ms = parsed->Int64(kCollectiveTimeoutOption);
