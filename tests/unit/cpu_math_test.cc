@@ -4,6 +4,8 @@
 // the machine has (AVX-512 and AVX2 with fused multiply-adds, the baseline without).
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cfenv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -99,6 +101,30 @@ TEST_P(CpuMathTest, ExpSpecialValues) {
   EXPECT_EQ(y[5], 0.0F);
   EXPECT_EQ(y[6], 0.0F);
   EXPECT_EQ(y[7], 1.0F);
+}
+
+// Inputs whose exp is +0 (x <= -104, -inf among them: the masked half of a causal softmax)
+// never compute an underflowing product: on Intel cores every vector instruction that
+// underflows takes a microcode assist (the char model's softmax exp loop ran 4x slower).
+// The sticky underflow flag tells whether any lane underflowed.
+TEST_P(CpuMathTest, ExpOfLargeNegativesNeverUnderflows) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x(4096, -inf);
+  for (size_t i = 0; i < x.size(); i += 3) x[i] = -104.0F - static_cast<float>(i);
+  x[1] = -std::numeric_limits<float>::max();
+  std::feclearexcept(FE_ALL_EXCEPT);
+  const std::vector<float> y = Apply(ir::Op::kExp, x);
+  const bool underflowed = std::fetestexcept(FE_UNDERFLOW) != 0;
+  EXPECT_FALSE(underflowed) << "exp of x <= -104 computed a subnormal or underflowing product";
+  for (size_t i = 0; i < y.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(y[i]), 0U) << "exp(" << x[i] << ") = " << y[i];
+  }
+  // A subnormal result is still computed exactly (and does underflow): the flag is live.
+  std::feclearexcept(FE_ALL_EXCEPT);
+  const std::vector<float> tiny = Apply(ir::Op::kExp, {-95.0F});
+  EXPECT_GT(tiny[0], 0.0F);
+  EXPECT_LT(tiny[0], std::numeric_limits<float>::min());
+  EXPECT_NE(std::fetestexcept(FE_UNDERFLOW), 0);
 }
 
 TEST_P(CpuMathTest, ErfIsAccurate) {

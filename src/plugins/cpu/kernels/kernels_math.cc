@@ -64,15 +64,24 @@ SEAM_MATH_INLINE ExpParts ReduceExp(float x) {
 // applied as two factors so that results down to the subnormals come out right; x is
 // clamped first (exp(-104) underflows to 0 and exp(89) overflows to inf through the
 // factors), which keeps n in range; a NaN passes through the arithmetic.
+//
+// x <= -104 (-inf among them) gives +0, as the factors would, but those lanes are evaluated
+// at 0 and replaced afterwards: a product that underflows costs a microcode assist of more
+// than a hundred cycles per vector instruction on Intel cores (not on AMD's), and half the
+// scores of a causal softmax are -inf (the char model's softmax exp loop 1.6 -> 0.4 ms on
+// an Intel Xeon; docs/cpu-plugin.md, "float32 exp and erf"). Results in the subnormal
+// range, (-104, -87.3), still take the assist: they are rare, and kept exact.
 template <bool kFma>
 SEAM_MATH_INLINE float Exp(float x) {
-  float c = x < -104.0F ? -104.0F : x;
+  const bool zero = x <= -104.0F;
+  float c = zero ? 0.0F : x;
   c = c > 89.0F ? 89.0F : c;  // a NaN fails both tests and stays
   const ExpParts parts = ReduceExp<kFma>(c);
   const float safe_n = parts.n == parts.n ? parts.n : 0.0F;  // NaN: any scale (the product is NaN)
   const auto whole = static_cast<int32_t>(safe_n);
   const int32_t half = whole / 2;
-  return parts.e * Pow2(half) * Pow2(whole - half);
+  const float scaled = parts.e * Pow2(half) * Pow2(whole - half);
+  return zero ? 0.0F : scaled;
 }
 
 // Exp for x in [-16, 0] only (erf's exp(-x^2), |x| clamped to 4): the same reduction and
