@@ -6,6 +6,7 @@
 #include "src/plugins/cpu/kernels/element_types.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 #include "src/plugins/cpu/kernels/strided.h"
+#include "src/plugins/cpu/kernels/target_clones.h"
 
 namespace seam::cpu {
 namespace {
@@ -41,10 +42,15 @@ void GatherT(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
   const int64_t inner = plan.dims.back();
   const int64_t step = plan.strides.back();
   if (inner == 0) return;
+  // Short contiguous rows (a head split's or merge's 32 floats) as a plain loop: a library
+  // call per row cost about as much as the copy.
+  const bool short_rows = step == 1 && inner * static_cast<int64_t>(sizeof(T)) <= 256;
   auto row = [&](int64_t pos, int64_t offset) {
     T* dst = y + pos * inner;
     const T* src = x + offset;
-    if (step == 1) {
+    if (short_rows) {
+      for (int64_t i = 0; i < inner; ++i) dst[i] = src[i];
+    } else if (step == 1) {
       std::memcpy(dst, src, static_cast<size_t>(inner) * sizeof(T));
     } else if (step == 0) {
       std::fill(dst, dst + inner, *src);
@@ -62,6 +68,21 @@ void GatherT(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
                  absl::MakeConstSpan(plan.strides.data(), outer - 1),
                  [&](int64_t pos, int64_t offset) {
                    TransposeTiles(x + offset, rows, inner, step, y + pos * rows * inner);
+                 });
+    return;
+  }
+  if (short_rows && outer >= 1) {
+    // Runs of short rows along the last outer dimension (a head split's or merge's
+    // transpose): one call per run, the rows copied in a loop.
+    const int64_t rows = plan.dims[outer - 1], row_step = plan.strides[outer - 1];
+    ForEachIndex(absl::MakeConstSpan(plan.dims.data(), outer - 1),
+                 absl::MakeConstSpan(plan.strides.data(), outer - 1),
+                 [&](int64_t pos, int64_t offset) {
+                   T* dst = y + pos * rows * inner;
+                   const T* src = x + offset;
+                   for (int64_t r = 0; r < rows; ++r, dst += inner, src += row_step) {
+                     for (int64_t i = 0; i < inner; ++i) dst[i] = src[i];
+                   }
                  });
     return;
   }
@@ -185,7 +206,7 @@ GatherPlan PlanTranspose(const ir::Shape& in_shape, const std::vector<int64_t>& 
   return MakeGatherPlan(in_shape.dtype, 0, out_dims, strides);
 }
 
-void Gather(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
+SEAM_KERNEL_CLONES void Gather(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
   switch (plan.element_bytes) {
     case 1:
       return GatherT<uint8_t>(plan, in, out);
