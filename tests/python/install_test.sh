@@ -29,6 +29,7 @@ assert seam.__file__.startswith(sys.prefix), (seam.__file__, sys.prefix)
 print((seam.arange(4) * 2).tolist())
 ' 2>"$work/stderr") || fail "import from the venv failed: $(cat "$work/stderr")"
 [[ $out == "[0, 2, 4, 6]" ]] || fail "expected [0, 2, 4, 6], got $out"
-[[ $(cat "$work/stderr") == "Defaulting to PJRT_DEVICE=CPU" ]] ||
+# The CPU plugin's warning where OpenBLAS runs generic kernels on this CPU is not the import's.
+[[ $(grep -v '^seam W cpu plugin: OpenBLAS runs its generic ' "$work/stderr") == "Defaulting to PJRT_DEVICE=CPU" ]] ||
   fail "expected the one-line default-device warning on stderr, got: $(cat "$work/stderr")"
 echo "ok: seam installed into a venv and imported from it ($ext)"

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <thread>
 #include <utility>
 
@@ -84,6 +85,26 @@ absl::Status JobHealthClient::NameLostProcess(absl::Status status) const {
   }
 }
 
+namespace {
+
+// A signal this process sends itself stays pending until a thread that does not block it
+// takes it: with preemption sync active, the thread that waits for SIGTERM
+// (src/lazy/preemption.cc), which a loaded 2-vCPU machine may not run for longer than a
+// step (the preemption test of `make test` once saw its single process stop past step 7).
+// The step waits, up to two seconds, until the signal is no longer pending: the notice is
+// then in when the step's own check comes.
+void AwaitDelivery(int signal) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    sigset_t pending;
+    sigemptyset(&pending);
+    if (sigpending(&pending) != 0 || sigismember(&pending, signal) != 1) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+}  // namespace
+
 FaultInjectionClient::Plan FaultInjectionClient::PlanFromEnvironment() {
   Plan plan;
   plan.kill_at_step = base::ReadIntSetting(base::Setting::kSeamTestKillAtStep, 0);
@@ -118,7 +139,10 @@ absl::Status FaultInjectionClient::BeginRun(const RunStart& run) {
     };
     if (*plan_.kill_at_step > 0 && step == *plan_.kill_at_step) send(getpid(), SIGKILL);
     if (*plan_.sigterm_at_step > 0 && step == *plan_.sigterm_at_step) {
-      send(*plan_.sigterm_pid > 0 ? static_cast<pid_t>(*plan_.sigterm_pid) : getpid(), SIGTERM);
+      const pid_t pid =
+          *plan_.sigterm_pid > 0 ? static_cast<pid_t>(*plan_.sigterm_pid) : getpid();
+      send(pid, SIGTERM);
+      if (pid == getpid() && !plan_.send) AwaitDelivery(SIGTERM);
     }
   }
   return ForwardingClient::BeginRun(run);
