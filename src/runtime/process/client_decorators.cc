@@ -139,8 +139,7 @@ absl::Status FaultInjectionClient::BeginRun(const RunStart& run) {
     };
     if (*plan_.kill_at_step > 0 && step == *plan_.kill_at_step) send(getpid(), SIGKILL);
     if (*plan_.sigterm_at_step > 0 && step == *plan_.sigterm_at_step) {
-      const pid_t pid =
-          *plan_.sigterm_pid > 0 ? static_cast<pid_t>(*plan_.sigterm_pid) : getpid();
+      const pid_t pid = *plan_.sigterm_pid > 0 ? static_cast<pid_t>(*plan_.sigterm_pid) : getpid();
       send(pid, SIGTERM);
       if (pid == getpid() && !plan_.send) AwaitDelivery(SIGTERM);
     }
