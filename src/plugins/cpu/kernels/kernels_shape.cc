@@ -42,15 +42,10 @@ void GatherT(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
   const int64_t inner = plan.dims.back();
   const int64_t step = plan.strides.back();
   if (inner == 0) return;
-  // Short contiguous rows (a head split's or merge's 32 floats) as a plain loop: a library
-  // call per row cost about as much as the copy.
-  const bool short_rows = step == 1 && inner * static_cast<int64_t>(sizeof(T)) <= 256;
   auto row = [&](int64_t pos, int64_t offset) {
     T* dst = y + pos * inner;
     const T* src = x + offset;
-    if (short_rows) {
-      for (int64_t i = 0; i < inner; ++i) dst[i] = src[i];
-    } else if (step == 1) {
+    if (step == 1) {
       std::memcpy(dst, src, static_cast<size_t>(inner) * sizeof(T));
     } else if (step == 0) {
       std::fill(dst, dst + inner, *src);
@@ -71,9 +66,10 @@ void GatherT(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
                  });
     return;
   }
-  if (short_rows && outer >= 1) {
-    // Runs of short rows along the last outer dimension (a head split's or merge's
-    // transpose): one call per run, the rows copied in a loop.
+  if (step == 1 && inner * static_cast<int64_t>(sizeof(T)) <= 256 && outer >= 1) {
+    // Short contiguous rows (a head split's or merge's 32 floats), a run of them along the
+    // last outer dimension per call, each copied by a plain loop: a library call and an index
+    // step per row cost about as much as the copy.
     const int64_t rows = plan.dims[outer - 1], row_step = plan.strides[outer - 1];
     ForEachIndex(absl::MakeConstSpan(plan.dims.data(), outer - 1),
                  absl::MakeConstSpan(plan.strides.data(), outer - 1),
