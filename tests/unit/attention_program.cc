@@ -5,16 +5,26 @@
 
 namespace seam::cpu::testing {
 
-std::string AttentionProgram(const Shape& x, Mask mask, int offset, bool return_scores) {
+std::string AttentionProgram(const Shape& x, Mask mask, int offset, bool return_scores,
+                             bool split_heads) {
   const std::string ls = absl::StrCat("f32[", x.b, ",", x.h, ",", x.l, ",", x.s, "]");
   const std::string rows = absl::StrCat("f32[", x.b, ",", x.h, ",", x.l, "]");
   const auto f32 = [&](int a, int c) {
     return absl::StrCat("f32[", x.b, ",", x.h, ",", a, ",", c, "]");
   };
-  std::string text = absl::StrCat(
-      "program @attention {\n  %q = parameter(0) : ", f32(x.l, x.d),
-      "\n  %k = parameter(1) : ", f32(x.s, x.d), "\n  %v = parameter(2) : ", f32(x.s, x.d),
-      "\n  %g = parameter(3) : ", f32(x.l, x.d), "\n  %scale = parameter(4) : f32[]\n");
+  std::string text = "program @attention {\n";
+  const char* names[] = {"q", "k", "v", "g"};
+  for (int p = 0; p < 4; ++p) {
+    const int rows = p == 1 || p == 2 ? x.s : x.l;
+    if (!split_heads) {
+      absl::StrAppend(&text, "  %", names[p], " = parameter(", p, ") : ", f32(rows, x.d), "\n");
+      continue;
+    }
+    absl::StrAppend(&text, "  %", names[p], "0 = parameter(", p, ") : f32[", x.b, ",", rows, ",",
+                    x.h, ",", x.d, "]\n  %", names[p], " = transpose(%", names[p],
+                    "0), permutation={0,2,1,3} : ", f32(rows, x.d), "\n");
+  }
+  absl::StrAppend(&text, "  %scale = parameter(4) : f32[]\n");
   const std::string pl = absl::StrCat("pred[", x.l, ",", x.s, "]");
   const std::string sl = absl::StrCat("s32[", x.l, ",", x.s, "]");
   if (mask != Mask::kNone) {

@@ -22,8 +22,11 @@ enum class Mask {
 
 // One attention step's forward and backward in the front end's primitives (the IR that
 // scaled_dot_product_attention and autodiff produce), results (out, dq, dk, dv), plus the
-// scores themselves when `return_scores` (then they are read outside the mask).
-std::string AttentionProgram(const Shape& x, Mask mask, int offset, bool return_scores = false);
+// scores themselves when `return_scores` (then they are read outside the mask). With
+// `split_heads`, q, k, v and the output's gradient arrive as [b, l (or s), h, d], as a
+// model's projections make them, and transposes split the heads off.
+std::string AttentionProgram(const Shape& x, Mask mask, int offset, bool return_scores = false,
+                             bool split_heads = false);
 
 // How many products of the compiled program skip blocks.
 int CausalProducts(const Executable& executable);

@@ -14,6 +14,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
+#include "src/ir/reference_evaluator.h"
+#include "src/ir/text.h"
 #include "src/plugins/cpu/api/cpu_settings.h"
 #include "src/plugins/cpu/compile/executable.h"
 #include "src/plugins/cpu/kernels/attention_causal.h"
@@ -72,6 +74,36 @@ TEST(CpuAttentionCausal, CausalAttentionStepSkipsSixProductsAndMatchesUnfused) {
        {Shape{2, 3, 128, 128, 64}, Shape{1, 2, 50, 50, 16}, Shape{2, 1, 33, 33, 8}}) {
     SCOPED_TRACE(absl::StrCat("L=", shape.l, " D=", shape.d));
     for (int threads : {1, 2}) ExpectClose(AttentionProgram(shape, Mask::kCausal, 0), 6, threads);
+  }
+}
+
+TEST(CpuAttentionCausal, HeadsSplitByTransposesAreReadInPlace) {
+  // The transposes fold into the products (simplify_transpose_fold.cc), which then read q,
+  // k, v and the gradient as strided batches; all six still skip blocks.
+  for (const Shape& shape : {Shape{2, 3, 64, 64, 32}, Shape{1, 2, 33, 33, 8}}) {
+    SCOPED_TRACE(absl::StrCat("L=", shape.l, " D=", shape.d));
+    const std::string text = AttentionProgram(shape, Mask::kCausal, 0, false, true);
+    auto executable = harness::CompileOrDie(text, /*fuse=*/true);
+    ASSERT_NE(executable, nullptr);
+    for (const ir::Instruction& inst : executable->program().instructions) {
+      EXPECT_NE(inst.op, ir::Op::kTranspose);
+    }
+    for (int threads : {1, 2}) ExpectClose(text, 6, threads);
+    // And the reference evaluator's values (it runs the transposes as written).
+    absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+    ASSERT_TRUE(program.ok()) << program.status();
+    const std::vector<ir::Literal> args = Arguments(text);
+    absl::StatusOr<std::vector<ir::Literal>> want = ir::Evaluate(*program, args);
+    ASSERT_TRUE(want.ok()) << want.status();
+    const std::vector<ir::Literal> got = harness::RunProgram(*executable, args);
+    ASSERT_EQ(got.size(), want->size());
+    for (size_t r = 0; r < got.size(); ++r) {
+      const auto* a = reinterpret_cast<const float*>(got[r].bytes.data());
+      const auto* b = reinterpret_cast<const float*>((*want)[r].bytes.data());
+      for (int64_t i = 0; i < got[r].shape.num_elements(); ++i) {
+        ASSERT_NEAR(a[i], b[i], 1e-4F * (1 + std::abs(b[i]))) << "result " << r << " element " << i;
+      }
+    }
   }
 }
 

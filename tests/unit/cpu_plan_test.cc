@@ -33,6 +33,9 @@ struct DotCase {
   std::vector<int64_t> lhs, rhs, lhs_batch, rhs_batch, lhs_contracting, rhs_contracting;
 };
 
+// The case index of DotCases below where the attention-head cases start.
+constexpr int kFirstHeadCase = 22;
+
 std::vector<DotCase> DotCases() {
   return {
       {{4, 3}, {3, 5}, {}, {}, {1}, {0}},                 // [m,k] x [k,n]
@@ -44,7 +47,7 @@ std::vector<DotCase> DotCases() {
       {{2, 7}, {7}, {}, {}, {1}, {0}},                    // matrix x vector
       {{2, 4, 3}, {2, 3, 5}, {0}, {0}, {2}, {1}},         // batched
       {{2, 3, 4}, {2, 5, 3}, {0}, {0}, {1}, {2}},         // batched, both transposed
-      {{4, 2, 3}, {3, 2, 5}, {1}, {1}, {2}, {0}},         // batch not leading: copies
+      {{4, 2, 3}, {3, 2, 5}, {1}, {1}, {2}, {0}},         // batch not leading: strided
       {{4, 3, 2}, {2, 5, 3}, {2}, {0}, {1}, {2}},         // batch last on lhs
       {{2, 3, 4, 5}, {4, 5, 6}, {}, {}, {2, 3}, {0, 1}},  // two contracting, two free
       {{2, 3, 4, 5}, {5, 4, 6}, {}, {}, {2, 3}, {1, 0}},  // contracting in another order
@@ -56,7 +59,13 @@ std::vector<DotCase> DotCases() {
       {{4, 3}, {3, 0}, {}, {}, {1}, {0}},                 // n = 0
       {{0, 4, 3}, {0, 3, 5}, {0}, {0}, {2}, {1}},         // no batches
       {{2, 4, 0}, {2, 0, 5}, {0}, {0}, {2}, {1}},         // batched, k = 0
-      {{3, 2, 0}, {0, 2, 5}, {1}, {1}, {2}, {0}},         // copies, k = 0
+      {{3, 2, 0}, {0, 2, 5}, {1}, {1}, {2}, {0}},         // strided, k = 0
+      // Attention heads read in place ([batch, seq, heads, dim]): q.k^T, p.v, and a
+      // transposed strided lhs; then q.k^T large enough for BLAS (not the small loop).
+      {{2, 4, 3, 5}, {2, 6, 3, 5}, {0, 2}, {0, 2}, {3}, {3}},
+      {{2, 3, 4, 6}, {2, 6, 3, 5}, {0, 1}, {0, 2}, {3}, {1}},
+      {{2, 5, 3, 4}, {2, 5, 3, 6}, {0, 2}, {0, 2}, {1}, {1}},
+      {{2, 24, 3, 32}, {2, 40, 3, 32}, {0, 2}, {0, 2}, {3}, {3}},
   };
 }
 
@@ -242,7 +251,8 @@ TEST(DotPlanTest, LayoutsAndSizes) {
       {4, 1, 1, 7, 1, DotPlan::kAsIs, DotPlan::kAsIs},
       {7, 2, 4, 3, 5, DotPlan::kAsIs, DotPlan::kAsIs},
       {8, 2, 4, 3, 5, DotPlan::kTransposed, DotPlan::kTransposed},
-      {9, 2, 4, 3, 5, DotPlan::kCopy, DotPlan::kCopy},
+      {9, 2, 4, 3, 5, DotPlan::kAsIs, DotPlan::kAsIs},
+      {10, 2, 4, 3, 5, DotPlan::kCopy, DotPlan::kTransposed},
       {11, 1, 6, 20, 6, DotPlan::kAsIs, DotPlan::kAsIs},
       {12, 1, 6, 20, 6, DotPlan::kAsIs, DotPlan::kCopy},
       {17, 1, 4, 0, 5, DotPlan::kAsIs, DotPlan::kAsIs},
@@ -260,6 +270,36 @@ TEST(DotPlanTest, LayoutsAndSizes) {
     EXPECT_TRUE(plan.blas);
     EXPECT_EQ(plan.lhs.layout, e.lhs);
     EXPECT_EQ(plan.rhs.layout, e.rhs);
+  }
+  // Strided operands: each batch's matrix read in place, rows ld apart.
+  const struct {
+    int case_index;
+    DotPlan::Layout lhs, rhs;
+    int64_t lda, ldb;
+    std::vector<int64_t> lhs_strides, rhs_strides;
+  } strided[] = {
+      {9, DotPlan::kAsIs, DotPlan::kAsIs, 6, 10, {3}, {5}},
+      {kFirstHeadCase, DotPlan::kAsIs, DotPlan::kTransposed, 15, 15, {60, 5}, {90, 5}},
+      {kFirstHeadCase + 1, DotPlan::kAsIs, DotPlan::kAsIs, 6, 15, {24}, {90, 5}},
+      {kFirstHeadCase + 2, DotPlan::kTransposed, DotPlan::kAsIs, 12, 18, {60, 4}, {90, 6}},
+  };
+  for (const auto& e : strided) {
+    const DotCase& c = cases[e.case_index];
+    SCOPED_TRACE(e.case_index);
+    for (DType dtype : {DType::kF32, DType::kF64}) {
+      DotPlan plan = PlanDot(ir::Shape{dtype, c.lhs}, ir::Shape{dtype, c.rhs}, DimensionsOf(c));
+      EXPECT_EQ(plan.lhs.layout, e.lhs);
+      EXPECT_EQ(plan.rhs.layout, e.rhs);
+      EXPECT_EQ(plan.lhs.ld, e.lda);
+      EXPECT_EQ(plan.rhs.ld, e.ldb);
+      EXPECT_EQ(plan.lhs.batch_strides, e.lhs_strides);
+      EXPECT_EQ(plan.rhs.batch_strides, e.rhs_strides);
+    }
+    // bf16 and integers take dense batches: copies.
+    for (DType dtype : {DType::kBF16, DType::kS32}) {
+      DotPlan plan = PlanDot(ir::Shape{dtype, c.lhs}, ir::Shape{dtype, c.rhs}, DimensionsOf(c));
+      EXPECT_TRUE(plan.lhs.layout == DotPlan::kCopy || plan.rhs.layout == DotPlan::kCopy);
+    }
   }
   // Without BLAS (integers), a transposed operand is copied into the canonical layout.
   const DotCase& transposed = cases[1];
@@ -292,6 +332,38 @@ TEST(DotPlanTest, EveryLayoutAndDtypeGivesTheOneCallKernelsBytes) {
         EXPECT_EQ(bytes[0], direct) << (fuse ? "fused" : "unfused");
       }
       ExpectMatchesReference(text, args, direct, dtype, name);
+    }
+  }
+}
+
+// RunDotRows over a strided plan, in pieces that cross batches, gives RunDot's bytes.
+TEST(DotPlanTest, RowsOfStridedOperandsMatchTheWholeProduct) {
+  for (int index :
+       {9, kFirstHeadCase, kFirstHeadCase + 1, kFirstHeadCase + 2, kFirstHeadCase + 3}) {
+    const DotCase c = DotCases()[index];
+    SCOPED_TRACE(index);
+    DotPlan plan =
+        PlanDot(ir::Shape{DType::kF32, c.lhs}, ir::Shape{DType::kF32, c.rhs}, DimensionsOf(c));
+    ASSERT_TRUE(DotRowsSupported(plan));
+    const ir::Literal a = RandomLiteral(DType::kF32, c.lhs, 7);
+    const ir::Literal b = RandomLiteral(DType::kF32, c.rhs, 8);
+    const size_t bytes = ir::Shape{DType::kF32, ResultDims(c)}.byte_size();
+    std::vector<uint8_t> whole(bytes), rows(bytes);
+    RunDot(plan, a.bytes.data(), b.bytes.data(), whole.data());
+    const int64_t total = plan.batches * plan.m;
+    for (int64_t first = 0; first < total; first += 3) {
+      RunDotRows(plan, a.bytes.data(), b.bytes.data(), first, std::min(total, first + 3), false,
+                 1.0F, rows.data());
+    }
+    if (plan.small) {  // the small loop's sums are the same however the rows are split
+      EXPECT_EQ(rows, whole);
+      continue;
+    }
+    // A library gemm may block a part of the rows differently: the order of sums only.
+    const auto* x = reinterpret_cast<const float*>(rows.data());
+    const auto* y = reinterpret_cast<const float*>(whole.data());
+    for (size_t i = 0; i < bytes / sizeof(float); ++i) {
+      ASSERT_NEAR(x[i], y[i], 1e-5F * (1 + std::fabs(y[i]))) << "element " << i;
     }
   }
 }

@@ -23,11 +23,17 @@ SimplifyOptions Only(bool identities, bool fold, bool cse) {
   options.fold_constants = fold;
   options.common_subexpressions = cse;
   options.dead_code = true;
+  options.fold_transposes = false;
   return options;
 }
 const SimplifyOptions kCseOnly = Only(false, false, true);
 const SimplifyOptions kFoldOnly = Only(false, true, false);
 const SimplifyOptions kIdentitiesOnly = Only(true, false, false);
+SimplifyOptions TransposeFoldingOnly() {
+  SimplifyOptions options = Only(false, false, false);
+  options.fold_transposes = true;
+  return options;
+}
 
 // Simplifies `before`, checks that the printed result is `after` (hand-written text,
 // compared in canonical form), that it verifies, and that it computes the same bytes.
@@ -429,6 +435,62 @@ TEST(CpuSimplifyTest, ElementwiseOpsOfEqualBroadcastsRunBeforeTheBroadcast) {
   return (%6, %7)
 })",
                      SimplifyOptions{});
+}
+
+TEST(CpuSimplifyTest, TransposesFoldIntoProductsThatReadThemInPlace) {
+  // Attention's heads split by transposes ([batch, seq, heads, dim] -> [batch, heads, seq,
+  // dim]) feeding q.k^T and p.v: each product reads the transposes' operands, its batch
+  // and contracting dimensions renamed; a transpose that is also a result stays.
+  ExpectSimplifiesTo(R"(program @heads {
+  %0 = parameter(0) : f32[2,4,3,5]
+  %1 = parameter(1) : f32[2,6,3,5]
+  %2 = parameter(2) : f32[2,6,3,5]
+  %3 = transpose(%0), permutation={0,2,1,3} : f32[2,3,4,5]
+  %4 = transpose(%1), permutation={0,2,1,3} : f32[2,3,6,5]
+  %5 = transpose(%2), permutation={0,2,1,3} : f32[2,3,6,5]
+  %6 = dot_general(%3, %4), lhs_batch={0,1}, lhs_contracting={3}, rhs_batch={0,1}, rhs_contracting={3} : f32[2,3,4,6]
+  %7 = dot_general(%6, %5), lhs_batch={0,1}, lhs_contracting={3}, rhs_batch={0,1}, rhs_contracting={2} : f32[2,3,4,5]
+  return (%7, %5)
+})",
+                     R"(program @heads {
+  %0 = parameter(0) : f32[2,4,3,5]
+  %1 = parameter(1) : f32[2,6,3,5]
+  %2 = parameter(2) : f32[2,6,3,5]
+  %3 = transpose(%2), permutation={0,2,1,3} : f32[2,3,6,5]
+  %4 = dot_general(%0, %1), lhs_batch={0,2}, lhs_contracting={3}, rhs_batch={0,2}, rhs_contracting={3} : f32[2,3,4,6]
+  %5 = dot_general(%4, %2), lhs_batch={0,1}, lhs_contracting={3}, rhs_batch={0,2}, rhs_contracting={1} : f32[2,3,4,5]
+  return (%5, %3)
+})",
+                     TransposeFoldingOnly());
+}
+
+TEST(CpuSimplifyTest, TransposesTheProductWouldCopyStay) {
+  // Neither of the matrix's dimensions is the source's last: the kernels would copy it
+  // (the transpose does that already); integer products copy anything not dense; and two
+  // free dimensions whose order the transpose swaps cannot be renamed.
+  for (const char* text : {R"(program @copied {
+  %0 = parameter(0) : f32[2,4,5,3]
+  %1 = parameter(1) : f32[2,3,6,5]
+  %2 = transpose(%0), permutation={0,3,1,2} : f32[2,3,4,5]
+  %3 = dot_general(%2, %1), lhs_batch={0,1}, lhs_contracting={3}, rhs_batch={0,1}, rhs_contracting={3} : f32[2,3,4,6]
+  return (%3)
+})",
+                           R"(program @integers {
+  %0 = parameter(0) : s32[2,4,3,5]
+  %1 = parameter(1) : s32[2,3,6,5]
+  %2 = transpose(%0), permutation={0,2,1,3} : s32[2,3,4,5]
+  %3 = dot_general(%2, %1), lhs_batch={0,1}, lhs_contracting={3}, rhs_batch={0,1}, rhs_contracting={3} : s32[2,3,4,6]
+  return (%3)
+})",
+                           R"(program @free_order {
+  %0 = parameter(0) : f32[3,4,5]
+  %1 = parameter(1) : f32[5,6]
+  %2 = transpose(%0), permutation={1,0,2} : f32[4,3,5]
+  %3 = dot_general(%2, %1), lhs_batch={}, lhs_contracting={2}, rhs_batch={}, rhs_contracting={0} : f32[4,3,6]
+  return (%3)
+})"}) {
+    ExpectSimplifiesTo(text, text, TransposeFoldingOnly());
+  }
 }
 
 TEST(CpuSimplifyTest, AllPassesTogetherReachAFixedPoint) {

@@ -27,6 +27,10 @@ int Rewriter::Visit(ir::Instruction inst) {
       std::optional<int> replaced = ApplyIdentities(*this, inst);
       if (replaced && at(*replaced).shape == inst.shape) return *replaced;
     }
+    if (options_.fold_transposes) {
+      std::optional<int> folded = FoldTransposeIntoDot(*this, inst);
+      if (folded && at(*folded).shape == inst.shape) return *folded;
+    }
     if (options_.fold_constants) {
       std::optional<int> folded = FoldConstant(*this, inst);
       if (folded && at(*folded).shape == inst.shape) return *folded;

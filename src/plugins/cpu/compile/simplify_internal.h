@@ -54,6 +54,11 @@ class Rewriter {
 // May add instructions through rewriter.Visit.
 std::optional<int> ApplyIdentities(Rewriter& rewriter, const ir::Instruction& inst);
 
+// simplify_transpose_fold.cc: `inst`, a dot_general reading a transpose, rewritten to read
+// the transpose's operand (added through rewriter.Visit), or nullopt where it does not
+// read one or the CPU kernels would copy that operand (DotReadsInPlace).
+std::optional<int> FoldTransposeIntoDot(Rewriter& rewriter, const ir::Instruction& inst);
+
 // simplify_fold.cc: `inst` folded into a constant (added through rewriter.Emit), or
 // nullopt when an operand is not a constant, the op is not folded (parameters, constants,
 // iota, broadcast_in_dim, collectives) or the result is larger than the options allow.

@@ -21,6 +21,9 @@ struct SimplifyOptions {
   bool common_subexpressions = true;
   // Instructions that no result depends on are removed (parameters always stay).
   bool dead_code = true;
+  // A dot_general reading a transpose reads the transpose's operand in place instead
+  // (simplify_transpose_fold.cc), where the CPU kernels can.
+  bool fold_transposes = true;
 };
 
 }  // namespace seam::cpu

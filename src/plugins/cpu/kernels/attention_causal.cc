@@ -290,11 +290,26 @@ std::shared_ptr<const CausalDot> PlanCausalDot(const ir::Program& program,
   const ir::Instruction& inst = At(program, dot);
   if (inst.op != Op::kDotGeneral || inst.shape.dtype != ir::DType::kF32) return nullptr;
   const int lhs = inst.operands[0], rhs = inst.operands[1];
-  const std::optional<bool> lhs_rows_free = RowsAreFree(
-      At(program, lhs).shape, inst.attrs.at("lhs_batch"), inst.attrs.at("lhs_contracting"));
-  const std::optional<bool> rhs_rows_free = RowsAreFree(
-      At(program, rhs).shape, inst.attrs.at("rhs_batch"), inst.attrs.at("rhs_contracting"));
-  if (!lhs_rows_free.has_value() || !rhs_rows_free.has_value()) return nullptr;
+  const std::vector<int64_t>& lhs_batch = inst.attrs.at("lhs_batch");
+  const std::vector<int64_t>& rhs_batch = inst.attrs.at("rhs_batch");
+  const std::vector<int64_t>& lhs_contracting = inst.attrs.at("lhs_contracting");
+  const std::vector<int64_t>& rhs_contracting = inst.attrs.at("rhs_contracting");
+  // One free and one contracted dimension per operand (the batch dimensions may lie
+  // anywhere in an operand the mask does not describe: a transpose folded into the product).
+  const auto one_free = [&](int v, const std::vector<int64_t>& batch,
+                            const std::vector<int64_t>& contracting) {
+    return contracting.size() == 1 &&
+           static_cast<int64_t>(batch.size()) + 2 == At(program, v).shape.rank();
+  };
+  if (!one_free(lhs, lhs_batch, lhs_contracting) || !one_free(rhs, rhs_batch, rhs_contracting)) {
+    return nullptr;
+  }
+  // Where the mask describes an operand, its batch dimensions lead and the mask's rows are
+  // its free dimension or its contracted one.
+  const std::optional<bool> lhs_rows_free =
+      RowsAreFree(At(program, lhs).shape, lhs_batch, lhs_contracting);
+  const std::optional<bool> rhs_rows_free =
+      RowsAreFree(At(program, rhs).shape, rhs_batch, rhs_contracting);
   // Each mask must span the matrix it describes.
   const auto fits = [&](int v, const Limits& limit) {
     const ir::Shape& shape = At(program, v).shape;
@@ -302,11 +317,15 @@ std::shared_ptr<const CausalDot> PlanCausalDot(const ir::Program& program,
     return static_cast<int64_t>(limit.size()) == shape.dims[r - 2] && !limit.empty() &&
            limit.back() <= shape.dims[r - 1];
   };
-  if (std::optional<Limits> limit = ZeroOutside(program, lhs); limit && fits(lhs, *limit)) {
-    return Make(*lhs_rows_free ? CausalDot::kLhsRows : CausalDot::kLhsCols, *std::move(limit));
+  if (lhs_rows_free.has_value()) {
+    if (std::optional<Limits> limit = ZeroOutside(program, lhs); limit && fits(lhs, *limit)) {
+      return Make(*lhs_rows_free ? CausalDot::kLhsRows : CausalDot::kLhsCols, *std::move(limit));
+    }
   }
-  if (std::optional<Limits> limit = ZeroOutside(program, rhs); limit && fits(rhs, *limit)) {
-    return Make(*rhs_rows_free ? CausalDot::kRhsCols : CausalDot::kRhsRows, *std::move(limit));
+  if (rhs_rows_free.has_value()) {
+    if (std::optional<Limits> limit = ZeroOutside(program, rhs); limit && fits(rhs, *limit)) {
+      return Make(*rhs_rows_free ? CausalDot::kRhsCols : CausalDot::kRhsRows, *std::move(limit));
+    }
   }
   // The result: a mask that some reader applies (a select, or a multiply by a value zero
   // outside it), then proof that only its kept part is read.
@@ -325,7 +344,7 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
   const int64_t m = plan.m, k = plan.k, n = plan.n;
   const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
   const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
-  const int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
+  const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld;
   const Limits& limit = causal.limit;
   const auto first = [&](int64_t c) {
     return c < static_cast<int64_t>(causal.first.size()) ? causal.first[c]
@@ -341,8 +360,8 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
   const bool by_batch = plan.batches >= KernelThreads();
   const auto gemm = by_batch ? SgemmOnThisThread : Sgemm;
   const auto run_batch = [&](int64_t batch) {
-    const float* ab = a + batch * m * k;
-    const float* bb = b + batch * k * n;
+    const float* ab = a + plan.lhs.BatchOffset(batch);
+    const float* bb = b + plan.rhs.BatchOffset(batch);
     float* cb = out + batch * m * n;
     for (int64_t p0 = 0; p0 < extent; p0 += kCausalBlockRows) {
       const int64_t p1 = std::min(extent, p0 + kCausalBlockRows);
@@ -369,8 +388,8 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
         std::memset(cb + i * n + j0, 0, sizeof(float) * (j1 - j0));
       }
       if (i0 == i1) continue;
-      const float* a_block = trans_a ? ab + k0 * m + i0 : ab + i0 * k + k0;
-      const float* b_block = trans_b ? bb + j0 * k + k0 : bb + k0 * n + j0;
+      const float* a_block = trans_a ? ab + k0 * lda + i0 : ab + i0 * lda + k0;
+      const float* b_block = trans_b ? bb + j0 * ldb + k0 : bb + k0 * ldb + j0;
       gemm(trans_a, trans_b, i1 - i0, j1 - j0, k1 - k0, 1.0F, a_block, lda, b_block, ldb, 0.0F,
            cb + i0 * n + j0, n);
     }

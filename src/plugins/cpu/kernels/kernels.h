@@ -100,9 +100,14 @@ struct CausalDot;  // attention_causal.h
 
 // A dot_general worked out once: the operands seen as [batches, m, k] x [batches, k, n],
 // and how each reaches that layout.
+//
+// f32 and f64 products within BLAS's sizes also read an operand in place when its batch
+// dimensions lie anywhere (a transpose folded into the product, as the attention heads'
+// [batch, seq, heads, dim] -> [batch, heads, seq, dim]): each batch's matrix is then a
+// strided view, rows `ld` elements apart, one of its two dimensions the operand's last.
 struct DotPlan {
   enum Layout : uint8_t {
-    kAsIs,        // already in that layout
+    kAsIs,        // each batch's matrix in that layout (rows `ld` apart)
     kTransposed,  // the two inner dimensions swapped in memory: gemm reads it transposed
     kCopy,        // copied through `copy` into a scratch buffer at every run
   };
@@ -110,6 +115,20 @@ struct DotPlan {
     Layout layout = kAsIs;
     GatherPlan copy;  // kCopy only
     size_t copy_bytes = 0;
+    // The stored matrix of batch i (of the copy, for kCopy): rows `ld` elements apart, its
+    // first element at BatchOffset(i); batch i is the row-major position of (i_0, i_1, ..)
+    // over the batch dimensions' sizes, each i_d stepping `batch_strides[d]` elements.
+    int64_t ld = 1;
+    std::vector<int64_t> batch_sizes{1}, batch_strides{0};
+    int64_t BatchOffset(int64_t batch) const {
+      if (batch_strides.size() == 1) return batch * batch_strides[0];
+      int64_t offset = 0;
+      for (size_t d = batch_sizes.size(); d-- > 0;) {
+        offset += (batch % batch_sizes[d]) * batch_strides[d];
+        batch /= batch_sizes[d];
+      }
+      return offset;
+    }
   };
   ir::DType dtype = ir::DType::kF32;
   int64_t batches = 1, m = 1, k = 1, n = 1;
@@ -126,6 +145,11 @@ struct DotPlan {
   std::shared_ptr<const CausalDot> causal;
 };
 DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const DotDimensions& dims);
+// Whether PlanDot reads an operand of `shape` with these batch and contracting dimensions
+// in place (kAsIs or kTransposed, strided or not) rather than copying it, for a product of
+// `dtype` (f32 or f64; the others copy whatever is not dense).
+bool DotReadsInPlace(ir::DType dtype, const ir::Shape& shape, const std::vector<int64_t>& batch,
+                     const std::vector<int64_t>& contracting, bool lhs);
 // out = lhs.rhs.
 void RunDot(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* out);
 // out += alpha * lhs.rhs, for plans with `blas` set (dot_update.h).

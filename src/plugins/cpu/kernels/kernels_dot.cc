@@ -14,6 +14,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -112,33 +113,34 @@ void LoopDot(const uint8_t* a_bytes, const uint8_t* b_bytes, uint8_t* c_bytes, i
 }
 
 // C = alpha * A.B + beta * C (beta is 0 or 1 here), through gemm.h. `trans_a`/`trans_b`: A
-// is stored [k, m], B [n, k].
-void Gemm(float, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
-          int64_t m, int64_t k, int64_t n, double alpha, double beta) {
+// is stored [k, m], B [n, k]; their rows lda and ldb elements apart.
+void Gemm(float, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
+          int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha, double beta) {
   Sgemm(trans_a, trans_b, m, n, k, static_cast<float>(alpha), reinterpret_cast<const float*>(a),
-        trans_a ? m : k, reinterpret_cast<const float*>(b), trans_b ? k : n,
-        static_cast<float>(beta), reinterpret_cast<float*>(c), n);
+        lda, reinterpret_cast<const float*>(b), ldb, static_cast<float>(beta),
+        reinterpret_cast<float*>(c), n);
 }
 
-void Gemm(double, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
-          int64_t m, int64_t k, int64_t n, double alpha, double beta) {
-  Dgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), trans_a ? m : k,
-        reinterpret_cast<const double*>(b), trans_b ? k : n, beta, reinterpret_cast<double*>(c), n);
+void Gemm(double, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
+          int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha, double beta) {
+  Dgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), lda,
+        reinterpret_cast<const double*>(b), ldb, beta, reinterpret_cast<double*>(c), n);
 }
 
 // The same on small_gemm.h's loop (plans with `small`; beta 0 or 1 as `accumulate`).
-void SmallGemm(float, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
-               int64_t m, int64_t k, int64_t n, double alpha, bool accumulate) {
+void SmallGemm(float, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
+               int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha,
+               bool accumulate) {
   SmallSgemm(trans_a, trans_b, m, n, k, static_cast<float>(alpha),
-             reinterpret_cast<const float*>(a), trans_a ? m : k, reinterpret_cast<const float*>(b),
-             trans_b ? k : n, accumulate, reinterpret_cast<float*>(c), n);
+             reinterpret_cast<const float*>(a), lda, reinterpret_cast<const float*>(b), ldb,
+             accumulate, reinterpret_cast<float*>(c), n);
 }
 
-void SmallGemm(double, bool trans_a, bool trans_b, const uint8_t* a, const uint8_t* b, uint8_t* c,
-               int64_t m, int64_t k, int64_t n, double alpha, bool accumulate) {
-  SmallDgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), trans_a ? m : k,
-             reinterpret_cast<const double*>(b), trans_b ? k : n, accumulate,
-             reinterpret_cast<double*>(c), n);
+void SmallGemm(double, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
+               int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha,
+               bool accumulate) {
+  SmallDgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), lda,
+             reinterpret_cast<const double*>(b), ldb, accumulate, reinterpret_cast<double*>(c), n);
 }
 
 // One batch of a bf16 product through the f32 gemm: both operands widened (exactly) into
@@ -193,16 +195,17 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
       }
       const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
       const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
+      const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld;
       for (int64_t i = 0; i < batches; ++i) {
+        const uint8_t* ai = a + plan.lhs.BatchOffset(i) * size;
+        const uint8_t* bi = b + plan.rhs.BatchOffset(i) * size;
         if (plan.small) {
-          SmallGemm(typename E::Storage{}, trans_a, trans_b, a, b, out + i * m * n * size, m, k, n,
-                    alpha, accumulate);
+          SmallGemm(typename E::Storage{}, trans_a, trans_b, ai, lda, bi, ldb,
+                    out + i * m * n * size, m, k, n, alpha, accumulate);
         } else {
-          Gemm(typename E::Storage{}, trans_a, trans_b, a, b, out + i * m * n * size, m, k, n,
-               alpha, accumulate ? 1.0 : 0.0);
+          Gemm(typename E::Storage{}, trans_a, trans_b, ai, lda, bi, ldb, out + i * m * n * size, m,
+               k, n, alpha, accumulate ? 1.0 : 0.0);
         }
-        a += m * k * size;
-        b += k * n * size;
       }
       return;
     }
@@ -226,17 +229,70 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
   LoopDot<E>(a, b, out, batches, m, k, n);
 }
 
-// `canonical` and `swapped` are the operand's dimension orders that give the canonical
-// layout and its transpose. `allow_swapped` is false where the consumer cannot use it.
-DotPlan::Operand PlanOperand(const ir::Shape& shape, Dims canonical, Dims swapped,
-                             bool allow_swapped) {
+// An operand whose batches are `rows` x `cols` matrices one after the other (stored
+// transposed for kTransposed).
+DotPlan::Operand DenseOperand(DotPlan::Layout layout, int64_t batches, int64_t rows, int64_t cols) {
   DotPlan::Operand operand;
-  if (IsIdentity(canonical)) return operand;
-  if (allow_swapped && IsIdentity(swapped)) {
+  operand.layout = layout;
+  operand.ld = std::max<int64_t>(1, layout == DotPlan::kTransposed ? rows : cols);
+  operand.batch_sizes = {batches};
+  operand.batch_strides = {rows * cols};
+  return operand;
+}
+
+// The operand read in place with its batch dimensions anywhere: one free and one
+// contracting dimension, one of them the last (unit stride). `lhs`: the matrix is
+// [free, contracting], else [contracting, free].
+std::optional<DotPlan::Operand> StridedOperand(const ir::Shape& shape, Dims batch, Dims free,
+                                               Dims contracting, bool lhs) {
+  if (free.size() != 1 || contracting.size() != 1) return std::nullopt;
+  const int64_t rank = shape.rank();
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
+  for (int64_t d = rank - 1; d > 0; --d) strides[d - 1] = strides[d] * shape.dims[d];
+  const int64_t row = lhs ? free[0] : contracting[0];
+  const int64_t col = lhs ? contracting[0] : free[0];
+  DotPlan::Operand operand;
+  if (col == rank - 1) {
+    operand.layout = DotPlan::kAsIs;
+    operand.ld = std::max<int64_t>(1, strides[row]);
+  } else if (row == rank - 1) {
     operand.layout = DotPlan::kTransposed;
-    return operand;
+    operand.ld = std::max<int64_t>(1, strides[col]);
+  } else {
+    return std::nullopt;
   }
-  operand.layout = DotPlan::kCopy;
+  if (!batch.empty()) {
+    operand.batch_sizes.clear();
+    operand.batch_strides.clear();
+    for (int64_t d : batch) {
+      operand.batch_sizes.push_back(shape.dims[d]);
+      operand.batch_strides.push_back(strides[d]);
+    }
+  }
+  return operand;
+}
+
+// `lhs`: the canonical layout is [batch, free, contracting], else [batch, contracting,
+// free]; its transpose swaps the inner two. `blas` allows the transpose, `strided` the
+// strided view (StridedOperand); anything else is copied.
+DotPlan::Operand PlanOperand(const ir::Shape& shape, Dims batch, Dims free, Dims contracting,
+                             bool lhs, bool blas, bool strided) {
+  const DimList canonical =
+      lhs ? Concat({batch, free, contracting}) : Concat({batch, contracting, free});
+  const DimList swapped =
+      lhs ? Concat({batch, contracting, free}) : Concat({batch, free, contracting});
+  const int64_t batches = Product(shape, batch);
+  const int64_t rows = Product(shape, lhs ? free : contracting);
+  const int64_t cols = Product(shape, lhs ? contracting : free);
+  if (IsIdentity(canonical)) return DenseOperand(DotPlan::kAsIs, batches, rows, cols);
+  if (blas && IsIdentity(swapped)) return DenseOperand(DotPlan::kTransposed, batches, rows, cols);
+  if (strided) {
+    if (std::optional<DotPlan::Operand> operand =
+            StridedOperand(shape, batch, free, contracting, lhs)) {
+      return *operand;
+    }
+  }
+  DotPlan::Operand operand = DenseOperand(DotPlan::kCopy, batches, rows, cols);
   operand.copy = PlanTranspose(shape, std::vector<int64_t>(canonical.begin(), canonical.end()));
   operand.copy_bytes = shape.byte_size();
   return operand;
@@ -257,14 +313,24 @@ DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const Do
   plan.blas =
       (plan.dtype == DType::kF32 || plan.dtype == DType::kF64 || plan.dtype == DType::kBF16) &&
       plan.m <= kBlasMax && plan.n <= kBlasMax && plan.k <= kBlasMax;
-  plan.lhs = PlanOperand(lhs_shape, Concat({dims.lhs_batch, lhs_free, dims.lhs_contracting}),
-                         Concat({dims.lhs_batch, dims.lhs_contracting, lhs_free}), plan.blas);
-  plan.rhs = PlanOperand(rhs_shape, Concat({dims.rhs_batch, dims.rhs_contracting, rhs_free}),
-                         Concat({dims.rhs_batch, rhs_free, dims.rhs_contracting}), plan.blas);
+  // bf16 goes through oneDNN's primitives or widened copies, which take dense batches.
+  const bool strided = plan.blas && plan.dtype != DType::kBF16;
+  plan.lhs = PlanOperand(lhs_shape, dims.lhs_batch, lhs_free, dims.lhs_contracting, true, plan.blas,
+                         strided);
+  plan.rhs = PlanOperand(rhs_shape, dims.rhs_batch, rhs_free, dims.rhs_contracting, false,
+                         plan.blas, strided);
   plan.small = (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.blas &&
                SmallGemmFits(plan.m, plan.n, plan.k);
   if (plan.dtype == DType::kBF16) plan.bf16_matmul = MakeBf16Matmul(plan);
   return plan;
+}
+
+bool DotReadsInPlace(DType dtype, const ir::Shape& shape, const std::vector<int64_t>& batch,
+                     const std::vector<int64_t>& contracting, bool lhs) {
+  const bool blas = dtype == DType::kF32 || dtype == DType::kF64 || dtype == DType::kBF16;
+  const bool strided = dtype == DType::kF32 || dtype == DType::kF64;
+  const DimList free = FreeDims(shape, batch, contracting);
+  return PlanOperand(shape, batch, free, contracting, lhs, blas, strided).layout != DotPlan::kCopy;
 }
 
 DotDimensions DotDimensionsOf(const ir::Instruction& dot) {
@@ -282,22 +348,23 @@ void RunDotRows(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, int
   const int64_t m = plan.m, k = plan.k, n = plan.n;
   const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
   const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
+  const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld;
   const auto* a = reinterpret_cast<const float*>(lhs);
   const auto* b = reinterpret_cast<const float*>(rhs);
   auto* c = reinterpret_cast<float*>(out);
   for (int64_t r = first; r < last;) {
     const int64_t batch = r / m, row = r % m;
     const int64_t rows = std::min(last - r, m - row);  // within one batch
-    const float* a_rows = a + batch * m * k + (trans_a ? row : row * k);
+    const float* a_rows = a + plan.lhs.BatchOffset(batch) + (trans_a ? row : row * lda);
+    const float* b_batch = b + plan.rhs.BatchOffset(batch);
     if (plan.small) {
-      SmallSgemm(trans_a, trans_b, rows, n, k, alpha, a_rows, trans_a ? m : k, b + batch * k * n,
-                 trans_b ? k : n, accumulate, c + (batch * m + row) * n, n);
+      SmallSgemm(trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b_batch, ldb, accumulate,
+                 c + (batch * m + row) * n, n);
       r += rows;
       continue;
     }
-    SgemmOnThisThread(trans_a, trans_b, rows, n, k, alpha, a_rows, trans_a ? m : k,
-                      b + batch * k * n, trans_b ? k : n, accumulate ? 1.0F : 0.0F,
-                      c + (batch * m + row) * n, n);
+    SgemmOnThisThread(trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b_batch, ldb,
+                      accumulate ? 1.0F : 0.0F, c + (batch * m + row) * n, n);
     r += rows;
   }
 }
