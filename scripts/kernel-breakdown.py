@@ -9,8 +9,8 @@ The CPU plugin puts one span per kernel (category `kernel`: `dot_general #45`, `
 program have the same sequence of kernel names; this groups the runs by that sequence, drops
 the first --skip runs of each program (the first run touches fresh memory), and prints per
 program: the median run, then per kernel the median and the best time, with the share of
-the sum of the medians; then the sums by kind (products: dot_general, dot update and
-convolution, which include the loops interleaved with them, docs/cpu-plugin.md "Product
+the sum of the medians; then the sums by kind (products: dot_general, dot update,
+transposed dot and convolution, which include the loops interleaved with them, docs/cpu-plugin.md "Product
 epilogues"; loops; the rest). Times are wall times of the kernel thread: on a loaded machine
 read the best column too.
 """
@@ -22,7 +22,7 @@ import sys
 
 
 def kind_of(name):
-    if name.startswith(("dot_general", "dot update", "convolution")):
+    if name.startswith(("dot_general", "dot update", "transposed dot", "convolution")):
         return "products"
     if name.startswith("fused loop"):
         return "loops"

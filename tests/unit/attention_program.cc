@@ -87,7 +87,18 @@ std::string AttentionProgram(const Shape& x, Mask mask, int offset, bool return_
       f32(x.d, x.s),
       "\n  %dq = dot_general(%ds, %k), lhs_batch={0,1}, lhs_contracting={3}, rhs_batch={0,1}, "
       "rhs_contracting={2} : ",
-      f32(x.l, x.d), "\n  return (%o, %dq, %dk, %dv", return_scores ? ", %s" : "", ")\n}\n");
+      f32(x.l, x.d), "\n");
+  if (!split_heads) {
+    absl::StrAppend(&text, "  return (%o, %dq, %dk, %dv", return_scores ? ", %s" : "", ")\n}\n");
+    return text;
+  }
+  const auto merged = [&](const char* name, int rows, int cols, const char* permutation) {
+    return absl::StrCat("  %", name, "m = transpose(%", name, "), permutation=", permutation,
+                        " : f32[", x.b, ",", rows, ",", x.h, ",", cols, "]\n");
+  };
+  absl::StrAppend(&text, merged("o", x.l, x.d, "{0,2,1,3}"), merged("dq", x.l, x.d, "{0,2,1,3}"),
+                  merged("dk", x.s, x.d, "{0,3,1,2}"), merged("dv", x.s, x.d, "{0,2,1,3}"),
+                  "  return (%om, %dqm, %dkm, %dvm", return_scores ? ", %s" : "", ")\n}\n");
   return text;
 }
 

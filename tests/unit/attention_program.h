@@ -24,7 +24,8 @@ enum class Mask {
 // scaled_dot_product_attention and autodiff produce), results (out, dq, dk, dv), plus the
 // scores themselves when `return_scores` (then they are read outside the mask). With
 // `split_heads`, q, k, v and the output's gradient arrive as [b, l (or s), h, d], as a
-// model's projections make them, and transposes split the heads off.
+// model's projections make them, transposes split the heads off, and out, dq, dk and dv
+// are returned with their heads merged back ([b, l (or s), h, d]; dk's transposed too).
 std::string AttentionProgram(const Shape& x, Mask mask, int offset, bool return_scores = false,
                              bool split_heads = false);
 

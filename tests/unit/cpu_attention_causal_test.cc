@@ -78,16 +78,26 @@ TEST(CpuAttentionCausal, CausalAttentionStepSkipsSixProductsAndMatchesUnfused) {
 }
 
 TEST(CpuAttentionCausal, HeadsSplitByTransposesAreReadInPlace) {
-  // The transposes fold into the products (simplify_transpose_fold.cc), which then read q,
-  // k, v and the gradient as strided batches; all six still skip blocks.
+  // The splits fold into the products (simplify_transpose_fold.cc), which then read q, k, v
+  // and the gradient as strided batches; out, dq and dv are written merged by their gemms
+  // (transposed_product.h); dk's merge moves its rows' last dimension and stays a copy. All
+  // six products still skip blocks.
   for (const Shape& shape : {Shape{2, 3, 64, 64, 32}, Shape{1, 2, 33, 33, 8}}) {
     SCOPED_TRACE(absl::StrCat("L=", shape.l, " D=", shape.d));
     const std::string text = AttentionProgram(shape, Mask::kCausal, 0, false, true);
     auto executable = harness::CompileOrDie(text, /*fuse=*/true);
     ASSERT_NE(executable, nullptr);
-    for (const ir::Instruction& inst : executable->program().instructions) {
-      EXPECT_NE(inst.op, ir::Op::kTranspose);
+    int copies = 0, written_by_gemm = 0;
+    for (const Step& step : executable->fusion().steps) {
+      if (step.instruction < 0) continue;
+      if (executable->fusion().transposed_product[step.instruction] >= 0) {
+        ++written_by_gemm;
+      } else if (executable->program().instructions[step.instruction].op == ir::Op::kTranspose) {
+        ++copies;
+      }
     }
+    EXPECT_EQ(copies, 1);
+    EXPECT_EQ(written_by_gemm, 3);
     for (int threads : {1, 2}) ExpectClose(text, 6, threads);
     // And the reference evaluator's values (it runs the transposes as written).
     absl::StatusOr<ir::Program> program = ir::ParseProgram(text);

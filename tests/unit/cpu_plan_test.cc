@@ -368,6 +368,53 @@ TEST(DotPlanTest, RowsOfStridedOperandsMatchTheWholeProduct) {
   }
 }
 
+// A plan writing its result in a transpose's layout (WriteResultTransposed) gives the bytes
+// of the transpose of the dense result: small loop and BLAS, f32 and f64, strided operands.
+TEST(DotPlanTest, ResultsWrittenTransposedAreTheTransposeOfTheProduct) {
+  const std::vector<DotCase> cases = DotCases();
+  const struct {
+    int case_index;
+    std::vector<int64_t> permutation;
+  } transposed[] = {
+      {7, {1, 0, 2}},  // [2, 4, 5] -> [4, 2, 5]
+      {kFirstHeadCase, {0, 2, 1, 3}},
+      {kFirstHeadCase + 1, {2, 0, 1, 3}},
+      {kFirstHeadCase + 3, {0, 2, 1, 3}},
+  };
+  for (const auto& t : transposed) {
+    const DotCase& c = cases[t.case_index];
+    SCOPED_TRACE(t.case_index);
+    for (DType dtype : {DType::kF32, DType::kF64}) {
+      const ir::Shape result{dtype, ResultDims(c)};
+      DotPlan plan = PlanDot(ir::Shape{dtype, c.lhs}, ir::Shape{dtype, c.rhs}, DimensionsOf(c));
+      DotPlan dense = plan;
+      ASSERT_TRUE(WriteResultTransposed(&plan, result, static_cast<int64_t>(c.lhs_batch.size()),
+                                        t.permutation));
+      const ir::Literal a = RandomLiteral(dtype, c.lhs, 11), b = RandomLiteral(dtype, c.rhs, 12);
+      std::vector<uint8_t> product(result.byte_size()), want(result.byte_size());
+      std::vector<uint8_t> got(result.byte_size() + 1, 0xAB);
+      RunDot(dense, a.bytes.data(), b.bytes.data(), product.data());
+      Transpose(result, product.data(), t.permutation, want.data());
+      RunDot(plan, a.bytes.data(), b.bytes.data(), got.data());
+      EXPECT_EQ(got.back(), 0xAB) << "wrote past the result";
+      got.pop_back();
+      EXPECT_EQ(got, want);
+    }
+  }
+  // The rhs's free dimension must stay last (rows of the result contiguous), and integer
+  // products keep their dense result.
+  const DotCase& heads = cases[kFirstHeadCase];
+  const ir::Shape result{DType::kF32, ResultDims(heads)};
+  DotPlan plan = PlanDot(ir::Shape{DType::kF32, heads.lhs}, ir::Shape{DType::kF32, heads.rhs},
+                         DimensionsOf(heads));
+  EXPECT_FALSE(WriteResultTransposed(&plan, result, 2, {0, 1, 3, 2}));
+  EXPECT_EQ(plan.out.ld, plan.n);
+  DotPlan integers = PlanDot(ir::Shape{DType::kS32, heads.lhs}, ir::Shape{DType::kS32, heads.rhs},
+                             DimensionsOf(heads));
+  EXPECT_FALSE(
+      WriteResultTransposed(&integers, ir::Shape{DType::kS32, ResultDims(heads)}, 2, {0, 2, 1, 3}));
+}
+
 TEST(DotPlanTest, DotUpdatesOfEveryLayoutMatchTheReference) {
   int seed = 100;
   for (const DotCase& c : DotCases()) {

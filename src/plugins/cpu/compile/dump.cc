@@ -117,12 +117,15 @@ std::string DescribeSteps(const Executable& executable) {
       const StepPlan& plan = executable.step_plans()[s];
       const bool bf16_matmul = plan.dot.bf16_matmul != nullptr;
       const bool weight_gradient = plan.conv != nullptr && plan.conv->uses_weight_gradient();
-      absl::StrAppend(&steps, "%", step.instruction, " (",
-                      std::string(ir::OpName(program.instructions[step.instruction].op)),
-                      bf16_matmul ? ", oneDNN bf16 matmul" : "",
-                      weight_gradient ? ", oneDNN backward weights" : "",
-                      plan.dot.causal != nullptr ? ", causal blocks: " : "",
-                      plan.dot.causal != nullptr ? CausalKindName(plan.dot.causal->kind) : "", ")");
+      const int product = fusion.transposed_product[step.instruction];
+      absl::StrAppend(
+          &steps, "%", step.instruction, " (",
+          std::string(ir::OpName(program.instructions[step.instruction].op)),
+          product >= 0 ? absl::StrCat(" of dot_general %", product, ", written by its gemm") : "",
+          bf16_matmul ? ", oneDNN bf16 matmul" : "",
+          weight_gradient ? ", oneDNN backward weights" : "",
+          plan.dot.causal != nullptr ? ", causal blocks: " : "",
+          plan.dot.causal != nullptr ? CausalKindName(plan.dot.causal->kind) : "", ")");
     }
   }
   return steps;

@@ -18,6 +18,7 @@
 #include "src/plugins/cpu/compile/product_epilogue.h"
 #include "src/plugins/cpu/compile/reduce_chunks.h"
 #include "src/plugins/cpu/compile/simplify.h"
+#include "src/plugins/cpu/compile/transposed_product.h"
 #include "src/plugins/cpu/kernels/attention_causal.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 #include "src/plugins/cpu/runtime/device_layout.h"
@@ -251,7 +252,9 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
     for (size_t s = 0; s < fusion_.steps.size(); ++s) {
       const int i = fusion_.steps[s].instruction;
       if (i < 0 || fusion_.update_of[i] >= 0 || !step_plans_[s].dot.blas) continue;
-      step_plans_[s].dot.causal = PlanCausalDot(program_, readers, i);
+      // A transposed product's step is its transpose; the product is its operand.
+      const int dot = fusion_.transposed_product[i] >= 0 ? fusion_.transposed_product[i] : i;
+      step_plans_[s].dot.causal = PlanCausalDot(program_, readers, dot);
     }
   }
   layouts_ = PlanLayouts(program_, fusion_, buffers_, convs);
@@ -280,6 +283,10 @@ std::vector<std::shared_ptr<ConvolutionPlan>> Executable::PlanSteps(
     }
     const int i = fusion_.steps[s].instruction;
     if (fusion_.update_of[i] >= 0) continue;
+    if (const int dot = fusion_.transposed_product[i]; dot >= 0) {
+      plan.dot = PlanTransposedProduct(program_, i, dot);
+      continue;
+    }
     const ir::Instruction& inst = program_.instructions[i];
     auto operand_shape = [&](int k) -> const ir::Shape& {
       return program_.instructions[inst.operands[k]].shape;
@@ -356,6 +363,7 @@ Executable::KernelLabel Executable::KernelLabelOf(size_t step) const {
   const Step& s = fusion_.steps[step];
   if (s.group >= 0) return {"fused loop", s.group};
   if (fusion_.update_of[s.instruction] >= 0) return {"dot update", s.instruction};
+  if (fusion_.transposed_product[s.instruction] >= 0) return {"transposed dot", s.instruction};
   return {ir::OpName(program_.instructions[s.instruction].op), s.instruction};
 }
 
@@ -569,6 +577,11 @@ absl::Status Executable::RunInto(InputBlock given_input,
     }
     if (fusion_.update_of[i] >= 0) {
       RunDotUpdate(fusion_.updates[fusion_.update_of[i]], value.data(), value[i]);
+      continue;
+    }
+    if (const int dot = fusion_.transposed_product[i]; dot >= 0) {
+      const ir::Instruction& product = program_.instructions[dot];
+      RunDot(step_plans_[s].dot, value[product.operands[0]], value[product.operands[1]], value[i]);
       continue;
     }
     const ir::Instruction& inst = program_.instructions[i];

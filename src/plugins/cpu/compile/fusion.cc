@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "src/plugins/cpu/compile/fusion_sink.h"
+#include "src/plugins/cpu/compile/transposed_product.h"
 
 namespace seam::cpu {
 namespace {
@@ -580,11 +581,13 @@ FusionPlan PlanFusion(const ir::Program& program, bool fuse) {
   const int n = static_cast<int>(program.instructions.size());
   FusionPlan plan;
   plan.update_of.assign(n, -1);
+  plan.transposed_product.assign(n, -1);
   if (fuse) {
     plan.updates = FindDotUpdates(program);
     for (size_t u = 0; u < plan.updates.size(); ++u) {
       plan.update_of[plan.updates[u].result] = static_cast<int>(u);
     }
+    plan.transposed_product = FindTransposedProducts(program);
   }
   plan.needed = NeededValues(program, plan);
   plan.group_of.assign(n, -1);

@@ -7,6 +7,9 @@ const std::vector<int>& InstructionReads(const ir::Program& program, const Fusio
   if (!plan.update_of.empty() && plan.update_of[i] >= 0) {
     return plan.updates[plan.update_of[i]].reads;
   }
+  if (!plan.transposed_product.empty() && plan.transposed_product[i] >= 0) {
+    return program.instructions[plan.transposed_product[i]].operands;
+  }
   return program.instructions[i].operands;
 }
 

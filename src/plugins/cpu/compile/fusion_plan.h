@@ -73,6 +73,10 @@ struct FusionPlan {
   // update.reads; its dot and product are not needed.
   std::vector<DotUpdate> updates;
   std::vector<int> update_of;  // per instruction: the update it is the result of, or -1
+  // Transposed products (transposed_product.h): per instruction, for a transpose that its
+  // operand's gemm writes, that dot_general (not needed: the transpose's step reads the
+  // dot's operands); -1 elsewhere and when not fusing.
+  std::vector<int> transposed_product;
   // Per instruction: a broadcast of a rank-0 value that is a member of every group reading
   // it (each computes its own copy; group_of names one of them). Empty when not fusing.
   std::vector<bool> copied_fill;

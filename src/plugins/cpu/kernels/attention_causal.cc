@@ -344,7 +344,7 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
   const int64_t m = plan.m, k = plan.k, n = plan.n;
   const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
   const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
-  const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld;
+  const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld, ldc = plan.out.ld;
   const Limits& limit = causal.limit;
   const auto first = [&](int64_t c) {
     return c < static_cast<int64_t>(causal.first.size()) ? causal.first[c]
@@ -362,7 +362,7 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
   const auto run_batch = [&](int64_t batch) {
     const float* ab = a + plan.lhs.BatchOffset(batch);
     const float* bb = b + plan.rhs.BatchOffset(batch);
-    float* cb = out + batch * m * n;
+    float* cb = out + plan.out.BatchOffset(batch);
     for (int64_t p0 = 0; p0 < extent; p0 += kCausalBlockRows) {
       const int64_t p1 = std::min(extent, p0 + kCausalBlockRows);
       // The block computed: rows [i0, i1), columns [j0, j1), contracted range [k0, k1);
@@ -385,13 +385,13 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
       }
       if (k1 <= k0) i0 = i1;  // nothing to add: all zero
       for (int64_t i = by_rows ? p0 : 0; i < i0; ++i) {
-        std::memset(cb + i * n + j0, 0, sizeof(float) * (j1 - j0));
+        std::memset(cb + i * ldc + j0, 0, sizeof(float) * (j1 - j0));
       }
       if (i0 == i1) continue;
       const float* a_block = trans_a ? ab + k0 * lda + i0 : ab + i0 * lda + k0;
       const float* b_block = trans_b ? bb + j0 * ldb + k0 : bb + k0 * ldb + j0;
       gemm(trans_a, trans_b, i1 - i0, j1 - j0, k1 - k0, 1.0F, a_block, lda, b_block, ldb, 0.0F,
-           cb + i0 * n + j0, n);
+           cb + i0 * ldc + j0, ldc);
     }
   };
   if (!by_batch) {

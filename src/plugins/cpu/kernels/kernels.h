@@ -137,6 +137,9 @@ struct DotPlan {
   // (RunDot, RunDotAccumulate and RunDotRows alike; a causal plan keeps its own path).
   bool small = false;
   Operand lhs, rhs;
+  // Where the result goes: batch i's [m, n] matrix at out.BatchOffset(i), rows out.ld apart
+  // (dense: n, and m * n per batch; WriteResultTransposed changes them).
+  Operand out;
   // bf16 with `blas`: oneDNN's matmul primitives where dot_onednn.h allows, else null (the
   // operands are widened to f32 for gemm.h).
   std::shared_ptr<const Bf16Matmul> bf16_matmul;
@@ -145,6 +148,14 @@ struct DotPlan {
   std::shared_ptr<const CausalDot> causal;
 };
 DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const DotDimensions& dims);
+// Makes `plan` (f32 or f64 with `blas`, from PlanDot) write its result in the layout of
+// transpose(result, permutation), `result` having `batch_dims` batch dimensions then one
+// lhs and one rhs free dimension: what the transpose would have copied, written by the
+// gemm itself (a transformer's attention output [batch, heads, seq, dim] written as
+// [batch, seq, heads, dim]). False, with `plan` unchanged, where the permutation moves the
+// rhs free dimension (then the result's rows are not contiguous) or the shapes differ.
+bool WriteResultTransposed(DotPlan* plan, const ir::Shape& result, int64_t batch_dims,
+                           const std::vector<int64_t>& permutation);
 // Whether PlanDot reads an operand of `shape` with these batch and contracting dimensions
 // in place (kAsIs or kTransposed, strided or not) rather than copying it, for a product of
 // `dtype` (f32 or f64; the others copy whatever is not dense).

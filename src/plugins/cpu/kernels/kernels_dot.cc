@@ -113,34 +113,37 @@ void LoopDot(const uint8_t* a_bytes, const uint8_t* b_bytes, uint8_t* c_bytes, i
 }
 
 // C = alpha * A.B + beta * C (beta is 0 or 1 here), through gemm.h. `trans_a`/`trans_b`: A
-// is stored [k, m], B [n, k]; their rows lda and ldb elements apart.
+// is stored [k, m], B [n, k]; the rows of A, B and C lda, ldb and ldc elements apart.
 void Gemm(float, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
-          int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha, double beta) {
+          int64_t ldb, uint8_t* c, int64_t ldc, int64_t m, int64_t k, int64_t n, double alpha,
+          double beta) {
   Sgemm(trans_a, trans_b, m, n, k, static_cast<float>(alpha), reinterpret_cast<const float*>(a),
         lda, reinterpret_cast<const float*>(b), ldb, static_cast<float>(beta),
-        reinterpret_cast<float*>(c), n);
+        reinterpret_cast<float*>(c), ldc);
 }
 
 void Gemm(double, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
-          int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha, double beta) {
+          int64_t ldb, uint8_t* c, int64_t ldc, int64_t m, int64_t k, int64_t n, double alpha,
+          double beta) {
   Dgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), lda,
-        reinterpret_cast<const double*>(b), ldb, beta, reinterpret_cast<double*>(c), n);
+        reinterpret_cast<const double*>(b), ldb, beta, reinterpret_cast<double*>(c), ldc);
 }
 
 // The same on small_gemm.h's loop (plans with `small`; beta 0 or 1 as `accumulate`).
 void SmallGemm(float, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
-               int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha,
+               int64_t ldb, uint8_t* c, int64_t ldc, int64_t m, int64_t k, int64_t n, double alpha,
                bool accumulate) {
   SmallSgemm(trans_a, trans_b, m, n, k, static_cast<float>(alpha),
              reinterpret_cast<const float*>(a), lda, reinterpret_cast<const float*>(b), ldb,
-             accumulate, reinterpret_cast<float*>(c), n);
+             accumulate, reinterpret_cast<float*>(c), ldc);
 }
 
 void SmallGemm(double, bool trans_a, bool trans_b, const uint8_t* a, int64_t lda, const uint8_t* b,
-               int64_t ldb, uint8_t* c, int64_t m, int64_t k, int64_t n, double alpha,
+               int64_t ldb, uint8_t* c, int64_t ldc, int64_t m, int64_t k, int64_t n, double alpha,
                bool accumulate) {
   SmallDgemm(trans_a, trans_b, m, n, k, alpha, reinterpret_cast<const double*>(a), lda,
-             reinterpret_cast<const double*>(b), ldb, accumulate, reinterpret_cast<double*>(c), n);
+             reinterpret_cast<const double*>(b), ldb, accumulate, reinterpret_cast<double*>(c),
+             ldc);
 }
 
 // One batch of a bf16 product through the f32 gemm: both operands widened (exactly) into
@@ -195,16 +198,17 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
       }
       const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
       const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
-      const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld;
+      const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld, ldc = plan.out.ld;
       for (int64_t i = 0; i < batches; ++i) {
         const uint8_t* ai = a + plan.lhs.BatchOffset(i) * size;
         const uint8_t* bi = b + plan.rhs.BatchOffset(i) * size;
+        uint8_t* ci = out + plan.out.BatchOffset(i) * size;
         if (plan.small) {
-          SmallGemm(typename E::Storage{}, trans_a, trans_b, ai, lda, bi, ldb,
-                    out + i * m * n * size, m, k, n, alpha, accumulate);
+          SmallGemm(typename E::Storage{}, trans_a, trans_b, ai, lda, bi, ldb, ci, ldc, m, k, n,
+                    alpha, accumulate);
         } else {
-          Gemm(typename E::Storage{}, trans_a, trans_b, ai, lda, bi, ldb, out + i * m * n * size, m,
-               k, n, alpha, accumulate ? 1.0 : 0.0);
+          Gemm(typename E::Storage{}, trans_a, trans_b, ai, lda, bi, ldb, ci, ldc, m, k, n, alpha,
+               accumulate ? 1.0 : 0.0);
         }
       }
       return;
@@ -319,10 +323,38 @@ DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const Do
                          strided);
   plan.rhs = PlanOperand(rhs_shape, dims.rhs_batch, rhs_free, dims.rhs_contracting, false,
                          plan.blas, strided);
+  plan.out = DenseOperand(DotPlan::kAsIs, plan.batches, plan.m, plan.n);
   plan.small = (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.blas &&
                SmallGemmFits(plan.m, plan.n, plan.k);
   if (plan.dtype == DType::kBF16) plan.bf16_matmul = MakeBf16Matmul(plan);
   return plan;
+}
+
+bool WriteResultTransposed(DotPlan* plan, const ir::Shape& result, int64_t batch_dims,
+                           const std::vector<int64_t>& permutation) {
+  const int64_t rank = result.rank();
+  if ((plan->dtype != DType::kF32 && plan->dtype != DType::kF64) || !plan->blas ||
+      rank != batch_dims + 2 || static_cast<int64_t>(permutation.size()) != rank ||
+      result.dims[rank - 2] != plan->m || result.dims[rank - 1] != plan->n ||
+      permutation[rank - 1] != rank - 1) {
+    return false;
+  }
+  // Dimension d of the result lands at position `at[d]` of the transposed value.
+  std::vector<int64_t> at(static_cast<size_t>(rank)), strides(static_cast<size_t>(rank), 1);
+  for (int64_t p = 0; p < rank; ++p) at[permutation[p]] = p;
+  for (int64_t p = rank - 1; p > 0; --p) strides[p - 1] = strides[p] * result.dims[permutation[p]];
+  DotPlan::Operand out;
+  out.ld = std::max<int64_t>(1, strides[at[rank - 2]]);
+  if (batch_dims > 0) {
+    out.batch_sizes.clear();
+    out.batch_strides.clear();
+    for (int64_t d = 0; d < batch_dims; ++d) {
+      out.batch_sizes.push_back(result.dims[d]);
+      out.batch_strides.push_back(strides[at[d]]);
+    }
+  }
+  plan->out = std::move(out);
+  return true;
 }
 
 bool DotReadsInPlace(DType dtype, const ir::Shape& shape, const std::vector<int64_t>& batch,
@@ -357,14 +389,15 @@ void RunDotRows(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, int
     const int64_t rows = std::min(last - r, m - row);  // within one batch
     const float* a_rows = a + plan.lhs.BatchOffset(batch) + (trans_a ? row : row * lda);
     const float* b_batch = b + plan.rhs.BatchOffset(batch);
+    float* c_rows = c + plan.out.BatchOffset(batch) + row * plan.out.ld;
     if (plan.small) {
-      SmallSgemm(trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b_batch, ldb, accumulate,
-                 c + (batch * m + row) * n, n);
+      SmallSgemm(trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b_batch, ldb, accumulate, c_rows,
+                 plan.out.ld);
       r += rows;
       continue;
     }
     SgemmOnThisThread(trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b_batch, ldb,
-                      accumulate ? 1.0F : 0.0F, c + (batch * m + row) * n, n);
+                      accumulate ? 1.0F : 0.0F, c_rows, plan.out.ld);
     r += rows;
   }
 }
