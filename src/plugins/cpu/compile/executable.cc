@@ -284,7 +284,9 @@ std::vector<std::shared_ptr<ConvolutionPlan>> Executable::PlanSteps(
     const int i = fusion_.steps[s].instruction;
     if (fusion_.update_of[i] >= 0) continue;
     if (const int dot = fusion_.transposed_product[i]; dot >= 0) {
-      plan.dot = PlanTransposedProduct(program_, i, dot);
+      if (std::optional<DotPlan> product = PlanTransposedProduct(program_, i, dot)) {
+        plan.dot = *std::move(product);
+      }
       continue;
     }
     const ir::Instruction& inst = program_.instructions[i];

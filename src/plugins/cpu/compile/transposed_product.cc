@@ -4,15 +4,14 @@
 
 namespace seam::cpu {
 
-DotPlan PlanTransposedProduct(const ir::Program& program, int transpose, int dot) {
+std::optional<DotPlan> PlanTransposedProduct(const ir::Program& program, int transpose, int dot) {
   const ir::Instruction& d = program.instructions[dot];
   DotPlan plan = PlanDot(program.instructions[d.operands[0]].shape,
                          program.instructions[d.operands[1]].shape, DotDimensionsOf(d));
   const auto batch_dims = static_cast<int64_t>(d.attrs.at("lhs_batch").size());
   if (!WriteResultTransposed(&plan, d.shape, batch_dims,
                              program.instructions[transpose].attrs.at("permutation"))) {
-    plan.out = DotPlan::Operand{};  // not expected: FindTransposedProducts checked it
-    plan.blas = false;
+    return std::nullopt;
   }
   return plan;
 }
@@ -29,14 +28,8 @@ std::vector<int> FindTransposedProducts(const ir::Program& program) {
     const ir::Instruction& inst = program.instructions[t];
     if (inst.op != ir::Op::kTranspose) continue;
     const int d = inst.operands[0];
-    const ir::Instruction& dot = program.instructions[d];
-    if (dot.op != ir::Op::kDotGeneral || readers[d] != 1) continue;
-    DotPlan plan = PlanDot(program.instructions[dot.operands[0]].shape,
-                           program.instructions[dot.operands[1]].shape, DotDimensionsOf(dot));
-    const auto batch_dims = static_cast<int64_t>(dot.attrs.at("lhs_batch").size());
-    if (WriteResultTransposed(&plan, dot.shape, batch_dims, inst.attrs.at("permutation"))) {
-      product[t] = d;
-    }
+    if (program.instructions[d].op != ir::Op::kDotGeneral || readers[d] != 1) continue;
+    if (PlanTransposedProduct(program, t, d).has_value()) product[t] = d;
   }
   return product;
 }

@@ -4,10 +4,12 @@
 // memory and the transpose copies nothing. In a transformer's attention, the heads' merge
 // [batch, heads, seq, dim] -> [batch, seq, heads, dim] follows p.v in the forward and the
 // gradients of q, k and v in the backward. The values are the product's, moved: the same
-// bits as the transpose of the unfused product's (the same gemm calls, other addresses).
+// gemm calls write to other addresses (a library may block a call with another ldc
+// differently: the order of sums only).
 #ifndef SEAM_PLUGINS_CPU_TRANSPOSED_PRODUCT_H_
 #define SEAM_PLUGINS_CPU_TRANSPOSED_PRODUCT_H_
 
+#include <optional>
 #include <vector>
 
 #include "src/ir/program.h"
@@ -21,8 +23,9 @@ namespace seam::cpu {
 std::vector<int> FindTransposedProducts(const ir::Program& program);
 
 // The plan of transpose `transpose`'s step, computed by dot_general `dot`: PlanDot of the
-// dot, writing the transpose's layout.
-DotPlan PlanTransposedProduct(const ir::Program& program, int transpose, int dot);
+// dot, writing the transpose's layout; nullopt where WriteResultTransposed refuses it (never
+// for the pairs FindTransposedProducts returns: it asks this function).
+std::optional<DotPlan> PlanTransposedProduct(const ir::Program& program, int transpose, int dot);
 
 }  // namespace seam::cpu
 
