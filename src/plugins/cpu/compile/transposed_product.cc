@@ -28,7 +28,11 @@ std::vector<int> FindTransposedProducts(const ir::Program& program) {
     const ir::Instruction& inst = program.instructions[t];
     if (inst.op != ir::Op::kTranspose) continue;
     const int d = inst.operands[0];
-    if (program.instructions[d].op != ir::Op::kDotGeneral || readers[d] != 1) continue;
+    const ir::Instruction& dot = program.instructions[d];
+    if (dot.op != ir::Op::kDotGeneral || readers[d] != 1) continue;
+    // Only f32 and f64 results can be written transposed: no plan for the others (a bf16
+    // plan would make its oneDNN primitive for nothing).
+    if (dot.shape.dtype != ir::DType::kF32 && dot.shape.dtype != ir::DType::kF64) continue;
     if (PlanTransposedProduct(program, t, d).has_value()) product[t] = d;
   }
   return product;
