@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config zlib1g-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libgloo-dev libopenblas-dev libdnnl-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libgloo-dev libopenblas-dev libdnnl-dev libcli11-dev libxbyak-dev libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev python3-numpy
   pybind11-dev python3-pybind11 python3-dev python3-venv python3-pytest libdlpack-dev
   python3-torch

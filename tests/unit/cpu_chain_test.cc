@@ -7,7 +7,9 @@
 // number of kernel threads; every op in every position (v op m, m op v, v op v) occurs;
 // chains stop where the running value is read again, at an output and at the operand
 // limit; a chain writes in place into a donated input; outputs of kStreamMinimumBytes and
-// more that nothing else in the loop reads are written with non-temporal stores.
+// more that nothing else in the loop reads are written with non-temporal stores. Each random
+// program runs with its chains as generated machine code (chain_jit.h, on AVX-512F
+// machines) and on FastChainF32/F64 (SEAM_CPU_JIT=off).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +19,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,6 +27,7 @@
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
 #include "tests/unit/executable_harness.h"
 
@@ -129,12 +133,40 @@ void CollectLinks(const Executable& executable, std::set<std::pair<ir::Op, Chain
   }
 }
 
-class RandomChainTest : public ::testing::TestWithParam<ir::DType> {};
+// How many of the executable's chains run generated code (chain_jit.h).
+int GeneratedChains(const Executable& executable) {
+  int generated = 0;
+  for (const LoopKernel& kernel : executable.kernels()) {
+    for (const TileOp& op : kernel.ops) generated += op.chain_function != nullptr ? 1 : 0;
+  }
+  return generated;
+}
+
+// Each program with its chains as generated code (where the machine has it) and as
+// FastChainF32/F64 (SEAM_CPU_JIT=off).
+class RandomChainTest : public ::testing::TestWithParam<std::tuple<ir::DType, bool>> {
+ protected:
+  void SetUp() override {
+    if (!std::get<1>(GetParam())) {
+      ASSERT_EQ(setenv("SEAM_CPU_JIT", "off", 1), 0);
+    }
+  }
+  void TearDown() override { ASSERT_EQ(unsetenv("SEAM_CPU_JIT"), 0); }
+  static ir::DType Dtype() { return std::get<0>(GetParam()); }
+  // The chains of `executable` run generated code exactly when they should.
+  static void ExpectCode(const Executable& executable) {
+    if (std::get<1>(GetParam()) && ChainCodeAvailable()) {
+      EXPECT_GT(GeneratedChains(executable), 0);
+    } else {
+      EXPECT_EQ(GeneratedChains(executable), 0);
+    }
+  }
+};
 
 // Below a block, one block, a block and one, a tile, a tile and a block and one, a tile
 // less 24; and (in the next test) enough elements to be split over threads.
 TEST_P(RandomChainTest, EqualsTheUnfusedPlanBitForBit) {
-  const ir::DType dtype = GetParam();
+  const ir::DType dtype = Dtype();
   std::set<std::pair<ir::Op, ChainShape>> seen;
   size_t longest = 0;
   for (int64_t count : {1, 7, 31, 64, 65, 1000, 1024, 1089}) {
@@ -145,6 +177,7 @@ TEST_P(RandomChainTest, EqualsTheUnfusedPlanBitForBit) {
       ASSERT_NE(fused, nullptr);
       ASSERT_NE(unfused, nullptr);
       CollectLinks(*fused, &seen, &longest);
+      ExpectCode(*fused);
       std::vector<ir::Literal> args = {Input(dtype, count, 3 * seed),
                                        Input(dtype, count, 3 * seed + 1),
                                        Input(dtype, count, 3 * seed + 2)};
@@ -165,7 +198,7 @@ TEST_P(RandomChainTest, EqualsTheUnfusedPlanBitForBit) {
 }
 
 TEST_P(RandomChainTest, SplitOverThreadsGivesTheSameBits) {
-  const ir::DType dtype = GetParam();
+  const ir::DType dtype = Dtype();
   const int64_t count = kParallelMinimumElements + 1000 + 37;
   for (unsigned seed = 100; seed < 103; ++seed) {
     const std::string text = RandomChainProgram(dtype, count, seed);
@@ -193,7 +226,7 @@ TEST_P(RandomChainTest, SplitOverThreadsGivesTheSameBits) {
 // bits as the unfused plan, on one thread and split over two (each thread fences its own
 // stores), with a partial tile and a partial block at the end.
 TEST_P(RandomChainTest, StreamedOutputsGiveTheSameBits) {
-  const ir::DType dtype = GetParam();
+  const ir::DType dtype = Dtype();
   const int64_t count =
       kStreamMinimumBytes / static_cast<int64_t>(ir::DTypeSize(dtype)) + 1000 + 37;
   int streamed = 0;
@@ -218,8 +251,9 @@ TEST_P(RandomChainTest, StreamedOutputsGiveTheSameBits) {
   EXPECT_GT(streamed, 0) << "no chain of these programs streamed its output";
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, RandomChainTest,
-                         ::testing::Values(ir::DType::kF32, ir::DType::kF64));
+INSTANTIATE_TEST_SUITE_P(DtypesAndCode, RandomChainTest,
+                         ::testing::Combine(::testing::Values(ir::DType::kF32, ir::DType::kF64),
+                                            ::testing::Bool()));
 
 // The members each kChain op computes, loop by loop, in order.
 std::vector<std::vector<int>> Chains(const Executable& executable) {

@@ -1,8 +1,9 @@
 // The CPU plugin's wide-vector tile loops (kernels_fast.cc: FastBinaryF32/F64 and
-// FastChainF32), whichever clone the machine picks (AVX-512, AVX2 or the baseline), give
-// bit for bit the values of one IEEE operation per element computed here one element at
-// a time: every length from 0 past two whole blocks, operands and results off alignment,
-// NaN, infinities, signed zeros and subnormals, results written in place.
+// FastChainF32), whichever clone the machine picks (AVX-512, AVX2 or the baseline), and the
+// chains' generated code (chain_jit.h, where the machine has AVX-512F), give bit for bit
+// the values of one IEEE operation per element computed here one element at a time: every
+// length from 0 past two whole blocks, operands and results off alignment, NaN,
+// infinities, signed zeros and subnormals, results written in place.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -10,11 +11,14 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/ir/program.h"
+#include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/kernels/kernels_fast.h"
 
 namespace seam::cpu {
@@ -218,6 +222,113 @@ TEST(CpuFastKernelsTest, SimpleUnaryF32MatchesOneOpPerElement) {
       ASSERT_EQ(out[1 + n], -7.0F);
     }
   }
+}
+
+// A random chain of `count` steps over `operands` operands: every op in every shape.
+std::vector<ChainStep> RandomSteps(int count, int operands, std::mt19937& rng,
+                                   std::vector<std::pair<Op, ChainShape>>* links,
+                                   std::vector<int>* reads) {
+  std::vector<ChainStep> steps;
+  for (int s = 0; s < count; ++s) {
+    const Op op = kOps[rng() % std::size(kOps)];
+    const auto shape = static_cast<ChainShape>(rng() % 3);
+    const int operand = static_cast<int>(rng() % operands);
+    steps.push_back(MakeChainStep(op, shape, operand));
+    links->push_back({op, shape});
+    reads->push_back(shape == ChainShape::kBoth ? 0 : operand);
+  }
+  return steps;
+}
+
+// Generated chains of 1 to 64 steps over 1 to 8 operands, f32 and f64: RunChainFunction's
+// whole blocks, then FastChainF32/F64 for the rest (as the loop kernels run them), element
+// by element the value of one op at a time; in place into an operand; streamed into an
+// aligned result (and refused, nothing written, for a misaligned one).
+template <typename T>
+void CheckGeneratedChains() {
+  if (!ChainCodeAvailable()) GTEST_SKIP() << "this machine or build generates no chain code";
+  const ir::DType dtype = sizeof(T) == 4 ? ir::DType::kF32 : ir::DType::kF64;
+  constexpr size_t kSize = 1200;
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int operands = 1 + trial % kMaxChainOperands;
+    const int count = trial == 0 ? kMaxGeneratedChainSteps : 1 + static_cast<int>(rng() % 12);
+    std::vector<std::pair<Op, ChainShape>> links;
+    std::vector<int> reads;
+    const std::vector<ChainStep> steps = RandomSteps(count, operands, rng, &links, &reads);
+    const bool stream = trial % 5 == 4;
+    const std::shared_ptr<const ChainCode> code =
+        ChainCode::Compile({ChainSpec{dtype, steps, operands, stream}});
+    ASSERT_NE(code, nullptr);
+    const ChainFunction function = code->function(0);
+    ASSERT_NE(function, nullptr);
+    std::vector<std::vector<T>> in;
+    for (int k = 0; k < operands; ++k) in.push_back(Values<T>(kSize, 100 * trial + k));
+    const int64_t n = std::vector<int64_t>{0, 1, 31, 32, 64, 65, 1000, 1024, 1111}[trial % 9];
+    const bool in_place = trial % 7 == 3;
+    // 64-byte aligned storage: offset 0 keeps a streamed result aligned, 1 does not.
+    const int offset = stream ? trial % 2 : static_cast<int>(trial % 3);
+    std::vector<T> out_storage(kSize + 64, T(-7));
+    T* out = out_storage.data();
+    while (reinterpret_cast<uintptr_t>(out) % 64 != 0) ++out;
+    std::vector<T> keep = in[operands - 1];
+    if (in_place) std::copy(keep.begin(), keep.end(), out);
+    const uint8_t* ptrs[kMaxChainOperands];
+    for (int k = 0; k < operands; ++k) {
+      ptrs[k] = reinterpret_cast<const uint8_t*>(
+          (in_place && k == operands - 1 ? out : in[k].data()) + offset);
+    }
+    uint8_t* result = reinterpret_cast<uint8_t*>(out + offset);
+    const int64_t done = RunChainFunction(function, dtype, stream, ptrs, result, n);
+    if (stream && offset != 0) {
+      ASSERT_EQ(done, 0) << "a misaligned streamed result";
+    }
+    ASSERT_LE(done, n);
+    ASSERT_EQ(done % (kChainCodeBlockBytes / static_cast<int64_t>(sizeof(T))), 0);
+    for (int k = 0; k < operands; ++k) ptrs[k] += done * sizeof(T);
+    (sizeof(T) == 4 ? FastChainF32 : FastChainF64)(steps.data(), count, ptrs, operands,
+                                                   result + done * sizeof(T), n - done, stream);
+    StreamFence();
+    for (int64_t i = 0; i < n; ++i) {
+      auto m = [&](int k) { return k == operands - 1 ? keep[offset + i] : in[k][offset + i]; };
+      T v = m(0);
+      for (int s = 0; s < count; ++s) {
+        const auto [op, shape] = links[s];
+        v = shape == ChainShape::kLeft    ? Scalar(op, v, m(reads[s]))
+            : shape == ChainShape::kRight ? Scalar(op, m(reads[s]), v)
+                                          : Scalar(op, v, v);
+      }
+      ASSERT_TRUE(SameBits(out[offset + i], v))
+          << "trial " << trial << " n=" << n << " element " << i << " gave " << out[offset + i]
+          << ", want " << v;
+    }
+  }
+}
+
+TEST(CpuFastKernelsTest, GeneratedChainsF32MatchOneOpAtATime) { CheckGeneratedChains<float>(); }
+
+TEST(CpuFastKernelsTest, GeneratedChainsF64MatchOneOpAtATime) { CheckGeneratedChains<double>(); }
+
+// What gets no code: chains longer than kMaxGeneratedChainSteps, other dtypes, more
+// operands than kMaxChainOperands; the others in the same call still do.
+TEST(CpuFastKernelsTest, GeneratedCodeLeavesOutWhatItCannotRun) {
+  if (!ChainCodeAvailable()) GTEST_SKIP() << "this machine or build generates no chain code";
+  const ChainStep add = MakeChainStep(Op::kAdd, ChainShape::kLeft, 0);
+  const std::vector<ChainStep> longest(kMaxGeneratedChainSteps, add);
+  const std::vector<ChainStep> too_long(kMaxGeneratedChainSteps + 1, add);
+  const int64_t before = GeneratedChainCount();
+  const std::shared_ptr<const ChainCode> code = ChainCode::Compile(
+      {ChainSpec{ir::DType::kF32, too_long, 1, false}, ChainSpec{ir::DType::kS32, {add}, 1, false},
+       ChainSpec{ir::DType::kF32, {add}, kMaxChainOperands + 1, false},
+       ChainSpec{ir::DType::kF64, longest, 1, false}});
+  ASSERT_NE(code, nullptr);
+  EXPECT_EQ(code->function(0), nullptr);
+  EXPECT_EQ(code->function(1), nullptr);
+  EXPECT_EQ(code->function(2), nullptr);
+  EXPECT_NE(code->function(3), nullptr);
+  EXPECT_EQ(code->function(4), nullptr);  // past the end
+  EXPECT_EQ(GeneratedChainCount(), before + 1);
+  EXPECT_EQ(ChainCode::Compile({ChainSpec{ir::DType::kF32, too_long, 1, false}}), nullptr);
 }
 
 }  // namespace

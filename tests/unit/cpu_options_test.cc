@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "src/plugins/cpu/api/objects.h"
 #include "src/plugins/cpu/api/testing_hooks.h"
 #include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/kernels/dot_onednn.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
@@ -477,6 +479,46 @@ int CausalProductsUnder(const std::vector<Option>& options) {
   Compiled compiled(options, testing::AttentionProgram(testing::Shape{1, 1, 64, 64, 16},
                                                        testing::Mask::kCausal, 0));
   return compiled.executable() == nullptr ? -1 : testing::CausalProducts(*compiled.executable());
+}
+
+// How many chains of a small loop run generated code (chain_jit.h).
+int GeneratedChainsUnder(const std::vector<Option>& options) {
+  Compiled compiled(options, R"(program @chain {
+  %x = parameter(0) : f32[256]
+  %y = parameter(1) : f32[256]
+  %1 = multiply(%x, %y) : f32[256]
+  %2 = add(%1, %x) : f32[256]
+  %3 = maximum(%2, %y) : f32[256]
+  return (%3)
+})");
+  if (compiled.executable() == nullptr) return -1;
+  int generated = 0;
+  for (const LoopKernel& kernel : compiled.executable()->kernels()) {
+    for (const TileOp& op : kernel.ops) generated += op.chain_function != nullptr ? 1 : 0;
+  }
+  return generated;
+}
+
+TEST(CpuOptionsTest, JitTurnsGeneratedChainsOnAndOffAsTheVariableDoes) {
+  unsetenv("SEAM_CPU_JIT");
+  EXPECT_EQ(CreateError({{"jit", std::string("fast")}}),
+            "PJRT_Client_Create: option 'jit' must be on or off, got 'fast'");
+  EXPECT_EQ(CreateError({{"jit", int64_t{1}}}),
+            "PJRT_Client_Create: option 'jit' must be a string value");
+  // One chain of three links; generated only where the machine has the code (AVX-512F).
+  const int on = ChainCodeAvailable() ? 1 : 0;
+  if (on == 0) std::printf("no generated chain code on this machine: counts of 0 expected\n");
+  EXPECT_EQ(GeneratedChainsUnder({}), on);
+  EXPECT_EQ(GeneratedChainsUnder({{"jit", std::string("on")}}), on);
+  EXPECT_EQ(GeneratedChainsUnder({{"jit", std::string("off")}}), 0);
+  setenv("SEAM_CPU_JIT", "off", 1);
+  EXPECT_EQ(GeneratedChainsUnder({}), 0);
+  EXPECT_EQ(GeneratedChainsUnder({{"jit", std::string("on")}}), on);
+  setenv("SEAM_CPU_JIT", "sometimes", 1);
+  EXPECT_EQ(CreateError({}),
+            "PJRT_Client_Create: environment variable SEAM_CPU_JIT must be on or off, got "
+            "'sometimes'");
+  unsetenv("SEAM_CPU_JIT");
 }
 
 TEST(CpuOptionsTest, AttentionTurnsCausalProductsOnAndOffAsTheVariableDoes) {

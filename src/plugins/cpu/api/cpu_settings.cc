@@ -114,6 +114,10 @@ bool EnvCausalAttention() {
   return base::ReadSetting(base::Setting::kSeamCpuAttention).value_or("on") != "off";
 }
 
+bool EnvChainCode() {
+  return base::ReadSetting(base::Setting::kSeamCpuJit).value_or("on") != "off";
+}
+
 bool EnvDenseLayouts() {
   return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto") == "dense";
 }
@@ -181,6 +185,10 @@ absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
   SEAM_ASSIGN_OR_RETURN(int attention_off, Choice(attention, {"on", "off"}, 0));
   out.causal_attention = attention_off == 0;
   out.attention_given = attention.from_option;
+  const Given jit = StringSetting(options, kJitOption, base::Setting::kSeamCpuJit);
+  SEAM_ASSIGN_OR_RETURN(int jit_off, Choice(jit, {"on", "off"}, 0));
+  out.chain_code = jit_off == 0;
+  out.jit_given = jit.from_option;
   return out;
 }
 
@@ -210,12 +218,15 @@ bool ActiveCausalAttention() {
   return active != nullptr ? active->causal_attention : EnvCausalAttention();
 }
 
+bool ActiveChainCode() { return active != nullptr ? active->chain_code : EnvChainCode(); }
+
 std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
   auto settings = std::make_shared<CpuSettings>(client);
   if (!client.conv_given) settings->conv = EnvConvPaths();
   if (!client.epilogues_given) settings->epilogues = EnvEpilogues();
   if (!client.layouts_given) settings->dense_layouts = EnvDenseLayouts();
   if (!client.attention_given) settings->causal_attention = EnvCausalAttention();
+  if (!client.jit_given) settings->chain_code = EnvChainCode();
   if (!client.dump_to_given) {
     settings->dump_to = base::ReadSetting(base::Setting::kSeamDumpTo).value_or("");
   }

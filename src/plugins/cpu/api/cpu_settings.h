@@ -30,6 +30,7 @@ inline constexpr char kInlineMaxCostOption[] = "inline_max_cost";            // 
 inline constexpr char kInlineCrossProcessOption[] = "inline_cross_process";  // int64
 inline constexpr char kMasterAddrOption[] = "master_addr";                   // string
 inline constexpr char kAttentionOption[] = "attention";                      // string
+inline constexpr char kJitOption[] = "jit";                                  // string
 inline constexpr char kCollectiveSpinOption[] = "collective_spin_us";        // int64
 inline constexpr int kMaxKernelThreads = 256;
 // The default of inline_max_cost: programs of at most this many element operations
@@ -65,6 +66,8 @@ struct CpuSettings {
   bool conv_given = false, epilogues_given = false, layouts_given = false, dump_to_given = false;
   bool causal_attention = true;  // SEAM_CPU_ATTENTION: causal products skip masked blocks
   bool attention_given = false;
+  bool chain_code = true;  // SEAM_CPU_JIT: fused loops' chains as generated machine code
+  bool jit_given = false;
   int64_t inline_max_cost = 0;
   bool inline_cross_process = true;
   // How long the device's thread polls for an overlapped all_reduce before it sleeps
@@ -122,6 +125,7 @@ ConvPaths ActiveConvPaths();
 bool ActiveEpilogues();
 bool ActiveDenseLayouts();
 bool ActiveCausalAttention();
+bool ActiveChainCode();
 
 }  // namespace seam::cpu
 

@@ -6,6 +6,8 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/api/cpu_settings.h"
+#include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/kernels/kernels_fast.h"
 #include "src/plugins/cpu/kernels/strided.h"
 
@@ -245,6 +247,25 @@ void NoteInputAndOutputUses(LoopKernel* kernel) {
   }
 }
 
+// The kernel's chains as machine code (chain_jit.h), where this machine has it and the
+// settings allow it; the others keep chain_function null and run on FastChainF32/F64.
+void GenerateChainCode(LoopKernel* kernel) {
+  if (!ActiveChainCode()) return;
+  std::vector<ChainSpec> chains;
+  std::vector<TileOp*> chain_ops;
+  for (TileOp& op : kernel->ops) {
+    if (op.kind != TileOp::kChain) continue;
+    chains.push_back({op.dtype, op.steps, static_cast<int>(op.operands.size()), op.stream});
+    chain_ops.push_back(&op);
+  }
+  if (chains.empty()) return;
+  kernel->chain_code = ChainCode::Compile(chains);
+  if (kernel->chain_code == nullptr) return;
+  for (size_t i = 0; i < chain_ops.size(); ++i) {
+    chain_ops[i]->chain_function = kernel->chain_code->function(i);
+  }
+}
+
 }  // namespace
 
 LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
@@ -335,6 +356,7 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
   }
 
   NoteInputAndOutputUses(&kernel);
+  GenerateChainCode(&kernel);
   return kernel;
 }
 

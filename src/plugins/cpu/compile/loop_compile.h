@@ -8,11 +8,13 @@
 #define SEAM_PLUGINS_CPU_LOOP_COMPILE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "src/ir/program.h"
 #include "src/plugins/cpu/compile/fusion.h"
+#include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/kernels/kernels_fast.h"
 
 namespace seam::cpu {
@@ -65,6 +67,8 @@ struct TileOp {
   // kChain only: the result is an output of kStreamMinimumBytes or more that no other op
   // of the kernel reads; it is written with non-temporal stores (docs/plugins.md).
   bool stream = false;
+  // kChain only: its generated code (in LoopKernel::chain_code), or null: FastChainF32/F64.
+  ChainFunction chain_function = nullptr;
 };
 
 // Outputs at least this large bypass the cache when a chain writes them: 16 times the L2
@@ -86,6 +90,9 @@ struct LoopKernel {
   std::vector<int> last_read_of_input;
   std::vector<bool> gathered_input;
   std::vector<int> writer_of_output;
+  // The machine code of the kernel's chains (chain_jit.h), shared by copies of the kernel;
+  // null where none was generated.
+  std::shared_ptr<const ChainCode> chain_code;
 };
 
 LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group);

@@ -5,6 +5,7 @@
 
 #include "src/base/sanitizers.h"
 #include "src/plugins/cpu/compile/loop_compile.h"
+#include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 #include "src/plugins/cpu/kernels/kernels_fast.h"
 #include "src/plugins/cpu/kernels/target_clones.h"
@@ -159,8 +160,9 @@ SEAM_TILE_KERNEL void GatherTile(int bytes, const uint8_t* in, const TileOp& op,
 
 }  // namespace
 
-void GatherElements(const GatherPlan& plan, const uint8_t* in, int64_t start, int64_t n,
-                    uint8_t* out) {
+// A clone too (a dot update's bias rows, product_epilogue.cc, were 16-byte copies).
+SEAM_TILE_KERNEL void GatherElements(const GatherPlan& plan, const uint8_t* in, int64_t start,
+                                     int64_t n, uint8_t* out) {
   if (n <= 0) return;
   const int bytes = plan.element_bytes;
   in += plan.base * bytes;
@@ -182,6 +184,22 @@ void GatherElements(const GatherPlan& plan, const uint8_t* in, int64_t start, in
 }
 
 namespace {
+
+// A kChain over n elements: its generated code's whole blocks, the rest on FastChainF32/F64
+// (the same values element by element).
+void RunChain(const TileOp& op, const uint8_t** operand, uint8_t* result, int64_t n) {
+  const int count = static_cast<int>(op.steps.size());
+  const int operands = static_cast<int>(op.operands.size());
+  int64_t done = 0;
+  if (op.chain_function != nullptr) {
+    done = RunChainFunction(op.chain_function, op.dtype, op.stream, operand, result, n);
+    if (done == n) return;
+    for (int k = 0; k < operands; ++k) operand[k] += done * op.element_bytes;
+    result += done * op.element_bytes;
+  }
+  (op.dtype == ir::DType::kF32 ? FastChainF32 : FastChainF64)(
+      op.steps.data(), count, operand, operands, result, n - done, op.stream);
+}
 
 // Evaluates tiles [first, last) of the kernel on the calling thread.
 void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* const* outputs,
@@ -241,9 +259,7 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
           }
           break;
         case TileOp::kChain:
-          (op.dtype == ir::DType::kF32 ? FastChainF32 : FastChainF64)(
-              op.steps.data(), static_cast<int>(op.steps.size()), operand,
-              static_cast<int>(op.operands.size()), result, n, op.stream);
+          RunChain(op, operand, result, n);
           break;
         case TileOp::kGather:
           break;
