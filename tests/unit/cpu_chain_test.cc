@@ -133,11 +133,13 @@ void CollectLinks(const Executable& executable, std::set<std::pair<ir::Op, Chain
   }
 }
 
-// How many of the executable's chains run generated code (chain_jit.h).
+// How many chains and segments of the executable's loops run generated code (chain_jit.h,
+// loop_segments.h).
 int GeneratedChains(const Executable& executable) {
   int generated = 0;
   for (const LoopKernel& kernel : executable.kernels()) {
     for (const TileOp& op : kernel.ops) generated += op.chain_function != nullptr ? 1 : 0;
+    generated += static_cast<int>(kernel.segments.size());
   }
   return generated;
 }
@@ -151,7 +153,10 @@ class RandomChainTest : public ::testing::TestWithParam<std::tuple<ir::DType, bo
       ASSERT_EQ(setenv("SEAM_CPU_JIT", "off", 1), 0);
     }
   }
-  void TearDown() override { ASSERT_EQ(unsetenv("SEAM_CPU_JIT"), 0); }
+  void TearDown() override {
+    ASSERT_EQ(unsetenv("SEAM_CPU_JIT"), 0);
+    EXPECT_EQ(FailedCodeCompiles(), 0) << "code that could not be emitted or mapped";
+  }
   static ir::DType Dtype() { return std::get<0>(GetParam()); }
   // The chains of `executable` run generated code exactly when they should.
   static void ExpectCode(const Executable& executable) {

@@ -331,5 +331,73 @@ TEST(CpuFastKernelsTest, GeneratedCodeLeavesOutWhatItCannotRun) {
   EXPECT_EQ(ChainCode::Compile({ChainSpec{ir::DType::kF32, too_long, 1, false}}), nullptr);
 }
 
+// A segment program of one step over memory reference 0, stored to reference 1.
+std::shared_ptr<const ChainCode> OneStepSegment(VectorOp op) {
+  VectorProgram program;
+  program.num_refs = 3;
+  VectorStep step;
+  step.op = op;
+  step.dst = 3;
+  step.a = {true, 0};
+  step.b = {true, 2};
+  step.store_to = 1;
+  program.steps.push_back(step);
+  return ChainCode::Compile({}, {program});
+}
+
+// Every segment operation on one vector at a time against the loops the tile passes run
+// (FastUnaryF32 / FastBinaryF32), bit for bit: exp over a sweep of every 4099th float bit
+// pattern (all exponents, both signs, NaNs, infinities, subnormals) plus the clamps' edges,
+// neg/abs/sqrt/rsqrt and the six binary ops on special values; n covers the pairs, the
+// single vector and the masked tail (nothing written past n).
+TEST(CpuFastKernelsTest, SegmentOpsMatchTheTileLoops) {
+  if (!ChainCodeAvailable()) GTEST_SKIP() << "this machine or build generates no chain code";
+  std::vector<float> sweep;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 4099) {
+    sweep.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  }
+  for (float edge :
+       {-104.0F, std::nextafter(-104.0F, 0.0F), std::nextafter(-104.0F, -200.0F), 89.0F,
+        std::nextafter(89.0F, 0.0F), std::nextafter(89.0F, 100.0F), -87.3F, 88.7F, 0.0F, -0.0F}) {
+    sweep.push_back(edge);
+  }
+  const std::vector<float> other = Values<float>(sweep.size(), 77);
+  const struct {
+    VectorOp op;
+    Op ir;
+    bool binary;
+  } cases[] = {
+      {VectorOp::kExp, Op::kExp, false},          {VectorOp::kNeg, Op::kNeg, false},
+      {VectorOp::kAbs, Op::kAbs, false},          {VectorOp::kSqrt, Op::kSqrt, false},
+      {VectorOp::kRsqrt, Op::kRsqrt, false},      {VectorOp::kAdd, Op::kAdd, true},
+      {VectorOp::kSubtract, Op::kSubtract, true}, {VectorOp::kMultiply, Op::kMultiply, true},
+      {VectorOp::kDivide, Op::kDivide, true},     {VectorOp::kMaximum, Op::kMaximum, true},
+      {VectorOp::kMinimum, Op::kMinimum, true}};
+  for (const auto& c : cases) {
+    const std::shared_ptr<const ChainCode> code = OneStepSegment(c.op);
+    ASSERT_NE(code, nullptr);
+    ASSERT_NE(code->segment(0), nullptr);
+    for (int64_t n :
+         {static_cast<int64_t>(sweep.size()), int64_t{1}, int64_t{16}, int64_t{17}, int64_t{47}}) {
+      std::vector<float> got(sweep.size() + 1, -7.0F), want(sweep.size(), 0.0F);
+      uint8_t* refs[] = {reinterpret_cast<uint8_t*>(sweep.data()),
+                         reinterpret_cast<uint8_t*>(got.data()),
+                         reinterpret_cast<uint8_t*>(const_cast<float*>(other.data()))};
+      code->segment(0)(refs, n);
+      const auto* x = reinterpret_cast<const uint8_t*>(sweep.data());
+      auto* w = reinterpret_cast<uint8_t*>(want.data());
+      ASSERT_TRUE(c.binary
+                      ? FastBinaryF32(c.ir, x, reinterpret_cast<const uint8_t*>(other.data()), w, n)
+                      : FastUnaryF32(c.ir, x, w, n));
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(SameBits(got[i], want[i]))
+            << ir::OpName(c.ir) << "(" << sweep[i] << ", " << other[i] << ") gave " << got[i]
+            << ", want " << want[i] << " (n=" << n << ", element " << i << ")";
+      }
+      ASSERT_EQ(got[n], -7.0F) << "written past n=" << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seam::cpu

@@ -76,6 +76,14 @@ struct TileOp {
 // next kernel anyway, and reading each line before overwriting it costs memory traffic.
 inline constexpr int64_t kStreamMinimumBytes = int64_t{8} << 20;
 
+// Operations [first, end) of a kernel run by one generated function (loop_segments.h),
+// its memory references in the order the function reads their addresses.
+struct LoopSegment {
+  int first = 0, end = 0;
+  std::vector<TileRef> refs;
+  SegmentFunction function = nullptr;
+};
+
 struct LoopKernel {
   int64_t count = 0;
   std::vector<int> inputs;                     // FusionGroup::inputs
@@ -90,9 +98,13 @@ struct LoopKernel {
   std::vector<int> last_read_of_input;
   std::vector<bool> gathered_input;
   std::vector<int> writer_of_output;
-  // The machine code of the kernel's chains (chain_jit.h), shared by copies of the kernel;
-  // null where none was generated.
+  // The machine code of the kernel's chains and segments (chain_jit.h), shared by copies
+  // of the kernel; null where none was generated.
   std::shared_ptr<const ChainCode> chain_code;
+  // The segments with code, and for each op the segment starting there (-1: none; empty
+  // when there are no segments).
+  std::vector<LoopSegment> segments;
+  std::vector<int> segment_at;
 };
 
 LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group);

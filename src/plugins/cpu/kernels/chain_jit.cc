@@ -2,8 +2,12 @@
 #include "src/plugins/cpu/kernels/chain_jit.h"
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <exception>
+#include <utility>
+
+#include "src/base/sanitizers.h"
 
 #if defined(__x86_64__)
 #define SEAM_CHAIN_JIT 1
@@ -19,6 +23,7 @@ namespace seam::cpu {
 namespace {
 
 std::atomic<int64_t> generated_chains{0};
+std::atomic<int64_t> failed_compiles{0};
 
 // Mappings of generated code live in this process at once, in bytes; beyond this budget
 // more kernels keep their chains on FastChainF32/F64 (a program of many thousands of loop
@@ -31,6 +36,38 @@ std::atomic<int64_t> live_code_bytes{0};
 // vectors. Generous: an overflow is caught and leaves the kernel without code.
 constexpr size_t kStepBytes = 4 * 80;
 constexpr size_t kChainOverheadBytes = 256;
+
+// A segment step's code, at most: an exp's 36 instructions or a maximum's nine, with the
+// loads and the store, at up to 12 bytes each; four times (the pair's two copies, the single
+// vector, the tail).
+constexpr size_t kSegmentStepBytes = 4 * 128;
+constexpr size_t kSegmentExpBytes = 4 * 512;
+
+size_t SegmentBytes(const VectorProgram& program) {
+  size_t bytes = 0;
+  for (const VectorStep& step : program.steps) {
+    bytes += step.op == VectorOp::kExp ? kSegmentExpBytes : kSegmentStepBytes;
+  }
+  return bytes;
+}
+
+bool InRegisters(int index) { return index >= 0 && index < kVectorRegisters; }
+
+bool Valid(const VectorProgram& program) {
+  if (program.steps.empty() || program.num_refs < 0 || program.num_refs > kMaxSegmentRefs) {
+    return false;
+  }
+  auto source = [&](const VectorSource& s) {
+    return s.in_memory ? s.index >= 0 && s.index < program.num_refs : InRegisters(s.index);
+  };
+  for (const VectorStep& step : program.steps) {
+    if (!InRegisters(step.dst) || !source(step.a) || !source(step.b) ||
+        step.store_to >= program.num_refs) {
+      return false;
+    }
+  }
+  return true;
+}
 
 bool Qualifies(const ChainSpec& chain) {
   return (chain.dtype == ir::DType::kF32 || chain.dtype == ir::DType::kF64) &&
@@ -133,17 +170,233 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
       // Equal lanes (either zero against the other) get a & b (maximum) or a | b (minimum)
       // bit for bit, unordered lanes the quiet NaN, the others the larger or smaller: the
       // rules of kernels_fast.cc's Max and Min.
-      f32 ? vcmpps(k1, a, b, 0) : vcmppd(k1, a, b, 0);  // EQ_OQ
-      f32 ? vcmpps(k2, a, b, 3) : vcmppd(k2, a, b, 3);  // UNORD_Q
-      if (maximum) {
-        f32 ? vmaxps(r, a, b) : vmaxpd(r, a, b);  // a > b ? a : b
-        f32 ? vpandd(r | k1, a, b) : vpandq(r | k1, a, b);
-      } else {
-        f32 ? vminps(r, a, b) : vminpd(r, a, b);  // a < b ? a : b
-        f32 ? vpord(r | k1, a, b) : vporq(r | k1, a, b);
+      MaxMin(f32, maximum, a, b, r, v);
+    }
+  }
+
+  // to = maximum or minimum of a and b, built in r (which is neither): zmm31 holds the NaN.
+  void MaxMin(bool f32, bool maximum, const Xbyak::Zmm& a, const Xbyak::Zmm& b, const Xbyak::Zmm& r,
+              const Xbyak::Zmm& to) {
+    f32 ? vcmpps(k1, a, b, 0) : vcmppd(k1, a, b, 0);  // EQ_OQ
+    f32 ? vcmpps(k2, a, b, 3) : vcmppd(k2, a, b, 3);  // UNORD_Q
+    if (maximum) {
+      f32 ? vmaxps(r, a, b) : vmaxpd(r, a, b);  // a > b ? a : b
+      f32 ? vpandd(r | k1, a, b) : vpandq(r | k1, a, b);
+    } else {
+      f32 ? vminps(r, a, b) : vminpd(r, a, b);  // a < b ? a : b
+      f32 ? vpord(r | k1, a, b) : vporq(r | k1, a, b);
+    }
+    f32 ? vmovaps(r | k2, zmm31) : vmovapd(r | k2, zmm31);
+    f32 ? vmovaps(to, r) : vmovapd(to, r);
+  }
+
+  // A segment as a function (refs: rdi, n: rsi). Two vectors at a time while two remain
+  // (their instructions interleaved step by step: the out-of-order core overlaps the two
+  // dependency chains, an exp's above all), then one, then the last n % 16 elements masked.
+  // rcx is the byte offset of the first vector, r8 the end of the pairs, rax and rdx a
+  // reference's address. Value slot s of copy j is zmm(2s + j); zmm20-23 and zmm24-27 are
+  // copy 0's and copy 1's temporaries; zmm28-31 hold 1.0, the magnitude mask, the sign bit
+  // and the NaN.
+  void EmitSegment(const VectorProgram& program) {
+    Xbyak::Label table;  // this function's own constants, after its code
+    constants_ = &table;
+    const std::pair<const Xbyak::Zmm*, uint32_t> constants[] = {
+        {&zmm28, 0x3f800000}, {&zmm29, 0x7fffffff}, {&zmm30, 0x80000000}, {&zmm31, 0x7fc00000}};
+    for (const auto& [reg, bits] : constants) {
+      mov(eax, bits);
+      vpbroadcastd(*reg, eax);
+    }
+    Xbyak::Label pairs, single, tail, done;
+    mov(r8, rsi);
+    and_(r8, -32);
+    shl(r8, 2);
+    xor_(ecx, ecx);
+    cmp(rcx, r8);
+    jae(single, T_NEAR);
+    L(pairs);
+    EmitBody(program, false, 2);
+    add(rcx, 128);
+    cmp(rcx, r8);
+    jb(pairs, T_NEAR);
+    L(single);
+    test(rsi, 16);
+    jz(tail, T_NEAR);
+    EmitBody(program, false, 1);
+    add(rcx, 64);
+    L(tail);
+    mov(r9, rsi);
+    and_(r9, 15);
+    jz(done, T_NEAR);
+    mov(eax, 1);
+    shlx(eax, eax, r9d);
+    dec(eax);
+    kmovw(k7, eax);
+    EmitBody(program, true, 1);
+    L(done);
+    vzeroupper();
+    ret();
+    WriteConstants();
+  }
+
+  // The constants of Exp, written after each segment's code (`constants_`).
+  enum Constant {
+    kMinus104,
+    k89,
+    kLog2e,
+    kRound,
+    kLn2High,
+    kLn2Low,
+    kP0,
+    kP1,
+    kP2,
+    kP3,
+    kP4,
+    kP5,
+    kOne,
+    kBias,
+    kConstants
+  };
+
+  void WriteConstants() {
+    align(64);
+    L(*constants_);
+    const float values[] = {-104.0F,
+                            89.0F,
+                            1.44269504088896341F,
+                            12582912.0F,
+                            -0.693359375F,
+                            2.12194440e-4F,
+                            1.9875691500e-4F,
+                            1.3981999507e-3F,
+                            8.3334519073e-3F,
+                            4.1665795894e-2F,
+                            1.6666665459e-1F,
+                            5.0000001201e-1F,
+                            1.0F};
+    for (float v : values) dd(std::bit_cast<uint32_t>(v));
+    dd(127);  // kBias: the exponent's
+  }
+
+  // A constant in every lane, as a broadcast memory operand.
+  Xbyak::Address C(Constant c) { return ptr_b[rip + *constants_ + 4 * static_cast<int>(c)]; }
+  // The same as a scalar (vbroadcastss's operand).
+  Xbyak::Address Scalar(Constant c) { return dword[rip + *constants_ + 4 * static_cast<int>(c)]; }
+
+  // to = exp(x) with kernels_math.cc's Exp<true> operations in its order (FMA version), so
+  // the same bits: clamp, n = round(x log2 e), r = x - n ln 2 in two parts, the degree-6
+  // polynomial, 2^n as two factors, +0 at and below -104. Copy j's four temporaries and
+  // k3-k5 are its own; x may be the first temporary.
+  void Exp(const Xbyak::Zmm& to, const Xbyak::Zmm& x, int j) {
+    const Xbyak::Zmm t0 = Temp(j, 0), t1 = Temp(j, 1), t2 = Temp(j, 2), t3 = Temp(j, 3);
+    vcmpps(k3, x, C(kMinus104), 2);  // x <= -104 (LE; NaN false)
+    vmovaps(t1, x);
+    vpxord(t1 | k3, t1, t1);             // c = zero ? 0 : x
+    vcmpps(k4, t1, C(k89), 14);          // c > 89 (GT; NaN false)
+    vbroadcastss(t1 | k4, Scalar(k89));  // c = 89 there
+    vmulps(t2, t1, C(kLog2e));           // t
+    vaddps(t2, t2, C(kRound));
+    vsubps(t2, t2, C(kRound));  // n
+    vmovaps(t3, t1);
+    vfmadd231ps(t3, t2, C(kLn2High));  // r = fma(n, -ln2_hi, c)
+    vfmadd231ps(t3, t2, C(kLn2Low));   // r = fma(n, ln2_lo, r)
+    vbroadcastss(t1, Scalar(kP0));     // p
+    for (Constant c : {kP1, kP2, kP3, kP4, kP5}) vfmadd213ps(t1, t3, C(c));  // p = fma(p, r, c)
+    vmulps(t1, t1, t3);                                                      // p * r
+    vfmadd213ps(t1, t3, t3);                                                 // fma(p r, r, r)
+    vaddps(t1, t1, C(kOne));                                                 // e
+    vcmpps(k5, t2, t2, 0);                                                   // n == n
+    vmovaps(t2 | k5 | T_z, t2);                                              // safe n (0 for NaN)
+    vcvttps2dq(t2, t2);                                                      // whole
+    vpsrld(t0, t2, 31);
+    vpaddd(t0, t0, t2);
+    vpsrad(t0, t0, 1);   // half = whole / 2 (toward zero)
+    vpsubd(t3, t2, t0);  // whole - half
+    vpaddd(t0, t0, C(kBias));
+    vpslld(t0, t0, 23);  // 2^half
+    vpaddd(t3, t3, C(kBias));
+    vpslld(t3, t3, 23);  // 2^(whole - half)
+    vmulps(t1, t1, t0);
+    vmulps(t1, t1, t3);       // e 2^half 2^(whole - half)
+    vpxord(t1 | k3, t1, t1);  // zero ? 0 : scaled
+    vmovaps(to, t1);
+  }
+
+  Xbyak::Label* constants_ = nullptr;  // the table of the segment being written
+
+  // Copy j's vector of reference `ref`.
+  Xbyak::Address Reference(const Xbyak::Reg64& base, int ref, int j) {
+    mov(base, ptr[rdi + 8 * ref]);
+    return ptr[base + rcx + 64 * j];
+  }
+
+  static Xbyak::Zmm Value(int slot, int j) { return Xbyak::Zmm(2 * slot + j); }
+  static Xbyak::Zmm Temp(int j, int i) { return Xbyak::Zmm(20 + 4 * j + i); }
+
+  // The source of copy j in a register: its own, or loaded into `temp` (masked in the
+  // tail: nothing past n is read).
+  Xbyak::Zmm Load(const VectorSource& source, const Xbyak::Zmm& temp, bool masked, int j) {
+    if (!source.in_memory) return Value(source.index, j);
+    const Xbyak::Address at = Reference(rax, source.index, j);
+    masked ? vmovups(temp | k7 | T_z, at) : vmovups(temp, at);
+    return temp;
+  }
+
+  void EmitBody(const VectorProgram& program, bool masked, int copies) {
+    for (const VectorStep& step : program.steps) {
+      for (int j = 0; j < copies; ++j) EmitStep(step, masked, j);
+    }
+  }
+
+  void EmitStep(const VectorStep& step, bool masked, int j) {
+    const Xbyak::Zmm to = Value(step.dst, j);
+    auto a = [&] { return Load(step.a, Temp(j, 0), masked, j); };
+    switch (step.op) {
+      case VectorOp::kAdd:
+      case VectorOp::kSubtract:
+      case VectorOp::kMultiply:
+      case VectorOp::kDivide: {
+        const int index = static_cast<int>(step.op);  // kChainOps' order
+        const Xbyak::Zmm left = a();
+        // Whole vectors read a memory source as the instruction's operand; the tail loads it.
+        if (step.b.in_memory && !masked) {
+          Arithmetic(true, index, to, left, Reference(rdx, step.b.index, j));
+        } else {
+          Arithmetic(true, index, to, left, Load(step.b, Temp(j, 1), masked, j));
+        }
+        break;
       }
-      f32 ? vmovaps(r | k2, zmm31) : vmovapd(r | k2, zmm31);
-      f32 ? vmovaps(v, r) : vmovapd(v, r);
+      case VectorOp::kMaximum:
+      case VectorOp::kMinimum:
+        MaxMin(true, step.op == VectorOp::kMaximum, a(), Load(step.b, Temp(j, 1), masked, j),
+               Temp(j, 2), to);
+        break;
+      case VectorOp::kNeg:
+        vpxord(to, zmm30, a());
+        break;
+      case VectorOp::kAbs:
+        vpandd(to, zmm29, a());
+        break;
+      case VectorOp::kSqrt:
+        vsqrtps(to, a());
+        break;
+      case VectorOp::kRsqrt:
+        vsqrtps(Temp(j, 3), a());
+        vdivps(to, zmm28, Temp(j, 3));
+        break;
+      case VectorOp::kExp:
+        Exp(to, a(), j);
+        break;
+      case VectorOp::kMove:
+        if (step.a.in_memory) {
+          Load(step.a, to, masked, j);
+        } else if (step.a.index != step.dst) {
+          vmovaps(to, Value(step.a.index, j));
+        }
+        break;
+    }
+    if (step.store_to >= 0) {
+      const Xbyak::Address at = Reference(rax, step.store_to, j);
+      masked ? vmovups(at | k7, to) : vmovups(at, to);
     }
   }
 
@@ -165,15 +418,22 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
 ChainCode::~ChainCode() { live_code_bytes.fetch_sub(static_cast<int64_t>(bytes_)); }
 
 bool ChainCodeAvailable() {
-  static const bool available = __builtin_cpu_supports("avx512f");
+  // FMA too: a segment's exp is FastUnaryF32's FMA version. ThreadSanitizer builds run the
+  // baseline math (target_clones.h), whose exp rounds differently: no code there.
+  static const bool available =
+      !SEAM_TSAN && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
   return available;
 }
 
-std::shared_ptr<const ChainCode> ChainCode::Compile(const std::vector<ChainSpec>& chains) {
+std::shared_ptr<const ChainCode> ChainCode::Compile(const std::vector<ChainSpec>& chains,
+                                                    const std::vector<VectorProgram>& segments) {
   if (!ChainCodeAvailable()) return nullptr;
   size_t bytes = 0;
   for (const ChainSpec& chain : chains) {
     if (Qualifies(chain)) bytes += kChainOverheadBytes + chain.steps.size() * kStepBytes;
+  }
+  for (const VectorProgram& program : segments) {
+    if (Valid(program)) bytes += kChainOverheadBytes + SegmentBytes(program);
   }
   if (bytes == 0) return nullptr;
   constexpr size_t kPage = 4096;
@@ -188,6 +448,7 @@ std::shared_ptr<const ChainCode> ChainCode::Compile(const std::vector<ChainSpec>
   try {
     code->generator_ = std::make_unique<Generator>(bytes);
   } catch (const std::exception&) {
+    failed_compiles.fetch_add(1);
     return nullptr;
   }
   Generator& g = *code->generator_;
@@ -201,10 +462,22 @@ std::shared_ptr<const ChainCode> ChainCode::Compile(const std::vector<ChainSpec>
       g.Emit(chains[i]);
       ++made;
     }
+    code->segments_.assign(segments.size(), nullptr);
+    for (size_t i = 0; i < segments.size(); ++i) {
+      if (!Valid(segments[i])) continue;
+      g.align(16);
+      code->segments_[i] = reinterpret_cast<SegmentFunction>(const_cast<uint8_t*>(g.getCurr()));
+      g.EmitSegment(segments[i]);
+      ++made;
+    }
   } catch (const std::exception&) {
+    failed_compiles.fetch_add(1);
     return nullptr;
   }
-  if (!g.setProtectModeRE(false)) return nullptr;
+  if (!g.setProtectModeRE(false)) {
+    failed_compiles.fetch_add(1);
+    return nullptr;
+  }
   generated_chains.fetch_add(made);
   return code;
 }
@@ -214,7 +487,8 @@ std::shared_ptr<const ChainCode> ChainCode::Compile(const std::vector<ChainSpec>
 struct ChainCode::Generator {};
 ChainCode::~ChainCode() = default;
 bool ChainCodeAvailable() { return false; }
-std::shared_ptr<const ChainCode> ChainCode::Compile(const std::vector<ChainSpec>&) {
+std::shared_ptr<const ChainCode> ChainCode::Compile(const std::vector<ChainSpec>&,
+                                                    const std::vector<VectorProgram>&) {
   return nullptr;
 }
 
@@ -230,5 +504,7 @@ int64_t RunChainFunction(ChainFunction function, ir::DType dtype, bool stream,
 }
 
 int64_t GeneratedChainCount() { return generated_chains.load(); }
+
+int64_t FailedCodeCompiles() { return failed_compiles.load(); }
 
 }  // namespace seam::cpu

@@ -1,6 +1,6 @@
-// Chains (kernels_fast.h) compiled to machine code at compile time (xbyak, x86-64 with
-// AVX-512F): one function per chain that keeps each block's running value in vector
-// registers and applies the steps one after another with no dispatch between them, where
+// Chains (kernels_fast.h) and segments of loop kernels compiled to machine code at compile time
+// (xbyak, x86-64 with AVX-512F): one function per chain that keeps each block's running value in
+// vector registers and applies the steps one after another with no dispatch between them, where
 // FastChainF32/F64 switch on each step's code once per block and step. Each step is the
 // same IEEE operation on the same lanes as in FastChainF32/F64 (maximum and minimum with
 // their rules: NaN wins, +0 is larger than -0), so every element gets the same value
@@ -31,6 +31,59 @@ struct ChainSpec {
 // Longer chains are left to FastChainF32/F64 (their code would grow with the steps).
 inline constexpr int kMaxGeneratedChainSteps = 64;
 
+// A segment of a loop kernel as one straight-line vector program (f32): consecutive tile
+// operations evaluated together, 16 elements (one 64-byte vector) at a time, each value in
+// a register from the step that computes it to the last step of the segment that reads it;
+// only values read after the segment (or outputs) are stored, and operands computed before
+// it are read from memory. The compile side (loop_compile.cc) forms the segments; this is
+// the machine's view of one.
+enum class VectorOp : uint8_t {
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kMaximum,
+  kMinimum,
+  kNeg,
+  kAbs,
+  kSqrt,
+  kRsqrt,  // 1 / sqrt(x), two roundings, as the generic loop
+  kExp,    // FastUnaryF32's exp, instruction for instruction (kernels_math.cc, FMA version)
+  kMove,   // a copy (a reshape materialised in the loop)
+};
+
+// A step's operand: register `index` (0 to kVectorRegisters - 1), or memory reference `index`
+// (the segment's function reads its address from its reference list).
+struct VectorSource {
+  bool in_memory = false;
+  int index = 0;
+};
+
+// dst = op(a, b) (b unused for the unary ops and kMove), then, where store_to >= 0, dst
+// is written to memory reference store_to.
+struct VectorStep {
+  VectorOp op = VectorOp::kMove;
+  int dst = 0;
+  VectorSource a, b;
+  int store_to = -1;
+};
+
+// Value registers of a segment (each a pair of vectors in the code, which runs two vectors
+// at a time); the other vector registers hold constants and temporaries.
+inline constexpr int kVectorRegisters = 10;
+// Memory references one segment may use.
+inline constexpr int kMaxSegmentRefs = 32;
+
+struct VectorProgram {
+  int num_refs = 0;
+  std::vector<VectorStep> steps;
+};
+
+// A generated segment: `n` elements from each reference's address on (refs[k] is memory
+// reference k at the tile's first element). Whole vectors first, then the last n % 16
+// elements with masked loads and stores (nothing read or written past n).
+using SegmentFunction = void (*)(uint8_t* const* refs, int64_t n);
+
 // A generated chain: `blocks` whole blocks of kChainCodeBlockBytes from operands[0..] into
 // `out` (the same rules as FastChainF32: `out` may be an operand).
 using ChainFunction = void (*)(const uint8_t* const* operands, uint8_t* out, int64_t blocks);
@@ -49,16 +102,22 @@ class ChainCode {
   // Code for each of `chains`, or null where this machine or build generates none, no
   // chain qualifies (f32/f64, 1 to kMaxGeneratedChainSteps steps, at most kMaxChainOperands
   // operands), or the mapping fails (then the chains run as before: nothing is lost).
-  static std::shared_ptr<const ChainCode> Compile(const std::vector<ChainSpec>& chains);
+  // `segments` too (each compiled; a program over kMaxSegmentRefs references or with a
+  // register out of range gets none).
+  static std::shared_ptr<const ChainCode> Compile(const std::vector<ChainSpec>& chains,
+                                                  const std::vector<VectorProgram>& segments = {});
 
   // Chain i's function, or null where it was left out.
   ChainFunction function(size_t i) const { return i < functions_.size() ? functions_[i] : nullptr; }
+  // Segment i's function, or null.
+  SegmentFunction segment(size_t i) const { return i < segments_.size() ? segments_[i] : nullptr; }
 
  private:
   struct Generator;
   ChainCode() = default;
   std::unique_ptr<Generator> generator_;
   std::vector<ChainFunction> functions_;
+  std::vector<SegmentFunction> segments_;
   size_t bytes_ = 0;  // the mapping's size, counted against the process's budget
 };
 
@@ -71,8 +130,13 @@ bool ChainCodeAvailable();
 int64_t RunChainFunction(ChainFunction function, ir::DType dtype, bool stream,
                          const uint8_t* const* operands, uint8_t* out, int64_t n);
 
-// How many chain functions this process has generated (tests: that the code path ran).
+// How many chain and segment functions this process has generated (tests: that the code
+// path ran).
 int64_t GeneratedChainCount();
+
+// How many Compile calls failed to emit or map their code (the kernels then run without
+// it); tests expect none.
+int64_t FailedCodeCompiles();
 
 }  // namespace seam::cpu
 

@@ -221,7 +221,18 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
       }
       return scratch + r.index * kScratchSlotBytes;
     };
-    for (const TileOp& op : kernel.ops) {
+    const size_t count = kernel.ops.size();
+    for (size_t i = 0; i < count;) {
+      if (!kernel.segment_at.empty() && kernel.segment_at[i] >= 0) {
+        // Ops [first, end) as one generated function (loop_segments.h).
+        const LoopSegment& segment = kernel.segments[kernel.segment_at[i]];
+        uint8_t* refs[kMaxSegmentRefs];
+        for (size_t k = 0; k < segment.refs.size(); ++k) refs[k] = address(segment.refs[k]);
+        segment.function(refs, n);
+        i = static_cast<size_t>(segment.end);
+        continue;
+      }
+      const TileOp& op = kernel.ops[i++];
       uint8_t* result = address(op.result);
       if (op.kind == TileOp::kGather) {
         // A repeated broadcast's slot keeps the first tile's fill (the first tile is the

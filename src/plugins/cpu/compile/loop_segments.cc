@@ -1,0 +1,312 @@
+// PlanSegments (loop_segments.h): which runs of a loop kernel's operations become generated
+// code, and each run as a vector program with its registers and memory references.
+#include "src/plugins/cpu/compile/loop_segments.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+namespace seam::cpu {
+namespace {
+
+using ir::Op;
+
+std::optional<VectorOp> VectorOpOf(Op op) {
+  switch (op) {
+    case Op::kAdd:
+      return VectorOp::kAdd;
+    case Op::kSubtract:
+      return VectorOp::kSubtract;
+    case Op::kMultiply:
+      return VectorOp::kMultiply;
+    case Op::kDivide:
+      return VectorOp::kDivide;
+    case Op::kMaximum:
+      return VectorOp::kMaximum;
+    case Op::kMinimum:
+      return VectorOp::kMinimum;
+    case Op::kNeg:
+      return VectorOp::kNeg;
+    case Op::kAbs:
+      return VectorOp::kAbs;
+    case Op::kSqrt:
+      return VectorOp::kSqrt;
+    case Op::kRsqrt:
+      return VectorOp::kRsqrt;
+    case Op::kExp:
+      return VectorOp::kExp;
+#define SEAM_CASES_UNARY 1
+#define SEAM_CASES_BINARY 1
+#define SEAM_CASES_COMPARE 1
+#define SEAM_CASES_OTHER 1
+#define SEAM_CASES_EXCEPT_kAdd
+#define SEAM_CASES_EXCEPT_kSubtract
+#define SEAM_CASES_EXCEPT_kMultiply
+#define SEAM_CASES_EXCEPT_kDivide
+#define SEAM_CASES_EXCEPT_kMaximum
+#define SEAM_CASES_EXCEPT_kMinimum
+#define SEAM_CASES_EXCEPT_kNeg
+#define SEAM_CASES_EXCEPT_kAbs
+#define SEAM_CASES_EXCEPT_kSqrt
+#define SEAM_CASES_EXCEPT_kRsqrt
+#define SEAM_CASES_EXCEPT_kExp
+#include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kAdd
+#undef SEAM_CASES_EXCEPT_kSubtract
+#undef SEAM_CASES_EXCEPT_kMultiply
+#undef SEAM_CASES_EXCEPT_kDivide
+#undef SEAM_CASES_EXCEPT_kMaximum
+#undef SEAM_CASES_EXCEPT_kMinimum
+#undef SEAM_CASES_EXCEPT_kNeg
+#undef SEAM_CASES_EXCEPT_kAbs
+#undef SEAM_CASES_EXCEPT_kSqrt
+#undef SEAM_CASES_EXCEPT_kRsqrt
+#undef SEAM_CASES_EXCEPT_kExp
+      break;
+  }
+  return std::nullopt;
+}
+
+// Whether the generated code takes `op`: f32 in and out, not streamed, and an operation
+// it has.
+bool Takes(const TileOp& op) {
+  if (op.dtype != ir::DType::kF32 || op.result_dtype != ir::DType::kF32 || op.stream) return false;
+  switch (op.kind) {
+    case TileOp::kBinary: {
+      const std::optional<VectorOp> v = VectorOpOf(op.op);
+      return v.has_value() && *v <= VectorOp::kMinimum;
+    }
+    case TileOp::kUnary: {
+      const std::optional<VectorOp> v = VectorOpOf(op.op);
+      return v.has_value() && *v >= VectorOp::kNeg && *v != VectorOp::kMove;
+    }
+    case TileOp::kChain:
+    case TileOp::kCopy:
+      return true;
+    case TileOp::kSelect:
+    case TileOp::kConvert:
+    case TileOp::kGather:
+      break;
+  }
+  return false;
+}
+
+using RefKey = std::pair<int, int>;  // TileRef kind and index
+
+RefKey KeyOf(const TileRef& r) { return {static_cast<int>(r.kind), r.index}; }
+
+// For each op, the op that computed each of its operands (-1: a kernel input), and the ops
+// that read each op's result.
+struct Uses {
+  std::vector<std::vector<int>> producers;
+  std::vector<std::vector<int>> readers;
+};
+
+Uses FindUses(const LoopKernel& kernel) {
+  const size_t n = kernel.ops.size();
+  Uses uses{std::vector<std::vector<int>>(n), std::vector<std::vector<int>>(n)};
+  std::map<RefKey, int> latest;  // the op whose result a scratch slot or output holds now
+  for (size_t j = 0; j < n; ++j) {
+    const TileOp& op = kernel.ops[j];
+    for (const TileRef& r : op.operands) {
+      int p = -1;
+      if (r.kind != TileRef::kInput) {
+        if (auto it = latest.find(KeyOf(r)); it != latest.end()) p = it->second;
+      }
+      uses.producers[j].push_back(p);
+      if (p >= 0) uses.readers[p].push_back(static_cast<int>(j));
+    }
+    latest[KeyOf(op.result)] = static_cast<int>(j);
+  }
+  return uses;
+}
+
+// Builds the program of ops [first, ...) until an op does not fit (registers or
+// references); returns the end of what fits (> first unless op `first` alone does not fit).
+class SegmentBuilder {
+ public:
+  SegmentBuilder(const LoopKernel& kernel, const Uses& uses, int first, int limit)
+      : kernel_(kernel), uses_(uses), first_(first), limit_(limit) {
+    for (int r = kVectorRegisters; r-- > 0;) free_.push_back(r);
+  }
+
+  int Build(PlannedSegment* out) {
+    int k = first_;
+    for (; k < limit_; ++k) {
+      if (!Add(k)) break;
+    }
+    out->segment.first = first_;
+    out->segment.end = k;
+    out->segment.refs = refs_;
+    out->program.num_refs = static_cast<int>(refs_.size());
+    out->program.steps = std::move(steps_);
+    return k;
+  }
+
+ private:
+  // The last op of [first, end) reading op p's result, or -1.
+  int LastReaderBefore(int p, int end) const {
+    int last = -1;
+    for (int r : uses_.readers[p]) {
+      if (r < end) last = std::max(last, r);
+    }
+    return last;
+  }
+
+  // Adds op k to the program, or returns false (nothing added) where it does not fit.
+  bool Add(int k) {
+    const TileOp& op = kernel_.ops[k];
+    if (free_.empty()) return false;
+    // References it would add.
+    std::vector<TileRef> new_refs;
+    auto need = [&](const TileRef& r) {
+      if (RefIndex(r) < 0 && std::none_of(new_refs.begin(), new_refs.end(),
+                                          [&](const TileRef& x) { return KeyOf(x) == KeyOf(r); })) {
+        new_refs.push_back(r);
+      }
+    };
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      if (Source(k, i).in_memory) need(op.operands[i]);
+    }
+    if (Stored(k)) need(op.result);
+    if (refs_.size() + new_refs.size() > static_cast<size_t>(kMaxSegmentRefs)) return false;
+    for (const TileRef& r : new_refs) refs_.push_back(r);
+    const int dst = free_.back();
+    free_.pop_back();
+    Emit(k, dst);
+    register_of_[k] = dst;
+    // Registers whose value nothing later in the run reads are free again (the run may
+    // still be cut later: a value read after the cut is then stored, see Finish).
+    if (uses_.readers[k].empty() || !ReadLaterInRun(k, k)) Release(k);
+    for (int p : uses_.producers[k]) {
+      if (p >= first_ && register_of_.count(p) && !ReadLaterInRun(p, k)) Release(p);
+    }
+    return true;
+  }
+
+  // Whether op p's result is read by an op after k that the segment could still take.
+  bool ReadLaterInRun(int p, int k) const {
+    return std::any_of(uses_.readers[p].begin(), uses_.readers[p].end(),
+                       [&](int r) { return r > k && r < limit_; });
+  }
+
+  // Op k's result goes to memory: an output, or read after the run.
+  bool Stored(int k) const {
+    const TileOp& op = kernel_.ops[k];
+    if (op.result.kind == TileRef::kOutput) return true;
+    return std::any_of(uses_.readers[k].begin(), uses_.readers[k].end(),
+                       [&](int r) { return r >= limit_; });
+  }
+
+  void Release(int p) {
+    auto it = register_of_.find(p);
+    if (it == register_of_.end() || it->second < 0) return;
+    free_.push_back(it->second);
+    it->second = -1;
+  }
+
+  int RefIndex(const TileRef& r) const {
+    for (size_t i = 0; i < refs_.size(); ++i) {
+      if (KeyOf(refs_[i]) == KeyOf(r)) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // Operand i of op k: the register of the op in this segment that computed it, else its
+  // memory.
+  VectorSource Source(int k, size_t i) const {
+    const int p = uses_.producers[k][i];
+    if (p >= first_) {
+      if (auto it = register_of_.find(p); it != register_of_.end() && it->second >= 0) {
+        return {false, it->second};
+      }
+    }
+    return {true, RefIndex(kernel_.ops[k].operands[i])};
+  }
+
+  void Emit(int k, int dst) {
+    const TileOp& op = kernel_.ops[k];
+    const int store = Stored(k) ? RefIndex(op.result) : -1;
+    const size_t begin = steps_.size();
+    switch (op.kind) {
+      case TileOp::kBinary:
+        steps_.push_back({*VectorOpOf(op.op), dst, Source(k, 0), Source(k, 1), -1});
+        break;
+      case TileOp::kUnary:
+        steps_.push_back({*VectorOpOf(op.op), dst, Source(k, 0), {}, -1});
+        break;
+      case TileOp::kCopy:
+        steps_.push_back({VectorOp::kMove, dst, Source(k, 0), {}, -1});
+        break;
+      case TileOp::kChain: {
+        VectorSource v = Source(k, 0);
+        for (const ChainStep& step : op.steps) {
+          const auto vop = static_cast<VectorOp>(step.code / 3);  // kChainOps' order
+          const VectorSource m = Source(k, step.operand);
+          switch (static_cast<ChainShape>(step.code % 3)) {
+            case ChainShape::kLeft:
+              steps_.push_back({vop, dst, v, m, -1});
+              break;
+            case ChainShape::kRight:
+              steps_.push_back({vop, dst, m, v, -1});
+              break;
+            case ChainShape::kBoth:
+              steps_.push_back({vop, dst, v, v, -1});
+              break;
+          }
+          v = {false, dst};
+        }
+        break;
+      }
+      case TileOp::kSelect:
+      case TileOp::kConvert:
+      case TileOp::kGather:
+        break;
+    }
+    if (steps_.size() > begin) steps_.back().store_to = store;
+  }
+
+  const LoopKernel& kernel_;
+  const Uses& uses_;
+  const int first_, limit_;
+  std::vector<int> free_;
+  std::map<int, int> register_of_;  // op -> register (-1 once released)
+  std::vector<TileRef> refs_;
+  std::vector<VectorStep> steps_;
+};
+
+}  // namespace
+
+std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel) {
+  const Uses uses = FindUses(kernel);
+  std::vector<PlannedSegment> segments;
+  const int n = static_cast<int>(kernel.ops.size());
+  for (int i = 0; i < n;) {
+    if (!Takes(kernel.ops[i])) {
+      ++i;
+      continue;
+    }
+    int limit = i;
+    while (limit < n && Takes(kernel.ops[limit])) ++limit;
+    // [i, run_end) is one run; cut into segments where registers or references run out.
+    // A segment is built again with its cut as its limit, so that the values the rest of
+    // the run reads are stored; storing more may need more references and cut it earlier,
+    // so until the cut stays.
+    const int run_end = limit;
+    while (i < run_end) {
+      PlannedSegment planned;
+      int end = SegmentBuilder(kernel, uses, i, limit).Build(&planned);
+      while (end > i && end < limit) {
+        limit = end;
+        end = SegmentBuilder(kernel, uses, i, limit).Build(&planned);
+      }
+      if (end - i >= 2) segments.push_back(std::move(planned));
+      i = std::max(end, i + 1);
+      limit = run_end;
+    }
+  }
+  return segments;
+}
+
+}  // namespace seam::cpu

@@ -1,0 +1,267 @@
+// Segments of loop kernels run as generated code (loop_segments.h, chain_jit.h): seeded
+// random f32 programs of arithmetic, maximum/minimum, neg, abs, sqrt, rsqrt and exp, with
+// values read several times, scalar broadcasts and intermediate results, at lengths around
+// the vector (16), the pair (32), the tile (1024) and the thread split, give the unfused
+// plan's values (NaN for NaN) with and without generated code (SEAM_CPU_JIT=off); runs
+// longer than the registers or the references allow are cut into several segments and
+// still agree; a segment writes in place into a donated parameter.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/compile/executable.h"
+#include "src/plugins/cpu/compile/loop_segments.h"
+#include "src/plugins/cpu/kernels/chain_jit.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
+#include "tests/unit/executable_harness.h"
+
+namespace seam::cpu {
+namespace {
+
+using harness::CompileOrDie;
+using harness::RunProgram;
+using harness::ToDevice;
+
+// Uniform in [-4, 4] with one value in six special (NaN, infinities, zeros, subnormal, huge).
+ir::Literal Input(int64_t count, unsigned seed) {
+  using L = std::numeric_limits<float>;
+  const float special[] = {
+      0.0F,    -0.0F, L::infinity(), -L::infinity(), L::quiet_NaN(), L::denorm_min(), L::max(),
+      -120.0F, 95.0F, 1.0F};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-4, 4);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = rng() % 6 == 0 ? special[rng() % std::size(special)] : uniform(rng);
+  return ir::Literal::FromF32(values, {count});
+}
+
+// Equal as f32 values: the same bits, or both NaN (the IR fixes no NaN payload).
+::testing::AssertionResult SameValues(const std::vector<ir::Literal>& got,
+                                      const std::vector<ir::Literal>& want) {
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "result counts differ";
+  for (size_t r = 0; r < got.size(); ++r) {
+    if (got[r].bytes.size() != want[r].bytes.size()) {
+      return ::testing::AssertionFailure() << "result " << r << " sizes differ";
+    }
+    const size_t n = got[r].bytes.size() / 4;
+    for (size_t i = 0; i < n; ++i) {
+      float a, b;
+      std::memcpy(&a, got[r].bytes.data() + 4 * i, 4);
+      std::memcpy(&b, want[r].bytes.data() + 4 * i, 4);
+      if (std::isnan(a) && std::isnan(b)) continue;
+      if (std::bit_cast<uint32_t>(a) != std::bit_cast<uint32_t>(b)) {
+        return ::testing::AssertionFailure()
+               << "result " << r << " element " << i << ": " << a << ", want " << b;
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+constexpr const char* kBinary[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
+constexpr const char* kUnary[] = {"neg", "abs", "sqrt", "rsqrt", "exp"};
+
+// `steps` ops over three parameters and a broadcast scalar: each reads the previous value or
+// any earlier one (so values are read several times and live long); one to three results.
+std::string RandomProgram(int64_t count, unsigned seed, int steps) {
+  std::mt19937 rng(seed);
+  const std::string type = absl::StrCat("f32[", count, "]");
+  std::string text = "program @segments {\n";
+  std::vector<std::string> values;
+  for (int p = 0; p < 3; ++p) {
+    values.push_back(absl::StrCat("%p", p));
+    absl::StrAppend(&text, "  %p", p, " = parameter(", p, ") : ", type, "\n");
+  }
+  absl::StrAppend(
+      &text, "  %s = parameter(3) : f32[]\n  %b = broadcast_in_dim(%s), dims={} : ", type, "\n");
+  values.push_back("%b");
+  auto any = [&] { return values[rng() % values.size()]; };
+  for (int step = 0; step < steps; ++step) {
+    const std::string a = rng() % 2 == 0 ? values.back() : any();
+    const std::string name = absl::StrCat("%v", step);
+    if (rng() % 3 == 0) {
+      absl::StrAppend(&text, "  ", name, " = ", kUnary[rng() % std::size(kUnary)], "(", a,
+                      ") : ", type, "\n");
+    } else {
+      absl::StrAppend(&text, "  ", name, " = ", kBinary[rng() % std::size(kBinary)], "(", a, ", ",
+                      any(), ") : ", type, "\n");
+    }
+    values.push_back(name);
+  }
+  std::string results = values.back();
+  for (int extra = static_cast<int>(rng() % 3); extra > 0; --extra) {
+    absl::StrAppend(&results, ", ", values[4 + rng() % (values.size() - 4)]);
+  }
+  absl::StrAppend(&text, "  return (", results, ")\n}\n");
+  return text;
+}
+
+std::vector<ir::Literal> Arguments(int64_t count, unsigned seed) {
+  ir::Literal scalar = ir::Literal::FromF32({1.5F}, {});
+  return {Input(count, seed), Input(count, seed + 1), Input(count, seed + 2), scalar};
+}
+
+int Segments(const Executable& executable) {
+  int segments = 0;
+  for (const LoopKernel& kernel : executable.kernels()) {
+    segments += static_cast<int>(kernel.segments.size());
+  }
+  return segments;
+}
+
+// Runs each test with generated code on, then with SEAM_CPU_JIT=off.
+class LoopSegmentsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (!GetParam()) {
+      ASSERT_EQ(setenv("SEAM_CPU_JIT", "off", 1), 0);
+    }
+  }
+  void TearDown() override {
+    ASSERT_EQ(unsetenv("SEAM_CPU_JIT"), 0);
+    EXPECT_EQ(FailedCodeCompiles(), 0) << "code that could not be emitted or mapped";
+  }
+  static bool Generated() { return GetParam() && ChainCodeAvailable(); }
+
+  // The fused plan against the unfused one; the number of segments with code.
+  static int Check(const std::string& text, int64_t count, unsigned seed) {
+    auto fused = CompileOrDie(text, true);
+    auto unfused = CompileOrDie(text, false);
+    if (fused == nullptr || unfused == nullptr) return -1;
+    const std::vector<ir::Literal> args = Arguments(count, seed);
+    EXPECT_TRUE(SameValues(RunProgram(*fused, args), RunProgram(*unfused, args)))
+        << "count " << count << " seed " << seed << "\n"
+        << text;
+    const int segments = Segments(*fused);
+    if (!Generated()) {
+      EXPECT_EQ(segments, 0);
+    }
+    return segments;
+  }
+};
+
+TEST_P(LoopSegmentsTest, RandomProgramsEqualTheUnfusedPlan) {
+  int segments = 0;
+  for (int64_t count : {1, 15, 16, 17, 31, 32, 33, 100, 1024, 1025, 3001}) {
+    for (unsigned seed = 1; seed <= 8; ++seed) {
+      segments += Check(RandomProgram(count, seed, 12), count, 10 * seed);
+    }
+  }
+  if (Generated()) {
+    EXPECT_GT(segments, 40);
+  }
+}
+
+TEST_P(LoopSegmentsTest, SplitOverThreadsGivesTheSameValues) {
+  const int64_t count = kParallelMinimumElements + 1000 + 21;
+  for (unsigned seed = 50; seed < 53; ++seed) {
+    const std::string text = RandomProgram(count, seed, 14);
+    auto fused = CompileOrDie(text, true);
+    auto unfused = CompileOrDie(text, false);
+    ASSERT_NE(fused, nullptr);
+    ASSERT_NE(unfused, nullptr);
+    const std::vector<ir::Literal> args = Arguments(count, seed);
+    const std::vector<ir::Literal> want = RunProgram(*unfused, args);
+    for (int threads : {1, 2, 3}) {
+      SetKernelThreads(threads);
+      EXPECT_TRUE(SameValues(RunProgram(*fused, args), want)) << threads << " threads";
+    }
+    SetKernelThreads(0);
+  }
+}
+
+// Fourteen values all live until the end (each read by the last sums): more than the
+// registers hold, so the run is cut and the values crossing a cut are stored.
+TEST_P(LoopSegmentsTest, ValuesBeyondTheRegistersAreCutIntoSegments) {
+  const int64_t count = 1000;
+  std::string text =
+      "program @wide {\n  %x = parameter(0) : f32[1000]\n"
+      "  %y = parameter(1) : f32[1000]\n  %z = parameter(2) : f32[1000]\n"
+      "  %s = parameter(3) : f32[]\n";
+  for (int i = 0; i < 14; ++i) {
+    absl::StrAppend(&text, "  %a", i, " = ", kBinary[i % 4], "(", i % 2 ? "%x" : "%y", ", ",
+                    i % 3 ? "%z" : "%x", ") : f32[1000]\n  %e", i, " = exp(%a", i,
+                    ") : f32[1000]\n");
+  }
+  std::string sum = "%e0";
+  for (int i = 1; i < 14; ++i) {
+    absl::StrAppend(&text, "  %t", i, " = add(", sum, ", %e", i, ") : f32[1000]\n");
+    sum = absl::StrCat("%t", i);
+  }
+  absl::StrAppend(&text, "  return (", sum, ")\n}\n");
+  const int segments = Check(text, count, 7);
+  if (Generated()) {
+    EXPECT_GE(segments, 1);
+  }
+}
+
+// More distinct inputs than a segment's references (kMaxSegmentRefs): cut there.
+TEST_P(LoopSegmentsTest, ReferencesBeyondTheLimitAreCutIntoSegments) {
+  std::string text = "program @many {\n";
+  const int inputs = kMaxSegmentRefs + 8;
+  for (int p = 0; p < inputs; ++p) {
+    absl::StrAppend(&text, "  %p", p, " = parameter(", p, ") : f32[100]\n");
+  }
+  std::string sum = "%p0";
+  for (int p = 1; p < inputs; ++p) {
+    absl::StrAppend(&text, "  %t", p, " = ", p % 2 ? "add" : "multiply", "(%p", p, ", ", sum,
+                    ") : f32[100]\n");
+    sum = absl::StrCat("%t", p);
+  }
+  absl::StrAppend(&text, "  return (", sum, ")\n}\n");
+  auto fused = CompileOrDie(text, true);
+  auto unfused = CompileOrDie(text, false);
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(unfused, nullptr);
+  std::vector<ir::Literal> args;
+  for (int p = 0; p < inputs; ++p) args.push_back(Input(100, 300 + p));
+  EXPECT_TRUE(SameValues(RunProgram(*fused, args), RunProgram(*unfused, args)));
+  for (const LoopKernel& kernel : fused->kernels()) {
+    for (const LoopSegment& segment : kernel.segments) {
+      EXPECT_LE(segment.refs.size(), static_cast<size_t>(kMaxSegmentRefs));
+    }
+  }
+}
+
+TEST_P(LoopSegmentsTest, WritesInPlaceIntoTheDonatedParameter) {
+  const std::string text = R"(program @step {
+  %w = parameter(0) : f32[1000]
+  %g = parameter(1) : f32[1000]
+  %a = multiply(%g, %w) : f32[1000]
+  %b = exp(%a) : f32[1000]
+  %c = subtract(%w, %b) : f32[1000]
+  %d = sqrt(%c) : f32[1000]
+  %e = maximum(%d, %a) : f32[1000]
+  alias output 0 = parameter 0
+  return (%e)
+})";
+  auto executable = CompileOrDie(text, true);
+  ASSERT_NE(executable, nullptr);
+  if (Generated()) {
+    EXPECT_EQ(Segments(*executable), 1);
+  }
+  ASSERT_EQ(executable->buffers().outputs[0].how, OutputPlan::kInPlace);
+  const std::vector<ir::Literal> args = {Input(1000, 5), Input(1000, 6)};
+  const std::vector<ir::Literal> want = RunProgram(*CompileOrDie(text, false), args);
+  std::vector<std::shared_ptr<DeviceMemory>> inputs = ToDevice(args);
+  auto results = executable->Run(inputs);
+  ASSERT_TRUE(results.ok()) << results.status();
+  EXPECT_EQ((*results)[0], inputs[0]);
+  ir::Literal got = want[0];
+  std::memcpy(got.bytes.data(), inputs[0]->data(), got.bytes.size());
+  EXPECT_TRUE(SameValues({got}, want));
+}
+
+INSTANTIATE_TEST_SUITE_P(CodeOnAndOff, LoopSegmentsTest, ::testing::Bool());
+
+}  // namespace
+}  // namespace seam::cpu
