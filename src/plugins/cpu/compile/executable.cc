@@ -15,6 +15,7 @@
 #include "src/plugins/cpu/compile/collective_schedule.h"
 #include "src/plugins/cpu/compile/fusion_epilogue.h"
 #include "src/plugins/cpu/compile/loop_compile.h"
+#include "src/plugins/cpu/compile/loop_segments.h"
 #include "src/plugins/cpu/compile/product_epilogue.h"
 #include "src/plugins/cpu/compile/reduce_chunks.h"
 #include "src/plugins/cpu/compile/simplify.h"
@@ -245,6 +246,11 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
     chunks_ = PlanReduceChunks(program_, fusion_, KernelThreads(), &kernels_);
     buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps,
                              ChunkLocalBytes(program_, kernels_, chunks_));
+  }
+  {
+    // After PlanReduceChunks, which may take a chain's streaming stores back.
+    const plugin::profiler::Scope pass("loop code", "compile");
+    for (LoopKernel& kernel : kernels_) GenerateLoopCode(&kernel);
   }
   std::vector<std::shared_ptr<ConvolutionPlan>> convs = PlanSteps(fused_conv);
   if (fuse && ActiveCausalAttention()) {  // SEAM_CPU_ATTENTION, or the `attention` option

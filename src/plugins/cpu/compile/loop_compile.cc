@@ -6,9 +6,6 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
-#include "src/plugins/cpu/api/cpu_settings.h"
-#include "src/plugins/cpu/compile/loop_segments.h"
-#include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/kernels/kernels_fast.h"
 #include "src/plugins/cpu/kernels/strided.h"
 
@@ -248,42 +245,6 @@ void NoteInputAndOutputUses(LoopKernel* kernel) {
   }
 }
 
-// The kernel's segments and its other chains as machine code (loop_segments.h,
-// chain_jit.h), where this machine has it and the settings allow it; what gets none runs on
-// the tile passes and FastChainF32/F64.
-void GenerateCode(LoopKernel* kernel) {
-  if (!ActiveChainCode() || !ChainCodeAvailable()) return;
-  std::vector<PlannedSegment> planned = PlanSegments(*kernel);
-  std::vector<bool> in_segment(kernel->ops.size(), false);
-  std::vector<VectorProgram> programs;
-  for (const PlannedSegment& p : planned) {
-    std::fill(in_segment.begin() + p.segment.first, in_segment.begin() + p.segment.end, true);
-    programs.push_back(p.program);
-  }
-  std::vector<ChainSpec> chains;
-  std::vector<TileOp*> chain_ops;
-  for (size_t i = 0; i < kernel->ops.size(); ++i) {
-    TileOp& op = kernel->ops[i];
-    if (op.kind != TileOp::kChain || in_segment[i]) continue;
-    chains.push_back({op.dtype, op.steps, static_cast<int>(op.operands.size()), op.stream});
-    chain_ops.push_back(&op);
-  }
-  if (chains.empty() && programs.empty()) return;
-  kernel->chain_code = ChainCode::Compile(chains, programs);
-  if (kernel->chain_code == nullptr) return;
-  for (size_t i = 0; i < chain_ops.size(); ++i) {
-    chain_ops[i]->chain_function = kernel->chain_code->function(i);
-  }
-  for (size_t i = 0; i < planned.size(); ++i) {
-    LoopSegment segment = std::move(planned[i].segment);
-    segment.function = kernel->chain_code->segment(i);
-    if (segment.function == nullptr) continue;  // its ops run as tile passes
-    if (kernel->segment_at.empty()) kernel->segment_at.assign(kernel->ops.size(), -1);
-    kernel->segment_at[segment.first] = static_cast<int>(kernel->segments.size());
-    kernel->segments.push_back(std::move(segment));
-  }
-}
-
 }  // namespace
 
 LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
@@ -374,7 +335,6 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
   }
 
   NoteInputAndOutputUses(&kernel);
-  GenerateCode(&kernel);
   return kernel;
 }
 

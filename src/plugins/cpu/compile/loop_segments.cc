@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <utility>
+
+#include "src/plugins/cpu/api/cpu_settings.h"
 
 namespace seam::cpu {
 namespace {
@@ -307,6 +310,39 @@ std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel) {
     }
   }
   return segments;
+}
+
+void GenerateLoopCode(LoopKernel* kernel) {
+  if (!ActiveChainCode() || !ChainCodeAvailable()) return;
+  std::vector<PlannedSegment> planned = PlanSegments(*kernel);
+  std::vector<bool> in_segment(kernel->ops.size(), false);
+  std::vector<VectorProgram> programs;
+  for (const PlannedSegment& p : planned) {
+    std::fill(in_segment.begin() + p.segment.first, in_segment.begin() + p.segment.end, true);
+    programs.push_back(p.program);
+  }
+  std::vector<ChainSpec> chains;
+  std::vector<TileOp*> chain_ops;
+  for (size_t i = 0; i < kernel->ops.size(); ++i) {
+    TileOp& op = kernel->ops[i];
+    if (op.kind != TileOp::kChain || in_segment[i]) continue;
+    chains.push_back({op.dtype, op.steps, static_cast<int>(op.operands.size()), op.stream});
+    chain_ops.push_back(&op);
+  }
+  if (chains.empty() && programs.empty()) return;
+  kernel->chain_code = ChainCode::Compile(chains, programs);
+  if (kernel->chain_code == nullptr) return;
+  for (size_t i = 0; i < chain_ops.size(); ++i) {
+    chain_ops[i]->chain_function = kernel->chain_code->function(i);
+  }
+  for (size_t i = 0; i < planned.size(); ++i) {
+    LoopSegment segment = std::move(planned[i].segment);
+    segment.function = kernel->chain_code->segment(i);
+    if (segment.function == nullptr) continue;  // its ops run as tile passes
+    if (kernel->segment_at.empty()) kernel->segment_at.assign(kernel->ops.size(), -1);
+    kernel->segment_at[segment.first] = static_cast<int>(kernel->segments.size());
+    kernel->segments.push_back(std::move(segment));
+  }
 }
 
 }  // namespace seam::cpu

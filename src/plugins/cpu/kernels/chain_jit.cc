@@ -1,4 +1,4 @@
-// Generated chain code (chain_jit.h), emitted with xbyak (Debian: libxbyak-dev).
+// Generated loop code (chain_jit.h), emitted with xbyak (Debian: libxbyak-dev).
 #include "src/plugins/cpu/kernels/chain_jit.h"
 
 #include <atomic>

@@ -1,12 +1,13 @@
-// Chains (kernels_fast.h) and segments of loop kernels compiled to machine code at compile time
-// (xbyak, x86-64 with AVX-512F): one function per chain that keeps each block's running value in
-// vector registers and applies the steps one after another with no dispatch between them, where
-// FastChainF32/F64 switch on each step's code once per block and step. Each step is the
-// same IEEE operation on the same lanes as in FastChainF32/F64 (maximum and minimum with
-// their rules: NaN wins, +0 is larger than -0), so every element gets the same value
-// either way (a NaN's payload aside). Machines without AVX-512F, other architectures and
-// ThreadSanitizer builds (whose runtime cannot see into generated code) get no code: the
-// chains run on FastChainF32/F64 as before. docs/cpu-plugin.md, "Generated chain code".
+// Chains (kernels_fast.h) and segments of loop kernels compiled to machine code at compile
+// time (xbyak, x86-64 with AVX-512F and FMA). A chain's function keeps each block's running
+// value in vector registers and applies the steps one after another with no dispatch
+// between them, where FastChainF32/F64 switch on each step's code once per block and step.
+// Each step is the same IEEE operation on the same lanes as in FastChainF32/F64 (maximum
+// and minimum with their rules: NaN wins, +0 is larger than -0), so every element gets the
+// same value either way (a NaN's payload aside). Machines without AVX-512F or FMA, other
+// architectures and ThreadSanitizer builds (whose FastUnaryF32 is the baseline version, with
+// another exp) get no code: the loops run as before. docs/cpu-plugin.md, "Generated loop
+// code".
 #ifndef SEAM_PLUGINS_CPU_KERNELS_CHAIN_JIT_H_
 #define SEAM_PLUGINS_CPU_KERNELS_CHAIN_JIT_H_
 
