@@ -566,7 +566,7 @@ TEST(CpuOptionsTest, AnUnknownOptionListsEveryOption) {
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
             "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr, attention)");
+            "master_addr, attention, jit)");
   EXPECT_EQ(CreateError({{"conv", int64_t{1}}}),
             "PJRT_Client_Create: option 'conv' must be a string value");
 }

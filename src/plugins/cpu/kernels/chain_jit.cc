@@ -34,14 +34,14 @@ std::atomic<int64_t> live_code_bytes{0};
 // The largest code one step adds per block: for maximum/minimum two compares, the
 // operation, two masked writes, a load and a move of 7 to 11 bytes each for each of the 4
 // vectors. Generous: an overflow is caught and leaves the kernel without code.
-constexpr size_t kStepBytes = 4 * 80;
+constexpr size_t kStepBytes = size_t{4} * 80;
 constexpr size_t kChainOverheadBytes = 256;
 
 // A segment step's code, at most: an exp's 36 instructions or a maximum's nine, with the
 // loads and the store, at up to 12 bytes each; four times (the pair's two copies, the single
 // vector, the tail).
-constexpr size_t kSegmentStepBytes = 4 * 128;
-constexpr size_t kSegmentExpBytes = 4 * 512;
+constexpr size_t kSegmentStepBytes = size_t{4} * 128;
+constexpr size_t kSegmentExpBytes = size_t{4} * 512;
 
 size_t SegmentBytes(const VectorProgram& program) {
   size_t bytes = 0;
@@ -109,20 +109,20 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     }
     // rdi holds the operand list until the last load, which replaces it.
     for (int k = 0; k < chain.num_operands; ++k) {
-      if (Pointer(k).getIdx() != Xbyak::Operand::RDI) mov(Pointer(k), ptr[rdi + 8 * k]);
+      if (Pointer(k).getIdx() != Xbyak::Operand::RDI) mov(Pointer(k), ptr[rdi + size_t{8} * k]);
     }
     if (chain.num_operands == kMaxChainOperands) {
-      mov(rdi, ptr[rdi + 8 * (kMaxChainOperands - 1)]);
+      mov(rdi, ptr[rdi + size_t{8} * (kMaxChainOperands - 1)]);
     }
     Xbyak::Label loop, done;
     xor_(r12, r12);
     test(rdx, rdx);
     jz(done, T_NEAR);
     L(loop);
-    for (int j = 0; j < 4; ++j) Move(f32, Xbyak::Zmm(j), ptr[Pointer(0) + r12 + 64 * j]);
+    for (int j = 0; j < 4; ++j) Move(f32, Xbyak::Zmm(j), ptr[Pointer(0) + r12 + size_t{64} * j]);
     for (const ChainStep& step : chain.steps) EmitStep(f32, step);
     for (int j = 0; j < 4; ++j) {
-      const Xbyak::Address to = ptr[rsi + r12 + 64 * j];
+      const Xbyak::Address to = ptr[rsi + r12 + size_t{64} * j];
       if (chain.stream) {
         f32 ? vmovntps(to, Xbyak::Zmm(j)) : vmovntpd(to, Xbyak::Zmm(j));
       } else {
@@ -150,7 +150,7 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     const auto shape = static_cast<ChainShape>(step.code % 3);
     for (int j = 0; j < 4; ++j) {
       const Xbyak::Zmm v(j), m(4 + j), r(8 + j);
-      const Xbyak::Address at = ptr[Pointer(step.operand) + r12 + 64 * j];
+      const Xbyak::Address at = ptr[Pointer(step.operand) + r12 + size_t{64} * j];
       if (index < 4) {
         if (shape == ChainShape::kBoth) {
           Arithmetic(f32, index, v, v, v);
@@ -278,9 +278,13 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
   }
 
   // A constant in every lane, as a broadcast memory operand.
-  Xbyak::Address C(Constant c) { return ptr_b[rip + *constants_ + 4 * static_cast<int>(c)]; }
+  Xbyak::Address C(Constant c) {
+    return ptr_b[rip + *constants_ + static_cast<int64_t>(4) * static_cast<int64_t>(c)];
+  }
   // The same as a scalar (vbroadcastss's operand).
-  Xbyak::Address Scalar(Constant c) { return dword[rip + *constants_ + 4 * static_cast<int>(c)]; }
+  Xbyak::Address Scalar(Constant c) {
+    return dword[rip + *constants_ + static_cast<int64_t>(4) * static_cast<int64_t>(c)];
+  }
 
   // to = exp(x) with kernels_math.cc's Exp<true> operations in its order (FMA version), so
   // the same bits: clamp, n = round(x log2 e), r = x - n ln 2 in two parts, the degree-6
@@ -325,8 +329,8 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
 
   // Copy j's vector of reference `ref`.
   Xbyak::Address Reference(const Xbyak::Reg64& base, int ref, int j) {
-    mov(base, ptr[rdi + 8 * ref]);
-    return ptr[base + rcx + 64 * j];
+    mov(base, ptr[rdi + size_t{8} * ref]);
+    return ptr[base + rcx + size_t{64} * j];
   }
 
   static Xbyak::Zmm Value(int slot, int j) { return Xbyak::Zmm(2 * slot + j); }
