@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/compile/dump.h"
 #include "src/plugins/cpu/compile/executable.h"
 #include "src/plugins/cpu/compile/loop_segments.h"
 #include "src/plugins/cpu/kernels/chain_jit.h"
@@ -248,6 +249,9 @@ TEST_P(LoopSegmentsTest, WritesInPlaceIntoTheDonatedParameter) {
   ASSERT_NE(executable, nullptr);
   if (Generated()) {
     EXPECT_EQ(Segments(*executable), 1);
+    // The optimized dump says which operations run as generated code.
+    EXPECT_NE(OptimizedDumpText(*executable).find("generated: %"), std::string::npos)
+        << OptimizedDumpText(*executable);
   }
   ASSERT_EQ(executable->buffers().outputs[0].how, OutputPlan::kInPlace);
   const std::vector<ir::Literal> args = {Input(1000, 5), Input(1000, 6)};

@@ -378,6 +378,15 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
     absl::StrAppend(&text, "%", op.instruction, " = ", std::string(ir::OpName(inst.op)), "(",
                     operands, ")", note, " -> ", name(op.result), "\n");
   }
+  // What runs as generated code (loop_segments.h): each segment's first and last member.
+  for (const LoopSegment& segment : kernel.segments) {
+    absl::StrAppend(&text, "generated: %", kernel.ops[segment.first].instruction, " to %",
+                    kernel.ops[segment.end - 1].instruction, " as one function (",
+                    segment.end - segment.first, " operations, values in registers)\n");
+  }
+  int chains = 0;
+  for (const TileOp& op : kernel.ops) chains += op.chain_function != nullptr ? 1 : 0;
+  if (chains > 0) absl::StrAppend(&text, "generated: ", chains, " chain(s) as functions\n");
   return text;
 }
 
