@@ -424,8 +424,9 @@ ChainCode::~ChainCode() { live_code_bytes.fetch_sub(static_cast<int64_t>(bytes_)
 bool ChainCodeAvailable() {
   // FMA too: a segment's exp is FastUnaryF32's FMA version. ThreadSanitizer builds run the
   // baseline math (target_clones.h), whose exp rounds differently: no code there.
-  static const bool available =
-      !SEAM_TSAN && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  // BMI2: the tail's mask is made with shlx (every AVX-512 CPU has it).
+  static const bool available = !SEAM_TSAN && __builtin_cpu_supports("avx512f") &&
+                                __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
   return available;
 }
 
