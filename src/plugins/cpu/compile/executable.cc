@@ -250,7 +250,7 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
   {
     // After PlanReduceChunks, which may take a chain's streaming stores back.
     const plugin::profiler::Scope pass("loop code", "compile");
-    for (LoopKernel& kernel : kernels_) GenerateLoopCode(&kernel);
+    GenerateLoopCode(&kernels_);
   }
   std::vector<std::shared_ptr<ConvolutionPlan>> convs = PlanSteps(fused_conv);
   if (fuse && ActiveCausalAttention()) {  // SEAM_CPU_ATTENTION, or the `attention` option

@@ -98,8 +98,8 @@ struct LoopKernel {
   std::vector<int> last_read_of_input;
   std::vector<bool> gathered_input;
   std::vector<int> writer_of_output;
-  // The machine code of the kernel's chains and segments (chain_jit.h), shared by copies
-  // of the kernel; null where none was generated.
+  // The machine code of the kernel's chains and segments (chain_jit.h): one mapping for
+  // all the kernels of an executable, shared by them; null where none was generated.
   std::shared_ptr<const ChainCode> chain_code;
   // The segments with code, and for each op the segment starting there (-1: none; empty
   // when there are no segments).

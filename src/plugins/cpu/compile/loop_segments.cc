@@ -312,37 +312,47 @@ std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel) {
   return segments;
 }
 
-void GenerateLoopCode(LoopKernel* kernel) {
+void GenerateLoopCode(std::vector<LoopKernel>* kernels) {
   if (!ActiveChainCode() || !ChainCodeAvailable()) return;
-  std::vector<PlannedSegment> planned = PlanSegments(*kernel);
-  std::vector<bool> in_segment(kernel->ops.size(), false);
-  std::vector<VectorProgram> programs;
-  for (const PlannedSegment& p : planned) {
-    std::fill(in_segment.begin() + p.segment.first, in_segment.begin() + p.segment.end, true);
-    programs.push_back(p.program);
-  }
-  std::vector<ChainSpec> chains;
+  // Every kernel's chains and segments in one Compile (one mapping for the executable: the
+  // mapping's system calls and TLB flushes were a third of a small program's compile when
+  // each kernel had its own).
+  struct Owner {
+    LoopKernel* kernel;
+    PlannedSegment planned;
+  };
+  std::vector<Owner> segments;
   std::vector<TileOp*> chain_ops;
-  for (size_t i = 0; i < kernel->ops.size(); ++i) {
-    TileOp& op = kernel->ops[i];
-    if (op.kind != TileOp::kChain || in_segment[i]) continue;
-    chains.push_back({op.dtype, op.steps, static_cast<int>(op.operands.size()), op.stream});
-    chain_ops.push_back(&op);
+  std::vector<ChainSpec> chains;
+  std::vector<VectorProgram> programs;
+  for (LoopKernel& kernel : *kernels) {
+    std::vector<bool> in_segment(kernel.ops.size(), false);
+    for (PlannedSegment& p : PlanSegments(kernel)) {
+      std::fill(in_segment.begin() + p.segment.first, in_segment.begin() + p.segment.end, true);
+      programs.push_back(p.program);
+      segments.push_back({&kernel, std::move(p)});
+    }
+    for (size_t i = 0; i < kernel.ops.size(); ++i) {
+      TileOp& op = kernel.ops[i];
+      if (op.kind != TileOp::kChain || in_segment[i]) continue;
+      chains.push_back({op.dtype, op.steps, static_cast<int>(op.operands.size()), op.stream});
+      chain_ops.push_back(&op);
+    }
   }
   if (chains.empty() && programs.empty()) return;
-  kernel->chain_code = ChainCode::Compile(chains, programs);
-  if (kernel->chain_code == nullptr) return;
-  for (size_t i = 0; i < chain_ops.size(); ++i) {
-    chain_ops[i]->chain_function = kernel->chain_code->function(i);
-  }
-  for (size_t i = 0; i < planned.size(); ++i) {
-    LoopSegment segment = std::move(planned[i].segment);
-    segment.function = kernel->chain_code->segment(i);
+  const std::shared_ptr<const ChainCode> code = ChainCode::Compile(chains, programs);
+  if (code == nullptr) return;
+  for (size_t i = 0; i < chain_ops.size(); ++i) chain_ops[i]->chain_function = code->function(i);
+  for (size_t i = 0; i < segments.size(); ++i) {
+    LoopKernel& kernel = *segments[i].kernel;
+    LoopSegment segment = std::move(segments[i].planned.segment);
+    segment.function = code->segment(i);
     if (segment.function == nullptr) continue;  // its ops run as tile passes
-    if (kernel->segment_at.empty()) kernel->segment_at.assign(kernel->ops.size(), -1);
-    kernel->segment_at[segment.first] = static_cast<int>(kernel->segments.size());
-    kernel->segments.push_back(std::move(segment));
+    if (kernel.segment_at.empty()) kernel.segment_at.assign(kernel.ops.size(), -1);
+    kernel.segment_at[segment.first] = static_cast<int>(kernel.segments.size());
+    kernel.segments.push_back(std::move(segment));
   }
+  for (LoopKernel& kernel : *kernels) kernel.chain_code = code;
 }
 
 }  // namespace seam::cpu

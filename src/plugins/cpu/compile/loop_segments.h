@@ -29,10 +29,11 @@ struct PlannedSegment {
 // operation are left to the tile passes.
 std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel);
 
-// Generates `kernel`'s code where this machine has it and the settings allow it
-// (ActiveChainCode: SEAM_CPU_JIT or the option `jit`): its segments, and its chains outside
-// them (chain_jit.h); what gets none runs on the tile passes and FastChainF32/F64.
-void GenerateLoopCode(LoopKernel* kernel);
+// Generates the kernels' code where this machine has it and the settings allow it
+// (ActiveChainCode: SEAM_CPU_JIT or the option `jit`): their segments, and their chains
+// outside them (chain_jit.h), all in one mapping that every kernel keeps; what gets none
+// runs on the tile passes and FastChainF32/F64.
+void GenerateLoopCode(std::vector<LoopKernel>* kernels);
 
 }  // namespace seam::cpu
 
