@@ -148,15 +148,6 @@ class SegmentBuilder {
   }
 
  private:
-  // The last op of [first, end) reading op p's result, or -1.
-  int LastReaderBefore(int p, int end) const {
-    int last = -1;
-    for (int r : uses_.readers[p]) {
-      if (r < end) last = std::max(last, r);
-    }
-    return last;
-  }
-
   // Adds op k to the program, or returns false (nothing added) where it does not fit.
   bool Add(int k) {
     const TileOp& op = kernel_.ops[k];
