@@ -399,5 +399,64 @@ TEST(CpuFastKernelsTest, SegmentOpsMatchTheTileLoops) {
   }
 }
 
+// The compares (their predicates stored as bytes of 0 or 1) and select (its predicate read
+// from bytes, any nonzero byte true, or from a compare's register) against the IR's
+// definitions, on values with equal lanes, both zeros, NaNs and infinities; n covers the
+// pairs, the single vector and the masked tail (no byte or float written past n).
+TEST(CpuFastKernelsTest, SegmentComparesAndSelectMatchTheirDefinitions) {
+  if (!ChainCodeAvailable()) GTEST_SKIP() << "this machine or build generates no chain code";
+  constexpr size_t kCount = 3001;
+  std::vector<float> x = Values<float>(kCount, 91), y = Values<float>(kCount, 92);
+  for (size_t i = 0; i < kCount; i += 3) y[i] = x[i];  // equal lanes (NaN with NaN among them)
+  for (size_t i = 1; i < kCount; i += 7) {
+    x[i] = 0.0F;
+    y[i] = -0.0F;
+  }
+  std::vector<uint8_t> mask(kCount);
+  std::mt19937 rng(93);
+  for (uint8_t& m : mask) m = static_cast<uint8_t>(rng() % 3 == 0 ? 0 : 1 + rng() % 2);
+  const struct {
+    VectorOp op;
+    bool (*want)(float, float);
+  } compares[] = {{VectorOp::kEq, [](float a, float b) { return a == b; }},
+                  {VectorOp::kNe, [](float a, float b) { return a != b; }},
+                  {VectorOp::kLt, [](float a, float b) { return a < b; }},
+                  {VectorOp::kLe, [](float a, float b) { return a <= b; }},
+                  {VectorOp::kGt, [](float a, float b) { return a > b; }},
+                  {VectorOp::kGe, [](float a, float b) { return a >= b; }}};
+  for (const auto& c : compares) {
+    // p = compare(x, y) stored as bytes (ref 2); z = select(p, x, y) from the register
+    // (ref 3); w = select(mask, y, x) with the mask read from bytes (ref 4).
+    VectorProgram program;
+    program.num_refs = 6;
+    program.steps.push_back({c.op, 0, {true, 0}, {true, 1}, 2, {}});
+    program.steps.push_back({VectorOp::kSelect, 1, {false, 0}, {true, 0}, 3, {true, 1}});
+    program.steps.push_back({VectorOp::kSelect, 2, {true, 5}, {true, 1}, 4, {true, 0}});
+    const std::shared_ptr<const ChainCode> code = ChainCode::Compile({}, {program});
+    ASSERT_NE(code, nullptr);
+    ASSERT_NE(code->segment(0), nullptr);
+    for (int64_t n : {static_cast<int64_t>(kCount), int64_t{1}, int64_t{16}, int64_t{17},
+                      int64_t{32}, int64_t{47}}) {
+      std::vector<uint8_t> p(kCount + 1, 9);
+      std::vector<float> z(kCount + 1, -7.0F), w(kCount + 1, -7.0F);
+      uint8_t* refs[] = {
+          reinterpret_cast<uint8_t*>(x.data()), reinterpret_cast<uint8_t*>(y.data()), p.data(),
+          reinterpret_cast<uint8_t*>(z.data()), reinterpret_cast<uint8_t*>(w.data()), mask.data()};
+      code->segment(0)(refs, n);
+      for (int64_t i = 0; i < n; ++i) {
+        const bool holds = c.want(x[i], y[i]);
+        ASSERT_EQ(p[i], holds ? 1 : 0)
+            << "compare " << static_cast<int>(c.op) << " of " << x[i] << " and " << y[i]
+            << " (n=" << n << ", element " << i << ")";
+        ASSERT_TRUE(SameBits(z[i], holds ? x[i] : y[i])) << "select, element " << i;
+        ASSERT_TRUE(SameBits(w[i], mask[i] != 0 ? y[i] : x[i])) << "select, element " << i;
+      }
+      ASSERT_EQ(p[n], 9) << "predicate written past n=" << n;
+      ASSERT_EQ(z[n], -7.0F) << "written past n=" << n;
+      ASSERT_EQ(w[n], -7.0F) << "written past n=" << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seam::cpu

@@ -1,10 +1,11 @@
 // Segments of loop kernels run as generated code (loop_segments.h, chain_jit.h): seeded
-// random f32 programs of arithmetic, maximum/minimum, neg, abs, sqrt, rsqrt and exp, with
-// values read several times, scalar broadcasts and intermediate results, at lengths around
-// the vector (16), the pair (32), the tile (1024) and the thread split, give the unfused
-// plan's values (NaN for NaN) with and without generated code (SEAM_CPU_JIT=off); runs
-// longer than the registers or the references allow are cut into several segments and
-// still agree; a segment writes in place into a donated parameter.
+// random f32 programs of arithmetic, maximum/minimum, neg, abs, sqrt, rsqrt, exp, compares,
+// selects and converts of predicates, with values read several times, scalar broadcasts and
+// intermediate results, at lengths around the vector (16), the pair (32), the tile (1024)
+// and the thread split, give the unfused plan's values (NaN for NaN) with and without
+// generated code (SEAM_CPU_JIT=off); runs longer than the registers or the references
+// allow are cut into several segments and still agree; a segment writes in place into a
+// donated parameter.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -70,12 +71,17 @@ ir::Literal Input(int64_t count, unsigned seed) {
 
 constexpr const char* kBinary[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
 constexpr const char* kUnary[] = {"neg", "abs", "sqrt", "rsqrt", "exp"};
+constexpr const char* kCompare[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 
-// `steps` ops over three parameters and a broadcast scalar: each reads the previous value or
-// any earlier one (so values are read several times and live long); one to three results.
+// `steps` ops over three parameters, a broadcast scalar and a predicate parameter: each
+// reads the previous value or any earlier one (so values are read several times and live
+// long); compares feed selects (in registers, or stored when a cut falls between them) and
+// converts (which segments do not take: the predicate is stored for them); one to three
+// results.
 std::string RandomProgram(int64_t count, unsigned seed, int steps) {
   std::mt19937 rng(seed);
   const std::string type = absl::StrCat("f32[", count, "]");
+  const std::string pred = absl::StrCat("pred[", count, "]");
   std::string text = "program @segments {\n";
   std::vector<std::string> values;
   for (int p = 0; p < 3; ++p) {
@@ -84,17 +90,32 @@ std::string RandomProgram(int64_t count, unsigned seed, int steps) {
   }
   absl::StrAppend(
       &text, "  %s = parameter(3) : f32[]\n  %b = broadcast_in_dim(%s), dims={} : ", type, "\n");
+  absl::StrAppend(&text, "  %m = parameter(4) : ", pred, "\n");
   values.push_back("%b");
+  std::vector<std::string> predicates = {"%m"};
   auto any = [&] { return values[rng() % values.size()]; };
   for (int step = 0; step < steps; ++step) {
     const std::string a = rng() % 2 == 0 ? values.back() : any();
     const std::string name = absl::StrCat("%v", step);
-    if (rng() % 3 == 0) {
+    const unsigned kind = rng() % 12;
+    if (kind < 4) {
       absl::StrAppend(&text, "  ", name, " = ", kUnary[rng() % std::size(kUnary)], "(", a,
                       ") : ", type, "\n");
-    } else {
+    } else if (kind < 9) {
       absl::StrAppend(&text, "  ", name, " = ", kBinary[rng() % std::size(kBinary)], "(", a, ", ",
                       any(), ") : ", type, "\n");
+    } else if (kind < 11) {
+      const std::string c = absl::StrCat("%c", step);
+      absl::StrAppend(&text, "  ", c, " = ", kCompare[rng() % std::size(kCompare)], "(", a, ", ",
+                      any(), ") : ", pred, "\n");
+      predicates.push_back(c);
+      // The select reads this compare or an earlier predicate.
+      const std::string p = kind == 9 ? c : predicates[rng() % predicates.size()];
+      absl::StrAppend(&text, "  ", name, " = select(", p, ", ", any(), ", ", any(), ") : ", type,
+                      "\n");
+    } else {
+      absl::StrAppend(&text, "  ", name, " = convert(", predicates[rng() % predicates.size()],
+                      ") : ", type, "\n");
     }
     values.push_back(name);
   }
@@ -108,7 +129,11 @@ std::string RandomProgram(int64_t count, unsigned seed, int steps) {
 
 std::vector<ir::Literal> Arguments(int64_t count, unsigned seed) {
   ir::Literal scalar = ir::Literal::FromF32({1.5F}, {});
-  return {Input(count, seed), Input(count, seed + 1), Input(count, seed + 2), scalar};
+  std::mt19937 rng(seed + 3);
+  std::vector<bool> mask(static_cast<size_t>(count));
+  for (size_t i = 0; i < mask.size(); ++i) mask[i] = rng() % 2 == 0;
+  return {Input(count, seed), Input(count, seed + 1), Input(count, seed + 2), scalar,
+          ir::Literal::FromPred(mask, {count})};
 }
 
 int Segments(const Executable& executable) {
@@ -117,6 +142,24 @@ int Segments(const Executable& executable) {
     segments += static_cast<int>(kernel.segments.size());
   }
   return segments;
+}
+
+// Selects and compares (f32 operands, a predicate result) run inside segments.
+struct PredicateOps {
+  int selects = 0, compares = 0;
+};
+PredicateOps InSegments(const Executable& executable) {
+  PredicateOps found;
+  for (const LoopKernel& kernel : executable.kernels()) {
+    for (const LoopSegment& segment : kernel.segments) {
+      for (int i = segment.first; i < segment.end; ++i) {
+        const TileOp& op = kernel.ops[i];
+        found.selects += op.kind == TileOp::kSelect ? 1 : 0;
+        found.compares += op.result_dtype == ir::DType::kPred ? 1 : 0;
+      }
+    }
+  }
+  return found;
 }
 
 // Runs each test with generated code on, then with SEAM_CPU_JIT=off.
@@ -133,11 +176,18 @@ class LoopSegmentsTest : public ::testing::TestWithParam<bool> {
   }
   static bool Generated() { return GetParam() && ChainCodeAvailable(); }
 
-  // The fused plan against the unfused one; the number of segments with code.
-  static int Check(const std::string& text, int64_t count, unsigned seed) {
+  // The fused plan against the unfused one; the number of segments with code (and the
+  // selects and compares in them, added to `predicate_ops`).
+  static int Check(const std::string& text, int64_t count, unsigned seed,
+                   PredicateOps* predicate_ops = nullptr) {
     auto fused = CompileOrDie(text, true);
     auto unfused = CompileOrDie(text, false);
     if (fused == nullptr || unfused == nullptr) return -1;
+    if (predicate_ops != nullptr) {
+      const PredicateOps found = InSegments(*fused);
+      predicate_ops->selects += found.selects;
+      predicate_ops->compares += found.compares;
+    }
     const std::vector<ir::Literal> args = Arguments(count, seed);
     EXPECT_TRUE(SameValues(RunProgram(*fused, args), RunProgram(*unfused, args)))
         << "count " << count << " seed " << seed << "\n"
@@ -152,13 +202,16 @@ class LoopSegmentsTest : public ::testing::TestWithParam<bool> {
 
 TEST_P(LoopSegmentsTest, RandomProgramsEqualTheUnfusedPlan) {
   int segments = 0;
+  PredicateOps predicate_ops;
   for (int64_t count : {1, 15, 16, 17, 31, 32, 33, 100, 1024, 1025, 3001}) {
     for (unsigned seed = 1; seed <= 8; ++seed) {
-      segments += Check(RandomProgram(count, seed, 12), count, 10 * seed);
+      segments += Check(RandomProgram(count, seed, 12), count, 10 * seed, &predicate_ops);
     }
   }
   if (Generated()) {
     EXPECT_GT(segments, 40);
+    EXPECT_GT(predicate_ops.selects, 20);
+    EXPECT_GT(predicate_ops.compares, 20);
   }
 }
 

@@ -39,6 +39,18 @@ std::optional<VectorOp> VectorOpOf(Op op) {
       return VectorOp::kRsqrt;
     case Op::kExp:
       return VectorOp::kExp;
+    case Op::kEq:
+      return VectorOp::kEq;
+    case Op::kNe:
+      return VectorOp::kNe;
+    case Op::kLt:
+      return VectorOp::kLt;
+    case Op::kLe:
+      return VectorOp::kLe;
+    case Op::kGt:
+      return VectorOp::kGt;
+    case Op::kGe:
+      return VectorOp::kGe;
 #define SEAM_CASES_UNARY 1
 #define SEAM_CASES_BINARY 1
 #define SEAM_CASES_COMPARE 1
@@ -54,7 +66,19 @@ std::optional<VectorOp> VectorOpOf(Op op) {
 #define SEAM_CASES_EXCEPT_kSqrt
 #define SEAM_CASES_EXCEPT_kRsqrt
 #define SEAM_CASES_EXCEPT_kExp
+#define SEAM_CASES_EXCEPT_kEq
+#define SEAM_CASES_EXCEPT_kNe
+#define SEAM_CASES_EXCEPT_kLt
+#define SEAM_CASES_EXCEPT_kLe
+#define SEAM_CASES_EXCEPT_kGt
+#define SEAM_CASES_EXCEPT_kGe
 #include "src/ir/op_cases.inc"
+#undef SEAM_CASES_EXCEPT_kEq
+#undef SEAM_CASES_EXCEPT_kNe
+#undef SEAM_CASES_EXCEPT_kLt
+#undef SEAM_CASES_EXCEPT_kLe
+#undef SEAM_CASES_EXCEPT_kGt
+#undef SEAM_CASES_EXCEPT_kGe
 #undef SEAM_CASES_EXCEPT_kAdd
 #undef SEAM_CASES_EXCEPT_kSubtract
 #undef SEAM_CASES_EXCEPT_kMultiply
@@ -71,23 +95,26 @@ std::optional<VectorOp> VectorOpOf(Op op) {
   return std::nullopt;
 }
 
-// Whether the generated code takes `op`: f32 in and out, not streamed, and an operation
-// it has.
+// Whether the generated code takes `op`: an operation it has on f32 values (a compare's
+// result a predicate, a select's first operand one), not streamed.
 bool Takes(const TileOp& op) {
-  if (op.dtype != ir::DType::kF32 || op.result_dtype != ir::DType::kF32 || op.stream) return false;
+  if (op.dtype != ir::DType::kF32 || op.stream) return false;
+  const bool f32_result = op.result_dtype == ir::DType::kF32;
   switch (op.kind) {
     case TileOp::kBinary: {
       const std::optional<VectorOp> v = VectorOpOf(op.op);
-      return v.has_value() && *v <= VectorOp::kMinimum;
+      if (!v.has_value()) return false;
+      if (IsVectorCompare(*v)) return op.result_dtype == ir::DType::kPred;
+      return f32_result && *v <= VectorOp::kMinimum;
     }
     case TileOp::kUnary: {
       const std::optional<VectorOp> v = VectorOpOf(op.op);
-      return v.has_value() && *v >= VectorOp::kNeg && *v != VectorOp::kMove;
+      return f32_result && v.has_value() && *v >= VectorOp::kNeg && *v <= VectorOp::kExp;
     }
     case TileOp::kChain:
     case TileOp::kCopy:
-      return true;
     case TileOp::kSelect:
+      return f32_result;
     case TileOp::kConvert:
     case TileOp::kGather:
       break;
@@ -225,13 +252,13 @@ class SegmentBuilder {
     const size_t begin = steps_.size();
     switch (op.kind) {
       case TileOp::kBinary:
-        steps_.push_back({*VectorOpOf(op.op), dst, Source(k, 0), Source(k, 1), -1});
+        steps_.push_back({*VectorOpOf(op.op), dst, Source(k, 0), Source(k, 1), -1, {}});
         break;
       case TileOp::kUnary:
-        steps_.push_back({*VectorOpOf(op.op), dst, Source(k, 0), {}, -1});
+        steps_.push_back({*VectorOpOf(op.op), dst, Source(k, 0), {}, -1, {}});
         break;
       case TileOp::kCopy:
-        steps_.push_back({VectorOp::kMove, dst, Source(k, 0), {}, -1});
+        steps_.push_back({VectorOp::kMove, dst, Source(k, 0), {}, -1, {}});
         break;
       case TileOp::kChain: {
         VectorSource v = Source(k, 0);
@@ -240,13 +267,13 @@ class SegmentBuilder {
           const VectorSource m = Source(k, step.operand);
           switch (static_cast<ChainShape>(step.code % 3)) {
             case ChainShape::kLeft:
-              steps_.push_back({vop, dst, v, m, -1});
+              steps_.push_back({vop, dst, v, m, -1, {}});
               break;
             case ChainShape::kRight:
-              steps_.push_back({vop, dst, m, v, -1});
+              steps_.push_back({vop, dst, m, v, -1, {}});
               break;
             case ChainShape::kBoth:
-              steps_.push_back({vop, dst, v, v, -1});
+              steps_.push_back({vop, dst, v, v, -1, {}});
               break;
           }
           v = {false, dst};
@@ -254,6 +281,8 @@ class SegmentBuilder {
         break;
       }
       case TileOp::kSelect:
+        steps_.push_back({VectorOp::kSelect, dst, Source(k, 0), Source(k, 1), -1, Source(k, 2)});
+        break;
       case TileOp::kConvert:
       case TileOp::kGather:
         break;

@@ -62,7 +62,7 @@ bool Valid(const VectorProgram& program) {
   };
   for (const VectorStep& step : program.steps) {
     if (!InRegisters(step.dst) || !source(step.a) || !source(step.b) ||
-        step.store_to >= program.num_refs) {
+        (step.op == VectorOp::kSelect && !source(step.c)) || step.store_to >= program.num_refs) {
       return false;
     }
   }
@@ -193,10 +193,11 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
   // A segment as a function (refs: rdi, n: rsi). Two vectors at a time while two remain
   // (their instructions interleaved step by step: the out-of-order core overlaps the two
   // dependency chains, an exp's above all), then one, then the last n % 16 elements masked.
-  // rcx is the byte offset of the first vector, r8 the end of the pairs, rax and rdx a
-  // reference's address. Value slot s of copy j is zmm(2s + j); zmm20-23 and zmm24-27 are
-  // copy 0's and copy 1's temporaries; zmm28-31 hold 1.0, the magnitude mask, the sign bit
-  // and the NaN.
+  // rcx is the byte offset of the first vector (of f32 elements; r10 = rcx / 4 that of a
+  // predicate's bytes), r8 the end of the pairs, rax and rdx a reference's address. Value
+  // slot s of copy j is zmm(2s + j); zmm20-23 and zmm24-27 are copy 0's and copy 1's
+  // temporaries; zmm28-31 hold 1.0, the magnitude mask, the sign bit and the NaN. k1-k5
+  // are maximum's, minimum's and exp's, k6 a compare's or select's, k7 the tail's mask.
   void EmitSegment(const VectorProgram& program) {
     Xbyak::Label table;  // this function's own constants, after its code
     constants_ = &table;
@@ -254,6 +255,7 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     kP5,
     kOne,
     kBias,
+    kIntOne,  // a true predicate's lane
     kConstants
   };
 
@@ -275,6 +277,7 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
                             1.0F};
     for (float v : values) dd(std::bit_cast<uint32_t>(v));
     dd(127);  // kBias: the exponent's
+    dd(1);    // kIntOne
   }
 
   // A constant in every lane, as a broadcast memory operand.
@@ -331,6 +334,24 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
   Xbyak::Address Reference(const Xbyak::Reg64& base, int ref, int j) {
     mov(base, ptr[rdi + size_t{8} * ref]);
     return ptr[base + rcx + size_t{64} * j];
+  }
+
+  // Copy j's 16 bytes of predicate reference `ref` (one byte per element: the element
+  // offset is rcx / 4).
+  Xbyak::Address PredicateReference(int ref, int j) {
+    mov(rax, ptr[rdi + size_t{8} * ref]);
+    mov(r10, rcx);
+    shr(r10, 2);
+    return ptr[rax + r10 + size_t{16} * j];
+  }
+
+  // A predicate source of copy j as 32-bit lanes (a byte's value when loaded into `temp`
+  // from memory: a select tests them for nonzero).
+  Xbyak::Zmm LoadPredicate(const VectorSource& source, const Xbyak::Zmm& temp, bool masked, int j) {
+    if (!source.in_memory) return Value(source.index, j);
+    const Xbyak::Address at = PredicateReference(source.index, j);
+    masked ? vpmovzxbd(temp | k7 | T_z, at) : vpmovzxbd(temp, at);
+    return temp;
   }
 
   static Xbyak::Zmm Value(int slot, int j) { return Xbyak::Zmm(2 * slot + j); }
@@ -397,10 +418,39 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
           vmovaps(to, Value(step.a.index, j));
         }
         break;
+      case VectorOp::kEq:
+      case VectorOp::kNe:
+      case VectorOp::kLt:
+      case VectorOp::kLe:
+      case VectorOp::kGt:
+      case VectorOp::kGe:
+        Compare(step, to, masked, j);
+        return;
+      case VectorOp::kSelect: {
+        const Xbyak::Zmm predicate = LoadPredicate(step.a, Temp(j, 0), masked, j);
+        vptestmd(k6, predicate, predicate);
+        const Xbyak::Zmm on_true = Load(step.b, Temp(j, 1), masked, j);
+        vblendmps(to | k6, Load(step.c, Temp(j, 2), masked, j), on_true);
+        break;
+      }
     }
     if (step.store_to >= 0) {
       const Xbyak::Address at = Reference(rax, step.store_to, j);
       masked ? vmovups(at | k7, to) : vmovups(at, to);
+    }
+  }
+
+  // A compare: lanes of 0 or 1 in `to`, stored as bytes.
+  void Compare(const VectorStep& step, const Xbyak::Zmm& to, bool masked, int j) {
+    // vcmpps predicates: EQ_OQ, NEQ_UQ (true when unordered), LT_OS, LE_OS, GT_OS, GE_OS.
+    static constexpr uint8_t kPredicate[] = {0x00, 0x04, 0x01, 0x02, 0x0e, 0x0d};
+    const int which = static_cast<int>(step.op) - static_cast<int>(VectorOp::kEq);
+    const Xbyak::Zmm left = Load(step.a, Temp(j, 0), masked, j);
+    vcmpps(k6, left, Load(step.b, Temp(j, 1), masked, j), kPredicate[which]);
+    vpbroadcastd(to | k6 | T_z, Scalar(kIntOne));
+    if (step.store_to >= 0) {
+      const Xbyak::Address at = PredicateReference(step.store_to, j);
+      masked ? vpmovdb(at | k7, to) : vpmovdb(at, to);
     }
   }
 

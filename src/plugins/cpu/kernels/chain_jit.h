@@ -51,7 +51,18 @@ enum class VectorOp : uint8_t {
   kRsqrt,  // 1 / sqrt(x), two roundings, as the generic loop
   kExp,    // FastUnaryF32's exp, instruction for instruction (kernels_math.cc, FMA version)
   kMove,   // a copy (a reshape materialised in the loop)
+  // Compares of two f32 values into a predicate (IEEE: with a NaN operand only kNe holds).
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kSelect,  // a ? b : c, `a` a predicate (nonzero: true), b and c f32
 };
+
+// Whether `op` is a compare (its result a predicate).
+inline bool IsVectorCompare(VectorOp op) { return op >= VectorOp::kEq && op <= VectorOp::kGe; }
 
 // A step's operand: register `index` (0 to kVectorRegisters - 1), or memory reference `index`
 // (the segment's function reads its address from its reference list).
@@ -60,13 +71,16 @@ struct VectorSource {
   int index = 0;
 };
 
-// dst = op(a, b) (b unused for the unary ops and kMove), then, where store_to >= 0, dst
-// is written to memory reference store_to.
+// dst = op(a, b) (b unused for the unary ops and kMove; kSelect reads c too), then, where
+// store_to >= 0, dst is written to memory reference store_to. A predicate (a compare's
+// result, kSelect's `a`) is one byte per element in memory, 0 or 1 (as the tile loops
+// write it; any nonzero byte reads as true), and a 32-bit 0 or 1 per lane in a register.
 struct VectorStep {
   VectorOp op = VectorOp::kMove;
   int dst = 0;
   VectorSource a, b;
   int store_to = -1;
+  VectorSource c;
 };
 
 // Value registers of a segment (each a pair of vectors in the code, which runs two vectors
@@ -122,7 +136,8 @@ class ChainCode {
   size_t bytes_ = 0;  // the mapping's size, counted against the process's budget
 };
 
-// Whether this machine and build generate chain code (AVX-512F on x86-64, no TSan).
+// Whether this machine and build generate chain code (x86-64 with AVX-512F, FMA and BMI2;
+// no TSan).
 bool ChainCodeAvailable();
 
 // Runs `function` over the whole blocks of [0, n) elements of `dtype` and returns how many
