@@ -346,8 +346,9 @@ std::shared_ptr<const ChainCode> OneStepSegment(VectorOp op) {
 }
 
 // Every segment operation on one vector at a time against the loops the tile passes run
-// (FastUnaryF32 / FastBinaryF32), bit for bit: exp over a sweep of every 4099th float bit
-// pattern (all exponents, both signs, NaNs, infinities, subnormals) plus the clamps' edges,
+// (FastUnaryF32 / FastBinaryF32), bit for bit: exp and erf over a sweep of every 4099th
+// float bit pattern (all exponents, both signs, NaNs, infinities, subnormals) plus the
+// clamps' and erf's branch edges and a dense run over [0.5, 6),
 // neg/abs/sqrt/rsqrt and the six binary ops on special values; n covers the pairs, the
 // single vector and the masked tail (nothing written past n).
 TEST(CpuFastKernelsTest, SegmentOpsMatchTheTileLoops) {
@@ -361,18 +362,26 @@ TEST(CpuFastKernelsTest, SegmentOpsMatchTheTileLoops) {
         std::nextafter(89.0F, 0.0F), std::nextafter(89.0F, 100.0F), -87.3F, 88.7F, 0.0F, -0.0F}) {
     sweep.push_back(edge);
   }
+  for (float edge : {1.0F, 4.0F}) {  // erf's branch and clamp
+    for (float e : {edge, std::nextafter(edge, 0.0F), std::nextafter(edge, 9.0F)}) {
+      sweep.push_back(e);
+      sweep.push_back(-e);
+    }
+  }
+  // And a dense run where erf's two forms meet and its exp matters: [0.5, 6] in steps.
+  for (float v = 0.5F; v < 6.0F; v += 0.0009765625F) sweep.push_back(v);
   const std::vector<float> other = Values<float>(sweep.size(), 77);
   const struct {
     VectorOp op;
     Op ir;
     bool binary;
   } cases[] = {
-      {VectorOp::kExp, Op::kExp, false},          {VectorOp::kNeg, Op::kNeg, false},
-      {VectorOp::kAbs, Op::kAbs, false},          {VectorOp::kSqrt, Op::kSqrt, false},
-      {VectorOp::kRsqrt, Op::kRsqrt, false},      {VectorOp::kAdd, Op::kAdd, true},
-      {VectorOp::kSubtract, Op::kSubtract, true}, {VectorOp::kMultiply, Op::kMultiply, true},
-      {VectorOp::kDivide, Op::kDivide, true},     {VectorOp::kMaximum, Op::kMaximum, true},
-      {VectorOp::kMinimum, Op::kMinimum, true}};
+      {VectorOp::kExp, Op::kExp, false},          {VectorOp::kErf, Op::kErf, false},
+      {VectorOp::kNeg, Op::kNeg, false},          {VectorOp::kAbs, Op::kAbs, false},
+      {VectorOp::kSqrt, Op::kSqrt, false},        {VectorOp::kRsqrt, Op::kRsqrt, false},
+      {VectorOp::kAdd, Op::kAdd, true},           {VectorOp::kSubtract, Op::kSubtract, true},
+      {VectorOp::kMultiply, Op::kMultiply, true}, {VectorOp::kDivide, Op::kDivide, true},
+      {VectorOp::kMaximum, Op::kMaximum, true},   {VectorOp::kMinimum, Op::kMinimum, true}};
   for (const auto& c : cases) {
     const std::shared_ptr<const ChainCode> code = OneStepSegment(c.op);
     ASSERT_NE(code, nullptr);

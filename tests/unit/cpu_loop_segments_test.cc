@@ -1,7 +1,8 @@
 // Segments of loop kernels run as generated code (loop_segments.h, chain_jit.h): seeded
-// random f32 programs of arithmetic, maximum/minimum, neg, abs, sqrt, rsqrt, exp, compares,
-// selects and converts of predicates, with values read several times, scalar broadcasts and
-// intermediate results, at lengths around the vector (16), the pair (32), the tile (1024)
+// random f32 programs of arithmetic, maximum/minimum, neg, abs, sqrt, rsqrt, exp, erf, compares,
+// selects and converts of predicates, with values read several times, scalar broadcasts
+// (one defined between the steps: filled before the segment around it) and intermediate
+// results, at lengths around the vector (16), the pair (32), the tile (1024)
 // and the thread split, give the unfused plan's values (NaN for NaN) with and without
 // generated code (SEAM_CPU_JIT=off); runs longer than the registers or the references
 // allow are cut into several segments and still agree; a segment writes in place into a
@@ -70,7 +71,7 @@ ir::Literal Input(int64_t count, unsigned seed) {
 }
 
 constexpr const char* kBinary[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum"};
-constexpr const char* kUnary[] = {"neg", "abs", "sqrt", "rsqrt", "exp"};
+constexpr const char* kUnary[] = {"neg", "abs", "sqrt", "rsqrt", "exp", "erf"};
 constexpr const char* kCompare[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 
 // `steps` ops over three parameters, a broadcast scalar and a predicate parameter: each
@@ -90,11 +91,18 @@ std::string RandomProgram(int64_t count, unsigned seed, int steps) {
   }
   absl::StrAppend(
       &text, "  %s = parameter(3) : f32[]\n  %b = broadcast_in_dim(%s), dims={} : ", type, "\n");
-  absl::StrAppend(&text, "  %m = parameter(4) : ", pred, "\n");
+  absl::StrAppend(&text, "  %m = parameter(4) : ", pred, "\n  %t = parameter(5) : f32[]\n");
   values.push_back("%b");
   std::vector<std::string> predicates = {"%m"};
   auto any = [&] { return values[rng() % values.size()]; };
+  // A second broadcast scalar, defined between the steps (its fill runs before the segment
+  // around it).
+  const int broadcast_at = static_cast<int>(rng() % static_cast<unsigned>(steps));
   for (int step = 0; step < steps; ++step) {
+    if (step == broadcast_at) {
+      absl::StrAppend(&text, "  %g = broadcast_in_dim(%t), dims={} : ", type, "\n");
+      values.push_back("%g");
+    }
     const std::string a = rng() % 2 == 0 ? values.back() : any();
     const std::string name = absl::StrCat("%v", step);
     const unsigned kind = rng() % 12;
@@ -132,8 +140,12 @@ std::vector<ir::Literal> Arguments(int64_t count, unsigned seed) {
   std::mt19937 rng(seed + 3);
   std::vector<bool> mask(static_cast<size_t>(count));
   for (size_t i = 0; i < mask.size(); ++i) mask[i] = rng() % 2 == 0;
-  return {Input(count, seed), Input(count, seed + 1), Input(count, seed + 2), scalar,
-          ir::Literal::FromPred(mask, {count})};
+  return {Input(count, seed),
+          Input(count, seed + 1),
+          Input(count, seed + 2),
+          scalar,
+          ir::Literal::FromPred(mask, {count}),
+          ir::Literal::FromF32({-0.75F}, {})};
 }
 
 int Segments(const Executable& executable) {
@@ -146,12 +158,13 @@ int Segments(const Executable& executable) {
 
 // Selects and compares (f32 operands, a predicate result) run inside segments.
 struct PredicateOps {
-  int selects = 0, compares = 0;
+  int selects = 0, compares = 0, fills = 0;  // fills: broadcasts filled before a segment
 };
 PredicateOps InSegments(const Executable& executable) {
   PredicateOps found;
   for (const LoopKernel& kernel : executable.kernels()) {
     for (const LoopSegment& segment : kernel.segments) {
+      found.fills += static_cast<int>(segment.gathers.size());
       for (int i = segment.first; i < segment.end; ++i) {
         const TileOp& op = kernel.ops[i];
         found.selects += op.kind == TileOp::kSelect ? 1 : 0;
@@ -187,6 +200,7 @@ class LoopSegmentsTest : public ::testing::TestWithParam<bool> {
       const PredicateOps found = InSegments(*fused);
       predicate_ops->selects += found.selects;
       predicate_ops->compares += found.compares;
+      predicate_ops->fills += found.fills;
     }
     const std::vector<ir::Literal> args = Arguments(count, seed);
     EXPECT_TRUE(SameValues(RunProgram(*fused, args), RunProgram(*unfused, args)))
@@ -212,6 +226,7 @@ TEST_P(LoopSegmentsTest, RandomProgramsEqualTheUnfusedPlan) {
     EXPECT_GT(segments, 40);
     EXPECT_GT(predicate_ops.selects, 20);
     EXPECT_GT(predicate_ops.compares, 20);
+    EXPECT_GE(predicate_ops.fills, 5);
   }
 }
 

@@ -382,7 +382,9 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
   for (const LoopSegment& segment : kernel.segments) {
     absl::StrAppend(&text, "generated: %", kernel.ops[segment.first].instruction, " to %",
                     kernel.ops[segment.end - 1].instruction, " as one function (",
-                    segment.end - segment.first, " operations, values in registers)\n");
+                    segment.end - segment.first - static_cast<int>(segment.gathers.size()),
+                    " operations, values in registers",
+                    segment.gathers.empty() ? "" : ", broadcasts filled before it", ")\n");
   }
   int chains = 0;
   for (const TileOp& op : kernel.ops) chains += op.chain_function != nullptr ? 1 : 0;

@@ -82,6 +82,9 @@ struct LoopSegment {
   int first = 0, end = 0;
   std::vector<TileRef> refs;
   SegmentFunction function = nullptr;
+  // The kGather ops inside [first, end): their fills run, in order, before the function
+  // (each writes a scratch slot no earlier op of the segment uses).
+  std::vector<int> gathers;
 };
 
 struct LoopKernel {

@@ -39,6 +39,8 @@ std::optional<VectorOp> VectorOpOf(Op op) {
       return VectorOp::kRsqrt;
     case Op::kExp:
       return VectorOp::kExp;
+    case Op::kErf:
+      return VectorOp::kErf;
     case Op::kEq:
       return VectorOp::kEq;
     case Op::kNe:
@@ -66,6 +68,7 @@ std::optional<VectorOp> VectorOpOf(Op op) {
 #define SEAM_CASES_EXCEPT_kSqrt
 #define SEAM_CASES_EXCEPT_kRsqrt
 #define SEAM_CASES_EXCEPT_kExp
+#define SEAM_CASES_EXCEPT_kErf
 #define SEAM_CASES_EXCEPT_kEq
 #define SEAM_CASES_EXCEPT_kNe
 #define SEAM_CASES_EXCEPT_kLt
@@ -90,6 +93,7 @@ std::optional<VectorOp> VectorOpOf(Op op) {
 #undef SEAM_CASES_EXCEPT_kSqrt
 #undef SEAM_CASES_EXCEPT_kRsqrt
 #undef SEAM_CASES_EXCEPT_kExp
+#undef SEAM_CASES_EXCEPT_kErf
       break;
   }
   return std::nullopt;
@@ -109,7 +113,7 @@ bool Takes(const TileOp& op) {
     }
     case TileOp::kUnary: {
       const std::optional<VectorOp> v = VectorOpOf(op.op);
-      return f32_result && v.has_value() && *v >= VectorOp::kNeg && *v <= VectorOp::kExp;
+      return f32_result && v.has_value() && *v >= VectorOp::kNeg && *v <= VectorOp::kErf;
     }
     case TileOp::kChain:
     case TileOp::kCopy:
@@ -166,9 +170,15 @@ class SegmentBuilder {
     for (; k < limit_; ++k) {
       if (!Add(k)) break;
     }
+    // Broadcasts at the end would only be filled earlier: they run as before.
+    while (!gathers_.empty() && gathers_.back() == k - 1) {
+      gathers_.pop_back();
+      --k;
+    }
     out->segment.first = first_;
     out->segment.end = k;
     out->segment.refs = refs_;
+    out->segment.gathers = gathers_;
     out->program.num_refs = static_cast<int>(refs_.size());
     out->program.steps = std::move(steps_);
     return k;
@@ -178,6 +188,13 @@ class SegmentBuilder {
   // Adds op k to the program, or returns false (nothing added) where it does not fit.
   bool Add(int k) {
     const TileOp& op = kernel_.ops[k];
+    if (op.kind == TileOp::kGather) {
+      // Its fill can run before the segment where no earlier op of the segment reads or
+      // writes its slot; later ops read the slot from memory.
+      if (RefIndex(op.result) >= 0) return false;
+      gathers_.push_back(k);
+      return true;
+    }
     if (free_.empty()) return false;
     // References it would add.
     std::vector<TileRef> new_refs;
@@ -297,6 +314,7 @@ class SegmentBuilder {
   std::map<int, int> register_of_;  // op -> register (-1 once released)
   std::vector<TileRef> refs_;
   std::vector<VectorStep> steps_;
+  std::vector<int> gathers_;  // broadcasts filled before the segment
 };
 
 }  // namespace
@@ -310,8 +328,11 @@ std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel) {
       ++i;
       continue;
     }
+    // A run goes on through broadcasts (kGather): their fills can run before its segment.
     int limit = i;
-    while (limit < n && Takes(kernel.ops[limit])) ++limit;
+    while (limit < n && (Takes(kernel.ops[limit]) || kernel.ops[limit].kind == TileOp::kGather)) {
+      ++limit;
+    }
     // [i, run_end) is one run; cut into segments where registers or references run out.
     // A segment is built again with its cut as its limit, so that the values the rest of
     // the run reads are stored; storing more may need more references and cut it earlier,
@@ -324,7 +345,9 @@ std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel) {
         limit = end;
         end = SegmentBuilder(kernel, uses, i, limit).Build(&planned);
       }
-      if (end - i >= 2) segments.push_back(std::move(planned));
+      if (end - i - static_cast<int>(planned.segment.gathers.size()) >= 2) {
+        segments.push_back(std::move(planned));
+      }
       i = std::max(end, i + 1);
       limit = run_end;
     }

@@ -42,11 +42,22 @@ constexpr size_t kChainOverheadBytes = 256;
 // vector, the tail).
 constexpr size_t kSegmentStepBytes = size_t{4} * 128;
 constexpr size_t kSegmentExpBytes = size_t{4} * 512;
+constexpr size_t kSegmentErfBytes = size_t{4} * 1024;  // about 60 instructions
 
 size_t SegmentBytes(const VectorProgram& program) {
   size_t bytes = 0;
   for (const VectorStep& step : program.steps) {
-    bytes += step.op == VectorOp::kExp ? kSegmentExpBytes : kSegmentStepBytes;
+    switch (step.op) {
+      case VectorOp::kExp:
+        bytes += kSegmentExpBytes;
+        break;
+      case VectorOp::kErf:
+        bytes += kSegmentErfBytes;
+        break;
+      default:
+        bytes += kSegmentStepBytes;
+        break;
+    }
   }
   return bytes;
 }
@@ -256,6 +267,26 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     kOne,
     kBias,
     kIntOne,  // a true predicate's lane
+    // Erf's: the Taylor coefficients from x^20's down to x^2's, 2 / sqrt(pi), the clamp, the
+    // p of t = 1 / (1 + p |x|) and the five of the Abramowitz-Stegun polynomial.
+    kT10,
+    kT9,
+    kT8,
+    kT7,
+    kT6,
+    kT5,
+    kT4,
+    kT3,
+    kT2,
+    kT1,
+    kTwoOverSqrtPi,
+    kFour,
+    kErfP,
+    kA5,
+    kA4,
+    kA3,
+    kA2,
+    kA1,
     kConstants
   };
 
@@ -278,6 +309,25 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     for (float v : values) dd(std::bit_cast<uint32_t>(v));
     dd(127);  // kBias: the exponent's
     dd(1);    // kIntOne
+    const float erf[] = {1.3122532963802806e-08F,
+                         -1.4503852223150468e-07F,
+                         1.4589169000933706e-06F,
+                         -1.3227513227513228e-05F,
+                         1.0683760683760684e-04F,
+                         -7.5757575757575758e-04F,
+                         4.6296296296296296e-03F,
+                         -2.3809523809523808e-02F,
+                         1.0000000000000000e-01F,
+                         -3.3333333333333333e-01F,
+                         1.1283791670955126F,
+                         4.0F,
+                         0.3275911F,
+                         1.061405429F,
+                         -1.453152027F,
+                         1.421413741F,
+                         -0.284496736F,
+                         0.254829592F};
+    for (float v : erf) dd(std::bit_cast<uint32_t>(v));
   }
 
   // A constant in every lane, as a broadcast memory operand.
@@ -326,6 +376,60 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     vmulps(t1, t1, t3);       // e 2^half 2^(whole - half)
     vpxord(t1 | k3, t1, t1);  // zero ? 0 : scaled
     vmovaps(to, t1);
+  }
+
+  // to = erf(x) with kernels_math.cc's Erf<true> operations in its order (FMA version), so
+  // the same bits: a = |x|; for a < 1 the Taylor polynomial in a^2 times 2 / sqrt(pi) a,
+  // else 1 - (poly(u) u) exp(-b^2) with b = min(a, 4) and u = 1 / (1 + p b), exp(-b^2) as
+  // ExpOfSmallNegative (one scale factor); x's sign copied over; a NaN returned as it is.
+  // `to` is not x (the planner gives a step a register none of its operands is in); copy j
+  // uses its own temporaries after x and both of the other copy's (nothing lives in them
+  // between steps), and k3-k4.
+  void Erf(const Xbyak::Zmm& to, const Xbyak::Zmm& x, int j) {
+    const int o = 1 - j;
+    const Xbyak::Zmm r1 = Temp(j, 1), r2 = Temp(j, 2), r3 = Temp(j, 3), r4 = Temp(o, 0),
+                     r5 = Temp(o, 1), r6 = Temp(o, 2), r7 = Temp(o, 3);
+    vpandd(r1, zmm29, x);      // a
+    vcmpps(k3, r1, zmm28, 1);  // a < 1 (LT; NaN false)
+    vmulps(r2, r1, r1);        // s
+    vbroadcastss(r3, Scalar(kT10));
+    for (Constant c : {kT9, kT8, kT7, kT6, kT5, kT4, kT3, kT2, kT1, kOne}) {
+      vfmadd213ps(r3, r2, C(c));  // t = fma(t, s, c)
+    }
+    vmulps(r4, r1, C(kTwoOverSqrtPi));
+    vmulps(to, r4, r3);        // small
+    vminps(r1, r1, C(kFour));  // b = a < 4 ? a : 4
+    vbroadcastss(r2, Scalar(kErfP));
+    vfmadd213ps(r2, r1, C(kOne));  // fma(p, b, 1)
+    vdivps(r2, zmm28, r2);         // u
+    vbroadcastss(r3, Scalar(kA5));
+    for (Constant c : {kA4, kA3, kA2, kA1}) vfmadd213ps(r3, r2, C(c));  // poly = fma(poly, u, c)
+    vmulps(r3, r3, r2);
+    vpxord(r3, r3, zmm30);  // -(poly u)
+    vpxord(r4, r1, zmm30);
+    vmulps(r4, r4, r1);  // -b b
+    vmulps(r5, r4, C(kLog2e));
+    vaddps(r5, r5, C(kRound));
+    vsubps(r5, r5, C(kRound));  // n
+    vmovaps(r6, r4);
+    vfmadd231ps(r6, r5, C(kLn2High));  // r = fma(n, -ln2_hi, -b b)
+    vfmadd231ps(r6, r5, C(kLn2Low));   // r = fma(n, ln2_lo, r)
+    vbroadcastss(r7, Scalar(kP0));
+    for (Constant c : {kP1, kP2, kP3, kP4, kP5}) vfmadd213ps(r7, r6, C(c));  // p = fma(p, r, c)
+    vmulps(r7, r7, r6);                                                      // p * r
+    vfmadd213ps(r7, r6, r6);                                                 // fma(p r, r, r)
+    vaddps(r7, r7, C(kOne));                                                 // e
+    vcvttps2dq(r5, r5);
+    vpaddd(r5, r5, C(kBias));
+    vpslld(r5, r5, 23);            // 2^n
+    vmulps(r7, r7, r5);            // exp(-b^2)
+    vfmadd213ps(r3, r7, C(kOne));  // large = fma(-(poly u), exp(-b^2), 1)
+    vblendmps(to | k3, r3, to);    // a < 1 ? small : large
+    vpandd(to, to, zmm29);
+    vpandd(r1, x, zmm30);
+    vpord(to, to, r1);    // copysign(magnitude, x)
+    vcmpps(k4, x, x, 3);  // x != x (UNORD)
+    vmovaps(to | k4, x);
   }
 
   Xbyak::Label* constants_ = nullptr;  // the table of the segment being written
@@ -410,6 +514,9 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
         break;
       case VectorOp::kExp:
         Exp(to, a(), j);
+        break;
+      case VectorOp::kErf:
+        Erf(to, a(), j);
         break;
       case VectorOp::kMove:
         if (step.a.in_memory) {

@@ -50,6 +50,7 @@ enum class VectorOp : uint8_t {
   kSqrt,
   kRsqrt,  // 1 / sqrt(x), two roundings, as the generic loop
   kExp,    // FastUnaryF32's exp, instruction for instruction (kernels_math.cc, FMA version)
+  kErf,    // FastUnaryF32's erf, likewise
   kMove,   // a copy (a reshape materialised in the loop)
   // Compares of two f32 values into a predicate (IEEE: with a NaN operand only kNe holds).
   kEq,

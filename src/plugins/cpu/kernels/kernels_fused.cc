@@ -226,6 +226,13 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
       if (!kernel.segment_at.empty() && kernel.segment_at[i] >= 0) {
         // Ops [first, end) as one generated function (loop_segments.h).
         const LoopSegment& segment = kernel.segments[kernel.segment_at[i]];
+        for (int g : segment.gathers) {
+          const TileOp& fill = kernel.ops[g];
+          if (!fill.repeats || tile == first) {
+            GatherTile(fill.element_bytes, inputs[fill.operands[0].index], fill, start, n,
+                       address(fill.result));
+          }
+        }
         uint8_t* refs[kMaxSegmentRefs];
         for (size_t k = 0; k < segment.refs.size(); ++k) refs[k] = address(segment.refs[k]);
         segment.function(refs, n);
