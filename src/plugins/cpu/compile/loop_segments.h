@@ -1,7 +1,8 @@
 // Segments of a loop kernel run as generated code (docs/cpu-plugin.md, "Generated loop
 // code"): runs of consecutive f32 tile operations (arithmetic, maximum and minimum, neg, abs,
-// sqrt, rsqrt, copies, chains) that one generated function evaluates together, a vector of
-// 16 elements at a time, keeping each value in a register from the operation that computes
+// sqrt, rsqrt, exp, erf, compares, selects, copies, chains; broadcasts inside a run are
+// filled before it) that one generated function evaluates together, a vector of 16 elements
+// at a time, keeping each value in a register from the operation that computes
 // it to the last operation of the segment that reads it. A value leaves the registers only
 // when it is an output or read after the segment; one computed before the segment is read
 // from memory. Every element goes through the same operations in the same order as the tile

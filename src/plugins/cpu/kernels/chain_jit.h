@@ -36,7 +36,7 @@ inline constexpr int kMaxGeneratedChainSteps = 64;
 // operations evaluated together, 16 elements (one 64-byte vector) at a time, each value in
 // a register from the step that computes it to the last step of the segment that reads it;
 // only values read after the segment (or outputs) are stored, and operands computed before
-// it are read from memory. The compile side (loop_compile.cc) forms the segments; this is
+// it are read from memory. The compile side (loop_segments.cc) forms the segments; this is
 // the machine's view of one.
 enum class VectorOp : uint8_t {
   kAdd,
