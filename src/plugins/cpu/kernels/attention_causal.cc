@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels.h"
+#include "src/plugins/cpu/kernels/panel_gemm.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
 
 namespace seam::cpu {
@@ -358,7 +359,18 @@ void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, 
   // Whole batches per kernel thread, each gemm on its thread alone; a product with fewer
   // batches than threads lets each gemm use them all.
   const bool by_batch = plan.batches >= KernelThreads();
-  const auto gemm = by_batch ? SgemmOnThisThread : Sgemm;
+  const auto library = by_batch ? SgemmOnThisThread : Sgemm;
+  // The plugin's panel kernel where the plan chose it (panel_gemm.h), else the libraries.
+  const auto gemm = [&](bool ta, bool tb, int64_t rows, int64_t cols, int64_t depth, float alpha,
+                        const float* a_block, int64_t lda_, const float* b_block, int64_t ldb_,
+                        float beta, float* c_block, int64_t ldc_) {
+    if (plan.panel) {
+      PanelSgemm(ta, tb, rows, cols, depth, alpha, a_block, lda_, b_block, ldb_, beta != 0.0F,
+                 c_block, ldc_);
+    } else {
+      library(ta, tb, rows, cols, depth, alpha, a_block, lda_, b_block, ldb_, beta, c_block, ldc_);
+    }
+  };
   const auto run_batch = [&](int64_t batch) {
     const float* ab = a + plan.lhs.BatchOffset(batch);
     const float* bb = b + plan.rhs.BatchOffset(batch);

@@ -12,6 +12,8 @@
 //             oneDNN is the faster on large products and OpenBLAS on small ones (oneDNN's
 //             call costs about 0.2 us more); with AVX2 only, OpenBLAS was the faster
 //             everywhere.
+//             Products of attention's sizes (panel_gemm.h: PanelGemmChosen, decided when
+//             the product's plan is made) run on the plugin's own AVX-512 kernel instead.
 //   openblas  every product on OpenBLAS.
 //   onednn    every f32 product on oneDNN, whatever its size (an error at client creation
 //             when this build has no oneDNN).

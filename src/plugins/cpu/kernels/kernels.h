@@ -136,6 +136,10 @@ struct DotPlan {
   // f32 or f64 with `blas` where SmallGemmFits(m, n, k): small_gemm.h's loop, not gemm.h
   // (RunDot, RunDotAccumulate and RunDotRows alike; a causal plan keeps its own path).
   bool small = false;
+  // f32 with `blas`, not `small`, under SEAM_CPU_GEMM=auto, neither operand copied, where
+  // PanelGemmChosen says so: panel_gemm.h's kernel (the same call sites as `small`, and
+  // the causal blocks).
+  bool panel = false;
   Operand lhs, rhs;
   // Where the result goes: batch i's [m, n] matrix at out.BatchOffset(i), rows out.ld apart
   // (dense: n, and m * n per batch; WriteResultTransposed changes them).

@@ -26,7 +26,9 @@
 #include "src/plugins/cpu/kernels/element_types.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels.h"
+#include "src/plugins/cpu/kernels/panel_gemm.h"
 #include "src/plugins/cpu/kernels/small_gemm.h"
+#include "src/plugins/cpu/runtime/thread_pool.h"
 
 namespace seam::cpu {
 namespace {
@@ -199,6 +201,27 @@ void DotT(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, uint8_t* 
       const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
       const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
       const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld, ldc = plan.out.ld;
+      if constexpr (std::is_same_v<typename E::Storage, float>) {
+        if (plan.panel) {
+          // Batches over the kernel threads (each element's sum is the same on any thread).
+          const auto* af = reinterpret_cast<const float*>(a);
+          const auto* bf = reinterpret_cast<const float*>(b);
+          auto* cf = reinterpret_cast<float*>(out);
+          const auto run = [&](int64_t first, int64_t last) {
+            for (int64_t i = first; i < last; ++i) {
+              PanelSgemm(trans_a, trans_b, m, n, k, static_cast<float>(alpha),
+                         af + plan.lhs.BatchOffset(i), lda, bf + plan.rhs.BatchOffset(i), ldb,
+                         accumulate, cf + plan.out.BatchOffset(i), ldc);
+            }
+          };
+          if (batches > 1 && KernelThreads() > 1) {
+            ParallelFor(batches, run);
+          } else {
+            run(0, batches);
+          }
+          return;
+        }
+      }
       for (int64_t i = 0; i < batches; ++i) {
         const uint8_t* ai = a + plan.lhs.BatchOffset(i) * size;
         const uint8_t* bi = b + plan.rhs.BatchOffset(i) * size;
@@ -326,6 +349,11 @@ DotPlan PlanDot(const ir::Shape& lhs_shape, const ir::Shape& rhs_shape, const Do
   plan.out = DenseOperand(DotPlan::kAsIs, plan.batches, plan.m, plan.n);
   plan.small = (plan.dtype == DType::kF32 || plan.dtype == DType::kF64) && plan.blas &&
                SmallGemmFits(plan.m, plan.n, plan.k);
+  plan.panel = plan.dtype == DType::kF32 && plan.blas && !plan.small &&
+               GetGemmLibrary() == GemmLibrary::kAuto && plan.lhs.layout != DotPlan::kCopy &&
+               plan.rhs.layout != DotPlan::kCopy &&
+               PanelGemmChosen(plan.m, plan.n, plan.k, plan.rhs.layout == DotPlan::kTransposed) &&
+               PanelGemmAvailable();
   if (plan.dtype == DType::kBF16) plan.bf16_matmul = MakeBf16Matmul(plan);
   return plan;
 }
@@ -392,6 +420,12 @@ void RunDotRows(const DotPlan& plan, const uint8_t* lhs, const uint8_t* rhs, int
     float* c_rows = c + plan.out.BatchOffset(batch) + row * plan.out.ld;
     if (plan.small) {
       SmallSgemm(trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b_batch, ldb, accumulate, c_rows,
+                 plan.out.ld);
+      r += rows;
+      continue;
+    }
+    if (plan.panel) {
+      PanelSgemm(trans_a, trans_b, rows, n, k, alpha, a_rows, lda, b_batch, ldb, accumulate, c_rows,
                  plan.out.ld);
       r += rows;
       continue;
