@@ -90,6 +90,11 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/char_transformer_twin" ]; then
   bash "$(dirname "$0")/char_step_bench.sh" "$build" 43 3 | tee "$out/char_step.txt"
 fi
 
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$build/tools/seam" ]; then
+  echo "== attention-sized products on the panel kernel and OpenBLAS; the GELU loop (1 thread)"
+  bash "$(dirname "$0")/panel_bench.sh" "$build" 5 | tee "$out/panel.txt"
+fi
+
 if [ "${SEAM_BENCH_ALL:-1}" = 1 ]; then
   echo "== front end: eager ops, donation, the tiny step's parts (1 thread)"
   "$bin/frontend_bench" --benchmark_min_time=0.3 | tee "$out/frontend.txt"

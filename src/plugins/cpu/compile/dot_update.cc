@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 
 namespace seam::cpu {
@@ -63,6 +64,29 @@ bool MatchProduct(const ir::Program& program, const std::vector<int>& uses, int 
   return false;
 }
 
+// Whether `plan` repeats one contiguous row (a bias row broadcast over the product's rows):
+// strides 0 but the last, which is 1.
+bool RepeatsOneRow(const GatherPlan& plan) {
+  if (plan.base != 0 || plan.strides.empty() || plan.strides.back() != 1) return false;
+  for (size_t d = 0; d + 1 < plan.strides.size(); ++d) {
+    if (plan.strides[d] != 0) return false;
+  }
+  return true;
+}
+
+// A bias row added to nn::Linear's product (X.W^T, the weight stored [out, in]) on oneDNN:
+// f32, scale 1, one batch, A as it is and B transposed, the result dense, neither the small
+// loop's nor the panel kernel's, and the size oneDNN takes.
+bool TakesRowBias(const DotUpdate& u) {
+  const DotPlan& p = u.plan;
+  return u.dtype == ir::DType::kF32 && u.broadcast >= 0 && u.scale < 0 && !u.negate &&
+         RepeatsOneRow(u.broadcast_plan) && !u.broadcast_plan.dims.empty() &&
+         u.broadcast_plan.dims.back() == p.n && p.batches == 1 && p.blas && !p.small && !p.panel &&
+         p.lhs.layout == DotPlan::kAsIs && p.rhs.layout == DotPlan::kTransposed &&
+         p.out.ld == p.n && RowBiasSgemmAvailable() &&
+         SgemmLibraryFor(p.m, p.n, p.k) == GemmLibrary::kOneDnn;
+}
+
 }  // namespace
 
 std::vector<DotUpdate> FindDotUpdates(const ir::Program& program) {
@@ -97,6 +121,7 @@ std::vector<DotUpdate> FindDotUpdates(const ir::Program& program) {
       }
       update.dtype = inst.shape.dtype;
       update.bytes = inst.shape.byte_size();
+      update.row_bias = TakesRowBias(update);
       updates.push_back(std::move(update));
       break;
     }
@@ -122,16 +147,6 @@ double UpdateAlpha(const DotUpdate& update, const uint8_t* const* value) {
   return update.negate ? -alpha : alpha;
 }
 
-// Whether `plan` repeats one contiguous row (a bias row broadcast over the product's rows):
-// strides 0 but the last, which is 1.
-bool RepeatsOneRow(const GatherPlan& plan) {
-  if (plan.base != 0 || plan.strides.empty() || plan.strides.back() != 1) return false;
-  for (size_t d = 0; d + 1 < plan.strides.size(); ++d) {
-    if (plan.strides[d] != 0) return false;
-  }
-  return true;
-}
-
 // Gather(plan, in, out), with a repeated row as one copy per row (a tiny product's update
 // pays Gather's index walk per element otherwise).
 void Broadcast(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
@@ -142,10 +157,22 @@ void Broadcast(const GatherPlan& plan, const uint8_t* in, uint8_t* out) {
   for (int64_t r = 0; r < rows; ++r) std::memcpy(out + r * row_bytes, in, row_bytes);
 }
 
+// Rows [first, last) of a row_bias update in one product (RowBiasSgemm).
+void RunRowBias(const DotUpdate& update, const uint8_t* const* value, int64_t first, int64_t last,
+                bool on_this_thread, uint8_t* out) {
+  const DotPlan& p = update.plan;
+  const auto* a = reinterpret_cast<const float*>(value[update.lhs]) + first * p.lhs.ld;
+  const auto* b = reinterpret_cast<const float*>(value[update.rhs]);
+  const auto* bias = reinterpret_cast<const float*>(value[update.base]);
+  auto* c = reinterpret_cast<float*>(out) + first * p.n;
+  RowBiasSgemm(on_this_thread, last - first, p.n, p.k, a, p.lhs.ld, b, p.rhs.ld, bias, c, p.n);
+}
+
 }  // namespace
 
 void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out) {
   const uint8_t* base = value[update.base];
+  if (update.row_bias) return RunRowBias(update, value, 0, update.plan.m, false, out);
   if (update.broadcast >= 0) {
     Broadcast(update.broadcast_plan, base, out);
   } else if (out != base && update.bytes > 0) {
@@ -159,6 +186,7 @@ void RunDotUpdateRows(const DotUpdate& update, const uint8_t* const* value, int6
                       int64_t last, uint8_t* out) {
   const uint8_t* base = value[update.base];
   const int64_t n = update.plan.n;
+  if (update.row_bias) return RunRowBias(update, value, first, last, true, out);
   if (update.broadcast >= 0) {
     GatherElements(update.broadcast_plan, base, first * n, (last - first) * n, out);
   } else if (out != base) {

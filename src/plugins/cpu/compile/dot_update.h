@@ -27,6 +27,10 @@ struct DotUpdate {
   // the step broadcasts its operand (`base` is then that operand) straight into the result.
   int broadcast = -1;
   bool negate = false;
+  // The base is a bias row broadcast over the product's rows and the product is A.B^T going
+  // to oneDNN (gemm.h's RowBiasSgemm): the primitive adds the bias itself, and the result is
+  // neither filled with the bias first nor read by the product.
+  bool row_bias = false;
   // What the update's one step reads: lhs, rhs, base and the scale if any.
   std::vector<int> reads;
   // Worked out once for the runs: the product, the broadcast of the base (when absorbed),
@@ -43,7 +47,7 @@ std::vector<DotUpdate> FindDotUpdates(const ir::Program& program);
 
 // Runs `update` (the instruction operands' memory in `value`, indexed by instruction) into
 // `out`: copies (or broadcasts) base into out unless they are the same block, then
-// accumulates.
+// accumulates; a `row_bias` update is one product with the bias added by the primitive.
 void RunDotUpdate(const DotUpdate& update, const uint8_t* const* value, uint8_t* out);
 
 // The same for rows [first, last) of the result only (as RunDotRows counts them), on the

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,17 +58,24 @@ void Strided2d(dnnl_memory_desc_t* md, int64_t rows, int64_t cols, int64_t row_s
   dnnl_memory_desc_init_by_strides(md, 2, dims, dnnl_f32, strides);
 }
 
+// What a primitive computes: C = A.B^T, C += A.B^T (a sum post-op), or C = A.B^T + bias
+// (one row of n, the primitive's bias argument).
+enum class MatmulKind : uint8_t { kPlain, kAccumulate, kRowBias };
+
 // Call with OpenMP's thread count at 1: oneDNN sizes the primitive's split by it.
-// `accumulate`: C += A.B^T (a sum post-op) instead of C = A.B^T.
 const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                               int64_t ldc, bool accumulate) {
+                               int64_t ldc, MatmulKind kind) {
+  const bool accumulate = kind == MatmulKind::kAccumulate;
   auto mm = std::make_unique<F32Matmul>();
   Strided2d(&mm->a, m, k, lda, 1);
   Strided2d(&mm->b, k, n, 1, ldb);  // B is stored [n, k]
   Strided2d(&mm->c, m, n, ldc, 1);
+  mm->with_bias = kind == MatmulKind::kRowBias;
+  if (mm->with_bias) Strided2d(&mm->bias, 1, n, n, 1);
   dnnl_matmul_desc_t desc;
   if (onednn::Engine() == nullptr ||
-      dnnl_matmul_desc_init(&desc, &mm->a, &mm->b, nullptr, &mm->c) != dnnl_success) {
+      dnnl_matmul_desc_init(&desc, &mm->a, &mm->b, mm->with_bias ? &mm->bias : nullptr, &mm->c) !=
+          dnnl_success) {
     return nullptr;
   }
   dnnl_primitive_attr_t attr = nullptr;
@@ -100,23 +108,24 @@ const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int
 // kMaxMatmulShapes shapes are kept (a program with that many product shapes keeps sgemm for
 // the others).
 const F32Matmul* FindF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                               int64_t ldc, bool accumulate) {
+                               int64_t ldc, MatmulKind kind) {
   constexpr size_t kMaxMatmulShapes = 512;
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool>;
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, MatmulKind>;
   static std::mutex mu;
   static auto* cache = new std::map<Key, const F32Matmul*>;  // never destroyed, as above
-  const Key key{m, n, k, lda, ldb, ldc, accumulate};
+  const Key key{m, n, k, lda, ldb, ldc, kind};
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = cache->find(key); it != cache->end()) return it->second;
   if (cache->size() >= kMaxMatmulShapes) return nullptr;
-  const F32Matmul* made = MakeF32Matmul(m, n, k, lda, ldb, ldc, accumulate);
+  const F32Matmul* made = MakeF32Matmul(m, n, k, lda, ldb, ldc, kind);
   cache->emplace(key, made);
   return made;
 }
 
 // C = A.B^T (or C += A.B^T) on the primitive; false where oneDNN fails the call.
-bool RunF32Matmul(const F32Matmul& mm, const float* a, const float* b, float* c) {
-  const bool ok = onednn::RunMatmul(mm, a, b, c);
+bool RunF32Matmul(const F32Matmul& mm, const float* a, const float* b, float* c,
+                  const float* bias = nullptr) {
+  const bool ok = onednn::RunMatmul(mm, a, b, c, bias);
   if (ok) matmul_runs.fetch_add(1, std::memory_order_relaxed);
   return ok;
 }
@@ -136,7 +145,8 @@ void OneDnnSgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, i
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   if (!trans_a && trans_b && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) &&
       work >= kOneDnnMinimumWork) {
-    const F32Matmul* mm = FindF32Matmul(m, n, k, lda, ldb, ldc, beta == 1.0f);
+    const F32Matmul* mm = FindF32Matmul(
+        m, n, k, lda, ldb, ldc, beta == 1.0f ? MatmulKind::kAccumulate : MatmulKind::kPlain);
     if (mm != nullptr && RunF32Matmul(*mm, a, b, c)) status = dnnl_success;
   }
   if (status != dnnl_success) {
@@ -150,10 +160,10 @@ void OneDnnSgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, i
 }
 
 // Splits C into as many row (or column) blocks as there are kernel threads, each a
-// multiple of 16 long, and computes each block with one call.
-void OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                 int64_t ldc) {
+// multiple of 16 long, and computes each block with one call of
+// part(rows, cols, first_row, first_col).
+template <typename Part>
+void SplitProduct(int64_t m, int64_t n, int64_t k, Part part) {
   constexpr int64_t kAlign = 16;
   // Rows while every thread gets at least one block of them (each part then reads all of B):
   // on 2 threads that measured faster than splitting B's columns even where n > m (the
@@ -167,26 +177,45 @@ void OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
     parts = std::min<int64_t>(KernelThreads(), (extent + kAlign - 1) / kAlign);
   }
   if (parts <= 1) {
-    OneDnnSgemmOnThisThread(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    part(m, n, 0, 0);
     return;
   }
   const int64_t blocks = (extent + kAlign - 1) / kAlign;
   ParallelFor(parts, [&](int64_t first, int64_t last) {
-    for (int64_t part = first; part < last; ++part) {
-      const int64_t begin = std::min(extent, blocks * part / parts * kAlign);
-      const int64_t end = std::min(extent, blocks * (part + 1) / parts * kAlign);
+    for (int64_t p = first; p < last; ++p) {
+      const int64_t begin = std::min(extent, blocks * p / parts * kAlign);
+      const int64_t end = std::min(extent, blocks * (p + 1) / parts * kAlign);
       if (begin >= end) continue;
       if (by_rows) {
-        const float* a_part = trans_a ? a + begin : a + begin * lda;
-        OneDnnSgemmOnThisThread(trans_a, trans_b, end - begin, n, k, alpha, a_part, lda, b, ldb,
-                                beta, c + begin * ldc, ldc);
+        part(end - begin, n, begin, 0);
       } else {
-        const float* b_part = trans_b ? b + begin * ldb : b + begin;
-        OneDnnSgemmOnThisThread(trans_a, trans_b, m, end - begin, k, alpha, a, lda, b_part, ldb,
-                                beta, c + begin, ldc);
+        part(m, end - begin, 0, begin);
       }
     }
   });
+}
+
+void OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                 int64_t ldc) {
+  SplitProduct(m, n, k, [&](int64_t rows, int64_t cols, int64_t i, int64_t j) {
+    OneDnnSgemmOnThisThread(trans_a, trans_b, rows, cols, k, alpha, trans_a ? a + i : a + i * lda,
+                            lda, trans_b ? b + j * ldb : b + j, ldb, beta, c + i * ldc + j, ldc);
+  });
+}
+
+// C = A.B^T + bias on this thread: the primitive with its bias argument, else (oneDNN
+// refused it) C filled with the bias rows and the product accumulated.
+void RowBiasOnThisThread(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                         const float* b, int64_t ldb, const float* bias, float* c, int64_t ldc) {
+  const int saved_threads = omp_get_max_threads();
+  if (saved_threads != 1) omp_set_num_threads(1);
+  const F32Matmul* mm = FindF32Matmul(m, n, k, lda, ldb, ldc, MatmulKind::kRowBias);
+  const bool done = mm != nullptr && RunF32Matmul(*mm, a, b, c, bias);
+  if (saved_threads != 1) omp_set_num_threads(saved_threads);
+  if (done) return;
+  for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc, bias, sizeof(float) * n);
+  OneDnnSgemmOnThisThread(false, true, m, n, k, 1.0F, a, lda, b, ldb, 1.0F, c, ldc);
 }
 #endif
 
@@ -340,6 +369,29 @@ void SgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t
   OneDnnSgemmOnThisThread(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 #else
   OpenBlasSgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+#endif
+}
+
+bool RowBiasSgemmAvailable() {
+#ifdef SEAM_HAVE_ONEDNN
+  return OneDnnAvailable();
+#else
+  return false;
+#endif
+}
+
+void RowBiasSgemm(bool on_this_thread, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                  const float* b, int64_t ldb, const float* bias, float* c, int64_t ldc) {
+#ifdef SEAM_HAVE_ONEDNN
+  if (on_this_thread) return RowBiasOnThisThread(m, n, k, a, lda, b, ldb, bias, c, ldc);
+  SplitProduct(m, n, k, [&](int64_t rows, int64_t cols, int64_t i, int64_t j) {
+    RowBiasOnThisThread(rows, cols, k, a + i * lda, lda, b + j * ldb, ldb, bias + j,
+                        c + i * ldc + j, ldc);
+  });
+#else
+  for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc, bias, sizeof(float) * n);
+  (on_this_thread ? SgemmOnThisThread : Sgemm)(false, true, m, n, k, 1.0F, a, lda, b, ldb, 1.0F, c,
+                                               ldc);
 #endif
 }
 

@@ -108,18 +108,22 @@ const char* ImplementationName(const_dnnl_primitive_desc_t pd) {
   return impl;
 }
 
-bool RunMatmul(const Matmul& mm, const void* a, const void* b, void* c) {
+bool RunMatmul(const Matmul& mm, const void* a, const void* b, void* c, const void* bias) {
+  if (mm.with_bias && bias == nullptr) return false;
   ThreadScratch& scratch = LocalScratch();
   dnnl_memory_t ma = Memory(mm.a, const_cast<void*>(a));
   dnnl_memory_t mb = Memory(mm.b, const_cast<void*>(b));
   dnnl_memory_t mc = Memory(mm.c, c);
+  dnnl_memory_t mbias = mm.with_bias ? Memory(mm.bias, const_cast<void*>(bias)) : nullptr;
   dnnl_memory_t pad =
       Memory(mm.scratchpad,
              scratch.pad.Get(std::max<size_t>(dnnl_memory_desc_get_size(&mm.scratchpad), 64)));
-  const bool ok = Execute(
-      mm.primitive,
-      {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}, {DNNL_ARG_SCRATCHPAD, pad}});
-  Destroy({ma, mb, mc, pad});
+  const bool ok = Execute(mm.primitive, {{DNNL_ARG_SRC, ma},
+                                         {DNNL_ARG_WEIGHTS, mb},
+                                         {DNNL_ARG_DST, mc},
+                                         {DNNL_ARG_SCRATCHPAD, pad},
+                                         {mm.with_bias ? DNNL_ARG_BIAS : kUnusedArgument, mbias}});
+  Destroy({ma, mb, mc, mbias, pad});
   return ok;
 }
 

@@ -62,15 +62,17 @@ dnnl_memory_t Memory(const dnnl_memory_desc_t& md, void* data);
 void Destroy(std::initializer_list<dnnl_memory_t> memories);
 
 // A matmul primitive made with a user scratchpad, and the descriptors of its source,
-// weights, destination and scratchpad.
+// weights, destination and scratchpad (and of its bias where it was made with one).
 struct Matmul {
   dnnl_primitive_t primitive = nullptr;
   dnnl_memory_desc_t a{}, b{}, c{}, scratchpad{};
+  bool with_bias = false;
+  dnnl_memory_desc_t bias{};
 };
 
-// Runs `mm` over `a`, `b` and `c` (laid out as its descriptors say) with this thread's
-// scratchpad; false where oneDNN fails the call.
-bool RunMatmul(const Matmul& mm, const void* a, const void* b, void* c);
+// Runs `mm` over `a`, `b` and `c` (laid out as its descriptors say; `bias` too where the
+// primitive has one) with this thread's scratchpad; false where oneDNN fails the call.
+bool RunMatmul(const Matmul& mm, const void* a, const void* b, void* c, const void* bias = nullptr);
 
 // The implementation oneDNN chose for `pd` ("brg:avx512_core_bf16", "ref:any", ...), or "".
 const char* ImplementationName(const_dnnl_primitive_desc_t pd);
