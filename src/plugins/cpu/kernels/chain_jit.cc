@@ -47,16 +47,12 @@ constexpr size_t kSegmentErfBytes = size_t{4} * 1024;  // about 60 instructions
 size_t SegmentBytes(const VectorProgram& program) {
   size_t bytes = 0;
   for (const VectorStep& step : program.steps) {
-    switch (step.op) {
-      case VectorOp::kExp:
-        bytes += kSegmentExpBytes;
-        break;
-      case VectorOp::kErf:
-        bytes += kSegmentErfBytes;
-        break;
-      default:
-        bytes += kSegmentStepBytes;
-        break;
+    if (step.op == VectorOp::kExp) {
+      bytes += kSegmentExpBytes;
+    } else if (step.op == VectorOp::kErf) {
+      bytes += kSegmentErfBytes;
+    } else {
+      bytes += kSegmentStepBytes;
     }
   }
   return bytes;
