@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -246,6 +248,88 @@ TEST(ReduceLanesTest, CloseToTheSumInDouble) {
       EXPECT_NEAR(whole[k], exact[k], bound) << DimsText(c.dims) << " channel " << k;
       EXPECT_EQ(std::memcmp(&whole[k], &chunked[k], sizeof(float)), 0)
           << DimsText(c.dims) << " channel " << k << ": " << whole[k] << " vs " << chunked[k];
+    }
+  }
+}
+
+// reduce_max / reduce_min of f32 rows with the values whose rules matter: NaN anywhere in
+// a row makes the quiet NaN, +0 counts above -0 (a row whose extreme is a zero of both
+// signs), infinities, equal values. The row maxima and minima run lanes side by side
+// (ExtremeOfRowAt: 16, 8 and 1 wide); each must give the bits of one fold per row in index
+// order with these rules, written here on its own, whether whole rows (Reduce) or ranges
+// that cut rows anywhere (ReduceRange) and whatever the row length (a vector, a vector and
+// a tail, a tail only).
+float FoldExtreme(bool max, float acc, float v) {
+  if (std::isnan(acc) || std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
+  if (acc == v) return (std::signbit(acc) == max) ? v : acc;  // +0 wins max, -0 wins min
+  return (max ? v > acc : v < acc) ? v : acc;
+}
+
+std::vector<float> SpecialRows(int64_t rows, int64_t length, std::mt19937& rng) {
+  const float pool[] = {0.0f, -0.0f, 0.0f, -0.0f, -1.5f, 2.5f, -3.0f, 1.0f,
+                        INFINITY, -INFINITY, 7.0f, -7.0f};
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(std::size(pool)) - 1);
+  std::uniform_int_distribution<int64_t> where(0, length - 1);
+  std::vector<float> x(static_cast<size_t>(rows * length));
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = x.data() + r * length;
+    const int64_t kind = r % 5;
+    for (int64_t i = 0; i < length; ++i) row[i] = pool[pick(rng)];
+    if (kind == 1) {
+      // Only zeros of both signs: the extreme is a zero, its sign the rule's.
+      for (int64_t i = 0; i < length; ++i) row[i] = (i + r) % 2 == 0 ? 0.0f : -0.0f;
+    } else if (kind == 2) {
+      row[where(rng)] = std::numeric_limits<float>::quiet_NaN();  // a NaN somewhere
+    } else if (kind == 3) {
+      row[length - 1] = -std::numeric_limits<float>::quiet_NaN();  // in the tail, sign set
+    } else if (kind == 4) {
+      // Negative values and one -0: the maximum is -0 unless the rule is broken.
+      for (int64_t i = 0; i < length; ++i) row[i] = -std::fabs(row[i]);
+      row[where(rng)] = -0.0f;
+    }
+  }
+  return x;
+}
+
+TEST(ReduceExtremesTest, RowMaximaAndMinimaKeepNaNAndSignedZeros) {
+  std::mt19937 rng(7);
+  for (const int64_t length : {1, 3, 8, 15, 16, 17, 31, 33, 65, 128, 130}) {
+    const int64_t rows = 40;
+    const std::vector<float> x = SpecialRows(rows, length, rng);
+    ir::Shape shape;
+    shape.dtype = ir::DType::kF32;
+    shape.dims = {rows, length};
+    for (const bool max : {true, false}) {
+      std::vector<float> expected(rows);
+      for (int64_t r = 0; r < rows; ++r) {
+        float acc = max ? -INFINITY : INFINITY;
+        for (int64_t i = 0; i < length; ++i) acc = FoldExtreme(max, acc, x[r * length + i]);
+        expected[r] = acc;
+        for (const int lanes : {16, 8, 1}) {
+          const float got = ExtremeOfRowAt(lanes, max, x.data() + r * length, length,
+                                           max ? -INFINITY : INFINITY);
+          ASSERT_EQ(std::memcmp(&got, &expected[r], sizeof(float)), 0)
+              << (max ? "max" : "min") << " of a row of " << length << ", " << lanes
+              << " lanes, row " << r << ": " << got << " vs " << expected[r];
+        }
+      }
+      const ir::Op op = max ? ir::Op::kReduceMax : ir::Op::kReduceMin;
+      std::vector<float> whole(rows, 12345.0f);
+      Reduce(op, shape, reinterpret_cast<const uint8_t*>(x.data()), {1},
+             reinterpret_cast<uint8_t*>(whole.data()));
+      ASSERT_EQ(std::memcmp(whole.data(), expected.data(), rows * sizeof(float)), 0)
+          << (max ? "max" : "min") << " Reduce, rows of " << length;
+      for (const int64_t chunk : {int64_t{1}, int64_t{7}, int64_t{33}, rows * length}) {
+        std::vector<float> ranged(rows, 12345.0f);
+        ReduceCarry carry;
+        for (int64_t first = 0; first < rows * length; first += chunk) {
+          ReduceRange(op, shape, reinterpret_cast<const uint8_t*>(x.data()), {1}, first,
+                      std::min(rows * length, first + chunk),
+                      reinterpret_cast<uint8_t*>(ranged.data()), &carry);
+        }
+        ASSERT_EQ(std::memcmp(ranged.data(), expected.data(), rows * sizeof(float)), 0)
+            << (max ? "max" : "min") << " ReduceRange, rows of " << length << ", chunk " << chunk;
+      }
     }
   }
 }

@@ -56,6 +56,12 @@ void Iota(const ir::Shape& out_shape, int64_t dimension, uint8_t* out);
 // kernels_reduce.cc. reduce_sum, reduce_product, reduce_max, reduce_min over `axes`.
 void Reduce(ir::Op op, const ir::Shape& in_shape, const uint8_t* in,
             const std::vector<int64_t>& axes, uint8_t* out);
+// The maximum (`max`) or minimum of x[0, n) and `init` with the f32 rules of reduce_max and
+// reduce_min (NaN wins as the quiet NaN, +0 above -0), computed `lanes` wide: 16 (AVX-512),
+// 8 (AVX2) or 1; a width this CPU lacks gives the 1-wide fold. The rules make the result
+// independent of the order, so every width gives the in-order fold's bits. The kernels use
+// the widest (f32 row maxima and minima, e.g. a softmax's); tests call each.
+float ExtremeOfRowAt(int lanes, bool max, const float* x, int64_t n, float init);
 // f32 sums over [outer, kept, inner] with rows of at least kLaneSumMinimumRow elements
 // (a batch norm's statistics) add each result's elements in kSumLanes lanes
 // (kernels_reduce.cc); between the ranges of ReduceRange the lanes of every result live

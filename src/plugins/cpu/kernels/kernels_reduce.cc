@@ -78,14 +78,120 @@ SEAM_KERNEL_CLONES void ReduceKeptMiddleLanes(const float* x, int64_t outer, int
   }
 }
 
+// The maximum (kMax) or minimum of n f32 values and `init`, as FloatMax/FloatMin folded in
+// any order would give it: NaN if any value is NaN, else the extreme, with +0 above -0.
+// Those rules make the result independent of the order, so vector lanes side by side
+// (compares and blends, the NaNs only flagged) give the in-order fold's bits (a softmax's
+// row maxima: about a tenth of the scalar fold's time). Equal values (+0 and -0 among them)
+// combine their bits: AND for the maximum (+0 wins), OR for the minimum (-0 wins). A NaN
+// `init` (a row cut by a range, NaN so far) stays in every lane, since every compare with
+// it is false, and comes out as it went in: the quiet NaN.
+// Inlined into the vector versions: a call from them into code without VEX encoding would
+// pay the SSE/AVX transition on every instruction while the upper halves are dirty.
+inline __attribute__((always_inline)) float ExtremeOfRowScalar(bool max, const float* x,
+                                                               int64_t n, float init) {
+  float result = init;
+  for (int64_t i = 0; i < n; ++i) result = max ? FloatMax(result, x[i]) : FloatMin(result, x[i]);
+  return result;
+}
+
+#if defined(__x86_64__)
+// GCC 12's AVX-512 shuffles start their results from an uninitialized vector on purpose
+// (_mm512_undefined_ps), which its -Wmaybe-uninitialized flags where they inline.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// acc's lanes replaced by v's where v is the extreme of the two (neither NaN), their bits
+// combined where they are equal.
+__attribute__((target("avx512f"), always_inline)) inline __m512 Extreme512(bool max, __m512 acc,
+                                                                           __m512 v) {
+  const __mmask16 wins =
+      max ? _mm512_cmp_ps_mask(v, acc, _CMP_GT_OQ) : _mm512_cmp_ps_mask(v, acc, _CMP_LT_OQ);
+  const __mmask16 equal = _mm512_cmp_ps_mask(v, acc, _CMP_EQ_OQ);
+  const __m512i a = _mm512_castps_si512(acc), b = _mm512_castps_si512(v);
+  const __m512 tie = _mm512_castsi512_ps(max ? _mm512_and_si512(a, b) : _mm512_or_si512(a, b));
+  return _mm512_mask_mov_ps(_mm512_mask_mov_ps(acc, wins, v), equal, tie);
+}
+
+__attribute__((target("avx512f"))) float ExtremeOfRowAvx512(bool max, const float* x, int64_t n,
+                                                             float init) {
+  const __m512 start = _mm512_set1_ps(init);
+  __m512 acc = start;
+  __mmask16 nan = 0;
+  for (int64_t i = 0; i < n; i += 16) {
+    // The last vector reads only the row's elements; its other lanes are `init`.
+    const __mmask16 in_row = n - i >= 16 ? 0xffff : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 v = _mm512_mask_loadu_ps(start, in_row, x + i);
+    nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    acc = Extreme512(max, acc, v);
+  }
+  // Lanes folded in halves: 256-bit halves, 128-bit quarters, pairs, neighbours.
+  acc = Extreme512(max, acc, _mm512_shuffle_f32x4(acc, acc, 0x4e));
+  acc = Extreme512(max, acc, _mm512_shuffle_f32x4(acc, acc, 0xb1));
+  acc = Extreme512(max, acc, _mm512_permute_ps(acc, 0x4e));
+  acc = Extreme512(max, acc, _mm512_permute_ps(acc, 0xb1));
+  return nan != 0 ? std::numeric_limits<float>::quiet_NaN() : _mm512_cvtss_f32(acc);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+__attribute__((target("avx2"), always_inline)) inline __m256 Extreme256(bool max, __m256 acc,
+                                                                        __m256 v) {
+  const __m256 wins = max ? _mm256_cmp_ps(v, acc, _CMP_GT_OQ) : _mm256_cmp_ps(v, acc, _CMP_LT_OQ);
+  const __m256 equal = _mm256_cmp_ps(v, acc, _CMP_EQ_OQ);
+  const __m256 tie = max ? _mm256_and_ps(acc, v) : _mm256_or_ps(acc, v);
+  return _mm256_blendv_ps(_mm256_blendv_ps(acc, v, wins), tie, equal);
+}
+
+__attribute__((target("avx2"))) float ExtremeOfRowAvx2(bool max, const float* x, int64_t n,
+                                                       float init) {
+  __m256 acc = _mm256_set1_ps(init);
+  __m256 nan = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    acc = Extreme256(max, acc, v);
+  }
+  acc = Extreme256(max, acc, _mm256_permute2f128_ps(acc, acc, 0x01));
+  acc = Extreme256(max, acc, _mm256_permute_ps(acc, 0x4e));
+  acc = Extreme256(max, acc, _mm256_permute_ps(acc, 0xb1));
+  const float rest = ExtremeOfRowScalar(max, x + i, n - i, _mm256_cvtss_f32(acc));
+  return _mm256_movemask_ps(nan) != 0 ? std::numeric_limits<float>::quiet_NaN() : rest;
+}
+#endif
+
+int WidestExtremeLanes() {
+#if defined(__x86_64__)
+  static const int lanes = __builtin_cpu_supports("avx512f") ? 16
+                           : __builtin_cpu_supports("avx2")  ? 8
+                                                             : 1;
+  return lanes;
+#else
+  return 1;
+#endif
+}
+
+// The widest of the three this CPU runs.
+float ExtremeOfRow(ir::Combiner combiner, const float* x, int64_t n, float init) {
+  return ExtremeOfRowAt(WidestExtremeLanes(), combiner == ir::Combiner::kMax, x, n, init);
+}
+
+bool IsExtreme(ir::Combiner combiner) {
+  return combiner == ir::Combiner::kMax || combiner == ir::Combiner::kMin;
+}
+
 // The operand seen as [outer, reduced, inner] when the reduced axes are adjacent (or
 // none): each result element folds its `reduced` inputs in increasing order, the order the
 // general walk below uses, so both give the same bits. The inner loop runs over `inner`
 // adjacent results at once (vectorizable); with inner == 1, over several rows at once.
 template <typename E, typename Fold>
 bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
-                    const std::vector<int64_t>& axis_list, typename E::Compute init, Fold fold,
-                    uint8_t* out) {
+                    const std::vector<int64_t>& axis_list, ir::Combiner combiner,
+                    typename E::Compute init, Fold fold, uint8_t* out) {
   using C = typename E::Compute;
   absl::InlinedVector<int64_t, 8> axes(axis_list.begin(), axis_list.end());
   std::sort(axes.begin(), axes.end());
@@ -100,6 +206,12 @@ bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
   }
   const auto* x = reinterpret_cast<const typename E::Storage*>(in);
   auto* y = reinterpret_cast<typename E::Storage*>(out);
+  if constexpr (std::is_same_v<E, Elem<DType::kF32>>) {
+    if (inner == 1 && IsExtreme(combiner)) {
+      for (int64_t o = 0; o < outer; ++o) y[o] = ExtremeOfRow(combiner, x + o * reduced, reduced, init);
+      return true;
+    }
+  }
   if (inner == 1) {
     constexpr int64_t kRows = 8;
     int64_t o = 0;
@@ -250,9 +362,10 @@ void ReduceKeptMiddle(const uint8_t* in, int64_t outer, int64_t kept, int64_t in
 // walking the operand once in row-major order.
 template <typename E, typename Fold>
 void ReduceWith(const ir::Shape& in_shape, const uint8_t* in, const std::vector<int64_t>& axes,
-                typename E::Compute init, Fold fold, uint8_t* out, bool sum = false) {
+                ir::Combiner combiner, typename E::Compute init, Fold fold, uint8_t* out) {
   using C = typename E::Compute;
-  if (ReduceAdjacent<E>(in_shape, in, axes, init, fold, out)) return;
+  const bool sum = combiner == ir::Combiner::kSum;
+  if (ReduceAdjacent<E>(in_shape, in, axes, combiner, init, fold, out)) return;
   int64_t outer = 1, kept_block = 1, inner = 1;
   if (KeptMiddle(in_shape, axes, &outer, &kept_block, &inner)) {
     const int64_t count = outer * kept_block * inner;
@@ -295,8 +408,7 @@ void ReduceT(Op op, const ir::Shape& in_shape, const uint8_t* in, const std::vec
   using C = typename E::Compute;
   const ir::Combiner combiner = ir::ReductionOf(op);
   auto run = [&](auto fold) {
-    ReduceWith<E>(in_shape, in, axes, ir::ReductionIdentity<C>(combiner), fold, out,
-                  combiner == ir::Combiner::kSum);
+    ReduceWith<E>(in_shape, in, axes, combiner, ir::ReductionIdentity<C>(combiner), fold, out);
   };
   if constexpr (std::is_floating_point_v<C>) {
     switch (combiner) {
@@ -351,11 +463,21 @@ void ReduceOnOneThread(Op op, const ir::Shape& in_shape, const uint8_t* in,
 // [outer, reduced, inner], a stretch of one row (`inner` adjacent positions) at a time.
 template <typename T, typename Fold>
 void FoldRange(const T* x, int64_t reduced, int64_t inner, int64_t first, int64_t last, T init,
-               Fold fold, bool sum, T* y) {
+               Fold fold, ir::Combiner combiner, T* y) {
+  const bool sum = combiner == ir::Combiner::kSum;
   int64_t pos = first;
   while (pos < last) {
     const int64_t row = pos / inner;
     const int64_t r = row % reduced, o = row / reduced;
+    if constexpr (std::is_same_v<T, float>) {
+      if (inner == 1 && IsExtreme(combiner)) {
+        // The rest of this row in the range, lanes side by side (the same bits in any order).
+        const int64_t end = std::min(last, pos + (reduced - r));
+        y[o] = ExtremeOfRow(combiner, x + pos, end - pos, r == 0 ? init : y[o]);
+        pos = end;
+        continue;
+      }
+    }
     if (inner == 1) {
       // Whole rows, eight at a time (independent sums, as in ReduceAdjacent).
       constexpr int64_t kRows = 8;
@@ -497,7 +619,7 @@ void ReduceRangeT(const ReduceRangePlan& plan, const uint8_t* in, int64_t first,
     if (plan.middle) {
       FoldRangeKept<T>(x, plan.kept, plan.kept_inner, first, last, init, fold, sum, y);
     } else {
-      FoldRange<T>(x, plan.reduced, plan.inner, first, last, init, fold, sum, y);
+      FoldRange<T>(x, plan.reduced, plan.inner, first, last, init, fold, combiner, y);
     }
   };
   switch (combiner) {
@@ -527,6 +649,14 @@ void ReduceRangeT(const ReduceRangePlan& plan, const uint8_t* in, int64_t first,
 #else
 #define SEAM_REDUCE_KERNEL __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #endif
+
+float ExtremeOfRowAt(int lanes, bool max, const float* x, int64_t n, float init) {
+#if defined(__x86_64__)
+  if (lanes == 16 && WidestExtremeLanes() >= 16) return ExtremeOfRowAvx512(max, x, n, init);
+  if (lanes == 8 && WidestExtremeLanes() >= 8) return ExtremeOfRowAvx2(max, x, n, init);
+#endif
+  return ExtremeOfRowScalar(max, x, n, init);
+}
 
 ReduceRangePlan PlanReduceRange(Op op, const ir::Shape& in_shape,
                                 const std::vector<int64_t>& axes) {
