@@ -266,8 +266,8 @@ float FoldExtreme(bool max, float acc, float v) {
 }
 
 std::vector<float> SpecialRows(int64_t rows, int64_t length, std::mt19937& rng) {
-  const float pool[] = {0.0f, -0.0f, 0.0f, -0.0f, -1.5f, 2.5f, -3.0f, 1.0f,
-                        INFINITY, -INFINITY, 7.0f, -7.0f};
+  const float pool[] = {0.0f,  -0.0f, 0.0f,     -0.0f,     -1.5f, 2.5f,
+                        -3.0f, 1.0f,  INFINITY, -INFINITY, 7.0f,  -7.0f};
   std::uniform_int_distribution<int> pick(0, static_cast<int>(std::size(pool)) - 1);
   std::uniform_int_distribution<int64_t> where(0, length - 1);
   std::vector<float> x(static_cast<size_t>(rows * length));
@@ -306,8 +306,8 @@ TEST(ReduceExtremesTest, RowMaximaAndMinimaKeepNaNAndSignedZeros) {
         for (int64_t i = 0; i < length; ++i) acc = FoldExtreme(max, acc, x[r * length + i]);
         expected[r] = acc;
         for (const int lanes : {16, 8, 1}) {
-          const float got = ExtremeOfRowAt(lanes, max, x.data() + r * length, length,
-                                           max ? -INFINITY : INFINITY);
+          const float got =
+              ExtremeOfRowAt(lanes, max, x.data() + r * length, length, max ? -INFINITY : INFINITY);
           ASSERT_EQ(std::memcmp(&got, &expected[r], sizeof(float)), 0)
               << (max ? "max" : "min") << " of a row of " << length << ", " << lanes
               << " lanes, row " << r << ": " << got << " vs " << expected[r];

@@ -88,8 +88,8 @@ SEAM_KERNEL_CLONES void ReduceKeptMiddleLanes(const float* x, int64_t outer, int
 // it is false, and comes out as it went in: the quiet NaN.
 // Inlined into the vector versions: a call from them into code without VEX encoding would
 // pay the SSE/AVX transition on every instruction while the upper halves are dirty.
-inline __attribute__((always_inline)) float ExtremeOfRowScalar(bool max, const float* x,
-                                                               int64_t n, float init) {
+inline __attribute__((always_inline)) float ExtremeOfRowScalar(bool max, const float* x, int64_t n,
+                                                               float init) {
   float result = init;
   for (int64_t i = 0; i < n; ++i) result = max ? FloatMax(result, x[i]) : FloatMin(result, x[i]);
   return result;
@@ -116,7 +116,7 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 Extreme512(bool 
 }
 
 __attribute__((target("avx512f"))) float ExtremeOfRowAvx512(bool max, const float* x, int64_t n,
-                                                             float init) {
+                                                            float init) {
   const __m512 start = _mm512_set1_ps(init);
   __m512 acc = start;
   __mmask16 nan = 0;
@@ -208,7 +208,8 @@ bool ReduceAdjacent(const ir::Shape& in_shape, const uint8_t* in,
   auto* y = reinterpret_cast<typename E::Storage*>(out);
   if constexpr (std::is_same_v<E, Elem<DType::kF32>>) {
     if (inner == 1 && IsExtreme(combiner)) {
-      for (int64_t o = 0; o < outer; ++o) y[o] = ExtremeOfRow(combiner, x + o * reduced, reduced, init);
+      for (int64_t o = 0; o < outer; ++o)
+        y[o] = ExtremeOfRow(combiner, x + o * reduced, reduced, init);
       return true;
     }
   }
