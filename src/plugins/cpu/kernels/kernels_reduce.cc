@@ -175,9 +175,12 @@ int WidestExtremeLanes() {
 #endif
 }
 
-// The widest of the three this CPU runs.
+// The widest of the three this CPU runs; rows shorter than a vector (a small classifier's
+// logits) fold one by one, which costs them less than a call and the lanes' fold.
 float ExtremeOfRow(ir::Combiner combiner, const float* x, int64_t n, float init) {
-  return ExtremeOfRowAt(WidestExtremeLanes(), combiner == ir::Combiner::kMax, x, n, init);
+  const bool max = combiner == ir::Combiner::kMax;
+  if (n < 16) return ExtremeOfRowScalar(max, x, n, init);
+  return ExtremeOfRowAt(WidestExtremeLanes(), max, x, n, init);
 }
 
 bool IsExtreme(ir::Combiner combiner) {
