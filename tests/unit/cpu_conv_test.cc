@@ -223,6 +223,35 @@ TEST(CpuConvolutionTest, TheDumpNamesTheWeightGradientForm) {
   }
 }
 
+// A first layer's kernel adjoint (one input channel: the CNN example's, batch 64 at 28x28)
+// runs oneDNN's direct backward-weights kernel, not the Winograd one its `auto` picks on
+// AVX-512 (whose transforms cost about five times one channel's products); the dump names
+// the kernel, and the result matches the reference. (On a CPU without oneDNN's Winograd
+// kernels the assertion on the name holds whatever the plan asks for.)
+TEST(CpuConvolutionTest, AFirstLayersKernelAdjointIsNotWinograd) {
+  if (!OneDnnAvailable()) GTEST_SKIP() << "this build has no oneDNN";
+  const Case c = {"cnn_conv1_full", 64, 1, 32, 28, 3, 1, 1, 1, 1, 1, false};
+  const std::string text = WeightGradientText(c);
+  std::shared_ptr<const Executable> exe = harness::CompileOrDie(text, true);
+  ASSERT_NE(exe, nullptr);
+  const std::string dump = OptimizedDumpText(*exe);
+  const size_t at = dump.find("oneDNN backward weights, oneDNN kernel ");
+  ASSERT_NE(at, std::string::npos) << dump;
+  const std::string kernel = dump.substr(at, dump.find(')', at) - at);
+  EXPECT_EQ(kernel.find("wino"), std::string::npos) << kernel;
+  const std::vector<ir::Literal> args = {Random(exe->parameter_shapes()[0], 7),
+                                         Random(exe->parameter_shapes()[1], 8)};
+  std::vector<ir::Literal> results = harness::RunProgram(*exe, args);
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<std::vector<ir::Literal>> expected = ir::Evaluate(*program, args);
+  ASSERT_TRUE(expected.ok() && results.size() == 1);
+  for (int64_t i = 0; i < results[0].shape.num_elements(); ++i) {
+    // 64 * 28 * 28 terms of magnitude below 1 each.
+    ASSERT_NEAR(results[0].f32()[i], expected->front().f32()[i], 2e-2) << "element " << i;
+  }
+}
+
 // One plan run from two threads at once (the executable shares its plans between the
 // replicas' threads) gives the same bits as a lone run.
 TEST(CpuConvolutionTest, APlanRunsOnSeveralThreadsAtOnce) {

@@ -124,6 +124,9 @@ std::string DescribeSteps(const Executable& executable) {
           product >= 0 ? absl::StrCat(" of dot_general %", product, ", written by its gemm") : "",
           bf16_matmul ? ", oneDNN bf16 matmul" : "",
           weight_gradient ? ", oneDNN backward weights" : "",
+          plan.conv != nullptr && !plan.conv->onednn_implementation().empty()
+              ? absl::StrCat(", oneDNN kernel ", std::string(plan.conv->onednn_implementation()))
+              : "",
           plan.dot.causal != nullptr ? ", causal blocks: " : "",
           plan.dot.causal != nullptr ? CausalKindName(plan.dot.causal->kind) : "", ")");
     }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -116,6 +117,9 @@ class ConvolutionPlan {
   bool uses_gemm() const { return gemm_; }
   // On oneDNN's backward-weights primitive (a kernel adjoint; conv_onednn.cc).
   bool uses_weight_gradient() const;
+  // On oneDNN: its name for the kernel it chose (e.g. `brgconv:avx512_core`,
+  // `jit_wino_4x3:avx512_core`); empty on the other paths.
+  std::string_view onednn_implementation() const;
 
   struct OneDnn;  // conv_onednn.cc
 
