@@ -200,6 +200,22 @@ TEST(CpuConvolutionTest, KernelAdjointsTakeTheWeightGradientForm) {
   }
 }
 
+// The executable of program `text` (two parameters, one f32 result) on random arguments
+// (seeds `seed` and `seed` + 1): each element within `tolerance` of the reference's.
+void ExpectTheReferenceResult(const Executable& exe, const std::string& text, unsigned seed,
+                              double tolerance) {
+  const std::vector<ir::Literal> args = {Random(exe.parameter_shapes()[0], seed),
+                                         Random(exe.parameter_shapes()[1], seed + 1)};
+  std::vector<ir::Literal> results = harness::RunProgram(exe, args);
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
+  ASSERT_TRUE(program.ok());
+  absl::StatusOr<std::vector<ir::Literal>> expected = ir::Evaluate(*program, args);
+  ASSERT_TRUE(expected.ok() && results.size() == 1);
+  for (int64_t i = 0; i < results[0].shape.num_elements(); ++i) {
+    ASSERT_NEAR(results[0].f32()[i], expected->front().f32()[i], tolerance) << "element " << i;
+  }
+}
+
 // Compiled whole, the kernel adjoint's step says which form it runs in the optimized dump,
 // and the executable's result matches the reference.
 TEST(CpuConvolutionTest, TheDumpNamesTheWeightGradientForm) {
@@ -210,17 +226,8 @@ TEST(CpuConvolutionTest, TheDumpNamesTheWeightGradientForm) {
   const bool named =
       OptimizedDumpText(*exe).find("convolution, oneDNN backward weights") != std::string::npos;
   EXPECT_EQ(named, OneDnnAvailable()) << OptimizedDumpText(*exe);
-  const std::vector<ir::Literal> args = {Random(exe->parameter_shapes()[0], 5),
-                                         Random(exe->parameter_shapes()[1], 6)};
-  std::vector<ir::Literal> results = harness::RunProgram(*exe, args);
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
-  ASSERT_TRUE(program.ok());
-  absl::StatusOr<std::vector<ir::Literal>> expected = ir::Evaluate(*program, args);
-  ASSERT_TRUE(expected.ok() && results.size() == 1);
-  for (int64_t i = 0; i < results[0].shape.num_elements(); ++i) {
-    // 4 * 7 * 7 terms of magnitude below 1 each.
-    ASSERT_NEAR(results[0].f32()[i], expected->front().f32()[i], 1e-4) << "element " << i;
-  }
+  // 4 * 7 * 7 terms of magnitude below 1 each.
+  ExpectTheReferenceResult(*exe, text, 5, 1e-4);
 }
 
 // A first layer's kernel adjoint (one input channel: the CNN example's, batch 64 at 28x28)
@@ -239,17 +246,8 @@ TEST(CpuConvolutionTest, AFirstLayersKernelAdjointIsNotWinograd) {
   ASSERT_NE(at, std::string::npos) << dump;
   const std::string kernel = dump.substr(at, dump.find(')', at) - at);
   EXPECT_EQ(kernel.find("wino"), std::string::npos) << kernel;
-  const std::vector<ir::Literal> args = {Random(exe->parameter_shapes()[0], 7),
-                                         Random(exe->parameter_shapes()[1], 8)};
-  std::vector<ir::Literal> results = harness::RunProgram(*exe, args);
-  absl::StatusOr<ir::Program> program = ir::ParseProgram(text);
-  ASSERT_TRUE(program.ok());
-  absl::StatusOr<std::vector<ir::Literal>> expected = ir::Evaluate(*program, args);
-  ASSERT_TRUE(expected.ok() && results.size() == 1);
-  for (int64_t i = 0; i < results[0].shape.num_elements(); ++i) {
-    // 64 * 28 * 28 terms of magnitude below 1 each.
-    ASSERT_NEAR(results[0].f32()[i], expected->front().f32()[i], 2e-2) << "element " << i;
-  }
+  // 64 * 28 * 28 terms of magnitude below 1 each.
+  ExpectTheReferenceResult(*exe, text, 7, 2e-2);
 }
 
 // One plan run from two threads at once (the executable shares its plans between the
