@@ -180,7 +180,12 @@ int WidestExtremeLanes() {
 float ExtremeOfRow(ir::Combiner combiner, const float* x, int64_t n, float init) {
   const bool max = combiner == ir::Combiner::kMax;
   if (n < 16) return ExtremeOfRowScalar(max, x, n, init);
-  return ExtremeOfRowAt(WidestExtremeLanes(), max, x, n, init);
+#if defined(__x86_64__)
+  const int lanes = WidestExtremeLanes();
+  if (lanes == 16) return ExtremeOfRowAvx512(max, x, n, init);
+  if (lanes == 8) return ExtremeOfRowAvx2(max, x, n, init);
+#endif
+  return ExtremeOfRowScalar(max, x, n, init);
 }
 
 bool IsExtreme(ir::Combiner combiner) {
