@@ -6,13 +6,15 @@
 // bit for bit the results of the unfused plan (one kernel per instruction), whatever the
 // number of kernel threads; every op in every position (v op m, m op v, v op v) occurs;
 // chains stop where the running value is read again, at an output and at the operand
-// limit; a chain writes in place into a donated input; outputs of kStreamMinimumBytes and
-// more that nothing else in the loop reads are written with non-temporal stores. Each random
+// limit; a chain writes in place into a donated input; outputs of the streaming threshold
+// (fixed at 8 MiB here) and more that nothing else in the loop reads are written with
+// non-temporal stores. Each random
 // program runs with its chains as generated machine code (chain_jit.h, on AVX-512F
 // machines) and on FastChainF32/F64 (SEAM_CPU_JIT=off).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -26,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
+#include "src/plugins/cpu/api/cpu_settings.h"
 #include "src/plugins/cpu/compile/executable.h"
 #include "src/plugins/cpu/kernels/chain_jit.h"
 #include "src/plugins/cpu/runtime/thread_pool.h"
@@ -37,6 +40,20 @@ namespace {
 using harness::CompileOrDie;
 using harness::RunProgram;
 using harness::ToDevice;
+
+// The streaming threshold these tests compile with, whatever this machine's L3: outside a
+// client the passes read SEAM_CPU_STREAM_MIN_BYTES at each compile (cpu_settings.h).
+constexpr int64_t kStreamMinimumBytes = kStreamFloorBytes;
+
+class FixedStreamThreshold : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    setenv("SEAM_CPU_STREAM_MIN_BYTES", absl::StrCat(kStreamMinimumBytes).c_str(), 1);
+  }
+  void TearDown() override { unsetenv("SEAM_CPU_STREAM_MIN_BYTES"); }
+};
+::testing::Environment* const fixed_stream_threshold =
+    ::testing::AddGlobalTestEnvironment(new FixedStreamThreshold);
 
 // A quarter of the elements special values, the rest uniform in [-3, 3].
 template <typename T>

@@ -521,6 +521,45 @@ TEST(CpuOptionsTest, JitTurnsGeneratedChainsOnAndOffAsTheVariableDoes) {
   unsetenv("SEAM_CPU_JIT");
 }
 
+// Whether a lone chain writing an output of `elements` f32 streams it (TileOp::stream).
+int StreamedChainsUnder(const std::vector<Option>& options, int64_t elements) {
+  Compiled compiled(options, ElementwiseProgram(elements));
+  if (compiled.executable() == nullptr) return -1;
+  int streamed = 0;
+  for (const LoopKernel& kernel : compiled.executable()->kernels()) {
+    for (const TileOp& op : kernel.ops) streamed += op.stream ? 1 : 0;
+  }
+  return streamed;
+}
+
+// stream_min_bytes: the smallest output a loop writes with non-temporal stores. 4 MiB of
+// output (1 Mi elements) streams under a 4 MiB threshold, not under 4 MiB + 1 byte, and
+// never under the default (at least 8 MiB, whatever the L3).
+TEST(CpuOptionsTest, StreamMinBytesSetsTheStreamingThresholdAsTheVariableDoes) {
+  unsetenv("SEAM_CPU_STREAM_MIN_BYTES");
+  EXPECT_EQ(CreateError({{"stream_min_bytes", int64_t{0}}}),
+            "PJRT_Client_Create: option 'stream_min_bytes' must be a positive integer, got '0'");
+  EXPECT_EQ(CreateError({{"stream_min_bytes", std::string("8M")}}),
+            "PJRT_Client_Create: option 'stream_min_bytes' must be an int64 value");
+  const int64_t four_mib = int64_t{4} << 20;
+  EXPECT_EQ(StreamedChainsUnder({}, kLarge), 0);
+  EXPECT_EQ(StreamedChainsUnder({{"stream_min_bytes", four_mib}}, kLarge), 1);
+  EXPECT_EQ(StreamedChainsUnder({{"stream_min_bytes", four_mib + 1}}, kLarge), 0);
+  setenv("SEAM_CPU_STREAM_MIN_BYTES", "4194304", 1);
+  EXPECT_EQ(StreamedChainsUnder({}, kLarge), 1);
+  EXPECT_EQ(StreamedChainsUnder({{"stream_min_bytes", four_mib + 1}}, kLarge), 0);
+  setenv("SEAM_CPU_STREAM_MIN_BYTES", "-5", 1);
+  EXPECT_EQ(CreateError({}),
+            "PJRT_Client_Create: environment variable SEAM_CPU_STREAM_MIN_BYTES must be a "
+            "positive integer, got '-5'");
+  unsetenv("SEAM_CPU_STREAM_MIN_BYTES");
+  // The default: a quarter of the L3, at least 8 MiB (8 MiB when the size is unknown).
+  EXPECT_EQ(DefaultStreamMinBytes(0), kStreamFloorBytes);
+  EXPECT_EQ(DefaultStreamMinBytes(int64_t{32} << 20), int64_t{8} << 20);
+  EXPECT_EQ(DefaultStreamMinBytes(int64_t{300} << 20), int64_t{75} << 20);
+  EXPECT_EQ(DefaultStreamMinBytes(int64_t{2} << 20), kStreamFloorBytes);
+}
+
 TEST(CpuOptionsTest, AttentionTurnsCausalProductsOnAndOffAsTheVariableDoes) {
   unsetenv("SEAM_CPU_ATTENTION");
   EXPECT_EQ(CreateError({{"attention", std::string("maybe")}}),
@@ -566,7 +605,7 @@ TEST(CpuOptionsTest, AnUnknownOptionListsEveryOption) {
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
             "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr, attention, jit)");
+            "master_addr, attention, jit, stream_min_bytes)");
   EXPECT_EQ(CreateError({{"conv", int64_t{1}}}),
             "PJRT_Client_Create: option 'conv' must be a string value");
 }

@@ -79,7 +79,8 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
                               {kInlineCrossProcessOption, PJRT_NamedValue_kInt64},
                               {kMasterAddrOption, PJRT_NamedValue_kString},
                               {kAttentionOption, PJRT_NamedValue_kString},
-                              {kJitOption, PJRT_NamedValue_kString}});
+                              {kJitOption, PJRT_NamedValue_kString},
+                              {kStreamMinBytesOption, PJRT_NamedValue_kInt64}});
   if (!parsed.ok()) return parsed.status();
   CreateOptions out;
   out.device_count = parsed->Int64(kDeviceCountOption).value_or(1);

@@ -1,5 +1,7 @@
 #include "src/plugins/cpu/api/cpu_settings.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -118,6 +120,25 @@ bool EnvChainCode() {
   return base::ReadSetting(base::Setting::kSeamCpuJit).value_or("on") != "off";
 }
 
+// SEAM_CPU_STREAM_MIN_BYTES as a positive integer; unset, empty or anything else: unset.
+std::optional<int64_t> EnvStreamMinBytes() {
+  const Given given =
+      IntegerSetting(nullptr, kStreamMinBytesOption, base::Setting::kSeamCpuStreamMinBytes);
+  const absl::StatusOr<int64_t> value = Integer(given, 1, -1, "positive integer");
+  if (!value.ok() || *value < 1) return std::nullopt;
+  return *value;
+}
+
+// The default threshold on this machine: DefaultStreamMinBytes of the L3 size the C
+// library reports (from CPUID on x86), read once.
+int64_t MachineStreamMinBytes() {
+  static const int64_t bytes = [] {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);  // 0 or -1 when unknown
+    return DefaultStreamMinBytes(l3 > 0 ? static_cast<int64_t>(l3) : 0);
+  }();
+  return bytes;
+}
+
 bool EnvDenseLayouts() {
   return base::ReadSetting(base::Setting::kSeamCpuLayouts).value_or("auto") == "dense";
 }
@@ -189,6 +210,11 @@ absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
   SEAM_ASSIGN_OR_RETURN(int jit_off, Choice(jit, {"on", "off"}, 0));
   out.chain_code = jit_off == 0;
   out.jit_given = jit.from_option;
+  const Given stream =
+      IntegerSetting(options, kStreamMinBytesOption, base::Setting::kSeamCpuStreamMinBytes);
+  SEAM_ASSIGN_OR_RETURN(int64_t stream_bytes, Integer(stream, 1, -1, "positive integer"));
+  if (stream_bytes >= 1) out.stream_min_bytes = stream_bytes;
+  out.stream_given = stream.from_option;
   return out;
 }
 
@@ -220,6 +246,16 @@ bool ActiveCausalAttention() {
 
 bool ActiveChainCode() { return active != nullptr ? active->chain_code : EnvChainCode(); }
 
+int64_t ActiveStreamMinBytes() {
+  const std::optional<int64_t> given =
+      active != nullptr ? active->stream_min_bytes : EnvStreamMinBytes();
+  return given.value_or(MachineStreamMinBytes());
+}
+
+int64_t DefaultStreamMinBytes(int64_t l3_bytes) {
+  return std::max(kStreamFloorBytes, l3_bytes / 4);
+}
+
 std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
   auto settings = std::make_shared<CpuSettings>(client);
   if (!client.conv_given) settings->conv = EnvConvPaths();
@@ -227,6 +263,7 @@ std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
   if (!client.layouts_given) settings->dense_layouts = EnvDenseLayouts();
   if (!client.attention_given) settings->causal_attention = EnvCausalAttention();
   if (!client.jit_given) settings->chain_code = EnvChainCode();
+  if (!client.stream_given) settings->stream_min_bytes = EnvStreamMinBytes();
   if (!client.dump_to_given) {
     settings->dump_to = base::ReadSetting(base::Setting::kSeamDumpTo).value_or("");
   }

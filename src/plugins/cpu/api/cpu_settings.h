@@ -32,6 +32,7 @@ inline constexpr char kMasterAddrOption[] = "master_addr";                   // 
 inline constexpr char kAttentionOption[] = "attention";                      // string
 inline constexpr char kJitOption[] = "jit";                                  // string
 inline constexpr char kCollectiveSpinOption[] = "collective_spin_us";        // int64
+inline constexpr char kStreamMinBytesOption[] = "stream_min_bytes";          // int64
 inline constexpr int kMaxKernelThreads = 256;
 // The default of inline_max_cost: programs of at most this many element operations
 // (Executable::cost) run on the caller's thread when their device is idle. 16 Mi is about
@@ -48,6 +49,14 @@ inline constexpr int64_t kDefaultInlineMaxCost = int64_t{16} * 1024 * 1024;
 // processes").
 inline constexpr int64_t kDefaultCollectiveSpinUs = 20000;
 inline constexpr int64_t kMaxCollectiveSpinUs = 1000000;
+
+// The smallest fused-loop output written with non-temporal stores when neither the option
+// nor SEAM_CPU_STREAM_MIN_BYTES gives one: a quarter of the L3 cache `l3_bytes` (what the
+// CPU reports; 0 when unknown), at least kStreamFloorBytes. An output that fits in the L3
+// beside the rest of the step is read back from it by the next kernel, and a streamed one
+// from memory (docs/cpu-plugin.md, "The CPU plugin's loop kernels", item "Streaming stores").
+inline constexpr int64_t kStreamFloorBytes = int64_t{8} << 20;
+int64_t DefaultStreamMinBytes(int64_t l3_bytes);
 
 // Which convolution paths a plan may take (SEAM_CPU_CONV).
 enum class ConvPaths { kAuto, kGemm, kDirect };
@@ -68,6 +77,9 @@ struct CpuSettings {
   bool attention_given = false;
   bool chain_code = true;  // SEAM_CPU_JIT: fused loops' chains as generated machine code
   bool jit_given = false;
+  // SEAM_CPU_STREAM_MIN_BYTES (unset: DefaultStreamMinBytes of this CPU's L3).
+  std::optional<int64_t> stream_min_bytes;
+  bool stream_given = false;
   int64_t inline_max_cost = 0;
   bool inline_cross_process = true;
   // How long the device's thread polls for an overlapped all_reduce before it sleeps
@@ -97,9 +109,9 @@ absl::StatusOr<CpuSettings> ResolveCpuSettings(const plugin::Options& options);
 absl::StatusOr<CpuSettings> CpuSettingsFromEnvironment();
 
 // The settings one compile of a client with `client` uses (and its executable keeps): those,
-// with each of conv, epilogues, layouts, dump_to and attention that no option gave read from its
-// variable now, as the plugin has always read them at each compile (a value the client's
-// creation would have refused reads as the default, as before).
+// with each of conv, epilogues, layouts, dump_to, attention, jit and stream_min_bytes that no
+// option gave read from its variable now, as the plugin has always read them at each compile
+// (a value the client's creation would have refused reads as the default, as before).
 std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client);
 
 // The settings installed on this thread by the innermost live ScopedCpuSettings, or null
@@ -126,6 +138,7 @@ bool ActiveEpilogues();
 bool ActiveDenseLayouts();
 bool ActiveCausalAttention();
 bool ActiveChainCode();
+int64_t ActiveStreamMinBytes();
 
 }  // namespace seam::cpu
 

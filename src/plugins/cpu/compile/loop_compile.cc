@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "src/plugins/cpu/api/cpu_settings.h"
 #include "src/plugins/cpu/kernels/kernels_fast.h"
 #include "src/plugins/cpu/kernels/strided.h"
 
@@ -320,10 +321,10 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
   // Whether `op`'s result is an output written with non-temporal stores: large, and read by
   // no other op of the kernel (a chain's result, or a lone binary op's, made a chain of one
   // link for the streaming stores: a GELU's outputs of [batch, seq, 4 * width]).
+  const int64_t stream_min_bytes = ActiveStreamMinBytes();
   auto streamed = [&](const TileOp& op) {
     if (op.result.kind != TileRef::kOutput || output_read[op.result.index]) return false;
-    return kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype)) >=
-           kStreamMinimumBytes;
+    return kernel.count * static_cast<int64_t>(ir::DTypeSize(op.result_dtype)) >= stream_min_bytes;
   };
   HoistGathers(&kernel.ops);
   ChainOps(&kernel.ops, streamed);

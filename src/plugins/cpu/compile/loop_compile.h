@@ -64,17 +64,14 @@ struct TileOp {
   // kChain only: the links, and the same as the kernel reads them (MakeChainStep).
   std::vector<ChainLink> links;
   std::vector<ChainStep> steps;
-  // kChain only: the result is an output of kStreamMinimumBytes or more that no other op
-  // of the kernel reads; it is written with non-temporal stores (docs/plugins.md).
+  // kChain only: the result is an output of ActiveStreamMinBytes() or more (cpu_settings.h:
+  // a quarter of the L3, at least 8 MiB) that no other op of the kernel reads; it is
+  // written with non-temporal stores (docs/cpu-plugin.md, "The CPU plugin's loop kernels",
+  // item "Streaming stores").
   bool stream = false;
   // kChain only: its generated code (in LoopKernel::chain_code), or null: FastChainF32/F64.
   ChainFunction chain_function = nullptr;
 };
-
-// Outputs at least this large bypass the cache when a chain writes them: 16 times the L2
-// of a core here, a quarter of the L3; an output this size does not stay in cache for the
-// next kernel anyway, and reading each line before overwriting it costs memory traffic.
-inline constexpr int64_t kStreamMinimumBytes = int64_t{8} << 20;
 
 // Operations [first, end) of a kernel run by one generated function (loop_segments.h),
 // its memory references in the order the function reads their addresses.

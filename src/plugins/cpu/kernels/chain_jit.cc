@@ -378,6 +378,10 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
   // the same bits: a = |x|; for a < 1 the Taylor polynomial in a^2 times 2 / sqrt(pi) a,
   // else 1 - (poly(u) u) exp(-b^2) with b = min(a, 4) and u = 1 / (1 + p b), exp(-b^2) as
   // ExpOfSmallNegative (one scale factor); x's sign copied over; a NaN returned as it is.
+  // Each branch is computed only when one of the vector's lanes takes it (a GELU's inputs
+  // are mostly below 1: the second branch, about two thirds of the work, is then skipped
+  // for whole vectors); the lanes' values are the same either way. kortestw's flags live
+  // through the vector instructions between the two tests (none of them writes flags).
   // `to` is not x (the planner gives a step a register none of its operands is in); copy j
   // uses its own temporaries after x and both of the other copy's (nothing lives in them
   // between steps), and k3-k4.
@@ -385,15 +389,20 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     const int o = 1 - j;
     const Xbyak::Zmm r1 = Temp(j, 1), r2 = Temp(j, 2), r3 = Temp(j, 3), r4 = Temp(o, 0),
                      r5 = Temp(o, 1), r6 = Temp(o, 2), r7 = Temp(o, 3);
+    Xbyak::Label large, finish;
     vpandd(r1, zmm29, x);      // a
     vcmpps(k3, r1, zmm28, 1);  // a < 1 (LT; NaN false)
-    vmulps(r2, r1, r1);        // s
+    kortestw(k3, k3);          // ZF: no lane below 1; CF: every lane
+    jz(large, T_NEAR);
+    vmulps(r2, r1, r1);  // s
     vbroadcastss(r3, Scalar(kT10));
     for (Constant c : {kT9, kT8, kT7, kT6, kT5, kT4, kT3, kT2, kT1, kOne}) {
       vfmadd213ps(r3, r2, C(c));  // t = fma(t, s, c)
     }
     vmulps(r4, r1, C(kTwoOverSqrtPi));
-    vmulps(to, r4, r3);        // small
+    vmulps(to, r4, r3);  // small
+    jc(finish, T_NEAR);  // the flags are still kortestw's
+    L(large);
     vminps(r1, r1, C(kFour));  // b = a < 4 ? a : 4
     vbroadcastss(r2, Scalar(kErfP));
     vfmadd213ps(r2, r1, C(kOne));  // fma(p, b, 1)
@@ -420,7 +429,8 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     vpslld(r5, r5, 23);            // 2^n
     vmulps(r7, r7, r5);            // exp(-b^2)
     vfmadd213ps(r3, r7, C(kOne));  // large = fma(-(poly u), exp(-b^2), 1)
-    vblendmps(to | k3, r3, to);    // a < 1 ? small : large
+    vblendmps(to | k3, r3, to);    // a < 1 ? small : large (no lane below 1: none of to's)
+    L(finish);
     vpandd(to, to, zmm29);
     vpandd(r1, x, zmm30);
     vpord(to, to, r1);    // copysign(magnitude, x)
