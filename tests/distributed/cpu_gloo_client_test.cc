@@ -120,7 +120,7 @@ TEST_F(CpuGlooClientTest, RefusesBadProcessOptions) {
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
             "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr, attention, jit)");
+            "master_addr, attention, jit, stream_min_bytes)");
   // MASTER_ADDR unset means localhost, for the collectives as for the coordinator.
   unsetenv("MASTER_ADDR");
   EXPECT_EQ(message({{"process_count", 2}}, &store_), "ok");

@@ -243,7 +243,7 @@ TEST(PluginOptionsTest, AnUnknownOptionIsRefusedByName) {
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
             "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr, attention, jit)");
+            "master_addr, attention, jit, stream_min_bytes)");
 }
 
 TEST(PluginOptionsTest, CpuNumDevicesGivesThatManyDevices) {

@@ -115,7 +115,7 @@ TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
             "collective_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
-            "master_addr, attention, jit)");
+            "master_addr, attention, jit, stream_min_bytes)");
 }
 
 TEST(PluginDlopenTest, MissingLibraryIsAClearError) {
