@@ -1,5 +1,6 @@
 // panel_gemm.h: PanelSgemm against the in-order sum it promises (every shape, transpose,
-// alpha and accumulate; nothing written past a row's n columns), the same bits however the
+// alpha and accumulate; nothing written past a row's n columns; a plain B of whole vectors,
+// n = 16, 64, 128, is read in place with its leading dimension), the same bits however the
 // rows are split; which dot plans take it (PanelGemmChosen); and RunDot, RunDotAccumulate
 // and RunDotRows on a panel plan against the same plan on the libraries, a thread split and
 // a row split giving the same bits.
@@ -107,8 +108,11 @@ TEST(PanelGemmTest, PlansTakeItForAttentionSizedProducts) {
   // p.v with 64 columns, B plain.
   const DotDimensions values{{0}, {0}, {2}, {1}};
   EXPECT_EQ(PlanDot(F32({8, 128, 128}), F32({8, 128, 64}), values).panel, available);
-  // Plain B 32 columns wide, 2048 rows, 129 columns, a contraction of 129, f64, small: no.
-  EXPECT_FALSE(PlanDot(F32({8, 64, 64}), F32({8, 64, 32}), values).panel);
+  // Plain B of 32 or 16 columns (whole vectors, read in place): yes; 24 columns, 2048 rows,
+  // 129 columns, a contraction of 129, f64, small: no.
+  EXPECT_EQ(PlanDot(F32({8, 64, 64}), F32({8, 64, 32}), values).panel, available);
+  EXPECT_EQ(PlanDot(F32({8, 64, 64}), F32({8, 64, 16}), values).panel, available);
+  EXPECT_FALSE(PlanDot(F32({8, 64, 64}), F32({8, 64, 24}), values).panel);
   EXPECT_FALSE(PlanDot(F32({2048, 128}), F32({128, 128}), DotDimensions{{}, {}, {1}, {1}}).panel);
   EXPECT_FALSE(PlanDot(F32({8, 64, 32}), F32({8, 129, 32}), scores).panel);
   EXPECT_FALSE(PlanDot(F32({8, 64, 129}), F32({8, 64, 129}), scores).panel);

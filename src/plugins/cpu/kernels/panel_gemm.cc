@@ -153,18 +153,33 @@ void PanelSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
                 const float* a, int64_t lda, const float* b, int64_t ldb, bool accumulate, float* c,
                 int64_t ldc) {
   if (m <= 0) return;
-  // op(B) as k rows of ldp floats, the columns past n zero.
-  const int64_t ldp = (n + kLanes - 1) / kLanes * kLanes;
+  // op(B) as k rows of ldp floats. A plain B whose rows are whole vectors and whose span
+  // (k rows of ldb floats) fits in kInPlaceSpanBytes is read where it is: the tiles load
+  // only whole vectors of its n columns, and a span that size stays in a core's L1 however
+  // its stride maps onto the cache's sets (a head's slice of [seq, heads * dim], 128 rows
+  // 1 KiB apart, fell on a sixteenth of the L1's sets and was no faster in place: some
+  // products up to 7% slower). Else it is packed, the columns
+  // past n zero, so that the last vector's load stays inside the buffer. The copy took
+  // about 30% of the kernel's time on attention's causal strips (32 rows of C against up
+  // to 128 rows of B, one call per strip).
+  constexpr int64_t kInPlaceSpanBytes = int64_t{32} << 10;
+  const bool in_place = !trans_b && n % kLanes == 0 &&
+                        k * ldb * static_cast<int64_t>(sizeof(float)) <= kInPlaceSpanBytes;
+  const int64_t ldp = in_place ? ldb : (n + kLanes - 1) / kLanes * kLanes;
   thread_local std::vector<float> packed;
-  packed.resize(static_cast<size_t>(k * ldp));
-  float* bp = packed.data();
-  if (trans_b) {
-    PackTransposed(b, ldb, n, k, bp, ldp);
-  } else {
-    for (int64_t p = 0; p < k; ++p) {
-      float* row = bp + p * ldp;
-      std::memcpy(row, b + p * ldb, sizeof(float) * static_cast<size_t>(n));
-      std::fill(row + n, row + ldp, 0.0F);
+  const float* bp = b;
+  if (!in_place) {
+    packed.resize(static_cast<size_t>(k * ldp));
+    float* to = packed.data();
+    bp = to;
+    if (trans_b) {
+      PackTransposed(b, ldb, n, k, to, ldp);
+    } else {
+      for (int64_t p = 0; p < k; ++p) {
+        float* row = to + p * ldp;
+        std::memcpy(row, b + p * ldb, sizeof(float) * static_cast<size_t>(n));
+        std::fill(row + n, row + ldp, 0.0F);
+      }
     }
   }
   const int64_t a_row = trans_a ? 1 : lda, a_col = trans_a ? lda : 1;

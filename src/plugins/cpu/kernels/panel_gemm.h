@@ -6,7 +6,9 @@
 // products at about 70 GFLOP/s on the Xeon VM, a third of the core's peak).
 //
 // op(B) (at most kPanelMaxColumns x kPanelMaxDepth) is copied once per call into a dense
-// k x n buffer (its columns padded to a multiple of 16 with zeros); the result is then
+// k x n buffer (its columns padded to a multiple of 16 with zeros), except a plain B whose
+// n is a multiple of 16 and whose rows span at most 32 KiB, which the kernel reads in
+// place; the result is then
 // computed 64 columns at a time, 6 rows at a time, with 24 vector accumulators: for each p
 // in order, a broadcast of A's element times B's row added with one fused multiply-add. So
 // every element of C is the same sum, in the same order (p = 0 .. k-1, from +0), however
@@ -32,12 +34,15 @@ inline constexpr int64_t kPanelMaxRows = 512;
 // goes to PanelSgemm. Decided once per product when its plan is made (PlanDot), so that
 // every part of it (rows per thread, causal blocks) takes the same kernel. Measured on the
 // Xeon VM against OpenBLAS, one thread (BENCHMARKS.md "Attention-sized products"): 1.2-1.7x
-// on the transposed-B shapes (q.k^T), 1.2x on p^T.do, level or slower where B is plain and
-// 32 columns or fewer wide, which stay with the libraries; rows are capped so that the
-// linear layers (thousands of rows) stay on oneDNN, which is faster there.
+// on the transposed-B shapes (q.k^T), 1.2x on p^T.do; where B is plain and 32 columns or
+// fewer wide it was level or slower while B was copied on every call, so such a B is taken
+// only as whole vectors (16 or 32 columns), which the kernel can read in place (the char
+// model's p.v, 64 x 32 over 64: its 24 causal products 9.6-10.4 -> 8.8-9.3 ms per step);
+// rows are capped so that the linear layers (thousands of rows) stay on oneDNN, which is
+// faster there.
 inline bool PanelGemmChosen(int64_t m, int64_t n, int64_t k, bool trans_b) {
   return m > 0 && n > 0 && k > 0 && m <= kPanelMaxRows && n <= kPanelMaxColumns &&
-         k <= kPanelMaxDepth && (trans_b || n > 32);
+         k <= kPanelMaxDepth && (trans_b || n > 32 || n % 16 == 0);
 }
 
 // C[m,n] = alpha * op(A).op(B), or with `accumulate` C += alpha * op(A).op(B); row-major,
