@@ -158,10 +158,9 @@ void PanelSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
   // only whole vectors of its n columns, and a span that size stays in a core's L1 however
   // its stride maps onto the cache's sets (a head's slice of [seq, heads * dim], 128 rows
   // 1 KiB apart, fell on a sixteenth of the L1's sets and was no faster in place: some
-  // products up to 7% slower). Else it is packed, the columns
-  // past n zero, so that the last vector's load stays inside the buffer. The copy took
-  // about 30% of the kernel's time on attention's causal strips (32 rows of C against up
-  // to 128 rows of B, one call per strip).
+  // products up to 7% slower). Else it is packed, the columns past n zero, so that the last
+  // vector's load stays inside the buffer. The copy took about 30% of the kernel's time on
+  // attention's causal strips (32 rows of C against up to 128 rows of B, one call each).
   constexpr int64_t kInPlaceSpanBytes = int64_t{32} << 10;
   const bool in_place = !trans_b && n % kLanes == 0 &&
                         k * ldb * static_cast<int64_t>(sizeof(float)) <= kInPlaceSpanBytes;

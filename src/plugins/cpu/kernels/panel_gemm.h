@@ -8,13 +8,12 @@
 // op(B) (at most kPanelMaxColumns x kPanelMaxDepth) is copied once per call into a dense
 // k x n buffer (its columns padded to a multiple of 16 with zeros), except a plain B whose
 // n is a multiple of 16 and whose rows span at most 32 KiB, which the kernel reads in
-// place; the result is then
-// computed 64 columns at a time, 6 rows at a time, with 24 vector accumulators: for each p
-// in order, a broadcast of A's element times B's row added with one fused multiply-add. So
-// every element of C is the same sum, in the same order (p = 0 .. k-1, from +0), however
-// the rows and columns are split between calls and threads; alpha scales it once at the end
-// (a multiply), and `accumulate` adds the old C after that (an add). docs/cpu-plugin.md,
-// "Matrix products".
+// place; the result is then computed 64 columns at a time, 6 rows at a time, with 24 vector
+// accumulators: for each p in order, a broadcast of A's element times B's row added with
+// one fused multiply-add. So every element of C is the same sum, in the same order
+// (p = 0 .. k-1, from +0), however the rows and columns are split between calls and
+// threads; alpha scales it once at the end (a multiply), and `accumulate` adds the old C
+// after that (an add). docs/cpu-plugin.md, "Matrix products".
 #ifndef SEAM_PLUGINS_CPU_PANEL_GEMM_H_
 #define SEAM_PLUGINS_CPU_PANEL_GEMM_H_
 
@@ -37,7 +36,7 @@ inline constexpr int64_t kPanelMaxRows = 512;
 // on the transposed-B shapes (q.k^T), 1.2x on p^T.do; where B is plain and 32 columns or
 // fewer wide it was level or slower while B was copied on every call, so such a B is taken
 // only as whole vectors (16 or 32 columns), which the kernel can read in place (the char
-// model's p.v, 64 x 32 over 64: its 24 causal products 9.6-10.4 -> 8.8-9.3 ms per step);
+// model's p.v, 64 x 32 over 64: its 24 causal products 9.0-10.2 -> 8.8-9.6 ms per step);
 // rows are capped so that the linear layers (thousands of rows) stay on oneDNN, which is
 // faster there.
 inline bool PanelGemmChosen(int64_t m, int64_t n, int64_t k, bool trans_b) {
