@@ -481,6 +481,15 @@ int CausalProductsUnder(const std::vector<Option>& options) {
   return compiled.executable() == nullptr ? -1 : testing::CausalProducts(*compiled.executable());
 }
 
+// How many sliced regions (sliced_region.h) the same program's plan has.
+int SlicedRegionsUnder(const std::vector<Option>& options) {
+  Compiled compiled(options, testing::AttentionProgram(testing::Shape{1, 2, 64, 64, 16},
+                                                       testing::Mask::kCausal, 0));
+  return compiled.executable() == nullptr
+             ? -1
+             : static_cast<int>(compiled.executable()->fusion().regions.size());
+}
+
 // How many chains of a small loop run generated code (chain_jit.h).
 int GeneratedChainsUnder(const std::vector<Option>& options) {
   Compiled compiled(options, R"(program @chain {
@@ -563,19 +572,29 @@ TEST(CpuOptionsTest, StreamMinBytesSetsTheStreamingThresholdAsTheVariableDoes) {
 TEST(CpuOptionsTest, AttentionTurnsCausalProductsOnAndOffAsTheVariableDoes) {
   unsetenv("SEAM_CPU_ATTENTION");
   EXPECT_EQ(CreateError({{"attention", std::string("maybe")}}),
-            "PJRT_Client_Create: option 'attention' must be on or off, got 'maybe'");
+            "PJRT_Client_Create: option 'attention' must be on, blocks or off, got 'maybe'");
   EXPECT_EQ(CreateError({{"attention", int64_t{0}}}),
             "PJRT_Client_Create: option 'attention' must be a string value");
   EXPECT_EQ(CausalProductsUnder({}), 6);
   EXPECT_EQ(CausalProductsUnder({{"attention", std::string("on")}}), 6);
+  EXPECT_EQ(CausalProductsUnder({{"attention", std::string("blocks")}}), 6);
   EXPECT_EQ(CausalProductsUnder({{"attention", std::string("off")}}), 0);
+  // `on` also runs the attention (two heads) in batch slices, one region; `blocks` does not.
+  EXPECT_EQ(SlicedRegionsUnder({}), 1);
+  EXPECT_EQ(SlicedRegionsUnder({{"attention", std::string("blocks")}}), 0);
+  EXPECT_EQ(SlicedRegionsUnder({{"attention", std::string("off")}}), 0);
+  setenv("SEAM_CPU_ATTENTION", "blocks", 1);
+  EXPECT_EQ(SlicedRegionsUnder({}), 0);
+  EXPECT_EQ(CausalProductsUnder({}), 6);
+  EXPECT_EQ(SlicedRegionsUnder({{"attention", std::string("on")}}), 1);
   setenv("SEAM_CPU_ATTENTION", "off", 1);
   EXPECT_EQ(CausalProductsUnder({}), 0);
   EXPECT_EQ(CausalProductsUnder({{"attention", std::string("on")}}), 6);
   setenv("SEAM_CPU_ATTENTION", "bogus", 1);
-  EXPECT_EQ(CreateError({}),
-            "PJRT_Client_Create: environment variable SEAM_CPU_ATTENTION must be on or off, got "
-            "'bogus'");
+  EXPECT_EQ(
+      CreateError({}),
+      "PJRT_Client_Create: environment variable SEAM_CPU_ATTENTION must be on, blocks or off, "
+      "got 'bogus'");
   unsetenv("SEAM_CPU_ATTENTION");
 }
 

@@ -116,6 +116,10 @@ bool EnvCausalAttention() {
   return base::ReadSetting(base::Setting::kSeamCpuAttention).value_or("on") != "off";
 }
 
+bool EnvSlicedAttention() {
+  return base::ReadSetting(base::Setting::kSeamCpuAttention).value_or("on") == "on";
+}
+
 bool EnvChainCode() {
   return base::ReadSetting(base::Setting::kSeamCpuJit).value_or("on") != "off";
 }
@@ -203,8 +207,9 @@ absl::StatusOr<CpuSettings> Resolve(const plugin::Options* options) {
   if (options != nullptr) out.master_addr = options->String(kMasterAddrOption);
   const Given attention =
       StringSetting(options, kAttentionOption, base::Setting::kSeamCpuAttention);
-  SEAM_ASSIGN_OR_RETURN(int attention_off, Choice(attention, {"on", "off"}, 0));
-  out.causal_attention = attention_off == 0;
+  SEAM_ASSIGN_OR_RETURN(int attention_mode, Choice(attention, {"on", "blocks", "off"}, 0));
+  out.causal_attention = attention_mode != 2;
+  out.sliced_attention = attention_mode == 0;
   out.attention_given = attention.from_option;
   const Given jit = StringSetting(options, kJitOption, base::Setting::kSeamCpuJit);
   SEAM_ASSIGN_OR_RETURN(int jit_off, Choice(jit, {"on", "off"}, 0));
@@ -244,6 +249,10 @@ bool ActiveCausalAttention() {
   return active != nullptr ? active->causal_attention : EnvCausalAttention();
 }
 
+bool ActiveSlicedAttention() {
+  return active != nullptr ? active->sliced_attention : EnvSlicedAttention();
+}
+
 bool ActiveChainCode() { return active != nullptr ? active->chain_code : EnvChainCode(); }
 
 int64_t ActiveStreamMinBytes() {
@@ -261,7 +270,10 @@ std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
   if (!client.conv_given) settings->conv = EnvConvPaths();
   if (!client.epilogues_given) settings->epilogues = EnvEpilogues();
   if (!client.layouts_given) settings->dense_layouts = EnvDenseLayouts();
-  if (!client.attention_given) settings->causal_attention = EnvCausalAttention();
+  if (!client.attention_given) {
+    settings->causal_attention = EnvCausalAttention();
+    settings->sliced_attention = EnvSlicedAttention();
+  }
   if (!client.jit_given) settings->chain_code = EnvChainCode();
   if (!client.stream_given) settings->stream_min_bytes = EnvStreamMinBytes();
   if (!client.dump_to_given) {

@@ -73,7 +73,9 @@ struct CpuSettings {
   // Whether an option gave conv, epilogues, layouts, dump_to: those it did not are read
   // from their variables again at each compile (CompileSettings), as they always were.
   bool conv_given = false, epilogues_given = false, layouts_given = false, dump_to_given = false;
-  bool causal_attention = true;  // SEAM_CPU_ATTENTION: causal products skip masked blocks
+  bool causal_attention =
+      true;  // SEAM_CPU_ATTENTION on or blocks: causal products skip masked blocks
+  bool sliced_attention = true;  // SEAM_CPU_ATTENTION on: their softmax in batch slices
   bool attention_given = false;
   bool chain_code = true;  // SEAM_CPU_JIT: fused loops' chains as generated machine code
   bool jit_given = false;
@@ -137,6 +139,7 @@ ConvPaths ActiveConvPaths();
 bool ActiveEpilogues();
 bool ActiveDenseLayouts();
 bool ActiveCausalAttention();
+bool ActiveSlicedAttention();
 bool ActiveChainCode();
 int64_t ActiveStreamMinBytes();
 

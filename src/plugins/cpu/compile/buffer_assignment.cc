@@ -82,7 +82,9 @@ int InPlaceSlot(const ir::Program& program, const FusionPlan& plan,
                 const std::vector<int>& last_read, const std::vector<bool>& taken, int s,
                 int value) {
   const Step& step = plan.steps[s];
-  if (step.group < 0 || step.epilogue) return -1;
+  // A sliced region's steps run slice by slice: a value they read is still read by later
+  // slices after this step has written its first one.
+  if (step.group < 0 || step.epilogue || step.sliced || step.region >= 0) return -1;
   // An interleaved group never overwrites what the product before it reads.
   const std::vector<int> none;
   const std::vector<int>& product_reads =
@@ -125,6 +127,18 @@ void AssignArenaSlots(const ir::Program& program, const FusionPlan& plan,
     const bool epilogue_next = s + 1 < static_cast<int>(plan.steps.size()) &&
                                (plan.steps[s + 1].epilogue || plan.steps[s + 1].interleaved);
     for (int v : StepReads(program, plan, plan.steps[s])) last_read[v] = epilogue_next ? s + 1 : s;
+  }
+  // What a sliced region reads or writes lives until its end (its steps run once per
+  // slice), and so no slot frees up inside it.
+  for (const SlicedRegion& region : plan.regions) {
+    for (int s = region.first; s < region.end; ++s) {
+      for (int v : StepReads(program, plan, plan.steps[s])) {
+        last_read[v] = std::max(last_read[v], region.end - 1);
+      }
+      for (int v : StepWrites(plan, plan.steps[s])) {
+        last_read[v] = std::max(last_read[v], region.end - 1);
+      }
+    }
   }
   // An all_reduce in two halves reduces in place when its step is its operand's last
   // reader; else its operand lives until the finish. Its result is written until then.

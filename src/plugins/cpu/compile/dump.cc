@@ -83,6 +83,17 @@ std::string DescribeHome(const ValueHome& home, const BufferPlan& buffers) {
   return "";
 }
 
+// A sliced region's first step: what runs slice by slice (sliced_region.h).
+std::string DescribeRegion(const SlicedRegion& region) {
+  std::string text =
+      absl::StrCat(" [sliced region: this and the next ", region.end - region.first - 1,
+                   " step(s), ", region.slice_batches, " of ", region.batches,
+                   " batches at a time, ", region.parts, " part(s)");
+  if (!region.local.empty())
+    absl::StrAppend(&text, "; one slice in memory: ", ValueList(region.local));
+  return text + "]";
+}
+
 // The "# steps:" line: the order the run takes, what each step is.
 std::string DescribeSteps(const Executable& executable) {
   const ir::Program& program = executable.program();
@@ -130,6 +141,8 @@ std::string DescribeSteps(const Executable& executable) {
           plan.dot.causal != nullptr ? ", causal blocks: " : "",
           plan.dot.causal != nullptr ? CausalKindName(plan.dot.causal->kind) : "", ")");
     }
+    if (step.region >= 0) absl::StrAppend(&steps, DescribeRegion(fusion.regions[step.region]));
+    if (step.sliced) absl::StrAppend(&steps, " (sliced)");
   }
   return steps;
 }

@@ -19,6 +19,7 @@
 #include "src/plugins/cpu/compile/product_epilogue.h"
 #include "src/plugins/cpu/compile/reduce_chunks.h"
 #include "src/plugins/cpu/compile/simplify.h"
+#include "src/plugins/cpu/compile/sliced_region.h"
 #include "src/plugins/cpu/compile/transposed_product.h"
 #include "src/plugins/cpu/kernels/attention_causal.h"
 #include "src/plugins/cpu/kernels/kernels.h"
@@ -233,6 +234,10 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
     return true;
   });
   AttachProductEpilogues(program_, kernels_, &fusion_);
+  if (fuse && ActiveCausalAttention() && ActiveSlicedAttention()) {  // SEAM_CPU_ATTENTION=on
+    const plugin::profiler::Scope pass("sliced regions", "compile");
+    PlanSlicedRegions(program_, kernels_, KernelThreads(), &fusion_);
+  }
   std::vector<int> finish_steps;
   if (two_halves) {
     finish_steps = AllReduceFinishSteps(program_, fusion_);
@@ -244,8 +249,9 @@ Executable::Executable(ir::Program program, bool fuse, bool overlap_collectives)
   {
     const plugin::profiler::Scope pass("buffer assignment", "compile");
     chunks_ = PlanReduceChunks(program_, fusion_, KernelThreads(), &kernels_);
-    buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps,
-                             ChunkLocalBytes(program_, kernels_, chunks_));
+    std::vector<int64_t> local_bytes = ChunkLocalBytes(program_, kernels_, chunks_);
+    AddRegionLocalBytes(fusion_, &local_bytes);
+    buffers_ = AssignBuffers(program_, fusion_, kernels_, finish_steps, local_bytes);
   }
   {
     // After PlanReduceChunks, which may take a chain's streaming stores back.
@@ -369,6 +375,7 @@ void Executable::RecordHomes() {
 
 Executable::KernelLabel Executable::KernelLabelOf(size_t step) const {
   const Step& s = fusion_.steps[step];
+  if (s.region >= 0) return {"sliced region", s.instruction};  // its first step: a product
   if (s.group >= 0) return {"fused loop", s.group};
   if (fusion_.update_of[s.instruction] >= 0) return {"dot update", s.instruction};
   if (fusion_.transposed_product[s.instruction] >= 0) return {"transposed dot", s.instruction};
@@ -569,6 +576,11 @@ absl::Status Executable::RunInto(InputBlock given_input,
     }
     const KernelSpan span(profiled ? this : nullptr, s, device);
     const Step& step = fusion_.steps[s];
+    if (step.sliced) continue;  // ran in its region's first step
+    if (step.region >= 0) {
+      RunRegion(fusion_.regions[step.region], value);
+      continue;
+    }
     if (step.group >= 0) {
       // An epilogue ran inside the convolution before it, an interleaved group with the
       // product before it.

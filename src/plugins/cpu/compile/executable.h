@@ -120,6 +120,10 @@ class Executable {
   // Runs convolution step `s` (with its epilogue, where the next step is one) over the
   // run's `value` table; fails only where oneDNN fails with operands in its layouts.
   absl::Status RunConvolution(size_t s, const std::vector<uint8_t*>& value) const;
+  // Runs sliced region `region` (sliced_region.h) over the run's `value` table: its slices
+  // split over the kernel threads, each slice through every step of the region
+  // (executable_region.cc).
+  void RunRegion(const SlicedRegion& region, const std::vector<uint8_t*>& value) const;
   // Computes one instruction outside the fusion groups from its operands' memory into `out`.
   void RunInstruction(const ir::Instruction& inst, const std::vector<const uint8_t*>& in,
                       uint8_t* out) const;

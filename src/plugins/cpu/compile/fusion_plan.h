@@ -38,6 +38,27 @@ struct Step {
   // dot update), each kernel thread's rows and then their tiles (product_epilogue.h): the
   // product step runs both, this one nothing itself.
   bool interleaved = false;
+  // The first step of sliced region `region` (FusionPlan::regions, sliced_region.h): it runs
+  // the region's steps batch slice by batch slice; -1 elsewhere.
+  int region = -1;
+  // A later step of a sliced region: it runs inside the region's first step, nothing itself.
+  bool sliced = false;
+};
+
+// Steps [first, end) that run one slice of batches at a time (sliced_region.h): every value
+// they write or read from each other is split along the same leading batch dimensions,
+// `batches` in all, and slice [b0, b1) of each step reads only slice [b0, b1) of the values
+// the region's earlier steps wrote.
+struct SlicedRegion {
+  int first = 0, end = 0;
+  int64_t batches = 1;
+  int64_t slice_batches = 1;  // per slice (the last one may have fewer)
+  int parts = 1;              // slices run in parallel at most (the kernel threads)
+  // Values only the region reads: their arena slot holds `parts` slices, one per part
+  // (part_bytes each), and a slice's address is moved back by its first batch.
+  std::vector<int> local;
+  std::vector<int64_t> local_batch_bytes;  // per local value: the bytes of one batch
+  std::vector<int64_t> local_part_bytes;   // per local value: its slot's bytes per part
 };
 
 // One per-output-feature operation of an epilogue, y = y + v, y - v, v - y (kSubtract,
@@ -89,6 +110,8 @@ struct FusionPlan {
   std::vector<bool> copied;
   // Per group, what it is as a convolution's epilogue; empty until AttachEpilogues runs.
   std::vector<ConvEpilogue> epilogues;
+  // Sliced regions (sliced_region.h), in step order; empty until PlanSlicedRegions runs.
+  std::vector<SlicedRegion> regions;
 };
 
 // The values instruction i reads from memory when it runs as its own step: its operands,

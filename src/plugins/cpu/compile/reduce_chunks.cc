@@ -38,7 +38,11 @@ std::vector<ReduceChunks> PlanReduceChunks(const ir::Program& program, const Fus
   std::vector<ReduceChunks> chunks(plan.groups.size());
   for (const Step& step : plan.steps) {
     const int g = step.group;
-    if (g < 0 || step.epilogue || step.interleaved || plan.groups[g].reduces.empty()) continue;
+    // A sliced region's loops keep their outputs one slice at a time instead (sliced_region.h).
+    if (g < 0 || step.epilogue || step.interleaved || step.sliced || step.region >= 0 ||
+        plan.groups[g].reduces.empty()) {
+      continue;
+    }
     const FusionGroup& group = plan.groups[g];
     LoopKernel& kernel = (*kernels)[g];
     const int64_t tiles = ReduceChunkTiles(kernel.count, threads);

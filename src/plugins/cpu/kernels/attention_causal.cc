@@ -340,79 +340,98 @@ std::shared_ptr<const CausalDot> PlanCausalDot(const ir::Program& program,
   return nullptr;
 }
 
-void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, const float* b,
-                  float* out) {
+namespace {
+
+// Batch `batch` of a causal product (RunCausalDot), one gemm per strip on the calling
+// thread (SgemmOnThisThread or the panel kernel) or, with `all_threads`, on the kernel
+// threads (Sgemm). A null `causal`: the whole product, one gemm.
+void RunCausalBatch(const DotPlan& plan, const CausalDot* causal, const float* a, const float* b,
+                    float* out, int64_t batch, bool all_threads) {
   const int64_t m = plan.m, k = plan.k, n = plan.n;
   const bool trans_a = plan.lhs.layout == DotPlan::kTransposed;
   const bool trans_b = plan.rhs.layout == DotPlan::kTransposed;
   const int64_t lda = plan.lhs.ld, ldb = plan.rhs.ld, ldc = plan.out.ld;
-  const Limits& limit = causal.limit;
+  // The plugin's panel kernel where the plan chose it (panel_gemm.h), else the libraries.
+  const auto gemm = [&](int64_t rows, int64_t cols, int64_t depth, const float* a_block,
+                        const float* b_block, float* c_block) {
+    if (plan.panel) {
+      PanelSgemm(trans_a, trans_b, rows, cols, depth, 1.0F, a_block, lda, b_block, ldb, false,
+                 c_block, ldc);
+    } else if (all_threads) {
+      Sgemm(trans_a, trans_b, rows, cols, depth, 1.0F, a_block, lda, b_block, ldb, 0.0F, c_block,
+            ldc);
+    } else {
+      SgemmOnThisThread(trans_a, trans_b, rows, cols, depth, 1.0F, a_block, lda, b_block, ldb, 0.0F,
+                        c_block, ldc);
+    }
+  };
+  const float* ab = a + plan.lhs.BatchOffset(batch);
+  const float* bb = b + plan.rhs.BatchOffset(batch);
+  float* cb = out + plan.out.BatchOffset(batch);
+  if (causal == nullptr) return gemm(m, n, k, ab, bb, cb);
+  const Limits& limit = causal->limit;
   const auto first = [&](int64_t c) {
-    return c < static_cast<int64_t>(causal.first.size()) ? causal.first[c]
-                                                         : static_cast<int64_t>(limit.size());
+    return c < static_cast<int64_t>(causal->first.size()) ? causal->first[c]
+                                                          : static_cast<int64_t>(limit.size());
   };
   // Strips of kCausalBlockRows rows of the result, or of columns where the mask's rows are
   // the result's columns, and for a result read only inside the mask (their columns are
   // the mask's columns: each strip of columns is needed from its first kept row down).
-  const bool by_rows = causal.kind == CausalDot::kLhsRows || causal.kind == CausalDot::kLhsCols;
+  const bool by_rows = causal->kind == CausalDot::kLhsRows || causal->kind == CausalDot::kLhsCols;
   const int64_t extent = by_rows ? m : n;
+  for (int64_t p0 = 0; p0 < extent; p0 += kCausalBlockRows) {
+    const int64_t p1 = std::min(extent, p0 + kCausalBlockRows);
+    // The block computed: rows [i0, i1), columns [j0, j1), contracted range [k0, k1); the
+    // rest of the strip is zero.
+    int64_t i0 = by_rows ? p0 : 0, i1 = by_rows ? p1 : m;
+    const int64_t j0 = by_rows ? 0 : p0, j1 = by_rows ? n : p1;
+    int64_t k0 = 0, k1 = k;
+    switch (causal->kind) {
+      case CausalDot::kOutput:
+        i0 = std::min(m, first(p0));
+        break;
+      case CausalDot::kLhsRows:
+      case CausalDot::kRhsCols:
+        k1 = std::min(k, limit[p1 - 1]);
+        break;
+      case CausalDot::kLhsCols:
+      case CausalDot::kRhsRows:
+        k0 = std::min(k, first(p0));
+        break;
+    }
+    if (k1 <= k0) i0 = i1;  // nothing to add: all zero
+    for (int64_t i = by_rows ? p0 : 0; i < i0; ++i) {
+      std::memset(cb + i * ldc + j0, 0, sizeof(float) * (j1 - j0));
+    }
+    if (i0 == i1) continue;
+    const float* a_block = trans_a ? ab + k0 * lda + i0 : ab + i0 * lda + k0;
+    const float* b_block = trans_b ? bb + j0 * ldb + k0 : bb + k0 * ldb + j0;
+    gemm(i1 - i0, j1 - j0, k1 - k0, a_block, b_block, cb + i0 * ldc + j0);
+  }
+}
+
+}  // namespace
+
+void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, const float* b,
+                  float* out) {
   // Whole batches per kernel thread, each gemm on its thread alone; a product with fewer
   // batches than threads lets each gemm use them all.
-  const bool by_batch = plan.batches >= KernelThreads();
-  const auto library = by_batch ? SgemmOnThisThread : Sgemm;
-  // The plugin's panel kernel where the plan chose it (panel_gemm.h), else the libraries.
-  const auto gemm = [&](bool ta, bool tb, int64_t rows, int64_t cols, int64_t depth, float alpha,
-                        const float* a_block, int64_t lda_, const float* b_block, int64_t ldb_,
-                        float beta, float* c_block, int64_t ldc_) {
-    if (plan.panel) {
-      PanelSgemm(ta, tb, rows, cols, depth, alpha, a_block, lda_, b_block, ldb_, beta != 0.0F,
-                 c_block, ldc_);
-    } else {
-      library(ta, tb, rows, cols, depth, alpha, a_block, lda_, b_block, ldb_, beta, c_block, ldc_);
+  if (plan.batches < KernelThreads()) {
+    for (int64_t batch = 0; batch < plan.batches; ++batch) {
+      RunCausalBatch(plan, &causal, a, b, out, batch, /*all_threads=*/true);
     }
-  };
-  const auto run_batch = [&](int64_t batch) {
-    const float* ab = a + plan.lhs.BatchOffset(batch);
-    const float* bb = b + plan.rhs.BatchOffset(batch);
-    float* cb = out + plan.out.BatchOffset(batch);
-    for (int64_t p0 = 0; p0 < extent; p0 += kCausalBlockRows) {
-      const int64_t p1 = std::min(extent, p0 + kCausalBlockRows);
-      // The block computed: rows [i0, i1), columns [j0, j1), contracted range [k0, k1);
-      // the rest of the strip is zero.
-      int64_t i0 = by_rows ? p0 : 0, i1 = by_rows ? p1 : m;
-      const int64_t j0 = by_rows ? 0 : p0, j1 = by_rows ? n : p1;
-      int64_t k0 = 0, k1 = k;
-      switch (causal.kind) {
-        case CausalDot::kOutput:
-          i0 = std::min(m, first(p0));
-          break;
-        case CausalDot::kLhsRows:
-        case CausalDot::kRhsCols:
-          k1 = std::min(k, limit[p1 - 1]);
-          break;
-        case CausalDot::kLhsCols:
-        case CausalDot::kRhsRows:
-          k0 = std::min(k, first(p0));
-          break;
-      }
-      if (k1 <= k0) i0 = i1;  // nothing to add: all zero
-      for (int64_t i = by_rows ? p0 : 0; i < i0; ++i) {
-        std::memset(cb + i * ldc + j0, 0, sizeof(float) * (j1 - j0));
-      }
-      if (i0 == i1) continue;
-      const float* a_block = trans_a ? ab + k0 * lda + i0 : ab + i0 * lda + k0;
-      const float* b_block = trans_b ? bb + j0 * ldb + k0 : bb + k0 * ldb + j0;
-      gemm(trans_a, trans_b, i1 - i0, j1 - j0, k1 - k0, 1.0F, a_block, lda, b_block, ldb, 0.0F,
-           cb + i0 * ldc + j0, ldc);
-    }
-  };
-  if (!by_batch) {
-    for (int64_t batch = 0; batch < plan.batches; ++batch) run_batch(batch);
     return;
   }
   ParallelFor(plan.batches, [&](int64_t begin, int64_t end) {
-    for (int64_t batch = begin; batch < end; ++batch) run_batch(batch);
+    RunCausalDotBatches(plan, &causal, a, b, out, begin, end);
   });
+}
+
+void RunCausalDotBatches(const DotPlan& plan, const CausalDot* causal, const float* a,
+                         const float* b, float* out, int64_t first, int64_t last) {
+  for (int64_t batch = first; batch < last; ++batch) {
+    RunCausalBatch(plan, causal, a, b, out, batch, /*all_threads=*/false);
+  }
 }
 
 }  // namespace seam::cpu

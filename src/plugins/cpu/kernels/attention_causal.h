@@ -65,6 +65,10 @@ std::vector<std::vector<int>> ReadersOf(const ir::Program& program);
 // proves zero or unread. `a` and `b` are in the plan's layouts (copies already made).
 void RunCausalDot(const DotPlan& plan, const CausalDot& causal, const float* a, const float* b,
                   float* out);
+// Batches [first, last) of the same, on the calling thread alone (a sliced region,
+// sliced_region.h); a null `causal` computes each batch whole.
+void RunCausalDotBatches(const DotPlan& plan, const CausalDot* causal, const float* a,
+                         const float* b, float* out, int64_t first, int64_t last);
 
 }  // namespace seam::cpu
 
