@@ -263,6 +263,15 @@ bool KeptMiddle(const ir::Shape& in_shape, const std::vector<int64_t>& axes, int
   const int64_t rank = in_shape.rank();
   absl::InlinedVector<bool, 8> reduced(static_cast<size_t>(rank), false);  // no heap block per run
   for (int64_t a : axes) reduced[a] = true;
+  // Every axis reduced (a loss's sum): [rows, 1, last dimension], so that a long f32 sum
+  // runs in lanes (ReduceKeptMiddleLanes) instead of one chain of dependent adds; callers
+  // take it for such sums only (FullLaneSum), other full reductions stay ReduceAdjacent's.
+  if (rank >= 2 && std::all_of(reduced.begin(), reduced.end(), [](bool r) { return r; })) {
+    *inner = in_shape.dims[rank - 1];
+    *kept = 1;
+    *outer = *inner > 0 ? in_shape.num_elements() / *inner : 0;
+    return *outer > 0;
+  }
   int64_t first = 0;
   while (first < rank && reduced[first]) ++first;
   int64_t last = first;
@@ -276,6 +285,15 @@ bool KeptMiddle(const ir::Shape& in_shape, const std::vector<int64_t>& axes, int
     (d < first ? *outer : d < last ? *kept : *inner) *= in_shape.dims[d];
   }
   return true;
+}
+
+// Whether a reduction of every axis is an f32 sum whose rows (the last dimension) are long
+// enough for the lanes: it then goes through KeptMiddle as [rows, 1, last dimension].
+bool FullLaneSum(const ir::Shape& in_shape, const std::vector<int64_t>& axes,
+                 ir::Combiner combiner) {
+  const int64_t rank = in_shape.rank();
+  return in_shape.dtype == DType::kF32 && combiner == ir::Combiner::kSum && rank >= 2 &&
+         static_cast<int64_t>(axes.size()) == rank && in_shape.dims[rank - 1] >= kLaneSumMinimumRow;
 }
 
 #if defined(__x86_64__)
@@ -374,7 +392,8 @@ void ReduceWith(const ir::Shape& in_shape, const uint8_t* in, const std::vector<
                 ir::Combiner combiner, typename E::Compute init, Fold fold, uint8_t* out) {
   using C = typename E::Compute;
   const bool sum = combiner == ir::Combiner::kSum;
-  if (ReduceAdjacent<E>(in_shape, in, axes, combiner, init, fold, out)) return;
+  const bool full_lanes = FullLaneSum(in_shape, axes, combiner);
+  if (!full_lanes && ReduceAdjacent<E>(in_shape, in, axes, combiner, init, fold, out)) return;
   int64_t outer = 1, kept_block = 1, inner = 1;
   if (KeptMiddle(in_shape, axes, &outer, &kept_block, &inner)) {
     const int64_t count = outer * kept_block * inner;
@@ -680,7 +699,9 @@ ReduceRangePlan PlanReduceRange(Op op, const ir::Shape& in_shape,
   for (int64_t d = first_axis; d < in_shape.rank(); ++d) {
     (d <= last_axis ? plan.reduced : plan.inner) *= in_shape.dims[d];
   }
-  plan.middle = KeptMiddle(in_shape, axes, &plan.kept_outer, &plan.kept, &plan.kept_inner);
+  const bool full = static_cast<int64_t>(axes.size()) == in_shape.rank();
+  plan.middle = (!full || FullLaneSum(in_shape, axes, plan.combiner)) &&
+                KeptMiddle(in_shape, axes, &plan.kept_outer, &plan.kept, &plan.kept_inner);
   plan.lanes = plan.middle && plan.f32 && plan.combiner == ir::Combiner::kSum &&
                plan.kept_inner >= kLaneSumMinimumRow;
   return plan;
