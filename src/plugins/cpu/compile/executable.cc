@@ -535,6 +535,22 @@ void Executable::AllocateResults(std::vector<std::shared_ptr<DeviceMemory>>& res
   }
 }
 
+bool Executable::RunLoopStep(size_t s, const std::vector<uint8_t*>& value) const {
+  const Step& step = fusion_.steps[s];
+  if (step.sliced) return true;  // ran in its region's first step
+  if (step.region >= 0) {
+    RunRegion(fusion_.regions[step.region], value);
+    return true;
+  }
+  if (step.group < 0) return false;
+  // An epilogue ran inside the convolution before it, an interleaved group with the product
+  // before it.
+  if (!step.epilogue && !step.interleaved) {
+    RunGroup(kernels_[step.group], step_plans_[s].reduces, chunks_[step.group], value);
+  }
+  return true;
+}
+
 absl::Status Executable::RunInto(InputBlock given_input,
                                  std::vector<std::shared_ptr<DeviceMemory>>& results,
                                  int64_t replica, Rendezvous* rendezvous,
@@ -575,21 +591,8 @@ absl::Status Executable::RunInto(InputBlock given_input,
       }
     }
     const KernelSpan span(profiled ? this : nullptr, s, device);
-    const Step& step = fusion_.steps[s];
-    if (step.sliced) continue;  // ran in its region's first step
-    if (step.region >= 0) {
-      RunRegion(fusion_.regions[step.region], value);
-      continue;
-    }
-    if (step.group >= 0) {
-      // An epilogue ran inside the convolution before it, an interleaved group with the
-      // product before it.
-      if (!step.epilogue && !step.interleaved) {
-        RunGroup(kernels_[step.group], step_plans_[s].reduces, chunks_[step.group], value);
-      }
-      continue;
-    }
-    const int i = step.instruction;
+    if (RunLoopStep(s, value)) continue;
+    const int i = fusion_.steps[s].instruction;
     if (s + 1 < fusion_.steps.size() && fusion_.steps[s + 1].interleaved) {
       RunProductWithEpilogue(program_, fusion_, static_cast<int>(s), step_plans_[s].dot,
                              kernels_[fusion_.steps[s + 1].group], value);

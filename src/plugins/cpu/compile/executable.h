@@ -120,6 +120,9 @@ class Executable {
   // Runs convolution step `s` (with its epilogue, where the next step is one) over the
   // run's `value` table; fails only where oneDNN fails with operands in its layouts.
   absl::Status RunConvolution(size_t s, const std::vector<uint8_t*>& value) const;
+  // Runs step `s` when it is a fused loop's or a sliced region's (or one that runs inside
+  // another step: nothing then); false for a step of one instruction.
+  bool RunLoopStep(size_t s, const std::vector<uint8_t*>& value) const;
   // Runs sliced region `region` (sliced_region.h) over the run's `value` table: its slices
   // split over the kernel threads, each slice through every step of the region
   // (executable_region.cc).
