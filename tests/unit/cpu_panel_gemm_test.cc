@@ -107,7 +107,12 @@ TEST(PanelGemmTest, PlansTakeItForAttentionSizedProducts) {
   EXPECT_EQ(PlanDot(F32({8, 64, 32}), F32({8, 64, 32}), scores).panel, available);
   // p.v with 64 columns, B plain.
   const DotDimensions values{{0}, {0}, {2}, {1}};
-  EXPECT_EQ(PlanDot(F32({8, 128, 128}), F32({8, 128, 64}), values).panel, available);
+  EXPECT_EQ(PlanDot(F32({8, 64, 64}), F32({8, 64, 64}), values).panel, available);
+  // 2^20 multiply-adds per batch (the transformer block's 128-position heads) and more: the
+  // libraries.
+  EXPECT_FALSE(PlanDot(F32({8, 128, 128}), F32({8, 128, 64}), values).panel);
+  EXPECT_FALSE(PlanDot(F32({8, 128, 64}), F32({8, 128, 64}), scores).panel);
+  EXPECT_EQ(PlanDot(F32({8, 127, 64}), F32({8, 128, 64}), scores).panel, available);
   // Plain B of 32 or 16 columns (whole vectors, read in place): yes; 24 columns, 2048 rows,
   // 129 columns, a contraction of 129, f64, small: no.
   EXPECT_EQ(PlanDot(F32({8, 64, 64}), F32({8, 64, 32}), values).panel, available);

@@ -28,6 +28,7 @@ inline constexpr int64_t kPanelMaxDepth = 128;
 bool PanelGemmAvailable();
 
 inline constexpr int64_t kPanelMaxRows = 512;
+inline constexpr int64_t kPanelMaxWork = int64_t{1} << 20;
 
 // Whether a product (per batch: m x n over a contraction of k, B stored transposed or not)
 // goes to PanelSgemm. Decided once per product when its plan is made (PlanDot), so that
@@ -38,10 +39,13 @@ inline constexpr int64_t kPanelMaxRows = 512;
 // only as whole vectors (16 or 32 columns), which the kernel can read in place (the char
 // model's p.v, 64 x 32 over 64: its 24 causal products 9.0-10.2 -> 8.8-9.6 ms per step);
 // rows are capped so that the linear layers (thousands of rows) stay on oneDNN, which is
-// faster there.
+// faster there, and so is the work per batch: from 2^20 multiply-adds (the transformer
+// block's 128 x 128 x 64 heads) the libraries' strips were faster in the step (its six
+// attention products about 0.6 ms less of about 9.5, session 30), as for the library choice
+// itself ("oneDNN from 2^20 multiply-adds").
 inline bool PanelGemmChosen(int64_t m, int64_t n, int64_t k, bool trans_b) {
   return m > 0 && n > 0 && k > 0 && m <= kPanelMaxRows && n <= kPanelMaxColumns &&
-         k <= kPanelMaxDepth && (trans_b || n > 32 || n % 16 == 0);
+         k <= kPanelMaxDepth && m * n * k < kPanelMaxWork && (trans_b || n > 32 || n % 16 == 0);
 }
 
 // C[m,n] = alpha * op(A).op(B), or with `accumulate` C += alpha * op(A).op(B); row-major,
