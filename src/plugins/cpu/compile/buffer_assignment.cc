@@ -9,18 +9,8 @@ using ir::Op;
 
 constexpr int64_t kSlotAlignment = 64;
 
-// The values each step writes to memory: a group's outputs and the reductions that run
-// with it, or the instruction.
 bool Contains(const std::vector<int>& values, int v) {
   return std::find(values.begin(), values.end(), v) != values.end();
-}
-
-std::vector<int> StepWrites(const FusionPlan& plan, const Step& step) {
-  if (step.group < 0) return {step.instruction};
-  std::vector<int> writes = plan.groups[step.group].outputs;
-  const std::vector<int>& reduces = plan.groups[step.group].reduces;
-  writes.insert(writes.end(), reduces.begin(), reduces.end());
-  return writes;
 }
 
 // Whether result `value` can be computed straight into parameter `parameter`'s donated

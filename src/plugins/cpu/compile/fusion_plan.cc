@@ -19,4 +19,12 @@ const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& 
   return InstructionReads(program, plan, step.instruction);
 }
 
+std::vector<int> StepWrites(const FusionPlan& plan, const Step& step) {
+  if (step.group < 0) return {step.instruction};
+  std::vector<int> writes = plan.groups[step.group].outputs;
+  const std::vector<int>& reduces = plan.groups[step.group].reduces;
+  writes.insert(writes.end(), reduces.begin(), reduces.end());
+  return writes;
+}
+
 }  // namespace seam::cpu

@@ -122,6 +122,10 @@ const std::vector<int>& InstructionReads(const ir::Program& program, const Fusio
 const std::vector<int>& StepReads(const ir::Program& program, const FusionPlan& plan,
                                   const Step& step);
 
+// The values a step writes to memory: a group's outputs and the reductions that run with
+// it, or its instruction.
+std::vector<int> StepWrites(const FusionPlan& plan, const Step& step);
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_COMPILE_FUSION_PLAN_H_

@@ -41,15 +41,6 @@ bool Any(const std::vector<bool>& marked, const std::vector<int>& values) {
   return std::any_of(values.begin(), values.end(), [&](int v) { return marked[v]; });
 }
 
-// The values step `step` writes: a group's outputs and reductions, or its instruction.
-std::vector<int> Writes(const FusionPlan& plan, const Step& step) {
-  if (step.group < 0) return {step.instruction};
-  std::vector<int> writes = plan.groups[step.group].outputs;
-  const std::vector<int>& reduces = plan.groups[step.group].reduces;
-  writes.insert(writes.end(), reduces.begin(), reduces.end());
-  return writes;
-}
-
 // The product a single-instruction step computes (a dot_general, or the transpose its
 // operand's gemm writes), its plan, and whether its causal blocks are proven; -1 if none.
 struct StepDot {
@@ -247,7 +238,7 @@ std::optional<SlicedRegion> TryRegion(Scan& scan, int s, int threads, FusionPlan
     } else {
       for (int k = t; k < t + width; ++k) {
         deferred.push_back(k);
-        for (int v : Writes(*plan, plan->steps[k])) scan.blocked[v] = true;
+        for (int v : StepWrites(*plan, plan->steps[k])) scan.blocked[v] = true;
       }
     }
     t += width;
@@ -291,7 +282,7 @@ void FindLocalValues(const ir::Program& program, const std::vector<bool>& is_res
   for (int s = region->first; s < region->end; ++s) {
     const Step& step = plan->steps[s];
     if (step.group < 0 && plan->transposed_product[step.instruction] >= 0) continue;
-    for (int v : Writes(*plan, step)) {
+    for (int v : StepWrites(*plan, step)) {
       if (is_result[v] || plan->copied_fill[v] || (!plan->copied.empty() && plan->copied[v]) ||
           first_reader[v] < region->first || last_reader[v] >= region->end) {
         continue;
