@@ -90,20 +90,12 @@ void RunGroupWithReduces(const std::vector<ReducePlan>& reduces, const ReduceChu
   const size_t count = kernel.outputs.size();
   thread_local std::vector<uint8_t*> moved;
   moved.assign(outputs, outputs + count);
-  // The address element `first` would have in a whole array that starts at `base` (only
-  // elements from `first` on are accessed): computed on integers, since it points before
-  // the slot; the integer-to-pointer cast is once per chunk, outside the loops.
-  auto back = [](uint8_t* base, int64_t first, int64_t bytes) {
-    const uintptr_t address =
-        reinterpret_cast<uintptr_t>(base) - static_cast<uintptr_t>(first * bytes);
-    return reinterpret_cast<uint8_t*>(address);  // NOLINT(performance-no-int-to-ptr)
-  };
   absl::InlinedVector<ReduceCarry, 4> carries(reduces.size());
   for (int64_t first = 0; first < tiles; first += chunk) {
     const int64_t last = std::min(tiles, first + chunk);
     const int64_t first_element = first * kTileElements;
     for (size_t k = 0; chunks.tiles > 0 && k < count; ++k) {
-      if (chunks.local[k]) moved[k] = back(outputs[k], first_element, kernel.output_bytes[k]);
+      if (chunks.local[k]) moved[k] = MovedBack(outputs[k], first_element * kernel.output_bytes[k]);
     }
     // The kernel threads read this thread's list (their own thread_local one is not it).
     uint8_t* const* chunk_outputs = moved.data();

@@ -8,17 +8,6 @@
 #include "src/plugins/cpu/runtime/thread_pool.h"
 
 namespace seam::cpu {
-namespace {
-
-// The address element `first_byte` bytes into a value would have if the value began at
-// `base` (only bytes from there on are accessed): integer arithmetic, since it may point
-// before the slot, as RunGroupWithReduces does for chunk-local outputs.
-uint8_t* MovedBack(uint8_t* base, int64_t first_byte) {
-  const uintptr_t address = reinterpret_cast<uintptr_t>(base) - static_cast<uintptr_t>(first_byte);
-  return reinterpret_cast<uint8_t*>(address);  // NOLINT(performance-no-int-to-ptr)
-}
-
-}  // namespace
 
 void Executable::RunRegion(const SlicedRegion& region, const std::vector<uint8_t*>& value) const {
   const int64_t slices = (region.batches + region.slice_batches - 1) / region.slice_batches;
@@ -27,7 +16,9 @@ void Executable::RunRegion(const SlicedRegion& region, const std::vector<uint8_t
   // copy of the value table (the local values moved to its slot) and its own reductions'
   // carries; every write of a slice lands in that slice's batches or in the part's slots.
   const auto run_part = [&](int64_t p) {
-    std::vector<uint8_t*> at(value);
+    // The part's table lives on its thread from run to run (no allocation per run).
+    thread_local std::vector<uint8_t*> at;
+    at.assign(value.begin(), value.end());
     ReduceCarry carry;
     for (int64_t slice = p * slices / parts; slice < (p + 1) * slices / parts; ++slice) {
       const int64_t b0 = slice * region.slice_batches;

@@ -48,6 +48,15 @@ std::vector<int64_t> ChunkLocalBytes(const ir::Program& program,
                                      const std::vector<LoopKernel>& kernels,
                                      const std::vector<ReduceChunks>& chunks);
 
+// The address byte `first_byte` of a whole array would have if the slot at `base` held the
+// array from that byte on (a chunk-local or region-local value: only bytes from
+// `first_byte` on are accessed). Computed on integers, since it points before the slot; the
+// integer-to-pointer cast happens once per chunk or slice, outside the loops.
+inline uint8_t* MovedBack(uint8_t* base, int64_t first_byte) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(base) - static_cast<uintptr_t>(first_byte);
+  return reinterpret_cast<uint8_t*>(address);  // NOLINT(performance-no-int-to-ptr)
+}
+
 }  // namespace seam::cpu
 
 #endif  // SEAM_PLUGINS_CPU_COMPILE_REDUCE_CHUNKS_H_
