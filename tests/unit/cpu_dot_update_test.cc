@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "src/ir/reference_evaluator.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/compile/dump.h"
@@ -152,36 +153,46 @@ TEST(DotUpdateTest, BiasAddBroadcastsIntoTheResultBeforeTheGemm) {
   ExpectAgrees(text, {RandomF32({17, 30}, 4), RandomF32({30, 9}, 5), RandomF32({9}, 6)});
 }
 
-// nn::Linear's forward at a size oneDNN takes (X.W^T, the weight stored [out, in], plus a
-// bias row): the update adds the bias in oneDNN's matmul primitive (row_bias) where this
-// build and CPU send the product there, and agrees with the unfused plan and the reference
-// evaluator either way, on one thread and two.
+// A linear layer's forward at a size oneDNN takes, plus a bias row, with the weight stored
+// [out, in] (nn::Linear: X.W^T) and [in, out] (MultiheadAttention's in-projection: X.W):
+// the update adds the bias in oneDNN's matmul primitive (row_bias) where this build and CPU
+// send the product there, and agrees with the unfused plan and the reference evaluator
+// either way, on one thread and two.
 TEST(DotUpdateTest, LinearLayerBiasGoesIntoTheMatmulPrimitive) {
-  const std::string text = R"(program @linear {
+  for (bool out_in : {true, false}) {
+    SCOPED_TRACE(out_in ? "weight [out, in]" : "weight [in, out]");
+    const std::string weight = out_in ? "f32[96,128]" : "f32[128,96]";
+    const std::string text = absl::StrCat(R"(program @linear {
   %x = parameter(0) : f32[300,128]
-  %w = parameter(1) : f32[96,128]
+  %w = parameter(1) : )",
+                                          weight, R"(
   %b = parameter(2) : f32[96]
-  %d = dot_general(%x, %w), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, rhs_contracting={1} : f32[300,96]
+  %d = dot_general(%x, %w), lhs_batch={}, lhs_contracting={1}, rhs_batch={}, rhs_contracting={)",
+                                          out_in ? 1 : 0, R"(} : f32[300,96]
   %bb = broadcast_in_dim(%b), dims={1} : f32[300,96]
   %y = add(%d, %bb) : f32[300,96]
   return (%y)
-})";
-  auto executable = CompileOrDie(text, true);
-  ASSERT_NE(executable, nullptr);
-  const FusionPlan& plan = executable->fusion();
-  ASSERT_EQ(plan.updates.size(), 1u);
-  const DotPlan& dot = plan.updates[0].plan;
-  const bool onednn = RowBiasSgemmAvailable() && !dot.panel && !dot.small &&
-                      SgemmLibraryFor(dot.m, dot.n, dot.k) == GemmLibrary::kOneDnn;
-  EXPECT_EQ(plan.updates[0].row_bias, onednn);
-  const int64_t before = OneDnnMatmulRuns();
-  for (int threads : {1, 2}) {
-    SetKernelThreads(threads);
-    ExpectAgrees(text, {RandomF32({300, 128}, 7), RandomF32({96, 128}, 8), RandomF32({96}, 9)});
-  }
-  SetKernelThreads(0);
-  if (onednn) {
-    EXPECT_GT(OneDnnMatmulRuns(), before);
+})");
+    auto executable = CompileOrDie(text, true);
+    ASSERT_NE(executable, nullptr);
+    const FusionPlan& plan = executable->fusion();
+    ASSERT_EQ(plan.updates.size(), 1u);
+    const DotPlan& dot = plan.updates[0].plan;
+    EXPECT_EQ(dot.rhs.layout, out_in ? DotPlan::kTransposed : DotPlan::kAsIs);
+    const bool onednn = RowBiasSgemmAvailable() && !dot.panel && !dot.small &&
+                        SgemmLibraryFor(dot.m, dot.n, dot.k) == GemmLibrary::kOneDnn;
+    EXPECT_EQ(plan.updates[0].row_bias, onednn);
+    const int64_t before = OneDnnMatmulRuns();
+    for (int threads : {1, 2}) {
+      SetKernelThreads(threads);
+      ExpectAgrees(
+          text, {RandomF32({300, 128}, 7),
+                 out_in ? RandomF32({96, 128}, 8) : RandomF32({128, 96}, 8), RandomF32({96}, 9)});
+    }
+    SetKernelThreads(0);
+    if (onednn) {
+      EXPECT_GT(OneDnnMatmulRuns(), before);
+    }
   }
 }
 

@@ -173,48 +173,58 @@ TEST_F(GemmTest, TransposedRhsOnOneDnnMatchesTheDoubleSumAndUsesTheMatmulPrimiti
   EXPECT_GT(OneDnnMatmulRuns(), before) << "no product ran on oneDNN's matmul primitive";
 }
 
-// C = A.B^T + bias on the matmul primitive's bias argument (RowBiasSgemm): against the
-// double-precision sum plus the bias, C's padding untouched, on 1 and 2 kernel threads and
-// on the calling thread alone; the rows computed in two calls are the bits of one call.
+// C = A.op(B) + bias on the matmul primitive's bias argument (RowBiasSgemm), B stored
+// [n, k] (trans_b) and [k, n]: against the double-precision sum plus the bias, C's padding
+// untouched, on 1 and 2 kernel threads and on the calling thread alone; the rows computed in
+// two calls are the bits of one call.
 TEST_F(GemmTest, RowBiasMatchesTheDoubleSumAndSplitsExactly) {
   if (!RowBiasSgemmAvailable()) GTEST_SKIP() << "this build has no oneDNN";
   SetGemmLibrary(GemmLibrary::kAuto);
-  const int64_t m = 301, n = 130, k = 120, lda = k + 3, ldb = k + 5, ldc = n + 2;
-  const std::vector<float> a = Random(m * lda, 41), b = Random(n * ldb, 42), bias = Random(n, 43);
-  const std::vector<float> start = Random(m * ldc, 44);
-  std::vector<float> whole;
-  for (int threads : {1, 2}) {
-    for (bool on_this_thread : {false, true}) {
-      SetKernelThreads(threads);
-      std::vector<float> out = start;
-      RowBiasSgemm(on_this_thread, m, n, k, a.data(), lda, b.data(), ldb, bias.data(), out.data(),
-                   ldc);
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < ldc; ++j) {
-          if (j >= n) {
-            ASSERT_EQ(out[i * ldc + j], start[i * ldc + j]) << "padding at " << i << ", " << j;
-            continue;
+  for (bool trans_b : {true, false}) {
+    SCOPED_TRACE(trans_b ? "B stored [n, k]" : "B stored [k, n]");
+    const int64_t m = 301, n = 130, k = 120, lda = k + 3, ldc = n + 2;
+    const int64_t ldb = trans_b ? k + 5 : n + 5;
+    const std::vector<float> a = Random(m * lda, 41), bias = Random(n, 43);
+    const std::vector<float> b = Random((trans_b ? n : k) * ldb, 42);
+    const std::vector<float> start = Random(m * ldc, 44);
+    const auto b_at = [&](int64_t p, int64_t j) {
+      return trans_b ? b[j * ldb + p] : b[p * ldb + j];
+    };
+    std::vector<float> whole;
+    for (int threads : {1, 2}) {
+      for (bool on_this_thread : {false, true}) {
+        SetKernelThreads(threads);
+        std::vector<float> out = start;
+        RowBiasSgemm(on_this_thread, trans_b, m, n, k, a.data(), lda, b.data(), ldb, bias.data(),
+                     out.data(), ldc);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < ldc; ++j) {
+            if (j >= n) {
+              ASSERT_EQ(out[i * ldc + j], start[i * ldc + j]) << "padding at " << i << ", " << j;
+              continue;
+            }
+            double sum = bias[j], magnitude = std::fabs(sum);
+            for (int64_t p = 0; p < k; ++p) {
+              const double x = a[i * lda + p], y = b_at(p, j);
+              sum += x * y;
+              magnitude += std::fabs(x * y);
+            }
+            const double bound = (k + 2) * std::numeric_limits<float>::epsilon() * magnitude;
+            ASSERT_NEAR(out[i * ldc + j], sum, bound) << "at (" << i << ", " << j << ")";
           }
-          double sum = bias[j], magnitude = std::fabs(sum);
-          for (int64_t p = 0; p < k; ++p) {
-            const double x = a[i * lda + p], y = b[j * ldb + p];
-            sum += x * y;
-            magnitude += std::fabs(x * y);
-          }
-          const double bound = (k + 2) * std::numeric_limits<float>::epsilon() * magnitude;
-          ASSERT_NEAR(out[i * ldc + j], sum, bound) << "at (" << i << ", " << j << ")";
         }
+        if (whole.empty()) whole = out;
       }
-      if (whole.empty()) whole = out;
     }
+    SetKernelThreads(0);
+    // Rows [0, 160) and [160, 301) in two calls, as a product epilogue's parts run.
+    std::vector<float> parts = start;
+    RowBiasSgemm(true, trans_b, 160, n, k, a.data(), lda, b.data(), ldb, bias.data(), parts.data(),
+                 ldc);
+    RowBiasSgemm(true, trans_b, m - 160, n, k, a.data() + 160 * lda, lda, b.data(), ldb,
+                 bias.data(), parts.data() + 160 * ldc, ldc);
+    EXPECT_EQ(parts, whole);
   }
-  SetKernelThreads(0);
-  // Rows [0, 160) and [160, 301) in two calls, as a product epilogue's parts run.
-  std::vector<float> parts = start;
-  RowBiasSgemm(true, 160, n, k, a.data(), lda, b.data(), ldb, bias.data(), parts.data(), ldc);
-  RowBiasSgemm(true, m - 160, n, k, a.data() + 160 * lda, lda, b.data(), ldb, bias.data(),
-               parts.data() + 160 * ldc, ldc);
-  EXPECT_EQ(parts, whole);
 }
 
 TEST_F(GemmTest, AutoPicksOneDnnOnlyForLargeProductsOnAvx512) {

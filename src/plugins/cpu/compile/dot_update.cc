@@ -74,15 +74,17 @@ bool RepeatsOneRow(const GatherPlan& plan) {
   return true;
 }
 
-// A bias row added to nn::Linear's product (X.W^T, the weight stored [out, in]) on oneDNN:
-// f32, scale 1, one batch, A as it is and B transposed, the result dense, neither the small
+// A bias row added to a linear layer's product on oneDNN (nn::Linear's X.W^T, the weight
+// stored [out, in]; MultiheadAttention's in-projection X.W, stored [in, out]): f32, scale 1,
+// one batch, A as it is and B as it is or transposed, the result dense, neither the small
 // loop's nor the panel kernel's, and the size oneDNN takes.
 bool TakesRowBias(const DotUpdate& u) {
   const DotPlan& p = u.plan;
   return u.dtype == ir::DType::kF32 && u.broadcast >= 0 && u.scale < 0 && !u.negate &&
          RepeatsOneRow(u.broadcast_plan) && !u.broadcast_plan.dims.empty() &&
          u.broadcast_plan.dims.back() == p.n && p.batches == 1 && p.blas && !p.small && !p.panel &&
-         p.lhs.layout == DotPlan::kAsIs && p.rhs.layout == DotPlan::kTransposed &&
+         p.lhs.layout == DotPlan::kAsIs &&
+         (p.rhs.layout == DotPlan::kTransposed || p.rhs.layout == DotPlan::kAsIs) &&
          p.out.ld == p.n && RowBiasSgemmAvailable() &&
          SgemmLibraryFor(p.m, p.n, p.k) == GemmLibrary::kOneDnn;
 }
@@ -165,7 +167,8 @@ void RunRowBias(const DotUpdate& update, const uint8_t* const* value, int64_t fi
   const auto* b = reinterpret_cast<const float*>(value[update.rhs]);
   const auto* bias = reinterpret_cast<const float*>(value[update.base]);
   auto* c = reinterpret_cast<float*>(out) + first * p.n;
-  RowBiasSgemm(on_this_thread, last - first, p.n, p.k, a, p.lhs.ld, b, p.rhs.ld, bias, c, p.n);
+  RowBiasSgemm(on_this_thread, p.rhs.layout == DotPlan::kTransposed, last - first, p.n, p.k, a,
+               p.lhs.ld, b, p.rhs.ld, bias, c, p.n);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct DotUpdate {
   // the step broadcasts its operand (`base` is then that operand) straight into the result.
   int broadcast = -1;
   bool negate = false;
-  // The base is a bias row broadcast over the product's rows and the product is A.B^T going
+  // The base is a bias row broadcast over the product's rows and the product is A.B^T or A.B going
   // to oneDNN (gemm.h's RowBiasSgemm): the primitive adds the bias itself, and the result is
   // neither filled with the bias first nor read by the product.
   bool row_bias = false;

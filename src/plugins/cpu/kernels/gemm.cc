@@ -58,9 +58,9 @@ void Strided2d(dnnl_memory_desc_t* md, int64_t rows, int64_t cols, int64_t row_s
   dnnl_memory_desc_init_by_strides(md, 2, dims, dnnl_f32, strides);
 }
 
-// What a primitive computes: C = A.B^T, C += A.B^T (a sum post-op), or C = A.B^T + bias
-// (one row of n, the primitive's bias argument).
-enum class MatmulKind : uint8_t { kPlain, kAccumulate, kRowBias };
+// What a primitive computes: C = A.B^T, C += A.B^T (a sum post-op), C = A.B^T + bias (one
+// row of n, the primitive's bias argument), or C = A.B + bias (B stored [k, n]).
+enum class MatmulKind : uint8_t { kPlain, kAccumulate, kRowBias, kRowBiasUntransposed };
 
 // Call with OpenMP's thread count at 1: oneDNN sizes the primitive's split by it.
 const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
@@ -68,9 +68,13 @@ const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int
   const bool accumulate = kind == MatmulKind::kAccumulate;
   auto mm = std::make_unique<F32Matmul>();
   Strided2d(&mm->a, m, k, lda, 1);
-  Strided2d(&mm->b, k, n, 1, ldb);  // B is stored [n, k]
+  if (kind == MatmulKind::kRowBiasUntransposed) {
+    Strided2d(&mm->b, k, n, ldb, 1);
+  } else {
+    Strided2d(&mm->b, k, n, 1, ldb);  // B is stored [n, k]
+  }
   Strided2d(&mm->c, m, n, ldc, 1);
-  mm->with_bias = kind == MatmulKind::kRowBias;
+  mm->with_bias = kind == MatmulKind::kRowBias || kind == MatmulKind::kRowBiasUntransposed;
   if (mm->with_bias) Strided2d(&mm->bias, 1, n, n, 1);
   dnnl_matmul_desc_t desc;
   if (onednn::Engine() == nullptr ||
@@ -204,18 +208,19 @@ void OneDnnSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, fl
   });
 }
 
-// C = A.B^T + bias on this thread: the primitive with its bias argument, else (oneDNN
+// C = A.op(B) + bias on this thread: the primitive with its bias argument, else (oneDNN
 // refused it) C filled with the bias rows and the product accumulated.
-void RowBiasOnThisThread(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+void RowBiasOnThisThread(bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                          const float* b, int64_t ldb, const float* bias, float* c, int64_t ldc) {
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
-  const F32Matmul* mm = FindF32Matmul(m, n, k, lda, ldb, ldc, MatmulKind::kRowBias);
+  const F32Matmul* mm = FindF32Matmul(
+      m, n, k, lda, ldb, ldc, trans_b ? MatmulKind::kRowBias : MatmulKind::kRowBiasUntransposed);
   const bool done = mm != nullptr && RunF32Matmul(*mm, a, b, c, bias);
   if (saved_threads != 1) omp_set_num_threads(saved_threads);
   if (done) return;
   for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc, bias, sizeof(float) * n);
-  OneDnnSgemmOnThisThread(false, true, m, n, k, 1.0F, a, lda, b, ldb, 1.0F, c, ldc);
+  OneDnnSgemmOnThisThread(false, trans_b, m, n, k, 1.0F, a, lda, b, ldb, 1.0F, c, ldc);
 }
 #endif
 
@@ -380,18 +385,19 @@ bool RowBiasSgemmAvailable() {
 #endif
 }
 
-void RowBiasSgemm(bool on_this_thread, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                  const float* b, int64_t ldb, const float* bias, float* c, int64_t ldc) {
+void RowBiasSgemm(bool on_this_thread, bool trans_b, int64_t m, int64_t n, int64_t k,
+                  const float* a, int64_t lda, const float* b, int64_t ldb, const float* bias,
+                  float* c, int64_t ldc) {
 #ifdef SEAM_HAVE_ONEDNN
-  if (on_this_thread) return RowBiasOnThisThread(m, n, k, a, lda, b, ldb, bias, c, ldc);
+  if (on_this_thread) return RowBiasOnThisThread(trans_b, m, n, k, a, lda, b, ldb, bias, c, ldc);
   SplitProduct(m, n, k, [&](int64_t rows, int64_t cols, int64_t i, int64_t j) {
-    RowBiasOnThisThread(rows, cols, k, a + i * lda, lda, b + j * ldb, ldb, bias + j,
-                        c + i * ldc + j, ldc);
+    RowBiasOnThisThread(trans_b, rows, cols, k, a + i * lda, lda, trans_b ? b + j * ldb : b + j,
+                        ldb, bias + j, c + i * ldc + j, ldc);
   });
 #else
   for (int64_t i = 0; i < m; ++i) std::memcpy(c + i * ldc, bias, sizeof(float) * n);
-  (on_this_thread ? SgemmOnThisThread : Sgemm)(false, true, m, n, k, 1.0F, a, lda, b, ldb, 1.0F, c,
-                                               ldc);
+  (on_this_thread ? SgemmOnThisThread : Sgemm)(false, trans_b, m, n, k, 1.0F, a, lda, b, ldb, 1.0F,
+                                               c, ldc);
 #endif
 }
 

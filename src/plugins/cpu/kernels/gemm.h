@@ -102,17 +102,19 @@ void InitializeGemmLibrariesOnce();
 // PJRT_Client_Create calls it.
 void LogBlasCoreOnce();
 
-// C = A.B^T + bias: A [m, k] not transposed, B stored [n, k], bias one row of n floats
-// added to every row of C (nn::Linear's forward with its bias), on oneDNN's matmul primitive
-// with its bias argument: no pass fills C with the bias first and the product never reads
-// C. Split over the kernel threads by rows (or columns) as Sgemm splits a oneDNN product,
-// or one call with `on_this_thread`. Where oneDNN refuses the shape (or in a build without
-// it) C is filled with the bias and the product accumulated, as before. Call only where
+// C = A.op(B) + bias: A [m, k] not transposed, B stored [n, k] (trans_b: nn::Linear's
+// `[out, in]` weight) or [k, n], bias one row of n floats added to every row of C (a linear
+// layer's forward with its bias), on oneDNN's matmul primitive with its bias argument: no
+// pass fills C with the bias first and the product never reads C. Split over the kernel
+// threads by rows (or columns) as Sgemm splits a oneDNN product, or one call with
+// `on_this_thread`. Where oneDNN refuses the shape (or in a build without it) C is filled
+// with the bias and the product accumulated, as before. Call only where
 // RowBiasSgemmAvailable() and the product would go to oneDNN (dot_update.h decides once
 // per product, so every part of it takes the same path).
 bool RowBiasSgemmAvailable();
-void RowBiasSgemm(bool on_this_thread, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                  const float* b, int64_t ldb, const float* bias, float* c, int64_t ldc);
+void RowBiasSgemm(bool on_this_thread, bool trans_b, int64_t m, int64_t n, int64_t k,
+                  const float* a, int64_t lda, const float* b, int64_t ldb, const float* bias,
+                  float* c, int64_t ldc);
 
 // C[m,n] = alpha * op(A) . op(B) + beta * C, row-major; op(A) is [m,k] (A is stored [k,m]
 // when trans_a), op(B) is [k,n] (B stored [n,k] when trans_b). With beta = 0, C's old
