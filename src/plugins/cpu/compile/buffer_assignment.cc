@@ -61,6 +61,25 @@ bool InPlaceIsSafe(const ir::Program& program, const FusionPlan& plan,
   return true;
 }
 
+// The arena slot of a dot update's base that its result can take (step `s` is the update):
+// the base dies at this step, is added whole (no broadcast) and is not also one of the
+// product's operands, so the gemm accumulates into the base's own block instead of a copy
+// of it. -1 otherwise.
+int DotUpdateInPlaceSlot(const FusionPlan& plan, const BufferPlan& buffers,
+                         const std::vector<int>& last_read, const std::vector<bool>& taken, int s,
+                         int value) {
+  const int u = plan.update_of[plan.steps[s].instruction];
+  if (u < 0) return -1;
+  const DotUpdate& update = plan.updates[u];
+  if (update.result != value || update.broadcast >= 0 || update.row_bias) return -1;
+  const ValueHome& home = buffers.homes[update.base];
+  if (home.kind != ValueHome::kArena || taken[home.index] || last_read[update.base] != s ||
+      std::count(update.reads.begin(), update.reads.end(), update.base) != 1) {
+    return -1;
+  }
+  return home.index;
+}
+
 // The arena slot of an input of group step `s` that output `value` can overwrite in place:
 // the input dies at this step, has the output's element size, and the loop reads each of
 // its elements before (or while) writing the output's element there (as for a donated
@@ -74,7 +93,8 @@ int InPlaceSlot(const ir::Program& program, const FusionPlan& plan,
   const Step& step = plan.steps[s];
   // A sliced region's steps run slice by slice: a value they read is still read by later
   // slices after this step has written its first one.
-  if (step.group < 0 || step.epilogue || step.sliced || step.region >= 0) return -1;
+  if (step.epilogue || step.sliced || step.region >= 0) return -1;
+  if (step.group < 0) return DotUpdateInPlaceSlot(plan, buffers, last_read, taken, s, value);
   // An interleaved group never overwrites what the product before it reads.
   const std::vector<int> none;
   const std::vector<int>& product_reads =
