@@ -46,10 +46,10 @@ void OpenBlasSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
 #ifdef SEAM_HAVE_ONEDNN
 std::atomic<int64_t> matmul_runs{0};
 
-// oneDNN's matmul primitive for one f32 product shape A.B^T (A not transposed; see gemm.h:
-// faster than oneDNN's sgemm there), made once per shape and kept for the process (never
-// destroyed: a run at exit must not meet a destroyed primitive). Null where oneDNN refuses
-// the shape or would run reference code; the caller then uses oneDNN's sgemm.
+// oneDNN's matmul primitive for one f32 product shape (gemm.h says which products take
+// it), made once per shape and kept for the process (never destroyed: a run at exit must
+// not meet a destroyed primitive). Null where oneDNN refuses the shape or would run
+// reference code; the caller then uses oneDNN's sgemm.
 using F32Matmul = onednn::Matmul;
 
 void Strided2d(dnnl_memory_desc_t* md, int64_t rows, int64_t cols, int64_t row_stride,
@@ -58,24 +58,35 @@ void Strided2d(dnnl_memory_desc_t* md, int64_t rows, int64_t cols, int64_t row_s
   dnnl_memory_desc_init_by_strides(md, 2, dims, dnnl_f32, strides);
 }
 
-// What a primitive computes: C = A.B^T, C += A.B^T (a sum post-op), C = A.B^T + bias (one
-// row of n, the primitive's bias argument), or C = A.B + bias (B stored [k, n]).
-enum class MatmulKind : uint8_t { kPlain, kAccumulate, kRowBias, kRowBiasUntransposed };
+// What a primitive computes besides op(A).op(B): nothing (C is written), C's old values
+// added (a sum post-op: beta 1), or one row of n added to every row (the bias argument).
+enum class MatmulKind : uint8_t { kPlain, kAccumulate, kRowBias };
+
+// One primitive's shape: sizes, leading dimensions, which operands are stored transposed
+// (A [k, m], B [n, k]) and what is added.
+struct MatmulShape {
+  int64_t m, n, k, lda, ldb, ldc;
+  bool trans_a, trans_b;
+  MatmulKind kind;
+  auto Key() const { return std::tuple(m, n, k, lda, ldb, ldc, trans_a, trans_b, kind); }
+};
 
 // Call with OpenMP's thread count at 1: oneDNN sizes the primitive's split by it.
-const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                               int64_t ldc, MatmulKind kind) {
-  const bool accumulate = kind == MatmulKind::kAccumulate;
+const F32Matmul* MakeF32Matmul(const MatmulShape& s) {
   auto mm = std::make_unique<F32Matmul>();
-  Strided2d(&mm->a, m, k, lda, 1);
-  if (kind == MatmulKind::kRowBiasUntransposed) {
-    Strided2d(&mm->b, k, n, ldb, 1);
+  if (s.trans_a) {
+    Strided2d(&mm->a, s.m, s.k, 1, s.lda);  // A is stored [k, m]
   } else {
-    Strided2d(&mm->b, k, n, 1, ldb);  // B is stored [n, k]
+    Strided2d(&mm->a, s.m, s.k, s.lda, 1);
   }
-  Strided2d(&mm->c, m, n, ldc, 1);
-  mm->with_bias = kind == MatmulKind::kRowBias || kind == MatmulKind::kRowBiasUntransposed;
-  if (mm->with_bias) Strided2d(&mm->bias, 1, n, n, 1);
+  if (s.trans_b) {
+    Strided2d(&mm->b, s.k, s.n, 1, s.ldb);  // B is stored [n, k]
+  } else {
+    Strided2d(&mm->b, s.k, s.n, s.ldb, 1);
+  }
+  Strided2d(&mm->c, s.m, s.n, s.ldc, 1);
+  mm->with_bias = s.kind == MatmulKind::kRowBias;
+  if (mm->with_bias) Strided2d(&mm->bias, 1, s.n, s.n, 1);
   dnnl_matmul_desc_t desc;
   if (onednn::Engine() == nullptr ||
       dnnl_matmul_desc_init(&desc, &mm->a, &mm->b, mm->with_bias ? &mm->bias : nullptr, &mm->c) !=
@@ -86,7 +97,7 @@ const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int
   if (dnnl_primitive_attr_create(&attr) != dnnl_success) return nullptr;
   dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
   dnnl_post_ops_t ops = nullptr;
-  if (accumulate) {
+  if (s.kind == MatmulKind::kAccumulate) {
     if (dnnl_post_ops_create(&ops) != dnnl_success ||
         dnnl_post_ops_append_sum(ops, 1.0f) != dnnl_success ||
         dnnl_primitive_attr_set_post_ops(attr, ops) != dnnl_success) {
@@ -111,28 +122,41 @@ const F32Matmul* MakeF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int
 // The primitive for this shape, made on first use; null as MakeF32Matmul says, or once
 // kMaxMatmulShapes shapes are kept (a program with that many product shapes keeps sgemm for
 // the others).
-const F32Matmul* FindF32Matmul(int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                               int64_t ldc, MatmulKind kind) {
+const F32Matmul* FindF32Matmul(const MatmulShape& shape) {
   constexpr size_t kMaxMatmulShapes = 512;
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, MatmulKind>;
+  using Key = decltype(shape.Key());
   static std::mutex mu;
   static auto* cache = new std::map<Key, const F32Matmul*>;  // never destroyed, as above
-  const Key key{m, n, k, lda, ldb, ldc, kind};
+  const Key key = shape.Key();
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = cache->find(key); it != cache->end()) return it->second;
   if (cache->size() >= kMaxMatmulShapes) return nullptr;
-  const F32Matmul* made = MakeF32Matmul(m, n, k, lda, ldb, ldc, kind);
+  const F32Matmul* made = MakeF32Matmul(shape);
   cache->emplace(key, made);
   return made;
 }
 
-// C = A.B^T (or C += A.B^T) on the primitive; false where oneDNN fails the call.
+// C = op(A).op(B) (or C +=, or + bias) on the primitive; false where oneDNN fails the call.
 bool RunF32Matmul(const F32Matmul& mm, const float* a, const float* b, float* c,
                   const float* bias = nullptr) {
   const bool ok = onednn::RunMatmul(mm, a, b, c, bias);
   if (ok) matmul_runs.fetch_add(1, std::memory_order_relaxed);
   return ok;
 }
+
+}  // namespace
+
+bool OnMatmulPrimitive(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) {
+  if (!trans_a) return trans_b;
+  // Transposed A, B as stored: the primitive where C is tall and narrow and k long (the
+  // weight gradient of a layer whose outputs are 4x its inputs, dH^T.X): dnnl_sgemm ran
+  // those at 120-138 GFLOP/s, the primitive at 145-154; elsewhere sgemm was level or
+  // faster (BENCHMARKS.md, "Transformer block step", session 32).
+  constexpr int64_t kRatio = 4;
+  return !trans_b && m >= kRatio * n && k >= kRatio * n;
+}
+
+namespace {
 
 // One oneDNN call on the calling thread. oneDNN (Debian's build uses OpenMP) takes as many
 // threads as the caller's OpenMP setting allows; that setting is 1 for the call and then
@@ -147,10 +171,11 @@ void OneDnnSgemmOnThisThread(bool trans_a, bool trans_b, int64_t m, int64_t n, i
   // From kOneDnnMinimumWork on: below it the primitive's per-call cost (memory objects, the
   // execution's bookkeeping) is no longer small beside the product.
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  if (!trans_a && trans_b && alpha == 1.0f && (beta == 0.0f || beta == 1.0f) &&
-      work >= kOneDnnMinimumWork) {
-    const F32Matmul* mm = FindF32Matmul(
-        m, n, k, lda, ldb, ldc, beta == 1.0f ? MatmulKind::kAccumulate : MatmulKind::kPlain);
+  if (OnMatmulPrimitive(trans_a, trans_b, m, n, k) && alpha == 1.0f &&
+      (beta == 0.0f || beta == 1.0f) && work >= kOneDnnMinimumWork) {
+    const F32Matmul* mm =
+        FindF32Matmul({m, n, k, lda, ldb, ldc, trans_a, trans_b,
+                       beta == 1.0f ? MatmulKind::kAccumulate : MatmulKind::kPlain});
     if (mm != nullptr && RunF32Matmul(*mm, a, b, c)) status = dnnl_success;
   }
   if (status != dnnl_success) {
@@ -214,8 +239,8 @@ void RowBiasOnThisThread(bool trans_b, int64_t m, int64_t n, int64_t k, const fl
                          const float* b, int64_t ldb, const float* bias, float* c, int64_t ldc) {
   const int saved_threads = omp_get_max_threads();
   if (saved_threads != 1) omp_set_num_threads(1);
-  const F32Matmul* mm = FindF32Matmul(
-      m, n, k, lda, ldb, ldc, trans_b ? MatmulKind::kRowBias : MatmulKind::kRowBiasUntransposed);
+  const F32Matmul* mm =
+      FindF32Matmul({m, n, k, lda, ldb, ldc, false, trans_b, MatmulKind::kRowBias});
   const bool done = mm != nullptr && RunF32Matmul(*mm, a, b, c, bias);
   if (saved_threads != 1) omp_set_num_threads(saved_threads);
   if (done) return;

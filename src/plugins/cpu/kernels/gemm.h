@@ -20,12 +20,10 @@
 // oneDNN's products of at least kSplitMinimumWork multiply-adds are split by rows (or
 // columns) over the kernel threads (thread_pool.h), each part one single-threaded oneDNN
 // call; OpenBLAS splits its products over its own threads (OPENBLAS_NUM_THREADS).
-// On oneDNN, C = A.B^T or C += A.B^T (alpha 1, beta 0 or 1: nn::Linear's forward, X.W^T
-// with the weight stored [out, in], added to the bias row) of at least kOneDnnMinimumWork
-// multiply-adds runs on oneDNN's matmul primitive (its
-// brgemm kernels read the transposed B through strides), made once per shape and kept; the other
-// products on dnnl_sgemm, whose transposed-B case measured 5-10% slower than the primitive
-// (BENCHMARKS.md table 2).
+// On oneDNN, C = op(A).op(B) or C += op(A).op(B) (alpha 1, beta 0 or 1) of at least
+// kOneDnnMinimumWork multiply-adds runs on oneDNN's matmul primitive (its brgemm kernels read
+// transposed operands through strides), made once per shape and kept, where
+// OnMatmulPrimitive says; the other products on dnnl_sgemm.
 #ifndef SEAM_PLUGINS_CPU_GEMM_H_
 #define SEAM_PLUGINS_CPU_GEMM_H_
 
@@ -42,6 +40,14 @@ namespace seam::cpu {
 inline constexpr char kGemmVariable[] = "SEAM_CPU_GEMM";
 inline constexpr double kOneDnnMinimumWork = 1024.0 * 1024;     // m * n * k
 inline constexpr double kSplitMinimumWork = 4.0 * 1024 * 1024;  // m * n * k
+
+// Whether a oneDNN product of this layout and these sizes runs on the matmul primitive
+// rather than dnnl_sgemm (measured on this plugin's training steps): A.B^T always
+// (nn::Linear's forward X.W^T with the weight stored [out, in]: sgemm's transposed-B case
+// measured 5-10% slower, BENCHMARKS.md table 2), A^T.B where m >= 4n and k >= 4n (a weight
+// gradient with a narrow C: sgemm 10-17% slower), A.B and other A^T.B shapes never (the
+// primitive level or up to 17% slower).
+bool OnMatmulPrimitive(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k);
 
 // "auto", "openblas" or "onednn".
 std::string_view GemmLibraryName(GemmLibrary library);
