@@ -148,12 +148,13 @@ bool RunF32Matmul(const F32Matmul& mm, const float* a, const float* b, float* c,
 
 bool OnMatmulPrimitive(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) {
   if (!trans_a) return trans_b;
-  // Transposed A, B as stored: the primitive where C is tall and narrow and k long (the
-  // weight gradient of a layer whose outputs are 4x its inputs, dH^T.X): dnnl_sgemm ran
-  // those at 120-138 GFLOP/s, the primitive at 145-154; elsewhere sgemm was level or
-  // faster (BENCHMARKS.md, "Transformer block step", session 32).
-  constexpr int64_t kRatio = 4;
-  return !trans_b && m >= kRatio * n && k >= kRatio * n;
+  // Transposed A, B as stored: the primitive for a weight gradient whose C is tall and
+  // narrow with a long k (dH^T.X of a layer whose outputs are 4x its inputs, over the
+  // batch's tokens). Measured per call shape (BENCHMARKS.md, "Transformer block step",
+  // session 32): there the primitive took 0.78-0.90x sgemm's time; with n not a multiple of
+  // 64, n under 256, m under 4n or k under 1024 it was level or up to 26% slower, and with
+  // n above 512 level to 13% slower.
+  return !trans_b && n % 64 == 0 && n >= 256 && n <= 512 && m >= 4 * n && k >= 1024;
 }
 
 namespace {

@@ -44,9 +44,10 @@ inline constexpr double kSplitMinimumWork = 4.0 * 1024 * 1024;  // m * n * k
 // Whether a oneDNN product of this layout and these sizes runs on the matmul primitive
 // rather than dnnl_sgemm (measured on this plugin's training steps): A.B^T always
 // (nn::Linear's forward X.W^T with the weight stored [out, in]: sgemm's transposed-B case
-// measured 5-10% slower, BENCHMARKS.md table 2), A^T.B where m >= 4n and k >= 4n (a weight
-// gradient with a narrow C: sgemm 10-17% slower), A.B and other A^T.B shapes never (the
-// primitive level or up to 17% slower).
+// measured 5-10% slower, BENCHMARKS.md table 2), A^T.B with n a multiple of 64 from 256 to
+// 512, m >= 4n and k >= 1024 (a weight gradient with a narrow C: sgemm 11-28% slower), A.B
+// and other A^T.B shapes never (the primitive level or up to 26% slower). Each call's own
+// shape decides: a part of a product split over the threads may take the other path.
 bool OnMatmulPrimitive(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k);
 
 // "auto", "openblas" or "onednn".
