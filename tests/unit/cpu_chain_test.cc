@@ -383,6 +383,73 @@ TEST(ChainTest, RepeatedBroadcastsKeepTheirTiles) {
   SetKernelThreads(0);
 }
 
+// A broadcast whose values repeat with a period dividing kTileElements (a bias row of 256 over
+// the rows, or a [4, 64] block over a leading axis) is a repeated broadcast too: filled on a
+// thread's first tile and kept. One with a period that does not divide it (a row of 384),
+// or whose leading dimension moves (a row statistic spread along its row), is filled on
+// every tile. Rows enough to split over threads, the last tile short; 1, 2 and 3 threads
+// give the unfused plan's values (a period taken for one that does not divide the tile
+// would leave later tiles with the first tile's values).
+TEST(ChainTest, BroadcastsRepeatingWithinATileAreKept) {
+  struct Case {
+    const char* bias_type;  // the broadcast operand
+    const char* dims;       // its dims in the [rows, ...] result
+    std::vector<int64_t> shape;
+    bool repeats;
+  };
+  const int64_t rows = kParallelMinimumElements / 256 + 7;
+  const Case cases[] = {{"f32[256]", "{1}", {rows, 256}, true},
+                        {"f32[4,64]", "{1,2}", {rows, 4, 64}, true},
+                        {"f32[384]", "{1}", {rows, 384}, false},
+                        {"f32[R]", "{0}", {rows, 256}, false}};
+  for (const Case& c : cases) {
+    std::string result_type = "f32[";
+    int64_t count = 1;
+    for (size_t d = 0; d < c.shape.size(); ++d) {
+      absl::StrAppend(&result_type, d > 0 ? "," : "", c.shape[d]);
+      count *= c.shape[d];
+    }
+    result_type += "]";
+    std::string bias_type = c.bias_type;
+    if (bias_type == "f32[R]") bias_type = absl::StrCat("f32[", rows, "]");
+    const std::string text =
+        absl::StrCat("program @bias {\n  %x = parameter(0) : ", result_type,
+                     "\n  %b = parameter(1) : ", bias_type,
+                     "\n  %2 = broadcast_in_dim(%b), dims=", c.dims, " : ", result_type,
+                     "\n  %3 = add(%x, %2) : ", result_type, "\n  %4 = exp(%3) : ", result_type,
+                     "\n  %5 = multiply(%4, %2) : ", result_type, "\n  return (%5)\n}\n");
+    auto fused = CompileOrDie(text, true);
+    ASSERT_NE(fused, nullptr) << text;
+    int gathers = 0, repeats = 0;
+    for (const LoopKernel& kernel : fused->kernels()) {
+      for (const TileOp& op : kernel.ops) {
+        gathers += op.kind == TileOp::kGather;
+        repeats += op.kind == TileOp::kGather && op.repeats;
+      }
+    }
+    EXPECT_EQ(gathers, 1) << bias_type;
+    EXPECT_EQ(repeats, c.repeats ? 1 : 0) << bias_type;
+    const int64_t bias_count = bias_type == "f32[256]"    ? 256
+                               : bias_type == "f32[384]"  ? 384
+                               : bias_type == "f32[4,64]" ? 256
+                                                          : rows;
+    std::vector<float> x = SpecialValues<float>(count, 51);
+    for (float& v : x) v = std::isfinite(v) ? std::fmod(v, 4.0F) : -1.5F;
+    std::vector<float> b(bias_count);
+    for (int64_t i = 0; i < bias_count; ++i) b[i] = 0.01F * static_cast<float>(i % 97) - 0.3F;
+    std::vector<int64_t> b_dims = {bias_count};
+    if (bias_type == "f32[4,64]") b_dims = {4, 64};
+    std::vector<ir::Literal> args = {ir::Literal::FromF32(x, c.shape),
+                                     ir::Literal::FromF32(b, b_dims)};
+    std::vector<ir::Literal> want = RunProgram(*CompileOrDie(text, false), args);
+    for (int threads : {1, 2, 3}) {
+      SetKernelThreads(threads);
+      EXPECT_EQ(RunProgram(*fused, args), want) << bias_type << ", " << threads << " threads";
+    }
+    SetKernelThreads(0);
+  }
+}
+
 // Eleven parameters summed in turn: a chain reads at most kMaxChainOperands tiles, so the
 // sum is two chains, the second starting from the first's result.
 TEST(ChainTest, AChainReadsAtMostMaxOperandsTiles) {

@@ -71,6 +71,22 @@ void GatherWalk(const ir::Shape& operand, const ir::Instruction& broadcast, Tile
   }
 }
 
+// Whether every tile of the broadcast walked by dims/strides (GatherWalk) holds the same
+// values: the values repeat with a period (the elements of the dimensions from the first
+// one that moves through the operand to the last) that divides kTileElements, every
+// dimension before those repeating it (stride 0). A broadcast of one element has period 1;
+// a bias row of 256 repeated over the rows has period 256.
+bool RepeatsEveryTile(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  size_t d = 0;
+  while (d < dims.size() && strides[d] == 0) ++d;
+  int64_t period = 1;
+  for (size_t e = d; e < dims.size(); ++e) {
+    period *= dims[e];
+    if (period > kTileElements) return false;
+  }
+  return period > 0 && kTileElements % period == 0;  // an empty broadcast has no tiles
+}
+
 bool SameRef(const TileRef& a, const TileRef& b) { return a.kind == b.kind && a.index == b.index; }
 
 bool Chainable(const TileOp& op) {
@@ -296,8 +312,7 @@ LoopKernel CompileLoop(const ir::Program& program, const FusionGroup& group) {
         op.kind = TileOp::kCopy;  // an output broadcast that only adds unit dimensions
       } else {
         GatherWalk(shape(inst.operands[0]), inst, &op);
-        op.repeats = std::all_of(op.strides.begin(), op.strides.end(),
-                                 [](int64_t stride) { return stride == 0; });
+        op.repeats = RepeatsEveryTile(op.dims, op.strides);
       }
     }
     op.element_bytes = static_cast<int>(ir::DTypeSize(op.dtype));

@@ -57,9 +57,10 @@ struct TileOp {
   // kGather only: the result's dimensions with unit dimensions dropped and neighbours that
   // walk the operand alike merged, and the operand's element stride for each (0: repeats).
   std::vector<int64_t> dims, strides;
-  // kGather only: every tile of the result is the same (a broadcast of one element, all
-  // strides 0). Its scratch slot is its own for the whole kernel, so a thread fills it on
-  // the first tile of each RunTiles call and reuses it for the others.
+  // kGather only: every tile of the result is the same (a broadcast of one element, or of a
+  // pattern whose period divides kTileElements, such as a bias row of 256 repeated over the
+  // rows). Its scratch slot is its own for the whole kernel, so a thread fills it on the
+  // first tile of each RunTiles call and reuses it for the others.
   bool repeats = false;
   // kChain only: the links, and the same as the kernel reads them (MakeChainStep).
   std::vector<ChainLink> links;
