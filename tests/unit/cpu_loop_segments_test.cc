@@ -5,7 +5,7 @@
 // pair (32), the tile (1024) and the thread split, give the unfused plan's values (NaN for NaN)
 // with and without generated code (SEAM_CPU_JIT=off); runs longer than the registers or the
 // references allow are cut into several segments and still agree; a segment writes in place into a
-// donated parameter.
+// donated parameter; row statistics broadcast along their rows are read in place.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -335,6 +335,89 @@ TEST_P(LoopSegmentsTest, ReferencesBeyondTheLimitAreCutIntoSegments) {
       EXPECT_LE(segment.refs.size(), static_cast<size_t>(kMaxSegmentRefs));
     }
   }
+}
+
+// A row statistic spread along its rows (a softmax's maxima and sums, a layer norm's means)
+// is read in place by the segment (a row reference: one value per row, no fill) where the
+// rows are a power of two from 16 to 1024 elements long and only the segment reads the
+// broadcast; other lengths (96) keep the fill. Row counts with a short last tile and a
+// split over 1, 2 and 3 threads give the unfused plan's values; the broadcast read outside
+// the segment as well (here by a convert, which segments do not take, through a compare)
+// is still filled.
+TEST_P(LoopSegmentsTest, RowStatisticsAreReadInPlace) {
+  for (const int64_t length : {16, 128, 256, 1024, 96}) {
+    const bool in_place = length != 96;
+    for (const int64_t rows : {int64_t{37}, kParallelMinimumElements / length + 3}) {
+      for (const bool read_outside : {false, true}) {
+        const std::string type = absl::StrCat("f32[", rows, ",", length, "]");
+        const std::string row = absl::StrCat("f32[", rows, "]");
+        std::string text = absl::StrCat(
+            "program @rows {\n  %x = parameter(0) : ", type, "\n  %r = parameter(1) : ", row,
+            "\n  %b = broadcast_in_dim(%r), dims={0} : ", type,
+            "\n  %d = subtract(%x, %b) : ", type, "\n  %e = exp(%d) : ", type,
+            "\n  %q = divide(%e, %b) : ", type, "\n  %w = maximum(%q, %d) : ", type, "\n");
+        if (read_outside) {
+          absl::StrAppend(&text, "  %c = lt(%w, %b) : pred[", rows, ",", length,
+                          "]\n  %f = convert(%c) : ", type, "\n  %v = add(%f, %b) : ", type,
+                          "\n  return (%v, %d)\n}\n");
+        } else {
+          absl::StrAppend(&text, "  return (%w, %d)\n}\n");
+        }
+        auto fused = CompileOrDie(text, true);
+        auto unfused = CompileOrDie(text, false);
+        ASSERT_NE(fused, nullptr);
+        ASSERT_NE(unfused, nullptr);
+        std::vector<float> stats(static_cast<size_t>(rows));
+        for (int64_t i = 0; i < rows; ++i) stats[i] = 0.25F * static_cast<float>(i % 13) - 1.0F;
+        stats[rows / 2] = std::numeric_limits<float>::quiet_NaN();
+        ir::Literal x = Input(rows * length, 61);
+        x.shape = ir::Shape{ir::DType::kF32, {rows, length}};
+        const std::vector<ir::Literal> args = {x, ir::Literal::FromF32(stats, {rows})};
+        const std::vector<ir::Literal> want = RunProgram(*unfused, args);
+        for (int threads : {1, 2, 3}) {
+          SetKernelThreads(threads);
+          EXPECT_TRUE(SameValues(RunProgram(*fused, args), want))
+              << "length " << length << " rows " << rows << " threads " << threads;
+        }
+        SetKernelThreads(0);
+        int row_gathers = 0, row_refs = 0;
+        for (const LoopKernel& kernel : fused->kernels()) {
+          for (const LoopSegment& segment : kernel.segments) {
+            row_gathers += static_cast<int>(segment.row_gathers.size());
+            for (int shift : segment.row_shift) row_refs += shift != 0 ? 1 : 0;
+          }
+        }
+        const bool expected = Generated() && in_place && !read_outside;
+        EXPECT_EQ(row_gathers > 0, expected) << "length " << length << "\n"
+                                             << OptimizedDumpText(*fused);
+        EXPECT_EQ(row_refs > 0, expected) << "length " << length;
+      }
+    }
+  }
+}
+
+// The generated code refuses a program that stores to a row reference, or whose row shift
+// is out of range (a row shorter than a vector): no function, nothing run.
+TEST_P(LoopSegmentsTest, RowReferencesAreReadOnlyAndWholeVectors) {
+  if (!Generated()) GTEST_SKIP() << "no generated code here";
+  VectorProgram program;
+  program.num_refs = 2;
+  program.steps.push_back({VectorOp::kAdd, 0, {true, 0}, {true, 1}, -1, {}});
+  auto compiled = [](const VectorProgram& p) {
+    std::shared_ptr<const ChainCode> code = ChainCode::Compile({}, {p});
+    return code != nullptr && code->segment(0) != nullptr;
+  };
+  program.row_shift = {0, 7};
+  EXPECT_TRUE(compiled(program));
+  program.steps[0].store_to = 1;  // a store to the row reference
+  EXPECT_FALSE(compiled(program));
+  program.steps[0].store_to = 0;
+  program.row_shift = {0, kMinRowShift - 1};
+  EXPECT_FALSE(compiled(program));
+  program.row_shift = {0, kMaxRowShift + 1};
+  EXPECT_FALSE(compiled(program));
+  program.row_shift = {7};  // not one per reference
+  EXPECT_FALSE(compiled(program));
 }
 
 TEST_P(LoopSegmentsTest, WritesInPlaceIntoTheDonatedParameter) {

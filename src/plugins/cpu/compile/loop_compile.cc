@@ -398,9 +398,11 @@ std::string DescribeLoop(const ir::Program& program, const LoopKernel& kernel) {
   for (const LoopSegment& segment : kernel.segments) {
     absl::StrAppend(&text, "generated: %", kernel.ops[segment.first].instruction, " to %",
                     kernel.ops[segment.end - 1].instruction, " as one function (",
-                    segment.end - segment.first - static_cast<int>(segment.gathers.size()),
+                    segment.end - segment.first - static_cast<int>(segment.gathers.size()) -
+                        static_cast<int>(segment.row_gathers.size()),
                     " operations, values in registers",
-                    segment.gathers.empty() ? "" : ", broadcasts filled before it", ")\n");
+                    segment.gathers.empty() ? "" : ", broadcasts filled before it",
+                    segment.row_gathers.empty() ? "" : ", row broadcasts read in place", ")\n");
   }
   int chains = 0;
   for (const TileOp& op : kernel.ops) chains += op.chain_function != nullptr ? 1 : 0;

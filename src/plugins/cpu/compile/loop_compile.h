@@ -83,6 +83,12 @@ struct LoopSegment {
   // The kGather ops inside [first, end): their fills run, in order, before the function
   // (each writes a scratch slot no earlier op of the segment uses).
   std::vector<int> gathers;
+  // The kGather ops inside [first, end) that are never filled: row broadcasts that only the
+  // function reads, through a row reference (VectorProgram::row_shift) to their operand.
+  std::vector<int> row_gathers;
+  // Per reference (empty: none is a row reference): 0, or the row shift of a row reference,
+  // whose address for a tile is its kernel input's plus (tile start >> shift) elements.
+  std::vector<int> row_shift;
 };
 
 struct LoopKernel {

@@ -156,6 +156,21 @@ Uses FindUses(const LoopKernel& kernel) {
   return uses;
 }
 
+// The row shift of a broadcast that spreads one f32 per row along rows of a power-of-two
+// length from 2^kMinRowShift to 2^kMaxRowShift (a row statistic: walk [rows, length] with
+// strides [1, 0]), else 0. Such a row never straddles a tile (kTileElements is a multiple of
+// its length), so a tile's rows start at its first element.
+int RowShiftOf(const TileOp& op) {
+  if (op.kind != TileOp::kGather || op.dtype != ir::DType::kF32 || op.repeats ||
+      op.dims.size() != 2 || op.strides[0] != 1 || op.strides[1] != 0) {
+    return 0;
+  }
+  for (int shift = kMinRowShift; shift <= kMaxRowShift; ++shift) {
+    if (op.dims[1] == int64_t{1} << shift) return kTileElements % op.dims[1] == 0 ? shift : 0;
+  }
+  return 0;
+}
+
 // Builds the program of ops [first, ...) until an op does not fit (registers or
 // references); returns the end of what fits (> first unless op `first` alone does not fit).
 class SegmentBuilder {
@@ -179,8 +194,15 @@ class SegmentBuilder {
     out->segment.end = k;
     out->segment.refs = refs_;
     out->segment.gathers = gathers_;
+    out->segment.row_gathers.clear();
+    for (const auto& [gather, shift] : row_gathers_) {
+      if (gather < k) out->segment.row_gathers.push_back(gather);
+    }
+    const bool rows = std::any_of(ref_shift_.begin(), ref_shift_.end(), [](int s) { return s; });
+    out->segment.row_shift = rows ? ref_shift_ : std::vector<int>();
     out->program.num_refs = static_cast<int>(refs_.size());
     out->program.steps = std::move(steps_);
+    out->program.row_shift = out->segment.row_shift;
     return k;
   }
 
@@ -189,6 +211,12 @@ class SegmentBuilder {
   bool Add(int k) {
     const TileOp& op = kernel_.ops[k];
     if (op.kind == TileOp::kGather) {
+      // A row broadcast that only ops of this run read is read in place (RowShiftOf).
+      if (const int shift = RowShiftOf(op); shift != 0 && op.result.kind == TileRef::kScratch &&
+                                            !uses_.readers[k].empty() && !ReadAfterRun(k)) {
+        row_gathers_[k] = shift;
+        return true;
+      }
       // Its fill can run before the segment where no earlier op of the segment reads or
       // writes its slot; later ops read the slot from memory.
       if (RefIndex(op.result) >= 0) return false;
@@ -196,20 +224,31 @@ class SegmentBuilder {
       return true;
     }
     if (free_.empty()) return false;
-    // References it would add.
-    std::vector<TileRef> new_refs;
-    auto need = [&](const TileRef& r) {
-      if (RefIndex(r) < 0 && std::none_of(new_refs.begin(), new_refs.end(),
-                                          [&](const TileRef& x) { return KeyOf(x) == KeyOf(r); })) {
-        new_refs.push_back(r);
+    // References it would add (a row broadcast's: its operand, with the row shift).
+    std::vector<std::pair<TileRef, int>> new_refs;
+    auto need = [&](const TileRef& r, int shift) {
+      if (RefIndex(r, shift) < 0 &&
+          std::none_of(new_refs.begin(), new_refs.end(), [&](const auto& x) {
+            return KeyOf(x.first) == KeyOf(r) && x.second == shift;
+          })) {
+        new_refs.emplace_back(r, shift);
       }
     };
     for (size_t i = 0; i < op.operands.size(); ++i) {
-      if (Source(k, i).in_memory) need(op.operands[i]);
+      if (!Source(k, i).in_memory) continue;
+      const int p = uses_.producers[k][i];
+      if (auto row = row_gathers_.find(p); row != row_gathers_.end()) {
+        need(kernel_.ops[p].operands[0], row->second);
+      } else {
+        need(op.operands[i], 0);
+      }
     }
-    if (Stored(k)) need(op.result);
+    if (Stored(k)) need(op.result, 0);
     if (refs_.size() + new_refs.size() > static_cast<size_t>(kMaxSegmentRefs)) return false;
-    for (const TileRef& r : new_refs) refs_.push_back(r);
+    for (const auto& [r, shift] : new_refs) {
+      refs_.push_back(r);
+      ref_shift_.push_back(shift);
+    }
     const int dst = free_.back();
     free_.pop_back();
     Emit(k, dst);
@@ -229,6 +268,12 @@ class SegmentBuilder {
                        [&](int r) { return r > k && r < limit_; });
   }
 
+  // Whether op p's result is read at or after the end of the run.
+  bool ReadAfterRun(int p) const {
+    return std::any_of(uses_.readers[p].begin(), uses_.readers[p].end(),
+                       [&](int r) { return r >= limit_; });
+  }
+
   // Op k's result goes to memory: an output, or read after the run.
   bool Stored(int k) const {
     const TileOp& op = kernel_.ops[k];
@@ -244,9 +289,10 @@ class SegmentBuilder {
     it->second = -1;
   }
 
-  int RefIndex(const TileRef& r) const {
+  // The index of reference r (a row reference where shift is not 0), or -1.
+  int RefIndex(const TileRef& r, int shift = 0) const {
     for (size_t i = 0; i < refs_.size(); ++i) {
-      if (KeyOf(refs_[i]) == KeyOf(r)) return static_cast<int>(i);
+      if (KeyOf(refs_[i]) == KeyOf(r) && ref_shift_[i] == shift) return static_cast<int>(i);
     }
     return -1;
   }
@@ -259,6 +305,9 @@ class SegmentBuilder {
       if (auto it = register_of_.find(p); it != register_of_.end() && it->second >= 0) {
         return {false, it->second};
       }
+    }
+    if (auto row = row_gathers_.find(p); p >= 0 && row != row_gathers_.end()) {
+      return {true, RefIndex(kernel_.ops[p].operands[0], row->second)};
     }
     return {true, RefIndex(kernel_.ops[k].operands[i])};
   }
@@ -313,8 +362,10 @@ class SegmentBuilder {
   std::vector<int> free_;
   std::map<int, int> register_of_;  // op -> register (-1 once released)
   std::vector<TileRef> refs_;
+  std::vector<int> ref_shift_;  // per reference: 0, or a row reference's shift
   std::vector<VectorStep> steps_;
-  std::vector<int> gathers_;  // broadcasts filled before the segment
+  std::vector<int> gathers_;        // broadcasts filled before the segment
+  std::map<int, int> row_gathers_;  // row broadcasts read in place -> their row shift
 };
 
 }  // namespace
@@ -324,8 +375,11 @@ std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel) {
   std::vector<PlannedSegment> segments;
   const int n = static_cast<int>(kernel.ops.size());
   for (int i = 0; i < n;) {
-    if (!Takes(kernel.ops[i])) {
-      ++i;
+    // A run starts at an op the code takes, or at the broadcasts just before one.
+    int taken = i;
+    while (taken < n && kernel.ops[taken].kind == TileOp::kGather) ++taken;
+    if (taken == n || !Takes(kernel.ops[taken])) {
+      i = taken + 1;
       continue;
     }
     // A run goes on through broadcasts (kGather): their fills can run before its segment.
@@ -345,7 +399,10 @@ std::vector<PlannedSegment> PlanSegments(const LoopKernel& kernel) {
         limit = end;
         end = SegmentBuilder(kernel, uses, i, limit).Build(&planned);
       }
-      if (end - i - static_cast<int>(planned.segment.gathers.size()) >= 2) {
+      // Two operations at least, or one that reads a row broadcast in place (its fill saved).
+      const int operations = end - i - static_cast<int>(planned.segment.gathers.size()) -
+                             static_cast<int>(planned.segment.row_gathers.size());
+      if (operations >= 2 || (operations == 1 && !planned.segment.row_gathers.empty())) {
         segments.push_back(std::move(planned));
       }
       i = std::max(end, i + 1);

@@ -67,9 +67,20 @@ bool Valid(const VectorProgram& program) {
   auto source = [&](const VectorSource& s) {
     return s.in_memory ? s.index >= 0 && s.index < program.num_refs : InRegisters(s.index);
   };
+  const bool rows = !program.row_shift.empty();
+  if (rows && program.row_shift.size() != static_cast<size_t>(program.num_refs)) return false;
+  auto row = [&](int ref) { return rows && ref >= 0 && program.row_shift[ref] != 0; };
+  for (int shift : program.row_shift) {
+    if (shift != 0 && (shift < kMinRowShift || shift > kMaxRowShift)) return false;
+  }
   for (const VectorStep& step : program.steps) {
     if (!InRegisters(step.dst) || !source(step.a) || !source(step.b) ||
         (step.op == VectorOp::kSelect && !source(step.c)) || step.store_to >= program.num_refs) {
+      return false;
+    }
+    // A row reference is read as f32 values only: never stored to, never a predicate.
+    if (row(step.store_to) ||
+        (step.a.in_memory && row(step.a.index) && (step.op == VectorOp::kSelect))) {
       return false;
     }
   }
@@ -208,6 +219,7 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
   void EmitSegment(const VectorProgram& program) {
     Xbyak::Label table;  // this function's own constants, after its code
     constants_ = &table;
+    row_shift_ = &program.row_shift;
     const std::pair<const Xbyak::Zmm*, uint32_t> constants[] = {
         {&zmm28, 0x3f800000}, {&zmm29, 0x7fffffff}, {&zmm30, 0x80000000}, {&zmm31, 0x7fc00000}};
     for (const auto& [reg, bits] : constants) {
@@ -438,7 +450,15 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
     vmovaps(to | k4, x);
   }
 
-  Xbyak::Label* constants_ = nullptr;  // the table of the segment being written
+  Xbyak::Label* constants_ = nullptr;            // the table of the segment being written
+  const std::vector<int>* row_shift_ = nullptr;  // the segment's (VectorProgram::row_shift)
+
+  // Reference `ref` of the segment being written is a row reference: its shift, else 0.
+  int RowShift(int ref) const {
+    return row_shift_ != nullptr && ref >= 0 && ref < static_cast<int>(row_shift_->size())
+               ? (*row_shift_)[ref]
+               : 0;
+  }
 
   // Copy j's vector of reference `ref`.
   Xbyak::Address Reference(const Xbyak::Reg64& base, int ref, int j) {
@@ -471,6 +491,16 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
   // tail: nothing past n is read).
   Xbyak::Zmm Load(const VectorSource& source, const Xbyak::Zmm& temp, bool masked, int j) {
     if (!source.in_memory) return Value(source.index, j);
+    if (const int shift = RowShift(source.index); shift != 0) {
+      // The row of copy j's first element, (rcx / 4 + 16 j) >> shift: one value for the
+      // whole vector (a row holds whole vectors), read even in the tail (the vector's
+      // first element is below n, so its row is one the caller's rows cover).
+      mov(rax, ptr[rdi + size_t{8} * source.index]);
+      lea(r10, ptr[rcx + size_t{64} * j]);
+      shr(r10, shift + 2);
+      vbroadcastss(temp, ptr[rax + r10 * 4]);
+      return temp;
+    }
     const Xbyak::Address at = Reference(rax, source.index, j);
     masked ? vmovups(temp | k7 | T_z, at) : vmovups(temp, at);
     return temp;
@@ -493,7 +523,7 @@ struct ChainCode::Generator : Xbyak::CodeGenerator {
         const int index = static_cast<int>(step.op);  // kChainOps' order
         const Xbyak::Zmm left = a();
         // Whole vectors read a memory source as the instruction's operand; the tail loads it.
-        if (step.b.in_memory && !masked) {
+        if (step.b.in_memory && !masked && RowShift(step.b.index) == 0) {
           Arithmetic(true, index, to, left, Reference(rdx, step.b.index, j));
         } else {
           Arithmetic(true, index, to, left, Load(step.b, Temp(j, 1), masked, j));

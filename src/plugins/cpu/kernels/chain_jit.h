@@ -90,9 +90,19 @@ inline constexpr int kVectorRegisters = 10;
 // Memory references one segment may use.
 inline constexpr int kMaxSegmentRefs = 32;
 
+// Rows of a row reference: from 2^kMinRowShift to 2^kMaxRowShift elements (a vector never
+// spans two rows, and a tile, kTileElements, always starts one).
+inline constexpr int kMinRowShift = 4;
+inline constexpr int kMaxRowShift = 10;
+
 struct VectorProgram {
   int num_refs = 0;
   std::vector<VectorStep> steps;
+  // Per reference (empty: none of them): 0 for an array read or written element by element,
+  // or s for a row reference, read only: one f32 per row of 2^s elements, element e reading
+  // the value at index e >> s (a row statistic broadcast along its row, read in place
+  // instead of filled into a tile first).
+  std::vector<int> row_shift;
 };
 
 // A generated segment: `n` elements from each reference's address on (refs[k] is memory

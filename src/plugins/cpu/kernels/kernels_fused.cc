@@ -234,7 +234,15 @@ void RunTiles(const LoopKernel& kernel, const uint8_t* const* inputs, uint8_t* c
           }
         }
         uint8_t* refs[kMaxSegmentRefs];
-        for (size_t k = 0; k < segment.refs.size(); ++k) refs[k] = address(segment.refs[k]);
+        for (size_t k = 0; k < segment.refs.size(); ++k) {
+          if (!segment.row_shift.empty() && segment.row_shift[k] != 0) {
+            // A row reference: its input's value for the tile's first row.
+            refs[k] = const_cast<uint8_t*>(inputs[segment.refs[k].index]) +
+                      (start >> segment.row_shift[k]) * static_cast<int64_t>(sizeof(float));
+            continue;
+          }
+          refs[k] = address(segment.refs[k]);
+        }
         segment.function(refs, n);
         i = static_cast<size_t>(segment.end);
         continue;
