@@ -74,16 +74,9 @@ struct MatmulShape {
 // Call with OpenMP's thread count at 1: oneDNN sizes the primitive's split by it.
 const F32Matmul* MakeF32Matmul(const MatmulShape& s) {
   auto mm = std::make_unique<F32Matmul>();
-  if (s.trans_a) {
-    Strided2d(&mm->a, s.m, s.k, 1, s.lda);  // A is stored [k, m]
-  } else {
-    Strided2d(&mm->a, s.m, s.k, s.lda, 1);
-  }
-  if (s.trans_b) {
-    Strided2d(&mm->b, s.k, s.n, 1, s.ldb);  // B is stored [n, k]
-  } else {
-    Strided2d(&mm->b, s.k, s.n, s.ldb, 1);
-  }
+  // A transposed is stored [k, m], B transposed [n, k]: read through swapped strides.
+  Strided2d(&mm->a, s.m, s.k, s.trans_a ? 1 : s.lda, s.trans_a ? s.lda : 1);
+  Strided2d(&mm->b, s.k, s.n, s.trans_b ? 1 : s.ldb, s.trans_b ? s.ldb : 1);
   Strided2d(&mm->c, s.m, s.n, s.ldc, 1);
   mm->with_bias = s.kind == MatmulKind::kRowBias;
   if (mm->with_bias) Strided2d(&mm->bias, 1, s.n, s.n, 1);
