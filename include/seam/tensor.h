@@ -254,7 +254,9 @@ class Tensor {
   // amounts crop instead); IR pad.
   Tensor pad(const std::vector<int64_t>& low, const std::vector<int64_t>& high,
              double value = 0) const;
-  Tensor to(DType dtype) const;  // element type conversion (IR convert)
+  // Element type conversion (IR convert); a tensor that has `dtype` already comes back as
+  // itself (a copy of this handle, as torch.Tensor.to returns self).
+  Tensor to(DType dtype) const;
 
   // Elementwise.
   Tensor neg() const;

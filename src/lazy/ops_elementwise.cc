@@ -139,7 +139,12 @@ Tensor Tensor::relu() const {
 }
 
 Tensor Tensor::to(DType dtype) const {
-  return lazy::Wrap(lazy::Convert(NodeOf(*this, "to"), lazy::ToIr(dtype)));
+  NodePtr node = NodeOf(*this, "to");
+  // The tensor itself when it has the dtype already (as torch.Tensor.to): another handle to
+  // the same tensor, not a new one (assign gives a handle a new tensor, so the copy keeps
+  // the value it had).
+  if (node->shape.dtype == lazy::ToIr(dtype)) return *this;
+  return lazy::Wrap(lazy::Convert(node, lazy::ToIr(dtype)));
 }
 
 }  // namespace seam

@@ -564,12 +564,11 @@ constexpr ir::DType HostDType() {
   return ir::DType::kS32;
 }
 
+// Checks that a T read suits the tensor's elements; returns whether they are bfloat16
+// widened to float (every bfloat16 value is a float, exactly).
 template <typename T>
-std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* op,
-                          const SourceLocation& site) {
+bool CheckReadType(ir::DType actual, const char* op) {
   constexpr ir::DType wanted = HostDType<T>();
-  ir::DType actual = impl->node()->shape.dtype;
-  // float reads bfloat16 too: every bfloat16 value is a float, exactly.
   const bool widened = std::is_same_v<T, float> && actual == ir::DType::kBF16;
   if (actual != wanted && !widened) {
     throw Error(
@@ -577,22 +576,39 @@ std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* o
         absl::StrCat(op, ": the tensor holds ", dtype_name(lazy::FromIr(actual)), " elements, not ",
                      dtype_name(lazy::FromIr(wanted)), " (convert it first with .to())"));
   }
+  return widened;
+}
+
+// The tensor's `count` elements into `out`. Elements of the type asked for are copied by
+// the client straight into `out` (no literal in between); bfloat16 read as float is
+// widened from a literal.
+template <typename T>
+void ReadElements(const std::shared_ptr<TensorImpl>& impl, const char* op, const SourceLocation& site,
+                  bool widened, T* out, size_t count) {
   lazy::SyncSiteScope scope(site, op);
+  if (!widened) {
+    absl::Status status = lazy::ReadTensorInto(
+        impl, op, absl::MakeSpan(reinterpret_cast<uint8_t*>(out), count * sizeof(T)));
+    if (!status.ok()) lazy::Throw(status);
+    return;
+  }
   absl::StatusOr<ir::Literal> literal = lazy::ReadTensor(impl, op);
   if (!literal.ok()) lazy::Throw(literal.status());
-  const size_t count = static_cast<size_t>(literal->shape.num_elements());
-  std::vector<T> out(count);
-  if constexpr (std::is_same_v<T, float>) {
-    if (widened) {
-      for (size_t i = 0; i < count; ++i) {
-        uint16_t bits;
-        std::memcpy(&bits, literal->bytes.data() + 2 * i, sizeof bits);
-        out[i] = ir::BF16ToFloat(bits);
-      }
-      return out;
-    }
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t bits;
+    std::memcpy(&bits, literal->bytes.data() + 2 * i, sizeof bits);
+    out[i] = static_cast<T>(ir::BF16ToFloat(bits));
   }
-  if (count != 0) std::memcpy(out.data(), literal->bytes.data(), count * sizeof(T));
+}
+
+template <typename T>
+std::vector<T> ReadVector(const std::shared_ptr<TensorImpl>& impl, const char* op,
+                          const SourceLocation& site) {
+  NodePtr node = impl->node();
+  const bool widened = CheckReadType<T>(node->shape.dtype, op);
+  std::vector<T> out(static_cast<size_t>(node->shape.num_elements()));
+  node.reset();  // a sync may replace it
+  ReadElements(impl, op, site, widened, out.data(), out.size());
   return out;
 }
 
@@ -605,12 +621,18 @@ std::vector<T> Tensor::to_vector(SourceLocation site) const {
 
 template <typename T>
 T Tensor::item(SourceLocation site) const {
-  int64_t count = numel();
+  const std::shared_ptr<TensorImpl>& impl = TensorAccess::Impl(*this, "item");
+  NodePtr node = impl->node();
+  const int64_t count = node->shape.num_elements();
   if (count != 1) {
     throw Error(ErrorCode::kInvalidArgument,
                 absl::StrCat("item: the tensor has ", count, " elements, not 1"));
   }
-  return ReadVector<T>(TensorAccess::Impl(*this, "item"), "item", site).front();
+  const bool widened = CheckReadType<T>(node->shape.dtype, "item");
+  node.reset();  // a sync may replace it
+  T value{};
+  ReadElements(impl, "item", site, widened, &value, 1);
+  return value;
 }
 
 template std::vector<float> Tensor::to_vector<float>(SourceLocation) const;
