@@ -583,8 +583,8 @@ bool CheckReadType(ir::DType actual, const char* op) {
 // the client straight into `out` (no literal in between); bfloat16 read as float is
 // widened from a literal.
 template <typename T>
-void ReadElements(const std::shared_ptr<TensorImpl>& impl, const char* op, const SourceLocation& site,
-                  bool widened, T* out, size_t count) {
+void ReadElements(const std::shared_ptr<TensorImpl>& impl, const char* op,
+                  const SourceLocation& site, bool widened, T* out, size_t count) {
   lazy::SyncSiteScope scope(site, op);
   if (!widened) {
     absl::Status status = lazy::ReadTensorInto(

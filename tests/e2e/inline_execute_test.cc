@@ -4,13 +4,16 @@
 // ahead of work queued earlier on the device.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <future>
 #include <thread>
 
 #include "seam/metrics.h"
 #include "src/ir/text.h"
 #include "src/plugins/cpu/api/testing_hooks.h"
+#include "src/plugins/cpu/runtime/worker.h"
 #include "src/runtime/process/runtime.h"
 
 namespace seam::runtime {
@@ -185,6 +188,105 @@ TEST(InlineExecuteTest, ConcurrentCallersKeepEachChainInOrder) {
     EXPECT_EQ(Read(*f.client, last[t]), std::vector<float>(4, expected)) << "thread " << t;
   }
   EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime"), 2 * kSteps);
+}
+
+// Keeps the device's thread from starting queued runs: a run then happens only where a
+// waiting thread takes it (Worker::help).
+struct PausedWorkers {
+  PausedWorkers() { cpu::Worker::PauseThreadsForTesting(true); }
+  ~PausedWorkers() { cpu::Worker::PauseThreadsForTesting(false); }
+};
+
+// Reads `data` on another thread; whether the read finished within `wait`.
+bool ReadFinishesWithin(std::future<std::vector<float>>& read, std::chrono::milliseconds wait) {
+  return read.wait_for(wait) == std::future_status::ready;
+}
+
+TEST(InlineExecuteTest, AQueuedRunAwaitedBeforeTheDeviceStartsItRunsOnTheWaitingThread) {
+  Fixture f = Start();
+  auto large = f.Compile(kLarge);
+  auto x = f.Upload(ir::Literal::FromF32(std::vector<float>(1024 * 1024, 0.001f), {1024, 1024}));
+  PausedWorkers paused;
+  auto result = f.client->ExecuteComputation(*large, {x}, f.device, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ComputationClient::DataPtr out = result->front();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(out->IsReady());  // queued, and the device's thread starts nothing
+  // The reader's wait runs it (the device's thread is still paused).
+  std::future<std::vector<float>> read =
+      std::async(std::launch::async, [&] { return Read(*f.client, out); });
+  if (!ReadFinishesWithin(read, std::chrono::seconds(60))) {
+    cpu::Worker::PauseThreadsForTesting(false);  // lets the read finish before failing
+    FAIL() << "the read waited for the paused device thread";
+  }
+  const std::vector<float> values = read.get();
+  ASSERT_EQ(values.size(), 1024u * 1024u);
+  // (x·x)·x with every element 0.001: 1024² · 10⁻⁹ each, summed in f32.
+  EXPECT_NEAR(values[0], 1024.0f * 1024.0f * 1e-9f, 1e-8f);
+  EXPECT_NEAR(values[1024 * 1024 - 1], 1024.0f * 1024.0f * 1e-9f, 1e-8f);
+  EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime"), 1);
+}
+
+TEST(InlineExecuteTest, AWaitingThreadRunsTheQueueInOrderUpToItsRun) {
+  Fixture f = Start();
+  auto small = f.Compile(kSmall);
+  auto large = f.Compile(kLarge);
+  auto x = f.Upload(ir::Literal::FromF32(std::vector<float>(1024 * 1024, 0.001f), {1024, 1024}));
+  auto a = f.Upload(ir::Literal::FromF32({1, 2, 3, 4}, {2, 2}));
+  PausedWorkers paused;
+  auto slow = f.client->ExecuteComputation(*large, {x}, f.device, {});
+  ASSERT_TRUE(slow.ok()) << slow.status();
+  auto fast = f.client->ExecuteComputation(*small, {a, a}, f.device, {});  // queued behind
+  ASSERT_TRUE(fast.ok()) << fast.status();
+  std::future<std::vector<float>> read =
+      std::async(std::launch::async, [&] { return Read(*f.client, fast->front()); });
+  if (!ReadFinishesWithin(read, std::chrono::seconds(60))) {
+    cpu::Worker::PauseThreadsForTesting(false);
+    FAIL() << "the read waited for the paused device thread";
+  }
+  EXPECT_EQ(read.get(), (std::vector<float>{2, 6, 12, 20}));
+  // The run queued first ran first, on the same waiting thread.
+  EXPECT_TRUE(slow->front()->IsReady());
+  EXPECT_EQ(metrics::MetricTotalSamples("ExecuteTime"), 2);
+}
+
+TEST(InlineExecuteTest, AHeldDeviceKeepsItsWaitersAsleep) {
+  Fixture f = Start();
+  auto large = f.Compile(kLarge);
+  auto x = f.Upload(ir::Literal::FromF32(std::vector<float>(1024 * 1024, 0.001f), {1024, 1024}));
+  PausedWorkers paused;
+  std::future<std::vector<float>> read;
+  {
+    cpu::testing::ExecutionHold hold;
+    auto result = f.client->ExecuteComputation(*large, {x}, f.device, {});
+    ASSERT_TRUE(result.ok()) << result.status();
+    ComputationClient::DataPtr out = result->front();
+    read = std::async(std::launch::async, [&f, out] { return Read(*f.client, out); });
+    EXPECT_FALSE(ReadFinishesWithin(read, std::chrono::milliseconds(100)));
+    EXPECT_FALSE(out->IsReady());
+  }
+  cpu::Worker::PauseThreadsForTesting(false);  // the device's thread runs it now
+  ASSERT_TRUE(ReadFinishesWithin(read, std::chrono::seconds(60)));
+  EXPECT_EQ(read.get().size(), 1024u * 1024u);
+}
+
+// SEAM_CPU_INLINE_MAX_COST=0 turns off waiters' runs too: a waiter sleeps until the device's
+// thread has run the program.
+TEST(InlineExecuteTest, InlineRunsOffKeepWaitersAsleep) {
+  setenv("SEAM_CPU_INLINE_MAX_COST", "0", 1);
+  Fixture f = Start();
+  auto small = f.Compile(kSmall);
+  auto a = f.Upload(ir::Literal::FromF32({1, 2, 3, 4}, {2, 2}));
+  PausedWorkers paused;
+  auto result = f.client->ExecuteComputation(*small, {a, a}, f.device, {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ComputationClient::DataPtr out = result->front();
+  std::future<std::vector<float>> read =
+      std::async(std::launch::async, [&] { return Read(*f.client, out); });
+  EXPECT_FALSE(ReadFinishesWithin(read, std::chrono::milliseconds(100)));
+  cpu::Worker::PauseThreadsForTesting(false);
+  ASSERT_TRUE(ReadFinishesWithin(read, std::chrono::seconds(60)));
+  EXPECT_EQ(read.get(), (std::vector<float>{2, 6, 12, 20}));
 }
 
 TEST(InlineExecuteTest, InlineRunsOffQueueEverySmallRun) {

@@ -45,6 +45,11 @@ bool EventState::IsReady() const { return ready_.load(std::memory_order_acquire)
 absl::Status EventState::Await() const {
   // Ready already (the usual case for a run's inputs): status_ no longer changes.
   if (ready_.load(std::memory_order_acquire)) return status_;
+  if (helper_ != nullptr) {
+    while (!ready_.load(std::memory_order_acquire) && helper_->HelpOnce()) {
+    }
+    if (ready_.load(std::memory_order_acquire)) return status_;
+  }
   std::unique_lock<std::mutex> lock(mu_);
   slow_.fetch_add(1);
   cv_.wait(lock, [this] { return ready_.load(); });

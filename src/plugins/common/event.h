@@ -18,6 +18,17 @@
 
 namespace seam::plugin {
 
+// Something a thread about to block on an event can do to bring it closer (the CPU plugin:
+// run its device's oldest queued run on the waiting thread, which would otherwise sleep
+// while the device's thread wakes up to run it). HelpOnce does one piece of such work and
+// returns true, or returns false when there is none to do now; it is called only while
+// the event is not ready, from any thread that awaits it.
+class EventHelper {
+ public:
+  virtual ~EventHelper() = default;
+  virtual bool HelpOnce() = 0;
+};
+
 class EventState {
  public:
   using Callback = std::function<void(const absl::Status&)>;
@@ -29,8 +40,11 @@ class EventState {
   // the calling thread. A second Set is ignored (the first outcome stands).
   void Set(absl::Status status);
   bool IsReady() const;
-  // Blocks until ready; returns the outcome.
+  // Blocks until ready; returns the outcome. With a helper, the waiting thread first does
+  // what the helper offers while the event is not ready.
   absl::Status Await() const;
+  // Sets the helper; only before the event is shared with another thread.
+  void SetHelper(std::shared_ptr<EventHelper> helper) { helper_ = std::move(helper); }
   // Precondition: IsReady().
   absl::Status status() const;
   // Runs `callback` once the event is ready (at once, on this thread, if it already is).
@@ -45,6 +59,7 @@ class EventState {
   mutable std::atomic<int> slow_{0};  // threads in Await's wait, plus callbacks registered
   absl::Status status_;
   absl::InlinedVector<Callback, 1> callbacks_;  // usually one: no heap block
+  std::shared_ptr<EventHelper> helper_;         // fixed once the event is shared
 };
 
 }  // namespace seam::plugin

@@ -20,6 +20,7 @@
 #include "src/plugins/cpu/api/cpu_plugin.h"
 #include "src/plugins/cpu/api/cpu_settings.h"
 #include "src/plugins/cpu/api/objects.h"
+#include "src/plugins/cpu/api/testing_hooks.h"
 #include "src/plugins/cpu/collectives/gloo_collectives.h"
 #include "src/plugins/cpu/collectives/local_address.h"
 #include "src/plugins/cpu/compile/dump.h"
@@ -123,6 +124,10 @@ absl::StatusOr<int64_t> EnvInteger(base::Setting setting, int64_t minimum, int64
 }
 
 // The CPUs this process may run on (its affinity mask), at least 1.
+// Whether a thread awaiting a queued run may run it (Worker::help): not while a test holds
+// runs back (testing_hooks.h), which the device's thread honours too.
+bool MayRunWhileWaiting() { return !testing::ExecutionHeld(); }
+
 int64_t UsableCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -229,7 +234,7 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
       client->devices.push_back(device.get());
       if (device->addressable) {
         device->local_hardware_id = static_cast<int>(i);
-        device->worker = std::make_unique<Worker>();
+        device->worker = std::make_unique<Worker>(&MayRunWhileWaiting);
         auto memory = std::make_unique<PJRT_Memory>();
         memory->id = id;
         memory->kind = "device";

@@ -346,6 +346,12 @@ void Launch(const PJRT_LoadedExecutable_Execute_Args& args, size_t d, PJRT_Devic
   for (size_t i = 0; i < args.num_args; ++i) run->inputs.push_back(arguments[i]->state);
   run->outputs.reserve(num_outputs);
   for (size_t o = 0; o < num_outputs; ++o) run->outputs.push_back(outputs[o]->state);
+  if (rendezvous == nullptr && loaded.client->inline_max_cost > 0) {
+    // A thread that awaits this run's results before the device's thread has started it
+    // runs it itself (Worker::help); a replica of a replicated launch stays on its thread.
+    complete->SetHelper(worker.help());
+    outputs_ready->SetHelper(worker.help());
+  }
   run->complete = std::move(complete);
   run->outputs_ready = std::move(outputs_ready);
   mark_donations();

@@ -33,6 +33,8 @@ struct MainThreadExitDrain {
   }
 };
 
+std::atomic<bool> threads_paused{false};  // PauseThreadsForTesting
+
 void ArmExitDrain() {
   thread_local MainThreadExitDrain drain;
   (void)drain;
@@ -40,7 +42,8 @@ void ArmExitDrain() {
 
 }  // namespace
 
-Worker::Worker() : thread_([this] { Loop(); }) {
+Worker::Worker(bool (*may_help)())
+    : help_(std::make_shared<WorkerHelp>(this, may_help)), thread_([this] { Loop(); }) {
   ArmExitDrain();
   LiveWorkers& live = Live();
   std::lock_guard<std::mutex> lock(live.mu);
@@ -53,6 +56,7 @@ Worker::Worker() : thread_([this] { Loop(); }) {
 }
 
 Worker::~Worker() {
+  help_->Detach();  // no waiting thread runs work from here on
   {
     LiveWorkers& live = Live();
     // Waits for a drain at exit in progress; after it the thread is joined already.
@@ -71,6 +75,17 @@ void Worker::FinishAllAtExit() {
   for (Worker* worker : live.workers) worker->RequestStop();
   for (Worker* worker : live.workers) worker->Join();
   live.workers.clear();
+}
+
+void Worker::PauseThreadsForTesting(bool paused) {
+  threads_paused.store(paused);
+  if (paused) return;
+  LiveWorkers& live = Live();
+  std::lock_guard<std::mutex> lock(live.mu);
+  for (Worker* worker : live.workers) {
+    { std::lock_guard<std::mutex> worker_lock(worker->mu_); }
+    worker->cv_.notify_all();
+  }
 }
 
 void Worker::RequestStop() {
@@ -114,14 +129,47 @@ bool Worker::TryRunInline(absl::FunctionRef<void()> work) {
   return true;
 }
 
+bool Worker::RunOldest() {
+  std::function<void()> work;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // As Loop takes a piece: never beside a running one, the oldest first.
+    if ((state_.load() & kBusy) != 0 || stopping_ || queue_.empty()) return false;
+    work = std::move(queue_.front());
+    queue_.pop_front();
+    state_.fetch_sub(kQueued - kBusy);
+  }
+  work();
+  if (state_.fetch_sub(kBusy) != kBusy) {
+    // More was queued meanwhile: the thread may have seen kBusy and gone to sleep.
+    { std::lock_guard<std::mutex> lock(mu_); }
+    cv_.notify_one();
+  }
+  return true;
+}
+
+bool WorkerHelp::HelpOnce() {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock() || worker_ == nullptr) return false;
+  if (may_help_ != nullptr && !may_help_()) return false;
+  return worker_->RunOldest();
+}
+
+void WorkerHelp::Detach() {
+  std::lock_guard<std::mutex> lock(mu_);
+  worker_ = nullptr;
+}
+
 void Worker::Loop() {
   for (;;) {
     std::function<void()> work;
     {
       std::unique_lock<std::mutex> lock(mu_);
       // Never beside an inline run: queued work starts after it, in order.
-      cv_.wait(lock,
-               [this] { return (state_.load() & kBusy) == 0 && (stopping_ || !queue_.empty()); });
+      cv_.wait(lock, [this] {
+        return (state_.load() & kBusy) == 0 &&
+               (stopping_ || (!queue_.empty() && !threads_paused.load()));
+      });
       if (queue_.empty()) return;  // stopping, and everything queued has run
       work = std::move(queue_.front());
       queue_.pop_front();

@@ -22,12 +22,17 @@
 #include <thread>
 
 #include "absl/functional/function_ref.h"
+#include "src/plugins/common/event.h"
 
 namespace seam::cpu {
 
+class WorkerHelp;
+
 class Worker {
  public:
-  Worker();
+  // `may_help`, if given, is asked before each piece a waiting thread would run (false: it
+  // sleeps instead); see help().
+  explicit Worker(bool (*may_help)() = nullptr);
   ~Worker();  // finishes the queued work, then joins (unless process exit already did)
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -42,15 +47,31 @@ class Worker {
   // after it, and no other caller runs inline, so the device's submission order holds.
   bool TryRunInline(absl::FunctionRef<void()> work);
 
+  // For the events of queued work (EventState::SetHelper): a thread that awaits one runs
+  // the worker's oldest queued piece itself when the worker is not running one, instead of
+  // sleeping until the worker thread has woken up, run it and woken the waiter. Pieces run
+  // in submission order either way (only the oldest is taken, and never beside a running
+  // one). Stays safe to use after the worker is destroyed (it then offers nothing).
+  const std::shared_ptr<WorkerHelp>& help() const { return help_; }
+
+  // Tests only: while paused, no worker's thread starts a queued piece (a stopping worker
+  // still drains); pieces run only where a waiting thread takes them (help()).
+  static void PauseThreadsForTesting(bool paused);
+
   // Process exit: stops every live worker after its queued work and joins its thread.
   // Called by the main thread's exit drain and registered with std::atexit by the first
   // Worker (a second call finds nothing left); public only so that it has a name.
   static void FinishAllAtExit();
 
  private:
+  friend class WorkerHelp;
+
   void Loop();
   void RequestStop();
   void Join();
+  // Runs the oldest queued piece on the calling thread when nothing runs and the worker is
+  // not stopping; false if it ran nothing.
+  bool RunOldest();
 
   // state_ packs what TryRunInline must see at once: kBusy while a piece of work runs (on
   // the thread or inline), kStopping once stopping, plus kQueued per queued piece. It
@@ -65,7 +86,22 @@ class Worker {
   std::deque<std::function<void()>> queue_;  // under mu_
   bool stopping_ = false;                    // under mu_
   std::atomic<uint64_t> state_{0};
+  std::shared_ptr<WorkerHelp> help_;
   std::thread thread_;
+};
+
+class WorkerHelp final : public plugin::EventHelper {
+ public:
+  WorkerHelp(Worker* worker, bool (*may_help)()) : worker_(worker), may_help_(may_help) {}
+  // One queued piece run on this thread (Worker::help); one waiting thread at a time.
+  bool HelpOnce() override;
+  // From now on HelpOnce does nothing; waits for a piece a waiting thread is running.
+  void Detach();
+
+ private:
+  std::mutex mu_;
+  Worker* worker_;  // under mu_; null once detached
+  bool (*may_help_)();
 };
 
 }  // namespace seam::cpu
