@@ -118,7 +118,7 @@ TEST_F(CpuGlooClientTest, RefusesBadProcessOptions) {
   EXPECT_EQ(message({{"process_counts", 2}}, &store_),
             "PJRT_Client_Create: unknown client option 'process_counts' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
-            "collective_spin_us, local_process_count, threads, "
+            "collective_spin_us, kernel_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
             "master_addr, attention, jit, stream_min_bytes)");
   // MASTER_ADDR unset means localhost, for the collectives as for the coordinator.

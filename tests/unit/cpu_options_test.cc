@@ -618,11 +618,50 @@ TEST(CpuOptionsTest, CollectiveSpinFollowsTheSettingElseTheCpus) {
   EXPECT_EQ(CollectiveSpin(settings, 1, hardware), 0);
 }
 
+// kernel_spin_us (cpu_settings.h): the rule, and what a client's settings hold after the
+// option, the variable or neither.
+TEST(CpuOptionsTest, KernelSpinFollowsTheSettingElseTheCpus) {
+  CpuSettings settings;
+  settings.kernel_threads = 2;
+  EXPECT_EQ(KernelSpin(settings, 1, 2), kDefaultKernelSpinUs);
+  EXPECT_EQ(KernelSpin(settings, 2, 2), 0);
+  settings.kernel_spin_us = 7;
+  EXPECT_EQ(KernelSpin(settings, 2, 2), 7);
+
+  unsetenv("SEAM_CPU_KERNEL_SPIN_US");
+  auto spin = [](const std::vector<Option>& options) -> int64_t {
+    absl::StatusOr<std::unique_ptr<PjrtClient>> client = Client(options);
+    if (!client.ok()) {
+      ADD_FAILURE() << client.status();
+      return -1;
+    }
+    return (*client)->client()->settings->kernel_spin_us.value_or(-2);
+  };
+  EXPECT_EQ(spin({{"threads", int64_t{1}}}), kDefaultKernelSpinUs);  // one thread fits
+  EXPECT_EQ(spin({{"threads", int64_t{256}}}), 0);  // more threads than this machine's CPUs
+  EXPECT_EQ(spin({{"threads", int64_t{256}}, {"kernel_spin_us", int64_t{700}}}), 700);
+  setenv("SEAM_CPU_KERNEL_SPIN_US", "1500", 1);
+  EXPECT_EQ(spin({{"threads", int64_t{256}}}), 1500);
+  EXPECT_EQ(spin({{"kernel_spin_us", int64_t{0}}}), 0);  // the option wins
+  setenv("SEAM_CPU_KERNEL_SPIN_US", "soon", 1);
+  EXPECT_EQ(CreateError({}),
+            "PJRT_Client_Create: environment variable SEAM_CPU_KERNEL_SPIN_US must be a number of "
+            "microseconds from 0 to 1000000, got 'soon'");
+  setenv("SEAM_CPU_KERNEL_SPIN_US", "2000000", 1);
+  EXPECT_EQ(CreateError({}),
+            "PJRT_Client_Create: environment variable SEAM_CPU_KERNEL_SPIN_US must be a number of "
+            "microseconds from 0 to 1000000, got '2000000'");
+  unsetenv("SEAM_CPU_KERNEL_SPIN_US");
+  EXPECT_EQ(CreateError({{"kernel_spin_us", int64_t{-1}}}),
+            "PJRT_Client_Create: option 'kernel_spin_us' must be a number of microseconds from 0 "
+            "to 1000000, got '-1'");
+}
+
 TEST(CpuOptionsTest, AnUnknownOptionListsEveryOption) {
   EXPECT_EQ(CreateError({{"thread", int64_t{2}}}),
             "PJRT_Client_Create: unknown client option 'thread' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
-            "collective_spin_us, local_process_count, threads, "
+            "collective_spin_us, kernel_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
             "master_addr, attention, jit, stream_min_bytes)");
   EXPECT_EQ(CreateError({{"conv", int64_t{1}}}),

@@ -69,6 +69,7 @@ absl::StatusOr<CreateOptions> ParseCreateOptions(const PJRT_NamedValue* options,
                               {kProcessCountOption, PJRT_NamedValue_kInt64},
                               {kCollectiveTimeoutOption, PJRT_NamedValue_kInt64},
                               {kCollectiveSpinOption, PJRT_NamedValue_kInt64},
+                              {kKernelSpinOption, PJRT_NamedValue_kInt64},
                               {kLocalProcessCountOption, PJRT_NamedValue_kInt64},
                               {kThreadsOption, PJRT_NamedValue_kInt64},
                               {kGemmOption, PJRT_NamedValue_kString},
@@ -184,6 +185,8 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   absl::StatusOr<CreateOptions> options =
       ParseCreateOptions(args->create_options, args->num_options);
   if (!options.ok()) return MakeError(options.status());
+  options->settings.kernel_spin_us =
+      KernelSpin(options->settings, options->local_process_count, UsableCpus());
   auto settings = std::make_shared<const CpuSettings>(options->settings);
   {
     const ScopedCpuSettings scope(settings.get());

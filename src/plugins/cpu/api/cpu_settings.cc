@@ -166,6 +166,13 @@ absl::Status ResolveInline(const plugin::Options* options, CpuSettings& out) {
     return Refused(spin, absl::StrCat("a ", spin_rule), absl::StrCat(spin_us));
   }
   if (spin_us >= 0) out.collective_spin_us = spin_us;
+  const Given kernel_spin =
+      IntegerSetting(options, kKernelSpinOption, base::Setting::kSeamCpuKernelSpinUs);
+  SEAM_ASSIGN_OR_RETURN(int64_t kernel_spin_us, Integer(kernel_spin, 0, -1, spin_rule));
+  if (kernel_spin_us > kMaxKernelSpinUs) {
+    return Refused(kernel_spin, absl::StrCat("a ", spin_rule), absl::StrCat(kernel_spin_us));
+  }
+  if (kernel_spin_us >= 0) out.kernel_spin_us = kernel_spin_us;
   return absl::OkStatus();
 }
 
@@ -282,12 +289,26 @@ std::shared_ptr<const CpuSettings> CompileSettings(const CpuSettings& client) {
   return settings;
 }
 
-int64_t CollectiveSpin(const CpuSettings& settings, int64_t local_processes, int64_t cpus) {
-  if (settings.collective_spin_us.has_value()) return *settings.collective_spin_us;
+namespace {
+
+// Whether the host's processes times their kernel threads fit its CPUs.
+bool ThreadsFit(const CpuSettings& settings, int64_t local_processes, int64_t cpus) {
   const int64_t threads = settings.kernel_threads > 0
                               ? settings.kernel_threads
                               : std::max<int64_t>(1, std::thread::hardware_concurrency());
-  return local_processes * threads <= cpus ? kDefaultCollectiveSpinUs : 0;
+  return local_processes * threads <= cpus;
+}
+
+}  // namespace
+
+int64_t CollectiveSpin(const CpuSettings& settings, int64_t local_processes, int64_t cpus) {
+  if (settings.collective_spin_us.has_value()) return *settings.collective_spin_us;
+  return ThreadsFit(settings, local_processes, cpus) ? kDefaultCollectiveSpinUs : 0;
+}
+
+int64_t KernelSpin(const CpuSettings& settings, int64_t local_processes, int64_t cpus) {
+  if (settings.kernel_spin_us.has_value()) return *settings.kernel_spin_us;
+  return ThreadsFit(settings, local_processes, cpus) ? kDefaultKernelSpinUs : 0;
 }
 
 }  // namespace seam::cpu

@@ -32,6 +32,7 @@ inline constexpr char kMasterAddrOption[] = "master_addr";                   // 
 inline constexpr char kAttentionOption[] = "attention";                      // string
 inline constexpr char kJitOption[] = "jit";                                  // string
 inline constexpr char kCollectiveSpinOption[] = "collective_spin_us";        // int64
+inline constexpr char kKernelSpinOption[] = "kernel_spin_us";                // int64
 inline constexpr char kStreamMinBytesOption[] = "stream_min_bytes";          // int64
 inline constexpr int kMaxKernelThreads = 256;
 // The default of inline_max_cost: programs of at most this many element operations
@@ -49,6 +50,16 @@ inline constexpr int64_t kDefaultInlineMaxCost = int64_t{16} * 1024 * 1024;
 // processes").
 inline constexpr int64_t kDefaultCollectiveSpinUs = 20000;
 inline constexpr int64_t kMaxCollectiveSpinUs = 1000000;
+
+// How long a kernel thread polls for the next parallel loop before it sleeps (and a loop's
+// caller for the part a kernel thread still runs) when neither the option nor
+// SEAM_CPU_KERNEL_SPIN_US gives one: kDefaultKernelSpinUs while the processes on this host
+// times their kernel threads fit its CPUs, else 0. A sleeping thread woken for each of a
+// step's parallel loops costs tens of microseconds per loop on a 2-vCPU VM; the medium MLP
+// step at 2 threads ran 8-12% faster with the poll (BENCHMARKS.md, "Threads, steps in
+// flight, honest timers").
+inline constexpr int64_t kDefaultKernelSpinUs = 200;
+inline constexpr int64_t kMaxKernelSpinUs = 1000000;
 
 // The smallest fused-loop output written with non-temporal stores when neither the option
 // nor SEAM_CPU_STREAM_MIN_BYTES gives one: a quarter of the L3 cache `l3_bytes` (what the
@@ -88,6 +99,10 @@ struct CpuSettings {
   // (microseconds, 0 to kMaxCollectiveSpinUs; docs/cpu-plugin.md, "Overlapped all_reduce").
   // Unset: CollectiveSpin's rule.
   std::optional<int64_t> collective_spin_us;
+  // How long kernel threads poll between parallel loops (microseconds, 0 to
+  // kMaxKernelSpinUs; thread_pool.h). Unset: KernelSpin's rule, which client creation
+  // applies, so a client's settings always hold a value.
+  std::optional<int64_t> kernel_spin_us;
   // Read only by a client of several processes, when it makes its collectives (as before):
   // the option when given; unset, the variable (api_client.cc).
   std::optional<std::string> master_addr;
@@ -97,6 +112,8 @@ struct CpuSettings {
 // usable CPUs: the setting when given, else the rule above (kernel_threads 0 counts as
 // the hardware's threads).
 int64_t CollectiveSpin(const CpuSettings& settings, int64_t local_processes, int64_t cpus);
+// The same for the kernel threads' poll (kDefaultKernelSpinUs's rule).
+int64_t KernelSpin(const CpuSettings& settings, int64_t local_processes, int64_t cpus);
 
 // The settings of a client: the create options `options` (already type-checked by
 // Options::Parse against CpuSettingOptions's names), else the environment, else the

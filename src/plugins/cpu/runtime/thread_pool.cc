@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -58,6 +59,31 @@ struct Job {
   }
 };
 
+// How long a kernel thread polls for the next loop, and a loop's caller for its last part,
+// before sleeping: the caller's client's setting (cpu_settings.h, kernel_spin_us), none
+// outside a client.
+int64_t SpinNs(const CpuSettings* settings) {
+  return settings != nullptr ? settings->kernel_spin_us.value_or(0) * 1000 : 0;
+}
+
+// The CPU's hint that this thread spins (it frees the core's resources for its sibling).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Polls `waiting` (with the CPU's pause hint between looks) while it holds, for at most
+// `ns` nanoseconds.
+template <typename Waiting>
+void PollWhile(Waiting waiting, int64_t ns) {
+  if (ns <= 0 || !waiting()) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  while (waiting() && std::chrono::steady_clock::now() < until) {
+    for (int k = 0; k < 32; ++k) CpuRelax();
+  }
+}
+
 class Pool {
  public:
   // Helper threads start on first use, up to the largest count asked for.
@@ -68,26 +94,37 @@ class Pool {
       threads_.back().detach();  // the pool lives for the whole process
     }
     for (int i = 0; i < helpers; ++i) queue_.push_back(job);
-    cv_.notify_all();
+    queued_.fetch_add(helpers);
+    if (sleeping_ > 0) cv_.notify_all();
   }
 
  private:
   void Loop() {
+    int64_t spin_ns = 0;  // the last loop's caller's setting
     for (;;) {
       std::shared_ptr<Job> job;
+      // A step's loops come tens of microseconds apart: polling briefly for the next one
+      // spares it this thread's wake-up.
+      PollWhile([this] { return queued_.load(std::memory_order_relaxed) == 0; }, spin_ns);
       {
         std::unique_lock<std::mutex> lock(mu_);
+        ++sleeping_;
         cv_.wait(lock, [this] { return !queue_.empty(); });
+        --sleeping_;
         job = std::move(queue_.front());
         queue_.pop_front();
+        queued_.fetch_sub(1);
       }
       const ScopedCpuSettings scope(job->settings);
+      spin_ns = SpinNs(job->settings);
       job->Work();
     }
   }
 
   std::mutex mu_;
   std::condition_variable cv_;
+  int sleeping_ = 0;  // under mu_
+  std::atomic<int> queued_{0};
   std::deque<std::shared_ptr<Job>> queue_;
   std::vector<std::thread> threads_;
 };
@@ -125,6 +162,9 @@ void ParallelFor(int64_t tasks, const std::function<void(int64_t, int64_t)>& fn)
   job->ranges = std::min<int64_t>(tasks, int64_t{threads} * 4);
   ThePool().Post(job, threads - 1);
   job->Work();
+  // The part a kernel thread still runs is usually short: poll for it before sleeping.
+  PollWhile([&] { return job->done.load(std::memory_order_relaxed) != job->ranges; },
+            SpinNs(job->settings));
   std::unique_lock<std::mutex> lock(job->mu);
   job->finished.wait(lock, [&] { return job->done.load() == job->ranges; });
 }

@@ -1,6 +1,9 @@
 // The CPU plugin's kernel threads: a small process-wide pool that splits one large loop
 // over the machine's cores. The calling thread (a device worker) always takes part, so a
-// loop never waits for a pool thread that is busy elsewhere.
+// loop never waits for a pool thread that is busy elsewhere. A pool thread that finished
+// its part polls for the next loop, and the caller for the parts still running, for the
+// caller's client's kernel_spin_us (cpu_settings.h) before sleeping; outside a client
+// (the kernels' own tests) they sleep at once.
 #ifndef SEAM_PLUGINS_CPU_THREAD_POOL_H_
 #define SEAM_PLUGINS_CPU_THREAD_POOL_H_
 
