@@ -120,13 +120,17 @@ bool Worker::TryRunInline(absl::FunctionRef<void()> work) {
   uint64_t idle = 0;
   if (!state_.compare_exchange_strong(idle, kBusy)) return false;
   work();
+  EndBusy();
+  return true;
+}
+
+void Worker::EndBusy() {
   if (state_.fetch_sub(kBusy) != kBusy) {
     // Work was queued (or a stop requested) while this ran; the thread may have checked
     // state_ before the clear and be about to sleep, so wake it under the lock.
     { std::lock_guard<std::mutex> lock(mu_); }
     cv_.notify_one();
   }
-  return true;
 }
 
 bool Worker::RunOldest() {
@@ -140,11 +144,7 @@ bool Worker::RunOldest() {
     state_.fetch_sub(kQueued - kBusy);
   }
   work();
-  if (state_.fetch_sub(kBusy) != kBusy) {
-    // More was queued meanwhile: the thread may have seen kBusy and gone to sleep.
-    { std::lock_guard<std::mutex> lock(mu_); }
-    cv_.notify_one();
-  }
+  EndBusy();
   return true;
 }
 

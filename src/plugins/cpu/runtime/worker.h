@@ -72,6 +72,9 @@ class Worker {
   // Runs the oldest queued piece on the calling thread when nothing runs and the worker is
   // not stopping; false if it ran nothing.
   bool RunOldest();
+  // Clears kBusy after a piece run off the thread (inline or by a waiter), waking the thread
+  // if work was queued meanwhile.
+  void EndBusy();
 
   // state_ packs what TryRunInline must see at once: kBusy while a piece of work runs (on
   // the thread or inline), kStopping once stopping, plus kQueued per queued piece. It
