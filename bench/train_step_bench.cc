@@ -5,8 +5,10 @@
 // torch_step_bench.cc measures the same step in libtorch; bench/report.py sets them side by
 // side. Run with OPENBLAS_NUM_THREADS and OMP_NUM_THREADS set (run_benchmarks.sh does).
 #include <benchmark/benchmark.h>
+#include <sched.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "bench/bench_util.h"
 #include "bench/mlp_shapes.h"
@@ -15,6 +17,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
+#include "src/plugins/cpu/api/cpu_settings.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 
 namespace seam::bench {
@@ -83,6 +86,26 @@ class UseLibrary {
   cpu::GemmLibrary saved_, library_;
 };
 
+// The bare products run as a client's run would: under the settings a client created from
+// this environment installs, among them its kernel threads' poll between loops
+// (cpu_settings.h, kernel_spin_us), which the steps' products have.
+class ClientSettings {
+ public:
+  ClientSettings() {
+    absl::StatusOr<cpu::CpuSettings> settings = cpu::CpuSettingsFromEnvironment();
+    if (settings.ok()) settings_ = *std::move(settings);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    const int64_t cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+    settings_.kernel_spin_us = cpu::KernelSpin(settings_, 1, cpus);
+    scope_.emplace(&settings_);
+  }
+
+ private:
+  cpu::CpuSettings settings_;
+  std::optional<cpu::ScopedCpuSettings> scope_;
+};
+
 // Registers each argument once per library this build has.
 void PerLibrary(benchmark::internal::Benchmark* b, const std::vector<int64_t>& firsts) {
   for (int64_t first : firsts) {
@@ -95,6 +118,7 @@ void PerLibrary(benchmark::internal::Benchmark* b, const std::vector<int64_t>& f
 void BM_GemmOnlyStep(benchmark::State& state) {
   const MlpShape& shape = MlpShapes()[state.range(0)];
   const UseLibrary library(state);
+  const ClientSettings settings;
   const auto& s = shape.sizes;
   const int64_t b = shape.batch;
   std::vector<std::vector<float>> acts, weights, grads;
@@ -131,6 +155,7 @@ void BM_GemmOnlyStep(benchmark::State& state) {
 void BM_SgemmPeak(benchmark::State& state) {
   const int64_t n = state.range(0);
   const UseLibrary library(state);
+  const ClientSettings settings;
   std::vector<float> a = RandomFloats(size_t(n) * n, 1), b = RandomFloats(size_t(n) * n, 2);
   std::vector<float> c(size_t(n) * n);
   for (auto _ : state) {

@@ -113,7 +113,7 @@ TEST(PluginDlopenTest, CreateOptionsReachTheLoadedPlugin) {
   EXPECT_EQ(bad.status().message(),
             "PJRT_Client_Create: unknown client option 'device_count' (the cpu plugin accepts: "
             "cpu_device_count, process_index, process_count, collective_timeout_ms, "
-            "collective_spin_us, local_process_count, threads, "
+            "collective_spin_us, kernel_spin_us, local_process_count, threads, "
             "gemm, conv, epilogues, layouts, dump_to, inline_max_cost, inline_cross_process, "
             "master_addr, attention, jit, stream_min_bytes)");
 }

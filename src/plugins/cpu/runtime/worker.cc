@@ -6,6 +6,8 @@
 #include <set>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
+
 namespace seam::cpu {
 namespace {
 
@@ -149,9 +151,15 @@ bool Worker::RunOldest() {
 }
 
 bool WorkerHelp::HelpOnce() {
+  // A piece this thread runs for a worker may itself wait for an event: that wait sleeps
+  // (no piece inside a piece, and never a second lock of mu_ by the thread that holds it).
+  thread_local bool helping = false;
+  if (helping) return false;
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
   if (!lock.owns_lock() || worker_ == nullptr) return false;
   if (may_help_ != nullptr && !may_help_()) return false;
+  helping = true;
+  const absl::Cleanup done = [] { helping = false; };
   return worker_->RunOldest();
 }
 
