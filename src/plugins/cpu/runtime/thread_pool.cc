@@ -41,6 +41,9 @@ struct Job {
   int64_t tasks = 0;
   int64_t ranges = 0;
   const CpuSettings* settings = nullptr;  // the caller's, installed on each helper
+  // The caller's poll (SpinNs), copied: a helper may take the job after the caller has
+  // returned, when `settings` may be gone.
+  int64_t spin_ns = 0;
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
   std::mutex mu;
@@ -116,7 +119,7 @@ class Pool {
         queued_.fetch_sub(1);
       }
       const ScopedCpuSettings scope(job->settings);
-      spin_ns = SpinNs(job->settings);
+      spin_ns = job->spin_ns;
       job->Work();
     }
   }
@@ -155,6 +158,7 @@ void ParallelFor(int64_t tasks, const std::function<void(int64_t, int64_t)>& fn)
   if (threads <= 1) return fn(0, tasks);
   auto job = std::make_shared<Job>();
   job->settings = ActiveCpuSettings();
+  job->spin_ns = SpinNs(job->settings);
   job->fn = &fn;
   job->tasks = tasks;
   // A few ranges per thread, so that a thread slowed by other work on the machine does not
@@ -163,8 +167,7 @@ void ParallelFor(int64_t tasks, const std::function<void(int64_t, int64_t)>& fn)
   ThePool().Post(job, threads - 1);
   job->Work();
   // The part a kernel thread still runs is usually short: poll for it before sleeping.
-  PollWhile([&] { return job->done.load(std::memory_order_relaxed) != job->ranges; },
-            SpinNs(job->settings));
+  PollWhile([&] { return job->done.load(std::memory_order_relaxed) != job->ranges; }, job->spin_ns);
   std::unique_lock<std::mutex> lock(job->mu);
   job->finished.wait(lock, [&] { return job->done.load() == job->ranges; });
 }
