@@ -4,18 +4,18 @@
 # openblas), the GELU loop with generated code on and off (SEAM_CPU_JIT), and a softmax's
 # row maxima beside its row sums over the same 1M f32 (rows of 128), 1 thread, alternating
 # in every round; prints each program's best time over the rounds (each round
-# `seam run --repeat 100`, its own best). OpenBLAS must run its real kernels: set
-# BENCH_OPENBLAS_CORETYPE (e.g. SkylakeX) where it detects `Prescott` on an AVX-512 CPU.
+# `seam run --repeat 100`, its own best). OpenBLAS runs the core bench/blas_core.sh picks
+# (its real kernels, also where it detects `Prescott`; BENCH_OPENBLAS_CORETYPE forces one).
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-5}
 seam=$build/tools/seam
 [ -x "$seam" ] || { echo "build it first: cmake --build $build --target seam_cli" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
-unset OPENBLAS_CORETYPE
-if [ -n "${BENCH_OPENBLAS_CORETYPE:-}" ]; then export OPENBLAS_CORETYPE=$BENCH_OPENBLAS_CORETYPE; fi
+. "$here/blas_core.sh"
+bench_blas_core "$seam" --help
 export PJRT_DEVICE=CPU SEAM_CPU_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # Best times of program A under setting A and program B under setting B (settings are
 # VARIABLE=value), run alternately in each round.
 alternate() {  # setting A, program A, setting B, program B

@@ -5,7 +5,8 @@
 #   bench/run_benchmarks.sh [BUILD_DIR] [OUT_DIR]
 # Each training-step size runs seam, then libtorch, then the bare matrix products, back to
 # back, on 1 and then 2 threads (OPENBLAS_NUM_THREADS = OMP_NUM_THREADS = n), three
-# repetitions each; report.py keeps the fastest repetition of each.
+# repetitions each; report.py keeps the fastest repetition of each. OpenBLAS runs a core fit
+# for the CPU (bench/blas_core.sh), printed first with the CPU's name.
 set -euo pipefail
 
 build=${1:-build}
@@ -14,6 +15,9 @@ bin=$build/bench
 mkdir -p "$out"
 rm -f "$out"/*.json
 export PJRT_DEVICE=${PJRT_DEVICE:-CPU}
+# One OpenBLAS core for every program below, seam's and its peers' (bench/blas_core.sh).
+. "$(dirname "$0")/blas_core.sh"
+bench_blas_core "$bin/train_step_bench" --benchmark_filter=none
 common=(--benchmark_repetitions=3 --benchmark_min_time=0.2 --benchmark_out_format=json)
 
 for t in 1 2; do

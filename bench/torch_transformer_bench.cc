@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/steps_argument.h"
+
 extern "C" char* openblas_get_corename(void);
 
 namespace {
@@ -63,7 +65,7 @@ double CpuMs() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int steps = seam::bench::StepsArgument(argc, argv, 20);
   const char* omp = std::getenv("OMP_NUM_THREADS");
   at::set_num_threads(omp == nullptr ? 1 : std::max(1, std::atoi(omp)));
   torch::manual_seed(1);

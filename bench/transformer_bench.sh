@@ -3,23 +3,18 @@
 # the same thread count (default 1, the figure that counts):
 #   bench/transformer_bench.sh [BUILD_DIR] [THREADS] [STEPS]
 # Pins SEAM_CPU_THREADS, OMP_NUM_THREADS and OPENBLAS_NUM_THREADS. Both programs print the
-# OpenBLAS core they run on. An OPENBLAS_CORETYPE inherited from the environment is dropped
-# so that OpenBLAS detects the CPU (Debian 12's 0.3.21 detects Zen 4 and Zen 5 as
-# "Cooperlake", AVX-512; a forced "Haswell" runs AVX2 kernels and makes libtorch, whose
-# products all go to OpenBLAS, 1.6x slower there). Where the detection is wrong (it answers
-# "Prescott" on some AVX-512 machines), give the core for both programs in
-# BENCH_OPENBLAS_CORETYPE (e.g. SkylakeX).
+# OpenBLAS core they run on: the one bench/blas_core.sh picks (OpenBLAS's own detection,
+# which Debian 12's 0.3.21 gets right on Zen 4 and Zen 5, "Cooperlake"; a fitting core where
+# it answers "Prescott"; BENCH_OPENBLAS_CORETYPE to force one). A wrong core matters: a
+# forced "Haswell" on Zen 4 makes libtorch, whose products all go to OpenBLAS, 1.6x slower.
 set -euo pipefail
 build=${1:-build}
 threads=${2:-1}
 steps=${3:-20}
 export PJRT_DEVICE=${PJRT_DEVICE:-CPU}
 export SEAM_CPU_THREADS=$threads OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads
-unset OPENBLAS_CORETYPE
-if [ -n "${BENCH_OPENBLAS_CORETYPE:-}" ]; then
-  export OPENBLAS_CORETYPE=$BENCH_OPENBLAS_CORETYPE
-fi
-echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset: OpenBLAS detects the CPU)}"
+. "$(dirname "$0")/blas_core.sh"
+bench_blas_core "$build/bench/transformer_step_bench" --help
 seam_out=$("$build/bench/transformer_step_bench" "$steps")
 echo "$seam_out"
 if [ -x "$build/bench/torch_transformer_bench" ]; then

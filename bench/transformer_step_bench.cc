@@ -23,6 +23,7 @@
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
+#include "bench/steps_argument.h"
 
 extern "C" char* openblas_get_corename(void);
 
@@ -76,7 +77,7 @@ void Time(const char* mode, int steps, Step&& step) {
 int main(int argc, char** argv) {
   using namespace seam;  // NOLINT(google-build-using-namespace)
   setenv("PJRT_DEVICE", "CPU", /*overwrite=*/0);
-  const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int steps = seam::bench::StepsArgument(argc, argv, 20);
   std::printf(
       "cpu: %s\nopenblas_core: %s\nthreads: SEAM_CPU_THREADS=%s OMP_NUM_THREADS=%s "
       "OPENBLAS_NUM_THREADS=%s\nshape: width %lld heads %lld seq %lld batch %lld causal "
