@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/steps_argument.h"
 #include "seam/compile.h"
 #include "seam/metrics.h"
 #include "seam/nn.h"
 #include "seam/optim.h"
 #include "seam/tensor.h"
-#include "bench/steps_argument.h"
 
 extern "C" char* openblas_get_corename(void);
 

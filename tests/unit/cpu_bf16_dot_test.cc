@@ -1,8 +1,9 @@
 // bf16 dot_general on the CPU plugin's two paths (dot_onednn.h: oneDNN's matmul primitive
 // where the CPU has bf16 instructions; the widening f32 path everywhere) against the
 // reference evaluator at bf16's bound: plain, batched, transposed operands, an operand
-// that needs a copy, products split over several kernel threads; and that the oneDNN path
-// is the one that ran where the CPU has it.
+// that needs a copy, products split over several kernel threads; that the oneDNN path
+// is the one that ran where the rule sends a product there, the rule itself for CPUs this
+// one is not, and the measured rate of the bf16 instruction (bf16_rate.h).
 #include <cmath>
 #include <random>
 #include <string>
@@ -17,6 +18,7 @@
 #include "src/ir/text.h"
 #include "src/plugins/cpu/api/cpu_plugin.h"
 #include "src/plugins/cpu/compile/dump.h"
+#include "src/plugins/cpu/kernels/bf16_rate.h"
 #include "src/plugins/cpu/kernels/dot_onednn.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels.h"
@@ -118,12 +120,76 @@ bool Check(const Case& c, GemmLibrary library, int threads) {
   return plan.bf16_matmul != nullptr;
 }
 
+// Where the rule sends `c` under SEAM_CPU_GEMM=auto on this machine.
+bool AutoTakesOneDnn(const Case& c) {
+  absl::StatusOr<ir::Program> program = ir::ParseProgram(Text(c));
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok()) return false;
+  const DotPlan plan = PlanDot(program->instructions[0].shape, program->instructions[1].shape,
+                               DotDimensionsOf(program->instructions[2]));
+  return Bf16ProductOnOneDnn(ThisBf16Hardware(), GemmLibrary::kAuto, plan.batches, plan.m, plan.n,
+                             plan.k);
+}
+
 TEST(CpuBf16DotTest, BothPathsMatchTheReference) {
   for (const Case& c : kCases) {
     for (int threads : {1, 3}) {
-      EXPECT_EQ(Check(c, GemmLibrary::kAuto, threads), OneDnnHasBf16()) << c.name;
+      // `onednn` sends every case there where oneDNN runs bf16 code; `openblas` none.
+      EXPECT_EQ(Check(c, GemmLibrary::kOneDnn, threads), OneDnnHasBf16()) << c.name;
       EXPECT_FALSE(Check(c, GemmLibrary::kOpenBlas, threads)) << c.name;
+      EXPECT_EQ(Check(c, GemmLibrary::kAuto, threads), AutoTakesOneDnn(c)) << c.name;
     }
+  }
+}
+
+// The rule of Bf16ProductOnOneDnn for the kinds of CPU there are, whatever this one is.
+TEST(CpuBf16DotTest, TheRuleFollowsTheCpusBf16Rate) {
+  const Bf16Hardware none{}, amx{true, true, 0.5}, fast{true, false, 2.0}, slow{true, false, 0.5};
+  const GemmLibrary kAuto = GemmLibrary::kAuto, kOneDnn = GemmLibrary::kOneDnn,
+                    kOpenBlas = GemmLibrary::kOpenBlas;
+  // No bf16 code in oneDNN, or `openblas`: always widened.
+  EXPECT_FALSE(Bf16ProductOnOneDnn(none, kAuto, 1, 512, 512, 512));
+  EXPECT_FALSE(Bf16ProductOnOneDnn(none, kOneDnn, 1, 512, 512, 512));
+  EXPECT_FALSE(Bf16ProductOnOneDnn(fast, kOpenBlas, 1, 512, 512, 512));
+  // Below 32^3 multiply-adds widened everywhere; from there on oneDNN where its bf16 code is
+  // the faster.
+  EXPECT_FALSE(Bf16ProductOnOneDnn(fast, kAuto, 1, 16, 16, 16));
+  EXPECT_FALSE(Bf16ProductOnOneDnn(slow, kOneDnn, 1, 16, 16, 16));
+  EXPECT_TRUE(Bf16ProductOnOneDnn(fast, kAuto, 1, 32, 32, 32));
+  EXPECT_TRUE(Bf16ProductOnOneDnn(fast, kAuto, 1, 2048, 2048, 2048));
+  EXPECT_TRUE(Bf16ProductOnOneDnn(amx, kAuto, 1, 2048, 2048, 2048));
+  // A bf16 instruction at half the FMA's rate: large products widen, a side of at most 128
+  // keeps oneDNN, and `onednn` forces it.
+  EXPECT_FALSE(Bf16ProductOnOneDnn(slow, kAuto, 1, 2048, 2048, 2048));
+  EXPECT_FALSE(Bf16ProductOnOneDnn(slow, kAuto, 4, 129, 129, 129));
+  EXPECT_TRUE(Bf16ProductOnOneDnn(slow, kAuto, 1, 128, 4096, 4096));
+  EXPECT_TRUE(Bf16ProductOnOneDnn(slow, kAuto, 1, 4096, 128, 4096));
+  EXPECT_TRUE(Bf16ProductOnOneDnn(slow, kAuto, 128, 4096, 4096, 64));
+  EXPECT_TRUE(Bf16ProductOnOneDnn(slow, kOneDnn, 1, 2048, 2048, 2048));
+  // The attribute's names.
+  EXPECT_STREQ(Bf16PathName(none, kAuto), "widened_to_f32");
+  EXPECT_STREQ(Bf16PathName(fast, kOpenBlas), "widened_to_f32");
+  EXPECT_STREQ(Bf16PathName(fast, kAuto), "onednn_bf16_matmul");
+  EXPECT_STREQ(Bf16PathName(amx, kAuto), "onednn_bf16_matmul");
+  EXPECT_STREQ(Bf16PathName(slow, kAuto), "by_size");
+  EXPECT_STREQ(Bf16PathName(slow, kOneDnn), "onednn_bf16_matmul");
+}
+
+// The measured rate: 0 without AVX512_BF16, else a plausible ratio (about 0.5 or 2 on the
+// CPUs measured so far; a broken measurement gives 0, infinity or far-off values), the
+// same at every call, and the one the rule reads where oneDNN runs bf16 code.
+TEST(CpuBf16DotTest, TheBf16RateIsMeasuredOnce) {
+  const double ratio = Bf16DotRateOverFma();
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512bf16")) {
+    EXPECT_EQ(ratio, 0);
+    GTEST_SKIP() << "this CPU has no AVX512_BF16: nothing to measure";
+  }
+  EXPECT_GT(ratio, 0.2);
+  EXPECT_LT(ratio, 5.0);
+  EXPECT_EQ(Bf16DotRateOverFma(), ratio);
+  if (OneDnnHasBf16()) {
+    EXPECT_EQ(ThisBf16Hardware().dot_over_fma, ratio);
   }
 }
 
@@ -151,6 +217,7 @@ TEST(CpuBf16DotTest, APlanRunsOnSeveralThreadsAtOnce) {
   RunDot(plan, x.bytes.data(), y.bytes.data(), alone.data());
   std::vector<std::vector<uint8_t>> outs(4, std::vector<uint8_t>(dot.shape.byte_size()));
   std::vector<std::thread> threads;
+  threads.reserve(outs.size());
   for (auto& out : outs) {
     threads.emplace_back([&] {
       for (int r = 0; r < 5; ++r) RunDot(plan, x.bytes.data(), y.bytes.data(), out.data());
@@ -216,9 +283,18 @@ std::string Attribute(const std::string& name) {
 
 // The plugin attribute dot_bf16 (`seam info`) says which path bf16 products take.
 TEST(CpuBf16DotTest, TheAttributeNamesThePath) {
-  EXPECT_EQ(Attribute("dot_bf16"), OneDnnHasBf16() ? "onednn_bf16_matmul" : "widened_to_f32");
+  const Bf16Hardware& hardware = ThisBf16Hardware();
+  const std::string automatic = Attribute("dot_bf16");
+  EXPECT_EQ(automatic, Bf16PathName(hardware, GemmLibrary::kAuto));
+  if (!OneDnnHasBf16()) {
+    EXPECT_EQ(automatic, "widened_to_f32");
+  } else if (hardware.dot_over_fma >= 1) {
+    EXPECT_EQ(automatic, "onednn_bf16_matmul");
+  }
   SetGemmLibrary(GemmLibrary::kOpenBlas);
   EXPECT_EQ(Attribute("dot_bf16"), "widened_to_f32");
+  SetGemmLibrary(GemmLibrary::kOneDnn);
+  EXPECT_EQ(Attribute("dot_bf16"), OneDnnHasBf16() ? "onednn_bf16_matmul" : "widened_to_f32");
   SetGemmLibrary(GemmLibrary::kAuto);
 }
 

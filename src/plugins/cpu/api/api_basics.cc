@@ -71,10 +71,12 @@ const plugin::Attributes* MakeAttributes(GemmLibrary choice) {
   if (std::string note = BlasCoreNote(choice); !note.empty()) {
     attributes->String("blas_note", std::move(note));
   }
-  // Where bf16 products of at least kBf16OneDnnMinimumWork go (dot_onednn.h).
-  attributes->String("dot_bf16", OneDnnHasBf16() && choice != GemmLibrary::kOpenBlas
-                                     ? "onednn_bf16_matmul"
-                                     : "widened_to_f32");
+  // Where bf16 products of at least kBf16OneDnnMinimumWork go (dot_onednn.h), and the
+  // measured rate of the CPU's bf16 instruction against its f32 FMA that decides it (0:
+  // no bf16 code in oneDNN here, not measured).
+  const Bf16Hardware& bf16 = ThisBf16Hardware();
+  attributes->String("dot_bf16", Bf16PathName(bf16, choice))
+      .Float("dot_bf16_rate_over_fma", static_cast<float>(bf16.dot_over_fma));
   return attributes;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/plugins/cpu/kernels/bf16_rate.h"
 #include "src/plugins/cpu/kernels/gemm.h"
 #include "src/plugins/cpu/kernels/kernels.h"
 
@@ -26,15 +27,52 @@ std::atomic<int64_t> runs{0};
 
 int64_t Bf16MatmulRuns() { return runs.load(std::memory_order_relaxed); }
 
+bool Bf16ProductOnOneDnn(const Bf16Hardware& hardware, GemmLibrary library, int64_t batches,
+                         int64_t m, int64_t n, int64_t k) {
+  const double work = static_cast<double>(batches) * static_cast<double>(m) *
+                      static_cast<double>(n) * static_cast<double>(k);
+  if (!hardware.onednn_bf16 || library == GemmLibrary::kOpenBlas || work < kBf16OneDnnMinimumWork) {
+    return false;
+  }
+  if (library == GemmLibrary::kOneDnn || hardware.amx || hardware.dot_over_fma >= 1) return true;
+  return std::min({m, n, k}) <= kBf16WidenAboveSide;
+}
+
+const char* Bf16PathName(const Bf16Hardware& hardware, GemmLibrary library) {
+  if (!hardware.onednn_bf16 || library == GemmLibrary::kOpenBlas) return "widened_to_f32";
+  if (library == GemmLibrary::kOneDnn || hardware.amx || hardware.dot_over_fma >= 1) {
+    return "onednn_bf16_matmul";
+  }
+  return "by_size";
+}
+
 #ifdef SEAM_HAVE_ONEDNN
 
+namespace {
+
+bool OneDnnRuns(dnnl_cpu_isa_t wanted) {
+  const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  return (isa & static_cast<unsigned>(wanted)) == static_cast<unsigned>(wanted);
+}
+
+}  // namespace
+
 bool OneDnnHasBf16() {
-  static const bool bf16 = [] {
-    const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
-    const unsigned core_bf16 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_bf16);
-    return (isa & core_bf16) == core_bf16;
-  }();
+  static const bool bf16 = OneDnnRuns(dnnl_cpu_isa_avx512_core_bf16);
   return bf16;
+}
+
+const Bf16Hardware& ThisBf16Hardware() {
+  static const Bf16Hardware hardware = [] {
+    Bf16Hardware h;
+    h.onednn_bf16 = OneDnnHasBf16();
+    if (h.onednn_bf16) {
+      h.amx = OneDnnRuns(dnnl_cpu_isa_avx512_core_amx);
+      h.dot_over_fma = Bf16DotRateOverFma();
+    }
+    return h;
+  }();
+  return hardware;
 }
 
 namespace {
@@ -137,11 +175,10 @@ bool RunChunk(const Primitive& p, const uint16_t* a, const uint16_t* b, uint16_t
 }  // namespace
 
 std::shared_ptr<const Bf16Matmul> MakeBf16Matmul(const DotPlan& plan) {
-  if (plan.dtype != ir::DType::kBF16 || !plan.blas || !OneDnnHasBf16() ||
-      GetGemmLibrary() == GemmLibrary::kOpenBlas || onednn::Engine() == nullptr ||
-      static_cast<double>(plan.batches) * static_cast<double>(plan.m) *
-              static_cast<double>(plan.n) * static_cast<double>(plan.k) <
-          kBf16OneDnnMinimumWork) {
+  if (plan.dtype != ir::DType::kBF16 || !plan.blas ||
+      !Bf16ProductOnOneDnn(ThisBf16Hardware(), GetGemmLibrary(), plan.batches, plan.m, plan.n,
+                           plan.k) ||
+      onednn::Engine() == nullptr) {
     return nullptr;
   }
   auto mm = std::make_shared<Bf16Matmul>();
@@ -192,6 +229,7 @@ void InitializeBf16MatmulOnce() {
   // Under `openblas` nothing goes there (a later client with another choice may still need it).
   if (!OneDnnHasBf16() || GetGemmLibrary() == GemmLibrary::kOpenBlas) return;
   std::call_once(once, [] {
+    ThisBf16Hardware();  // measured here rather than inside a program's compile
     constexpr int64_t kSide = 64;
     DotPlan plan;
     plan.dtype = ir::DType::kBF16;
@@ -208,6 +246,11 @@ void InitializeBf16MatmulOnce() {
 #else  // no oneDNN: every bf16 product widens.
 
 bool OneDnnHasBf16() { return false; }
+
+const Bf16Hardware& ThisBf16Hardware() {
+  static const Bf16Hardware none;
+  return none;
+}
 
 class Bf16Matmul {};
 
