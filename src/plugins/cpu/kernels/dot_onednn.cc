@@ -27,23 +27,30 @@ std::atomic<int64_t> runs{0};
 
 int64_t Bf16MatmulRuns() { return runs.load(std::memory_order_relaxed); }
 
+namespace {
+
+// Where bf16 products can go to oneDNN at all, and where every one large enough does
+// whatever its sides (forced, AMX, or a bf16 instruction at least as fast as the FMA).
+bool Bf16MayUseOneDnn(const Bf16Hardware& hardware, GemmLibrary library) {
+  return hardware.onednn_bf16 && library != GemmLibrary::kOpenBlas;
+}
+bool Bf16AlwaysOnOneDnn(const Bf16Hardware& hardware, GemmLibrary library) {
+  return library == GemmLibrary::kOneDnn || hardware.amx || hardware.dot_over_fma >= 1;
+}
+
+}  // namespace
+
 bool Bf16ProductOnOneDnn(const Bf16Hardware& hardware, GemmLibrary library, int64_t batches,
                          int64_t m, int64_t n, int64_t k) {
   const double work = static_cast<double>(batches) * static_cast<double>(m) *
                       static_cast<double>(n) * static_cast<double>(k);
-  if (!hardware.onednn_bf16 || library == GemmLibrary::kOpenBlas || work < kBf16OneDnnMinimumWork) {
-    return false;
-  }
-  if (library == GemmLibrary::kOneDnn || hardware.amx || hardware.dot_over_fma >= 1) return true;
-  return std::min({m, n, k}) <= kBf16WidenAboveSide;
+  if (!Bf16MayUseOneDnn(hardware, library) || work < kBf16OneDnnMinimumWork) return false;
+  return Bf16AlwaysOnOneDnn(hardware, library) || std::min({m, n, k}) <= kBf16WidenAboveSide;
 }
 
 const char* Bf16PathName(const Bf16Hardware& hardware, GemmLibrary library) {
-  if (!hardware.onednn_bf16 || library == GemmLibrary::kOpenBlas) return "widened_to_f32";
-  if (library == GemmLibrary::kOneDnn || hardware.amx || hardware.dot_over_fma >= 1) {
-    return "onednn_bf16_matmul";
-  }
-  return "by_size";
+  if (!Bf16MayUseOneDnn(hardware, library)) return "widened_to_f32";
+  return Bf16AlwaysOnOneDnn(hardware, library) ? "onednn_bf16_matmul" : "by_size";
 }
 
 #ifdef SEAM_HAVE_ONEDNN
