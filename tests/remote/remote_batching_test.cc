@@ -120,16 +120,90 @@ TEST_F(RemoteBatching, LargeUploadsGoAtOnce) {
 
 TEST_F(RemoteBatching, AFailedLaunchKeepsTheUploadItCarried) {
   ComputationClient::DataPtr x = Upload(1.5f);
-  ComputationClient::DataPtr wrong = Upload(0.0f);
-  // Two arguments for a one-parameter program: the launch fails on the server after the
-  // inline tensors were placed.
-  auto outputs = client_->ExecuteComputation(*computation_, {x, wrong}, "CPU:0", {});
-  ASSERT_FALSE(outputs.ok());
-  EXPECT_THAT(std::string(outputs.status().message()), HasSubstr("num_args is 2"));
+  const ir::Literal longer = ir::Literal::FromF32(std::vector<float>(kN + 1, 0.0f), {kN + 1});
+  auto wrong = client_->TransferToDevice({{longer.shape, longer.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  // An argument of the wrong shape: the launch fails on the server after the inline tensors
+  // (x among them) were placed. The execute is pipelined, so the failure reaches the caller
+  // when an output is used.
+  auto outputs = client_->ExecuteComputation(*computation_, {(*wrong)[0]}, "CPU:0", {});
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  auto failed = client_->TransferFromDevice({(*outputs)[1]});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(std::string(failed.status().message()), HasSubstr("f32[65]"));
   auto read = client_->TransferFromDevice({x});
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(read->front(), ir::Literal::FromF32(std::vector<float>(kN, 1.5f), {kN}));
   EXPECT_EQ(RunAndRead(x), kN * 4.0f);
+}
+
+TEST_F(RemoteBatching, AWrongArgumentCountIsRefusedAtOnce) {
+  ComputationClient::DataPtr x = Upload(1.0f);
+  auto outputs = client_->ExecuteComputation(*computation_, {x, x}, "CPU:0", {});
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(outputs.status().message()),
+              HasSubstr("2 arguments for a program with 1 parameters"));
+  EXPECT_EQ(RunAndRead(x), kN * 3.0f);
+}
+
+TEST_F(RemoteBatching, AnExecuteReturnsWithoutWaitingForItsReply) {
+  ComputationClient::DataPtr x = Upload(1.0f);
+  EXPECT_EQ(RunAndRead(x), kN * 3.0f);  // x is placed now
+  StopServer();
+  const auto start = Clock::now();
+  auto outputs = client_->ExecuteComputation(*computation_, {x}, "CPU:0", {});
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));  // a wait for the reply would hang
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  server_.child().Signal(SIGCONT);
+  stopped_ = false;
+  auto read = client_->TransferFromDevice({(*outputs)[1]});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front().f32()[0], kN * 3.0f);
+}
+
+TEST_F(RemoteBatching, ExecutesChainedWithoutReadsRunInOrder) {
+  const int64_t before = ServerBuffers();
+  ComputationClient::DataPtr y = Upload(0.0f);
+  // y <- 2y + 1 ten times, each execute naming the previous one's output before its reply.
+  for (int i = 0; i < 10; ++i) {
+    auto outputs = client_->ExecuteComputation(*computation_, {y}, "CPU:0", {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    y = (*outputs)[0];
+  }
+  auto read = client_->TransferFromDevice({y});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front(), ir::Literal::FromF32(std::vector<float>(kN, 1023.0f), {kN}));
+  y.reset();
+  EXPECT_EQ(ServerBuffers(), before);  // every output released, none released early
+}
+
+TEST_F(RemoteBatching, OutputsDroppedBeforeTheReplyAreReleasedAfterIt) {
+  ComputationClient::DataPtr x = Upload(1.0f);
+  EXPECT_EQ(RunAndRead(x), kN * 3.0f);
+  const int64_t before = ServerBuffers();
+  StopServer();
+  {
+    auto outputs = client_->ExecuteComputation(*computation_, {x}, "CPU:0", {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+  }  // dropped while the server has not seen the execute
+  server_.child().Signal(SIGCONT);
+  stopped_ = false;
+  EXPECT_EQ(ServerBuffers(), before);
+}
+
+TEST_F(RemoteBatching, ALaunchErrorReachesTheExecutesThatUseItsOutputs) {
+  const ir::Literal longer = ir::Literal::FromF32(std::vector<float>(kN + 1, 0.0f), {kN + 1});
+  auto wrong = client_->TransferToDevice({{longer.shape, longer.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  auto first = client_->ExecuteComputation(*computation_, {(*wrong)[0]}, "CPU:0", {});
+  ASSERT_TRUE(first.ok()) << first.status();
+  // Named before or after the first reply came: either way the first launch's error.
+  auto second = client_->ExecuteComputation(*computation_, {(*first)[0]}, "CPU:0", {});
+  absl::Status error = second.status();
+  if (second.ok()) error = client_->TransferFromDevice({(*second)[1]}).status();
+  ASSERT_FALSE(error.ok());
+  EXPECT_THAT(std::string(error.message()), HasSubstr("f32[65]"));
 }
 
 TEST_F(RemoteBatching, DroppedUploadsLeaveNoBufferOnTheServer) {

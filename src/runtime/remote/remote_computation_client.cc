@@ -15,6 +15,7 @@
 #include "src/base/status_macros.h"
 #include "src/ir/text.h"
 #include "src/runtime/remote/remote_connection.h"
+#include "src/runtime/remote/remote_pipeline.h"
 #include "src/runtime/remote/remote_wire.h"
 
 namespace seam::runtime {
@@ -42,17 +43,23 @@ class RemoteData final : public ComputationClient::Data {
  public:
   RemoteData(std::string device, std::shared_ptr<const ir::Shape> shape,
              std::shared_ptr<RemoteConnection> connection, uint64_t handle,
-             std::shared_ptr<RunRecord> run = nullptr)
+             std::shared_ptr<RunRecord> run = nullptr,
+             std::shared_ptr<PipelinedExecute> launch = nullptr)
       : Data(std::move(device), std::move(shape)),
         connection_(std::move(connection)),
         handle_(handle),
-        run_(std::move(run)) {}
+        run_(std::move(run)),
+        launch_(std::move(launch)) {}
   RemoteData(std::string device, std::shared_ptr<const ir::Shape> shape,
              std::shared_ptr<RemoteConnection> connection, std::shared_ptr<DeferredHandle> deferred)
       : Data(std::move(device), std::move(shape)),
         connection_(std::move(connection)),
         deferred_(std::move(deferred)) {}
   ~RemoteData() override {
+    if (launch_ != nullptr) {
+      launch_->Release(handle_, *connection_);  // once the server has registered it
+      return;
+    }
     const uint64_t handle = deferred_ == nullptr ? handle_ : deferred_->Abandon();
     if (handle != 0) connection_->QueueRelease(handle);
   }
@@ -79,8 +86,10 @@ class RemoteData final : public ComputationClient::Data {
     MarkReady();
     return absl::OkStatus();
   }
-  // The server's handle; for an upload kept back, sends it first when it still waits.
+  // The server's handle; for an upload kept back, sends it first when it still waits; for
+  // the output of a pipelined execute that failed, that execute's error.
   absl::StatusOr<uint64_t> Handle() const {
+    if (launch_ != nullptr) SEAM_RETURN_IF_ERROR(launch_->OutputError());
     if (deferred_ == nullptr) return handle_;
     if (deferred_->state() == DeferredHandle::State::kQueued) {
       SEAM_RETURN_IF_ERROR(connection_->FlushUploads());
@@ -111,6 +120,8 @@ class RemoteData final : public ComputationClient::Data {
   // The run that computes this buffer (outputs of an execute), marked finished once the
   // server has said so for any of its outputs.
   std::shared_ptr<RunRecord> run_;
+  // The pipelined execute that names this output (nullptr otherwise).
+  std::shared_ptr<PipelinedExecute> launch_;
   mutable std::atomic<bool> ready_{false};
 };
 
@@ -118,13 +129,17 @@ class RemoteComputation final : public ComputationClient::Computation {
  public:
   RemoteComputation(ir::Program program, std::shared_ptr<RemoteConnection> connection,
                     uint64_t handle)
-      : Computation(std::move(program)), connection_(std::move(connection)), handle_(handle) {
+      : Computation(std::move(program)),
+        connection_(std::move(connection)),
+        handle_(handle),
+        parameters_(this->program().num_parameters()) {
     for (const ir::Shape& shape : result_shapes()) {
       output_shapes_.push_back(std::make_shared<const ir::Shape>(shape));
     }
   }
   ~RemoteComputation() override { connection_->QueueRelease(handle_); }
   uint64_t handle() const { return handle_; }
+  int parameters() const { return parameters_; }
   const RemoteConnection* connection() const { return connection_.get(); }
   const std::vector<std::shared_ptr<const ir::Shape>>& output_shapes() const {
     return output_shapes_;
@@ -133,6 +148,7 @@ class RemoteComputation final : public ComputationClient::Computation {
  private:
   std::shared_ptr<RemoteConnection> connection_;
   uint64_t handle_;
+  int parameters_;
   std::vector<std::shared_ptr<const ir::Shape>> output_shapes_;
 };
 
@@ -205,28 +221,6 @@ absl::Status AddArguments(const std::vector<const RemoteData*>& arguments,
     request.add_arguments(*handle);
   }
   if (!any_inline) request.clear_argument_inline();
-  return absl::OkStatus();
-}
-
-// Gives the tensors an execute carried their handles (or the call's failure).
-absl::Status SettleInline(DeferredUploads::Batch& batch, RemoteConnection& connection,
-                          const grpc::Status& status, const pb::ExecuteReply& reply) {
-  if (batch.empty()) return absl::OkStatus();
-  if (!status.ok()) {
-    DeferredUploads::Fail(batch, connection.Error(status, "TransferToDevice (with an execute)"));
-    return absl::OkStatus();  // the caller reports the call's own error
-  }
-  if (reply.inline_handles_size() != static_cast<int>(batch.tensors.size())) {
-    absl::Status wrong = absl::InternalError(
-        absl::StrCat("ExecuteComputation: seam serve returned ", reply.inline_handles_size(),
-                     " handles for ", batch.tensors.size(), " uploaded tensors"));
-    DeferredUploads::Fail(batch, wrong);
-    return wrong;
-  }
-  const std::vector<uint64_t> placed(reply.inline_handles().begin(), reply.inline_handles().end());
-  for (uint64_t handle : DeferredUploads::Resolve(batch, placed)) {
-    connection.QueueRelease(handle);
-  }
   return absl::OkStatus();
 }
 
@@ -547,6 +541,14 @@ RemoteComputationClient::DoExecuteComputation(const Computation& computation,
                                               const ExecuteComputationOptions& options) {
   SEAM_ASSIGN_OR_RETURN(const RemoteComputation* remote_computation,
                         ComputationOf(computation, connection_.get(), "ExecuteComputation"));
+  // Checked here as well as by the server: a pipelined execute's launch errors otherwise
+  // reach the caller only when an output is used.
+  if (static_cast<int>(arguments.size()) != remote_computation->parameters()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ExecuteComputation: ", arguments.size(), " arguments for a program with ",
+                     remote_computation->parameters(), " parameters"));
+  }
+  SEAM_RETURN_IF_ERROR(connection_->Lost());
   std::vector<const RemoteData*> remote_arguments;
   for (size_t i = 0; i < arguments.size(); ++i) {
     SEAM_ASSIGN_OR_RETURN(remote_arguments.emplace_back(),
@@ -563,6 +565,16 @@ RemoteComputationClient::DoExecuteComputation(const Computation& computation,
   request.set_device(device);
   request.set_eager_mode(options.eager_mode);
   for (uint64_t handle : connection_->TakeReleases()) request.add_release(handle);
+  const auto& shapes = remote_computation->output_shapes();
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const uint64_t name = connection_->NameOutput();
+    if (name == 0) break;
+    request.add_output_handles(name);
+  }
+  if (request.output_handles_size() == static_cast<int>(shapes.size()) && !shapes.empty()) {
+    return ExecutePipelined(std::move(request), std::move(batch), shapes, device, options);
+  }
+  request.clear_output_handles();
   // The sample covers the launch's round trip: the run itself is timed by the server.
   metrics::ScopedTimer timer(options.eager_mode ? EagerOpExecuteMetric() : ExecuteMetric());
   grpc::ClientContext context;
@@ -575,7 +587,6 @@ RemoteComputationClient::DoExecuteComputation(const Computation& computation,
     return absl::Status(static_cast<absl::StatusCode>(reply.launch_error_code()),
                         reply.launch_error());
   }
-  const auto& shapes = remote_computation->output_shapes();
   if (reply.outputs_size() != static_cast<int>(shapes.size())) {
     return absl::InternalError(absl::StrCat("ExecuteComputation: seam serve returned ",
                                             reply.outputs_size(), " outputs, the program has ",
@@ -589,6 +600,36 @@ RemoteComputationClient::DoExecuteComputation(const Computation& computation,
                                                    reply.outputs(static_cast<int>(i)), run));
   }
   runs_.Launched(device, std::move(run));
+  return results;
+}
+
+std::vector<ComputationClient::DataPtr> RemoteComputationClient::ExecutePipelined(
+    pb::ExecuteRequest request, DeferredUploads::Batch batch,
+    const std::vector<std::shared_ptr<const ir::Shape>>& shapes, const std::string& device,
+    const ExecuteComputationOptions& options) {
+  // The sample covers sending the call: its reply is not waited for.
+  metrics::ScopedTimer timer(options.eager_mode ? EagerOpExecuteMetric() : ExecuteMetric());
+  auto call = std::make_shared<PipelinedExecute>();
+  call->request = std::move(request);
+  call->batch = std::move(batch);
+  connection_->Prepare(call->context);
+  auto run = std::make_shared<RunRecord>();
+  std::vector<DataPtr> results;
+  results.reserve(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    results.push_back(
+        std::make_shared<RemoteData>(device, shapes[i], connection_,
+                                     call->request.output_handles(static_cast<int>(i)), run, call));
+  }
+  runs_.Launched(device, run);
+  PipelinedExecute* sent = call.get();
+  RemoteConnection* connection = connection_.get();  // outlives the call (Close awaits it)
+  connection_->SendPipelined(std::move(call), [sent, connection, run](const grpc::Status& status) {
+    // A run that was never launched is not in flight.
+    if (!sent->Settle(status, *connection).ok()) {
+      run->finished.store(true, std::memory_order_release);
+    }
+  });
   return results;
 }
 
@@ -653,6 +694,7 @@ absl::Status RemoteComputationClient::AwaitRunsInFlightBelow(const std::string& 
   // step that read its loss has seen its run finish). Other clients' runs on a shared server
   // do not hold this one back.
   if (runs_.Unfinished(device) < limit) return absl::OkStatus();
+  connection_->AwaitPipelined();  // the server counts the runs it has launched
   pb::RunsInFlightRequest request;
   request.set_session(connection_->session());
   request.set_device(device);
@@ -667,6 +709,7 @@ absl::Status RemoteComputationClient::AwaitRunsInFlightBelow(const std::string& 
 }
 
 absl::StatusOr<int64_t> RemoteComputationClient::RunsInFlight(const std::string& device) const {
+  connection_->AwaitPipelined();
   pb::RunsInFlightRequest request;
   request.set_session(connection_->session());
   request.set_device(device);
@@ -681,7 +724,8 @@ absl::StatusOr<int64_t> RemoteComputationClient::RunsInFlight(const std::string&
 absl::StatusOr<ComputationClient::MemoryStats> RemoteComputationClient::GetMemoryStats(
     const std::string& device) const {
   // Buffers this client dropped count as freed, as they do in process; uploads kept back
-  // count as placed.
+  // count as placed, and outputs of executes sent as computed.
+  connection_->AwaitPipelined();
   SEAM_RETURN_IF_ERROR(connection_->FlushUploads());
   SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   pb::MemoryStatsRequest request;
@@ -702,6 +746,7 @@ absl::StatusOr<ComputationClient::MemoryStats> RemoteComputationClient::GetMemor
 
 absl::StatusOr<RemoteComputationClient::ServerStats> RemoteComputationClient::GetServerStats()
     const {
+  connection_->AwaitPipelined();
   SEAM_RETURN_IF_ERROR(connection_->FlushUploads());
   SEAM_RETURN_IF_ERROR(connection_->FlushReleases());
   pb::ServerStatsRequest request;

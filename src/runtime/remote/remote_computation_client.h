@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "src/runtime/client_registry.h"
 #include "src/runtime/computation_client.h"
+#include "src/runtime/remote/remote_deferred.h"
 
 namespace seam::runtime {
 
@@ -127,6 +128,13 @@ class RemoteComputationClient : public ComputationClient {
                           const char* operation);
   // The index of `device` in devices_, or -1.
   int DeviceIndex(const std::string& device) const;
+  // Sends `request` (whose outputs this client named) without waiting for the reply; the
+  // outputs (remote_pipeline.h).
+  std::vector<DataPtr> ExecutePipelined(::seam::remote::ExecuteRequest request,
+                                        DeferredUploads::Batch batch,
+                                        const std::vector<std::shared_ptr<const ir::Shape>>& shapes,
+                                        const std::string& device,
+                                        const ExecuteComputationOptions& options);
 
   explicit RemoteComputationClient(std::shared_ptr<RemoteConnection> connection);
 

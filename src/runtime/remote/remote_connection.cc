@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/runtime/distributed/grpc_logging.h"
+#include "src/runtime/remote/remote_pipeline.h"
 #include "src/runtime/remote/remote_wire.h"
 
 namespace seam::runtime {
@@ -64,6 +65,7 @@ absl::StatusOr<std::shared_ptr<RemoteConnection>> RemoteConnection::Open(const s
         absl::StrCat("seam serve at ", address, " refused the session: ", status.error_message()));
   }
   connection->session_ = first->session();
+  connection->output_base_ = first->output_handle_base();
   return connection;
 }
 
@@ -74,6 +76,12 @@ void RemoteConnection::Close() {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return;
     closed_ = true;
+  }
+  {
+    // A reply normally comes within a round trip; cancelled calls end at once.
+    std::unique_lock<std::mutex> lock(pipelined_mu_);
+    for (const InFlight& sent : pipelined_) sent.call->context.TryCancel();
+    pipelined_done_.wait(lock, [this] { return pipelined_.empty(); });
   }
   if (session_stream_ != nullptr) {
     session_context_.TryCancel();
@@ -90,10 +98,14 @@ absl::Status RemoteConnection::Error(const grpc::Status& status, const char* ope
   switch (status.error_code()) {
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::DEADLINE_EXCEEDED:
-    case grpc::StatusCode::CANCELLED:  // the server shut down with the call in progress
-      return absl::Status(
-          code, absl::StrCat(operation, ": lost the connection to seam serve at ", address_,
-                             " (SEAM_REMOTE_ADDRESS): ", status.error_message()));
+    case grpc::StatusCode::CANCELLED: {  // the server shut down with the call in progress
+      absl::Status lost(code,
+                        absl::StrCat(operation, ": lost the connection to seam serve at ", address_,
+                                     " (SEAM_REMOTE_ADDRESS): ", status.error_message()));
+      std::lock_guard<std::mutex> lock(lost_mu_);
+      if (lost_.ok()) lost_ = lost;
+      return lost;
+    }
     case grpc::StatusCode::UNAUTHENTICATED:
       return absl::Status(code, absl::StrCat(operation, ": ", status.error_message()));
     default:
@@ -101,15 +113,64 @@ absl::Status RemoteConnection::Error(const grpc::Status& status, const char* ope
   }
 }
 
+absl::Status RemoteConnection::Lost() const {
+  std::lock_guard<std::mutex> lock(lost_mu_);
+  return lost_;
+}
+
+uint64_t RemoteConnection::NameOutput() {
+  if (output_base_ == 0) return 0;
+  const uint64_t n = outputs_named_.fetch_add(1, std::memory_order_relaxed) + 1;
+  // The block holds 2^32 - 1 names; past them, outputs are named by the server again.
+  return n < (uint64_t{1} << 32) ? output_base_ + n : 0;
+}
+
+void RemoteConnection::SendPipelined(std::shared_ptr<PipelinedExecute> call,
+                                     std::function<void(const grpc::Status&)> done) {
+  {
+    std::lock_guard<std::mutex> lock(pipelined_mu_);
+    // Counted under the lock, so that the in-flight list never misses a sequence number
+    // that QueueRelease has seen.
+    pipelined_.push_back({call.get(), pipelined_sent_.fetch_add(1) + 1});
+  }
+  PipelinedExecute* raw = call.get();
+  stub_->async()->Execute(
+      &raw->context, &raw->request, &raw->reply,
+      [this, call = std::move(call), done = std::move(done)](const grpc::Status& status) {
+        done(status);
+        std::lock_guard<std::mutex> lock(pipelined_mu_);
+        std::erase_if(pipelined_, [&](const InFlight& sent) { return sent.call == call.get(); });
+        // Notified under the lock: Close, once woken, may destroy this connection.
+        pipelined_done_.notify_all();
+      });
+}
+
+void RemoteConnection::AwaitPipelined() {
+  std::unique_lock<std::mutex> lock(pipelined_mu_);
+  pipelined_done_.wait(lock, [this] { return pipelined_.empty(); });
+}
+
 void RemoteConnection::QueueRelease(uint64_t handle) {
+  const uint64_t after = pipelined_sent_.load();
   std::lock_guard<std::mutex> lock(mu_);
-  if (!closed_) releases_.push_back(handle);
+  if (!closed_) releases_.push_back({handle, after});
 }
 
 std::vector<uint64_t> RemoteConnection::TakeReleases() {
+  // Every execute up to `settled` has had its reply.
+  uint64_t settled = 0;
+  {
+    std::lock_guard<std::mutex> lock(pipelined_mu_);
+    settled = pipelined_sent_.load();
+    for (const InFlight& sent : pipelined_) settled = std::min(settled, sent.sequence - 1);
+  }
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uint64_t> taken;
-  taken.swap(releases_);
+  std::erase_if(releases_, [&](const Release& release) {
+    if (release.after > settled) return false;
+    taken.push_back(release.handle);
+    return true;
+  });
   return taken;
 }
 

@@ -7,7 +7,10 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,11 +36,28 @@ class RemoteConnection {
   // Adds the token to a call's metadata.
   void Prepare(grpc::ClientContext& context) const;
   // A failed call's status for the caller: the server's own errors as they are; a lost or
-  // refused connection says so, naming the server's address.
+  // refused connection says so, naming the server's address, and is remembered (Lost).
   absl::Status Error(const grpc::Status& status, const char* operation) const;
+  // OK until a call found the connection lost; then that call's error.
+  absl::Status Lost() const;
+
+  // Pipelined executes (remote_pipeline.h). A handle of the session's block, for an output
+  // this client names; 0 when the server names every handle (then executes wait for their
+  // reply).
+  uint64_t NameOutput();
+  // Sends `call` (its request filled in) without waiting; `done` runs on a gRPC thread with
+  // the reply, after which the connection forgets the call.
+  void SendPipelined(std::shared_ptr<class PipelinedExecute> call,
+                     std::function<void(const grpc::Status&)> done);
+  // Waits until every pipelined execute sent so far has had its reply (so that the server has
+  // registered their outputs: before asking it about runs in flight or memory).
+  void AwaitPipelined();
 
   // A handle the client no longer uses: sent with the next execute, or by FlushReleases.
   void QueueRelease(uint64_t handle);
+  // The queued releases that may go now: each once every pipelined execute sent before it
+  // was queued has had its reply (the server handles calls in any order, so a release must
+  // not overtake an execute that names the handle).
   std::vector<uint64_t> TakeReleases();
   absl::Status FlushReleases();
 
@@ -59,7 +79,8 @@ class RemoteConnection {
   // TransferToDevice call, carrying the queued releases too); their handles, in order.
   absl::StatusOr<std::vector<uint64_t>> Upload(const std::vector<UploadPiece>& pieces);
 
-  // Ends the session (idempotent): the server frees what it holds for this client.
+  // Ends the session (idempotent): the server frees what it holds for this client. Executes
+  // still waiting for their reply are cancelled and awaited first.
   void Close();
 
  private:
@@ -73,9 +94,25 @@ class RemoteConnection {
   grpc::ClientContext session_context_;
   std::unique_ptr<grpc::ClientReader<::seam::remote::SessionEvent>> session_stream_;
   std::mutex mu_;
-  std::vector<uint64_t> releases_;
+  struct Release {
+    uint64_t handle;
+    uint64_t after;  // pipelined executes sent when it was queued
+  };
+  std::vector<Release> releases_;
   bool closed_ = false;
   DeferredUploads deferred_;
+  uint64_t output_base_ = 0;  // SessionEvent.output_handle_base
+  std::atomic<uint64_t> outputs_named_{0};
+  mutable std::mutex lost_mu_;
+  mutable absl::Status lost_;
+  std::mutex pipelined_mu_;
+  std::condition_variable pipelined_done_;
+  struct InFlight {
+    class PipelinedExecute* call;
+    uint64_t sequence;  // 1 for the first execute sent, and so on
+  };
+  std::vector<InFlight> pipelined_;  // sent, reply not yet handled
+  std::atomic<uint64_t> pipelined_sent_{0};
 };
 
 }  // namespace seam::runtime

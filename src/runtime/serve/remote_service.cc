@@ -254,6 +254,9 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
     event.set_session(session);
     event.set_platform(client_->GetPlatformName());
     event.set_default_device(client_->GetDefaultDevice());
+    if (absl::StatusOr<uint64_t> base = sessions_.NamedBase(session); base.ok()) {
+      event.set_output_handle_base(*base);
+    }
     for (const ComputationClient::DeviceInfo& info : client_->GetDeviceInfos()) {
       pb::Device* device = event.add_devices();
       device->set_name(info.name);
@@ -399,6 +402,12 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
   grpc::Status ServeExecute(grpc::ServerContext* /*context*/, const pb::ExecuteRequest* request,
                             pb::ExecuteReply* reply) {
     const uint64_t session = request->session();
+    const absl::Span<const uint64_t> named = Handles(request->output_handles());
+    if (!named.empty()) {
+      if (absl::Status valid = sessions_.CheckNamed(session, named); !valid.ok()) {
+        return ToGrpc(valid);
+      }
+    }
     absl::StatusOr<ComputationClient::ComputationPtr> computation =
         ReleaseThenFindComputation(session, Handles(request->release()), request->computation());
     if (!computation.ok()) return ToGrpc(computation.status());
@@ -407,30 +416,45 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
     absl::StatusOr<std::vector<ComputationClient::DataPtr>> placed =
         PlaceInline(session, *request, *reply);
     if (!placed.ok()) return ToGrpc(placed.status());
-    absl::StatusOr<std::vector<uint64_t>> handles =
-        Launch(session, **computation, *request, *placed);
-    if (!handles.ok()) {
-      if (placed->empty()) return ToGrpc(handles.status());
-      reply->set_launch_error_code(static_cast<int32_t>(handles.status().code()));
-      reply->set_launch_error(std::string(handles.status().message()));
-      return grpc::Status::OK;
+    absl::Status launched = Launch(session, **computation, *request, *placed, *reply);
+    if (!launched.ok()) {
+      // With outputs the client named, the call succeeds whatever the launch did: the names
+      // are registered (as failures here), so later calls naming them learn why.
+      if (placed->empty() && named.empty()) return ToGrpc(launched);
+      sessions_.FailNamed(session, named, launched);
+      reply->set_launch_error_code(static_cast<int32_t>(launched.code()));
+      reply->set_launch_error(std::string(launched.message()));
     }
-    for (uint64_t handle : *handles) reply->add_outputs(handle);
     return grpc::Status::OK;
   }
 
-  // An execute's run: its arguments found, launched, its outputs added to the session.
-  absl::StatusOr<std::vector<uint64_t>> Launch(
-      uint64_t session, const ComputationClient::Computation& computation,
-      const pb::ExecuteRequest& request, const std::vector<ComputationClient::DataPtr>& placed) {
+  // An execute's run: its arguments found, launched, its outputs added to the session under
+  // the client's names or new ones (into `reply`).
+  absl::Status Launch(uint64_t session, const ComputationClient::Computation& computation,
+                      const pb::ExecuteRequest& request,
+                      const std::vector<ComputationClient::DataPtr>& placed,
+                      pb::ExecuteReply& reply) {
     SEAM_ASSIGN_OR_RETURN(std::vector<ComputationClient::DataPtr> arguments,
                           ExecuteArguments(session, request, placed));
+    const absl::Span<const uint64_t> named = Handles(request.output_handles());
+    if (!named.empty() && named.size() != computation.result_shapes().size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Execute: ", named.size(), " output handles for a program with ",
+                       computation.result_shapes().size(), " outputs"));
+    }
     ComputationClient::ExecuteComputationOptions options;
     options.eager_mode = request.eager_mode();
     SEAM_ASSIGN_OR_RETURN(
         std::vector<ComputationClient::DataPtr> outputs,
         client_->ExecuteComputation(computation, arguments, request.device(), options));
-    return sessions_.AddBuffers(session, outputs);
+    if (!named.empty()) {
+      SEAM_RETURN_IF_ERROR(sessions_.AddNamed(session, named, outputs));
+      for (uint64_t handle : named) reply.add_outputs(handle);
+      return absl::OkStatus();
+    }
+    SEAM_ASSIGN_OR_RETURN(std::vector<uint64_t> handles, sessions_.AddBuffers(session, outputs));
+    for (uint64_t handle : handles) reply.add_outputs(handle);
+    return absl::OkStatus();
   }
 
   grpc::Status ServeExecuteReplicated(grpc::ServerContext* /*context*/,

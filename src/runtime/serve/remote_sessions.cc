@@ -1,5 +1,6 @@
 #include "src/runtime/serve/remote_sessions.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -30,7 +31,11 @@ absl::StatusOr<uint64_t> RemoteSessions::Open(const std::string& who, int64_t ma
   }
   uint64_t id = RandomId();
   while (sessions_.contains(id)) id = RandomId();
-  sessions_[id] = Session{who, 0};
+  // 2^31 blocks: more sessions than a server's life opens (the bound refuses beyond).
+  if (next_block_ >= (kNamedBit / kBlockSize)) {
+    return absl::ResourceExhaustedError("seam serve has handed out every block of handles");
+  }
+  sessions_[id] = Session{who, 0, kNamedBit | (next_block_++ * kBlockSize)};
   return id;
 }
 
@@ -42,7 +47,8 @@ RemoteSessions::Freed RemoteSessions::Close(uint64_t session) {
     if (sessions_.erase(session) == 0) return counts;
     for (auto it = handles_.begin(); it != handles_.end();) {
       if (it->second.session == session) {
-        ++(it->second.buffer != nullptr ? counts.buffers : counts.computations);
+        if (it->second.buffer != nullptr) ++counts.buffers;
+        if (it->second.computation != nullptr) ++counts.computations;
         freed.push_back(std::move(it->second));
         handles_.erase(it++);
       } else {
@@ -50,6 +56,7 @@ RemoteSessions::Freed RemoteSessions::Close(uint64_t session) {
       }
     }
   }
+  registered_.notify_all();  // lookups waiting for this session's handles give up
   return counts;
 }
 
@@ -60,12 +67,40 @@ absl::Status RemoteSessions::Check(uint64_t session) const {
       SessionName(session), " is not open on this server (it ended, or was never opened)"));
 }
 
-absl::StatusOr<const RemoteSessions::Entry*> RemoteSessions::Find(uint64_t session,
-                                                                  uint64_t handle) const {
-  if (!sessions_.contains(session)) {
+absl::StatusOr<uint64_t> RemoteSessions::NamedBase(uint64_t session) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) {
     return absl::NotFoundError(absl::StrCat(SessionName(session), " is not open on this server"));
   }
+  return it->second.named_base;
+}
+
+absl::StatusOr<const RemoteSessions::Entry*> RemoteSessions::Find(
+    std::unique_lock<std::mutex>& lock, uint64_t session, uint64_t handle) const {
+  auto owner = sessions_.find(session);
+  if (owner == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat(SessionName(session), " is not open on this server"));
+  }
+  const uint64_t base = owner->second.named_base;
+  const bool in_block = handle > base && handle - base < kBlockSize;
   auto it = handles_.find(handle);
+  if (it == handles_.end() && in_block) {
+    // Named by this client for an execute that may still be on its way: wait for it.
+    const auto deadline = std::chrono::steady_clock::now() + pending_wait_;
+    registered_.wait_until(lock, deadline, [&] {
+      it = handles_.find(handle);
+      return it != handles_.end() || !sessions_.contains(session);
+    });
+    if (!sessions_.contains(session)) {
+      return absl::NotFoundError(absl::StrCat(SessionName(session), " has ended"));
+    }
+    if (it == handles_.end()) {
+      return absl::NotFoundError(absl::StrCat(
+          "handle ", handle, " is not known to this server: no execute of this session gave it ",
+          "to an output within ", pending_wait_.count(), " ms (or it was released)"));
+    }
+  }
   if (it == handles_.end()) {
     return absl::NotFoundError(absl::StrCat(
         "handle ", handle, " is not known to this server (never handed out, or released)"));
@@ -79,12 +114,15 @@ absl::StatusOr<const RemoteSessions::Entry*> RemoteSessions::Find(uint64_t sessi
 
 absl::StatusOr<std::vector<RemoteSessions::DataPtr>> RemoteSessions::Buffers(
     uint64_t session, absl::Span<const uint64_t> handles) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   std::vector<DataPtr> buffers;
   buffers.reserve(handles.size());
   for (uint64_t handle : handles) {
-    absl::StatusOr<const Entry*> entry = Find(session, handle);
+    absl::StatusOr<const Entry*> entry = Find(lock, session, handle);
     if (!entry.ok()) return entry.status();
+    // The launch's own error, whichever output (or output of an execute that took one as
+    // its argument) is named.
+    if (!(*entry)->failed.ok()) return (*entry)->failed;
     if ((*entry)->buffer == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("handle ", handle, " is a computation, not a buffer"));
@@ -96,8 +134,8 @@ absl::StatusOr<std::vector<RemoteSessions::DataPtr>> RemoteSessions::Buffers(
 
 absl::StatusOr<RemoteSessions::ComputationPtr> RemoteSessions::Computation(uint64_t session,
                                                                            uint64_t handle) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<const Entry*> entry = Find(session, handle);
+  std::unique_lock<std::mutex> lock(mu_);
+  absl::StatusOr<const Entry*> entry = Find(lock, session, handle);
   if (!entry.ok()) return entry.status();
   if ((*entry)->computation == nullptr) {
     return absl::InvalidArgumentError(
@@ -117,7 +155,7 @@ absl::StatusOr<std::vector<uint64_t>> RemoteSessions::AddBuffers(
   handles.reserve(buffers.size());
   for (const DataPtr& buffer : buffers) {
     handles.push_back(next_handle_);
-    handles_[next_handle_++] = Entry{session, buffer, nullptr};
+    handles_[next_handle_++] = Entry{session, buffer, nullptr, absl::OkStatus()};
   }
   it->second.buffers += static_cast<int64_t>(buffers.size());
   return handles;
@@ -133,21 +171,24 @@ absl::StatusOr<std::vector<uint64_t>> RemoteSessions::AddComputations(
   handles.reserve(computations.size());
   for (const ComputationPtr& computation : computations) {
     handles.push_back(next_handle_);
-    handles_[next_handle_++] = Entry{session, nullptr, computation};
+    handles_[next_handle_++] = Entry{session, nullptr, computation, absl::OkStatus()};
   }
   return handles;
 }
 
 absl::Status RemoteSessions::Release(uint64_t session, absl::Span<const uint64_t> handles) {
   std::vector<Entry> freed;  // destroyed after the lock is dropped
-  std::lock_guard<std::mutex> lock(mu_);
-  auto session_entry = sessions_.find(session);
-  if (session_entry == sessions_.end()) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!sessions_.contains(session)) {
     return absl::NotFoundError(absl::StrCat(SessionName(session), " is not open on this server"));
   }
   for (uint64_t handle : handles) {
-    absl::StatusOr<const Entry*> entry = Find(session, handle);
+    absl::StatusOr<const Entry*> entry = Find(lock, session, handle);
     if (!entry.ok()) return entry.status();
+  }
+  auto session_entry = sessions_.find(session);  // looked up again: Find may have waited
+  if (session_entry == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat(SessionName(session), " has ended"));
   }
   Session& owner = session_entry->second;
   for (uint64_t handle : handles) {
@@ -160,16 +201,64 @@ absl::Status RemoteSessions::Release(uint64_t session, absl::Span<const uint64_t
   return absl::OkStatus();
 }
 
+absl::Status RemoteSessions::CheckNamed(uint64_t session,
+                                        absl::Span<const uint64_t> handles) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto owner = sessions_.find(session);
+  if (owner == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat(SessionName(session), " is not open on this server"));
+  }
+  const uint64_t base = owner->second.named_base;
+  for (size_t i = 0; i < handles.size(); ++i) {
+    const uint64_t handle = handles[i];
+    if (handle <= base || handle - base >= kBlockSize) {
+      return absl::InvalidArgumentError(absl::StrCat("Execute: output handle ", handle,
+                                                     " is outside this session's block (", base + 1,
+                                                     " to ", base + kBlockSize - 1, ")"));
+    }
+    if (handles_.contains(handle) ||
+        std::find(handles.begin(), handles.begin() + i, handle) != handles.begin() + i) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Execute: output handle ", handle, " is already in use"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RemoteSessions::AddNamed(uint64_t session, absl::Span<const uint64_t> handles,
+                                      const std::vector<DataPtr>& buffers) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sessions_.find(session);
+    if (it == sessions_.end()) {
+      return absl::NotFoundError(absl::StrCat(SessionName(session), " has ended"));
+    }
+    for (size_t i = 0; i < handles.size() && i < buffers.size(); ++i) {
+      handles_[handles[i]] = Entry{session, buffers[i], nullptr, absl::OkStatus()};
+    }
+    it->second.buffers += static_cast<int64_t>(std::min(handles.size(), buffers.size()));
+  }
+  registered_.notify_all();
+  return absl::OkStatus();
+}
+
+void RemoteSessions::FailNamed(uint64_t session, absl::Span<const uint64_t> handles,
+                               const absl::Status& error) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!sessions_.contains(session)) return;
+    for (uint64_t handle : handles) handles_[handle] = Entry{session, nullptr, nullptr, error};
+  }
+  registered_.notify_all();
+}
+
 RemoteSessions::Counts RemoteSessions::GetCounts(uint64_t session) const {
   std::lock_guard<std::mutex> lock(mu_);
   Counts counts;
   counts.sessions = static_cast<int64_t>(sessions_.size());
   for (const auto& [handle, entry] : handles_) {
-    if (entry.buffer != nullptr) {
-      ++counts.buffers;
-    } else {
-      ++counts.computations;
-    }
+    if (entry.buffer != nullptr) ++counts.buffers;
+    if (entry.computation != nullptr) ++counts.computations;
   }
   auto it = sessions_.find(session);
   if (it != sessions_.end()) counts.session_buffers = it->second.buffers;
