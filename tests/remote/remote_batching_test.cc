@@ -7,7 +7,10 @@
 // memory (TransferFromDeviceInto), across chunks and around zero-sized values.
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -176,6 +179,53 @@ TEST_F(RemoteBatching, ExecutesChainedWithoutReadsRunInOrder) {
   EXPECT_EQ(read->front(), ir::Literal::FromF32(std::vector<float>(kN, 1023.0f), {kN}));
   y.reset();
   EXPECT_EQ(ServerBuffers(), before);  // every output released, none released early
+}
+
+TEST_F(RemoteBatching, WithPipeliningOffAnExecuteWaitsForItsReply) {
+  auto options = ReadRemoteClientOptions([this](const char* name) -> std::optional<std::string> {
+    if (std::string(name) == "SEAM_REMOTE_ADDRESS") return server_.address();
+    if (std::string(name) == "SEAM_REMOTE_PIPELINE") return "0";
+    return std::nullopt;
+  });
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_FALSE(options->pipeline);
+  auto client = RemoteComputationClient::Connect(*options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto program = ir::ParseProgram(testing::ScaleAndSumProgram(kN));
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto compiled = (*client)->Compile({{*std::move(program), "CPU:0", false}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const ir::Literal input = ir::Literal::FromF32(std::vector<float>(kN, 1.0f), {kN});
+  auto x = (*client)->TransferToDevice({{input.shape, input.bytes.data(), "CPU:0"}});
+  ASSERT_TRUE(x.ok()) << x.status();
+  StopServer();
+  std::atomic<bool> returned{false};
+  std::thread resume([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    EXPECT_FALSE(returned.load());  // still waiting for the stopped server's reply
+    server_.child().Signal(SIGCONT);
+  });
+  auto outputs = (*client)->ExecuteComputation(*(*compiled)[0], *x, "CPU:0", {});
+  returned = true;
+  resume.join();
+  stopped_ = false;
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  auto read = (*client)->TransferFromDevice({(*outputs)[1]});
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->front().f32()[0], kN * 3.0f);
+}
+
+TEST(RemoteClientOptions, APipelineValueOtherThanZeroOrOneIsAnError) {
+  auto options = ReadRemoteClientOptions([](const char* name) -> std::optional<std::string> {
+    if (std::string(name) == "SEAM_REMOTE_ADDRESS") return "127.0.0.1:1";
+    if (std::string(name) == "SEAM_REMOTE_PIPELINE") return "yes";
+    return std::nullopt;
+  });
+  ASSERT_FALSE(options.ok());
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(options.status().message()),
+              HasSubstr("SEAM_REMOTE_PIPELINE must be 0 (every execute waits for its reply) or "
+                        "1 (executes are pipelined), got 'yes'"));
 }
 
 TEST_F(RemoteBatching, OutputsDroppedBeforeTheReplyAreReleasedAfterIt) {

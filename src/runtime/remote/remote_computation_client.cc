@@ -313,6 +313,15 @@ absl::StatusOr<RemoteClientOptions> ReadRemoteClientOptions(
     SEAM_ASSIGN_OR_RETURN(options.token,
                           wire::ReadTokenFile(*token_file, "SEAM_REMOTE_TOKEN_FILE"));
   }
+  std::optional<std::string> pipeline = get("SEAM_REMOTE_PIPELINE");
+  if (pipeline.has_value() && !pipeline->empty()) {
+    if (*pipeline != "0" && *pipeline != "1") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SEAM_REMOTE_PIPELINE must be 0 (every execute waits for its reply) or 1 ",
+                       "(executes are pipelined), got '", *pipeline, "'"));
+    }
+    options.pipeline = *pipeline == "1";
+  }
   return options;
 }
 
@@ -321,6 +330,7 @@ absl::StatusOr<std::unique_ptr<RemoteComputationClient>> RemoteComputationClient
   pb::SessionEvent first;
   SEAM_ASSIGN_OR_RETURN(std::shared_ptr<RemoteConnection> connection,
                         RemoteConnection::Open(options.address, options.token, &first));
+  if (!options.pipeline) connection->StopNamingOutputs();
   if (first.devices().empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat("seam serve at ", options.address, " reported no devices"));

@@ -2,8 +2,10 @@
 // (remote_service.h), which owns the devices. Selected by SEAM_CLIENT=remote with
 // SEAM_REMOTE_ADDRESS (and SEAM_REMOTE_TOKEN_FILE); docs/remote.md.
 //
-// Asynchronous like the in-process client: ExecuteComputation returns as soon as the server
-// has launched the run and named its outputs; a handle's AwaitReady asks the server. A
+// Asynchronous like the in-process client: ExecuteComputation names the outputs from the
+// session's block and returns once the call is sent (remote_pipeline.h; with
+// SEAM_REMOTE_PIPELINE=0 or an older server, once the server has launched the run and named
+// them); a handle's AwaitReady asks the server. A
 // handle's release is queued and sent with the next execute (or a Release call). Small
 // uploads are kept back and travel inside the next execute (remote_deferred.h), and a step
 // asks the server about runs in flight only when this client cannot tell that its own
@@ -32,10 +34,11 @@ namespace seam::runtime {
 struct RemoteClientOptions {
   std::string address;  // "host:port" of `seam serve`
   std::string token;    // empty: send none
+  bool pipeline = true;  // executes do not wait for their reply (docs/remote.md)
 };
 
-// SEAM_REMOTE_ADDRESS (required, host:port) and SEAM_REMOTE_TOKEN_FILE (optional) through
-// `get`; errors name the variable and its value.
+// SEAM_REMOTE_ADDRESS (required, host:port), SEAM_REMOTE_TOKEN_FILE and SEAM_REMOTE_PIPELINE
+// (optional) through `get`; errors name the variable and its value.
 absl::StatusOr<RemoteClientOptions> ReadRemoteClientOptions(
     const std::function<std::optional<std::string>(const char*)>& get);
 

@@ -45,6 +45,8 @@ class RemoteConnection {
   // this client names; 0 when the server names every handle (then executes wait for their
   // reply).
   uint64_t NameOutput();
+  // From now on NameOutput returns 0 (SEAM_REMOTE_PIPELINE=0). Before the first execute.
+  void StopNamingOutputs() { output_base_ = 0; }
   // Sends `call` (its request filled in) without waiting; `done` runs on a gRPC thread with
   // the reply, after which the connection forgets the call.
   void SendPipelined(std::shared_ptr<class PipelinedExecute> call,
