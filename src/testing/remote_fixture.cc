@@ -37,7 +37,10 @@ RawSession::RawSession(const std::string& address, const std::string& token) : t
   if (!token_.empty()) context_.AddMetadata("seam-token", token_);
   stream_ = stub_->OpenSession(&context_, remote::OpenSessionRequest());
   remote::SessionEvent event;
-  if (stream_->Read(&event)) session_ = event.session();
+  if (stream_->Read(&event)) {
+    session_ = event.session();
+    output_base_ = event.output_handle_base();
+  }
 }
 
 RawSession::~RawSession() {

@@ -38,6 +38,8 @@ class RawSession {
   explicit RawSession(const std::string& address, const std::string& token = "");
   ~RawSession();
   uint64_t id() const { return session_; }
+  // The base of the session's block of output handles (SessionEvent.output_handle_base).
+  uint64_t output_base() const { return output_base_; }
   remote::Remote::Stub& stub() { return *stub_; }
   // A context carrying the token, if any.
   std::unique_ptr<grpc::ClientContext> Context() const;
@@ -51,6 +53,7 @@ class RawSession {
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReader<remote::SessionEvent>> stream_;
   uint64_t session_ = 0;
+  uint64_t output_base_ = 0;
 };
 
 // A compile request streamed as the client sends it (remote.proto's Compile): the serialized

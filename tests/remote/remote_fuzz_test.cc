@@ -1,5 +1,6 @@
 // A short, seeded fuzz of `seam serve`'s requests (issue 18): random and mutated messages
 // to every call (handles of this session, another session's, released or invented ones;
+// outputs named by the client from its block, another's, or invented;
 // unknown sessions; odd dtypes, dimensions and devices; programs cut short or with a
 // character changed; transfers whose bytes do not match their shapes). Every answer must be
 // OK or an error with a message; the server must still run and serve a client afterwards.
@@ -197,9 +198,26 @@ class Fuzzer {
     for (uint64_t i = Pick(3); i > 0; --i) request.add_arguments(Handle());
     request.set_device(Device());
     if (Pick(4) == 0) request.add_release(Handle());
+    // Outputs named by the client (pipelined executes): fresh names of the session's block,
+    // the other session's, in use, invented. Registered names are not kept for later
+    // requests: one released would make a later lookup wait for its execute (10 s).
+    if (Pick(4) == 0) {
+      for (uint64_t i = Pick(3); i > 0; --i) {
+        switch (Pick(4)) {
+          case 0:
+            request.add_output_handles(other_.output_base() + 1 + Pick(1 << 20));
+            break;
+          case 1:
+            request.add_output_handles(Handle());
+            break;
+          default:
+            request.add_output_handles(mine_.output_base() + 1 + Pick(1 << 20));
+        }
+      }
+    }
     pb::ExecuteReply reply;
     grpc::Status status = mine_.stub().Execute(context.get(), request, &reply);
-    if (status.ok()) Keep(reply.outputs(), request.session());
+    if (status.ok() && request.output_handles().empty()) Keep(reply.outputs(), request.session());
     return status;
   }
 

@@ -32,8 +32,8 @@
 namespace seam::runtime {
 
 struct RemoteClientOptions {
-  std::string address;  // "host:port" of `seam serve`
-  std::string token;    // empty: send none
+  std::string address;   // "host:port" of `seam serve`
+  std::string token;     // empty: send none
   bool pipeline = true;  // executes do not wait for their reply (docs/remote.md)
 };
 

@@ -32,7 +32,7 @@ class RemoteSessions {
   static constexpr uint64_t kNamedBit = uint64_t{1} << 63;
   static constexpr uint64_t kBlockSize = uint64_t{1} << 32;
 
-  explicit RemoteSessions(std::chrono::milliseconds pending_wait = std::chrono::seconds(60))
+  explicit RemoteSessions(std::chrono::milliseconds pending_wait = std::chrono::seconds(10))
       : pending_wait_(pending_wait) {}
 
   // A new session with an id no other client can guess; ResourceExhausted naming the bound
