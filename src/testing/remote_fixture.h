@@ -62,6 +62,10 @@ grpc::Status StreamCompile(remote::Remote::Stub& stub, grpc::ClientContext* cont
                            const remote::CompileRequest& request, remote::CompileReply* reply,
                            size_t chunk_bytes = size_t{1} << 20);
 
+// True once every thread of `pid` is stopped (state T in /proc/<pid>/task/*/stat), within
+// 10 s: a SIGSTOP is delivered asynchronously, so a server just signalled may still answer.
+bool WaitUntilStopped(pid_t pid);
+
 // A temporary file with `text` (mode 0600); removed by the destructor.
 class TempFile {
  public:

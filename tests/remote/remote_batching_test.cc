@@ -65,6 +65,7 @@ class RemoteBatching : public ::testing::Test {
   void StopServer() {
     server_.child().Signal(SIGSTOP);
     stopped_ = true;
+    ASSERT_TRUE(testing::WaitUntilStopped(server_.child().pid())) << "the server never stopped";
   }
   int64_t ServerBuffers() {
     auto stats = client_->GetServerStats();

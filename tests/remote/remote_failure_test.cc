@@ -110,28 +110,6 @@ TEST(RemoteFailure, KilledServerGivesAClearErrorWithin30Seconds) {
   EXPECT_LT(Clock::now() - again, std::chrono::seconds(30));
 }
 
-// True once every thread of `pid` is stopped (state T in /proc/<pid>/task/*/stat), within
-// 10 s.
-bool WaitUntilStopped(pid_t pid) {
-  const auto deadline = Clock::now() + std::chrono::seconds(10);
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-  while (Clock::now() < deadline) {
-    bool all = true;
-    for (const auto& task : std::filesystem::directory_iterator(tasks)) {
-      std::ifstream stat(task.path() / "stat");
-      std::string line;
-      std::getline(stat, line);
-      const size_t close = line.rfind(')');
-      if (close == std::string::npos || close + 2 >= line.size() || line[close + 2] != 'T') {
-        all = false;
-      }
-    }
-    if (all) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
-
 // A server that stops answering without closing its connection (stopped, or its machine
 // lost): keepalive pings go unanswered and the call fails within 30 s instead of hanging.
 TEST(RemoteFailure, StoppedServerGivesAClearErrorWithin30Seconds) {
@@ -148,7 +126,7 @@ TEST(RemoteFailure, StoppedServerGivesAClearErrorWithin30Seconds) {
   server.child().Signal(SIGSTOP);
   // The stop is delivered asynchronously: wait (bounded) until every thread is stopped, or
   // the server could still answer the call below.
-  ASSERT_TRUE(WaitUntilStopped(server.child().pid())) << "the server never stopped";
+  ASSERT_TRUE(testing::WaitUntilStopped(server.child().pid())) << "the server never stopped";
   const auto stopped = Clock::now();
   auto read = (*client)->TransferFromDevice(*uploaded);
   const auto took = Clock::now() - stopped;
