@@ -55,6 +55,9 @@ absl::Status PipelinedExecute::Settle(const grpc::Status& status, RemoteConnecti
   }
   absl::Status inline_error = SettleInline(batch, connection, status, reply);
   if (error.ok()) error = inline_error;
+  // The outputs keep this object as long as they live: drop the bytes the call carried.
+  request.clear_inline_tensors();
+  batch = DeferredUploads::Batch();
   std::vector<uint64_t> parked;
   {
     std::lock_guard<std::mutex> lock(mu_);
