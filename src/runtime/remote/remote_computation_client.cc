@@ -94,6 +94,9 @@ class RemoteData final : public ComputationClient::Data {
     if (deferred_->state() == DeferredHandle::State::kQueued) {
       SEAM_RETURN_IF_ERROR(connection_->FlushUploads());
     }
+    // Carried by a pipelined execute: its reply, which names the buffer, is collected by
+    // whoever looks for it.
+    if (deferred_->state() == DeferredHandle::State::kSending) connection_->AwaitPipelined();
     return deferred_->Await();
   }
   // The upload kept back for this buffer (nullptr for a buffer placed at once).

@@ -79,9 +79,14 @@ void RemoteConnection::Close() {
   }
   {
     // A reply normally comes within a round trip; cancelled calls end at once.
-    std::unique_lock<std::mutex> lock(pipelined_mu_);
+    std::lock_guard<std::mutex> lock(pipelined_mu_);
     for (const InFlight& sent : pipelined_) sent.call->context.TryCancel();
-    pipelined_done_.wait(lock, [this] { return pipelined_.empty(); });
+  }
+  AwaitPipelined();
+  replies_.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (replies_.Next(&tag, &ok)) {
   }
   if (session_stream_ != nullptr) {
     session_context_.TryCancel();
@@ -127,27 +132,45 @@ uint64_t RemoteConnection::NameOutput() {
 
 void RemoteConnection::SendPipelined(std::shared_ptr<PipelinedExecute> call,
                                      std::function<void(const grpc::Status&)> done) {
+  PipelinedExecute* raw = call.get();
   {
     std::lock_guard<std::mutex> lock(pipelined_mu_);
     // Counted under the lock, so that the in-flight list never misses a sequence number
     // that QueueRelease has seen.
-    pipelined_.push_back({call.get(), pipelined_sent_.fetch_add(1) + 1});
+    pipelined_.push_back({std::move(call), pipelined_sent_.fetch_add(1) + 1, std::move(done)});
   }
-  PipelinedExecute* raw = call.get();
-  stub_->async()->Execute(
-      &raw->context, &raw->request, &raw->reply,
-      [this, call = std::move(call), done = std::move(done)](const grpc::Status& status) {
-        done(status);
-        std::lock_guard<std::mutex> lock(pipelined_mu_);
-        std::erase_if(pipelined_, [&](const InFlight& sent) { return sent.call == call.get(); });
-        // Notified under the lock: Close, once woken, may destroy this connection.
-        pipelined_done_.notify_all();
-      });
+  raw->reader = stub_->AsyncExecute(&raw->context, raw->request, &replies_);
+  raw->reader->Finish(&raw->reply, &raw->status, raw);
 }
 
-void RemoteConnection::AwaitPipelined() {
-  std::unique_lock<std::mutex> lock(pipelined_mu_);
-  pipelined_done_.wait(lock, [this] { return pipelined_.empty(); });
+void RemoteConnection::CollectPipelined(bool block) {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(pipelined_mu_);
+      if (pipelined_.empty()) return;
+    }
+    // A blocking wait looks again every 100 ms: another thread may take the last reply.
+    const auto deadline = block ? std::chrono::system_clock::now() + std::chrono::milliseconds(100)
+                                : std::chrono::system_clock::time_point();
+    void* tag = nullptr;
+    bool ok = false;
+    const grpc::CompletionQueue::NextStatus next = replies_.AsyncNext(&tag, &ok, deadline);
+    if (next == grpc::CompletionQueue::SHUTDOWN) return;
+    if (next == grpc::CompletionQueue::TIMEOUT) {
+      if (!block) return;
+      continue;
+    }
+    InFlight settled;
+    {
+      std::lock_guard<std::mutex> lock(pipelined_mu_);
+      auto it = std::find_if(pipelined_.begin(), pipelined_.end(),
+                             [&](const InFlight& sent) { return sent.call.get() == tag; });
+      if (it == pipelined_.end()) continue;
+      settled = std::move(*it);
+      pipelined_.erase(it);
+    }
+    settled.done(settled.call->status);
+  }
 }
 
 void RemoteConnection::QueueRelease(uint64_t handle) {
@@ -157,6 +180,7 @@ void RemoteConnection::QueueRelease(uint64_t handle) {
 }
 
 std::vector<uint64_t> RemoteConnection::TakeReleases() {
+  CollectPipelined(/*block=*/false);
   // Every execute up to `settled` has had its reply.
   uint64_t settled = 0;
   {

@@ -8,7 +8,6 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -47,13 +46,17 @@ class RemoteConnection {
   uint64_t NameOutput();
   // From now on NameOutput returns 0 (SEAM_REMOTE_PIPELINE=0). Before the first execute.
   void StopNamingOutputs() { output_base_ = 0; }
-  // Sends `call` (its request filled in) without waiting; `done` runs on a gRPC thread with
-  // the reply, after which the connection forgets the call.
+  // Sends `call` (its request filled in) without waiting. Its reply is collected by the next
+  // call of this connection that looks (no thread of its own waits for it: on a machine with
+  // few cores a waiting thread's wake-up costs what the saved round trip gains); `done` then
+  // runs with the call's status, after which the connection forgets the call.
   void SendPipelined(std::shared_ptr<class PipelinedExecute> call,
                      std::function<void(const grpc::Status&)> done);
-  // Waits until every pipelined execute sent so far has had its reply (so that the server has
-  // registered their outputs: before asking it about runs in flight or memory).
-  void AwaitPipelined();
+  // Settles the pipelined executes whose reply has come; with `block`, waits until every
+  // one sent so far has (so that the server has registered their outputs: before asking it
+  // about runs in flight or memory).
+  void CollectPipelined(bool block);
+  void AwaitPipelined() { CollectPipelined(/*block=*/true); }
 
   // A handle the client no longer uses: sent with the next execute, or by FlushReleases.
   void QueueRelease(uint64_t handle);
@@ -108,11 +111,12 @@ class RemoteConnection {
   mutable std::mutex lost_mu_;
   mutable absl::Status lost_;
   std::mutex pipelined_mu_;
-  std::condition_variable pipelined_done_;
   struct InFlight {
-    class PipelinedExecute* call;
+    std::shared_ptr<class PipelinedExecute> call;
     uint64_t sequence;  // 1 for the first execute sent, and so on
+    std::function<void(const grpc::Status&)> done;
   };
+  grpc::CompletionQueue replies_;  // the pipelined executes' replies
   std::vector<InFlight> pipelined_;  // sent, reply not yet handled
   std::atomic<uint64_t> pipelined_sent_{0};
 };

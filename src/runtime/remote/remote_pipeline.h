@@ -14,11 +14,12 @@
 #include <grpcpp/grpcpp.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "proto/remote.pb.h"
+#include "proto/remote.grpc.pb.h"
 #include "src/runtime/remote/remote_deferred.h"
 
 namespace seam::runtime {
@@ -36,6 +37,8 @@ class PipelinedExecute {
   grpc::ClientContext context;
   ::seam::remote::ExecuteRequest request;
   ::seam::remote::ExecuteReply reply;
+  grpc::Status status;  // the call's, once its reply came
+  std::unique_ptr<grpc::ClientAsyncResponseReader<::seam::remote::ExecuteReply>> reader;
   DeferredUploads::Batch batch;  // the uploads it carries
 
   // OK while the reply has not come, or when the run was launched; else why the outputs

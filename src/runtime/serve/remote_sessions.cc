@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace seam::runtime {
 namespace {
+
+// How long a lookup of a block handle polls for its execute before it sleeps.
+constexpr std::chrono::microseconds kSpin{50};
 
 std::string SessionName(uint64_t session) { return absl::StrFormat("session %016x", session); }
 
@@ -86,7 +90,17 @@ absl::StatusOr<const RemoteSessions::Entry*> RemoteSessions::Find(
   const bool in_block = handle > base && handle - base < kBlockSize;
   auto it = handles_.find(handle);
   if (it == handles_.end() && in_block) {
-    // Named by this client for an execute that may still be on its way: wait for it.
+    // Named by this client for an execute that may still be on its way: wait for it. The
+    // execute is usually being handled on another thread right now, so look again for a
+    // moment before sleeping (a sleeping thread's wake-up costs more on a small VM).
+    const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+    while (std::chrono::steady_clock::now() < spin_until) {
+      lock.unlock();
+      std::this_thread::yield();
+      lock.lock();
+      it = handles_.find(handle);
+      if (it != handles_.end() || !sessions_.contains(session)) break;
+    }
     const auto deadline = std::chrono::steady_clock::now() + pending_wait_;
     registered_.wait_until(lock, deadline, [&] {
       it = handles_.find(handle);
