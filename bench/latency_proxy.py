@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """latency_proxy.py LISTEN_PORT TARGET_PORT DELAY_US: a TCP relay on 127.0.0.1 that holds
 every piece of data DELAY_US microseconds before passing it on, in both directions: a
-loopback link with a network's latency (the kernel's netem qdisc is not always there). Used
-by docs/remote.md's pipelined-execute measurement; stops on SIGTERM or Ctrl-C."""
+loopback link with a network's latency (the kernel's netem qdisc is not always there).
+LISTEN_PORT 0 takes a free port; the first line printed is "listening on 127.0.0.1:PORT".
+Used by bench/remote_pipeline_bench.sh; stops on SIGTERM or Ctrl-C."""
 import asyncio
 import sys
 
@@ -42,6 +43,8 @@ async def main():
                              pump(server_reader, client_writer, delay))
 
     server = await asyncio.start_server(relay, "127.0.0.1", listen_port)
+    port = server.sockets[0].getsockname()[1]
+    print(f"listening on 127.0.0.1:{port}", flush=True)
     async with server:
         await server.serve_forever()
 

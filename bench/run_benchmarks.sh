@@ -78,6 +78,10 @@ if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/remote_bench" ]; then
   echo "== issue 18: the remote client beside in process and a plain gRPC stream (1 thread)"
   "$bin/remote_bench" --benchmark_min_time=0.5 | tee "$out/remote.txt"
 fi
+if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/remote_bench" ] && [ -x /usr/bin/python3 ]; then
+  echo "== pipelined remote executes, loopback and a relay with latency (BENCHMARKS.md)"
+  "$(dirname "$0")/remote_pipeline_bench.sh" "$build" | tee "$out/remote_pipeline.txt"
+fi
 
 if [ "${SEAM_BENCH_ALL:-1}" = 1 ] && [ -x "$bin/cnn_twin" ]; then
   echo "== issue 16: the Fashion-MNIST CNN's training step, seam beside libtorch (1 thread)"

@@ -116,7 +116,7 @@ class RemoteConnection {
     uint64_t sequence;  // 1 for the first execute sent, and so on
     std::function<void(const grpc::Status&)> done;
   };
-  grpc::CompletionQueue replies_;  // the pipelined executes' replies
+  grpc::CompletionQueue replies_;    // the pipelined executes' replies
   std::vector<InFlight> pipelined_;  // sent, reply not yet handled
   std::atomic<uint64_t> pipelined_sent_{0};
 };
