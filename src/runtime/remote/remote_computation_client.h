@@ -13,13 +13,9 @@
 #ifndef SEAM_RUNTIME_REMOTE_REMOTE_COMPUTATION_CLIENT_H_
 #define SEAM_RUNTIME_REMOTE_REMOTE_COMPUTATION_CLIENT_H_
 
-#include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +24,7 @@
 #include "src/runtime/client_registry.h"
 #include "src/runtime/computation_client.h"
 #include "src/runtime/remote/remote_deferred.h"
+#include "src/runtime/remote/remote_run_tracker.h"
 
 namespace seam::runtime {
 
@@ -43,30 +40,6 @@ absl::StatusOr<RemoteClientOptions> ReadRemoteClientOptions(
     const std::function<std::optional<std::string>(const char*)>& get);
 
 class RemoteConnection;
-
-// One run this client launched: finished once the server has said that one of its outputs is
-// computed (a read or a wait returned it).
-struct RunRecord {
-  std::atomic<bool> finished{false};
-};
-
-// The runs this client launched per device and has not seen finish. Thread-safe.
-class RunTracker {
- public:
-  void Launched(const std::string& device, std::shared_ptr<RunRecord> run);
-  // How many of the device's runs may still be unfinished, as far as this client knows (an
-  // upper bound of its runs in flight there).
-  int64_t Unfinished(const std::string& device);
-  // The server said at most `in_flight` runs are unfinished on the device (all its clients'
-  // together): keeps only the newest `in_flight` records, so the list stays bounded when no
-  // output is ever read. The count stays an upper bound when the device finishes runs in
-  // launch order (the CPU plugin does; docs/remote.md).
-  void Bound(const std::string& device, int64_t in_flight);
-
- private:
-  std::mutex mu_;
-  std::map<std::string, std::deque<std::shared_ptr<RunRecord>>> runs_;
-};
 
 class RemoteComputationClient : public ComputationClient {
  public:
