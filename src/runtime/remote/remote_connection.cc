@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/runtime/distributed/grpc_logging.h"
-#include "src/runtime/remote/remote_pipeline.h"
 #include "src/runtime/remote/remote_wire.h"
 
 namespace seam::runtime {
@@ -130,9 +129,9 @@ uint64_t RemoteConnection::NameOutput() {
   return n < (uint64_t{1} << 32) ? output_base_ + n : 0;
 }
 
-void RemoteConnection::SendPipelined(std::shared_ptr<PipelinedExecute> call,
+void RemoteConnection::SendPipelined(std::shared_ptr<AsyncExecuteCall> call,
                                      std::function<void(const grpc::Status&)> done) {
-  PipelinedExecute* raw = call.get();
+  AsyncExecuteCall* raw = call.get();
   {
     std::lock_guard<std::mutex> lock(pipelined_mu_);
     // Counted under the lock, so that the in-flight list never misses a sequence number

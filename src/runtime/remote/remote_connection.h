@@ -21,6 +21,16 @@
 
 namespace seam::runtime {
 
+// An execute sent without waiting for its reply: the call's pieces, alive until the reply
+// is collected (PipelinedExecute, remote_pipeline.h, builds on it).
+struct AsyncExecuteCall {
+  grpc::ClientContext context;
+  ::seam::remote::ExecuteRequest request;
+  ::seam::remote::ExecuteReply reply;
+  grpc::Status status;  // the call's, once its reply came
+  std::unique_ptr<grpc::ClientAsyncResponseReader<::seam::remote::ExecuteReply>> reader;
+};
+
 class RemoteConnection {
  public:
   // Connects to `address` (waiting up to 10 s) and opens a session; `first` receives the
@@ -50,7 +60,7 @@ class RemoteConnection {
   // call of this connection that looks (no thread of its own waits for it: on a machine with
   // few cores a waiting thread's wake-up costs what the saved round trip gains); `done` then
   // runs with the call's status, after which the connection forgets the call.
-  void SendPipelined(std::shared_ptr<class PipelinedExecute> call,
+  void SendPipelined(std::shared_ptr<AsyncExecuteCall> call,
                      std::function<void(const grpc::Status&)> done);
   // Settles the pipelined executes whose reply has come; with `block`, waits until every
   // one sent so far has (so that the server has registered their outputs: before asking it
@@ -112,7 +122,7 @@ class RemoteConnection {
   mutable absl::Status lost_;
   std::mutex pipelined_mu_;
   struct InFlight {
-    std::shared_ptr<class PipelinedExecute> call;
+    std::shared_ptr<AsyncExecuteCall> call;
     uint64_t sequence;  // 1 for the first execute sent, and so on
     std::function<void(const grpc::Status&)> done;
   };

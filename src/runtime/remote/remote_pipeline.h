@@ -20,25 +20,18 @@
 
 #include "absl/status/status.h"
 #include "proto/remote.grpc.pb.h"
+#include "src/runtime/remote/remote_connection.h"
 #include "src/runtime/remote/remote_deferred.h"
 
 namespace seam::runtime {
-
-class RemoteConnection;
 
 // Gives the tensors an execute carried (`batch`) their handles from its reply, or the call's
 // failure. An error only for a reply that does not match the batch.
 absl::Status SettleInline(DeferredUploads::Batch& batch, RemoteConnection& connection,
                           const grpc::Status& status, const ::seam::remote::ExecuteReply& reply);
 
-class PipelinedExecute {
+class PipelinedExecute : public AsyncExecuteCall {
  public:
-  // The call's own pieces, alive until its reply.
-  grpc::ClientContext context;
-  ::seam::remote::ExecuteRequest request;
-  ::seam::remote::ExecuteReply reply;
-  grpc::Status status;  // the call's, once its reply came
-  std::unique_ptr<grpc::ClientAsyncResponseReader<::seam::remote::ExecuteReply>> reader;
   DeferredUploads::Batch batch;  // the uploads it carries
 
   // OK while the reply has not come, or when the run was launched; else why the outputs
