@@ -18,6 +18,7 @@
 #include "src/plugins/cpu/api/cpu_plugin.h"
 #include "src/runtime/pjrt/pjrt_computation_client.h"
 #include "tests/unit/cpu_error_text.h"
+#include "tests/unit/mapping_flags.h"
 
 namespace {
 
@@ -433,6 +434,67 @@ TEST_F(CpuTransferTest, CopyRawToHostRefusesRangesOutsideTheBuffer) {
   EXPECT_THAT(CopyRaw(buffer, out.data(), 0, 4, &event),
               HasSubstr("PJRT_Buffer_CopyRawToHost: the buffer was deleted"));
   DestroyBuffer(buffer);
+}
+
+// Uploads of 2 MiB and more land in blocks of 4 KiB pages paged in before the copy, not
+// advised for huge pages (docs/cpu-plugin.md, "Huge pages"), by either upload path; a copy
+// made on the device is a program-side block and keeps the advice. The sizes (f32[1572865],
+// f32[1605633]) are used by no other test, so the blocks are fresh mappings.
+TEST_F(CpuTransferTest, LargeUploadsAreNotAdvisedForHugePages) {
+  if (!seam::testing::TransparentHugePagesExist()) {
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  }
+  auto flags_of = [](PJRT_Buffer* buffer) {
+    auto args = SEAM_ABI_ARGS(PJRT_Buffer_UnsafePointer_Args);
+    args.buffer = buffer;
+    EXPECT_OK(Api()->PJRT_Buffer_UnsafePointer(&args));
+    return seam::testing::VmFlagsAt(reinterpret_cast<const void*>(args.buffer_pointer));
+  };
+  const int64_t dims[] = {(int64_t{6} << 18) + 1};
+  const std::vector<uint8_t> bytes = Pattern(static_cast<size_t>(dims[0]) * 4);
+  auto from_host = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+  from_host.client = client_;
+  from_host.data = bytes.data();
+  from_host.type = PJRT_Buffer_Type_F32;
+  from_host.dims = dims;
+  from_host.num_dims = 1;
+  from_host.device = device_;
+  ASSERT_EQ(Take(Api()->PJRT_Client_BufferFromHostBuffer(&from_host)), "");
+  EXPECT_EQ(AwaitEvent(from_host.done_with_host_buffer), "");
+  std::string flags = flags_of(from_host.buffer);
+  EXPECT_THAT(flags, ::testing::StartsWith("VmFlags:"));
+  EXPECT_THAT(flags, ::testing::Not(HasSubstr(" hg"))) << "BufferFromHostBuffer";
+
+  auto copy = SEAM_ABI_ARGS(PJRT_Buffer_CopyToDevice_Args);
+  copy.buffer = from_host.buffer;
+  copy.dst_device = device_;
+  ASSERT_EQ(Take(Api()->PJRT_Buffer_CopyToDevice(&copy)), "");
+  auto ready = SEAM_ABI_ARGS(PJRT_Buffer_ReadyEvent_Args);
+  ready.buffer = copy.dst_buffer;
+  EXPECT_OK(Api()->PJRT_Buffer_ReadyEvent(&ready));
+  EXPECT_EQ(AwaitEvent(ready.event), "");
+  EXPECT_THAT(flags_of(copy.dst_buffer), HasSubstr(" hg")) << "a copy on the device";
+
+  const int64_t streamed_dims[] = {(int64_t{49} << 15) + 1};
+  PJRT_ShapeSpec spec = SEAM_ABI_ARGS(PJRT_ShapeSpec);
+  spec.dims = streamed_dims;
+  spec.num_dims = 1;
+  spec.element_type = PJRT_Buffer_Type_F32;
+  auto create = SEAM_ABI_ARGS(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args);
+  create.client = client_;
+  create.shape_specs = &spec;
+  create.num_shape_specs = 1;
+  create.memory = memory_;
+  ASSERT_EQ(Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&create)), "");
+  PJRT_Buffer* streamed = nullptr;
+  ASSERT_EQ(Retrieve(create.transfer_manager, 0, &streamed), "");
+  const std::vector<uint8_t> streamed_bytes = Pattern(static_cast<size_t>(streamed_dims[0]) * 4);
+  ASSERT_EQ(Transfer(create.transfer_manager, 0, streamed_bytes.data(), 0,
+                     static_cast<int64_t>(streamed_bytes.size()), true),
+            "");
+  EXPECT_THAT(flags_of(streamed), ::testing::Not(HasSubstr(" hg"))) << "a streamed upload";
+  DestroyManager(create.transfer_manager);
+  for (PJRT_Buffer* buffer : {from_host.buffer, copy.dst_buffer, streamed}) DestroyBuffer(buffer);
 }
 
 // ---- The client over the plugin, with the transfer slots and without them.

@@ -119,7 +119,7 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
   auto state = NewBufferState();
   // Every semantics is served by copying now, which meets the strictest one.
   try {
-    state->memory = NewDeviceMemory(size, (*device)->memory);
+    state->memory = NewDeviceMemory(size, (*device)->memory, BlockUse::kHostCopy);
   } catch (const std::bad_alloc&) {
     return MakeError(absl::ResourceExhaustedError(
         absl::StrCat("PJRT_Client_BufferFromHostBuffer: cannot allocate ", size,

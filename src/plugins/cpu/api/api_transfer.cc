@@ -162,7 +162,8 @@ PJRT_Error* ClientCreateBuffersForAsyncHostToDevice(
     Manager::Entry& entry = manager->entries[i];
     entry.state = NewBufferState();
     try {
-      entry.state->memory = NewDeviceMemory(entry.shape->byte_size(), device->memory);
+      entry.state->memory =
+          NewDeviceMemory(entry.shape->byte_size(), device->memory, BlockUse::kHostCopy);
     } catch (const std::bad_alloc&) {  // the blocks made so far go with `manager`
       return MakeError(absl::ResourceExhaustedError(
           absl::StrCat("PJRT_Client_CreateBuffersForAsyncHostToDevice: cannot allocate ",

@@ -92,9 +92,14 @@ void SmallPolicy::Cached(void* block, size_t c) {
               BlockBytes(c) - SmallLists::kLinkBytes);
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it (EINVAL), harmlessly
+#endif
+
 // A fresh mapping of `capacity` bytes (a multiple of kPage) starting on a huge-page
-// boundary: mapped with a huge page to spare, the unaligned head and the tail cut off.
-uint8_t* MapHugeBlock(size_t capacity) {
+// boundary: mapped with a huge page to spare, the unaligned head and the tail cut off;
+// paged in as `use` asks (block_pool.h).
+uint8_t* MapLargeBlock(size_t capacity, BlockUse use) {
   const size_t span = capacity + kHugePage;
   void* mapped = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) throw std::bad_alloc();
@@ -106,8 +111,13 @@ uint8_t* MapHugeBlock(size_t capacity) {
   // NOLINTNEXTLINE(performance-no-int-to-ptr)
   if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
   auto* data = reinterpret_cast<uint8_t*>(aligned);  // NOLINT(performance-no-int-to-ptr)
-  // Advice only: where the kernel has no transparent huge pages the block is still usable.
-  madvise(data, capacity, MADV_HUGEPAGE);
+  // Advice only: where the kernel has no transparent huge pages, or cannot populate in
+  // advance, the block is still usable and its pages come on first touch.
+  if (use == BlockUse::kHostCopy) {
+    madvise(data, capacity, MADV_POPULATE_WRITE);
+  } else {
+    madvise(data, capacity, MADV_HUGEPAGE);
+  }
   return data;
 }
 
@@ -119,7 +129,7 @@ Pool& ThePool() {
 
 }  // namespace
 
-Block AcquireBlock(size_t size) {
+Block AcquireBlock(size_t size, BlockUse use) {
   const size_t capacity = Rounded(size);
   if (capacity >= kPooledMinimum) {
     Pool& pool = ThePool();
@@ -135,7 +145,7 @@ Block AcquireBlock(size_t size) {
   } else if (capacity <= kSmallMaximum) {
     return Block{static_cast<uint8_t*>(SmallLists::Take(capacity / kAlignment - 1)), capacity};
   }
-  if (capacity >= kHugePage) return Block{MapHugeBlock(capacity), capacity};
+  if (capacity >= kHugePage) return Block{MapLargeBlock(capacity, use), capacity};
   const size_t alignment = capacity >= kPooledMinimum ? kPage : kAlignment;
   auto* data = static_cast<uint8_t*>(std::aligned_alloc(alignment, capacity));
   if (data == nullptr) throw std::bad_alloc();

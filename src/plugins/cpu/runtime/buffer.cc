@@ -13,10 +13,10 @@ void MemoryCounters::Allocated(size_t bytes) {
   }
 }
 
-DeviceMemory::DeviceMemory(size_t size, std::shared_ptr<MemoryCounters> counters)
+DeviceMemory::DeviceMemory(size_t size, std::shared_ptr<MemoryCounters> counters, BlockUse use)
     : size_(size), counters_(std::move(counters)) {
   // Even a 0-byte buffer gets a block of its own, so that every buffer has a distinct address.
-  Block block = AcquireBlock(size);
+  Block block = AcquireBlock(size, use);
   data_ = block.data;
   capacity_ = block.capacity;
   if (counters_ != nullptr) counters_->Allocated(size_);
@@ -37,8 +37,10 @@ std::shared_ptr<BufferState> NewBufferState(std::shared_ptr<EventState> ready) {
 }
 
 std::shared_ptr<DeviceMemory> NewDeviceMemory(size_t size,
-                                              const std::shared_ptr<MemoryCounters>& counters) {
-  return std::allocate_shared<DeviceMemory>(base::PoolAllocator<DeviceMemory>(), size, counters);
+                                              const std::shared_ptr<MemoryCounters>& counters,
+                                              BlockUse use) {
+  return std::allocate_shared<DeviceMemory>(base::PoolAllocator<DeviceMemory>(), size, counters,
+                                            use);
 }
 
 }  // namespace seam::cpu

@@ -11,6 +11,7 @@
 
 #include "src/ir/shape.h"
 #include "src/plugins/common/event.h"
+#include "src/plugins/cpu/runtime/block_pool.h"
 
 namespace seam::cpu {
 
@@ -36,12 +37,14 @@ class MemoryCounters {
 class DeviceLayout;  // device_layout.h
 
 // A 64-byte aligned block of bytes ("device memory" of the CPU plugin). The block comes
-// from, and goes back to, the plugin's block pool (block_pool.h). With `counters`, its
+// from, and goes back to, the plugin's block pool (block_pool.h; `use` says who writes it
+// first). With `counters`, its
 // `size` bytes count as in use on that device from construction to destruction (the
 // counters are shared: a block may outlive its client).
 class DeviceMemory {
  public:
-  explicit DeviceMemory(size_t size, std::shared_ptr<MemoryCounters> counters = nullptr);
+  explicit DeviceMemory(size_t size, std::shared_ptr<MemoryCounters> counters = nullptr,
+                        BlockUse use = BlockUse::kPrograms);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -86,7 +89,8 @@ std::shared_ptr<BufferState> NewBufferState();
 // A state whose readiness is `ready` (shared with others).
 std::shared_ptr<BufferState> NewBufferState(std::shared_ptr<EventState> ready);
 std::shared_ptr<DeviceMemory> NewDeviceMemory(
-    size_t size, const std::shared_ptr<MemoryCounters>& counters = nullptr);
+    size_t size, const std::shared_ptr<MemoryCounters>& counters = nullptr,
+    BlockUse use = BlockUse::kPrograms);
 
 }  // namespace seam::cpu
 
