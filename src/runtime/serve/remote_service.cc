@@ -590,8 +590,9 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
   // An upload's bytes, as they arrive. What the server holds follows what the stream carried,
   // never what its header claims: the chunks are kept in host memory until the stream has
   // carried half of the claim; then (for at most kDirectAtMost bytes) the device buffers are
-  // started, the kept bytes written and every later chunk written straight into them. A
-  // larger upload stays in host memory and goes to the device at the end.
+  // started, the kept chunks written and every later chunk written straight into them (each
+  // chunk's bytes are kept as they were received, not copied again). A larger upload is
+  // gathered in host memory and goes to the device at the end.
   absl::StatusOr<std::vector<ComputationClient::DataPtr>> ReceiveUpload(
       pb::TransferToDeviceChunk& chunk, grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
       StallWatch::Watched& watched, std::vector<ComputationClient::UploadTarget> targets,
@@ -602,7 +603,9 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
       sizes.push_back(target.shape.byte_size());
     }
     std::unique_ptr<ComputationClient::Upload> upload;
-    std::string kept;     // bytes received before the device buffers were started
+    const bool direct = total <= kDirectAtMost;
+    std::vector<std::string> pieces;  // direct: the chunks received before the buffers
+    std::string kept;                 // not direct: every byte received
     size_t received = 0;  // bytes the stream carried
     size_t tensor = 0;    // where the next byte goes on the device: tensor `tensor`, at `offset`
     size_t offset = 0;
@@ -622,16 +625,18 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
     };
     do {
       watched.Progress();
-      const std::string& data = chunk.data();
+      std::string& data = *chunk.mutable_data();
       if (data.size() > total - received) return SizeMismatch(total, received + data.size());
       received += data.size();
-      if (upload == nullptr && total <= kDirectAtMost && 2 * received >= total) {
+      if (upload == nullptr && direct && 2 * received >= total) {
         SEAM_ASSIGN_OR_RETURN(upload, client_->StartUpload(targets));  // a few shapes, copied
-        SEAM_RETURN_IF_ERROR(write(kept));
-        std::string().swap(kept);
+        for (const std::string& piece : pieces) SEAM_RETURN_IF_ERROR(write(piece));
+        std::vector<std::string>().swap(pieces);
       }
       if (upload != nullptr) {
         SEAM_RETURN_IF_ERROR(write(data));
+      } else if (direct) {
+        pieces.emplace_back().swap(data);  // the next Read fills a fresh string
       } else {
         kept.append(data);
       }
