@@ -86,10 +86,16 @@ class CpuTransferTest : public ::testing::Test {
     specs[1].dims = kDims1;
     specs[1].num_dims = 2;
     specs[1].element_type = second_type;
+    return CreateFor(specs, 2, manager);
+  }
+
+  // A manager of the `count` buffers `specs` describe; "" or the error.
+  std::string CreateFor(PJRT_ShapeSpec* specs, size_t count,
+                        PJRT_AsyncHostToDeviceTransferManager** manager) {
     auto args = SEAM_ABI_ARGS(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args);
     args.client = client_;
     args.shape_specs = specs;
-    args.num_shape_specs = 2;
+    args.num_shape_specs = count;
     args.memory = memory_;
     std::string error = Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&args));
     *manager = args.transfer_manager;
@@ -158,6 +164,24 @@ class CpuTransferTest : public ::testing::Test {
     std::string error = Take(Api()->PJRT_Buffer_CopyRawToHost(&args));
     *event = args.event;
     return error;
+  }
+
+  // `bytes` (a multiple of 4) uploaded as f32[bytes.size() / 4] with
+  // PJRT_Client_BufferFromHostBuffer; null (and a test failure) if the plugin refused.
+  PJRT_Buffer* FromHost(const std::vector<uint8_t>& bytes) {
+    const int64_t dims[] = {static_cast<int64_t>(bytes.size() / 4)};
+    auto args = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
+    args.client = client_;
+    args.data = bytes.data();
+    args.type = PJRT_Buffer_Type_F32;
+    args.dims = dims;
+    args.num_dims = 1;
+    args.device = device_;
+    const std::string error = Take(Api()->PJRT_Client_BufferFromHostBuffer(&args));
+    EXPECT_EQ(error, "");
+    if (!error.empty()) return nullptr;
+    EXPECT_EQ(AwaitEvent(args.done_with_host_buffer), "");
+    return args.buffer;
   }
 
   PJRT_Client* client_ = nullptr;
@@ -405,17 +429,8 @@ TEST_F(CpuTransferTest, PiecesFromSeveralThreadsAtOnce) {
 
 TEST_F(CpuTransferTest, CopyRawToHostRefusesRangesOutsideTheBuffer) {
   const std::vector<uint8_t> a = Pattern(16);
-  const int64_t dims[] = {4};
-  auto from_host = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
-  from_host.client = client_;
-  from_host.data = a.data();
-  from_host.type = PJRT_Buffer_Type_F32;
-  from_host.dims = dims;
-  from_host.num_dims = 1;
-  from_host.device = device_;
-  ASSERT_EQ(Take(Api()->PJRT_Client_BufferFromHostBuffer(&from_host)), "");
-  EXPECT_EQ(AwaitEvent(from_host.done_with_host_buffer), "");
-  PJRT_Buffer* buffer = from_host.buffer;
+  PJRT_Buffer* buffer = FromHost(a);
+  ASSERT_NE(buffer, nullptr);
   std::vector<uint8_t> out(16);
   PJRT_Event* event = nullptr;
   EXPECT_THAT(CopyRaw(buffer, out.data(), 10, 7, &event),
@@ -450,23 +465,14 @@ TEST_F(CpuTransferTest, LargeUploadsAreNotAdvisedForHugePages) {
     EXPECT_OK(Api()->PJRT_Buffer_UnsafePointer(&args));
     return seam::testing::VmFlagsAt(reinterpret_cast<const void*>(args.buffer_pointer));
   };
-  const int64_t dims[] = {(int64_t{6} << 18) + 1};
-  const std::vector<uint8_t> bytes = Pattern(static_cast<size_t>(dims[0]) * 4);
-  auto from_host = SEAM_ABI_ARGS(PJRT_Client_BufferFromHostBuffer_Args);
-  from_host.client = client_;
-  from_host.data = bytes.data();
-  from_host.type = PJRT_Buffer_Type_F32;
-  from_host.dims = dims;
-  from_host.num_dims = 1;
-  from_host.device = device_;
-  ASSERT_EQ(Take(Api()->PJRT_Client_BufferFromHostBuffer(&from_host)), "");
-  EXPECT_EQ(AwaitEvent(from_host.done_with_host_buffer), "");
-  std::string flags = flags_of(from_host.buffer);
+  PJRT_Buffer* uploaded = FromHost(Pattern((size_t{6} << 20) + 4));
+  ASSERT_NE(uploaded, nullptr);
+  std::string flags = flags_of(uploaded);
   EXPECT_THAT(flags, ::testing::StartsWith("VmFlags:"));
   EXPECT_THAT(flags, ::testing::Not(HasSubstr(" hg"))) << "BufferFromHostBuffer";
 
   auto copy = SEAM_ABI_ARGS(PJRT_Buffer_CopyToDevice_Args);
-  copy.buffer = from_host.buffer;
+  copy.buffer = uploaded;
   copy.dst_device = device_;
   ASSERT_EQ(Take(Api()->PJRT_Buffer_CopyToDevice(&copy)), "");
   auto ready = SEAM_ABI_ARGS(PJRT_Buffer_ReadyEvent_Args);
@@ -480,21 +486,17 @@ TEST_F(CpuTransferTest, LargeUploadsAreNotAdvisedForHugePages) {
   spec.dims = streamed_dims;
   spec.num_dims = 1;
   spec.element_type = PJRT_Buffer_Type_F32;
-  auto create = SEAM_ABI_ARGS(PJRT_Client_CreateBuffersForAsyncHostToDevice_Args);
-  create.client = client_;
-  create.shape_specs = &spec;
-  create.num_shape_specs = 1;
-  create.memory = memory_;
-  ASSERT_EQ(Take(Api()->PJRT_Client_CreateBuffersForAsyncHostToDevice(&create)), "");
+  PJRT_AsyncHostToDeviceTransferManager* manager = nullptr;
+  ASSERT_EQ(CreateFor(&spec, 1, &manager), "");
   PJRT_Buffer* streamed = nullptr;
-  ASSERT_EQ(Retrieve(create.transfer_manager, 0, &streamed), "");
+  ASSERT_EQ(Retrieve(manager, 0, &streamed), "");
   const std::vector<uint8_t> streamed_bytes = Pattern(static_cast<size_t>(streamed_dims[0]) * 4);
-  ASSERT_EQ(Transfer(create.transfer_manager, 0, streamed_bytes.data(), 0,
+  ASSERT_EQ(Transfer(manager, 0, streamed_bytes.data(), 0,
                      static_cast<int64_t>(streamed_bytes.size()), true),
             "");
   EXPECT_THAT(flags_of(streamed), ::testing::Not(HasSubstr(" hg"))) << "a streamed upload";
-  DestroyManager(create.transfer_manager);
-  for (PJRT_Buffer* buffer : {from_host.buffer, copy.dst_buffer, streamed}) DestroyBuffer(buffer);
+  DestroyManager(manager);
+  for (PJRT_Buffer* buffer : {uploaded, copy.dst_buffer, streamed}) DestroyBuffer(buffer);
 }
 
 // ---- The client over the plugin, with the transfer slots and without them.

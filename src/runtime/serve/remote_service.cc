@@ -606,8 +606,8 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
     const bool direct = total <= kDirectAtMost;
     std::vector<std::string> pieces;  // direct: the chunks received before the buffers
     std::string kept;                 // not direct: every byte received
-    size_t received = 0;  // bytes the stream carried
-    size_t tensor = 0;    // where the next byte goes on the device: tensor `tensor`, at `offset`
+    size_t received = 0;              // bytes the stream carried
+    size_t tensor = 0;  // where the next byte goes on the device: tensor `tensor`, at `offset`
     size_t offset = 0;
     auto write = [&](std::string_view data) -> absl::Status {
       for (size_t at = 0; at < data.size();) {
