@@ -4,7 +4,10 @@
 // beside a plain write(2)+fsync and a plain read(2) into newly allocated memory of the same
 // number of bytes in the same run, both reads with memory in the same state (just freed,
 // or idle for 2 s); and the peak anonymous memory (RssAnon, sampled every millisecond)
-// while loading, above the loaded state itself, against the largest tensor.
+// while loading, above the loaded state itself, against the largest tensor. Last, how
+// fast this machine pages in fresh memory the three ways the CPU plugin's blocks can be
+// (docs/cpu-plugin.md, "Huge pages"), after the same two preparations: the reason uploads,
+// the load's among them, do not take huge pages.
 //
 //   checkpoint_bench [--dir DIR] [--sizes 4096,6144,6144,4096] [--rounds 3]
 #include <fcntl.h>
@@ -15,8 +18,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -91,6 +96,51 @@ void PrepareMemory(Memory memory, size_t bytes) {
   auto* data = static_cast<volatile char*>(map);
   for (size_t i = 0; i < bytes; i += 4096) data[i] = 1;
   munmap(map, bytes);
+}
+
+// Fresh anonymous memory paged in, as the CPU plugin's blocks of 2 MiB and more are.
+enum class Paging { kHugeAdvised, kSmallPages, kSmallPopulated };
+
+const char* PagingName(Paging paging) {
+  switch (paging) {
+    case Paging::kHugeAdvised:
+      return "advised for huge pages";
+    case Paging::kSmallPages:
+      return "4 KiB pages";
+    case Paging::kSmallPopulated:
+      return "4 KiB pages populated in one call";
+  }
+  return "";
+}
+
+// GiB/s of mapping `bytes` on a 2 MiB boundary, paging it in as `paging` says and writing
+// every byte once (what an upload does to a new block). 0 when the mapping fails.
+double FirstTouchRate(Paging paging, size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  const Clock::time_point start = Clock::now();
+  void* map =
+      mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return 0;
+  const auto base = reinterpret_cast<uintptr_t>(map);
+  auto* data = reinterpret_cast<char*>((base + kHuge - 1) & ~(kHuge - 1));  // NOLINT
+  if (paging == Paging::kHugeAdvised) madvise(data, bytes, MADV_HUGEPAGE);
+  if (paging == Paging::kSmallPopulated) madvise(data, bytes, 23 /* MADV_POPULATE_WRITE */);
+  std::memset(data, 1, bytes);
+  const double seconds = Seconds(start);
+  munmap(map, bytes + kHuge);
+  return static_cast<double>(bytes) / seconds / (1 << 30);
+}
+
+void ReportFirstTouch() {
+  constexpr size_t kBytes = size_t{256} << 20;
+  for (Memory memory : {Memory::kWarm, Memory::kCold}) {
+    std::printf("first touch of 256 MiB, memory %s:", MemoryName(memory));
+    for (Paging paging : {Paging::kHugeAdvised, Paging::kSmallPages, Paging::kSmallPopulated}) {
+      PrepareMemory(memory, size_t{1} << 30);
+      std::printf(" %s %.2f GiB/s%s", PagingName(paging), FirstTouchRate(paging, kBytes),
+                  paging == Paging::kSmallPopulated ? "\n" : ",");
+    }
+  }
 }
 
 // Reads `bytes` bytes of `path` into `buffer`.
@@ -285,6 +335,7 @@ int main(int argc, char** argv) {
         "tensor\n",
         static_cast<double>(above) / (1 << 20),
         static_cast<double>(above) / static_cast<double>(largest));
+    ReportFirstTouch();
   } catch (const std::exception& e) {
     unlink((path + ".safetensors").c_str());
     unlink((path + ".plain").c_str());
