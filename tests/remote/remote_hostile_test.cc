@@ -3,6 +3,7 @@
 // calls past their bounds. Every peer here talks to 127.0.0.1 only.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -181,6 +182,38 @@ TEST(RemoteHostile, StalledUploadsHoldOnlyWhatTheySentAndEndAtTheDeadline) {
   // The server still serves.
   grpc::Status status;
   EXPECT_NE(session.Upload({1, 2, 3}, &status), 0u) << status.error_message();
+}
+
+// An upload that claims 64 MiB and sends 200,000 chunks of one byte (before its half, so the
+// server keeps them in host memory) holds about what it sent: the bytes, not a string each
+// (that would be 32 bytes and a list entry per byte sent, some 10 MB here).
+TEST(RemoteHostile, TinyChunksHoldAboutTheirBytes) {
+  Server server({"--stall-timeout-s", "5"});
+  ASSERT_FALSE(server.address().empty()) << server.child().Stderr();
+  RawSession session(server.address());
+  ASSERT_NE(session.id(), 0u);
+  const int pid = server.child().pid();
+  std::unique_ptr<StalledUpload> upload = StartStalledUpload(session.stub(), session.id());
+  const int64_t before_kib = testing::ProcessStatusKib(pid, "VmRSS");
+  pb::TransferToDeviceChunk tiny;
+  tiny.set_data("\x02");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int sent = 0;
+  while (sent < 200000 && std::chrono::steady_clock::now() < deadline &&
+         upload->writer->Write(tiny)) {
+    ++sent;
+  }
+  ASSERT_EQ(sent, 200000) << "the server ended the stream early";
+  // The server may still be reading what the transport took: the most it held over 3 s.
+  int64_t held_kib = 0;
+  for (int i = 0; i < 60; ++i) {
+    held_kib = std::max(held_kib, testing::ProcessStatusKib(pid, "VmRSS") - before_kib);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::printf("200,000 one-byte chunks: server RSS +%lld KiB\n", static_cast<long long>(held_kib));
+  EXPECT_LT(held_kib, 4 * 1024);
+  upload->context.TryCancel();
+  (void)upload->writer->Finish();
 }
 
 // At most --max-streams-per-connection calls of one connection are in progress at once: 12

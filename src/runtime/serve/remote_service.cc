@@ -587,6 +587,19 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
                          " ms; seam serve ended the stream")};
   }
 
+  // Keeps an early chunk's bytes: a large one's string as it is (Read fills a fresh one), a
+  // small one appended to the last small piece (tiny chunks must not cost a string each).
+  static void KeepPiece(std::string& data, std::vector<std::string>& pieces) {
+    constexpr size_t kWholeAtLeast = size_t{64} << 10;
+    if (data.size() >= kWholeAtLeast) {
+      pieces.emplace_back().swap(data);
+    } else if (!pieces.empty() && pieces.back().size() < kWholeAtLeast) {
+      pieces.back().append(data);
+    } else {
+      pieces.push_back(data);
+    }
+  }
+
   // An upload's bytes, as they arrive. What the server holds follows what the stream carried,
   // never what its header claims: the chunks are kept in host memory until the stream has
   // carried half of the claim; then (for at most kDirectAtMost bytes) the device buffers are
@@ -636,7 +649,7 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
       if (upload != nullptr) {
         SEAM_RETURN_IF_ERROR(write(data));
       } else if (direct) {
-        pieces.emplace_back().swap(data);  // the next Read fills a fresh string
+        KeepPiece(data, pieces);
       } else {
         kept.append(data);
       }
