@@ -38,9 +38,8 @@ class DeviceLayout;  // device_layout.h
 
 // A 64-byte aligned block of bytes ("device memory" of the CPU plugin). The block comes
 // from, and goes back to, the plugin's block pool (block_pool.h; `use` says who writes it
-// first). With `counters`, its
-// `size` bytes count as in use on that device from construction to destruction (the
-// counters are shared: a block may outlive its client).
+// first). With `counters`, its `size` bytes count as in use on that device from
+// construction to destruction (the counters are shared: a block may outlive its client).
 class DeviceMemory {
  public:
   explicit DeviceMemory(size_t size, std::shared_ptr<MemoryCounters> counters = nullptr,
