@@ -603,9 +603,8 @@ class RemoteService::Impl final : public pb::Remote::StreamedService {
   // An upload's bytes, as they arrive. What the server holds follows what the stream carried,
   // never what its header claims: the chunks are kept in host memory until the stream has
   // carried half of the claim; then (for at most kDirectAtMost bytes) the device buffers are
-  // started, the kept chunks written and every later chunk written straight into them (each
-  // chunk's bytes are kept as they were received, not copied again). A larger upload is
-  // gathered in host memory and goes to the device at the end.
+  // started, the kept chunks (KeepPiece) written and every later chunk written straight into
+  // them. A larger upload is gathered in host memory and goes to the device at the end.
   absl::StatusOr<std::vector<ComputationClient::DataPtr>> ReceiveUpload(
       pb::TransferToDeviceChunk& chunk, grpc::ServerReader<pb::TransferToDeviceChunk>* reader,
       StallWatch::Watched& watched, std::vector<ComputationClient::UploadTarget> targets,
