@@ -4,6 +4,24 @@
 #include "absl/strings/str_cat.h"
 
 namespace seam::lazy {
+namespace {
+
+// PlanDonations' per-thread tables, emptied at every call, keep their capacity for the next
+// barrier. Reached through a function that is never inlined, so that a call holds their
+// address: in a shared library the compiler repeats __tls_get_addr for a thread_local after
+// every call it makes.
+struct DonationTables {
+  absl::flat_hash_map<const DeviceValue*, size_t> parameter_of;
+  std::vector<size_t> instruction_of_parameter;
+  std::vector<int64_t> uses;
+  std::vector<bool> output_taken, parameter_taken;
+};
+[[gnu::noinline]] DonationTables& ThisThreadDonationTables() {
+  thread_local DonationTables tables;
+  return tables;
+}
+
+}  // namespace
 
 bool MayDonate(const std::shared_ptr<DeviceValue>& value, const NodePtr& leaf,
                int64_t leaf_owners_in_step) {
@@ -26,15 +44,8 @@ std::vector<ir::Alias> PlanDonations(const GraphWalk& walk, const std::vector<No
   aliases.reserve(pending.size());
   // Built on the first candidate: parameter index of each leaf value, instruction of each
   // parameter, and operand references to each instruction (one pass, no hashing of nodes).
-  // Per-thread tables, emptied at every call, keep their capacity for the next barrier.
-  struct Tables {
-    absl::flat_hash_map<const DeviceValue*, size_t> parameter_of;
-    std::vector<size_t> instruction_of_parameter;
-    std::vector<int64_t> uses;
-    std::vector<bool> output_taken, parameter_taken;
-  };
-  thread_local Tables tables;
-  auto& [parameter_of, instruction_of_parameter, uses, output_taken, parameter_taken] = tables;
+  auto& [parameter_of, instruction_of_parameter, uses, output_taken, parameter_taken] =
+      ThisThreadDonationTables();
   parameter_of.clear();
   instruction_of_parameter.clear();
   uses.clear();

@@ -159,6 +159,20 @@ inline void WalkInstruction(const Node& node, GraphWalk& walk, SignatureWriter& 
   }
 }
 
+// This thread's scratch for WalkGraph: the walk's stack (empty between walks) and the size
+// of its last graph (the next walk reserves that much). Reached through a function that is
+// never inlined, so a walk holds its address in a register: in a shared library every use of
+// a thread_local is a call to __tls_get_addr, which the compiler repeats after each call the
+// loop makes (a few per node).
+struct WalkScratch {
+  std::vector<std::pair<const Node*, size_t>> stack;
+  size_t last_size = 64;
+};
+[[gnu::noinline]] WalkScratch& ThisThreadWalkScratch() {
+  thread_local WalkScratch scratch;
+  return scratch;
+}
+
 }  // namespace
 
 GraphWalk WalkGraph(const std::vector<NodePtr>& roots) {
@@ -173,7 +187,8 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   // Visited nodes and values are marked in place with this walk's epoch.
   GraphMarks marks;
   const uint64_t epoch = marks.epoch();
-  static thread_local size_t last_size = 64;
+  WalkScratch& scratch = ThisThreadWalkScratch();
+  const size_t last_size = scratch.last_size;
   walk.nodes.reserve(last_size);
   walk.operand_begin.reserve(last_size + 1);
   walk.operands.reserve(2 * last_size);
@@ -181,7 +196,7 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   // The number of nodes first (set at the end), so that the words read back one way only.
   h.Reserve(1);
   h.Put(0);
-  thread_local std::vector<std::pair<const Node*, size_t>> stack;  // empty between walks
+  std::vector<std::pair<const Node*, size_t>>& stack = scratch.stack;
   stack.reserve(64);
   for (const NodePtr& root : roots) {
     stack.emplace_back(root.get(), 0);
@@ -225,7 +240,7 @@ void WalkGraph(const std::vector<NodePtr>& roots, GraphWalk& walk) {
   h.Set(0, walk.nodes.size());
   h.Finish();
   walk.hash = HashSignature(walk.signature);
-  last_size = walk.nodes.size();
+  scratch.last_size = walk.nodes.size();
 }
 
 uint64_t WalkKey(const GraphWalk& walk) {

@@ -510,6 +510,20 @@ absl::Status RunAllReduce(const ir::Program& program, int i, const uint8_t* in, 
   return absl::OkStatus();
 }
 
+// Where each value is during a run, and one instruction's operands: per-thread scratch,
+// reused from run to run (a run never starts another on its thread), so a small run
+// allocates only its results. Reached through a function that is never inlined, so a run
+// holds the address: in a shared library the compiler repeats __tls_get_addr for a
+// thread_local after every call, and a run's loop makes several per step.
+struct RunScratch {
+  std::vector<uint8_t*> value;
+  std::vector<const uint8_t*> operands;
+};
+[[gnu::noinline]] RunScratch& ThisThreadRunScratch() {
+  thread_local RunScratch scratch;
+  return scratch;
+}
+
 }  // namespace
 
 void Executable::AllocateResults(std::vector<std::shared_ptr<DeviceMemory>>& results,
@@ -561,10 +575,7 @@ absl::Status Executable::RunInto(InputBlock given_input,
   std::optional<DeviceMemory> arena;
   if (!buffers_.slot_bytes.empty()) arena.emplace(buffers_.arena_bytes, memory);
   AllocateResults(results, memory);
-  // Where each value is during this run. Per-thread scratch, reused from run to run (a run
-  // never starts another on its thread), so a small run allocates only its results.
-  thread_local std::vector<uint8_t*> value;
-  thread_local std::vector<const uint8_t*> operands;
+  auto& [value, operands] = ThisThreadRunScratch();  // where each value is during this run
   value.assign(fixed_values_.begin(), fixed_values_.end());
   for (const RunHome& home : parameter_homes_) value[home.value] = input(home.index)->data();
   for (const RunHome& home : arena_homes_) value[home.value] = arena->data() + home.offset;
